@@ -1,0 +1,51 @@
+# gno — developer entry points. `make run` and `make test` work on a fresh checkout.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+
+.PHONY: run test install generate check-generated lint unit contract bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+generate: $(STAMP)
+	$(BIN)/python schemas/generate.py
+
+check-generated: $(STAMP)
+	$(BIN)/python schemas/generate.py --check
+
+lint: $(STAMP)
+	$(BIN)/ruff check gno schemas tests contract-tests bench
+	$(BIN)/ruff format --check gno schemas tests contract-tests bench
+
+unit: $(STAMP)
+	$(BIN)/pytest -n 2 tests
+
+contract: $(STAMP)
+	$(BIN)/pytest -n 2 contract-tests
+
+test: check-generated
+	$(BIN)/pytest -n 2
+
+# Index a demo collection (this project's spec/ and README) and search it.
+run: $(STAMP)
+	@export GNO_CONFIG_DIR=$(CURDIR)/.demo/config GNO_DATA_DIR=$(CURDIR)/.demo/data GNO_CACHE_DIR=$(CURDIR)/.demo/cache; \
+	$(BIN)/gno init --yes >/dev/null; \
+	$(BIN)/gno collection list --json | grep -q '"demo"' || $(BIN)/gno collection add $(CURDIR) --name demo --pattern '{spec/**/*.md,README.md,ARCHITECTURE.md}'; \
+	$(BIN)/gno update; \
+	echo; echo '$$ gno search "mirror line numbers"'; \
+	$(BIN)/gno search "mirror line numbers"; \
+	echo; echo 'Try more: GNO_CONFIG_DIR=.demo/config GNO_DATA_DIR=.demo/data $(BIN)/gno --help'
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf .demo

@@ -1,0 +1,248 @@
+"""The operations registry: schemas/operations.yaml, its generated table, the
+schemas, the service handlers and the CLI all agree."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import subprocess
+import sys
+import pytest
+import yaml
+from contract_helpers import REPO, SCHEMA_FILES, SCHEMAS, gno_env, run_gno, schemas_by_id
+from gno_contracts.operations import BY_ID, OPERATIONS, McpBinding, Operation, RestBinding
+
+REGISTRY_YAML = SCHEMAS / "operations.yaml"
+RAW = yaml.safe_load(REGISTRY_YAML.read_text(encoding="utf-8"))["operations"]
+OP_IDS = [op.id for op in OPERATIONS]
+
+
+def test_registry_is_not_empty() -> None:
+    assert len(OPERATIONS) >= 10
+    assert all(isinstance(op, Operation) for op in OPERATIONS)
+
+
+# ------------------------------------------------------------------ yaml <-> generated
+
+
+def test_same_ids_in_same_order() -> None:
+    assert [op["id"] for op in RAW] == OP_IDS
+
+
+@pytest.mark.parametrize("index", range(len(RAW)), ids=[op["id"] for op in RAW])
+def test_generated_entry_matches_yaml(index: int) -> None:
+    raw, op = RAW[index], OPERATIONS[index]
+    assert op.id == raw["id"]
+    assert op.summary == raw["summary"]
+    assert op.input_schema == f"gno://schemas/{raw['input']}"
+    assert op.output_schema == f"gno://schemas/{raw['output']}"
+    assert op.access == raw["access"]
+    assert op.job is bool(raw.get("job"))
+    assert op.cli == raw.get("cli")
+    mcp, rest = raw.get("mcp"), raw.get("rest")
+    assert op.mcp == (McpBinding(mcp["tool"], tuple(mcp["profiles"])) if mcp else None)
+    assert op.rest == (RestBinding(rest["method"], rest["path"]) if rest else None)
+
+
+def test_by_id_indexes_every_operation() -> None:
+    assert list(BY_ID) == OP_IDS
+    assert all(BY_ID[op.id] is op for op in OPERATIONS)
+
+
+def test_yaml_entries_have_only_known_keys() -> None:
+    known = {"id", "summary", "input", "output", "access", "job", "cli", "mcp", "rest"}
+    for raw in RAW:
+        assert set(raw) <= known, f"{raw['id']}: unknown keys {set(raw) - known}"
+        assert {"id", "summary", "input", "output", "access"} <= set(raw)
+
+
+def _yaml_summary_text(op_id: str) -> str:
+    """The summary exactly as written in operations.yaml (rest of the line)."""
+    text = REGISTRY_YAML.read_text(encoding="utf-8")
+    block = re.search(rf"- id: {re.escape(op_id)}\n(.*?)(?=\n  - id: |\Z)", text, re.S)
+    assert block, op_id
+    line = re.search(r"^\s*summary:\s*(.*)$", block.group(1), re.M)
+    assert line, op_id
+    return line.group(1).strip().strip("'\"")
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
+def test_summary_is_a_whole_sentence(op: Operation) -> None:
+    """The one description every surface shows: a full sentence, and exactly what
+    the YAML author wrote (an unquoted ` #` starts a YAML comment and cuts it)."""
+    assert op.summary == _yaml_summary_text(op.id)
+    assert op.summary[:1].isupper() and op.summary.endswith(".")
+
+
+# ------------------------------------------------------------------ registry <-> schemas
+
+
+def test_ids_unique_and_snake_case() -> None:
+    assert len(OP_IDS) == len(set(OP_IDS))
+    assert all(re.fullmatch(r"[a-z][a-z_]*", i) for i in OP_IDS)
+
+
+FOLDER_OF = {json.loads(p.read_text(encoding="utf-8"))["$id"]: p.parent.name for p in SCHEMA_FILES}
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
+def test_schemas_exist_in_the_right_folder(op: Operation) -> None:
+    assert FOLDER_OF.get(op.input_schema) == "input", op.input_schema
+    assert FOLDER_OF.get(op.output_schema) == "output", op.output_schema
+
+
+def _import_model(ref: str) -> type:
+    module, _, cls = ref.partition(":")
+    return getattr(importlib.import_module(f"gno_contracts.models.{module}"), cls)
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
+def test_models_import_and_match_schema_titles(op: Operation) -> None:
+    from pydantic import BaseModel, RootModel
+
+    for ref, schema_id in ((op.input_model, op.input_schema), (op.output_model, op.output_schema)):
+        schema = schemas_by_id()[schema_id]
+        module, _, cls_name = ref.partition(":")
+        assert module == schema_id.removeprefix("gno://schemas/").split("@")[0].replace("-", "_")
+        assert cls_name == schema["title"]
+        cls = _import_model(ref)
+        assert cls.__name__ == schema["title"]
+        assert issubclass(cls, BaseModel | RootModel)
+
+
+def test_every_operation_model_is_what_services_resolve() -> None:
+    from gno.services import model
+
+    for op in OPERATIONS:
+        assert model(op.input_model) is _import_model(op.input_model)
+        assert model(op.output_model) is _import_model(op.output_model)
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
+def test_access_and_job_flags(op: Operation) -> None:
+    assert op.access in ("read", "write")
+    assert isinstance(op.job, bool)
+    if op.job:
+        assert op.access == "write", "only writes run as background jobs"
+
+
+# ------------------------------------------------------------------ surface bindings
+
+
+def test_mcp_tool_names_unique_and_well_formed() -> None:
+    tools = [op.mcp.tool for op in OPERATIONS if op.mcp]
+    assert tools, "no operation is exposed over MCP"
+    assert len(tools) == len(set(tools))
+    for op in OPERATIONS:
+        if op.mcp:
+            assert re.fullmatch(r"gno_[a-z_]+", op.mcp.tool), op.mcp.tool
+            assert op.mcp.profiles and len(set(op.mcp.profiles)) == len(op.mcp.profiles)
+            assert all(re.fullmatch(r"[a-z]+", p) for p in op.mcp.profiles)
+
+
+def test_rest_bindings_well_formed_and_unique() -> None:
+    routes = [(op.rest.method, op.rest.path) for op in OPERATIONS if op.rest]
+    assert routes, "no operation is exposed over REST"
+    assert len(routes) == len(set(routes))
+    for op in OPERATIONS:
+        if op.rest:
+            assert op.rest.path.startswith("/api/"), op.rest.path
+            assert re.fullmatch(r"/api(/[a-z0-9{}_-]+)+", op.rest.path), op.rest.path
+            assert op.rest.method in ("GET", "POST", "PUT", "PATCH", "DELETE")
+            if op.access == "write":
+                assert op.rest.method != "GET", f"{op.id} writes but is bound to GET"
+
+
+def test_cli_bindings_unique() -> None:
+    commands = [op.cli for op in OPERATIONS if op.cli]
+    assert len(commands) == len(set(commands))
+    assert all(re.fullmatch(r"[a-z-]+( [a-z-]+)?", c) for c in commands)
+
+
+# ------------------------------------------------------------------ handlers
+
+
+def test_every_operation_has_a_handler_and_vice_versa() -> None:
+    from gno.services import HANDLERS
+
+    assert set(HANDLERS) == set(OP_IDS)
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
+def test_handler_resolves_to_a_callable(op: Operation) -> None:
+    from gno.services import handler
+
+    assert callable(handler(op.id))
+
+
+# ------------------------------------------------------------------ CLI
+
+
+def _help_commands(text: str) -> dict[str, str]:
+    """``name -> help line`` from the Commands: section of click help output."""
+    section = text.split("Commands:", 1)[1]
+    found = {}
+    for line in section.splitlines():
+        m = re.match(r"^  ([a-z][a-z-]*)\s{2,}(.*)$", line)
+        if m:
+            found[m.group(1)] = m.group(2).strip()
+    return found
+
+
+@pytest.fixture(scope="module")
+def help_listing(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
+    env = gno_env(tmp_path_factory.mktemp("help"))
+    top = run_gno(env, "--help")
+    coll = run_gno(env, "collection", "--help")
+    assert top.returncode == 0, top.stderr
+    assert coll.returncode == 0, coll.stderr
+    return {"": _help_commands(top.stdout), "collection": _help_commands(coll.stdout)}
+
+
+@pytest.mark.parametrize("op", [op for op in OPERATIONS if op.cli], ids=[op.id for op in OPERATIONS if op.cli])
+def test_cli_command_is_listed_in_help(op: Operation, help_listing: dict[str, dict[str, str]]) -> None:
+    group, _, name = op.cli.rpartition(" ")
+    listing = help_listing[group]
+    assert name in listing, f"`gno {group} --help` does not list {name}"
+    shown = listing[name].removesuffix("...")
+    assert op.summary.startswith(shown), f"help line {listing[name]!r} is not the registry summary {op.summary!r}"
+
+
+def test_help_lists_no_unregistered_commands(help_listing: dict[str, dict[str, str]]) -> None:
+    registered = {op.cli for op in OPERATIONS if op.cli}
+    listed = {n for n in help_listing[""] if n != "collection"} | {f"collection {n}" for n in help_listing["collection"]}
+    # Commands without a registry operation (e.g. future serve/mcp) are allowed,
+    # but none of the listed data commands may be missing from the registry.
+    assert registered <= listed
+    assert {c for c in listed if c.startswith("collection ")} == {c for c in registered if c.startswith("collection ")}
+
+
+def test_cli_command_help_is_the_registry_summary() -> None:
+    import typer.main
+
+    from gno.cli.app import app
+
+    root = typer.main.get_command(app)
+    for op in OPERATIONS:
+        if not op.cli:
+            continue
+        cmd = root
+        for word in op.cli.split():
+            cmd = cmd.commands[word]  # type: ignore[attr-defined]
+        assert cmd.help == op.summary, op.id
+
+
+# ------------------------------------------------------------------ generated/ freshness
+
+
+def test_generated_code_is_fresh() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "schemas" / "generate.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr or proc.stdout

@@ -1,0 +1,242 @@
+"""PDF and OOXML (docx/pptx/xlsx) to Markdown through Microsoft markitdown.
+
+markitdown pulls in pandas, numpy, magika and onnxruntime (~1.5 s to import),
+so it is imported on the first ``convert`` call and never at module import:
+a sync of Markdown-only collections must not pay for it.
+
+Files are screened with cheap byte checks first. That keeps permanent error
+codes (CORRUPT, PERMISSION) stable and independent of parser internals, and
+stops markitdown from "rescuing" a broken .docx through a fallback converter.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+import zipfile
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from gno.adapters.converters.mime import OOXML_MIMES, PDF_MIME
+from gno.ports import (
+    CONVERSION_FAILED,
+    CORRUPT,
+    PERMISSION,
+    Conversion,
+    ConversionError,
+    ConversionWarning,
+)
+
+CONVERTER_ID = "adapter/markitdown"
+
+_KIND_MIMES: dict[str, str] = {".pdf": PDF_MIME, **OOXML_MIMES}
+_MIME_KINDS: dict[str, str] = {mime: ext for ext, mime in _KIND_MIMES.items()}
+
+_PDF_MAGIC = b"%PDF-"
+# ISO 32000 puts `startxref` and the final `%%EOF` at the very end of the file.
+_PDF_TRAILER_SCAN = 2 * 1024
+# An incremental update may push the /Encrypt trailer key further back.
+_PDF_ENCRYPT_SCAN = 64 * 1024
+_PDF_ENCRYPT = re.compile(rb"/Encrypt(?![A-Za-z0-9])")
+
+# Office saves a password-protected OOXML file as an OLE compound file holding
+# the streams EncryptionInfo and EncryptedPackage (names stored in UTF-16LE).
+_OLE_MAGIC = bytes.fromhex("D0CF11E0A1B11AE1")
+_OLE_ENCRYPTED_STREAM = "EncryptedPackage".encode("utf-16-le")
+
+_MAX_MESSAGE = 200
+_PASSWORD = re.compile(r"password|encrypt", re.IGNORECASE)
+# Exception class names (anywhere in the MRO) that mean "the bytes are malformed".
+_MALFORMED_ERRORS = frozenset(
+    {
+        "BadZipFile",
+        "PDFSyntaxError",
+        "PSException",
+        "XMLSyntaxError",
+        "ParseError",
+        "InvalidFileException",
+    }
+)
+_MALFORMED_MESSAGE = re.compile(r"valid|corrupt|truncat|main document part", re.IGNORECASE)
+_HEADING = re.compile(r"^# +(\S.*?)\s*$", re.MULTILINE)
+
+
+def _markitdown_version() -> str:
+    try:
+        return version("markitdown")
+    except PackageNotFoundError:  # an unusual install; the id still identifies us
+        return "unknown"
+
+
+class MarkitdownConverter:
+    """Converter port for .pdf .docx .pptx .xlsx backed by markitdown."""
+
+    id = CONVERTER_ID
+
+    def __init__(self) -> None:
+        self.version = _markitdown_version()
+        self._engine: Any = None
+        self._lock = threading.Lock()
+
+    def can_handle(self, ext: str, mime: str) -> bool:
+        return ext.lower() in _KIND_MIMES or mime in _MIME_KINDS
+
+    def convert(self, path: Path, data: bytes, ext: str, mime: str) -> Conversion:
+        kind = _kind_of(ext, mime)
+        if kind == ".pdf":
+            _screen_pdf(data)
+        else:
+            _screen_ooxml(data)
+        markdown = self._run_markitdown(data, kind)
+        if not markdown.strip():
+            # markitdown found no text layer/content; there is nothing to index.
+            raise ConversionError(CORRUPT, "Empty conversion result")
+        if kind == ".pdf":
+            return self._conversion(
+                markdown,
+                _pdf_title(data),
+                (ConversionWarning("LOSSY", "PDF layout is not preserved"),),
+            )
+        return self._conversion(markdown, _first_heading(markdown), ())
+
+    def _conversion(
+        self, markdown: str, title: str | None, warnings: tuple[ConversionWarning, ...]
+    ) -> Conversion:
+        return Conversion(
+            markdown=markdown,
+            title=title,
+            converter_id=self.id,
+            converter_version=self.version,
+            warnings=warnings,
+        )
+
+    def _run_markitdown(self, data: bytes, kind: str) -> str:
+        from markitdown import StreamInfo
+
+        engine = self._markitdown()
+        info = StreamInfo(extension=kind, mimetype=_KIND_MIMES[kind])
+        try:
+            result = engine.convert_stream(io.BytesIO(data), stream_info=info)
+        except Exception as exc:  # any parser failure becomes an ingest error
+            raise _error_from(exc, kind) from None
+        return str(result.markdown)
+
+    def _markitdown(self) -> Any:
+        """The shared MarkItDown instance, built on first use."""
+        with self._lock:
+            if self._engine is None:
+                self._engine = _build_markitdown()
+            return self._engine
+
+
+def _build_markitdown() -> Any:
+    from markitdown import MarkItDown
+    from markitdown.converters import (
+        DocxConverter,
+        PdfConverter,
+        PptxConverter,
+        XlsxConverter,
+    )
+
+    # Only the four formats we own: with the built-ins, a failing .docx is
+    # retried by the ZIP and plain-text converters and "succeeds" as a file list.
+    engine = MarkItDown(enable_builtins=False)
+    for converter in (PdfConverter(), DocxConverter(), PptxConverter(), XlsxConverter()):
+        engine.register_converter(converter)
+    return engine
+
+
+def _kind_of(ext: str, mime: str) -> str:
+    """Which format to treat the bytes as: the extension decides, then the MIME."""
+    ext = ext.lower()
+    if ext in _KIND_MIMES:
+        return ext
+    if mime in _MIME_KINDS:
+        return _MIME_KINDS[mime]
+    raise ConversionError(CONVERSION_FAILED, f"markitdown adapter cannot convert {ext or mime}")
+
+
+def _screen_pdf(data: bytes) -> None:
+    if not data.startswith(_PDF_MAGIC):
+        raise ConversionError(CORRUPT, "Not a PDF file (missing %PDF- header)")
+    tail = data[-_PDF_TRAILER_SCAN:]
+    startxref = tail.rfind(b"startxref")
+    if startxref < 0 or tail.rfind(b"%%EOF") < startxref:
+        raise ConversionError(CORRUPT, "Invalid or incomplete PDF structure")
+    if _PDF_ENCRYPT.search(data[-_PDF_ENCRYPT_SCAN:]):
+        raise ConversionError(PERMISSION, "PDF is encrypted")
+
+
+def _screen_ooxml(data: bytes) -> None:
+    if data.startswith(_OLE_MAGIC):
+        if _OLE_ENCRYPTED_STREAM in data:
+            raise ConversionError(PERMISSION, "Office file is password-protected")
+        # Most likely a legacy binary .doc/.ppt/.xls given an OOXML extension.
+        raise ConversionError(CORRUPT, "Not an OOXML file (legacy binary Office format)")
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, ValueError, OSError):
+        raise ConversionError(CORRUPT, "Not a valid OOXML (ZIP) file") from None
+    if "[Content_Types].xml" not in names:
+        raise ConversionError(CORRUPT, "OOXML package has no [Content_Types].xml")
+
+
+def _error_from(exc: BaseException, kind: str) -> ConversionError:
+    """Map a markitdown failure to an ingest error with a one-line message."""
+    cause = _root_cause(exc)
+    message = _short_message(cause, kind)
+    if _PASSWORD.search(message) or _has_base(cause, "PDFEncryptionError"):
+        return ConversionError(PERMISSION, message)
+    if any(_has_base(cause, name) for name in _MALFORMED_ERRORS) or _MALFORMED_MESSAGE.search(
+        message
+    ):
+        return ConversionError(CORRUPT, message)
+    return ConversionError(CONVERSION_FAILED, message)
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The converter's own exception, not markitdown's multi-line summary of it."""
+    for attempt in getattr(exc, "attempts", None) or ():
+        exc_info = getattr(attempt, "exc_info", None)
+        if exc_info and exc_info[1] is not None:
+            return exc_info[1]
+    return exc
+
+
+def _has_base(exc: BaseException, name: str) -> bool:
+    return any(cls.__name__ == name for cls in type(exc).__mro__)
+
+
+def _short_message(exc: BaseException, kind: str) -> str:
+    first_line = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+    text = f"{type(exc).__name__}: {first_line}" if first_line else type(exc).__name__
+    if not text.isprintable() or len(text) > _MAX_MESSAGE:
+        return f"Could not convert {kind} file to markdown ({type(exc).__name__})"
+    return text
+
+
+def _first_heading(markdown: str) -> str | None:
+    match = _HEADING.search(markdown)
+    return match.group(1) if match else None
+
+
+def _pdf_title(data: bytes) -> str | None:
+    """The document-info /Title: only the xref and trailer are parsed, not pages."""
+    try:
+        from pdfminer.pdfdocument import PDFDocument
+        from pdfminer.pdfparser import PDFParser
+        from pdfminer.pdftypes import resolve1
+        from pdfminer.utils import decode_text
+
+        document = PDFDocument(PDFParser(io.BytesIO(data)))
+        for info in document.info:
+            raw = resolve1(info.get("Title"))
+            title = decode_text(raw) if isinstance(raw, bytes) else raw
+            if isinstance(title, str) and title.strip():
+                return title.strip()
+    except Exception:  # a title is a nicety; the text already converted
+        return None
+    return None

@@ -1,0 +1,136 @@
+"""Numbered schema migrations. Each step is one function; every pending step runs
+inside one transaction and ``schema_meta.version`` records the last applied one.
+Never edit a released step: add the next number."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import apsw
+
+Migration = Callable[[apsw.Connection, dict[str, str]], None]
+MIGRATIONS: list[tuple[int, Migration]] = []
+
+
+def migration(version: int) -> Callable[[Migration], Migration]:
+    def register(fn: Migration) -> Migration:
+        MIGRATIONS.append((version, fn))
+        return fn
+
+    return register
+
+
+@migration(1)
+def m001_initial(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    tokenize = settings["fts_tokenize"]
+    conn.execute(
+        f"""
+        CREATE TABLE collections (
+            name TEXT PRIMARY KEY,
+            path TEXT NOT NULL,
+            pattern TEXT NOT NULL,
+            include_json TEXT NOT NULL,
+            exclude_json TEXT NOT NULL,
+            update_cmd TEXT,
+            language_hint TEXT,
+            synced_at TEXT
+        );
+        CREATE TABLE contexts (
+            scope_type TEXT NOT NULL,
+            scope_key TEXT NOT NULL,
+            text TEXT NOT NULL,
+            PRIMARY KEY (scope_type, scope_key, text)
+        );
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY,
+            collection TEXT NOT NULL,
+            rel_path TEXT NOT NULL,
+            source_hash TEXT,
+            source_mime TEXT NOT NULL,
+            source_ext TEXT NOT NULL,
+            source_size INTEGER NOT NULL,
+            source_mtime_ns INTEGER NOT NULL,
+            source_inode INTEGER,
+            docid TEXT,
+            uri TEXT NOT NULL,
+            title TEXT,
+            mirror_hash TEXT,
+            converter_id TEXT,
+            converter_version TEXT,
+            language_hint TEXT,
+            content_type TEXT,
+            content_type_source TEXT,
+            categories_json TEXT,
+            author TEXT,
+            frontmatter_date TEXT,
+            date_fields_json TEXT,
+            active INTEGER NOT NULL DEFAULT 1,
+            last_error_code TEXT,
+            last_error_message TEXT,
+            last_error_at TEXT,
+            ingest_version INTEGER NOT NULL,
+            indexed_at TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (collection, rel_path)
+        );
+        CREATE INDEX documents_docid ON documents (docid);
+        CREATE INDEX documents_mirror ON documents (mirror_hash);
+        CREATE INDEX documents_recent ON documents (active, source_mtime_ns);
+        CREATE TABLE content (
+            mirror_hash TEXT PRIMARY KEY,
+            markdown TEXT NOT NULL,
+            line_count INTEGER NOT NULL
+        );
+        CREATE TABLE content_chunks (
+            mirror_hash TEXT NOT NULL REFERENCES content (mirror_hash) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            pos INTEGER NOT NULL,
+            end_pos INTEGER NOT NULL,
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            language TEXT,
+            PRIMARY KEY (mirror_hash, seq)
+        ) WITHOUT ROWID;
+        CREATE VIRTUAL TABLE documents_fts USING fts5 (
+            filepath, title, body,
+            content = '', contentless_delete = 1,
+            tokenize = '{tokenize}'
+        );
+        INSERT INTO documents_fts (documents_fts, rank) VALUES ('rank', 'bm25(1.5, 4.0, 1.0)');
+        CREATE TABLE doc_tags (
+            document_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            tag TEXT NOT NULL COLLATE NOCASE,
+            source TEXT NOT NULL,
+            PRIMARY KEY (document_id, tag)
+        ) WITHOUT ROWID;
+        CREATE INDEX doc_tags_tag ON doc_tags (tag);
+        CREATE TABLE doc_links (
+            id INTEGER PRIMARY KEY,
+            source_doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            link_type TEXT NOT NULL,
+            target_ref TEXT NOT NULL,
+            target_ref_norm TEXT NOT NULL,
+            target_anchor TEXT,
+            target_collection TEXT,
+            link_text TEXT,
+            start_line INTEGER NOT NULL,
+            start_col INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            end_col INTEGER NOT NULL,
+            source TEXT NOT NULL DEFAULT 'parsed',
+            UNIQUE (source_doc_id, start_line, start_col, link_type, source)
+        );
+        CREATE INDEX doc_links_target ON doc_links (target_ref_norm);
+        CREATE TABLE ingest_errors (
+            id INTEGER PRIMARY KEY,
+            collection TEXT NOT NULL,
+            rel_path TEXT NOT NULL,
+            occurred_at TEXT NOT NULL,
+            code TEXT NOT NULL,
+            message TEXT NOT NULL,
+            details_json TEXT
+        );
+        CREATE INDEX ingest_errors_when ON ingest_errors (occurred_at);
+        """
+    )

@@ -1,0 +1,87 @@
+"""The composition root: one ``App`` per process (CLI run, server, test).
+
+It is the only place that reads the environment and the config file and wires
+adapters; services get everything they need from it. The config is mirrored
+into the index (collections, contexts) and re-read only when ``index.yml``
+changed, so read commands such as ``gno search`` never parse YAML.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+
+from gno.adapters.sqlite.store import SqliteStore
+from gno.config import Config, load_config, save_config
+from gno.errors import NotInitializedError
+from gno.paths import Paths
+from gno.ports import Converter
+
+
+def _stamp(st: os.stat_result) -> str:
+    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+
+
+class App:
+    def __init__(self, paths: Paths) -> None:
+        self.paths = paths
+        self._store: SqliteStore | None = None
+
+    @cached_property
+    def config(self) -> Config:
+        try:
+            return load_config(self.paths.config_file)
+        except FileNotFoundError:
+            raise NotInitializedError(
+                f"GNO not initialized (no config at {self.paths.config_file}). Run: gno init"
+            ) from None
+
+    def save_config(self, config: Config) -> None:
+        """Write index.yml atomically and mirror it into the index when one is open."""
+        save_config(self.paths.config_file, config)
+        self.__dict__["config"] = config
+        if self._store is not None:
+            self.sync_config_mirror(force=True)
+
+    def reload_config(self) -> Config:
+        self.__dict__.pop("config", None)
+        return self.config
+
+    @cached_property
+    def converters(self) -> tuple[Converter, ...]:
+        from gno.adapters.converters.native import MarkdownConverter, PlainTextConverter
+        from gno.adapters.converters.office import MarkitdownConverter
+
+        return (MarkdownConverter(), PlainTextConverter(), MarkitdownConverter())
+
+    def store(self, *, create: bool = False) -> SqliteStore:
+        if self._store is None:
+            if not create and not self.paths.config_file.exists():
+                raise NotInitializedError("GNO not initialized. Run: gno init")
+            tokenizer = self.config.fts_tokenizer if create else "porter"
+            self._store = SqliteStore.open(self.paths.db_path, create=create, tokenizer=tokenizer)
+            self.sync_config_mirror()
+        return self._store
+
+    def sync_config_mirror(self, *, force: bool = False) -> None:
+        """Copy collections and contexts from index.yml into the index when the file changed."""
+        store = self._store
+        assert store is not None
+        try:
+            stamp = _stamp(self.paths.config_file.stat())
+        except FileNotFoundError:
+            return
+        if not force and store.get_meta("config_stamp") == stamp:
+            return
+        config = self.config if force else self.reload_config()
+        store.replace_config(
+            [c.to_dict() for c in config.collections],
+            [(c.scope_type, c.scope_key, c.text) for c in config.contexts],
+            stamp,
+        )
+        store.inactivate_collections_except([c.name for c in config.collections])
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None

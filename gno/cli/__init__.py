@@ -1,0 +1,1 @@
+"""The gno command line: thin typer commands over the registry's handlers."""

@@ -1,0 +1,102 @@
+"""The typer application: global options and the command groups.
+
+Every command turns its flags into the operation's generated input model, calls
+the registry handler and renders the generated output model; the help line of
+each command is the registry summary.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import typer
+
+from gno import __version__
+from gno_contracts.operations import BY_ID
+
+app = typer.Typer(
+    name="gno",
+    help="gno — local-first knowledge engine: index folders, search them from the CLI, MCP, REST and a Web UI.",
+    no_args_is_help=False,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
+)
+collection_app = typer.Typer(help="Manage collections (indexed folders).", rich_markup_mode=None)
+app.add_typer(collection_app, name="collection")
+
+
+@dataclass
+class Settings:
+    config: str | None
+    index: str | None
+    json: bool
+    quiet: bool
+    verbose: bool
+    yes: bool
+    color: bool
+
+    def make_app(self) -> Any:
+        from gno.app import App
+        from gno.paths import resolve_paths
+
+        return App(resolve_paths(self.config, self.index))
+
+
+def summary(op_id: str) -> str:
+    return BY_ID[op_id].summary
+
+
+USAGE = {
+    "name": "gno",
+    "description": "Local-first knowledge engine: one SQLite index over your notes, code and documents.",
+    "usage": "gno [global options] <command> [options]",
+    "examples": [
+        "gno init ~/notes --name notes",
+        "gno update",
+        'gno search "tail sampling processor"',
+        "gno get gno://notes/plan.md:10 -l 20",
+    ],
+    "help": "gno --help",
+}
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"gno {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback(invoke_without_command=True)
+def main(
+    ctx: typer.Context,
+    index: Annotated[str | None, typer.Option("--index", help="Index name (one SQLite file each).")] = None,
+    config: Annotated[str | None, typer.Option("--config", help="Path of index.yml.")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="JSON output (errors as error@1.0 on stderr).")] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only essential output.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", help="Diagnostics on stderr.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="Never prompt; accept safe defaults.")] = False,
+    no_color: Annotated[bool, typer.Option("--no-color", help="Plain output.")] = False,
+    offline: Annotated[bool, typer.Option("--offline", help="Use cached models only.")] = False,
+    no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page output.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")] = False,
+) -> None:
+    if offline:
+        os.environ["GNO_OFFLINE"] = "1"
+    ctx.obj = Settings(config, index, json_, quiet, verbose, yes, not no_color and "NO_COLOR" not in os.environ)
+    if ctx.invoked_subcommand is None:
+        if json_:
+            import json
+
+            from gno_contracts.models.cli_usage import CliUsage
+
+            sys.stdout.write(json.dumps(CliUsage.model_validate(USAGE).model_dump(mode="json"), indent=2) + "\n")
+        else:
+            sys.stdout.write(f"{USAGE['description']}\n\nUsage: {USAGE['usage']}\n\nExamples:\n")
+            sys.stdout.write("".join(f"  {e}\n" for e in USAGE["examples"]) + "\nRun `gno --help` for all commands.\n")
+
+
+from gno.cli import commands_index, commands_read  # noqa: E402,F401  (registers commands)

@@ -1,0 +1,93 @@
+"""Console-script entry point: argument normalisation and the error contract.
+
+Exit codes (surfaces.md §2.1): 0 success, 1 validation/usage, 2 runtime,
+3 not running, 130 interrupted. With ``--json`` an error is an ``error@1.0``
+object on stderr and stdout stays empty.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+# Global options GNO accepts anywhere on the line; typer wants them before the
+# command, so they are moved there first.
+_GLOBAL_WITH_VALUE = {"--index", "--config"}
+_GLOBAL_FLAGS = {"--no-color", "--verbose", "--yes", "-q", "--quiet", "--offline", "--no-pager"}
+
+
+def hoist_globals(argv: list[str]) -> list[str]:
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest.extend(argv[i:])
+            break
+        name = arg.split("=", 1)[0]
+        if name in _GLOBAL_WITH_VALUE:
+            if "=" in arg:
+                front.append(arg)
+            else:
+                front.extend(argv[i : i + 2])
+                i += 1
+        elif arg in _GLOBAL_FLAGS:
+            front.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    return front + rest
+
+
+def wants_json(argv: list[str]) -> bool:
+    return "--json" in argv[: argv.index("--")] if "--" in argv else "--json" in argv
+
+
+def emit_error(code: str, message: str, as_json: bool, details: dict | None = None) -> None:
+    if as_json:
+        body: dict = {"code": code, "message": message}
+        if details:
+            body["details"] = details
+        sys.stderr.write(json.dumps({"error": body}, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stderr.write(f"Error: {message}\n")
+
+
+def run(argv: list[str]) -> int:
+    from typer._click.exceptions import ClickException
+
+    from gno.cli.app import app
+    from gno.errors import GnoError
+
+    args = hoist_globals(argv)
+    as_json = wants_json(args)
+    try:
+        result = app(args=args, prog_name="gno", standalone_mode=False)
+    except GnoError as exc:
+        emit_error(exc.cli_code, exc.message, as_json, exc.details)
+        return exc.exit_code
+    except ClickException as exc:
+        emit_error("VALIDATION", exc.format_message(), as_json)
+        if not as_json:
+            sys.stderr.write("Run `gno --help` for usage.\n")
+        return 1
+    except KeyboardInterrupt:
+        emit_error("RUNTIME", "Interrupted", as_json)
+        return 130
+    except BrokenPipeError:
+        return 0
+    return result if isinstance(result, int) else 0
+
+
+def main() -> None:
+    code = run(sys.argv[1:])
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""``index.yml``: load, validate, edit and save (atomically, keeping unknown keys)."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs
+from gno.core.identity import normalize_collection_name
+from gno.errors import ConfigError, ValidationError
+
+CONFIG_VERSION = "1.0"
+LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[a-z]{2}|-[a-z]{4})?$", re.I)
+# GNO's "snowball english" needs a loadable extension; gno's porter + CJK bigrams
+# is the equivalent English stemmer, so the GNO spelling is accepted as an alias.
+TOKENIZERS = {"porter": "porter", "snowball english": "porter", "unicode61": "unicode61"}
+DEFAULT_TOKENIZER = "porter"
+
+
+@dataclass
+class Collection:
+    name: str
+    path: str
+    pattern: str = DEFAULT_PATTERN
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDES))
+    update_cmd: str | None = None
+    language_hint: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # keys gno does not use yet, kept on save
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "path": self.path,
+            "pattern": self.pattern,
+            "include": list(self.include),
+            "exclude": list(self.exclude),
+        }
+        if self.update_cmd:
+            out["updateCmd"] = self.update_cmd
+        if self.language_hint:
+            out["languageHint"] = self.language_hint
+        return out | self.extra
+
+
+@dataclass
+class ContextEntry:
+    scope_type: str  # global | collection | prefix
+    scope_key: str
+    text: str
+
+
+@dataclass
+class Config:
+    collections: list[Collection] = field(default_factory=list)
+    contexts: list[ContextEntry] = field(default_factory=list)
+    fts_tokenizer: str = DEFAULT_TOKENIZER
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def find(self, name: str) -> Collection | None:
+        wanted = name.lower()
+        return next((c for c in self.collections if c.name == wanted), None)
+
+
+def _str_list(value: Any, where: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ConfigError(f"{where} must be a list of strings")
+
+
+def validate_language(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not LANGUAGE_RE.match(value):
+        raise ValidationError(f"Invalid language hint {value!r} (expected BCP-47 like 'en' or 'pt-br')")
+    return value.lower()
+
+
+def _collection(item: Any, i: int) -> Collection:
+    where = f"collections[{i}]"
+    if not isinstance(item, dict):
+        raise ConfigError(f"{where} must be a mapping")
+    known = {"name", "path", "pattern", "include", "exclude", "updateCmd", "languageHint"}
+    try:
+        name = normalize_collection_name(str(item.get("name", "")))
+        path = item.get("path")
+        if not isinstance(path, str) or not path.strip():
+            raise ConfigError(f"{where}.path is required")
+        pattern = str(item.get("pattern") or DEFAULT_PATTERN)
+        compile_globs(pattern)
+        exclude = item.get("exclude")
+        return Collection(
+            name=name,
+            path=path,
+            pattern=pattern,
+            include=_str_list(item.get("include"), f"{where}.include"),
+            exclude=list(DEFAULT_EXCLUDES) if exclude is None else _str_list(exclude, f"{where}.exclude"),
+            update_cmd=item.get("updateCmd") or None,
+            language_hint=validate_language(item.get("languageHint")),
+            extra={k: v for k, v in item.items() if k not in known},
+        )
+    except ValidationError as exc:
+        raise ConfigError(f"{where}: {exc.message}") from exc
+
+
+def parse_config(data: Any, source: str = "index.yml") -> Config:
+    if data is None:
+        data = {"version": CONFIG_VERSION}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping")
+    if str(data.get("version")) != CONFIG_VERSION:
+        raise ConfigError(f'{source}: unsupported config version {data.get("version")!r} (expected "1.0")')
+    tokenizer = str(data.get("ftsTokenizer") or DEFAULT_TOKENIZER)
+    if tokenizer not in TOKENIZERS:
+        raise ConfigError(f"{source}: ftsTokenizer must be one of {', '.join(TOKENIZERS)}")
+    raw_collections = data.get("collections") or []
+    if not isinstance(raw_collections, list):
+        raise ConfigError(f"{source}: collections must be a list")
+    collections = [_collection(item, i) for i, item in enumerate(raw_collections)]
+    names = [c.name for c in collections]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"{source}: duplicate collection names")
+    contexts = []
+    for i, item in enumerate(data.get("contexts") or []):
+        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("scopeType", "scopeKey", "text")):
+            raise ConfigError(f"{source}: contexts[{i}] needs scopeType, scopeKey and text")
+        contexts.append(ContextEntry(item["scopeType"], item["scopeKey"], item["text"]))
+    return Config(collections, contexts, TOKENIZERS[tokenizer], data)
+
+
+def load_config(path: Path) -> Config:
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Cannot read config {path}: {exc}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ConfigError(f"Malformed config {path}{where}: {problem}") from exc
+    return parse_config(data, str(path))
+
+
+def dump_config(config: Config) -> dict[str, Any]:
+    data = dict(config.raw)
+    data["version"] = CONFIG_VERSION
+    data.setdefault("ftsTokenizer", config.fts_tokenizer)
+    data["collections"] = [c.to_dict() for c in config.collections]
+    data["contexts"] = [{"scopeType": c.scope_type, "scopeKey": c.scope_key, "text": c.text} for c in config.contexts]
+    return data
+
+
+def save_config(path: Path, config: Config) -> None:
+    """Write atomically: a crash leaves either the old or the new file, never half."""
+    import yaml
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = yaml.safe_dump(dump_config(config), sort_keys=False, allow_unicode=True)
+    fd, tmp = tempfile.mkstemp(prefix=".index.yml.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

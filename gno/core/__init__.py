@@ -1,0 +1,1 @@
+"""Pure core: identity, mirror, chunking, metadata, links, query grammar. No I/O here."""

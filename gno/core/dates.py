@@ -1,0 +1,57 @@
+"""Date filters: ISO dates/times and a few relative tokens, resolved in UTC."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from gno.errors import ValidationError
+
+
+def _iso(dt: datetime) -> str:
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def _day(dt: datetime) -> datetime:
+    return dt.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _month(dt: datetime, back: int = 0) -> datetime:
+    month = dt.month - back
+    year = dt.year + (month - 1) // 12
+    return _day(dt).replace(year=year, month=(month - 1) % 12 + 1, day=1)
+
+
+def relative_range(token: str, now: datetime | None = None) -> tuple[datetime, datetime] | None:
+    """``today``, ``yesterday``, ``this/last week|month``, ``recent`` (30 days); weeks start Monday."""
+    now = now or datetime.now(UTC)
+    today = _day(now)
+    week = today - timedelta(days=today.weekday())
+    ranges = {
+        "today": (today, now),
+        "yesterday": (today - timedelta(days=1), today),
+        "this week": (week, now),
+        "last week": (week - timedelta(days=7), week),
+        "this month": (_month(now), now),
+        "last month": (_month(now, 1), _month(now)),
+        "recent": (now - timedelta(days=30), now),
+    }
+    return ranges.get(" ".join(token.lower().split()))
+
+
+def resolve_bound(value: str, *, end: bool, now: datetime | None = None) -> str:
+    """An ISO-8601 UTC bound for ``since`` (start) or ``until`` (end)."""
+    text = value.strip()
+    relative = relative_range(text, now)
+    if relative:
+        return _iso(relative[1] if end else relative[0])
+    try:
+        if len(text) == 10:
+            day = datetime.fromisoformat(text).replace(tzinfo=UTC)
+            return _iso(day + timedelta(days=1) - timedelta(milliseconds=1) if end else day)
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValidationError(
+            f"Invalid date {value!r}: use an ISO date/time or today, yesterday, this week, last week, "
+            "this month, last month, recent"
+        ) from None
+    return _iso(parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC))

@@ -1,0 +1,116 @@
+"""Everything gno derives from one document's mirror: title, metadata, tags,
+links, chunks with their language, and the text FTS5 indexes. Pure."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gno.core.chunker import Chunk, chunk_text, code_family
+from gno.core.frontmatter import Metadata, extract_metadata, parse_frontmatter
+from gno.core.language import detect_language
+from gno.core.links import Link, parse_links
+from gno.core.mirror import canonicalize, sha256_text
+from gno.core.regions import Regions
+from gno.core.tags import collect_tags, hashtags
+
+CODE_EXTENSIONS = frozenset(".c .cc .cpp .cs .go .java .js .jsx .m .mm .php .py .rb .rs .swift .ts .tsx".split())
+_H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_PATH_TYPES = (
+    (re.compile(r"meeting|standup|retro|minutes"), "meeting"),
+    (re.compile(r"spec|rfc|adr|design"), "spec"),
+    (re.compile(r"notes|journal|log"), "notes"),
+)
+
+
+@dataclass(frozen=True)
+class ChunkInfo:
+    chunk: Chunk
+    language: str | None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    mirror: str
+    mirror_hash: str
+    title: str
+    metadata: Metadata
+    tags: list[str]
+    links: list[Link]
+    chunks: list[ChunkInfo]
+    content_type: str
+    content_type_source: str
+    categories: list[str]
+    body_start_line: int  # first mirror line after the frontmatter
+
+
+def first_h1(mirror: str, start_line: int = 0) -> str | None:
+    in_fence = False
+    for i, line in enumerate(mirror.split("\n")):
+        if i < start_line:
+            continue
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and (m := _H1.match(line)):
+            return m.group(1).strip()
+    return None
+
+
+def file_stem(rel_path: str) -> str:
+    name = rel_path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[:dot] if dot > 0 else name
+
+
+def infer_content_type(rel_path: str, ext: str) -> tuple[str, str]:
+    if ext in CODE_EXTENSIONS:
+        return "code", "path-ext"
+    lowered = rel_path.lower()
+    for pattern, kind in _PATH_TYPES:
+        if pattern.search(lowered):
+            return kind, "path-ext"
+    return "prose", "fallback"
+
+
+def analyze(
+    raw_markdown: str,
+    rel_path: str,
+    ext: str,
+    *,
+    markdown_syntax: bool,
+    converter_title: str | None = None,
+    language_hint: str | None = None,
+) -> Analysis:
+    mirror = canonicalize(raw_markdown)
+    fm = parse_frontmatter(mirror) if markdown_syntax else parse_frontmatter("")
+    metadata = extract_metadata(fm)
+    fm_title = fm.data.get("title")
+    title = (
+        (fm_title.strip() if isinstance(fm_title, str) and fm_title.strip() else None)
+        or converter_title
+        or (first_h1(mirror, fm.end_line) if markdown_syntax else None)
+        or file_stem(rel_path)
+    )
+    regions = Regions(mirror, fm.end_offset) if markdown_syntax else None
+    tags = collect_tags(metadata.tags + (hashtags(mirror, regions) if regions else []))
+    links = parse_links(mirror, rel_path, regions) if regions else []
+    chunks = [
+        ChunkInfo(c, language_hint or detect_language(mirror[c.pos : c.end]))
+        for c in chunk_text(mirror, code_family(rel_path))
+    ]
+    content_type, source = infer_content_type(rel_path, ext)
+    categories = list(dict.fromkeys([content_type, *metadata.categories]))
+    return Analysis(
+        mirror=mirror,
+        mirror_hash=sha256_text(mirror),
+        title=title,
+        metadata=metadata,
+        tags=tags,
+        links=links,
+        chunks=chunks,
+        content_type=content_type,
+        content_type_source=source,
+        categories=categories,
+        body_start_line=fm.end_line + 1,
+    )

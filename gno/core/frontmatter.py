@@ -1,0 +1,160 @@
+"""Frontmatter and document metadata (engine.md §2.6).
+
+The block is read as YAML with PyYAML's *base* loader: full YAML syntax (folded
+and quoted multi-line titles are common in real notes) but every scalar stays a
+string, so ``no`` stays "no" and dates are parsed by gno, not by YAML. When the
+block is not valid YAML, a small line parser (GNO's approach: ``key: value``,
+``[a, b]``, ``- item`` lists, one nested map level) recovers what it can.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+
+_FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.S)
+_KEY_LINE = re.compile(r"^([A-Za-z0-9_][\w .-]*?)\s*:(?:\s+(.*))?$")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_DATE_KEY = re.compile(
+    r"(^|_)(date|time|created|updated|published|modified|deadline|expires|expiry|start|end)(_|$)"
+)
+DATE_KEYS = ("date", "published", "published_at", "created", "created_at", "updated", "updated_at")
+AUTHOR_KEYS = ("author", "by", "owner", "creator")
+
+Value = str | list[str] | dict[str, "Value"]
+
+
+@dataclass
+class Frontmatter:
+    data: dict[str, Value] = field(default_factory=dict)
+    end_line: int = 0  # last mirror line of the block (0 when there is none)
+    end_offset: int = 0  # code-point offset just past the block
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def _scalar_or_list(raw: str) -> Value:
+    raw = raw.strip()
+    if raw.startswith("[") and raw.endswith("]"):
+        return [_unquote(item) for item in raw[1:-1].split(",") if item.strip()]
+    return _unquote(raw)
+
+
+def normalize_key(key: str) -> str:
+    key = _CAMEL.sub("_", key.strip()).lower()
+    return re.sub(r"[^a-z0-9]+", "_", key).strip("_")
+
+
+def _yaml_block(block: str) -> dict[str, Value] | None:
+    import yaml
+
+    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+    try:
+        data = yaml.load(block, Loader=loader)  # noqa: S506 - BaseLoader builds only str/list/dict
+    except yaml.YAMLError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def parse_frontmatter(text: str) -> Frontmatter:
+    match = _FRONTMATTER.match(text)
+    if not match:
+        return Frontmatter()
+    end_offset = match.end()
+    end_line = text.count("\n", 0, end_offset)
+    parsed = _yaml_block(match.group(1) or "")
+    if parsed is not None:
+        return Frontmatter(data={str(k): v for k, v in parsed.items()}, end_line=end_line, end_offset=end_offset)
+    data: dict[str, Value] = {}
+    current: str | None = None
+    for line in (match.group(1) or "").split("\n"):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line[0] in " \t-":
+            if current is None:
+                continue
+            stripped = line.strip()
+            if stripped.startswith("- "):
+                existing = data.get(current)
+                items = existing if isinstance(existing, list) else []
+                items.append(_unquote(stripped[2:]))
+                data[current] = items
+            elif line[0] in " \t" and (nested := _KEY_LINE.match(stripped)):
+                existing = data.get(current)
+                mapping = existing if isinstance(existing, dict) else {}
+                mapping[nested.group(1)] = _scalar_or_list(nested.group(2) or "")
+                data[current] = mapping
+            continue
+        key_match = _KEY_LINE.match(line)
+        if not key_match:
+            current = None
+            continue
+        current = key_match.group(1)
+        data[current] = _scalar_or_list(key_match.group(2) or "")
+    return Frontmatter(data=data, end_line=end_line, end_offset=end_offset)
+
+
+def as_list(value: Value | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [v.strip() for v in value if isinstance(v, str) and v.strip()]
+    if isinstance(value, dict):
+        return []
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def parse_date(value: str) -> str | None:
+    """ISO-8601 (UTC) for a date or date-time string, else None."""
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        if len(value) == 10:
+            parsed = datetime.combine(date.fromisoformat(value), datetime.min.time(), UTC)
+        else:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=UTC)
+    except ValueError:
+        return None
+    return parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{parsed.microsecond // 1000:03d}Z"
+
+
+@dataclass
+class Metadata:
+    author: str | None = None
+    frontmatter_date: str | None = None
+    date_fields: dict[str, str] = field(default_factory=dict)
+    categories: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    doc_type: str | None = None
+
+
+def extract_metadata(fm: Frontmatter) -> Metadata:
+    normalized = {normalize_key(k): v for k, v in fm.data.items()}
+    meta = Metadata()
+    for key in AUTHOR_KEYS:
+        value = normalized.get(key)
+        if isinstance(value, str) and value.strip():
+            meta.author = value.strip()
+            break
+    for key, value in normalized.items():
+        if isinstance(value, str) and _DATE_KEY.search(key) and (iso := parse_date(value)):
+            meta.date_fields[key] = iso
+    for key in DATE_KEYS:
+        if key in meta.date_fields:
+            meta.frontmatter_date = meta.date_fields[key]
+            break
+    raw_categories = normalized.get("category", normalized.get("categories", normalized.get("type")))
+    meta.categories = [c.lower() for c in as_list(raw_categories)]
+    doc_type = normalized.get("type")
+    meta.doc_type = doc_type.strip() if isinstance(doc_type, str) and doc_type.strip() else None
+    meta.tags = as_list(normalized.get("tags"))
+    return meta

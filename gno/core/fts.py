@@ -1,0 +1,119 @@
+"""What FTS5 sees: the index-time text transform and the query grammar.
+
+Tokenizer: ``porter unicode61 remove_diacritics 2`` — English stems match
+("sampling" finds "sample"), accents fold ("trazás" = "trazas"). unicode61 would
+keep a run of CJK characters as one giant token, so before text reaches FTS5 every
+CJK run is rewritten as overlapping character bigrams ("サンプリング" ->
+"サン ンプ プリ リン ング"); a CJK query term becomes the phrase of its bigrams.
+
+Query grammar (GNO's, engine.md §5.1): whitespace-separated terms, all required;
+``"quoted phrases"``; ``-term`` / ``-"phrase"`` exclude (needs a positive term);
+a token made of several word parts (``gpt-4``, ``OTEL_EXPORTER_OTLP_ENDPOINT``,
+``span.kind``) is a phrase of its parts; other terms match as prefixes, except
+short terms and stopwords, which match exactly so a stopword-heavy query never
+expands into thousands of prefix terms.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gno.errors import ValidationError
+
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
+_WORD_PART = re.compile(r"[^\W_]+")
+_TOKEN = re.compile(r'-?"[^"]*"|\S+')
+MIN_PREFIX_LEN = 3
+STOPWORDS = frozenset(
+    """a an and are as at be by de del des di do du e el en es et for from how i in is it la le les
+    los na no o of on or para por que the to un una und was what when where which who why with y""".split()
+)
+
+
+def _bigrams(match: re.Match[str]) -> str:
+    run = match.group(0)
+    if len(run) == 1:
+        return f" {run} "
+    return " " + " ".join(map(str.__add__, run[:-1], run[1:])) + " "
+
+
+def index_text(text: str) -> str:
+    """The text given to FTS5 for a title, path or body."""
+    return _CJK_RUN.sub(_bigrams, text) if _CJK_RUN.search(text) else text
+
+
+def _words(text: str) -> list[str]:
+    return _WORD_PART.findall(index_text(text).lower())
+
+
+def _quote(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+@dataclass(frozen=True)
+class FtsQuery:
+    positives: tuple[str, ...]  # FTS5 sub-expressions, one per query term or phrase
+    negatives: tuple[str, ...]
+    terms: tuple[str, ...]  # plain lowercased words, for snippets and highlighting
+
+    def match_all(self) -> str:
+        return self._with_negatives(" AND ".join(self.positives))
+
+    def match_any(self) -> str:
+        return self._with_negatives(" OR ".join(self.positives))
+
+    def _with_negatives(self, positive: str) -> str:
+        expr = f"({positive})"
+        for negative in self.negatives:
+            expr += f" NOT {negative}"
+        return expr
+
+
+def _term_expr(token: str) -> str | None:
+    words = _words(token)
+    if not words:
+        return None
+    if len(words) > 1:
+        return _quote(" ".join(words))
+    word = words[0]
+    cjk = bool(_CJK_RUN.search(word))
+    if cjk or len(word) < MIN_PREFIX_LEN or word in STOPWORDS:
+        return _quote(word)
+    return _quote(word) + "*"
+
+
+def parse_query(query: str) -> FtsQuery:
+    text = query.strip()
+    if not text:
+        raise ValidationError("Query cannot be empty")
+    if "\n" in text or "\r" in text:
+        raise ValidationError("Search query must be a single line")
+    if text.count('"') % 2:
+        raise ValidationError('Unbalanced quotes in query: every " needs a closing "')
+    positives: list[str] = []
+    negatives: list[str] = []
+    terms: list[str] = []
+    for raw in _TOKEN.findall(text):
+        negate = raw.startswith("-") and len(raw) > 1
+        token = raw[1:] if negate else raw
+        if token.startswith('"'):
+            words = _words(token.strip('"'))
+            expr = _quote(" ".join(words)) if words else None
+        else:
+            words = _words(token)
+            expr = _term_expr(token)
+        if expr is None:
+            continue
+        if negate:
+            negatives.append(expr)
+        else:
+            positives.append(expr)
+            terms.extend(words)
+    if not positives:
+        if negatives:
+            raise ValidationError("A query needs at least one term that is not excluded")
+        raise ValidationError(f"Query has no searchable terms: {query!r}")
+    return FtsQuery(tuple(dict.fromkeys(positives)), tuple(dict.fromkeys(negatives)), tuple(dict.fromkeys(terms)))

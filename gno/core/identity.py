@@ -1,0 +1,134 @@
+"""Identity strings everything else keys off: docids, gno:// URIs, refs and names.
+
+docid = ``#`` + the first 8 hex chars of the source file's SHA-256.
+URI   = ``gno://<collection>/<relPath>`` with every path segment percent-encoded
+        like JavaScript's encodeURIComponent; ``?index=<name>`` for non-default indexes.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from urllib.parse import quote, unquote
+
+from gno.errors import ValidationError
+
+DEFAULT_INDEX = "default"
+COLLECTION_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+DOCID_RE = re.compile(r"^#[a-f0-9]{6,}$")
+_LINE_SUFFIX_RE = re.compile(r"^(.*):(\d+)$")
+# Characters encodeURIComponent leaves alone besides ASCII alphanumerics and "_.-~".
+_URI_SAFE = "!*'()"
+
+
+def docid_for(source_hash: str) -> str:
+    return "#" + source_hash[:8]
+
+
+def encode_path(rel_path: str) -> str:
+    return "/".join(quote(segment, safe=_URI_SAFE) for segment in rel_path.split("/"))
+
+
+def make_uri(collection: str, rel_path: str, index: str | None = None) -> str:
+    uri = f"gno://{collection}/{encode_path(rel_path)}"
+    if index and index_identity(index) != DEFAULT_INDEX:
+        uri += "?index=" + quote(index, safe="")
+    return uri
+
+
+@dataclass(frozen=True)
+class ParsedUri:
+    collection: str
+    rel_path: str  # decoded; "" for a collection-only URI ("gno://notes/")
+    index: str | None = None
+
+
+def parse_uri(uri: str) -> ParsedUri:
+    """Parse ``gno://collection/path[?index=name]`` (no ``:line`` suffix here)."""
+    if not uri.startswith("gno://"):
+        raise ValidationError(f"Not a gno:// URI: {uri}")
+    body, index = uri[len("gno://") :], None
+    if "?" in body:
+        body, query = body.split("?", 1)
+        for pair in query.split("&"):
+            key, _, value = pair.partition("=")
+            if key == "index" and value:
+                index = unquote(value)
+    collection, sep, path = body.partition("/")
+    if not collection or not sep:
+        raise ValidationError(f"Invalid gno:// URI (expected gno://<collection>/<path>): {uri}")
+    return ParsedUri(normalize_collection_name(collection), unquote(path), index)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A parsed document reference: exactly one of ``docid`` or (collection, rel_path)."""
+
+    raw: str
+    docid: str | None = None
+    collection: str | None = None
+    rel_path: str | None = None
+    line: int | None = None
+    index: str | None = None
+
+
+def parse_ref(ref: str) -> Ref:
+    """``#docid`` | ``gno://coll/path[:N]`` | ``coll/path[:N]``."""
+    text = ref.strip()
+    if not text:
+        raise ValidationError("Reference cannot be empty")
+    if text.startswith("#"):
+        if not DOCID_RE.match(text):
+            raise ValidationError(f"Invalid docid: {text} (expected # followed by 6+ lowercase hex)")
+        return Ref(raw=ref, docid=text)
+    line = None
+    match = _LINE_SUFFIX_RE.match(text)
+    if match:
+        text, line = match.group(1), int(match.group(2))
+        if line < 1:
+            raise ValidationError(f"Line number must be >= 1 in reference: {ref}")
+    if text.startswith("gno://"):
+        parsed = parse_uri(text)
+        if not parsed.rel_path:
+            raise ValidationError(f"Reference names a collection, not a document: {ref}")
+        return Ref(ref, None, parsed.collection, parsed.rel_path, line, parsed.index)
+    collection, sep, path = text.partition("/")
+    if not sep or not collection or not path:
+        raise ValidationError(f"Invalid reference: {ref} (use #docid, gno://collection/path or collection/path)")
+    return Ref(ref, None, normalize_collection_name(collection), path, line)
+
+
+def normalize_collection_name(name: str) -> str:
+    lowered = name.strip().lower()
+    if not COLLECTION_NAME_RE.match(lowered):
+        raise ValidationError(
+            f"Invalid collection name: {name!r} (use 1-64 of a-z, 0-9, '_' and '-', starting with a letter or digit)"
+        )
+    return lowered
+
+
+def _index_char_ok(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "LMN" or ch in " ._-"
+
+
+def index_identity(name: str) -> str:
+    """Validate an index name and return its identity (NFC + case fold)."""
+    utf16_units = len(name.encode("utf-16-le")) // 2
+    problems = []
+    if not 1 <= utf16_units <= 64:
+        problems.append("must be 1-64 characters")
+    elif not all(_index_char_ok(ch) for ch in name):
+        problems.append("may only contain letters, marks, numbers, spaces, '.', '_' and '-'")
+    elif unicodedata.category(name[0])[0] not in "LN":
+        problems.append("must start with a letter or number")
+    elif name[-1] in " .":
+        problems.append("must not end with a space or '.'")
+    elif ".." in name:
+        problems.append("must not contain '..'")
+    if problems:
+        raise ValidationError(f"Invalid index name {name!r}: {problems[0]}")
+    identity = unicodedata.normalize("NFC", name.lower().upper().lower())
+    if len(identity.encode()) > 242:
+        raise ValidationError(f"Invalid index name {name!r}: too long once encoded")
+    return identity

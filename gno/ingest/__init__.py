@@ -1,0 +1,1 @@
+"""Ingestion: walk collection roots, convert, analyze and store documents."""

@@ -1,0 +1,111 @@
+"""The CPU-heavy half of a sync: bytes -> conversion -> analysis -> FTS text.
+
+Runs in worker processes when many files changed (both cores work while the
+parent writes to SQLite), or inline for a handful. Everything here is picklable
+and free of store access.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from gno.core.document import Analysis, analyze
+from gno.core.fts import index_text
+from gno.ports import TOO_LARGE, UNSUPPORTED, ConversionError, Converter
+
+MAX_MIRROR_CHARS = 50_000_000
+MARKDOWN_SYNTAX = frozenset({".md", ".markdown", ".pdf", ".docx", ".pptx", ".xlsx"})
+POOL_THRESHOLD = 48  # fewer changed files than this are converted inline
+
+
+@dataclass(frozen=True)
+class Job:
+    rel_path: str
+    abs_path: str
+    ext: str
+    mime: str
+    data: bytes
+    language_hint: str | None
+
+
+@dataclass(frozen=True)
+class Converted:
+    analysis: Analysis
+    fts_title: str
+    fts_body: str
+    converter_id: str
+    converter_version: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    code: str
+    message: str
+
+
+_converters: tuple[Converter, ...] | None = None
+
+
+def default_converters() -> tuple[Converter, ...]:
+    global _converters
+    if _converters is None:
+        from gno.adapters.converters.native import MarkdownConverter, PlainTextConverter
+        from gno.adapters.converters.office import MarkitdownConverter
+
+        _converters = (MarkdownConverter(), PlainTextConverter(), MarkitdownConverter())
+    return _converters
+
+
+def process(job: Job) -> Converted | Failed:
+    converter = next((c for c in default_converters() if c.can_handle(job.ext, job.mime)), None)
+    if converter is None:
+        return Failed(UNSUPPORTED, f"No converter for {job.ext or 'this file'}")
+    try:
+        conversion = converter.convert(Path(job.abs_path), job.data, job.ext, job.mime)
+        if len(conversion.markdown) > MAX_MIRROR_CHARS:
+            raise ConversionError(TOO_LARGE, "Converted text exceeds 50,000,000 characters")
+    except ConversionError as exc:
+        return Failed(exc.code, exc.message)
+    analysis = analyze(
+        conversion.markdown,
+        job.rel_path,
+        job.ext,
+        markdown_syntax=job.ext in MARKDOWN_SYNTAX,
+        converter_title=conversion.title,
+        language_hint=job.language_hint,
+    )
+    return Converted(analysis, index_text(analysis.title), index_text(analysis.mirror),
+                     conversion.converter_id, conversion.converter_version)
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C is the parent's to handle: it rolls back the open batch and stops the pool.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class JobRunner:
+    """Converts jobs in order; starts worker processes the first time a window is big enough."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        self.workers = min(os.cpu_count() or 1, 4)
+
+    def run(self, jobs: list[Job]) -> Iterator[Converted | Failed]:
+        if self._pool is None and (len(jobs) < POOL_THRESHOLD or self.workers < 2):
+            return map(process, jobs)
+        if self._pool is None:
+            import multiprocessing
+
+            context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_ignore_sigint)
+        return self._pool.map(process, jobs, chunksize=4)
+
+    def close(self, *, cancel: bool = False) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
+            self._pool = None

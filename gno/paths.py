@@ -1,0 +1,59 @@
+"""Where gno keeps things: XDG/platform dirs, overridable by GNO_*_DIR and --config."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from gno.core.identity import DEFAULT_INDEX, index_identity
+
+APP = "gno"
+
+
+def _platform_dir(kind: str) -> Path:
+    if sys.platform.startswith("linux"):
+        # The XDG rules, without importing platformdirs on every CLI start.
+        env, fallback = {
+            "config": ("XDG_CONFIG_HOME", "~/.config"),
+            "data": ("XDG_DATA_HOME", "~/.local/share"),
+            "cache": ("XDG_CACHE_HOME", "~/.cache"),
+        }[kind]
+        base = os.environ.get(env, "").strip()
+        return Path(base if os.path.isabs(base) else os.path.expanduser(fallback)) / APP
+    import platformdirs
+
+    return Path(getattr(platformdirs, f"user_{kind}_dir")(APP, appauthor=False))
+
+
+def _dir(kind: str) -> Path:
+    override = os.environ.get(f"GNO_{kind.upper()}_DIR", "").strip()
+    return Path(override).expanduser().absolute() if override else _platform_dir(kind)
+
+
+@dataclass(frozen=True)
+class Paths:
+    config_file: Path
+    data_dir: Path
+    cache_dir: Path
+    index_name: str
+
+    @property
+    def index_identity(self) -> str:
+        return index_identity(self.index_name)
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / f"index-{self.index_identity}.sqlite"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.cache_dir if self.cache_dir.name == "models" else self.cache_dir / "models"
+
+
+def resolve_paths(config: str | Path | None = None, index: str | None = None) -> Paths:
+    name = index or DEFAULT_INDEX
+    index_identity(name)  # validate early: a bad name is a usage error
+    config_file = Path(config).expanduser().absolute() if config else _dir("config") / "index.yml"
+    return Paths(config_file, _dir("data"), _dir("cache"), name)

@@ -1,0 +1,38 @@
+"""Services: one typed handler per registry operation, ``handler(app, Input) -> Output``.
+
+Surfaces look handlers up here by operation id; modules are imported only when
+their operation runs, so ``gno search`` loads nothing it does not use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+HANDLERS: dict[str, str] = {
+    "search": "gno.services.search:search",
+    "get": "gno.services.documents:get",
+    "multi_get": "gno.services.documents:multi_get",
+    "ls": "gno.services.documents:ls",
+    "status": "gno.services.status:status",
+    "peek": "gno.services.status:peek",
+    "collection_list": "gno.services.collections:collection_list",
+    "collection_add": "gno.services.collections:collection_add",
+    "collection_remove": "gno.services.collections:collection_remove",
+    "collection_rename": "gno.services.collections:collection_rename",
+    "update": "gno.services.sync:update",
+    "init": "gno.services.collections:init",
+    "cleanup": "gno.services.collections:cleanup",
+}
+
+
+def handler(op_id: str) -> Callable[..., Any]:
+    module, _, name = HANDLERS[op_id].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def model(ref: str) -> type:
+    """``"module:Class"`` from the registry -> the generated pydantic class."""
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(f"gno_contracts.models.{module}"), name)

@@ -1,0 +1,185 @@
+"""Config-level operations: init, collection add/list/remove/rename, cleanup."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from gno.app import App
+from gno.config import Collection, Config, load_config, validate_language
+from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, normalize_extension
+from gno.core.identity import make_uri, normalize_collection_name
+from gno.errors import DuplicateError, InvalidPathError, NotFoundError, PathNotFoundError, ValidationError
+from gno_contracts.models.cleanup_input import CleanupInput
+from gno_contracts.models.cleanup_result import CleanupResult
+from gno_contracts.models.collection_add_input import CollectionAddInput
+from gno_contracts.models.collection_change import CollectionChange
+from gno_contracts.models.collection_list import CollectionList
+from gno_contracts.models.collection_list_input import CollectionListInput
+from gno_contracts.models.collection_remove_input import CollectionRemoveInput
+from gno_contracts.models.collection_rename_input import CollectionRenameInput
+from gno_contracts.models.init_input import InitInput
+from gno_contracts.models.init_result import InitResult
+
+
+class HasReferencesError(ValidationError):
+    code = "HAS_REFERENCES"
+
+
+def _dangerous_roots() -> set[str]:
+    home = os.path.expanduser("~")
+    roots = {"/", home, "/etc", "/usr", "/bin", "/sbin", "/lib", "/var", "/boot", "/dev", "/proc", "/sys",
+             "/System", "/Library"}
+    roots |= {os.path.join(home, d) for d in (".config", ".local", ".ssh", ".gnupg")}
+    return {os.path.realpath(r) for r in roots} | roots
+
+
+def check_root(path: str) -> str:
+    """Absolute, existing, not a system or home folder itself."""
+    absolute = os.path.abspath(os.path.expanduser(path))
+    real = os.path.realpath(absolute)
+    if absolute in _dangerous_roots() or real in _dangerous_roots():
+        raise InvalidPathError(f"Refusing to index {absolute}: choose a specific folder, not a system or home root")
+    if not os.path.exists(real):
+        raise PathNotFoundError(f"Path does not exist: {absolute}")
+    if not os.path.isdir(real):
+        raise InvalidPathError(f"Not a directory: {absolute}")
+    return absolute
+
+
+def default_name(path: str) -> str:
+    name = re.sub(r"[^a-z0-9_-]+", "-", Path(path).name.lower()).strip("-_") or "notes"
+    return name[:64]
+
+
+def _entry(c: Collection) -> dict[str, Any]:
+    return c.to_dict()
+
+
+def _config_or_empty(app: App) -> Config:
+    try:
+        return load_config(app.paths.config_file)
+    except FileNotFoundError:
+        return Config()
+
+
+def _build_collection(inp: Any, name: str | None, path: str) -> Collection:
+    root = check_root(path)
+    pattern = inp.pattern or DEFAULT_PATTERN
+    compile_globs(pattern)
+    return Collection(
+        name=normalize_collection_name(name or default_name(root)),
+        path=root,
+        pattern=pattern,
+        include=[normalize_extension(e) for e in inp.include or [] if e.strip()],
+        exclude=list(DEFAULT_EXCLUDES) if inp.exclude is None else [e for e in inp.exclude if e.strip()],
+        update_cmd=getattr(inp, "updateCmd", None) or None,
+        language_hint=validate_language(getattr(inp, "languageHint", None) or getattr(inp, "language", None)),
+    )
+
+
+def _add(app: App, config: Config, collection: Collection) -> None:
+    if config.find(collection.name):
+        raise DuplicateError(f"Collection already exists: {collection.name}")
+    config.collections.append(collection)
+    app.save_config(config)
+
+
+def init(app: App, inp: InitInput) -> InitResult:
+    created = not app.paths.config_file.exists() or not app.paths.db_path.exists()
+    config = _config_or_empty(app)
+    tokenizer = inp.tokenizer.value if inp.tokenizer else None
+    if tokenizer and app.paths.config_file.exists() and tokenizer != config.raw.get("ftsTokenizer", tokenizer):
+        raise ValidationError("The FTS tokenizer is fixed when the index is created; use a new --index to change it")
+    if tokenizer == "trigram":
+        raise ValidationError("The trigram tokenizer is not supported; gno's default porter tokenizer handles CJK")
+    if tokenizer:
+        config.raw["ftsTokenizer"] = tokenizer
+    collection = None
+    if inp.path:
+        collection = _build_collection(inp, inp.name, inp.path)
+        existing = config.find(collection.name)
+        if existing and os.path.realpath(existing.path) != os.path.realpath(collection.path):
+            raise DuplicateError(f"Collection already exists with another path: {collection.name}")
+        if not existing:
+            config.collections.append(collection)
+    if created or inp.path or tokenizer:
+        app.save_config(config)
+    store = app.store(create=True)
+    result: dict[str, Any] = {
+        "schemaVersion": "1.0",
+        "configPath": str(app.paths.config_file),
+        "dataDir": str(app.paths.data_dir),
+        "dbPath": str(app.paths.db_path),
+        "indexName": app.paths.index_name,
+        "created": created,
+        "ftsTokenizer": store.get_meta("fts_tokenizer") or "",
+    }
+    if collection:
+        result["collection"] = _entry(config.find(collection.name) or collection)
+    return InitResult.model_validate(result)
+
+
+def collection_list(app: App, inp: CollectionListInput) -> CollectionList:
+    return CollectionList.model_validate([_entry(c) for c in app.config.collections])
+
+
+def collection_add(app: App, inp: CollectionAddInput) -> CollectionChange:
+    config = app.config
+    collection = _build_collection(inp, inp.name, inp.path)
+    _add(app, config, collection)
+    app.store()  # opening the index mirrors the new config into it
+    return CollectionChange.model_validate(
+        {"schemaVersion": "1.0", "action": "added", "collection": _entry(collection),
+         "note": "Run `gno update` to index it."})
+
+
+def _references(config: Config, name: str) -> list[str]:
+    return [c.scope_key for c in config.contexts
+            if (c.scope_type == "collection" and c.scope_key.rstrip(":") == name)
+            or (c.scope_type == "prefix" and c.scope_key.startswith(f"gno://{name}/"))]
+
+
+def collection_remove(app: App, inp: CollectionRemoveInput) -> CollectionChange:
+    config = app.config
+    name = inp.collection.lower()
+    collection = config.find(name)
+    if collection is None:
+        raise NotFoundError(f"Collection not found: {inp.collection}")
+    if refs := _references(config, name):
+        raise HasReferencesError(f"Contexts still reference collection {name}: {', '.join(refs)}")
+    config.collections.remove(collection)
+    app.store()
+    app.save_config(config)
+    return CollectionChange.model_validate(
+        {"schemaVersion": "1.0", "action": "removed", "collection": _entry(collection),
+         "note": "Its documents are inactive and leave the index with `gno cleanup`."})
+
+
+def collection_rename(app: App, inp: CollectionRenameInput) -> CollectionChange:
+    config = app.config
+    old = config.find(inp.oldName)
+    if old is None:
+        raise NotFoundError(f"Collection not found: {inp.oldName}")
+    new_name = normalize_collection_name(inp.newName)
+    if config.find(new_name):
+        raise DuplicateError(f"Collection already exists: {new_name}")
+    store = app.store()
+    old_name, old.name = old.name, new_name
+    for ctx in config.contexts:
+        if ctx.scope_type == "collection" and ctx.scope_key.rstrip(":") == old_name:
+            ctx.scope_key = f"{new_name}:"
+        elif ctx.scope_type == "prefix" and ctx.scope_key.startswith(f"gno://{old_name}/"):
+            ctx.scope_key = f"gno://{new_name}/" + ctx.scope_key[len(f"gno://{old_name}/"):]
+    uris = [(state.id, make_uri(new_name, rel)) for rel, state in store.doc_states(old_name).items()]
+    store.rename_collection_rows(old_name, new_name, uris)
+    app.save_config(config)
+    return CollectionChange.model_validate(
+        {"schemaVersion": "1.0", "action": "renamed", "collection": _entry(old), "previousName": old_name})
+
+
+def cleanup(app: App, inp: CleanupInput) -> CleanupResult:
+    counts = app.store().cleanup()
+    return CleanupResult.model_validate({"schemaVersion": "1.0", **counts})

@@ -1,0 +1,177 @@
+"""Reading documents back: get, multi-get and ls."""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+from typing import Any
+
+from gno.adapters.sqlite.store import DocRow, SqliteStore
+from gno.app import App
+from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri
+from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, ValidationError
+from gno.services.results import ResultBuilder
+from gno_contracts.models.get import GetResult
+from gno_contracts.models.get_input import GetInput
+from gno_contracts.models.ls import DocumentList
+from gno_contracts.models.ls_input import LsInput
+from gno_contracts.models.multi_get import MultiGetResult
+from gno_contracts.models.multi_get_input import MultiGetInput
+
+GLOB_CHARS = set("*?[]")
+NATIVE_CONVERTERS = {"native/markdown", "native/plaintext"}
+
+
+def _check_index(app: App, ref: Ref) -> None:
+    if ref.index and index_identity(ref.index) != app.paths.index_identity:
+        raise ValidationError(
+            f"Reference {ref.raw} belongs to index {ref.index!r}; run with --index {ref.index}"
+        )
+
+
+def resolve(app: App, store: SqliteStore, ref: Ref) -> DocRow | None:
+    _check_index(app, ref)
+    if ref.docid:
+        docs = store.documents_by_docid(ref.docid)
+        return docs[0] if docs else None
+    assert ref.collection and ref.rel_path
+    doc = store.document_by_path(ref.collection, ref.rel_path)
+    return doc if doc and doc.active else None
+
+
+def _lines(mirror: str) -> list[str]:
+    return mirror.split("\n")[:-1]
+
+
+def _numbered(lines: list[str], first: int) -> str:
+    return "\n".join(f"{first + i}: {line}" for i, line in enumerate(lines))
+
+
+def capabilities(doc: DocRow) -> dict[str, Any]:
+    if doc.converter_id in NATIVE_CONVERTERS:
+        markdown = doc.ext in (".md", ".markdown")
+        return {"editable": True, "tagsEditable": markdown, "tagsWriteback": markdown,
+                "canCreateEditableCopy": False, "mode": "editable"}
+    return {"editable": False, "tagsEditable": False, "tagsWriteback": False, "canCreateEditableCopy": True,
+            "mode": "read_only", "reason": "Converted from a binary format; edit a Markdown copy instead"}
+
+
+def get(app: App, inp: GetInput) -> GetResult:
+    ref = parse_ref(inp.ref)
+    store = app.store()
+    doc = resolve(app, store, ref)
+    if doc is None:
+        raise DocumentNotFoundError(f"Document not found: {inp.ref}")
+    mirror = store.content(doc.mirror_hash) if doc.mirror_hash else None
+    if mirror is None:
+        raise DocumentNotFoundError(f"Document has no indexed content: {inp.ref} ({doc.error_code or 'not converted'})")
+    lines = _lines(mirror)
+    start = inp.fromLine or ref.line or 1
+    ranged = inp.fromLine is not None or inp.lineCount is not None or ref.line is not None
+    selected = lines[start - 1 : start - 1 + inp.lineCount if inp.lineCount else None] if start <= len(lines) else []
+    builder = ResultBuilder(store, app.paths.index_name, inp.includeAbsPath)
+    payload: dict[str, Any] = {"docid": doc.docid, "uri": builder.uri(doc)}
+    if doc.title:
+        payload["title"] = doc.title
+    payload["content"] = _numbered(selected, start) if inp.lineNumbers else "\n".join(selected)
+    payload["totalLines"] = len(lines)
+    if ranged and selected:
+        payload["returnedLines"] = {"start": start, "end": start + len(selected) - 1}
+    chunks = store.chunks(doc.mirror_hash)
+    if chunks and chunks[0][5]:
+        payload["language"] = chunks[0][5]
+    payload["source"] = builder.source(doc)
+    payload["conversion"] = {"converterId": doc.converter_id, "converterVersion": doc.converter_version,
+                             "mirrorHash": doc.mirror_hash}
+    payload["capabilities"] = capabilities(doc)
+    if tags := store.tags_for([doc.id]).get(doc.id):
+        payload["tags"] = tags
+    return GetResult.model_validate(payload)
+
+
+def _truncate(text: str, max_bytes: int) -> tuple[str, bool]:
+    """Cut at the last line boundary that fits in max_bytes of UTF-8."""
+    data = text.encode("utf-8")
+    if len(data) <= max_bytes:
+        return text, False
+    cut = data[:max_bytes]
+    newline = cut.rfind(b"\n")
+    cut = cut[: newline + 1] if newline >= 0 else cut
+    return cut.decode("utf-8", errors="ignore"), True
+
+
+def _expand(app: App, store: SqliteStore, item: str) -> list[str] | None:
+    """A glob ref -> matching ``collection/relPath`` refs (None when it is not a glob)."""
+    pattern = item.split("?index=")[0] if item.startswith("gno://") else item
+    if not GLOB_CHARS & set(pattern):
+        return None
+    pattern = pattern.removeprefix("gno://")
+    collection, _, path_glob = pattern.partition("/")
+    names = [c["name"] for c in store.collections() if fnmatchcase(c["name"], collection.lower())]
+    return [f"{name}/{doc.rel_path}" for name in names for doc in store.active_paths(name)
+            if fnmatchcase(doc.rel_path, path_glob or "*")]
+
+
+def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
+    if bool(inp.refs) == bool(inp.pattern):
+        raise ValidationError("Provide either refs or pattern, not both and not neither")
+    store = app.store()
+    requested = [part.strip() for raw in (inp.refs or [inp.pattern or ""]) for part in raw.split(",") if part.strip()]
+    builder = ResultBuilder(store, app.paths.index_name)
+    documents, skipped, seen = [], [], set()
+    for item in requested:
+        refs = _expand(app, store, item)
+        if refs is not None and not refs:
+            skipped.append({"ref": item, "reason": "not_found"})
+        for raw in refs if refs is not None else [item]:
+            try:
+                doc = resolve(app, store, parse_ref(raw))
+            except GnoError:
+                skipped.append({"ref": raw, "reason": "invalid_ref"})
+                continue
+            if doc is None:
+                skipped.append({"ref": raw, "reason": "not_found"})
+                continue
+            if doc.id in seen:
+                continue
+            seen.add(doc.id)
+            mirror = store.content(doc.mirror_hash) if doc.mirror_hash else None
+            if mirror is None:
+                skipped.append({"ref": raw, "reason": "conversion_error"})
+                continue
+            lines = _lines(mirror)
+            text = _numbered(lines, 1) if inp.lineNumbers else "\n".join(lines)
+            content, truncated = _truncate(text, inp.maxBytes)
+            entry: dict[str, Any] = {"docid": doc.docid, "uri": builder.uri(doc)}
+            if doc.title:
+                entry["title"] = doc.title
+            source = builder.source(doc)
+            entry.update(content=content, truncated=truncated, totalLines=len(lines),
+                         source={k: source[k] for k in ("absPath", "relPath", "mime", "ext") if k in source})
+            documents.append(entry)
+    meta = {"requested": len(requested), "returned": len(documents), "skipped": len(skipped), "maxBytes": inp.maxBytes}
+    return MultiGetResult.model_validate({"documents": documents, "skipped": skipped, "meta": meta})
+
+
+def ls(app: App, inp: LsInput) -> DocumentList:
+    store = app.store()
+    collection = prefix = None
+    if inp.scope:
+        if inp.scope.startswith("gno://"):
+            if "/" not in inp.scope[len("gno://") :]:
+                raise ValidationError(f"Scope {inp.scope} needs a trailing '/' (gno://<collection>/[prefix])")
+            parsed = parse_uri(inp.scope)
+            collection, prefix = parsed.collection, parsed.rel_path or None
+        else:
+            collection = inp.scope.lower()
+        if collection not in {c["name"] for c in store.collections()}:
+            raise NotFoundError(f"Collection not found: {collection}")
+    docs, total = store.list_documents(collection, prefix, inp.limit, inp.offset)
+    documents = []
+    for doc in docs:
+        item: dict[str, Any] = {"docid": doc.docid, "uri": make_uri(doc.collection, doc.rel_path, app.paths.index_name)}
+        if doc.title:
+            item["title"] = doc.title
+        item["source"] = {"relPath": doc.rel_path, "mime": doc.mime, "ext": doc.ext}
+        documents.append(item)
+    meta = {"total": total, "returned": len(documents), "offset": inp.offset}
+    return DocumentList.model_validate({"documents": documents, "meta": meta})

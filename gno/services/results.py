@@ -1,0 +1,106 @@
+"""Turn stored documents into search-result payloads (shared by every search mode)."""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any
+
+from gno.adapters.sqlite.store import DocRow, SqliteStore, iso_from_ns
+from gno.core.frontmatter import parse_frontmatter
+from gno.core.identity import make_uri
+from gno.core.snippets import best_snippet
+
+
+class ResultBuilder:
+    """Loads what results need (roots, contexts, tags, mirrors) once per request."""
+
+    def __init__(self, store: SqliteStore, index_name: str, include_abs_path: bool = True) -> None:
+        self.store = store
+        self.index_name = index_name
+        self.include_abs_path = include_abs_path
+        self.roots = {c["name"]: c["path"] for c in store.collections()}
+        self.contexts = store.contexts()
+
+    def uri(self, doc: DocRow) -> str:
+        return make_uri(doc.collection, doc.rel_path, self.index_name)
+
+    def abs_path(self, doc: DocRow) -> str | None:
+        root = self.roots.get(doc.collection)
+        return f"{root.rstrip('/')}/{doc.rel_path}" if root and self.include_abs_path else None
+
+    def context_for(self, doc: DocRow) -> str | None:
+        """Configured guidance: global, then collection, then prefixes broad to specific."""
+        texts: list[tuple[int, str]] = []
+        for scope_type, key, text in self.contexts:
+            if scope_type == "global" and key == "/":
+                texts.append((0, text))
+            elif scope_type == "collection" and key.rstrip(":") == doc.collection:
+                texts.append((1, text))
+            elif scope_type == "prefix" and key.startswith(f"gno://{doc.collection}/"):
+                prefix = key[len(f"gno://{doc.collection}/") :].strip("/")
+                if not prefix or doc.rel_path == prefix or doc.rel_path.startswith(prefix + "/"):
+                    texts.append((2 + prefix.count("/") + bool(prefix), text))
+        ordered = list(dict.fromkeys(text for _, text in sorted(texts, key=lambda t: t[0])))
+        return "\n\n".join(ordered) or None
+
+    def source(self, doc: DocRow) -> dict[str, Any]:
+        source: dict[str, Any] = {
+            "relPath": doc.rel_path,
+            "mime": doc.mime,
+            "ext": doc.ext,
+            "modifiedAt": iso_from_ns(doc.mtime_ns),
+            "sizeBytes": doc.size,
+        }
+        if doc.source_hash:
+            source["sourceHash"] = doc.source_hash
+        if (abs_path := self.abs_path(doc)) is not None:
+            source = {"absPath": abs_path, **source}
+        return source
+
+    def search_results(self, docs: list[tuple[DocRow, float]], terms: tuple[str, ...], full: bool = False) -> list[dict[str, Any]]:
+        tags = self.store.tags_for([d.id for d, _ in docs])
+        out = []
+        for doc, score in docs:
+            mirror = self.store.content(doc.mirror_hash) if doc.mirror_hash else None
+            if mirror is None:
+                continue
+            fm = parse_frontmatter(mirror)
+            item: dict[str, Any] = {"docid": doc.docid, "score": score, "uri": self.uri(doc)}
+            if full:
+                snippet_text, start, end = mirror, 1, max(1, mirror.count("\n"))
+            else:
+                snip = best_snippet(mirror, terms, fm.end_line + 1)
+                snippet_text, start, end = snip.text, snip.start_line, snip.end_line
+            item["line"] = start
+            if doc.title:
+                item["title"] = doc.title
+            if doc.content_type:
+                item["contentType"] = doc.content_type
+            if doc.categories:
+                item["categories"] = doc.categories
+            if tags.get(doc.id):
+                item["tags"] = tags[doc.id]
+            if language := self._language_at(doc.mirror_hash, start):
+                item["snippetLanguage"] = language
+            if context := self.context_for(doc):
+                item["context"] = context
+            item["snippet"] = snippet_text
+            item["snippetRange"] = {"startLine": start, "endLine": end}
+            source = self.source(doc)
+            if doc.frontmatter_date:
+                source["documentDate"] = doc.frontmatter_date
+            item["source"] = source
+            item["conversion"] = {
+                "converterId": doc.converter_id,
+                "converterVersion": doc.converter_version,
+                "mirrorHash": doc.mirror_hash,
+            }
+            out.append(item)
+        return out
+
+    def _language_at(self, mirror_hash: str | None, line: int) -> str | None:
+        chunks = self.store.chunks(mirror_hash) if mirror_hash else []
+        if not chunks:
+            return None
+        starts = [c[3] for c in chunks]
+        return chunks[max(0, bisect.bisect_right(starts, line) - 1)][5]

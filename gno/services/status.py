@@ -1,0 +1,200 @@
+"""Status (health, counts, activation) and peek (the cheap snapshot)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from gno import __version__
+from gno.adapters.sqlite.store import SqliteStore, iso_from_ns, now_iso
+from gno.app import App
+from gno.core.fts import parse_query
+from gno.core.identity import make_uri
+from gno.errors import GnoError, NotInitializedError
+from gno_contracts.models.peek import Peek
+from gno_contracts.models.peek_input import PeekInput
+from gno_contracts.models.status import Status
+from gno_contracts.models.status_input import StatusInput
+
+PROBE_DOCS = 3
+PROBE_DEPTH = 20
+_PROBE_WORD = re.compile(r"[^\W\d_]{4,}")
+EMPTY_RULES_FINGERPRINT = hashlib.sha256(b"[]").hexdigest()
+
+
+def direct_resident() -> dict[str, Any]:
+    """resident-status for a process that is not a resident server (CLI, stdio)."""
+    zeros = lambda *keys: dict.fromkeys(keys, 0)  # noqa: E731
+    return {
+        "schemaVersion": "1.0",
+        "mode": "direct-cli",
+        "resident": False,
+        "uptimeSeconds": None,
+        "listenerPort": None,
+        "admission": {"state": "accepting", "activeRequests": 0},
+        "shutdown": {"state": "none"},
+        "transport": zeros("activeRequests", "activeSessions", "queuedRequests", "maxConcurrentRequests",
+                           "maxQueuedRequests", "maxSessions"),
+        "readers": zeros("active", "queued", "limit", "maxQueued"),
+        "models": zeros("activeLeases", "leaseAcquisitions", "leaseReleases", "loadedModels", "loadAttempts",
+                        "loadSuccesses", "loadFailures", "inflightLoads"),
+        "jobs": zeros("active", "recent", "failed"),
+        "generations": zeros("content", "index"),
+    }
+
+
+def _stage(status: str, started: float, code: str | None = None) -> dict[str, Any]:
+    stage: dict[str, Any] = {
+        "status": status,
+        "startedAt": now_iso(),
+        "completedAt": now_iso(),
+        "latencyMs": round((time.perf_counter() - started) * 1000),
+    }
+    if code:
+        stage["code"] = code
+    return stage
+
+
+def _lexical_proof(store: SqliteStore, collection: str) -> tuple[bool, str | None]:
+    """Search a word taken from a document's title and check that document comes back."""
+    docs = [d for d in store.active_paths(collection) if d.mirror_hash][:PROBE_DOCS]
+    if not docs:
+        return False, "no_documents"
+    for doc in docs:
+        words = sorted(_PROBE_WORD.findall(doc.title or ""), key=len, reverse=True)
+        if not words:
+            continue
+        hits = store.fts_candidates(parse_query(words[0]).match_all(), PROBE_DEPTH * 50)
+        found = store.documents_by_ids([rowid for rowid, _ in hits], "AND collection = ?", (collection,))
+        if doc.id in found:
+            return True, None
+        return False, "retrieval_mismatch"
+    return False, "no_probe_term"
+
+
+def activation(store: SqliteStore, counts: dict[str, tuple[int, int]]) -> dict[str, Any]:
+    collections = []
+    for coll in store.collections():
+        started = time.perf_counter()
+        documents = counts.get(coll["name"], (0, 0))[0]
+        index = _stage("passed" if documents else "failed", started, None if documents else "no_documents")
+        if documents:
+            ok, code = _lexical_proof(store, coll["name"])
+            lexical = _stage("passed" if ok else "failed", started, code)
+        else:
+            ok, lexical = False, _stage("skipped", started, "no_documents")
+        remediation = None
+        if not documents:
+            remediation = {"stage": "index", "code": "no_documents", "command": "gno update",
+                           "message": f"Collection {coll['name']} has no indexed documents yet."}
+        elif not ok:
+            remediation = {"stage": "lexical", "code": lexical.get("code", "index_query_failed"),
+                           "command": "gno update", "message": "A probe search did not find its document."}
+        collections.append({
+            "collection": coll["name"],
+            "ready": ok,
+            "generatedAt": now_iso(),
+            "stages": {
+                "index": index,
+                "lexical": lexical,
+                "semantic": _stage("pending", started, "semantic_not_checked"),
+                "connector": _stage("skipped", started, "connector_not_requested"),
+            },
+            "semanticAvailability": {"status": "pending", "code": "models_missing", "command": "gno models pull"},
+            "remediation": remediation,
+        })
+    return {
+        "schemaVersion": "1.0",
+        "usable": any(c["ready"] for c in collections),
+        "healthy": bool(collections) and all(c["ready"] for c in collections),
+        "collections": collections,
+        "connectors": [],
+        "connectorProjection": {"total": 0, "projected": 0, "truncated": False},
+    }
+
+
+def status(app: App, inp: StatusInput) -> Status:
+    store = app.store()
+    counts = store.collection_counts()
+    totals = store.totals()
+    collections = []
+    for coll in store.collections():
+        documents, chunks = counts.get(coll["name"], (0, 0))
+        entry: dict[str, Any] = {"name": coll["name"], "path": coll["path"], "documentCount": documents,
+                                 "chunkCount": chunks, "embeddedCount": 0}
+        root_ok = Path(coll["path"]).expanduser().is_dir()
+        entry["healthy"] = root_ok
+        if not root_ok:
+            entry["rootError"] = {"code": "PATH_NOT_FOUND", "message": f"Collection root is missing: {coll['path']}"}
+        collections.append(entry)
+    activation_state = activation(store, counts)
+    payload = {
+        "resident": direct_resident(),
+        "indexName": app.paths.index_name,
+        "configPath": str(app.paths.config_file),
+        "dbPath": str(app.paths.db_path),
+        "collections": collections,
+        "totalDocuments": totals["documents"],
+        "totalChunks": totals["chunks"],
+        "embeddingBacklog": totals["chunks"],
+        "recentErrors": totals["errors_24h"],
+        "lastUpdated": totals["last_updated"],
+        "healthy": all(c["healthy"] for c in collections) and store.integrity_ok(),
+        "activePreset": {"id": "slim-tuned", "name": "Slim Tuned"},
+        "capabilities": {"bm25": True, "vector": False, "hybrid": False, "answer": False},
+        "contentTypeBoost": {"rulesFingerprint": EMPTY_RULES_FINGERPRINT, "rules": []},
+        "activation": activation_state,
+    }
+    return Status.model_validate(payload)
+
+
+def serve_state(data_dir: Path) -> dict[str, Any]:
+    """Liveness of a detached `gno serve`, from its pid file only (no HTTP probe)."""
+    try:
+        info = json.loads((data_dir / "serve.pid").read_text())
+        pid, port = int(info["pid"]), int(info["port"])
+        os.kill(pid, 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return {"running": False, "url": None}
+    return {"running": True, "url": f"http://localhost:{port}"}
+
+
+def peek(app: App, inp: PeekInput) -> Peek:
+    base: dict[str, Any] = {
+        "schemaVersion": "peek@1.0",
+        "gnoVersion": __version__,
+        "generatedAt": now_iso(),
+        "indexName": app.paths.index_name,
+        "serve": serve_state(app.paths.data_dir),
+    }
+    if not app.paths.config_file.exists() or not app.paths.db_path.exists():
+        return Peek.model_validate(base | {"initialized": False, "counts": None, "backlog": None,
+                                           "lastIndexedAt": None, "recent": []})
+    try:
+        store = app.store()
+        totals = store.totals()
+        roots = {c["name"]: c["path"] for c in store.collections()}
+        recent = []
+        for doc in store.recent_documents(10):
+            item: dict[str, Any] = {"docid": doc.docid, "uri": make_uri(doc.collection, doc.rel_path, app.paths.index_name), "title": doc.title,
+                                    "collection": doc.collection}
+            if doc.collection in roots:
+                item["absPath"] = f"{roots[doc.collection].rstrip('/')}/{doc.rel_path}"
+            item["modifiedAt"] = iso_from_ns(doc.mtime_ns)
+            recent.append(item)
+    except NotInitializedError:
+        raise
+    except GnoError as exc:
+        raise GnoError(f"Peek failed: {exc.message}") from exc
+    return Peek.model_validate(base | {
+        "initialized": True,
+        "counts": {"documents": totals["documents"], "collections": totals["collections"]},
+        "backlog": {"pending": totals["chunks"], "failed": totals["errors_24h"]},
+        "lastIndexedAt": totals["last_updated"],
+        "recent": recent,
+    })

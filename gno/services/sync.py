@@ -1,0 +1,279 @@
+"""Sync (``gno update``): bring the index in line with the collection folders.
+
+Change detection is stat-first: a file whose (size, mtime_ns, inode) match the
+index is skipped without being read; only a changed stat costs a read and a
+SHA-256, and only a changed hash costs a conversion. Writes are applied in
+batches, each one transaction, so Ctrl-C or a crash leaves every finished batch
+committed and nothing half-written. Files that vanished are soft-deleted
+(``active = 0``) only after a complete walk, and come back when restored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gno.adapters.converters.mime import SUPPORTED_EXTENSIONS, sniff_mime
+from gno.adapters.sqlite.store import INGEST_VERSION, DocState, SqliteStore
+from gno.app import App
+from gno.config import Collection
+from gno.core.globs import FileRules
+from gno.core.identity import make_uri, normalize_collection_name
+from gno.errors import NotFoundError
+from gno.ingest.pipeline import Converted, Job, JobRunner
+from gno.ingest.walker import WalkEntry, walk
+from gno.ports import PERMANENT_CODES, READ_ERROR, TOO_LARGE
+from gno_contracts.models.sync_result import SyncResult
+from gno_contracts.models.update_input import UpdateInput
+
+MAX_FILE_BYTES = 100 * 1024 * 1024
+BATCH_FILES = 200  # files per write transaction
+BATCH_SECONDS = 1.0
+WINDOW_FILES = 512  # changed files converted per window (bounds memory)
+WINDOW_BYTES = 64 * 1024 * 1024
+
+# progress(collection, files_done, files_total)
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class CollectionTally:
+    collection: str
+    processed: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    errored: int = 0
+    skipped: int = 0
+    inactivated: int = 0
+    errors: list[dict[str, str]] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "collection": self.collection,
+            "filesProcessed": self.processed,
+            "filesAdded": self.added,
+            "filesUpdated": self.updated,
+            "filesUnchanged": self.unchanged,
+            "filesErrored": self.errored,
+            "filesSkipped": self.skipped,
+            "filesMarkedInactive": self.inactivated,
+            "durationMs": round((time.perf_counter() - self.started) * 1000),
+            "errors": self.errors,
+        }
+
+
+def _ext(rel_path: str) -> str:
+    name = rel_path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > 0 else ""
+
+
+class CollectionSync:
+    """Syncs one collection; ``run`` raises KeyboardInterrupt after rolling back the open batch."""
+
+    def __init__(self, app: App, store: SqliteStore, collection: Collection, progress: Progress | None) -> None:
+        self.app, self.store, self.coll = app, store, collection
+        self.tally = CollectionTally(collection.name)
+        self.progress = progress
+        self.index_name = app.paths.index_name
+
+    def _error(self, rel_path: str, code: str, message: str) -> None:
+        self.tally.errored += 1
+        self.tally.errors.append({"relPath": rel_path, "code": code, "message": message})
+
+    def run_commands(self, root: Path, git_pull: bool, run_update_cmd: bool) -> None:
+        commands = []
+        if git_pull and (root / ".git").exists():
+            commands.append(("GIT_PULL_FAILED", "git pull --ff-only"))
+        if run_update_cmd and self.coll.update_cmd:
+            commands.append(("UPDATE_CMD_FAILED", self.coll.update_cmd))
+        for code, command in commands:
+            done = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True, timeout=600)
+            if done.returncode != 0:
+                tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+                self._error("", code, f"`{command}` failed: {tail[0]}")
+
+    def run(self, git_pull: bool = False, run_update_cmd: bool = False) -> CollectionTally:
+        root = Path(self.coll.path).expanduser()
+        if not root.is_dir():
+            # An unmounted or moved folder must not wipe the index: report, touch nothing.
+            self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
+            return self.tally
+        self.run_commands(root, git_pull, run_update_cmd)
+        rules = FileRules.build(self.coll.pattern, self.coll.include, self.coll.exclude, SUPPORTED_EXTENSIONS)
+        entries = list(walk(root, rules))
+        states = self.store.doc_states(self.coll.name)
+        seen: set[str] = set()
+        self._pending: list[Callable[[], None]] = []
+        self._last_flush = time.perf_counter()
+        window: list[tuple[WalkEntry, DocState | None, Job]] = []
+        window_bytes = 0
+        self._done, self._total = 0, len(entries)
+        runner = JobRunner()
+        try:
+            for entry in entries:
+                self.tally.processed += 1
+                seen.add(entry.rel_path)
+                state = states.get(entry.rel_path)
+                planned = self._plan(entry, state)
+                if isinstance(planned, Job):
+                    window.append((entry, state, planned))
+                    window_bytes += len(planned.data)
+                    if len(window) >= WINDOW_FILES or window_bytes >= WINDOW_BYTES:
+                        self._convert(runner, window)
+                        window, window_bytes = [], 0
+                    continue
+                if planned is not None:
+                    self._queue(planned)
+                self._advance()
+            self._convert(runner, window)
+            self._flush()
+        except BaseException:
+            runner.close(cancel=True)
+            raise
+        runner.close()
+        gone = [s.id for rel, s in states.items() if s.active and rel not in seen]
+        with self.store.write():
+            if gone:
+                self.store.inactivate(gone)
+            self.store.mark_synced(self.coll.name)
+        self.tally.inactivated = len(gone)
+        return self.tally
+
+    def _advance(self) -> None:
+        self._done += 1
+        if self.progress:
+            self.progress(self.coll.name, self._done, self._total)
+
+    def _queue(self, write: Callable[[], None]) -> None:
+        self._pending.append(write)
+        if len(self._pending) >= BATCH_FILES or time.perf_counter() - self._last_flush > BATCH_SECONDS:
+            self._flush()
+
+    def _convert(self, runner: JobRunner, window: list[tuple[WalkEntry, DocState | None, Job]]) -> None:
+        results = runner.run([job for _, _, job in window])
+        for (entry, state, job), result in zip(window, results, strict=True):
+            source_hash = hashlib.sha256(job.data).hexdigest()
+            uri = make_uri(self.coll.name, entry.rel_path)
+            if isinstance(result, Converted):
+                if state is None:
+                    self.tally.added += 1
+                else:
+                    self.tally.updated += 1
+                self._queue(self._saver(entry, job, source_hash, uri, result))
+            else:
+                self._queue(self._failure(entry, job.ext, job.mime, source_hash, result.code, result.message, uri))
+            self._advance()
+
+    def _saver(self, entry: WalkEntry, job: Job, source_hash: str, uri: str, result: Converted) -> Callable[[], None]:
+        return lambda: self.store.save_document(
+            collection=self.coll.name, rel_path=entry.rel_path, uri=uri, source_hash=source_hash, mime=job.mime,
+            ext=job.ext, size=entry.size, mtime_ns=entry.mtime_ns, inode=entry.inode, analysis=result.analysis,
+            fts_title=result.fts_title, fts_body=result.fts_body, converter_id=result.converter_id,
+            converter_version=result.converter_version, language_hint=self.coll.language_hint,
+        )
+
+    def _flush(self) -> None:
+        if self._pending:
+            with self.store.write():
+                for apply in self._pending:
+                    apply()
+            self._pending.clear()
+        self._last_flush = time.perf_counter()
+
+    def _plan(self, entry: WalkEntry, state: DocState | None) -> Callable[[], None] | Job | None:
+        """Decide what a file needs: nothing, a store write, or a conversion job."""
+        same_stat = (
+            state is not None
+            and state.size == entry.size
+            and state.mtime_ns == entry.mtime_ns
+            and state.inode == entry.inode
+            and state.ingest_version == INGEST_VERSION
+        )
+        if same_stat and state.error_code is None and state.mirror_hash:
+            if state.active:
+                self.tally.unchanged += 1
+                return None
+            self.tally.updated += 1
+            return lambda: self.store.reactivate(state.id)
+        if same_stat and state.error_code in PERMANENT_CODES:
+            self.tally.skipped += 1
+            return None
+        ext = _ext(entry.rel_path)
+        uri = make_uri(self.coll.name, entry.rel_path)
+        if entry.size > MAX_FILE_BYTES:
+            return self._failure(entry, ext, "application/octet-stream", None, TOO_LARGE,
+                                 f"File is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", uri)
+        try:
+            data = Path(entry.abs_path).read_bytes()
+        except FileNotFoundError:
+            self.tally.processed -= 1  # deleted mid-sync: treat as absent
+            return None
+        except OSError as exc:
+            return self._failure(entry, ext, "application/octet-stream", None, READ_ERROR, exc.strerror or str(exc), uri)
+        source_hash = hashlib.sha256(data).hexdigest()
+        if state is not None and state.source_hash == source_hash and state.ingest_version == INGEST_VERSION:
+            if state.error_code is None and state.mirror_hash:
+                if state.active:
+                    self.tally.unchanged += 1
+                else:
+                    self.tally.updated += 1
+
+                def touch() -> None:
+                    self.store.touch_document(state.id, entry.size, entry.mtime_ns, entry.inode)
+                    if not state.active:
+                        self.store.reactivate(state.id)
+
+                return touch
+            if state.error_code in PERMANENT_CODES:
+                self.tally.skipped += 1
+                return lambda: self.store.touch_document(state.id, entry.size, entry.mtime_ns, entry.inode)
+        return Job(entry.rel_path, entry.abs_path, ext, sniff_mime(data[:512], ext), data, self.coll.language_hint)
+
+    def _failure(self, entry: WalkEntry, ext: str, mime: str, source_hash: str | None, code: str, message: str, uri: str):
+        self._error(entry.rel_path, code, message)
+        return lambda: self.store.save_failure(
+            collection=self.coll.name, rel_path=entry.rel_path, uri=uri, source_hash=source_hash, mime=mime,
+            ext=ext, size=entry.size, mtime_ns=entry.mtime_ns, inode=entry.inode, code=code, message=message,
+        )
+
+
+def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> SyncResult:
+    store = app.store()
+    collections = app.config.collections
+    if inp.collection:
+        wanted = normalize_collection_name(inp.collection)
+        collections = [c for c in collections if c.name == wanted]
+        if not collections:
+            raise NotFoundError(f"Collection not found: {inp.collection}")
+    started = time.perf_counter()
+    tallies: list[CollectionTally] = []
+    interrupted = False
+    for collection in collections:
+        sync = CollectionSync(app, store, collection, progress)
+        try:
+            tallies.append(sync.run(inp.gitPull, inp.runUpdateCmd))
+        except KeyboardInterrupt:
+            tallies.append(sync.tally)
+            interrupted = True
+            break
+    payload: dict[str, Any] = {
+        "collections": [t.as_dict() for t in tallies],
+        "totalDurationMs": round((time.perf_counter() - started) * 1000),
+        "totalFilesProcessed": sum(t.processed for t in tallies),
+        "totalFilesAdded": sum(t.added for t in tallies),
+        "totalFilesUpdated": sum(t.updated for t in tallies),
+        "totalFilesErrored": sum(t.errored for t in tallies),
+        "totalFilesSkipped": sum(t.skipped for t in tallies),
+    }
+    if interrupted:
+        payload["interrupted"] = True
+    return SyncResult.model_validate(payload)
+

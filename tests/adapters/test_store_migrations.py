@@ -1,0 +1,55 @@
+import apsw
+import pytest
+
+from gno.adapters.sqlite.migrations import MIGRATIONS
+from gno.adapters.sqlite.store import SqliteStore
+from gno.errors import LockedError, NotInitializedError
+
+EXPECTED_TABLES = {
+    "schema_meta", "collections", "contexts", "documents", "content", "content_chunks",
+    "documents_fts", "doc_tags", "doc_links", "ingest_errors",
+}
+
+
+def test_versions_unique_and_contiguous():
+    versions = [v for v, _ in MIGRATIONS]
+    assert versions == list(range(1, len(versions) + 1))
+
+
+def test_blank_database_reaches_current_schema(tmp_path):
+    store = SqliteStore.open(tmp_path / "i.sqlite", create=True)
+    names = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
+    assert EXPECTED_TABLES <= names
+    assert store.schema_version() == len(MIGRATIONS)
+    assert store.get_meta("fts_tokenizer") == "porter unicode61 remove_diacritics 2"
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    sql = store.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'documents_fts'").fetchone()[0]
+    assert "porter unicode61" in sql
+    store.close()
+    reopened = SqliteStore.open(tmp_path / "i.sqlite")  # migrations are idempotent
+    assert reopened.schema_version() == len(MIGRATIONS)
+    reopened.close()
+
+
+def test_missing_database_is_not_created(tmp_path):
+    with pytest.raises(NotInitializedError):
+        SqliteStore.open(tmp_path / "nope.sqlite")
+    assert not (tmp_path / "nope.sqlite").exists()
+
+
+def test_failed_write_rolls_back_and_locked_writer_is_reported(tmp_path, monkeypatch):
+    path = tmp_path / "i.sqlite"
+    store = SqliteStore.open(path, create=True)
+    with pytest.raises(RuntimeError), store.write():
+        store.set_meta("probe", "1")
+        raise RuntimeError("boom")
+    assert store.get_meta("probe") is None
+    other = apsw.Connection(str(path))
+    other.execute("BEGIN IMMEDIATE")
+    with pytest.raises(LockedError), store.write():
+        pass
+    other.execute("ROLLBACK")
+    with store.write():
+        store.set_meta("probe", "2")
+    assert store.get_meta("probe") == "2"

@@ -1,0 +1,54 @@
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gno.core.identity import (
+    docid_for,
+    index_identity,
+    make_uri,
+    normalize_collection_name,
+    parse_ref,
+    parse_uri,
+)
+from gno.errors import ValidationError
+
+segment = st.text(alphabet=st.characters(exclude_characters="/\x00", codec="utf-8"), min_size=1, max_size=12)
+rel_paths = st.lists(segment, min_size=1, max_size=4).map("/".join)
+
+
+@given(rel_paths)
+def test_uri_round_trip(rel_path):
+    uri = make_uri("notes", rel_path)
+    parsed = parse_uri(uri)
+    assert (parsed.collection, parsed.rel_path, parsed.index) == ("notes", rel_path, None)
+    assert " " not in uri and "#" not in uri and "?" not in uri
+
+
+def test_uri_encoding_and_index_suffix():
+    assert make_uri("notes", "a b/c#d?.md") == "gno://notes/a%20b/c%23d%3F.md"
+    assert make_uri("notes", "x.md", "default") == "gno://notes/x.md"
+    assert make_uri("notes", "x.md", "Work") == "gno://notes/x.md?index=Work"
+    assert parse_uri("gno://notes/x.md?index=Work").index == "Work"
+    assert docid_for("ab" * 32) == "#abababab"
+
+
+def test_refs():
+    assert parse_ref("#a1b2c3").docid == "#a1b2c3"
+    ref = parse_ref("gno://Notes/dir/a.md:12")
+    assert (ref.collection, ref.rel_path, ref.line) == ("notes", "dir/a.md", 12)
+    assert parse_ref("notes/a.md").rel_path == "a.md"
+    for bad in ("", "#xyz", "#abc", "nosuchform", "notes/a.md:0", "gno://notes"):
+        with pytest.raises(ValidationError):
+            parse_ref(bad)
+
+
+def test_names():
+    assert normalize_collection_name("My-Notes_1") == "my-notes_1"
+    for bad in ("", "-x", "a" * 65, "has space", "ünï"):
+        with pytest.raises(ValidationError):
+            normalize_collection_name(bad)
+    assert index_identity("Work Notes") == "work notes"
+    assert index_identity("日本") == "日本"
+    for bad in ("", " x", "x ", "x.", "a..b", "a/b", "a" * 65, "-x"):
+        with pytest.raises(ValidationError):
+            index_identity(bad)

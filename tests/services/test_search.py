@@ -1,0 +1,85 @@
+import pytest
+
+from gno.errors import NotFoundError, ValidationError
+from tests.conftest import search, sync
+
+CORPUS = {
+    "en/sampling.md": "---\ntitle: Sampling guide\ntags: [otel, guide]\nauthor: Ada\ndate: 2024-05-01\n---\n"
+    "# Sampling\n\nTail sampling processor keeps interesting traces.\nHead sampling decides early.\n",
+    "en/exporter.md": "---\ntitle: Exporter\ntags: [otel]\ndate: 2021-01-01\n---\nSet OTEL_EXPORTER_OTLP_ENDPOINT for the exporter.\n",
+    "ja/sampling.md": "---\ntitle: サンプリング\n---\nサンプリングの設定とテールサンプリングについて説明します。\n",
+    "es/muestreo.md": "---\ntitle: Muestreo\n---\nEl muestreo de trazas reduce el volumen de datos.\n",
+    "misc/realtime.md": "Real-time dashboards with gpt-4 summaries.\n",
+}
+
+
+@pytest.fixture
+def app(make_app):
+    app, _ = make_app(CORPUS)
+    sync(app)
+    return app
+
+
+def uris(result):
+    return [r.uri for r in result.results]
+
+
+def test_ranking_scores_and_meta(app):
+    result = search(app, "tail sampling processor")
+    assert uris(result)[0] == "gno://notes/en/sampling.md"
+    assert result.meta.mode.value == "bm25" and result.meta.totalResults == len(result.results)
+    scores = [r.score for r in result.results]
+    assert scores == sorted(scores, reverse=True) and scores[0] == 1.0 and all(0 <= s <= 1 for s in scores)
+
+
+def test_languages_identifiers_compounds(app):
+    assert uris(search(app, "サンプリング")) == ["gno://notes/ja/sampling.md"]
+    assert uris(search(app, "muestreo de trazas")) == ["gno://notes/es/muestreo.md"]
+    assert uris(search(app, "OTEL_EXPORTER_OTLP_ENDPOINT")) == ["gno://notes/en/exporter.md"]
+    assert uris(search(app, "real-time gpt-4")) == ["gno://notes/misc/realtime.md"]
+    assert uris(search(app, "deciding")) == ["gno://notes/en/sampling.md"]  # porter: decides ~ deciding
+
+
+def test_snippet_is_the_matching_mirror_lines(app):
+    hit = search(app, "head sampling").results[0]
+    doc_lines = app.store().content(app.store().documents_by_docid(hit.docid)[0].mirror_hash).split("\n")
+    start, end = hit.snippetRange.startLine, hit.snippetRange.endLine
+    assert hit.snippet == "\n".join(doc_lines[start - 1 : end])
+    assert "Head sampling" in hit.snippet and hit.line == start
+    assert not hit.snippet.startswith("---")  # frontmatter skipped
+
+
+def test_filters_apply_before_the_limit(make_app):
+    files = {f"noise/n{i:03d}.md": "sampling " * 20 + f"\nnoise {i}\n" for i in range(60)}
+    files["target/t.md"] = "---\ntags: [rare]\n---\nsampling once\n"
+    app, _ = make_app(files)
+    sync(app)
+    assert uris(search(app, "sampling", limit=1, tagsAny=["rare"])) == ["gno://notes/target/t.md"]
+    assert search(app, "sampling", limit=3).results[0].uri != "gno://notes/target/t.md"
+
+
+def test_metadata_filters(app):
+    assert uris(search(app, "sampling", tagsAll=["otel", "guide"])) == ["gno://notes/en/sampling.md"]
+    assert uris(search(app, "exporter OR", author="ada")) == []
+    assert uris(search(app, "sampling", author="ADA")) == ["gno://notes/en/sampling.md"]
+    assert uris(search(app, "otel exporter", since="2020-06-01", until="2022-01-01")) == ["gno://notes/en/exporter.md"]
+    assert uris(search(app, "tail", since="2025-01-01")) == []  # dated 2024 in its frontmatter
+    assert "gno://notes/ja/sampling.md" in uris(search(app, "サンプリング", lang="ja"))
+    assert uris(search(app, "tail sampling", exclude=["head"])) == []
+    assert search(app, "sampling", collection="NOTES").meta.collection == "notes"
+    with pytest.raises(NotFoundError):
+        search(app, "sampling", collection="nope")
+    with pytest.raises(ValidationError):
+        search(app, "sampling", tagsAny=["Bad Tag"])
+
+
+def test_relaxed_when_every_term_cannot_match(app):
+    strict = search(app, "sampling unicorn")
+    assert strict.meta.relaxed is True and uris(strict)[0] == "gno://notes/en/sampling.md"
+    assert search(app, "the unicorn").results == []  # stopwords alone never relax into noise
+
+
+def test_min_score_and_limit(app):
+    result = search(app, "sampling", minScore=0.99)
+    assert all(r.score >= 0.99 for r in result.results) and result.results
+    assert len(search(app, "sampling", limit=1).results) == 1
