@@ -80,7 +80,9 @@ def validate_language(value: str | None) -> str | None:
     if value is None:
         return None
     if not LANGUAGE_RE.match(value):
-        raise ValidationError(f"Invalid language hint {value!r} (expected BCP-47 like 'en' or 'pt-br')")
+        raise ValidationError(
+            f"Invalid language hint {value!r} (expected BCP-47 like 'en' or 'pt-br')"
+        )
     return value.lower()
 
 
@@ -102,7 +104,9 @@ def _collection(item: Any, i: int) -> Collection:
             path=path,
             pattern=pattern,
             include=_str_list(item.get("include"), f"{where}.include"),
-            exclude=list(DEFAULT_EXCLUDES) if exclude is None else _str_list(exclude, f"{where}.exclude"),
+            exclude=list(DEFAULT_EXCLUDES)
+            if exclude is None
+            else _str_list(exclude, f"{where}.exclude"),
             update_cmd=item.get("updateCmd") or None,
             language_hint=validate_language(item.get("languageHint")),
             extra={k: v for k, v in item.items() if k not in known},
@@ -117,7 +121,9 @@ def parse_config(data: Any, source: str = "index.yml") -> Config:
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping")
     if str(data.get("version")) != CONFIG_VERSION:
-        raise ConfigError(f'{source}: unsupported config version {data.get("version")!r} (expected "1.0")')
+        raise ConfigError(
+            f'{source}: unsupported config version {data.get("version")!r} (expected "1.0")'
+        )
     tokenizer = str(data.get("ftsTokenizer") or DEFAULT_TOKENIZER)
     if tokenizer not in TOKENIZERS:
         raise ConfigError(f"{source}: ftsTokenizer must be one of {', '.join(TOKENIZERS)}")
@@ -130,7 +136,9 @@ def parse_config(data: Any, source: str = "index.yml") -> Config:
         raise ConfigError(f"{source}: duplicate collection names")
     contexts = []
     for i, item in enumerate(data.get("contexts") or []):
-        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("scopeType", "scopeKey", "text")):
+        if not isinstance(item, dict) or not all(
+            isinstance(item.get(k), str) for k in ("scopeType", "scopeKey", "text")
+        ):
             raise ConfigError(f"{source}: contexts[{i}] needs scopeType, scopeKey and text")
         contexts.append(ContextEntry(item["scopeType"], item["scopeKey"], item["text"]))
     return Config(collections, contexts, TOKENIZERS[tokenizer], data)
@@ -160,7 +168,10 @@ def dump_config(config: Config) -> dict[str, Any]:
     data["version"] = CONFIG_VERSION
     data.setdefault("ftsTokenizer", config.fts_tokenizer)
     data["collections"] = [c.to_dict() for c in config.collections]
-    data["contexts"] = [{"scopeType": c.scope_type, "scopeKey": c.scope_key, "text": c.text} for c in config.contexts]
+    data["contexts"] = [
+        {"scopeType": c.scope_type, "scopeKey": c.scope_key, "text": c.text}
+        for c in config.contexts
+    ]
     return data
 
 

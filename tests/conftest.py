@@ -15,7 +15,11 @@ from gno.paths import resolve_paths
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
-    for name, sub in (("GNO_CONFIG_DIR", "config"), ("GNO_DATA_DIR", "data"), ("GNO_CACHE_DIR", "cache")):
+    for name, sub in (
+        ("GNO_CONFIG_DIR", "config"),
+        ("GNO_DATA_DIR", "data"),
+        ("GNO_CACHE_DIR", "cache"),
+    ):
         monkeypatch.setenv(name, str(home / sub))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("GNO_BUSY_TIMEOUT_MS", "200")
@@ -39,10 +43,17 @@ def make_app():
     """An initialized App over a folder of files: make_app({"a.md": "..."}) -> (app, root)."""
     apps: list[App] = []
 
-    def build(files: dict[str, str | bytes], *, name: str = "notes", root: Path | None = None, **add: object):
-        from gno.services.collections import collection_add, init
+    def build(
+        files: dict[str, str | bytes],
+        *,
+        name: str = "notes",
+        root: Path | None = None,
+        **add: object,
+    ):
         from gno_contracts.models.collection_add_input import CollectionAddInput
         from gno_contracts.models.init_input import InitInput
+
+        from gno.services.collections import collection_add, init
 
         base = Path(os.environ["GNO_DATA_DIR"]).parent
         root = write_tree(root or base / f"src-{name}", files)
@@ -58,14 +69,16 @@ def make_app():
 
 
 def sync(app: App, **kwargs):
-    from gno.services.sync import update
     from gno_contracts.models.update_input import UpdateInput
+
+    from gno.services.sync import update
 
     return update(app, UpdateInput(**kwargs))
 
 
 def search(app: App, query: str, **kwargs):
-    from gno.services.search import search as run
     from gno_contracts.models.search_input import SearchInput
+
+    from gno.services.search import search as run
 
     return run(app, SearchInput(query=query, **kwargs))

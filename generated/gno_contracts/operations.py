@@ -47,7 +47,7 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         id='get',
-        summary="Fetch one document's mirror text by",
+        summary="Fetch one document's mirror text by #docid, gno:// URI or collection/path.",
         input_schema='gno://schemas/get-input@1.0',
         output_schema='gno://schemas/get@1.0',
         input_model='get_input:GetInput',

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
+from gno_contracts.operations import BY_ID
 
 from gno import __version__
-from gno_contracts.operations import BY_ID
 
 app = typer.Typer(
     name="gno",
@@ -73,30 +73,43 @@ def _version(value: bool) -> None:
 @app.callback(invoke_without_command=True)
 def main(
     ctx: typer.Context,
-    index: Annotated[str | None, typer.Option("--index", help="Index name (one SQLite file each).")] = None,
+    index: Annotated[
+        str | None, typer.Option("--index", help="Index name (one SQLite file each).")
+    ] = None,
     config: Annotated[str | None, typer.Option("--config", help="Path of index.yml.")] = None,
-    json_: Annotated[bool, typer.Option("--json", help="JSON output (errors as error@1.0 on stderr).")] = False,
+    json_: Annotated[
+        bool, typer.Option("--json", help="JSON output (errors as error@1.0 on stderr).")
+    ] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only essential output.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="Diagnostics on stderr.")] = False,
     yes: Annotated[bool, typer.Option("--yes", help="Never prompt; accept safe defaults.")] = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="Plain output.")] = False,
     offline: Annotated[bool, typer.Option("--offline", help="Use cached models only.")] = False,
     no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page output.")] = False,
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
 ) -> None:
     if offline:
         os.environ["GNO_OFFLINE"] = "1"
-    ctx.obj = Settings(config, index, json_, quiet, verbose, yes, not no_color and "NO_COLOR" not in os.environ)
+    ctx.obj = Settings(
+        config, index, json_, quiet, verbose, yes, not no_color and "NO_COLOR" not in os.environ
+    )
     if ctx.invoked_subcommand is None:
         if json_:
             import json
 
             from gno_contracts.models.cli_usage import CliUsage
 
-            sys.stdout.write(json.dumps(CliUsage.model_validate(USAGE).model_dump(mode="json"), indent=2) + "\n")
+            sys.stdout.write(
+                json.dumps(CliUsage.model_validate(USAGE).model_dump(mode="json"), indent=2) + "\n"
+            )
         else:
             sys.stdout.write(f"{USAGE['description']}\n\nUsage: {USAGE['usage']}\n\nExamples:\n")
-            sys.stdout.write("".join(f"  {e}\n" for e in USAGE["examples"]) + "\nRun `gno --help` for all commands.\n")
+            sys.stdout.write(
+                "".join(f"  {e}\n" for e in USAGE["examples"])
+                + "\nRun `gno --help` for all commands.\n"
+            )
 
 
 from gno.cli import commands_index, commands_read  # noqa: E402,F401  (registers commands)

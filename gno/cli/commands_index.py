@@ -15,11 +15,22 @@ from gno.cli.output import dump, write, write_json
 
 Json = Annotated[bool, typer.Option("--json", help="JSON output.")]
 Md = Annotated[bool, typer.Option("--md", help="Markdown output.")]
-Pattern = Annotated[str | None, typer.Option("--pattern", help="Glob of files to index (default **/*).")]
-Include = Annotated[str | None, typer.Option("--include", help="Comma-separated extension allowlist (.md,.pdf).")]
-Exclude = Annotated[str | None, typer.Option("--exclude", help="Comma-separated names or globs to skip.")]
-UpdateCmd = Annotated[str | None, typer.Option("--update", help="Shell command run in the folder before each sync.")]
-Language = Annotated[str | None, typer.Option("--language", help="BCP-47 language of the collection (skips detection).")]
+Pattern = Annotated[
+    str | None, typer.Option("--pattern", help="Glob of files to index (default **/*).")
+]
+Include = Annotated[
+    str | None, typer.Option("--include", help="Comma-separated extension allowlist (.md,.pdf).")
+]
+Exclude = Annotated[
+    str | None, typer.Option("--exclude", help="Comma-separated names or globs to skip.")
+]
+UpdateCmd = Annotated[
+    str | None, typer.Option("--update", help="Shell command run in the folder before each sync.")
+]
+Language = Annotated[
+    str | None,
+    typer.Option("--language", help="BCP-47 language of the collection (skips detection)."),
+]
 
 
 def _say(ctx: typer.Context, message: str) -> None:
@@ -30,26 +41,54 @@ def _say(ctx: typer.Context, message: str) -> None:
 @app.command("init", help=summary("init"))
 def init(
     ctx: typer.Context,
-    path: Annotated[str | None, typer.Argument(help="Folder to add as the first collection.")] = None,
-    name: Annotated[str | None, typer.Option("--name", help="Collection name (default: folder name).")] = None,
-    pattern: Pattern = None, include: Include = None, exclude: Exclude = None, update: UpdateCmd = None,
-    tokenizer: Annotated[str | None, typer.Option("--tokenizer", help="FTS tokenizer: porter (default), unicode61, or GNO's 'snowball english' (= porter).")] = None,
+    path: Annotated[
+        str | None, typer.Argument(help="Folder to add as the first collection.")
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Collection name (default: folder name).")
+    ] = None,
+    pattern: Pattern = None,
+    include: Include = None,
+    exclude: Exclude = None,
+    update: UpdateCmd = None,
+    tokenizer: Annotated[
+        str | None,
+        typer.Option(
+            "--tokenizer",
+            help="FTS tokenizer: porter (default), unicode61, or GNO's 'snowball english' (= porter).",
+        ),
+    ] = None,
     language: Language = None,
     json_: Json = False,
 ) -> None:
     from gno_contracts.models.init_input import InitInput
 
     fmt = pick_format(ctx, json=json_)
-    inp = build(InitInput, path=path, name=name, pattern=pattern, include=split_csv(include),
-                exclude=split_csv(exclude), updateCmd=update, tokenizer=tokenizer, language=language)
+    inp = build(
+        InitInput,
+        path=path,
+        name=name,
+        pattern=pattern,
+        include=split_csv(include),
+        exclude=split_csv(exclude),
+        updateCmd=update,
+        tokenizer=tokenizer,
+        language=language,
+    )
     result = call(ctx, "init", inp)
     if fmt == "json":
         write_json(result)
         return
     r = dump(result)
-    _say(ctx, f"{'Initialized' if r['created'] else 'Already initialized'}: config {r['configPath']}, index {r['dbPath']}")
+    _say(
+        ctx,
+        f"{'Initialized' if r['created'] else 'Already initialized'}: config {r['configPath']}, index {r['dbPath']}",
+    )
     if r.get("collection"):
-        _say(ctx, f"Collection {r['collection']['name']} -> {r['collection']['path']}. Next: gno update")
+        _say(
+            ctx,
+            f"Collection {r['collection']['name']} -> {r['collection']['path']}. Next: gno update",
+        )
 
 
 def _collection_line(c: dict[str, Any]) -> str:
@@ -61,21 +100,37 @@ def _collection_line(c: dict[str, Any]) -> str:
 def collection_add(
     ctx: typer.Context,
     path: Annotated[str, typer.Argument(help="Folder to index.")],
-    name: Annotated[str | None, typer.Option("-n", "--name", help="Collection name (default: folder name).")] = None,
-    pattern: Pattern = None, include: Include = None, exclude: Exclude = None, update: UpdateCmd = None,
+    name: Annotated[
+        str | None, typer.Option("-n", "--name", help="Collection name (default: folder name).")
+    ] = None,
+    pattern: Pattern = None,
+    include: Include = None,
+    exclude: Exclude = None,
+    update: UpdateCmd = None,
     language: Language = None,
     json_: Json = False,
 ) -> None:
     from gno_contracts.models.collection_add_input import CollectionAddInput
 
     fmt = pick_format(ctx, json=json_)
-    inp = build(CollectionAddInput, path=path, name=name, pattern=pattern, include=split_csv(include),
-                exclude=split_csv(exclude), updateCmd=update, languageHint=language)
+    inp = build(
+        CollectionAddInput,
+        path=path,
+        name=name,
+        pattern=pattern,
+        include=split_csv(include),
+        exclude=split_csv(exclude),
+        updateCmd=update,
+        languageHint=language,
+    )
     result = call(ctx, "collection_add", inp)
     if fmt == "json":
         write_json(result)
     else:
-        _say(ctx, f"Added collection {_collection_line(dump(result)['collection'])}\nNext: gno update")
+        _say(
+            ctx,
+            f"Added collection {_collection_line(dump(result)['collection'])}\nNext: gno update",
+        )
 
 
 @collection_app.command("list", help=summary("collection_list"))
@@ -89,16 +144,26 @@ def collection_list(ctx: typer.Context, json_: Json = False, md: Md = False) -> 
         return
     items = dump(result)
     prefix = "- " if fmt == "md" else ""
-    write("\n".join(prefix + _collection_line(c) for c in items) if items else "No collections. Add one: gno collection add <path>")
+    write(
+        "\n".join(prefix + _collection_line(c) for c in items)
+        if items
+        else "No collections. Add one: gno collection add <path>"
+    )
 
 
 @collection_app.command("remove", help=summary("collection_remove"))
-def collection_remove(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Collection name.")], json_: Json = False) -> None:
+def collection_remove(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Collection name.")],
+    json_: Json = False,
+) -> None:
     from gno_contracts.models.collection_remove_input import CollectionRemoveInput
 
     fmt = pick_format(ctx, json=json_)
     result = call(ctx, "collection_remove", build(CollectionRemoveInput, collection=name))
-    write_json(result) if fmt == "json" else _say(ctx, f"Removed collection {name}. {dump(result).get('note', '')}")
+    write_json(result) if fmt == "json" else _say(
+        ctx, f"Removed collection {name}. {dump(result).get('note', '')}"
+    )
 
 
 @collection_app.command("rename", help=summary("collection_rename"))
@@ -112,7 +177,9 @@ def collection_rename(
 
     fmt = pick_format(ctx, json=json_)
     result = call(ctx, "collection_rename", build(CollectionRenameInput, oldName=old, newName=new))
-    write_json(result) if fmt == "json" else _say(ctx, f"Renamed collection {old} -> {dump(result)['collection']['name']}")
+    write_json(result) if fmt == "json" else _say(
+        ctx, f"Renamed collection {old} -> {dump(result)['collection']['name']}"
+    )
 
 
 @contextmanager
@@ -122,11 +189,23 @@ def _progress(enabled: bool) -> Iterator[Any]:
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     tasks: dict[str, Any] = {}
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=False) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    ) as bar:
 
         def report(collection: str, done: int, total: int) -> None:
             if collection not in tasks:
@@ -139,8 +218,12 @@ def _progress(enabled: bool) -> Iterator[Any]:
 @app.command("update", help=summary("update"))
 def update(
     ctx: typer.Context,
-    collection: Annotated[str | None, typer.Option("-c", "--collection", help="Only this collection.")] = None,
-    git_pull: Annotated[bool, typer.Option("--git-pull", help="git pull in collection roots first.")] = False,
+    collection: Annotated[
+        str | None, typer.Option("-c", "--collection", help="Only this collection.")
+    ] = None,
+    git_pull: Annotated[
+        bool, typer.Option("--git-pull", help="git pull in collection roots first.")
+    ] = False,
     json_: Json = False,
 ) -> None:
     from gno_contracts.models.update_input import UpdateInput
@@ -155,15 +238,22 @@ def update(
         write_json(result)
     else:
         for c in r["collections"]:
-            _say(ctx, f"{c['collection']}: {c['filesProcessed']} files, {c['filesAdded']} added, "
-                      f"{c['filesUpdated']} updated, {c['filesUnchanged']} unchanged, {c['filesErrored']} errors, "
-                      f"{c['filesMarkedInactive']} removed ({c['durationMs']} ms)")
+            _say(
+                ctx,
+                f"{c['collection']}: {c['filesProcessed']} files, {c['filesAdded']} added, "
+                f"{c['filesUpdated']} updated, {c['filesUnchanged']} unchanged, {c['filesErrored']} errors, "
+                f"{c['filesMarkedInactive']} removed ({c['durationMs']} ms)",
+            )
             for err in c["errors"][:10]:
-                sys.stderr.write(f"  {err['code']}: {err['relPath'] or c['collection']}: {err['message']}\n")
+                sys.stderr.write(
+                    f"  {err['code']}: {err['relPath'] or c['collection']}: {err['message']}\n"
+                )
         if not r["collections"]:
             _say(ctx, "No collections configured. Add one: gno collection add <path> --name <name>")
     if r.get("interrupted"):
-        sys.stderr.write("Interrupted: finished files are saved; run `gno update` again to continue.\n")
+        sys.stderr.write(
+            "Interrupted: finished files are saved; run `gno update` again to continue.\n"
+        )
         raise typer.Exit(130)
 
 
@@ -177,5 +267,8 @@ def cleanup(ctx: typer.Context, json_: Json = False) -> None:
         write_json(result)
     else:
         r = dump(result)
-        _say(ctx, f"Removed {r['deletedDocuments']} inactive documents, {r['deletedContent']} unused mirrors, "
-                  f"{r['deletedErrors']} old error records.")
+        _say(
+            ctx,
+            f"Removed {r['deletedDocuments']} inactive documents, {r['deletedContent']} unused mirrors, "
+            f"{r['deletedErrors']} old error records.",
+        )

@@ -19,7 +19,9 @@ def pick_format(ctx: typer.Context, **flags: bool) -> str | None:
     if settings(ctx).json and "json" not in chosen:
         chosen.append("json")
     if len(chosen) > 1:
-        raise ValidationError(f"Choose one output format, not {' and '.join('--' + c for c in chosen)}")
+        raise ValidationError(
+            f"Choose one output format, not {' and '.join('--' + c for c in chosen)}"
+        )
     return chosen[0] if chosen else None
 
 

@@ -7,6 +7,7 @@ object on stderr and stdout stays empty.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 
@@ -82,10 +83,8 @@ def run(argv: list[str]) -> int:
 
 def main() -> None:
     code = run(sys.argv[1:])
-    try:
+    with contextlib.suppress(BrokenPipeError):
         sys.stdout.flush()
-    except BrokenPipeError:
-        pass
     sys.exit(code)
 
 

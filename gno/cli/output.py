@@ -53,35 +53,59 @@ def _csv_field(value: str) -> str:
     return '"' + value.replace('"', '""') + '"'
 
 
-def render_search(payload: dict[str, Any], fmt: str | None, *, full: bool = False, line_numbers: bool = False) -> str:
+def render_search(
+    payload: dict[str, Any], fmt: str | None, *, full: bool = False, line_numbers: bool = False
+) -> str:
     hits, meta = payload["results"], payload["meta"]
     if fmt == "files":
         return "\n".join(f"{h['docid']},{h['score']:.4f},{h['uri']}" for h in hits)
     if fmt == "csv":
         rows = ["docid,score,uri,title,relPath"]
         rows += [
-            ",".join([_csv_field(h["docid"]), f"{h['score']:.4f}", _csv_field(h["uri"]),
-                      _csv_field(h.get("title", "")), _csv_field(h["source"]["relPath"])])
+            ",".join(
+                [
+                    _csv_field(h["docid"]),
+                    f"{h['score']:.4f}",
+                    _csv_field(h["uri"]),
+                    _csv_field(h.get("title", "")),
+                    _csv_field(h["source"]["relPath"]),
+                ]
+            )
             for h in hits
         ]
         return "\n".join(rows)
     if fmt == "md":
         out = [f'# Search Results for "{meta["query"]}"', ""]
         for h in hits:
-            out += [f"## {h.get('title') or h['uri']}", "", f"- **URI:** {h['uri']}",
-                    f"- **Score:** {h['score']:.4f}", f"- **DocID:** {h['docid']}", "",
-                    "```", _snippet(h, REPORT_SNIPPET, full, line_numbers), "```", ""]
+            out += [
+                f"## {h.get('title') or h['uri']}",
+                "",
+                f"- **URI:** {h['uri']}",
+                f"- **Score:** {h['score']:.4f}",
+                f"- **DocID:** {h['docid']}",
+                "",
+                "```",
+                _snippet(h, REPORT_SNIPPET, full, line_numbers),
+                "```",
+                "",
+            ]
         if not hits:
             out.append("No results found.")
         return "\n".join(out)
     if fmt == "xml":
-        out = [f"<searchResults><meta query={quoteattr(meta['query'])} mode={quoteattr(meta['mode'])} "
-               f"total=\"{meta['totalResults']}\"/>"]
+        out = [
+            f"<searchResults><meta query={quoteattr(meta['query'])} mode={quoteattr(meta['mode'])} "
+            f'total="{meta["totalResults"]}"/>'
+        ]
         for h in hits:
-            parts = [f"<docid>{escape(h['docid'])}</docid>", f"<score>{h['score']:.4f}</score>",
-                     f"<uri>{escape(h['uri'])}</uri>", f"<title>{escape(h.get('title', ''))}</title>",
-                     f"<relPath>{escape(h['source']['relPath'])}</relPath>",
-                     f"<snippet>{escape(_snippet(h, REPORT_SNIPPET, full, line_numbers))}</snippet>"]
+            parts = [
+                f"<docid>{escape(h['docid'])}</docid>",
+                f"<score>{h['score']:.4f}</score>",
+                f"<uri>{escape(h['uri'])}</uri>",
+                f"<title>{escape(h.get('title', ''))}</title>",
+                f"<relPath>{escape(h['source']['relPath'])}</relPath>",
+                f"<snippet>{escape(_snippet(h, REPORT_SNIPPET, full, line_numbers))}</snippet>",
+            ]
             out.append("<result>" + "".join(parts) + "</result>")
         return "\n".join([*out, "</searchResults>"])
     if not hits:
@@ -104,10 +128,14 @@ def render_documents(payload: dict[str, Any], fmt: str | None) -> str:
     if fmt == "files":
         return "\n".join(f"{d['docid']},{d['uri']}" for d in docs)
     if fmt == "md":
-        lines = ["# Documents", ""] + [f"- [{d.get('title') or d['uri']}]({d['uri']}) `{d['docid']}`" for d in docs]
+        lines = ["# Documents", ""] + [
+            f"- [{d.get('title') or d['uri']}]({d['uri']}) `{d['docid']}`" for d in docs
+        ]
         return "\n".join(lines)
     meta = payload["meta"]
-    lines = [f"{d['docid']}  {d['uri']}" + (f"  {d['title']}" if d.get("title") else "") for d in docs]
+    lines = [
+        f"{d['docid']}  {d['uri']}" + (f"  {d['title']}" if d.get("title") else "") for d in docs
+    ]
     lines.append(f"{meta['returned']} of {meta['total']} document(s)")
     return "\n".join(lines)
 
@@ -119,10 +147,22 @@ def render_multi_get(payload: dict[str, Any], fmt: str | None) -> str:
     out = []
     for d in docs:
         if fmt == "md":
-            out += [f"## {d.get('title') or d['uri']}", "", f"- **URI:** {d['uri']}", "", d["content"], ""]
+            out += [
+                f"## {d.get('title') or d['uri']}",
+                "",
+                f"- **URI:** {d['uri']}",
+                "",
+                d["content"],
+                "",
+            ]
         else:
             trunc = " (truncated)" if d.get("truncated") else ""
-            out += [f"=== {d['uri']} ===", f"Lines: {d.get('totalLines', 0)}{trunc}", d["content"], ""]
+            out += [
+                f"=== {d['uri']} ===",
+                f"Lines: {d.get('totalLines', 0)}{trunc}",
+                d["content"],
+                "",
+            ]
     if skipped:
         out += ["--- Skipped ---"] + [f"{s['ref']}: {s['reason']}" for s in skipped]
     return "\n".join(out)

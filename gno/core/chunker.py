@@ -26,7 +26,15 @@ _STRUCTURAL = {
     "go": re.compile(r"^(?:func|type|const|var|import)\b", re.M),
     "rs": re.compile(r"^(?:pub(?:\([^)]*\))?\s+)?(?:fn|struct|enum|trait|impl|use|mod)\b", re.M),
 }
-_CODE_FAMILY = {".ts": "js", ".tsx": "js", ".js": "js", ".jsx": "js", ".py": "py", ".go": "go", ".rs": "rs"}
+_CODE_FAMILY = {
+    ".ts": "js",
+    ".tsx": "js",
+    ".js": "js",
+    ".jsx": "js",
+    ".py": "py",
+    ".go": "go",
+    ".rs": "rs",
+}
 _SENTENCE_END = re.compile(r"[.!?]\s+(?=[A-Z])")
 
 

@@ -14,7 +14,27 @@ from gno.core.mirror import canonicalize, sha256_text
 from gno.core.regions import Regions
 from gno.core.tags import collect_tags, hashtags
 
-CODE_EXTENSIONS = frozenset(".c .cc .cpp .cs .go .java .js .jsx .m .mm .php .py .rb .rs .swift .ts .tsx".split())
+CODE_EXTENSIONS = frozenset(
+    [
+        ".c",
+        ".cc",
+        ".cpp",
+        ".cs",
+        ".go",
+        ".java",
+        ".js",
+        ".jsx",
+        ".m",
+        ".mm",
+        ".php",
+        ".py",
+        ".rb",
+        ".rs",
+        ".swift",
+        ".ts",
+        ".tsx",
+    ]
+)
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _PATH_TYPES = (

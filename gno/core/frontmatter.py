@@ -56,7 +56,7 @@ def _yaml_block(block: str) -> dict[str, Value] | None:
 
     loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
     try:
-        data = yaml.load(block, Loader=loader)  # noqa: S506 - BaseLoader builds only str/list/dict
+        data = yaml.load(block, Loader=loader)
     except yaml.YAMLError:
         return None
     return data if isinstance(data, dict) else None
@@ -70,7 +70,9 @@ def parse_frontmatter(text: str) -> Frontmatter:
     end_line = text.count("\n", 0, end_offset)
     parsed = _yaml_block(match.group(1) or "")
     if parsed is not None:
-        return Frontmatter(data={str(k): v for k, v in parsed.items()}, end_line=end_line, end_offset=end_offset)
+        return Frontmatter(
+            data={str(k): v for k, v in parsed.items()}, end_line=end_line, end_offset=end_offset
+        )
     data: dict[str, Value] = {}
     current: str | None = None
     for line in (match.group(1) or "").split("\n"):
@@ -124,7 +126,9 @@ def parse_date(value: str) -> str | None:
                 parsed = parsed.replace(tzinfo=UTC)
     except ValueError:
         return None
-    return parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{parsed.microsecond // 1000:03d}Z"
+    return (
+        parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{parsed.microsecond // 1000:03d}Z"
+    )
 
 
 @dataclass
@@ -152,7 +156,9 @@ def extract_metadata(fm: Frontmatter) -> Metadata:
         if key in meta.date_fields:
             meta.frontmatter_date = meta.date_fields[key]
             break
-    raw_categories = normalized.get("category", normalized.get("categories", normalized.get("type")))
+    raw_categories = normalized.get(
+        "category", normalized.get("categories", normalized.get("type"))
+    )
     meta.categories = [c.lower() for c in as_list(raw_categories)]
     doc_type = normalized.get("type")
     meta.doc_type = doc_type.strip() if isinstance(doc_type, str) and doc_type.strip() else None

@@ -28,8 +28,61 @@ _WORD_PART = re.compile(r"[^\W_]+")
 _TOKEN = re.compile(r'-?"[^"]*"|\S+')
 MIN_PREFIX_LEN = 3
 STOPWORDS = frozenset(
-    """a an and are as at be by de del des di do du e el en es et for from how i in is it la le les
-    los na no o of on or para por que the to un una und was what when where which who why with y""".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "de",
+        "del",
+        "des",
+        "di",
+        "do",
+        "du",
+        "e",
+        "el",
+        "en",
+        "es",
+        "et",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "la",
+        "le",
+        "les",
+        "los",
+        "na",
+        "no",
+        "o",
+        "of",
+        "on",
+        "or",
+        "para",
+        "por",
+        "que",
+        "the",
+        "to",
+        "un",
+        "una",
+        "und",
+        "was",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "with",
+        "y",
+    ]
 )
 
 
@@ -116,4 +169,8 @@ def parse_query(query: str) -> FtsQuery:
         if negatives:
             raise ValidationError("A query needs at least one term that is not excluded")
         raise ValidationError(f"Query has no searchable terms: {query!r}")
-    return FtsQuery(tuple(dict.fromkeys(positives)), tuple(dict.fromkeys(negatives)), tuple(dict.fromkeys(terms)))
+    return FtsQuery(
+        tuple(dict.fromkeys(positives)),
+        tuple(dict.fromkeys(negatives)),
+        tuple(dict.fromkeys(terms)),
+    )

@@ -17,7 +17,17 @@ from dataclasses import dataclass
 from gno.errors import ValidationError
 
 DEFAULT_PATTERN = "**/*"
-DEFAULT_EXCLUDES = (".git", "node_modules", ".venv", ".idea", "dist", "build", "__pycache__", ".DS_Store", "Thumbs.db")
+DEFAULT_EXCLUDES = (
+    ".git",
+    "node_modules",
+    ".venv",
+    ".idea",
+    "dist",
+    "build",
+    "__pycache__",
+    ".DS_Store",
+    "Thumbs.db",
+)
 GLOB_CHARS = set("*?[]{}")
 
 
@@ -107,8 +117,12 @@ class FileRules:
     exclude_names: frozenset[str]
 
     @classmethod
-    def build(cls, pattern: str, include: Iterable[str], exclude: Iterable[str], supported: Iterable[str]) -> FileRules:
-        include_set = frozenset(normalize_extension(e) for e in include if e.strip()) or frozenset(supported)
+    def build(
+        cls, pattern: str, include: Iterable[str], exclude: Iterable[str], supported: Iterable[str]
+    ) -> FileRules:
+        include_set = frozenset(normalize_extension(e) for e in include if e.strip()) or frozenset(
+            supported
+        )
         globs, names = [], []
         for entry in exclude:
             entry = entry.strip().strip("/")

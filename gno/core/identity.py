@@ -80,7 +80,9 @@ def parse_ref(ref: str) -> Ref:
         raise ValidationError("Reference cannot be empty")
     if text.startswith("#"):
         if not DOCID_RE.match(text):
-            raise ValidationError(f"Invalid docid: {text} (expected # followed by 6+ lowercase hex)")
+            raise ValidationError(
+                f"Invalid docid: {text} (expected # followed by 6+ lowercase hex)"
+            )
         return Ref(raw=ref, docid=text)
     line = None
     match = _LINE_SUFFIX_RE.match(text)
@@ -95,7 +97,9 @@ def parse_ref(ref: str) -> Ref:
         return Ref(ref, None, parsed.collection, parsed.rel_path, line, parsed.index)
     collection, sep, path = text.partition("/")
     if not sep or not collection or not path:
-        raise ValidationError(f"Invalid reference: {ref} (use #docid, gno://collection/path or collection/path)")
+        raise ValidationError(
+            f"Invalid reference: {ref} (use #docid, gno://collection/path or collection/path)"
+        )
     return Ref(ref, None, normalize_collection_name(collection), path, line)
 
 

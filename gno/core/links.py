@@ -77,7 +77,23 @@ def parse_links(mirror: str, source_rel_path: str, regions: Regions | None = Non
         target, _, anchor = raw.partition("#")
         norm = unicodedata.normalize("NFC", target).lower().strip()
         (sl, sc), (el, ec) = position(m.start()), position(m.end())
-        found.append((m.start(), Link("wiki", target, norm, anchor or None, collection, _display(alias, target), sl, sc, el, ec)))
+        found.append(
+            (
+                m.start(),
+                Link(
+                    "wiki",
+                    target,
+                    norm,
+                    anchor or None,
+                    collection,
+                    _display(alias, target),
+                    sl,
+                    sc,
+                    el,
+                    ec,
+                ),
+            )
+        )
     for m in _MARKDOWN.finditer(mirror):
         raw = m.group(2)
         resolved = _resolve_markdown(raw, source_rel_path)
@@ -85,5 +101,21 @@ def parse_links(mirror: str, source_rel_path: str, regions: Regions | None = Non
             continue
         anchor = raw.split("#", 1)[1] if "#" in raw else None
         (sl, sc), (el, ec) = position(m.start()), position(m.end())
-        found.append((m.start(), Link("markdown", raw, resolved, anchor or None, None, _display(m.group(1), raw), sl, sc, el, ec)))
+        found.append(
+            (
+                m.start(),
+                Link(
+                    "markdown",
+                    raw,
+                    resolved,
+                    anchor or None,
+                    None,
+                    _display(m.group(1), raw),
+                    sl,
+                    sc,
+                    el,
+                    ec,
+                ),
+            )
+        )
     return [link for _, link in sorted(found, key=lambda item: item[0])]

@@ -25,7 +25,7 @@ def _segment_ok(segment: str) -> bool:
     first = segment[0]
     if not (first.isdigit() or (first.isalpha() and not first.isupper())):
         return False
-    return all(ch.isalnum() and not ch.isupper() or ch in "-." for ch in segment[1:])
+    return all((ch.isalnum() and not ch.isupper()) or ch in "-." for ch in segment[1:])
 
 
 def is_valid_tag(tag: str) -> bool:

@@ -79,8 +79,13 @@ def process(job: Job) -> Converted | Failed:
         converter_title=conversion.title,
         language_hint=job.language_hint,
     )
-    return Converted(analysis, index_text(analysis.title), index_text(analysis.mirror),
-                     conversion.converter_id, conversion.converter_version)
+    return Converted(
+        analysis,
+        index_text(analysis.title),
+        index_text(analysis.mirror),
+        conversion.converter_id,
+        conversion.converter_version,
+    )
 
 
 def _ignore_sigint() -> None:
@@ -102,7 +107,9 @@ class JobRunner:
             import multiprocessing
 
             context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_ignore_sigint)
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=_ignore_sigint
+            )
         return self._pool.map(process, jobs, chunksize=4)
 
     def close(self, *, cancel: bool = False) -> None:

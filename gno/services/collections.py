@@ -7,11 +7,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from gno.app import App
-from gno.config import Collection, Config, load_config, validate_language
-from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, normalize_extension
-from gno.core.identity import make_uri, normalize_collection_name
-from gno.errors import DuplicateError, InvalidPathError, NotFoundError, PathNotFoundError, ValidationError
 from gno_contracts.models.cleanup_input import CleanupInput
 from gno_contracts.models.cleanup_result import CleanupResult
 from gno_contracts.models.collection_add_input import CollectionAddInput
@@ -23,6 +18,18 @@ from gno_contracts.models.collection_rename_input import CollectionRenameInput
 from gno_contracts.models.init_input import InitInput
 from gno_contracts.models.init_result import InitResult
 
+from gno.app import App
+from gno.config import Collection, Config, load_config, validate_language
+from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, normalize_extension
+from gno.core.identity import make_uri, normalize_collection_name
+from gno.errors import (
+    DuplicateError,
+    InvalidPathError,
+    NotFoundError,
+    PathNotFoundError,
+    ValidationError,
+)
+
 
 class HasReferencesError(ValidationError):
     code = "HAS_REFERENCES"
@@ -30,8 +37,22 @@ class HasReferencesError(ValidationError):
 
 def _dangerous_roots() -> set[str]:
     home = os.path.expanduser("~")
-    roots = {"/", home, "/etc", "/usr", "/bin", "/sbin", "/lib", "/var", "/boot", "/dev", "/proc", "/sys",
-             "/System", "/Library"}
+    roots = {
+        "/",
+        home,
+        "/etc",
+        "/usr",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/var",
+        "/boot",
+        "/dev",
+        "/proc",
+        "/sys",
+        "/System",
+        "/Library",
+    }
     roots |= {os.path.join(home, d) for d in (".config", ".local", ".ssh", ".gnupg")}
     return {os.path.realpath(r) for r in roots} | roots
 
@@ -41,7 +62,9 @@ def check_root(path: str) -> str:
     absolute = os.path.abspath(os.path.expanduser(path))
     real = os.path.realpath(absolute)
     if absolute in _dangerous_roots() or real in _dangerous_roots():
-        raise InvalidPathError(f"Refusing to index {absolute}: choose a specific folder, not a system or home root")
+        raise InvalidPathError(
+            f"Refusing to index {absolute}: choose a specific folder, not a system or home root"
+        )
     if not os.path.exists(real):
         raise PathNotFoundError(f"Path does not exist: {absolute}")
     if not os.path.isdir(real):
@@ -74,9 +97,13 @@ def _build_collection(inp: Any, name: str | None, path: str) -> Collection:
         path=root,
         pattern=pattern,
         include=[normalize_extension(e) for e in inp.include or [] if e.strip()],
-        exclude=list(DEFAULT_EXCLUDES) if inp.exclude is None else [e for e in inp.exclude if e.strip()],
+        exclude=list(DEFAULT_EXCLUDES)
+        if inp.exclude is None
+        else [e for e in inp.exclude if e.strip()],
         update_cmd=getattr(inp, "updateCmd", None) or None,
-        language_hint=validate_language(getattr(inp, "languageHint", None) or getattr(inp, "language", None)),
+        language_hint=validate_language(
+            getattr(inp, "languageHint", None) or getattr(inp, "language", None)
+        ),
     )
 
 
@@ -91,10 +118,18 @@ def init(app: App, inp: InitInput) -> InitResult:
     created = not app.paths.config_file.exists() or not app.paths.db_path.exists()
     config = _config_or_empty(app)
     tokenizer = inp.tokenizer.value if inp.tokenizer else None
-    if tokenizer and app.paths.config_file.exists() and tokenizer != config.raw.get("ftsTokenizer", tokenizer):
-        raise ValidationError("The FTS tokenizer is fixed when the index is created; use a new --index to change it")
+    if (
+        tokenizer
+        and app.paths.config_file.exists()
+        and tokenizer != config.raw.get("ftsTokenizer", tokenizer)
+    ):
+        raise ValidationError(
+            "The FTS tokenizer is fixed when the index is created; use a new --index to change it"
+        )
     if tokenizer == "trigram":
-        raise ValidationError("The trigram tokenizer is not supported; gno's default porter tokenizer handles CJK")
+        raise ValidationError(
+            "The trigram tokenizer is not supported; gno's default porter tokenizer handles CJK"
+        )
     if tokenizer:
         config.raw["ftsTokenizer"] = tokenizer
     collection = None
@@ -132,14 +167,22 @@ def collection_add(app: App, inp: CollectionAddInput) -> CollectionChange:
     _add(app, config, collection)
     app.store()  # opening the index mirrors the new config into it
     return CollectionChange.model_validate(
-        {"schemaVersion": "1.0", "action": "added", "collection": _entry(collection),
-         "note": "Run `gno update` to index it."})
+        {
+            "schemaVersion": "1.0",
+            "action": "added",
+            "collection": _entry(collection),
+            "note": "Run `gno update` to index it.",
+        }
+    )
 
 
 def _references(config: Config, name: str) -> list[str]:
-    return [c.scope_key for c in config.contexts
-            if (c.scope_type == "collection" and c.scope_key.rstrip(":") == name)
-            or (c.scope_type == "prefix" and c.scope_key.startswith(f"gno://{name}/"))]
+    return [
+        c.scope_key
+        for c in config.contexts
+        if (c.scope_type == "collection" and c.scope_key.rstrip(":") == name)
+        or (c.scope_type == "prefix" and c.scope_key.startswith(f"gno://{name}/"))
+    ]
 
 
 def collection_remove(app: App, inp: CollectionRemoveInput) -> CollectionChange:
@@ -154,8 +197,13 @@ def collection_remove(app: App, inp: CollectionRemoveInput) -> CollectionChange:
     app.store()
     app.save_config(config)
     return CollectionChange.model_validate(
-        {"schemaVersion": "1.0", "action": "removed", "collection": _entry(collection),
-         "note": "Its documents are inactive and leave the index with `gno cleanup`."})
+        {
+            "schemaVersion": "1.0",
+            "action": "removed",
+            "collection": _entry(collection),
+            "note": "Its documents are inactive and leave the index with `gno cleanup`.",
+        }
+    )
 
 
 def collection_rename(app: App, inp: CollectionRenameInput) -> CollectionChange:
@@ -172,12 +220,20 @@ def collection_rename(app: App, inp: CollectionRenameInput) -> CollectionChange:
         if ctx.scope_type == "collection" and ctx.scope_key.rstrip(":") == old_name:
             ctx.scope_key = f"{new_name}:"
         elif ctx.scope_type == "prefix" and ctx.scope_key.startswith(f"gno://{old_name}/"):
-            ctx.scope_key = f"gno://{new_name}/" + ctx.scope_key[len(f"gno://{old_name}/"):]
-    uris = [(state.id, make_uri(new_name, rel)) for rel, state in store.doc_states(old_name).items()]
+            ctx.scope_key = f"gno://{new_name}/" + ctx.scope_key[len(f"gno://{old_name}/") :]
+    uris = [
+        (state.id, make_uri(new_name, rel)) for rel, state in store.doc_states(old_name).items()
+    ]
     store.rename_collection_rows(old_name, new_name, uris)
     app.save_config(config)
     return CollectionChange.model_validate(
-        {"schemaVersion": "1.0", "action": "renamed", "collection": _entry(old), "previousName": old_name})
+        {
+            "schemaVersion": "1.0",
+            "action": "renamed",
+            "collection": _entry(old),
+            "previousName": old_name,
+        }
+    )
 
 
 def cleanup(app: App, inp: CleanupInput) -> CleanupResult:

@@ -5,17 +5,18 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import Any
 
-from gno.adapters.sqlite.store import DocRow, SqliteStore
-from gno.app import App
-from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri
-from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, ValidationError
-from gno.services.results import ResultBuilder
 from gno_contracts.models.get import GetResult
 from gno_contracts.models.get_input import GetInput
 from gno_contracts.models.ls import DocumentList
 from gno_contracts.models.ls_input import LsInput
 from gno_contracts.models.multi_get import MultiGetResult
 from gno_contracts.models.multi_get_input import MultiGetInput
+
+from gno.adapters.sqlite.store import DocRow, SqliteStore
+from gno.app import App
+from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri
+from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, ValidationError
+from gno.services.results import ResultBuilder
 
 GLOB_CHARS = set("*?[]")
 NATIVE_CONVERTERS = {"native/markdown", "native/plaintext"}
@@ -49,10 +50,21 @@ def _numbered(lines: list[str], first: int) -> str:
 def capabilities(doc: DocRow) -> dict[str, Any]:
     if doc.converter_id in NATIVE_CONVERTERS:
         markdown = doc.ext in (".md", ".markdown")
-        return {"editable": True, "tagsEditable": markdown, "tagsWriteback": markdown,
-                "canCreateEditableCopy": False, "mode": "editable"}
-    return {"editable": False, "tagsEditable": False, "tagsWriteback": False, "canCreateEditableCopy": True,
-            "mode": "read_only", "reason": "Converted from a binary format; edit a Markdown copy instead"}
+        return {
+            "editable": True,
+            "tagsEditable": markdown,
+            "tagsWriteback": markdown,
+            "canCreateEditableCopy": False,
+            "mode": "editable",
+        }
+    return {
+        "editable": False,
+        "tagsEditable": False,
+        "tagsWriteback": False,
+        "canCreateEditableCopy": True,
+        "mode": "read_only",
+        "reason": "Converted from a binary format; edit a Markdown copy instead",
+    }
 
 
 def get(app: App, inp: GetInput) -> GetResult:
@@ -63,11 +75,17 @@ def get(app: App, inp: GetInput) -> GetResult:
         raise DocumentNotFoundError(f"Document not found: {inp.ref}")
     mirror = store.content(doc.mirror_hash) if doc.mirror_hash else None
     if mirror is None:
-        raise DocumentNotFoundError(f"Document has no indexed content: {inp.ref} ({doc.error_code or 'not converted'})")
+        raise DocumentNotFoundError(
+            f"Document has no indexed content: {inp.ref} ({doc.error_code or 'not converted'})"
+        )
     lines = _lines(mirror)
     start = inp.fromLine or ref.line or 1
     ranged = inp.fromLine is not None or inp.lineCount is not None or ref.line is not None
-    selected = lines[start - 1 : start - 1 + inp.lineCount if inp.lineCount else None] if start <= len(lines) else []
+    selected = (
+        lines[start - 1 : start - 1 + inp.lineCount if inp.lineCount else None]
+        if start <= len(lines)
+        else []
+    )
     builder = ResultBuilder(store, app.paths.index_name, inp.includeAbsPath)
     payload: dict[str, Any] = {"docid": doc.docid, "uri": builder.uri(doc)}
     if doc.title:
@@ -80,8 +98,11 @@ def get(app: App, inp: GetInput) -> GetResult:
     if chunks and chunks[0][5]:
         payload["language"] = chunks[0][5]
     payload["source"] = builder.source(doc)
-    payload["conversion"] = {"converterId": doc.converter_id, "converterVersion": doc.converter_version,
-                             "mirrorHash": doc.mirror_hash}
+    payload["conversion"] = {
+        "converterId": doc.converter_id,
+        "converterVersion": doc.converter_version,
+        "mirrorHash": doc.mirror_hash,
+    }
     payload["capabilities"] = capabilities(doc)
     if tags := store.tags_for([doc.id]).get(doc.id):
         payload["tags"] = tags
@@ -107,15 +128,24 @@ def _expand(app: App, store: SqliteStore, item: str) -> list[str] | None:
     pattern = pattern.removeprefix("gno://")
     collection, _, path_glob = pattern.partition("/")
     names = [c["name"] for c in store.collections() if fnmatchcase(c["name"], collection.lower())]
-    return [f"{name}/{doc.rel_path}" for name in names for doc in store.active_paths(name)
-            if fnmatchcase(doc.rel_path, path_glob or "*")]
+    return [
+        f"{name}/{doc.rel_path}"
+        for name in names
+        for doc in store.active_paths(name)
+        if fnmatchcase(doc.rel_path, path_glob or "*")
+    ]
 
 
 def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
     if bool(inp.refs) == bool(inp.pattern):
         raise ValidationError("Provide either refs or pattern, not both and not neither")
     store = app.store()
-    requested = [part.strip() for raw in (inp.refs or [inp.pattern or ""]) for part in raw.split(",") if part.strip()]
+    requested = [
+        part.strip()
+        for raw in (inp.refs or [inp.pattern or ""])
+        for part in raw.split(",")
+        if part.strip()
+    ]
     builder = ResultBuilder(store, app.paths.index_name)
     documents, skipped, seen = [], [], set()
     for item in requested:
@@ -145,10 +175,19 @@ def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
             if doc.title:
                 entry["title"] = doc.title
             source = builder.source(doc)
-            entry.update(content=content, truncated=truncated, totalLines=len(lines),
-                         source={k: source[k] for k in ("absPath", "relPath", "mime", "ext") if k in source})
+            entry.update(
+                content=content,
+                truncated=truncated,
+                totalLines=len(lines),
+                source={k: source[k] for k in ("absPath", "relPath", "mime", "ext") if k in source},
+            )
             documents.append(entry)
-    meta = {"requested": len(requested), "returned": len(documents), "skipped": len(skipped), "maxBytes": inp.maxBytes}
+    meta = {
+        "requested": len(requested),
+        "returned": len(documents),
+        "skipped": len(skipped),
+        "maxBytes": inp.maxBytes,
+    }
     return MultiGetResult.model_validate({"documents": documents, "skipped": skipped, "meta": meta})
 
 
@@ -158,7 +197,9 @@ def ls(app: App, inp: LsInput) -> DocumentList:
     if inp.scope:
         if inp.scope.startswith("gno://"):
             if "/" not in inp.scope[len("gno://") :]:
-                raise ValidationError(f"Scope {inp.scope} needs a trailing '/' (gno://<collection>/[prefix])")
+                raise ValidationError(
+                    f"Scope {inp.scope} needs a trailing '/' (gno://<collection>/[prefix])"
+                )
             parsed = parse_uri(inp.scope)
             collection, prefix = parsed.collection, parsed.rel_path or None
         else:
@@ -168,7 +209,10 @@ def ls(app: App, inp: LsInput) -> DocumentList:
     docs, total = store.list_documents(collection, prefix, inp.limit, inp.offset)
     documents = []
     for doc in docs:
-        item: dict[str, Any] = {"docid": doc.docid, "uri": make_uri(doc.collection, doc.rel_path, app.paths.index_name)}
+        item: dict[str, Any] = {
+            "docid": doc.docid,
+            "uri": make_uri(doc.collection, doc.rel_path, app.paths.index_name),
+        }
         if doc.title:
             item["title"] = doc.title
         item["source"] = {"relPath": doc.rel_path, "mime": doc.mime, "ext": doc.ext}

@@ -12,9 +12,7 @@ from gno.core.identity import normalize_collection_name
 from gno.core.tags import validate_tag
 from gno.errors import NotFoundError
 
-DOC_DATE_SQL = (
-    "COALESCE(frontmatter_date, strftime('%Y-%m-%dT%H:%M:%fZ', source_mtime_ns / 1000000000.0, 'unixepoch'))"
-)
+DOC_DATE_SQL = "COALESCE(frontmatter_date, strftime('%Y-%m-%dT%H:%M:%fZ', source_mtime_ns / 1000000000.0, 'unixepoch'))"
 
 
 @dataclass
@@ -31,8 +29,19 @@ class Filters:
 
     @property
     def active(self) -> bool:
-        return any((self.collection, self.tags_all, self.tags_any, self.since, self.until,
-                    self.categories, self.author, self.lang, self.exclude))
+        return any(
+            (
+                self.collection,
+                self.tags_all,
+                self.tags_any,
+                self.since,
+                self.until,
+                self.categories,
+                self.author,
+                self.lang,
+                self.exclude,
+            )
+        )
 
     def sql(self) -> tuple[str, list[Any]]:
         where, params = [], []
@@ -43,7 +52,9 @@ class Filters:
             where.append("id IN (SELECT document_id FROM doc_tags WHERE tag = ?)")
             params.append(tag)
         if self.tags_any:
-            where.append(f"id IN (SELECT document_id FROM doc_tags WHERE tag IN ({','.join('?' * len(self.tags_any))}))")
+            where.append(
+                f"id IN (SELECT document_id FROM doc_tags WHERE tag IN ({','.join('?' * len(self.tags_any))}))"
+            )
             params += self.tags_any
         if self.since:
             where.append(f"{DOC_DATE_SQL} >= ?")
@@ -53,13 +64,17 @@ class Filters:
             params.append(self.until)
         if self.categories:
             marks = ",".join("?" * len(self.categories))
-            where.append(f"(content_type IN ({marks}) OR EXISTS (SELECT 1 FROM json_each(categories_json) WHERE value IN ({marks})))")
+            where.append(
+                f"(content_type IN ({marks}) OR EXISTS (SELECT 1 FROM json_each(categories_json) WHERE value IN ({marks})))"
+            )
             params += self.categories * 2
         if self.author:
             where.append("instr(lower(author), ?) > 0")
             params.append(self.author.lower())
         if self.lang:
-            where.append("EXISTS (SELECT 1 FROM content_chunks cc WHERE cc.mirror_hash = documents.mirror_hash AND cc.language = ?)")
+            where.append(
+                "EXISTS (SELECT 1 FROM content_chunks cc WHERE cc.mirror_hash = documents.mirror_hash AND cc.language = ?)"
+            )
             params.append(self.lang.lower())
         for term in self.exclude:
             where.append(

@@ -57,7 +57,9 @@ class ResultBuilder:
             source = {"absPath": abs_path, **source}
         return source
 
-    def search_results(self, docs: list[tuple[DocRow, float]], terms: tuple[str, ...], full: bool = False) -> list[dict[str, Any]]:
+    def search_results(
+        self, docs: list[tuple[DocRow, float]], terms: tuple[str, ...], full: bool = False
+    ) -> list[dict[str, Any]]:
         tags = self.store.tags_for([d.id for d, _ in docs])
         out = []
         for doc, score in docs:

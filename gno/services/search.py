@@ -11,19 +11,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from gno_contracts.models.search_input import SearchInput
+from gno_contracts.models.search_results import SearchResults
+
 from gno.adapters.sqlite.store import DocRow, SqliteStore
 from gno.app import App
 from gno.core.fts import STOPWORDS, FtsQuery, parse_query
 from gno.services.filters import Filters, build_filters
 from gno.services.results import ResultBuilder
-from gno_contracts.models.search_input import SearchInput
-from gno_contracts.models.search_results import SearchResults
 
 OVERFETCH = 10
 MAX_CANDIDATES = 100_000
 
 
-def _candidates(store: SqliteStore, match: str, filters: Filters, limit: int) -> tuple[list[tuple[DocRow, float]], bool]:
+def _candidates(
+    store: SqliteStore, match: str, filters: Filters, limit: int
+) -> tuple[list[tuple[DocRow, float]], bool]:
     """Top ``limit`` matches that pass the filters, and whether anything matched at all."""
     where, params = filters.sql()
     fetch = limit * OVERFETCH if filters.active else limit
@@ -60,12 +63,21 @@ def _meta(inp: SearchInput, filters: Filters, total: int, relaxed: bool) -> dict
     meta: dict[str, Any] = {"query": inp.query, "mode": "bm25", "totalResults": total}
     if filters.collection:
         meta["collection"] = filters.collection
-    for key, value in (("intent", inp.intent), ("lang", filters.lang), ("author", filters.author),
-                       ("since", filters.since), ("until", filters.until)):
+    for key, value in (
+        ("intent", inp.intent),
+        ("lang", filters.lang),
+        ("author", filters.author),
+        ("since", filters.since),
+        ("until", filters.until),
+    ):
         if value:
             meta[key] = value
-    for key, values in (("categories", filters.categories), ("exclude", filters.exclude),
-                        ("tagsAll", filters.tags_all), ("tagsAny", filters.tags_any)):
+    for key, values in (
+        ("categories", filters.categories),
+        ("exclude", filters.exclude),
+        ("tagsAll", filters.tags_all),
+        ("tagsAny", filters.tags_any),
+    ):
         if values:
             meta[key] = values
     if relaxed:
@@ -87,4 +99,6 @@ def search(app: App, inp: SearchInput) -> SearchResults:
         scored = [(doc, score) for doc, score in scored if score >= inp.minScore]
     builder = ResultBuilder(store, app.paths.index_name, inp.includeAbsPath)
     results = builder.search_results(scored, query.terms, full=inp.full)
-    return SearchResults.model_validate({"results": results, "meta": _meta(inp, filters, len(results), relaxed)})
+    return SearchResults.model_validate(
+        {"results": results, "meta": _meta(inp, filters, len(results), relaxed)}
+    )

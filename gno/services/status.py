@@ -10,16 +10,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gno_contracts.models.peek import Peek
+from gno_contracts.models.peek_input import PeekInput
+from gno_contracts.models.status import Status
+from gno_contracts.models.status_input import StatusInput
+
 from gno import __version__
 from gno.adapters.sqlite.store import SqliteStore, iso_from_ns, now_iso
 from gno.app import App
 from gno.core.fts import parse_query
 from gno.core.identity import make_uri
 from gno.errors import GnoError, NotInitializedError
-from gno_contracts.models.peek import Peek
-from gno_contracts.models.peek_input import PeekInput
-from gno_contracts.models.status import Status
-from gno_contracts.models.status_input import StatusInput
 
 PROBE_DOCS = 3
 PROBE_DEPTH = 20
@@ -38,11 +39,25 @@ def direct_resident() -> dict[str, Any]:
         "listenerPort": None,
         "admission": {"state": "accepting", "activeRequests": 0},
         "shutdown": {"state": "none"},
-        "transport": zeros("activeRequests", "activeSessions", "queuedRequests", "maxConcurrentRequests",
-                           "maxQueuedRequests", "maxSessions"),
+        "transport": zeros(
+            "activeRequests",
+            "activeSessions",
+            "queuedRequests",
+            "maxConcurrentRequests",
+            "maxQueuedRequests",
+            "maxSessions",
+        ),
         "readers": zeros("active", "queued", "limit", "maxQueued"),
-        "models": zeros("activeLeases", "leaseAcquisitions", "leaseReleases", "loadedModels", "loadAttempts",
-                        "loadSuccesses", "loadFailures", "inflightLoads"),
+        "models": zeros(
+            "activeLeases",
+            "leaseAcquisitions",
+            "leaseReleases",
+            "loadedModels",
+            "loadAttempts",
+            "loadSuccesses",
+            "loadFailures",
+            "inflightLoads",
+        ),
         "jobs": zeros("active", "recent", "failed"),
         "generations": zeros("content", "index"),
     }
@@ -70,7 +85,9 @@ def _lexical_proof(store: SqliteStore, collection: str) -> tuple[bool, str | Non
         if not words:
             continue
         hits = store.fts_candidates(parse_query(words[0]).match_all(), PROBE_DEPTH * 50)
-        found = store.documents_by_ids([rowid for rowid, _ in hits], "AND collection = ?", (collection,))
+        found = store.documents_by_ids(
+            [rowid for rowid, _ in hits], "AND collection = ?", (collection,)
+        )
         if doc.id in found:
             return True, None
         return False, "retrieval_mismatch"
@@ -82,7 +99,9 @@ def activation(store: SqliteStore, counts: dict[str, tuple[int, int]]) -> dict[s
     for coll in store.collections():
         started = time.perf_counter()
         documents = counts.get(coll["name"], (0, 0))[0]
-        index = _stage("passed" if documents else "failed", started, None if documents else "no_documents")
+        index = _stage(
+            "passed" if documents else "failed", started, None if documents else "no_documents"
+        )
         if documents:
             ok, code = _lexical_proof(store, coll["name"])
             lexical = _stage("passed" if ok else "failed", started, code)
@@ -90,24 +109,38 @@ def activation(store: SqliteStore, counts: dict[str, tuple[int, int]]) -> dict[s
             ok, lexical = False, _stage("skipped", started, "no_documents")
         remediation = None
         if not documents:
-            remediation = {"stage": "index", "code": "no_documents", "command": "gno update",
-                           "message": f"Collection {coll['name']} has no indexed documents yet."}
+            remediation = {
+                "stage": "index",
+                "code": "no_documents",
+                "command": "gno update",
+                "message": f"Collection {coll['name']} has no indexed documents yet.",
+            }
         elif not ok:
-            remediation = {"stage": "lexical", "code": lexical.get("code", "index_query_failed"),
-                           "command": "gno update", "message": "A probe search did not find its document."}
-        collections.append({
-            "collection": coll["name"],
-            "ready": ok,
-            "generatedAt": now_iso(),
-            "stages": {
-                "index": index,
-                "lexical": lexical,
-                "semantic": _stage("pending", started, "semantic_not_checked"),
-                "connector": _stage("skipped", started, "connector_not_requested"),
-            },
-            "semanticAvailability": {"status": "pending", "code": "models_missing", "command": "gno models pull"},
-            "remediation": remediation,
-        })
+            remediation = {
+                "stage": "lexical",
+                "code": lexical.get("code", "index_query_failed"),
+                "command": "gno update",
+                "message": "A probe search did not find its document.",
+            }
+        collections.append(
+            {
+                "collection": coll["name"],
+                "ready": ok,
+                "generatedAt": now_iso(),
+                "stages": {
+                    "index": index,
+                    "lexical": lexical,
+                    "semantic": _stage("pending", started, "semantic_not_checked"),
+                    "connector": _stage("skipped", started, "connector_not_requested"),
+                },
+                "semanticAvailability": {
+                    "status": "pending",
+                    "code": "models_missing",
+                    "command": "gno models pull",
+                },
+                "remediation": remediation,
+            }
+        )
     return {
         "schemaVersion": "1.0",
         "usable": any(c["ready"] for c in collections),
@@ -125,12 +158,20 @@ def status(app: App, inp: StatusInput) -> Status:
     collections = []
     for coll in store.collections():
         documents, chunks = counts.get(coll["name"], (0, 0))
-        entry: dict[str, Any] = {"name": coll["name"], "path": coll["path"], "documentCount": documents,
-                                 "chunkCount": chunks, "embeddedCount": 0}
+        entry: dict[str, Any] = {
+            "name": coll["name"],
+            "path": coll["path"],
+            "documentCount": documents,
+            "chunkCount": chunks,
+            "embeddedCount": 0,
+        }
         root_ok = Path(coll["path"]).expanduser().is_dir()
         entry["healthy"] = root_ok
         if not root_ok:
-            entry["rootError"] = {"code": "PATH_NOT_FOUND", "message": f"Collection root is missing: {coll['path']}"}
+            entry["rootError"] = {
+                "code": "PATH_NOT_FOUND",
+                "message": f"Collection root is missing: {coll['path']}",
+            }
         collections.append(entry)
     activation_state = activation(store, counts)
     payload = {
@@ -173,16 +214,28 @@ def peek(app: App, inp: PeekInput) -> Peek:
         "serve": serve_state(app.paths.data_dir),
     }
     if not app.paths.config_file.exists() or not app.paths.db_path.exists():
-        return Peek.model_validate(base | {"initialized": False, "counts": None, "backlog": None,
-                                           "lastIndexedAt": None, "recent": []})
+        return Peek.model_validate(
+            base
+            | {
+                "initialized": False,
+                "counts": None,
+                "backlog": None,
+                "lastIndexedAt": None,
+                "recent": [],
+            }
+        )
     try:
         store = app.store()
         totals = store.totals()
         roots = {c["name"]: c["path"] for c in store.collections()}
         recent = []
         for doc in store.recent_documents(10):
-            item: dict[str, Any] = {"docid": doc.docid, "uri": make_uri(doc.collection, doc.rel_path, app.paths.index_name), "title": doc.title,
-                                    "collection": doc.collection}
+            item: dict[str, Any] = {
+                "docid": doc.docid,
+                "uri": make_uri(doc.collection, doc.rel_path, app.paths.index_name),
+                "title": doc.title,
+                "collection": doc.collection,
+            }
             if doc.collection in roots:
                 item["absPath"] = f"{roots[doc.collection].rstrip('/')}/{doc.rel_path}"
             item["modifiedAt"] = iso_from_ns(doc.mtime_ns)
@@ -191,10 +244,13 @@ def peek(app: App, inp: PeekInput) -> Peek:
         raise
     except GnoError as exc:
         raise GnoError(f"Peek failed: {exc.message}") from exc
-    return Peek.model_validate(base | {
-        "initialized": True,
-        "counts": {"documents": totals["documents"], "collections": totals["collections"]},
-        "backlog": {"pending": totals["chunks"], "failed": totals["errors_24h"]},
-        "lastIndexedAt": totals["last_updated"],
-        "recent": recent,
-    })
+    return Peek.model_validate(
+        base
+        | {
+            "initialized": True,
+            "counts": {"documents": totals["documents"], "collections": totals["collections"]},
+            "backlog": {"pending": totals["chunks"], "failed": totals["errors_24h"]},
+            "lastIndexedAt": totals["last_updated"],
+            "recent": recent,
+        }
+    )

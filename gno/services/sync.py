@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gno_contracts.models.sync_result import SyncResult
+from gno_contracts.models.update_input import UpdateInput
+
 from gno.adapters.converters.mime import SUPPORTED_EXTENSIONS, sniff_mime
 from gno.adapters.sqlite.store import INGEST_VERSION, DocState, SqliteStore
 from gno.app import App
@@ -28,8 +31,6 @@ from gno.errors import NotFoundError
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.walker import WalkEntry, walk
 from gno.ports import PERMANENT_CODES, READ_ERROR, TOO_LARGE
-from gno_contracts.models.sync_result import SyncResult
-from gno_contracts.models.update_input import UpdateInput
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 BATCH_FILES = 200  # files per write transaction
@@ -78,7 +79,9 @@ def _ext(rel_path: str) -> str:
 class CollectionSync:
     """Syncs one collection; ``run`` raises KeyboardInterrupt after rolling back the open batch."""
 
-    def __init__(self, app: App, store: SqliteStore, collection: Collection, progress: Progress | None) -> None:
+    def __init__(
+        self, app: App, store: SqliteStore, collection: Collection, progress: Progress | None
+    ) -> None:
         self.app, self.store, self.coll = app, store, collection
         self.tally = CollectionTally(collection.name)
         self.progress = progress
@@ -95,9 +98,13 @@ class CollectionSync:
         if run_update_cmd and self.coll.update_cmd:
             commands.append(("UPDATE_CMD_FAILED", self.coll.update_cmd))
         for code, command in commands:
-            done = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True, timeout=600)
+            done = subprocess.run(
+                command, shell=True, cwd=root, capture_output=True, text=True, timeout=600
+            )
             if done.returncode != 0:
-                tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+                tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [
+                    f"exit {done.returncode}"
+                ]
                 self._error("", code, f"`{command}` failed: {tail[0]}")
 
     def run(self, git_pull: bool = False, run_update_cmd: bool = False) -> CollectionTally:
@@ -107,7 +114,9 @@ class CollectionSync:
             self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
             return self.tally
         self.run_commands(root, git_pull, run_update_cmd)
-        rules = FileRules.build(self.coll.pattern, self.coll.include, self.coll.exclude, SUPPORTED_EXTENSIONS)
+        rules = FileRules.build(
+            self.coll.pattern, self.coll.include, self.coll.exclude, SUPPORTED_EXTENSIONS
+        )
         entries = list(walk(root, rules))
         states = self.store.doc_states(self.coll.name)
         seen: set[str] = set()
@@ -154,10 +163,15 @@ class CollectionSync:
 
     def _queue(self, write: Callable[[], None]) -> None:
         self._pending.append(write)
-        if len(self._pending) >= BATCH_FILES or time.perf_counter() - self._last_flush > BATCH_SECONDS:
+        if (
+            len(self._pending) >= BATCH_FILES
+            or time.perf_counter() - self._last_flush > BATCH_SECONDS
+        ):
             self._flush()
 
-    def _convert(self, runner: JobRunner, window: list[tuple[WalkEntry, DocState | None, Job]]) -> None:
+    def _convert(
+        self, runner: JobRunner, window: list[tuple[WalkEntry, DocState | None, Job]]
+    ) -> None:
         results = runner.run([job for _, _, job in window])
         for (entry, state, job), result in zip(window, results, strict=True):
             source_hash = hashlib.sha256(job.data).hexdigest()
@@ -169,15 +183,32 @@ class CollectionSync:
                     self.tally.updated += 1
                 self._queue(self._saver(entry, job, source_hash, uri, result))
             else:
-                self._queue(self._failure(entry, job.ext, job.mime, source_hash, result.code, result.message, uri))
+                self._queue(
+                    self._failure(
+                        entry, job.ext, job.mime, source_hash, result.code, result.message, uri
+                    )
+                )
             self._advance()
 
-    def _saver(self, entry: WalkEntry, job: Job, source_hash: str, uri: str, result: Converted) -> Callable[[], None]:
+    def _saver(
+        self, entry: WalkEntry, job: Job, source_hash: str, uri: str, result: Converted
+    ) -> Callable[[], None]:
         return lambda: self.store.save_document(
-            collection=self.coll.name, rel_path=entry.rel_path, uri=uri, source_hash=source_hash, mime=job.mime,
-            ext=job.ext, size=entry.size, mtime_ns=entry.mtime_ns, inode=entry.inode, analysis=result.analysis,
-            fts_title=result.fts_title, fts_body=result.fts_body, converter_id=result.converter_id,
-            converter_version=result.converter_version, language_hint=self.coll.language_hint,
+            collection=self.coll.name,
+            rel_path=entry.rel_path,
+            uri=uri,
+            source_hash=source_hash,
+            mime=job.mime,
+            ext=job.ext,
+            size=entry.size,
+            mtime_ns=entry.mtime_ns,
+            inode=entry.inode,
+            analysis=result.analysis,
+            fts_title=result.fts_title,
+            fts_body=result.fts_body,
+            converter_id=result.converter_id,
+            converter_version=result.converter_version,
+            language_hint=self.coll.language_hint,
         )
 
     def _flush(self) -> None:
@@ -209,17 +240,36 @@ class CollectionSync:
         ext = _ext(entry.rel_path)
         uri = make_uri(self.coll.name, entry.rel_path)
         if entry.size > MAX_FILE_BYTES:
-            return self._failure(entry, ext, "application/octet-stream", None, TOO_LARGE,
-                                 f"File is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", uri)
+            return self._failure(
+                entry,
+                ext,
+                "application/octet-stream",
+                None,
+                TOO_LARGE,
+                f"File is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB",
+                uri,
+            )
         try:
             data = Path(entry.abs_path).read_bytes()
         except FileNotFoundError:
             self.tally.processed -= 1  # deleted mid-sync: treat as absent
             return None
         except OSError as exc:
-            return self._failure(entry, ext, "application/octet-stream", None, READ_ERROR, exc.strerror or str(exc), uri)
+            return self._failure(
+                entry,
+                ext,
+                "application/octet-stream",
+                None,
+                READ_ERROR,
+                exc.strerror or str(exc),
+                uri,
+            )
         source_hash = hashlib.sha256(data).hexdigest()
-        if state is not None and state.source_hash == source_hash and state.ingest_version == INGEST_VERSION:
+        if (
+            state is not None
+            and state.source_hash == source_hash
+            and state.ingest_version == INGEST_VERSION
+        ):
             if state.error_code is None and state.mirror_hash:
                 if state.active:
                     self.tally.unchanged += 1
@@ -234,14 +284,41 @@ class CollectionSync:
                 return touch
             if state.error_code in PERMANENT_CODES:
                 self.tally.skipped += 1
-                return lambda: self.store.touch_document(state.id, entry.size, entry.mtime_ns, entry.inode)
-        return Job(entry.rel_path, entry.abs_path, ext, sniff_mime(data[:512], ext), data, self.coll.language_hint)
+                return lambda: self.store.touch_document(
+                    state.id, entry.size, entry.mtime_ns, entry.inode
+                )
+        return Job(
+            entry.rel_path,
+            entry.abs_path,
+            ext,
+            sniff_mime(data[:512], ext),
+            data,
+            self.coll.language_hint,
+        )
 
-    def _failure(self, entry: WalkEntry, ext: str, mime: str, source_hash: str | None, code: str, message: str, uri: str):
+    def _failure(
+        self,
+        entry: WalkEntry,
+        ext: str,
+        mime: str,
+        source_hash: str | None,
+        code: str,
+        message: str,
+        uri: str,
+    ):
         self._error(entry.rel_path, code, message)
         return lambda: self.store.save_failure(
-            collection=self.coll.name, rel_path=entry.rel_path, uri=uri, source_hash=source_hash, mime=mime,
-            ext=ext, size=entry.size, mtime_ns=entry.mtime_ns, inode=entry.inode, code=code, message=message,
+            collection=self.coll.name,
+            rel_path=entry.rel_path,
+            uri=uri,
+            source_hash=source_hash,
+            mime=mime,
+            ext=ext,
+            size=entry.size,
+            mtime_ns=entry.mtime_ns,
+            inode=entry.inode,
+            code=code,
+            message=message,
         )
 
 
@@ -276,4 +353,3 @@ def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> Sync
     if interrupted:
         payload["interrupted"] = True
     return SyncResult.model_validate(payload)
-

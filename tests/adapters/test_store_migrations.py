@@ -6,8 +6,16 @@ from gno.adapters.sqlite.store import SqliteStore
 from gno.errors import LockedError, NotInitializedError
 
 EXPECTED_TABLES = {
-    "schema_meta", "collections", "contexts", "documents", "content", "content_chunks",
-    "documents_fts", "doc_tags", "doc_links", "ingest_errors",
+    "schema_meta",
+    "collections",
+    "contexts",
+    "documents",
+    "content",
+    "content_chunks",
+    "documents_fts",
+    "doc_tags",
+    "doc_links",
+    "ingest_errors",
 }
 
 
@@ -18,13 +26,17 @@ def test_versions_unique_and_contiguous():
 
 def test_blank_database_reaches_current_schema(tmp_path):
     store = SqliteStore.open(tmp_path / "i.sqlite", create=True)
-    names = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
-    assert EXPECTED_TABLES <= names
+    names = {
+        r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")
+    }
+    assert names >= EXPECTED_TABLES
     assert store.schema_version() == len(MIGRATIONS)
     assert store.get_meta("fts_tokenizer") == "porter unicode61 remove_diacritics 2"
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-    sql = store.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'documents_fts'").fetchone()[0]
+    sql = store.conn.execute(
+        "SELECT sql FROM sqlite_master WHERE name = 'documents_fts'"
+    ).fetchone()[0]
     assert "porter unicode61" in sql
     store.close()
     reopened = SqliteStore.open(tmp_path / "i.sqlite")  # migrations are idempotent

@@ -1,4 +1,5 @@
 import bisect
+import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -6,7 +7,9 @@ from hypothesis import strategies as st
 from gno.core.chunker import MAX_CHARS, WINDOW_CHARS, chunk_text, code_family
 from gno.core.mirror import canonicalize
 
-words = st.sampled_from(["alpha", "beta.", "Gamma", "delta!", "\n", "\n\n", "def f():", "  x = 1", "日本語", "ünïcode"])
+words = st.sampled_from(
+    ["alpha", "beta.", "Gamma", "delta!", "\n", "\n\n", "def f():", "  x = 1", "日本語", "ünïcode"]
+)
 documents = st.lists(words, min_size=0, max_size=3000).map(lambda ws: canonicalize(" ".join(ws)))
 
 
@@ -38,12 +41,16 @@ def test_small_text_is_one_chunk_and_long_text_overlaps():
     text = canonicalize("\n\n".join(f"Paragraph {i} " + "word " * 60 for i in range(40)))
     chunks = chunk_text(text)
     assert len(chunks) > 3
-    assert all(a.end > b.pos for a, b in zip(chunks, chunks[1:]))  # 480-char overlap
-    assert all(text[c.end - 2 : c.end] == "\n\n" for c in chunks[:-1])  # blank-line breaks preferred
+    assert all(a.end > b.pos for a, b in itertools.pairwise(chunks))  # 480-char overlap
+    assert all(
+        text[c.end - 2 : c.end] == "\n\n" for c in chunks[:-1]
+    )  # blank-line breaks preferred
 
 
 def test_code_breaks_at_declarations():
-    body = "\n".join(f"def fn_{i}(x):\n" + "    y = x + 1\n" * 25 + "    return y\n" for i in range(30))
+    body = "\n".join(
+        f"def fn_{i}(x):\n" + "    y = x + 1\n" * 25 + "    return y\n" for i in range(30)
+    )
     chunks = chunk_text(body, code_family("src/mod.py"))
     assert len(chunks) > 1
     for c in chunks[1:]:

@@ -19,7 +19,10 @@ def fts():
         "gpt-4 and real-time dashboards",
         "sampling rules without the tail",
     ]
-    conn.executemany("INSERT INTO t (rowid, body) VALUES (?, ?)", [(i, index_text(d)) for i, d in enumerate(docs)])
+    conn.executemany(
+        "INSERT INTO t (rowid, body) VALUES (?, ?)",
+        [(i, index_text(d)) for i, d in enumerate(docs)],
+    )
     return conn
 
 

@@ -15,7 +15,11 @@ def test_pattern_semantics():
     assert not compile_globs("**/*").match(".hidden/c.md")
     assert not compile_globs("*.md").match("dir/a.md")
     alternatives = compile_globs("{docs/**/*.md,README.md}")
-    assert alternatives.match("README.md") and alternatives.match("docs/x/y.md") and not alternatives.match("x.md")
+    assert (
+        alternatives.match("README.md")
+        and alternatives.match("docs/x/y.md")
+        and not alternatives.match("x.md")
+    )
     assert compile_globs("notes/[ab]?.md").match("notes/a1.md")
     for bad in ("/abs/**", "../x/*", "a/{b"):
         with pytest.raises(ValidationError):

@@ -12,7 +12,9 @@ from gno.core.identity import (
 )
 from gno.errors import ValidationError
 
-segment = st.text(alphabet=st.characters(exclude_characters="/\x00", codec="utf-8"), min_size=1, max_size=12)
+segment = st.text(
+    alphabet=st.characters(exclude_characters="/\x00", codec="utf-8"), min_size=1, max_size=12
+)
 rel_paths = st.lists(segment, min_size=1, max_size=4).map("/".join)
 
 

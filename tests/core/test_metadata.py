@@ -44,13 +44,20 @@ def test_tags_come_from_frontmatter_and_body_outside_code():
 
     body_tags = hashtags(DOC, Regions(DOC, fm.end_offset))
     assert body_tags == ["project/x", "日本"]
-    assert collect_tags(["Alpha", "beta/Gamma", "#project/x", "bad tag", ""]) == ["alpha", "beta/gamma", "project/x"]
+    assert collect_tags(["Alpha", "beta/Gamma", "#project/x", "bad tag", ""]) == [
+        "alpha",
+        "beta/gamma",
+        "project/x",
+    ]
     assert is_valid_tag("a/b-c.d") and not is_valid_tag("a//b") and not is_valid_tag("-a")
 
 
 def test_links_skip_code_comments_and_external():
     links = parse_links(DOC, "notes/today.md")
-    assert [(lk.link_type, lk.target_ref_norm) for lk in links] == [("wiki", "other note"), ("markdown", "specs/a b.md")]
+    assert [(lk.link_type, lk.target_ref_norm) for lk in links] == [
+        ("wiki", "other note"),
+        ("markdown", "specs/a b.md"),
+    ]
     wiki, md = links
     assert wiki.link_text == "alias" and md.target_anchor == "part"
     line = DOC.split("\n")[wiki.start_line - 1]
@@ -63,7 +70,10 @@ def test_analysis_title_precedence_and_types():
     assert a.title == "A folded: title that spans lines"
     assert a.tags == ["alpha", "beta/gamma", "project/x", "日本"]
     assert analyze("# Only H1\ntext", "x.md", ".md", markdown_syntax=True).title == "Only H1"
-    assert analyze("no heading", "dir/file-name.txt", ".txt", markdown_syntax=False).title == "file-name"
+    assert (
+        analyze("no heading", "dir/file-name.txt", ".txt", markdown_syntax=False).title
+        == "file-name"
+    )
     assert first_h1("```\n# not this\n```\n# This\n") == "This"
     assert infer_content_type("src/app.py", ".py") == ("code", "path-ext")
     assert infer_content_type("meetings/standup.md", ".md")[0] == "meeting"
@@ -73,7 +83,10 @@ def test_analysis_title_precedence_and_types():
 def test_language_detection():
     assert detect_language("短い") is None
     assert detect_language("これは日本語の文章です。サンプリングについて説明します。" * 3) == "ja"
-    assert detect_language("这是一个关于采样的中文段落，我们在这里讨论追踪数据的处理方式。" * 2) == "zh"
+    assert (
+        detect_language("这是一个关于采样的中文段落，我们在这里讨论追踪数据的处理方式。" * 2)
+        == "zh"
+    )
     en = "The collector receives traces and it is the place where the sampling of spans is done for the service."
     assert detect_language(en) == "en"
     es = "El colector recibe las trazas y es el lugar donde se hace el muestreo de los spans para el servicio que"

@@ -6,7 +6,10 @@ from hypothesis import strategies as st
 from gno.core.mirror import canonicalize
 
 text = st.text(alphabet=st.characters(codec="utf-8"), max_size=400) | st.lists(
-    st.sampled_from(["a", " ", "\t", "\n", "\r\n", "\r", "\ufeff", "\x00", "\x7f", "e\u0301", "  \n", "é"]), max_size=60
+    st.sampled_from(
+        ["a", " ", "\t", "\n", "\r\n", "\r", "\ufeff", "\x00", "\x7f", "e\u0301", "  \n", "é"]
+    ),
+    max_size=60,
 ).map("".join)
 
 
@@ -30,7 +33,7 @@ def test_idempotent(raw):
 @given(text)
 def test_invariants(raw):
     out = canonicalize(raw)
-    assert out.endswith("\n") and not out.endswith("\n\n") or out == "\n"
+    assert (out.endswith("\n") and not out.endswith("\n\n")) or out == "\n"
     assert "\r" not in out and "\ufeff" not in out[:1]
     assert "\n\n\n" not in out
     assert unicodedata.is_normalized("NFC", out)

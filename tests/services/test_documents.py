@@ -1,10 +1,10 @@
 import pytest
-
-from gno.errors import DocumentNotFoundError, NotFoundError, ValidationError
-from gno.services.documents import get, ls, multi_get
 from gno_contracts.models.get_input import GetInput
 from gno_contracts.models.ls_input import LsInput
 from gno_contracts.models.multi_get_input import MultiGetInput
+
+from gno.errors import DocumentNotFoundError, NotFoundError, ValidationError
+from gno.services.documents import get, ls, multi_get
 from tests.conftest import sync
 
 FILES = {
@@ -24,10 +24,17 @@ def app(make_app):
 
 def test_get_by_uri_path_docid_and_ranges(app):
     doc = get(app, GetInput(ref="gno://notes/a.md", lineNumbers=False))
-    assert doc.content == "# A\n\nline three\nline four" and doc.totalLines == 4 and doc.returnedLines is None
+    assert (
+        doc.content == "# A\n\nline three\nline four"
+        and doc.totalLines == 4
+        and doc.returnedLines is None
+    )
     assert get(app, GetInput(ref=doc.docid)).uri == "gno://notes/a.md"
     part = get(app, GetInput(ref="notes/a.md:3", lineCount=1))
-    assert part.content == "3: line three" and (part.returnedLines.start, part.returnedLines.end) == (3, 3)
+    assert part.content == "3: line three" and (
+        part.returnedLines.start,
+        part.returnedLines.end,
+    ) == (3, 3)
     assert get(app, GetInput(ref="gno://notes/a.md:3", fromLine=4)).content == "4: line four"
     past = get(app, GetInput(ref="gno://notes/a.md", fromLine=99))
     assert past.content == "" and past.returnedLines is None
@@ -47,12 +54,25 @@ def test_get_errors(app):
 
 
 def test_multi_get_globs_truncation_and_skips(app):
-    out = multi_get(app, MultiGetInput(refs=["notes/sub/*.md", "notes/a.md,gno://notes/nope.md", "bad"],
-                                       maxBytes=12, lineNumbers=False))
-    assert [d.uri for d in out.documents] == ["gno://notes/sub/b.md", "gno://notes/sub/c%20d.md", "gno://notes/a.md"]
+    out = multi_get(
+        app,
+        MultiGetInput(
+            refs=["notes/sub/*.md", "notes/a.md,gno://notes/nope.md", "bad"],
+            maxBytes=12,
+            lineNumbers=False,
+        ),
+    )
+    assert [d.uri for d in out.documents] == [
+        "gno://notes/sub/b.md",
+        "gno://notes/sub/c%20d.md",
+        "gno://notes/a.md",
+    ]
     a = out.documents[2]
     assert a.truncated is True and a.content == "# A\n\n" and len(a.content.encode()) <= 12
-    assert [(s.ref, s.reason.value) for s in out.skipped] == [("gno://notes/nope.md", "not_found"), ("bad", "invalid_ref")]
+    assert [(s.ref, s.reason.value) for s in out.skipped] == [
+        ("gno://notes/nope.md", "not_found"),
+        ("bad", "invalid_ref"),
+    ]
     assert (out.meta.requested, out.meta.returned, out.meta.skipped) == (4, 3, 2)
     with pytest.raises(ValidationError):
         multi_get(app, MultiGetInput(refs=["a"], pattern="b"))
@@ -62,7 +82,10 @@ def test_ls_scopes(app):
     everything = ls(app, LsInput())
     assert everything.meta.total == 3  # the failed PDF has no content
     assert [d.uri for d in everything.documents] == sorted(d.uri for d in everything.documents)
-    assert [d.source.relPath for d in ls(app, LsInput(scope="gno://notes/sub/")).documents] == ["sub/b.md", "sub/c d.md"]
+    assert [d.source.relPath for d in ls(app, LsInput(scope="gno://notes/sub/")).documents] == [
+        "sub/b.md",
+        "sub/c d.md",
+    ]
     page = ls(app, LsInput(limit=1, offset=1))
     assert (page.meta.returned, page.meta.offset) == (1, 1)
     with pytest.raises(ValidationError):

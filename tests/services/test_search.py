@@ -29,7 +29,11 @@ def test_ranking_scores_and_meta(app):
     assert uris(result)[0] == "gno://notes/en/sampling.md"
     assert result.meta.mode.value == "bm25" and result.meta.totalResults == len(result.results)
     scores = [r.score for r in result.results]
-    assert scores == sorted(scores, reverse=True) and scores[0] == 1.0 and all(0 <= s <= 1 for s in scores)
+    assert (
+        scores == sorted(scores, reverse=True)
+        and scores[0] == 1.0
+        and all(0 <= s <= 1 for s in scores)
+    )
 
 
 def test_languages_identifiers_compounds(app):
@@ -37,12 +41,16 @@ def test_languages_identifiers_compounds(app):
     assert uris(search(app, "muestreo de trazas")) == ["gno://notes/es/muestreo.md"]
     assert uris(search(app, "OTEL_EXPORTER_OTLP_ENDPOINT")) == ["gno://notes/en/exporter.md"]
     assert uris(search(app, "real-time gpt-4")) == ["gno://notes/misc/realtime.md"]
-    assert uris(search(app, "deciding")) == ["gno://notes/en/sampling.md"]  # porter: decides ~ deciding
+    assert uris(search(app, "deciding")) == [
+        "gno://notes/en/sampling.md"
+    ]  # porter: decides ~ deciding
 
 
 def test_snippet_is_the_matching_mirror_lines(app):
     hit = search(app, "head sampling").results[0]
-    doc_lines = app.store().content(app.store().documents_by_docid(hit.docid)[0].mirror_hash).split("\n")
+    doc_lines = (
+        app.store().content(app.store().documents_by_docid(hit.docid)[0].mirror_hash).split("\n")
+    )
     start, end = hit.snippetRange.startLine, hit.snippetRange.endLine
     assert hit.snippet == "\n".join(doc_lines[start - 1 : end])
     assert "Head sampling" in hit.snippet and hit.line == start
@@ -59,10 +67,14 @@ def test_filters_apply_before_the_limit(make_app):
 
 
 def test_metadata_filters(app):
-    assert uris(search(app, "sampling", tagsAll=["otel", "guide"])) == ["gno://notes/en/sampling.md"]
+    assert uris(search(app, "sampling", tagsAll=["otel", "guide"])) == [
+        "gno://notes/en/sampling.md"
+    ]
     assert uris(search(app, "exporter OR", author="ada")) == []
     assert uris(search(app, "sampling", author="ADA")) == ["gno://notes/en/sampling.md"]
-    assert uris(search(app, "otel exporter", since="2020-06-01", until="2022-01-01")) == ["gno://notes/en/exporter.md"]
+    assert uris(search(app, "otel exporter", since="2020-06-01", until="2022-01-01")) == [
+        "gno://notes/en/exporter.md"
+    ]
     assert uris(search(app, "tail", since="2025-01-01")) == []  # dated 2024 in its frontmatter
     assert "gno://notes/ja/sampling.md" in uris(search(app, "サンプリング", lang="ja"))
     assert uris(search(app, "tail sampling", exclude=["head"])) == []

@@ -18,7 +18,9 @@ NOTES = {
 
 
 def counts(store: SqliteStore) -> tuple[int, int]:
-    docs = store.conn.execute("SELECT count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL").fetchone()[0]
+    docs = store.conn.execute(
+        "SELECT count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL"
+    ).fetchone()[0]
     fts = store.conn.execute("SELECT count(*) FROM documents_fts").fetchone()[0]
     return docs, fts
 
@@ -63,12 +65,20 @@ def test_vanished_file_is_soft_deleted_and_restored(make_app):
     (root / "dir/b.md").unlink()
     assert sync(app).collections[0].filesMarkedInactive == 1
     assert not search(app, "beta").results
-    row = app.store().conn.execute("SELECT active FROM documents WHERE rel_path = 'dir/b.md'").fetchone()
+    row = (
+        app.store()
+        .conn.execute("SELECT active FROM documents WHERE rel_path = 'dir/b.md'")
+        .fetchone()
+    )
     assert row == (0,)  # kept, not deleted
     (root / "dir/b.md").write_bytes(content)
     assert sync(app).collections[0].filesUpdated == 1
     assert search(app, "beta").results
-    ids = app.store().conn.execute("SELECT count(*) FROM documents WHERE rel_path = 'dir/b.md'").fetchone()
+    ids = (
+        app.store()
+        .conn.execute("SELECT count(*) FROM documents WHERE rel_path = 'dir/b.md'")
+        .fetchone()
+    )
     assert ids == (1,)  # the same row came back
 
 
@@ -109,7 +119,10 @@ def test_symlink_outside_root_is_ignored(make_app, tmp_path):
     (root / "inner-link.md").symlink_to(root / "in.md")
     sync(app)
     assert not search(app, "secret").results
-    assert {r.uri for r in search(app, "inside").results} == {"gno://notes/in.md", "gno://notes/inner-link.md"}
+    assert {r.uri for r in search(app, "inside").results} == {
+        "gno://notes/in.md",
+        "gno://notes/inner-link.md",
+    }
 
 
 @pytest.mark.parametrize("stop_after", [1, 150])
@@ -127,8 +140,9 @@ def test_interrupted_sync_leaves_consistent_index(make_app, stop_after, monkeypa
         if calls["n"] == stop_after:
             raise KeyboardInterrupt
 
-    from gno.services.sync import update
     from gno_contracts.models.update_input import UpdateInput
+
+    from gno.services.sync import update
 
     result = update(app, UpdateInput(), progress=interrupt)
     assert result.interrupted is True
@@ -139,7 +153,8 @@ def test_interrupted_sync_leaves_consistent_index(make_app, stop_after, monkeypa
     assert docs == fts and docs < 300
     chunkless = store.conn.execute(
         "SELECT count(*) FROM documents d WHERE d.mirror_hash IS NOT NULL AND NOT EXISTS "
-        "(SELECT 1 FROM content c WHERE c.mirror_hash = d.mirror_hash)").fetchone()[0]
+        "(SELECT 1 FROM content c WHERE c.mirror_hash = d.mirror_hash)"
+    ).fetchone()[0]
     assert chunkless == 0
     store.close()
     result = sync(app).collections[0]

@@ -7,7 +7,9 @@ from pathlib import Path
 from gno.ports import Conversion
 
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown"})
-TEXT_EXTENSIONS = frozenset(".txt .ts .tsx .js .jsx .py .go .rs .swift .c".split())
+TEXT_EXTENSIONS = frozenset(
+    [".txt", ".ts", ".tsx", ".js", ".jsx", ".py", ".go", ".rs", ".swift", ".c"]
+)
 
 
 class MarkdownConverter:

@@ -39,7 +39,10 @@ def now_iso() -> str:
 
 
 def iso_from_ns(ns: int) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ns / 1e9)) + f".{(ns // 1_000_000) % 1000:03d}Z"
+    return (
+        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ns / 1e9))
+        + f".{(ns // 1_000_000) % 1000:03d}Z"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +131,9 @@ class SqliteStore:
         self.conn.close()
 
     def schema_version(self) -> int:
-        exists = self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_meta'").fetchone()
+        exists = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'schema_meta'"
+        ).fetchone()
         if not exists:
             return 0
         row = self.conn.execute("SELECT value FROM schema_meta WHERE key = 'version'").fetchone()
@@ -146,7 +151,9 @@ class SqliteStore:
                 )
                 self.set_meta("fts_tokenizer", TOKENIZE_BY_NAME[tokenizer])
                 self.set_meta("created_at", now_iso())
-            settings = {"fts_tokenize": self.get_meta("fts_tokenizer") or TOKENIZE_BY_NAME[tokenizer]}
+            settings = {
+                "fts_tokenize": self.get_meta("fts_tokenizer") or TOKENIZE_BY_NAME[tokenizer]
+            }
             for version, step in pending:
                 step(self.conn, settings)
                 self.set_meta("version", str(version))
@@ -187,16 +194,32 @@ class SqliteStore:
 
     # -- config mirror -------------------------------------------------------------
 
-    def replace_config(self, collections: Iterable[dict[str, Any]], contexts: Iterable[tuple[str, str, str]], stamp: str) -> None:
+    def replace_config(
+        self,
+        collections: Iterable[dict[str, Any]],
+        contexts: Iterable[tuple[str, str, str]],
+        stamp: str,
+    ) -> None:
         with self.write():
-            existing = {row[0]: row[1] for row in self.conn.execute("SELECT name, synced_at FROM collections")}
+            existing = {
+                row[0]: row[1]
+                for row in self.conn.execute("SELECT name, synced_at FROM collections")
+            }
             self.conn.execute("DELETE FROM collections")
             self.conn.executemany(
                 "INSERT INTO collections (name, path, pattern, include_json, exclude_json, update_cmd, language_hint, synced_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (c["name"], c["path"], c["pattern"], json.dumps(c["include"]), json.dumps(c["exclude"]),
-                     c.get("updateCmd"), c.get("languageHint"), existing.get(c["name"]))
+                    (
+                        c["name"],
+                        c["path"],
+                        c["pattern"],
+                        json.dumps(c["include"]),
+                        json.dumps(c["exclude"]),
+                        c.get("updateCmd"),
+                        c.get("languageHint"),
+                        existing.get(c["name"]),
+                    )
                     for c in collections
                 ],
             )
@@ -210,22 +233,40 @@ class SqliteStore:
             "FROM collections ORDER BY name"
         )
         return [
-            {"name": r[0], "path": r[1], "pattern": r[2], "include": json.loads(r[3]), "exclude": json.loads(r[4]),
-             "updateCmd": r[5], "languageHint": r[6], "syncedAt": r[7]}
+            {
+                "name": r[0],
+                "path": r[1],
+                "pattern": r[2],
+                "include": json.loads(r[3]),
+                "exclude": json.loads(r[4]),
+                "updateCmd": r[5],
+                "languageHint": r[6],
+                "syncedAt": r[7],
+            }
             for r in rows
         ]
 
     def contexts(self) -> list[tuple[str, str, str]]:
-        return [tuple(r) for r in self.conn.execute("SELECT scope_type, scope_key, text FROM contexts")]
+        return [
+            tuple(r) for r in self.conn.execute("SELECT scope_type, scope_key, text FROM contexts")
+        ]
 
     def rename_collection_rows(self, old: str, new: str, uris: Sequence[tuple[int, str]]) -> None:
         with self.write():
-            self.conn.execute("UPDATE documents SET collection = ? WHERE collection = ?", (new, old))
-            self.conn.executemany("UPDATE documents SET uri = ? WHERE id = ?", [(u, i) for i, u in uris])
-            self.conn.execute("UPDATE ingest_errors SET collection = ? WHERE collection = ?", (new, old))
+            self.conn.execute(
+                "UPDATE documents SET collection = ? WHERE collection = ?", (new, old)
+            )
+            self.conn.executemany(
+                "UPDATE documents SET uri = ? WHERE id = ?", [(u, i) for i, u in uris]
+            )
+            self.conn.execute(
+                "UPDATE ingest_errors SET collection = ? WHERE collection = ?", (new, old)
+            )
 
     def mark_synced(self, collection: str) -> None:
-        self.conn.execute("UPDATE collections SET synced_at = ? WHERE name = ?", (now_iso(), collection))
+        self.conn.execute(
+            "UPDATE collections SET synced_at = ? WHERE name = ?", (now_iso(), collection)
+        )
 
     # -- sync ------------------------------------------------------------------------
 
@@ -235,7 +276,9 @@ class SqliteStore:
             "ingest_version, last_error_code FROM documents WHERE collection = ?",
             (collection,),
         )
-        return {r[0]: DocState(r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9]) for r in rows}
+        return {
+            r[0]: DocState(r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9]) for r in rows
+        }
 
     def touch_document(self, doc_id: int, size: int, mtime_ns: int, inode: int | None) -> None:
         self.conn.execute(
@@ -287,10 +330,33 @@ class SqliteStore:
                 updated_at = excluded.updated_at
             RETURNING id
             """,
-            (collection, rel_path, source_hash, mime, ext, size, mtime_ns, inode, docid_for(source_hash), uri,
-             a.title, a.mirror_hash, converter_id, converter_version, language_hint, a.content_type,
-             a.content_type_source, json.dumps(a.categories), a.metadata.author, a.metadata.frontmatter_date,
-             json.dumps(a.metadata.date_fields) if a.metadata.date_fields else None, INGEST_VERSION, ts, ts, ts),
+            (
+                collection,
+                rel_path,
+                source_hash,
+                mime,
+                ext,
+                size,
+                mtime_ns,
+                inode,
+                docid_for(source_hash),
+                uri,
+                a.title,
+                a.mirror_hash,
+                converter_id,
+                converter_version,
+                language_hint,
+                a.content_type,
+                a.content_type_source,
+                json.dumps(a.categories),
+                a.metadata.author,
+                a.metadata.frontmatter_date,
+                json.dumps(a.metadata.date_fields) if a.metadata.date_fields else None,
+                INGEST_VERSION,
+                ts,
+                ts,
+                ts,
+            ),
         ).fetchone()[0]
         inserted = self.conn.execute(
             "INSERT INTO content (mirror_hash, markdown, line_count) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1",
@@ -300,26 +366,56 @@ class SqliteStore:
             self.conn.executemany(
                 "INSERT INTO content_chunks (mirror_hash, seq, pos, end_pos, start_line, end_line, language) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(a.mirror_hash, c.chunk.seq, c.chunk.pos, c.chunk.end, c.chunk.start_line, c.chunk.end_line, c.language)
-                 for c in a.chunks],
+                [
+                    (
+                        a.mirror_hash,
+                        c.chunk.seq,
+                        c.chunk.pos,
+                        c.chunk.end,
+                        c.chunk.start_line,
+                        c.chunk.end_line,
+                        c.language,
+                    )
+                    for c in a.chunks
+                ],
             )
         self._replace_fts(doc_id, rel_path, fts_title, fts_body, prepared=True)
-        self.conn.execute("DELETE FROM doc_tags WHERE document_id = ? AND source = 'frontmatter'", (doc_id,))
+        self.conn.execute(
+            "DELETE FROM doc_tags WHERE document_id = ? AND source = 'frontmatter'", (doc_id,)
+        )
         self.conn.executemany(
             "INSERT OR IGNORE INTO doc_tags (document_id, tag, source) VALUES (?, ?, 'frontmatter')",
             [(doc_id, tag) for tag in a.tags],
         )
-        self.conn.execute("DELETE FROM doc_links WHERE source_doc_id = ? AND source = 'parsed'", (doc_id,))
+        self.conn.execute(
+            "DELETE FROM doc_links WHERE source_doc_id = ? AND source = 'parsed'", (doc_id,)
+        )
         self.conn.executemany(
             "INSERT OR IGNORE INTO doc_links (source_doc_id, link_type, target_ref, target_ref_norm, target_anchor, "
             "target_collection, link_text, start_line, start_col, end_line, end_col, source) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'parsed')",
-            [(doc_id, lk.link_type, lk.target_ref, lk.target_ref_norm, lk.target_anchor, lk.target_collection,
-              lk.link_text, lk.start_line, lk.start_col, lk.end_line, lk.end_col) for lk in a.links],
+            [
+                (
+                    doc_id,
+                    lk.link_type,
+                    lk.target_ref,
+                    lk.target_ref_norm,
+                    lk.target_anchor,
+                    lk.target_collection,
+                    lk.link_text,
+                    lk.start_line,
+                    lk.start_col,
+                    lk.end_line,
+                    lk.end_col,
+                )
+                for lk in a.links
+            ],
         )
         return doc_id
 
-    def _replace_fts(self, doc_id: int, rel_path: str, title: str | None, body: str, prepared: bool = False) -> None:
+    def _replace_fts(
+        self, doc_id: int, rel_path: str, title: str | None, body: str, prepared: bool = False
+    ) -> None:
         """(Re)index one document; ``prepared`` means title/body already went through index_text."""
         if not prepared:
             title, body = index_text(title or ""), index_text(body)
@@ -330,8 +426,19 @@ class SqliteStore:
         )
 
     def save_failure(
-        self, *, collection: str, rel_path: str, uri: str, source_hash: str | None, mime: str, ext: str,
-        size: int, mtime_ns: int, inode: int | None, code: str, message: str,
+        self,
+        *,
+        collection: str,
+        rel_path: str,
+        uri: str,
+        source_hash: str | None,
+        mime: str,
+        ext: str,
+        size: int,
+        mtime_ns: int,
+        inode: int | None,
+        code: str,
+        message: str,
     ) -> None:
         """Record an ingest error; a document that failed has no searchable content."""
         ts = now_iso()
@@ -350,8 +457,24 @@ class SqliteStore:
                 updated_at = excluded.updated_at
             RETURNING id
             """,
-            (collection, rel_path, source_hash, mime, ext, size, mtime_ns, inode,
-             docid_for(source_hash) if source_hash else None, uri, code, message, ts, INGEST_VERSION, ts, ts),
+            (
+                collection,
+                rel_path,
+                source_hash,
+                mime,
+                ext,
+                size,
+                mtime_ns,
+                inode,
+                docid_for(source_hash) if source_hash else None,
+                uri,
+                code,
+                message,
+                ts,
+                INGEST_VERSION,
+                ts,
+                ts,
+            ),
         ).fetchone()
         self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (row[0],))
         self.record_error(collection, rel_path, code, message)
@@ -368,20 +491,30 @@ class SqliteStore:
             "WHERE d.id = ?",
             (doc_id,),
         ).fetchone()
-        self.conn.execute("UPDATE documents SET active = 1, updated_at = ? WHERE id = ?", (now_iso(), doc_id))
+        self.conn.execute(
+            "UPDATE documents SET active = 1, updated_at = ? WHERE id = ?", (now_iso(), doc_id)
+        )
         if row:
             self._replace_fts(doc_id, row[0], row[1], row[2])
 
     def inactivate(self, doc_ids: Sequence[int]) -> None:
         ts = now_iso()
-        self.conn.executemany("UPDATE documents SET active = 0, updated_at = ? WHERE id = ?", [(ts, i) for i in doc_ids])
+        self.conn.executemany(
+            "UPDATE documents SET active = 0, updated_at = ? WHERE id = ?",
+            [(ts, i) for i in doc_ids],
+        )
         self.conn.executemany("DELETE FROM documents_fts WHERE rowid = ?", [(i,) for i in doc_ids])
 
     def inactivate_collections_except(self, names: Sequence[str]) -> int:
         """Soft-delete documents of collections no longer in the config."""
         marks = ",".join("?" * len(names)) or "''"
-        ids = [r[0] for r in self.conn.execute(
-            f"SELECT id FROM documents WHERE active = 1 AND collection NOT IN ({marks})", tuple(names))]
+        ids = [
+            r[0]
+            for r in self.conn.execute(
+                f"SELECT id FROM documents WHERE active = 1 AND collection NOT IN ({marks})",
+                tuple(names),
+            )
+        ]
         if ids:
             with self.write():
                 self.inactivate(ids)
@@ -401,7 +534,9 @@ class SqliteStore:
         except apsw.SQLError as exc:
             raise ValidationError(f"Invalid search syntax: {exc}") from exc
 
-    def documents_by_ids(self, ids: Sequence[int], where: str = "", params: Sequence[Any] = ()) -> dict[int, DocRow]:
+    def documents_by_ids(
+        self, ids: Sequence[int], where: str = "", params: Sequence[Any] = ()
+    ) -> dict[int, DocRow]:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
@@ -417,11 +552,14 @@ class SqliteStore:
 
     def document_by_path(self, collection: str, rel_path: str) -> DocRow | None:
         row = self.conn.execute(
-            f"SELECT {_DOC_COLUMNS} FROM documents WHERE collection = ? AND rel_path = ?", (collection, rel_path)
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE collection = ? AND rel_path = ?",
+            (collection, rel_path),
         ).fetchone()
         return _doc_row(row) if row else None
 
-    def list_documents(self, collection: str | None, prefix: str | None, limit: int, offset: int) -> tuple[list[DocRow], int]:
+    def list_documents(
+        self, collection: str | None, prefix: str | None, limit: int, offset: int
+    ) -> tuple[list[DocRow], int]:
         where, params = "active = 1 AND mirror_hash IS NOT NULL", []
         if collection:
             where += " AND collection = ?"
@@ -429,27 +567,36 @@ class SqliteStore:
         if prefix:
             where += " AND substr(rel_path, 1, ?) = ?"
             params += [len(prefix), prefix]
-        total = self.conn.execute(f"SELECT count(*) FROM documents WHERE {where}", params).fetchone()[0]
+        total = self.conn.execute(
+            f"SELECT count(*) FROM documents WHERE {where}", params
+        ).fetchone()[0]
         rows = self.conn.execute(
-            f"SELECT {_DOC_COLUMNS} FROM documents WHERE {where} ORDER BY uri LIMIT ? OFFSET ?", (*params, limit, offset)
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE {where} ORDER BY uri LIMIT ? OFFSET ?",
+            (*params, limit, offset),
         )
         return [_doc_row(r) for r in rows], total
 
     def active_paths(self, collection: str) -> list[DocRow]:
         rows = self.conn.execute(
-            f"SELECT {_DOC_COLUMNS} FROM documents WHERE collection = ? AND active = 1 ORDER BY rel_path", (collection,)
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE collection = ? AND active = 1 ORDER BY rel_path",
+            (collection,),
         )
         return [_doc_row(r) for r in rows]
 
     def content(self, mirror_hash: str) -> str | None:
-        row = self.conn.execute("SELECT markdown FROM content WHERE mirror_hash = ?", (mirror_hash,)).fetchone()
+        row = self.conn.execute(
+            "SELECT markdown FROM content WHERE mirror_hash = ?", (mirror_hash,)
+        ).fetchone()
         return row[0] if row else None
 
     def chunks(self, mirror_hash: str) -> list[tuple[int, int, int, int, int, str | None]]:
-        return [tuple(r) for r in self.conn.execute(
-            "SELECT seq, pos, end_pos, start_line, end_line, language FROM content_chunks WHERE mirror_hash = ? ORDER BY seq",
-            (mirror_hash,),
-        )]
+        return [
+            tuple(r)
+            for r in self.conn.execute(
+                "SELECT seq, pos, end_pos, start_line, end_line, language FROM content_chunks WHERE mirror_hash = ? ORDER BY seq",
+                (mirror_hash,),
+            )
+        ]
 
     def tags_for(self, doc_ids: Sequence[int]) -> dict[int, list[str]]:
         if not doc_ids:
@@ -457,7 +604,8 @@ class SqliteStore:
         marks = ",".join("?" * len(doc_ids))
         out: dict[int, list[str]] = {}
         for doc_id, tag in self.conn.execute(
-            f"SELECT document_id, tag FROM doc_tags WHERE document_id IN ({marks}) ORDER BY tag", tuple(doc_ids)
+            f"SELECT document_id, tag FROM doc_tags WHERE document_id IN ({marks}) ORDER BY tag",
+            tuple(doc_ids),
         ):
             out.setdefault(doc_id, []).append(tag)
         return out
@@ -472,19 +620,27 @@ class SqliteStore:
 
     def collection_counts(self) -> dict[str, tuple[int, int]]:
         """Per collection: (active documents, chunks of their mirrors)."""
-        docs = dict(self.conn.execute(
-            "SELECT collection, count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL "
-            "GROUP BY collection").fetchall())
-        chunks = dict(self.conn.execute(
-            "SELECT d.collection, count(*) FROM (SELECT DISTINCT collection, mirror_hash FROM documents "
-            "WHERE active = 1 AND mirror_hash IS NOT NULL) d JOIN content_chunks c ON c.mirror_hash = d.mirror_hash "
-            "GROUP BY d.collection").fetchall())
+        docs = dict(
+            self.conn.execute(
+                "SELECT collection, count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL "
+                "GROUP BY collection"
+            ).fetchall()
+        )
+        chunks = dict(
+            self.conn.execute(
+                "SELECT d.collection, count(*) FROM (SELECT DISTINCT collection, mirror_hash FROM documents "
+                "WHERE active = 1 AND mirror_hash IS NOT NULL) d JOIN content_chunks c ON c.mirror_hash = d.mirror_hash "
+                "GROUP BY d.collection"
+            ).fetchall()
+        )
         return {name: (docs.get(name, 0), chunks.get(name, 0)) for name in set(docs) | set(chunks)}
 
     def totals(self) -> dict[str, Any]:
         one = lambda sql, *p: self.conn.execute(sql, p).fetchone()[0]  # noqa: E731
         return {
-            "documents": one("SELECT count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL"),
+            "documents": one(
+                "SELECT count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL"
+            ),
             "chunks": one(
                 "SELECT count(*) FROM content_chunks WHERE mirror_hash IN "
                 "(SELECT mirror_hash FROM documents WHERE active = 1)"
@@ -503,24 +659,32 @@ class SqliteStore:
         """Delete what no active document references: inactive docs, orphan mirrors, old errors."""
         with self.write():
             counts = {}
-            inactive = [r[0] for r in self.conn.execute("SELECT id FROM documents WHERE active = 0")]
+            inactive = [
+                r[0] for r in self.conn.execute("SELECT id FROM documents WHERE active = 0")
+            ]
             counts["deletedTags"] = self.conn.execute(
                 "SELECT count(*) FROM doc_tags WHERE document_id IN (SELECT id FROM documents WHERE active = 0)"
             ).fetchone()[0]
             counts["deletedLinks"] = self.conn.execute(
                 "SELECT count(*) FROM doc_links WHERE source_doc_id IN (SELECT id FROM documents WHERE active = 0)"
             ).fetchone()[0]
-            self.conn.executemany("DELETE FROM documents_fts WHERE rowid = ?", [(i,) for i in inactive])
+            self.conn.executemany(
+                "DELETE FROM documents_fts WHERE rowid = ?", [(i,) for i in inactive]
+            )
             self.conn.execute("DELETE FROM documents WHERE active = 0")
             counts["deletedDocuments"] = len(inactive)
             orphan = "SELECT mirror_hash FROM content WHERE mirror_hash NOT IN (SELECT mirror_hash FROM documents WHERE mirror_hash IS NOT NULL)"
             counts["deletedChunks"] = self.conn.execute(
-                f"SELECT count(*) FROM content_chunks WHERE mirror_hash IN ({orphan})").fetchone()[0]
-            counts["deletedContent"] = self.conn.execute(f"SELECT count(*) FROM ({orphan})").fetchone()[0]
+                f"SELECT count(*) FROM content_chunks WHERE mirror_hash IN ({orphan})"
+            ).fetchone()[0]
+            counts["deletedContent"] = self.conn.execute(
+                f"SELECT count(*) FROM ({orphan})"
+            ).fetchone()[0]
             self.conn.execute(f"DELETE FROM content WHERE mirror_hash IN ({orphan})")
             cutoff = iso_from_ns(time.time_ns() - 30 * 86_400 * 10**9)
             counts["deletedErrors"] = self.conn.execute(
-                "SELECT count(*) FROM ingest_errors WHERE occurred_at < ?", (cutoff,)).fetchone()[0]
+                "SELECT count(*) FROM ingest_errors WHERE occurred_at < ?", (cutoff,)
+            ).fetchone()[0]
             self.conn.execute("DELETE FROM ingest_errors WHERE occurred_at < ?", (cutoff,))
         return counts
 
