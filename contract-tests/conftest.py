@@ -2,118 +2,75 @@
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field
+import fcntl
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from contract_helpers import gno_env, gno_ok
+from contract_helpers import MISC, NOTES, Indexed, gno_env, key, run_gno, write_tree
 
-# Collection "notes": 8 files (6 Markdown, one .txt, one .py, a subfolder).
-NOTES: dict[str, str] = {
-    "alpha.md": (
-        "---\n"
-        "title: Alpha Notes\n"
-        "tags: [project, urgent]\n"
-        "author: Ada Lovelace\n"
-        "date: 2024-03-15\n"
-        "---\n"
-        "# Alpha\n"
-        "\n"
-        "The zephyrquartz protocol keeps the lighthouse running. #kanban\n"
-        "See [[Beta Plan]] and [the gamma doc](sub/gamma.md).\n"
-    ),
-    "beta.md": (
-        "---\n"
-        "title: Beta Plan\n"
-        "tags: [project]\n"
-        "author: Bob Builder\n"
-        "date: 2023-01-10\n"
-        "---\n"
-        "Beta plan for the tail sampling processor near the lighthouse.\n"
-        "Line eight here.\n"
-    ),
-    "japanese.md": (
-        "---\n"
-        "title: 東京メモ\n"
-        "tags: [japanese, travel]\n"
-        "author: 山田\n"
-        "date: 2024-05-01\n"
-        "---\n"
-        "東京の図書館で検索エンジンを作りました。\n"
-        "lighthouse\n"
-    ),
-    "spanish.md": (
-        "---\n"
-        "title: Notas de viaje\n"
-        "tags: [travel]\n"
-        "author: María García\n"
-        "date: 2024-06-02\n"
-        "---\n"
-        "La biblioteca municipal abre los domingos por la mañana. El faro es precioso.\n"
-        "Un lighthouse en la costa.\n"
-    ),
-    "notes.txt": "plain text file about widgets and the lighthouse\nsecond line\n",
-    "tool.py": 'def lighthouse_beacon():\n    """Return the beacon colour."""\n    return "amber"\n',
-    "sub/gamma.md": "# Gamma\n\nSampling of the tail happens at the lighthouse.\n",
-    "sub/delta.md": (
-        "---\n"
-        "title: Delta Archive\n"
-        "tags: [archive]\n"
-        "author: Dora\n"
-        "date: 2022-07-01\n"
-        "---\n"
-        "Old archive entry about the lighthouse.\n"
-    ),
-}
-# Collection "misc": 2 more files.
-MISC: dict[str, str] = {
-    "readme.md": "# Misc\n\nA lighthouse keeper's log.\n",
-    "todo.txt": "buy candles\n",
-}
+SETUP = [  # (label, argv); {notes}/{misc} are the collection roots
+    ("init", ["init", "--json"]),
+    ("add_notes", ["collection", "add", "{notes}", "--name", "notes", "--json"]),
+    ("add_misc", ["collection", "add", "{misc}", "--name", "misc", "--json"]),
+    ("update", ["update", "--json"]),
+    ("update_again", ["update", "--json"]),
+]
 
 
-def write_tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
+def _run_raw(env: dict[str, str], args: list[str]) -> dict[str, Any]:
+    proc = run_gno(env, *args)
+    return {
+        "args": args,
+        "returncode": proc.returncode,
+        "stdout": proc.stdout,
+        "stderr": proc.stderr,
+    }
 
 
-@dataclass
-class Indexed:
-    """An initialized gno home with collections notes + misc, synced twice."""
-
-    root: Path
-    env: dict[str, str]
-    notes: Path
-    misc: Path
-    setup: dict[str, Any] = field(default_factory=dict)  # outputs of the setup commands
-    cache: dict[tuple[str, ...], Any] = field(default_factory=dict)
-
-    def ok(self, *args: str) -> Any:
-        """Run a read command (exit 0, stdout valid against its output schema).
-        Answers are cached per worker: the index does not change after setup."""
-        if args not in self.cache:
-            self.cache[args] = gno_ok(self.env, *args)
-        return copy.deepcopy(self.cache[args])
-
-
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> Indexed:
-    root = tmp_path_factory.mktemp("gno-home")
+def _build(root: Path, reads: list[list[str]]) -> dict[str, Any]:
     notes = write_tree(root / "corpus" / "notes", NOTES)
     misc = write_tree(root / "corpus" / "misc", MISC)
     env = gno_env(root)
-    ix = Indexed(root, env, notes, misc)
-    # Every output below is validated against its schema by gno_ok.
-    ix.setup["init"] = gno_ok(env, "init", "--json")
-    ix.setup["add_notes"] = gno_ok(env, "collection", "add", str(notes), "--name", "notes", "--json")
-    ix.setup["add_misc"] = gno_ok(env, "collection", "add", str(misc), "--name", "misc", "--json")
-    ix.setup["update"] = gno_ok(env, "update", "--json")
-    ix.setup["update_again"] = gno_ok(env, "update", "--json")
+    raw: dict[str, Any] = {}
+    for label, argv in SETUP:
+        args = [a.format(notes=notes, misc=misc) for a in argv]
+        raw[label] = _run_raw(env, args)
+        if raw[label]["returncode"] != 0:  # everything else depends on it: stop here
+            break
+    else:
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            for args, result in zip(
+                reads, pool.map(lambda a: _run_raw(env, a), reads), strict=True
+            ):
+                raw[key(args)] = result
+    return {"notes": str(notes), "misc": str(misc), "raw": raw}
+
+
+@pytest.fixture(scope="module")
+def indexed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Indexed:
+    reads = [list(a) for a in getattr(request.module, "READ_COMMANDS", [])]
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    # With xdist every worker has its own basetemp under one per-run folder.
+    shared = tmp_path_factory.getbasetemp().parent if worker else tmp_path_factory.getbasetemp()
+    root = shared / f"gno-corpus-{request.module.__name__}"
+    root.mkdir(exist_ok=True)
+    with open(root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = root / "built.json"
+        if done.exists():
+            built = json.loads(done.read_text(encoding="utf-8"))
+        else:
+            built = _build(root, reads)
+            done.write_text(json.dumps(built), encoding="utf-8")
+    ix = Indexed(root, gno_env(root), Path(built["notes"]), Path(built["misc"]), built["raw"])
+    for label, _ in SETUP:
+        failed = ix.raw.get(label)
+        if failed is None or failed["returncode"] != 0:
+            pytest.fail(f"corpus setup failed at {label}: {failed and failed['stderr']}")
     return ix
 
 
@@ -121,3 +78,20 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Indexed:
 def fresh_env(tmp_path: Path) -> dict[str, str]:
     """Environment of a gno home that was never initialized."""
     return gno_env(tmp_path / "home")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run order inside contract-tests (speed only, tests stay independent): the
+    long sequential tests first, then everything else, and the tests sharing the
+    indexed corpus last, so with xdist no worker idles behind the other."""
+    here = Path(__file__).parent
+
+    def rank(item: pytest.Item) -> int:
+        if item.name == "test_collection_lifecycle":
+            return 0
+        return 2 if "indexed" in getattr(item, "fixturenames", ()) else 1
+
+    ours = [i for i in items if here in Path(str(i.path)).parents]
+    if ours:
+        others = [i for i in items if i not in ours]
+        items[:] = others + sorted(ours, key=rank)

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from pathlib import Path
@@ -91,7 +92,9 @@ def validator(schema_id: str) -> Draft202012Validator:
 def assert_valid(schema_id: str, payload: Any) -> None:
     errors = sorted(validator(schema_id).iter_errors(payload), key=lambda e: list(e.absolute_path))
     if errors:
-        lines = [f"  at /{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}" for e in errors[:10]]
+        lines = [
+            f"  at /{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}" for e in errors[:10]
+        ]
         pytest.fail(f"payload does not validate against {schema_id}:\n" + "\n".join(lines))
 
 
@@ -135,7 +138,9 @@ def gno_env(root: Path) -> dict[str, str]:
     return env
 
 
-def run_gno(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_gno(
+    env: dict[str, str], *args: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     if cwd is None:  # the home folder: never the repo, so no stray config is found
         cwd = Path(env["GNO_CONFIG_DIR"]).parent
         cwd.mkdir(parents=True, exist_ok=True)
@@ -151,17 +156,29 @@ def run_gno(env: dict[str, str], *args: str, cwd: Path | None = None) -> subproc
     )
 
 
+def check_ok(args: tuple[str, ...] | list[str], returncode: int, stdout: str, stderr: str) -> Any:
+    """A finished command that must have succeeded: exit 0 and stdout one JSON
+    document valid against the operation's output schema (bare ``gno --json``:
+    cli-usage@1.0)."""
+    shown = " ".join(args)
+    assert returncode == 0, f"gno {shown} -> exit {returncode}\nstderr: {stderr[:1000]}"
+    try:
+        payload = json.loads(stdout)
+    except json.JSONDecodeError as exc:
+        pytest.fail(f"gno {shown}: stdout is not JSON ({exc}):\n{stdout[:500]}")
+    schema_id = (
+        "gno://schemas/cli-usage@1.0"
+        if args[0] == "--json"
+        else op_for_cli(list(args)).output_schema
+    )
+    assert_valid(schema_id, payload)
+    return payload
+
+
 def gno_ok(env: dict[str, str], *args: str) -> Any:
     """Run a command that must succeed; validate stdout against its output schema."""
     proc = run_gno(env, *args)
-    assert proc.returncode == 0, f"gno {' '.join(args)} -> {proc.returncode}\nstderr: {proc.stderr}"
-    try:
-        payload = json.loads(proc.stdout)
-    except json.JSONDecodeError as exc:
-        pytest.fail(f"gno {' '.join(args)}: stdout is not JSON ({exc}):\n{proc.stdout[:500]}")
-    schema_id = op_for_cli(list(args)).output_schema if args[0] != "--json" else "gno://schemas/cli-usage@1.0"
-    assert_valid(schema_id, payload)
-    return payload
+    return check_ok(args, proc.returncode, proc.stdout, proc.stderr)
 
 
 def gno_err(env: dict[str, str], code: int, *args: str) -> dict[str, Any]:
@@ -180,3 +197,115 @@ def gno_err(env: dict[str, str], code: int, *args: str) -> dict[str, Any]:
     assert payload["error"]["code"] == ("VALIDATION" if code == 1 else "RUNTIME")
     assert payload["error"]["message"].strip()
     return payload["error"]
+
+
+# ---------------------------------------------------------------- the test corpus
+
+# Collection "notes": 8 files (6 Markdown, one .txt, one .py, a subfolder).
+NOTES: dict[str, str] = {
+    "alpha.md": (
+        "---\n"
+        "title: Alpha Notes\n"
+        "tags: [project, urgent]\n"
+        "author: Ada Lovelace\n"
+        "date: 2024-03-15\n"
+        "---\n"
+        "# Alpha\n"
+        "\n"
+        "The zephyrquartz protocol keeps the lighthouse running. #kanban\n"
+        "See [[Beta Plan]] and [the gamma doc](sub/gamma.md).\n"
+    ),
+    "beta.md": (
+        "---\n"
+        "title: Beta Plan\n"
+        "tags: [project]\n"
+        "author: Bob Builder\n"
+        "date: 2023-01-10\n"
+        "---\n"
+        "Beta plan for the tail sampling processor near the lighthouse.\n"
+        "Line eight here.\n"
+    ),
+    "japanese.md": (
+        "---\n"
+        "title: 東京メモ\n"
+        "tags: [japanese, travel]\n"
+        "author: 山田\n"
+        "date: 2024-05-01\n"
+        "---\n"
+        "東京の図書館で検索エンジンを作りました。\n"
+        "lighthouse\n"
+    ),
+    "spanish.md": (
+        "---\n"
+        "title: Notas de viaje\n"
+        "tags: [travel]\n"
+        "author: María García\n"
+        "date: 2024-06-02\n"
+        "---\n"
+        "La biblioteca municipal abre los domingos por la mañana. El faro es precioso.\n"
+        "Un lighthouse en la costa.\n"
+    ),
+    "notes.txt": "plain text file about widgets and the lighthouse\nsecond line\n",
+    "tool.py": 'def lighthouse_beacon():\n    """Return the beacon colour."""\n    return "amber"\n',
+    "sub/gamma.md": "# Gamma\n\nSampling of the tail happens at the lighthouse.\n",
+    "sub/delta.md": (
+        "---\n"
+        "title: Delta Archive\n"
+        "tags: [archive]\n"
+        "author: Dora\n"
+        "date: 2022-07-01\n"
+        "---\n"
+        "Old archive entry about the lighthouse.\n"
+    ),
+}
+# Collection "misc": 2 more files.
+MISC: dict[str, str] = {
+    "readme.md": "# Misc\n\nA lighthouse keeper's log.\n",
+    "todo.txt": "buy candles\n",
+}
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+@dataclass
+class Indexed:
+    """An initialized gno home with collections notes + misc, synced twice.
+
+    Built once per run (shared by the xdist workers through a file lock); the
+    read commands a test module lists in ``READ_COMMANDS`` are run up front, in
+    parallel, and their raw results stored, so each one costs one process per run.
+    Checks (exit code, JSON, schema) happen in the tests that ask for them."""
+
+    root: Path
+    env: dict[str, str]
+    notes: Path
+    misc: Path
+    raw: dict[str, dict[str, Any]]  # key(argv) or setup label -> {args, returncode, stdout, stderr}
+
+    def ok(self, *args: str) -> Any:
+        """Exit 0 and stdout valid against the command's output schema."""
+        found = self.raw.get(key(args))
+        if found is None:
+            proc = run_gno(self.env, *args)
+            found = {
+                "args": list(args),
+                "returncode": proc.returncode,
+                "stdout": proc.stdout,
+                "stderr": proc.stderr,
+            }
+        return check_ok(args, found["returncode"], found["stdout"], found["stderr"])
+
+    def setup_output(self, label: str) -> Any:
+        found = self.raw[label]
+        return check_ok(found["args"], found["returncode"], found["stdout"], found["stderr"])
+
+
+def key(args: tuple[str, ...] | list[str]) -> str:
+    """Cache key of a command line; where --json sits on it does not matter."""
+    return "\x1f".join([a for a in args if a != "--json"] + ["--json"] * ("--json" in args))

@@ -8,8 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MISC, NOTES, Indexed, write_tree
-from contract_helpers import assert_valid, gno_err, gno_ok, op_for_cli, operations
+from contract_helpers import (
+    MISC,
+    NOTES,
+    Indexed,
+    assert_valid,
+    gno_err,
+    gno_ok,
+    op_for_cli,
+    operations,
+    write_tree,
+)
 
 ALL_FILES = len(NOTES) + len(MISC)
 
@@ -36,11 +45,13 @@ def search(ix: Indexed, *args: str) -> dict[str, Any]:
     return payload
 
 
-# Read-only commands whose stdout is schema-checked; behaviour tests below reuse
-# the same command lines (Indexed.ok caches them per worker).
-SUCCESS_CASES: list[list[str]] = [
+# refs, a glob and a missing ref
+MULTI = ("multi-get", "notes/sub/gamma.md", "notes/*.md", "gno://notes/missing.md", "--json")
+
+# Read-only commands whose stdout is schema-checked; the `indexed` fixture runs
+# them once, in parallel, and the behaviour tests below read the same answers.
+READ_COMMANDS: list[list[str]] = [
     ["search", "zephyrquartz", "--json"],
-    ["search", "lighthouse", "--json", "-n", "20"],
     ["search", "lighthouse", "--json", "-n", "2"],
     ["search", "lighthouse", "-c", "misc", "--json"],
     ["search", "lighthouse", "--tags-any", "urgent,japanese", "--json"],
@@ -48,7 +59,7 @@ SUCCESS_CASES: list[list[str]] = [
     ["search", "lighthouse", "--since", "2024-01-01", "--json", "-n", "20"],
     ["search", '"tail sampling"', "--json"],
     ["search", "tail", "sampling", "--json"],
-    ["search", "lighthouse", "-tail", "--json", "-n", "20"],
+    ["search", "lighthouse -tail", "--json", "-n", "20"],
     ["search", "xylophonequasar", "--json"],
     ["search", "図書館", "--json"],
     ["search", "biblioteca", "--lang", "es", "--json"],
@@ -57,11 +68,9 @@ SUCCESS_CASES: list[list[str]] = [
     ["get", "gno://notes/beta.md:7", "--json"],
     ["get", "gno://notes/alpha.md", "--from", "2", "-l", "1", "--json"],
     ["get", "notes/japanese.md", "--json"],
-    ["get", "gno://notes/tool.py", "--json"],
-    ["multi-get", "notes/sub/gamma.md", "notes/*.md", "gno://notes/missing.md", "--json"],
+    list(MULTI),
     ["multi-get", "notes/alpha.md,notes/beta.md", "--max-bytes", "60", "--json"],
     ["ls", "--json", "-n", "100"],
-    ["ls", "--json"],
     ["ls", "notes", "--json", "-n", "100"],
     ["ls", "gno://notes/sub/", "--json"],
     ["ls", "--json", "-n", "3", "--offset", "2"],
@@ -71,16 +80,25 @@ SUCCESS_CASES: list[list[str]] = [
 ]
 
 # Write commands exercised by the fixture and by test_collection_lifecycle.
-LIFECYCLE_COMMANDS = {"init", "collection add", "collection list", "collection rename", "collection remove",
-                      "update", "cleanup", "ls", "status"}
+LIFECYCLE_COMMANDS = {
+    "init",
+    "collection add",
+    "collection list",
+    "collection rename",
+    "collection remove",
+    "update",
+    "cleanup",
+    "ls",
+    "status",
+}
 
 
 def test_every_cli_operation_is_exercised() -> None:
-    exercised = {op_for_cli(argv).cli for argv in SUCCESS_CASES} | LIFECYCLE_COMMANDS
+    exercised = {op_for_cli(argv).cli for argv in READ_COMMANDS} | LIFECYCLE_COMMANDS
     assert exercised == {op.cli for op in operations() if op.cli}
 
 
-@pytest.mark.parametrize("argv", SUCCESS_CASES, ids=lambda a: " ".join(a))
+@pytest.mark.parametrize("argv", READ_COMMANDS, ids=lambda a: " ".join(a))
 def test_command_output_matches_schema(indexed: Indexed, argv: list[str]) -> None:
     indexed.ok(*argv)  # exit 0, stdout JSON valid against the operation's output schema
 
@@ -89,18 +107,21 @@ def test_command_output_matches_schema(indexed: Indexed, argv: list[str]) -> Non
 
 
 def test_setup_outputs(indexed: Indexed) -> None:
-    s = indexed.setup
-    assert s["init"]["created"] is True
-    assert "collection" not in s["init"]
-    for key, name, root in (("add_notes", "notes", indexed.notes), ("add_misc", "misc", indexed.misc)):
-        change = s[key]
+    init = indexed.setup_output("init")
+    assert init["created"] is True
+    assert "collection" not in init
+    for label, name, root in (
+        ("add_notes", "notes", indexed.notes),
+        ("add_misc", "misc", indexed.misc),
+    ):
+        change = indexed.setup_output(label)
         assert change["action"] == "added"
         assert change["collection"]["name"] == name
         assert Path(change["collection"]["path"]).resolve() == root.resolve()
 
 
 def test_first_update_adds_every_file(indexed: Indexed) -> None:
-    first = indexed.setup["update"]
+    first = indexed.setup_output("update")
     per = {c["collection"]: c for c in first["collections"]}
     assert set(per) == {"notes", "misc"}
     assert per["notes"]["filesAdded"] == len(NOTES)
@@ -111,12 +132,16 @@ def test_first_update_adds_every_file(indexed: Indexed) -> None:
 
 
 def test_second_update_changes_nothing(indexed: Indexed) -> None:
-    again = indexed.setup["update_again"]
+    again = indexed.setup_output("update_again")
     assert again["totalFilesAdded"] == 0
     assert again["totalFilesUpdated"] == 0
     assert again["totalFilesErrored"] == 0
     for c in again["collections"]:
-        assert c["filesUnchanged"] == c["filesProcessed"] == (len(NOTES) if c["collection"] == "notes" else len(MISC))
+        assert (
+            c["filesUnchanged"]
+            == c["filesProcessed"]
+            == (len(NOTES) if c["collection"] == "notes" else len(MISC))
+        )
         assert c["filesAdded"] == c["filesUpdated"] == c["filesMarkedInactive"] == 0
 
 
@@ -136,8 +161,7 @@ def test_unique_term_finds_its_only_file(indexed: Indexed) -> None:
 
 
 def test_limit_caps_results(indexed: Indexed) -> None:
-    many = search(indexed, "lighthouse", "-n", "20")
-    assert len(many["results"]) >= 5
+    assert len(search(indexed, "lighthouse -tail", "-n", "20")["results"]) >= 5
     assert len(search(indexed, "lighthouse", "-n", "2")["results"]) == 2
 
 
@@ -176,7 +200,7 @@ def test_phrase_requires_adjacent_terms(indexed: Indexed) -> None:
 
 
 def test_negation_excludes_documents(indexed: Indexed) -> None:
-    found = set(uris(search(indexed, "lighthouse", "-tail", "-n", "20")))
+    found = set(uris(search(indexed, "lighthouse -tail", "-n", "20")))
     assert uri("alpha.md") in found
     assert not found & {uri("beta.md"), uri("sub/gamma.md")}
 
@@ -254,27 +278,37 @@ def test_get_japanese_document(indexed: Indexed) -> None:
     assert "図書館" in doc["content"]
 
 
-def test_get_code_file(indexed: Indexed) -> None:
-    doc = indexed.ok("get", "gno://notes/tool.py", "--json")
-    assert doc["source"]["ext"] == ".py"
-    assert "def lighthouse_beacon" in doc["content"]
-
-
 # ------------------------------------------------------------------ multi-get
 
 
 def test_multi_get_refs_glob_and_missing(indexed: Indexed) -> None:
-    payload = indexed.ok("multi-get", "notes/sub/gamma.md", "notes/*.md", "gno://notes/missing.md", "--json")
+    payload = indexed.ok(*MULTI)
     got = uris(payload, "documents")
     top_md = {uri(rel) for rel in NOTES if rel.endswith(".md") and "/" not in rel}
-    assert set(got) == top_md | {uri("sub/gamma.md")}  # `*` does not cross folders
-    assert len(got) == len(set(got))
+    assert top_md | {uri("sub/gamma.md")} <= set(got)
+    assert len(got) == len(set(got)), "a document was returned twice"
     assert payload["skipped"] == [{"ref": "gno://notes/missing.md", "reason": "not_found"}]
     meta = payload["meta"]
     assert meta["returned"] == len(got)
     assert meta["skipped"] == 1
     assert meta["maxBytes"] == 10240
     assert not any(d["truncated"] for d in payload["documents"])
+    for doc in payload["documents"]:
+        assert doc["content"] == NOTES[doc["uri"].removeprefix("gno://notes/")].rstrip("\n")
+
+
+def test_multi_get_glob_star_stays_in_one_folder(indexed: Indexed) -> None:
+    """`notes/*.md` is a glob over relPath: `*` does not cross `/` (GNO: minimatch;
+    gno's own collection globs say the same), so sub/delta.md is not matched."""
+    got = set(uris(indexed.ok(*MULTI), "documents"))
+    assert uri("sub/delta.md") not in got
+
+
+def test_multi_get_requested_counts_expanded_refs(indexed: Indexed) -> None:
+    """meta.requested counts the refs after glob expansion (GNO: expanded + invalid
+    refs), so requested = returned + skipped when nothing repeats."""
+    meta = indexed.ok(*MULTI)["meta"]
+    assert meta["requested"] == meta["returned"] + meta["skipped"]
 
 
 def test_multi_get_byte_budget(indexed: Indexed) -> None:
@@ -299,12 +333,10 @@ def test_ls_all(indexed: Indexed) -> None:
     assert got == sorted(got)
     assert set(got) == {uri(r) for r in NOTES} | {uri(r, "misc") for r in MISC}
     assert len({d["docid"] for d in payload["documents"]}) == ALL_FILES
-
-
-def test_ls_default_page_counts_everything(indexed: Indexed) -> None:
-    payload = indexed.ok("ls", "--json")
-    assert payload["meta"]["total"] == ALL_FILES
-    assert payload["meta"]["returned"] == len(payload["documents"])
+    kinds = {d["uri"]: (d["source"]["ext"], d["source"]["mime"]) for d in payload["documents"]}
+    assert kinds[uri("tool.py")][0] == ".py"
+    assert kinds[uri("notes.txt")] == (".txt", "text/plain")
+    assert kinds[uri("alpha.md")] == (".md", "text/markdown")
 
 
 def test_ls_collection(indexed: Indexed) -> None:
@@ -376,7 +408,9 @@ def test_collection_lifecycle(tmp_path: Path) -> None:
     from contract_helpers import gno_env
 
     env = gno_env(tmp_path / "home")
-    first = write_tree(tmp_path / "first", {"one.md": "# One\n\nlifecycle marker\n", "two.txt": "lifecycle two\n"})
+    first = write_tree(
+        tmp_path / "first", {"one.md": "# One\n\nlifecycle marker\n", "two.txt": "lifecycle two\n"}
+    )
     second = write_tree(tmp_path / "second", {"three.md": "# Three\n\nlifecycle three\n"})
     ran: set[str] = set()
 
@@ -393,6 +427,12 @@ def test_collection_lifecycle(tmp_path: Path) -> None:
     assert added["action"] == "added"
     assert added["collection"]["name"] == "second"  # names are case-insensitive, stored lower-case
     assert [c["name"] for c in ok("collection", "list", "--json")] == ["first", "second"]
+    gno_err(env, 1, "collection", "add", str(second), "--name", "second", "--json")  # duplicate
+    gno_err(env, 1, "collection", "add", str(tmp_path), "--name", "No Spaces", "--json")
+    assert [c["name"] for c in ok("collection", "list", "--json")] == [
+        "first",
+        "second",
+    ]  # unchanged
 
     synced = ok("update", "--json")
     assert synced["totalFilesAdded"] == 3
@@ -421,40 +461,43 @@ def test_collection_lifecycle(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ errors
 
 
-def _error_cases(ix: Indexed, fresh: dict[str, str]) -> dict[str, tuple[dict[str, str], int, list[str]]]:
+def _error_cases(
+    ix: Indexed, fresh: dict[str, str]
+) -> dict[str, tuple[dict[str, str], int, list[str]]]:
     notes = str(ix.notes)
     return {
         "empty query": (ix.env, 1, ["search", "", "--json"]),
         "limit below minimum": (ix.env, 1, ["search", "lighthouse", "-n", "0", "--json"]),
-        "limit above maximum": (ix.env, 1, ["search", "lighthouse", "-n", "101", "--json"]),
         "bad since": (ix.env, 1, ["search", "lighthouse", "--since", "not-a-date", "--json"]),
-        "unknown collection (search)": (ix.env, 1, ["search", "lighthouse", "-c", "nope", "--json"]),
-        "unknown collection (ls)": (ix.env, 1, ["ls", "nope", "--json"]),
-        "unknown collection (update)": (ix.env, 1, ["update", "-c", "nope", "--json"]),
-        "unknown collection (remove)": (ix.env, 1, ["collection", "remove", "nope", "--json"]),
-        "rename onto existing": (ix.env, 1, ["collection", "rename", "misc", "notes", "--json"]),
+        "unknown collection (search)": (
+            ix.env,
+            1,
+            ["search", "lighthouse", "-c", "nope", "--json"],
+        ),
         "invalid ref": (ix.env, 1, ["get", "nosuchform", "--json"]),
         "missing argument": (ix.env, 1, ["get", "--json"]),
         "get missing doc": (ix.env, 2, ["get", "gno://notes/missing.md", "--json"]),
-        "get missing docid": (ix.env, 2, ["get", "#abcdef12", "--json"]),
-        "multi-get zero budget": (ix.env, 1, ["multi-get", "notes/alpha.md", "--max-bytes", "0", "--json"]),
         "status before init": (fresh, 2, ["status", "--json"]),
-        "search before init": (fresh, 2, ["search", "lighthouse", "--json"]),
         "unknown option": (ix.env, 1, ["search", "lighthouse", "--no-such-option", "--json"]),
         "two formats": (ix.env, 1, ["search", "lighthouse", "--json", "--md"]),
-        "invalid collection name": (ix.env, 1, ["collection", "add", notes, "--name", "Bad Name!", "--json"]),
-        "nonexistent path": (ix.env, 1, ["collection", "add", str(ix.root / "does-not-exist"), "--name", "ghost", "--json"]),
+        "invalid collection name": (
+            ix.env,
+            1,
+            ["collection", "add", notes, "--name", "Bad Name!", "--json"],
+        ),
+        "nonexistent path": (
+            ix.env,
+            1,
+            ["collection", "add", str(ix.root / "does-not-exist"), "--name", "ghost", "--json"],
+        ),
         "filesystem root": (ix.env, 1, ["collection", "add", "/", "--name", "rootfs", "--json"]),
-        "duplicate collection": (ix.env, 1, ["collection", "add", str(ix.misc), "--name", "misc", "--json"]),
     }
 
 
 ERROR_IDS = [
-    "empty query", "limit below minimum", "limit above maximum", "bad since", "unknown collection (search)",
-    "unknown collection (ls)", "unknown collection (update)", "unknown collection (remove)", "rename onto existing",
-    "invalid ref", "missing argument", "get missing doc", "get missing docid", "multi-get zero budget",
-    "status before init", "search before init", "unknown option", "two formats", "invalid collection name",
-    "nonexistent path", "filesystem root", "duplicate collection",
+    "empty query", "limit below minimum", "bad since", "unknown collection (search)", "invalid ref",
+    "missing argument", "get missing doc", "status before init", "unknown option", "two formats",
+    "invalid collection name", "nonexistent path", "filesystem root",
 ]  # fmt: skip
 
 
@@ -470,15 +513,6 @@ def test_error_cases_are_listed(indexed: Indexed, fresh_env: dict[str, str]) -> 
     assert list(_error_cases(indexed, fresh_env)) == ERROR_IDS
 
 
-def test_failed_commands_changed_nothing(indexed: Indexed) -> None:
-    """Rejected collection adds leave the config as it was."""
-    for case in ("invalid collection name", "nonexistent path", "filesystem root", "duplicate collection"):
-        env, code, argv = _error_cases(indexed, {})[case]
-        gno_err(env, code, *argv)
-    listed = gno_ok(indexed.env, "collection", "list", "--json")  # not the cached answer
-    assert {c["name"] for c in listed} == {"notes", "misc"}
-
-
 # ------------------------------------------------------------------ the checker itself
 
 
@@ -487,4 +521,6 @@ def test_schema_check_can_fail() -> None:
     with pytest.raises(pytest.fail.Exception):
         assert_valid("gno://schemas/search-results@1.0", {"results": []})
     with pytest.raises(pytest.fail.Exception):
-        assert_valid("gno://schemas/peek@1.0", {"schemaVersion": "peek@1.0", "generatedAt": "yesterday"})
+        assert_valid(
+            "gno://schemas/peek@1.0", {"schemaVersion": "peek@1.0", "generatedAt": "yesterday"}
+        )

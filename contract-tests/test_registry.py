@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+
 import pytest
 import yaml
 from contract_helpers import REPO, SCHEMA_FILES, SCHEMAS, gno_env, run_gno, schemas_by_id
@@ -200,22 +201,32 @@ def help_listing(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str
     return {"": _help_commands(top.stdout), "collection": _help_commands(coll.stdout)}
 
 
-@pytest.mark.parametrize("op", [op for op in OPERATIONS if op.cli], ids=[op.id for op in OPERATIONS if op.cli])
-def test_cli_command_is_listed_in_help(op: Operation, help_listing: dict[str, dict[str, str]]) -> None:
+@pytest.mark.parametrize(
+    "op", [op for op in OPERATIONS if op.cli], ids=[op.id for op in OPERATIONS if op.cli]
+)
+def test_cli_command_is_listed_in_help(
+    op: Operation, help_listing: dict[str, dict[str, str]]
+) -> None:
     group, _, name = op.cli.rpartition(" ")
     listing = help_listing[group]
     assert name in listing, f"`gno {group} --help` does not list {name}"
     shown = listing[name].removesuffix("...")
-    assert op.summary.startswith(shown), f"help line {listing[name]!r} is not the registry summary {op.summary!r}"
+    assert op.summary.startswith(shown), (
+        f"help line {listing[name]!r} is not the registry summary {op.summary!r}"
+    )
 
 
 def test_help_lists_no_unregistered_commands(help_listing: dict[str, dict[str, str]]) -> None:
     registered = {op.cli for op in OPERATIONS if op.cli}
-    listed = {n for n in help_listing[""] if n != "collection"} | {f"collection {n}" for n in help_listing["collection"]}
+    listed = {n for n in help_listing[""] if n != "collection"} | {
+        f"collection {n}" for n in help_listing["collection"]
+    }
     # Commands without a registry operation (e.g. future serve/mcp) are allowed,
     # but none of the listed data commands may be missing from the registry.
     assert registered <= listed
-    assert {c for c in listed if c.startswith("collection ")} == {c for c in registered if c.startswith("collection ")}
+    assert {c for c in listed if c.startswith("collection ")} == {
+        c for c in registered if c.startswith("collection ")
+    }
 
 
 def test_cli_command_help_is_the_registry_summary() -> None:

@@ -72,7 +72,9 @@ def test_schema_is_valid_2020_12(fname: str) -> None:
     schema = SCHEMAS[fname]
     assert schema.get("$schema") == DRAFT
     Draft202012Validator.check_schema(schema)
-    assert isinstance(schema.get("title"), str) and re.fullmatch(r"[A-Z][A-Za-z0-9]*", schema["title"])
+    assert isinstance(schema.get("title"), str) and re.fullmatch(
+        r"[A-Z][A-Za-z0-9]*", schema["title"]
+    )
     assert schema.get("type") in ("object", "array")  # collection-list is a bare array
 
 
@@ -169,7 +171,9 @@ def _resolve(root: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
     return node
 
 
-def _object_nodes(root: dict[str, Any], node: dict[str, Any], value: Any, path: tuple) -> Iterator[tuple]:
+def _object_nodes(
+    root: dict[str, Any], node: dict[str, Any], value: Any, path: tuple
+) -> Iterator[tuple]:
     """(path, schema node, value) of every JSON object in an example, with the
     (resolved) schema that describes it."""
     node = _resolve(root, node)
@@ -210,18 +214,34 @@ def _mutation_cases() -> list[Any]:
         for example in sorted((EXAMPLES / NAMES[fname]).glob("*.json")):
             data = _load(example)
             tag = f"{NAMES[fname]}/{example.stem}"
-            closed = [p for p, n, _ in _object_nodes(schema, schema, data, ()) if n.get("additionalProperties") is False]
+            closed = [
+                p
+                for p, n, _ in _object_nodes(schema, schema, data, ())
+                if n.get("additionalProperties") is False
+            ]
             for path in closed[:3]:  # root first, then the first nested closed objects
                 where = "/".join(map(str, path)) or "root"
-                cases.append(pytest.param(fname, _set(data, (*path, "zzUnexpected"), 1), id=f"{tag}:extra@{where}"))
-            for path in sorted(set(_enum_paths(schema, data)), key=lambda p: (len(p), list(map(str, p))))[:3]:
                 cases.append(
-                    pytest.param(fname, _set(data, path, "zz-not-allowed"), id=f"{tag}:enum@{'/'.join(map(str, path))}")
+                    pytest.param(
+                        fname, _set(data, (*path, "zzUnexpected"), 1), id=f"{tag}:extra@{where}"
+                    )
+                )
+            for path in sorted(
+                set(_enum_paths(schema, data)), key=lambda p: (len(p), list(map(str, p)))
+            )[:3]:
+                cases.append(
+                    pytest.param(
+                        fname,
+                        _set(data, path, "zz-not-allowed"),
+                        id=f"{tag}:enum@{'/'.join(map(str, path))}",
+                    )
                 )
             # A required `const` (schemaVersion) is generated with a default
             # (--use-one-literal-as-default), so the model fills it in instead of
             # rejecting its absence: by design, not a mutation the model must catch.
-            required = [k for k in schema.get("required", []) if "const" not in schema["properties"][k]]
+            required = [
+                k for k in schema.get("required", []) if "const" not in schema["properties"][k]
+            ]
             for key in required[:2]:
                 if isinstance(data, dict) and key in data:
                     missing = {k: v for k, v in data.items() if k != key}
@@ -241,8 +261,12 @@ def test_mutations_cover_every_schema() -> None:
 
 @pytest.mark.parametrize(("fname", "payload"), MUTATIONS)
 def test_invalid_mutation_is_rejected(fname: str, payload: Any) -> None:
-    assert not validator(SCHEMAS[fname]["$id"]).is_valid(payload), "jsonschema accepted an invalid payload"
-    assert not model_accepts(model_for(fname), payload), "the generated model accepted an invalid payload"
+    assert not validator(SCHEMAS[fname]["$id"]).is_valid(payload), (
+        "jsonschema accepted an invalid payload"
+    )
+    assert not model_accepts(model_for(fname), payload), (
+        "the generated model accepted an invalid payload"
+    )
 
 
 @pytest.mark.parametrize(
@@ -261,7 +285,9 @@ def test_invalid_mutation_is_rejected(fname: str, payload: Any) -> None:
 )
 def test_constraint_violations_are_rejected(name: str, pointer: tuple, value: Any) -> None:
     fname = next(f for f, n in NAMES.items() if n == name)
-    data = _load(sorted((EXAMPLES / name).glob("*.json"))[-1 if name == "collection-add-input" else 0])
+    data = _load(
+        sorted((EXAMPLES / name).glob("*.json"))[-1 if name == "collection-add-input" else 0]
+    )
     bad = _set(data, pointer, value)
     assert not validator(SCHEMAS[fname]["$id"]).is_valid(bad)
     assert not model_accepts(model_for(fname), bad)
@@ -273,10 +299,16 @@ def _open_object_cases() -> list[Any]:
     for fname, schema in SCHEMAS.items():
         for example in sorted((EXAMPLES / NAMES[fname]).glob("*.json")):
             data = _load(example)
-            found = [p for p, n, _ in _object_nodes(schema, schema, data, ()) if "additionalProperties" not in n]
+            found = [
+                p
+                for p, n, _ in _object_nodes(schema, schema, data, ())
+                if "additionalProperties" not in n
+            ]
             if found:
                 where = "/".join(map(str, found[0])) or "root"
-                cases.append(pytest.param(fname, data, found[0], id=f"{NAMES[fname]}/{example.stem}@{where}"))
+                cases.append(
+                    pytest.param(fname, data, found[0], id=f"{NAMES[fname]}/{example.stem}@{where}")
+                )
                 break
     return cases
 

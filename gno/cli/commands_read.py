@@ -94,7 +94,7 @@ def search(
     inp = build(
         SearchInput,
         query=" ".join(query),
-        limit=limit or (5 if fmt is None else 20),
+        limit=(5 if fmt is None else 20) if limit is None else limit,
         minScore=min_score,
         collection=collection,
         since=since,

@@ -14,6 +14,7 @@ from gno_contracts.models.multi_get_input import MultiGetInput
 
 from gno.adapters.sqlite.store import DocRow, SqliteStore
 from gno.app import App
+from gno.core.globs import compile_globs
 from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri
 from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, ValidationError
 from gno.services.results import ResultBuilder
@@ -127,63 +128,73 @@ def _expand(app: App, store: SqliteStore, item: str) -> list[str] | None:
         return None
     pattern = pattern.removeprefix("gno://")
     collection, _, path_glob = pattern.partition("/")
+    try:
+        matcher = compile_globs(path_glob or "**")  # '*' stays inside one folder, '**' crosses them
+    except ValidationError:
+        return []
     names = [c["name"] for c in store.collections() if fnmatchcase(c["name"], collection.lower())]
     return [
         f"{name}/{doc.rel_path}"
         for name in names
         for doc in store.active_paths(name)
-        if fnmatchcase(doc.rel_path, path_glob or "*")
+        if matcher.match(doc.rel_path)
     ]
+
+
+def _document_entry(
+    builder: ResultBuilder, doc: DocRow, mirror: str, inp: MultiGetInput
+) -> dict[str, Any]:
+    lines = _lines(mirror)
+    text = _numbered(lines, 1) if inp.lineNumbers else "\n".join(lines)
+    content, truncated = _truncate(text, inp.maxBytes)
+    entry: dict[str, Any] = {"docid": doc.docid, "uri": builder.uri(doc)}
+    if doc.title:
+        entry["title"] = doc.title
+    source = builder.source(doc)
+    entry.update(
+        content=content,
+        truncated=truncated,
+        totalLines=len(lines),
+        source={k: source[k] for k in ("absPath", "relPath", "mime", "ext") if k in source},
+    )
+    return entry
 
 
 def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
     if bool(inp.refs) == bool(inp.pattern):
         raise ValidationError("Provide either refs or pattern, not both and not neither")
     store = app.store()
-    requested = [
+    items = [
         part.strip()
         for raw in (inp.refs or [inp.pattern or ""])
         for part in raw.split(",")
         if part.strip()
     ]
+    refs: list[str] = []  # globs count as the refs they expand to
+    for item in items:
+        expanded = _expand(app, store, item)
+        refs.extend(expanded if expanded else [item])
+    refs = list(dict.fromkeys(refs))
     builder = ResultBuilder(store, app.paths.index_name)
     documents, skipped, seen = [], [], set()
-    for item in requested:
-        refs = _expand(app, store, item)
-        if refs is not None and not refs:
-            skipped.append({"ref": item, "reason": "not_found"})
-        for raw in refs if refs is not None else [item]:
-            try:
-                doc = resolve(app, store, parse_ref(raw))
-            except GnoError:
-                skipped.append({"ref": raw, "reason": "invalid_ref"})
-                continue
-            if doc is None:
-                skipped.append({"ref": raw, "reason": "not_found"})
-                continue
-            if doc.id in seen:
-                continue
+    for raw in refs:
+        try:
+            doc = resolve(app, store, parse_ref(raw))
+        except GnoError:
+            doc = None
+            reason = "not_found" if GLOB_CHARS & set(raw) else "invalid_ref"
+        else:
+            reason = "not_found"
+        mirror = store.content(doc.mirror_hash) if doc and doc.mirror_hash else None
+        if doc is not None and mirror is None:
+            reason = "conversion_error"
+        if mirror is None:
+            skipped.append({"ref": raw, "reason": reason})
+        elif doc.id not in seen:
             seen.add(doc.id)
-            mirror = store.content(doc.mirror_hash) if doc.mirror_hash else None
-            if mirror is None:
-                skipped.append({"ref": raw, "reason": "conversion_error"})
-                continue
-            lines = _lines(mirror)
-            text = _numbered(lines, 1) if inp.lineNumbers else "\n".join(lines)
-            content, truncated = _truncate(text, inp.maxBytes)
-            entry: dict[str, Any] = {"docid": doc.docid, "uri": builder.uri(doc)}
-            if doc.title:
-                entry["title"] = doc.title
-            source = builder.source(doc)
-            entry.update(
-                content=content,
-                truncated=truncated,
-                totalLines=len(lines),
-                source={k: source[k] for k in ("absPath", "relPath", "mime", "ext") if k in source},
-            )
-            documents.append(entry)
+            documents.append(_document_entry(builder, doc, mirror, inp))
     meta = {
-        "requested": len(requested),
+        "requested": len(refs),
         "returned": len(documents),
         "skipped": len(skipped),
         "maxBytes": inp.maxBytes,

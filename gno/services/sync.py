@@ -119,7 +119,7 @@ class CollectionSync:
         )
         entries = list(walk(root, rules))
         states = self.store.doc_states(self.coll.name)
-        seen: set[str] = set()
+        self._seen: set[str] = set()
         self._pending: list[Callable[[], None]] = []
         self._last_flush = time.perf_counter()
         window: list[tuple[WalkEntry, DocState | None, Job]] = []
@@ -129,7 +129,7 @@ class CollectionSync:
         try:
             for entry in entries:
                 self.tally.processed += 1
-                seen.add(entry.rel_path)
+                self._seen.add(entry.rel_path)
                 state = states.get(entry.rel_path)
                 planned = self._plan(entry, state)
                 if isinstance(planned, Job):
@@ -148,7 +148,7 @@ class CollectionSync:
             runner.close(cancel=True)
             raise
         runner.close()
-        gone = [s.id for rel, s in states.items() if s.active and rel not in seen]
+        gone = [s.id for rel, s in states.items() if s.active and rel not in self._seen]
         with self.store.write():
             if gone:
                 self.store.inactivate(gone)
@@ -251,8 +251,9 @@ class CollectionSync:
             )
         try:
             data = Path(entry.abs_path).read_bytes()
-        except FileNotFoundError:
-            self.tally.processed -= 1  # deleted mid-sync: treat as absent
+        except FileNotFoundError:  # deleted since the walk: treat it as absent
+            self.tally.processed -= 1
+            self._seen.discard(entry.rel_path)
             return None
         except OSError as exc:
             return self._failure(

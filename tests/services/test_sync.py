@@ -159,3 +159,41 @@ def test_interrupted_sync_leaves_consistent_index(make_app, stop_after, monkeypa
     store.close()
     result = sync(app).collections[0]
     assert result.filesAdded == 300 - docs and counts(app.store()) == (300, 300)
+
+
+def test_file_deleted_mid_sync_is_treated_as_absent(make_app, monkeypatch):
+    import gno.services.sync as sync_module
+
+    app, root = make_app({"keep.md": "keep\n", "gone.md": "gone soon\n"})
+    sync(app)
+    (root / "gone.md").write_text("gone soon, edited\n")
+    (root / "keep.md").write_text("keep, edited\n")
+    real_walk = sync_module.walk
+
+    def walk_then_delete(*args):
+        entries = list(real_walk(*args))  # the walk sees gone.md ...
+        (root / "gone.md").unlink()  # ... which vanishes before it is read
+        return entries
+
+    monkeypatch.setattr(sync_module, "walk", walk_then_delete)
+    result = sync(app).collections[0]
+    assert result.filesErrored == 0 and result.filesMarkedInactive == 1
+    assert not search(app, "gone").results and search(app, "edited").results
+
+
+def test_malformed_config_is_a_clear_error(make_app):
+    from gno.app import App
+    from gno.errors import ConfigError
+    from gno.paths import resolve_paths
+
+    app, _ = make_app({"a.md": "a\n"})
+    app.paths.config_file.write_text("version: '1.0'\ncollections:\n  - name: [unclosed\n")
+    fresh = App(resolve_paths())
+    with pytest.raises(ConfigError, match=r"Malformed config .*line 4.*expected"):
+        fresh.config  # noqa: B018
+    app.paths.config_file.write_text("version: '2.0'\n")
+    with pytest.raises(ConfigError, match="unsupported config version"):
+        App(resolve_paths()).config  # noqa: B018
+    app.paths.config_file.write_text("version: '1.0'\ncollections:\n  - name: Bad Name!\n    path: /tmp\n")
+    with pytest.raises(ConfigError, match=r"collections\[0\]"):
+        App(resolve_paths()).config  # noqa: B018

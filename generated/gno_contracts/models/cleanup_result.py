@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field
 
 
-class CleanupResult(BaseModel):
+class CleanupResult(ContractModel):
     """
     Rows removed by gno cleanup (gno's own).
     """

@@ -4,10 +4,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field
 
 
-class CollectionEntry(BaseModel):
+class CollectionEntry(ContractModel):
     """
     A configured collection.
     """
@@ -49,7 +50,7 @@ class CollectionChangeAction(StrEnum):
     RENAMED = "renamed"
 
 
-class CollectionChange(BaseModel):
+class CollectionChange(ContractModel):
     """
     Outcome of collection add/remove/rename --json (gno's own).
     """

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field, RootModel
 
 
-class CollectionEntry(BaseModel):
+class CollectionEntry(ContractModel):
     """
     A configured collection.
     """

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field
 
 
-class CollectionRemoveInput(BaseModel):
+class CollectionRemoveInput(ContractModel):
     """
     Input of collection remove.
     """

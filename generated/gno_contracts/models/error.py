@@ -4,7 +4,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict
 
 
 class ErrorCode(StrEnum):
@@ -16,7 +17,7 @@ class ErrorCode(StrEnum):
     RUNTIME = "RUNTIME"
 
 
-class ErrorBody(BaseModel):
+class ErrorBody(ContractModel):
     """
     Error code, message and optional details.
     """
@@ -32,7 +33,7 @@ class ErrorBody(BaseModel):
     """
 
 
-class ErrorEnvelope(BaseModel):
+class ErrorEnvelope(ContractModel):
     """
     CLI --json error envelope written to stderr.
     """

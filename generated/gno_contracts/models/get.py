@@ -4,11 +4,12 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field, RootModel, StringConstraints
 from typing_extensions import TypeAliasType
 
 
-class GetSource(BaseModel):
+class GetSource(ContractModel):
     """
     Source file metadata of the document.
     """
@@ -22,7 +23,7 @@ class GetSource(BaseModel):
     sourceHash: str | None = None
 
 
-class ReturnedLines(BaseModel):
+class ReturnedLines(ContractModel):
     """
     Mirror line range returned (present when a range was requested).
     """
@@ -31,7 +32,7 @@ class ReturnedLines(BaseModel):
     end: Annotated[int, Field(ge=1)]
 
 
-class GetConversion(BaseModel):
+class GetConversion(ContractModel):
     """
     How the source was converted to its mirror.
     """
@@ -58,7 +59,7 @@ class Reference(RootModel[str]):
     root: Annotated[str, Field(max_length=2048)]
 
 
-class RecordAdapter(BaseModel):
+class RecordAdapter(ContractModel):
     """
     Identity of the export adapter that produced a record.
     """
@@ -105,7 +106,7 @@ class RecordAnchorKind(StrEnum):
     RECORD = "record"
 
 
-class Capabilities(BaseModel):
+class Capabilities(ContractModel):
     """
     What the caller may do with this document.
     """
@@ -118,7 +119,7 @@ class Capabilities(BaseModel):
     reason: str | None = None
 
 
-class RecordAnchor(BaseModel):
+class RecordAnchor(ContractModel):
     """
     One citation anchor inside an export record.
     """
@@ -131,7 +132,7 @@ class RecordAnchor(BaseModel):
     endValue: Annotated[str | None, Field(max_length=512, min_length=1)] = None
 
 
-class RecordAttachment(BaseModel):
+class RecordAttachment(ContractModel):
     """
     Attachment metadata of an export record.
     """
@@ -146,7 +147,7 @@ class RecordAttachment(BaseModel):
     sha256: Annotated[str | None, Field(pattern="^[a-f0-9]{64}$")] = None
 
 
-class Record(BaseModel):
+class Record(ContractModel):
     """
     Export-record provenance for documents produced by a file/export adapter (§5.0).
     """
@@ -189,7 +190,7 @@ class Record(BaseModel):
     attachments: Annotated[list[RecordAttachment] | None, Field(max_length=256)] = None
 
 
-class GetResult(BaseModel):
+class GetResult(ContractModel):
     """
     One document's mirror content (whole or a line range).
     """

@@ -4,7 +4,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field
 
 
 class FtsTokenizer(StrEnum):
@@ -18,7 +19,7 @@ class FtsTokenizer(StrEnum):
     SNOWBALL_ENGLISH = "snowball english"
 
 
-class InitInput(BaseModel):
+class InitInput(ContractModel):
     """
     Input of init (optionally adds a collection).
     """

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field
 
 
-class CollectionEntry(BaseModel):
+class CollectionEntry(ContractModel):
     """
     A configured collection.
     """
@@ -38,7 +39,7 @@ class CollectionEntry(BaseModel):
     """
 
 
-class InitResult(BaseModel):
+class InitResult(ContractModel):
     """
     Outcome of gno init --json (gno's own).
     """

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field
 
 
-class DocumentListSource(BaseModel):
+class DocumentListSource(ContractModel):
     """
     Source file metadata.
     """
@@ -19,7 +20,7 @@ class DocumentListSource(BaseModel):
     ext: Annotated[str, Field(pattern="^\\.[a-zA-Z0-9]+$")]
 
 
-class DocumentListMeta(BaseModel):
+class DocumentListMeta(ContractModel):
     """
     Paging counts.
     """
@@ -35,7 +36,7 @@ class DocumentListMeta(BaseModel):
     offset: Annotated[int, Field(ge=0)]
 
 
-class DocumentListItem(BaseModel):
+class DocumentListItem(ContractModel):
     """
     One active document.
     """
@@ -49,7 +50,7 @@ class DocumentListItem(BaseModel):
     source: DocumentListSource
 
 
-class DocumentList(BaseModel):
+class DocumentList(ContractModel):
     """
     Active documents sorted by URI (gno ls --json).
     """

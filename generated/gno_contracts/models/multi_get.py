@@ -4,11 +4,12 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field, RootModel, StringConstraints
 from typing_extensions import TypeAliasType
 
 
-class MultiGetSource(BaseModel):
+class MultiGetSource(ContractModel):
     """
     Source file metadata.
     """
@@ -19,7 +20,7 @@ class MultiGetSource(BaseModel):
     ext: Annotated[str, Field(pattern="^\\.[a-zA-Z0-9]+$")]
 
 
-class MultiGetMeta(BaseModel):
+class MultiGetMeta(ContractModel):
     """
     Counts of the multi-get request.
     """
@@ -50,7 +51,7 @@ class Reference(RootModel[str]):
     root: Annotated[str, Field(max_length=2048)]
 
 
-class RecordAdapter(BaseModel):
+class RecordAdapter(ContractModel):
     """
     Identity of the export adapter that produced a record.
     """
@@ -100,7 +101,7 @@ class SkipReason(StrEnum):
     INVALID_REF = "invalid_ref"
 
 
-class SkippedRef(BaseModel):
+class SkippedRef(ContractModel):
     """
     A requested ref that was not returned.
     """
@@ -109,7 +110,7 @@ class SkippedRef(BaseModel):
     reason: SkipReason
 
 
-class RecordAnchor(BaseModel):
+class RecordAnchor(ContractModel):
     """
     One citation anchor inside an export record.
     """
@@ -122,7 +123,7 @@ class RecordAnchor(BaseModel):
     endValue: Annotated[str | None, Field(max_length=512, min_length=1)] = None
 
 
-class RecordAttachment(BaseModel):
+class RecordAttachment(ContractModel):
     """
     Attachment metadata of an export record.
     """
@@ -137,7 +138,7 @@ class RecordAttachment(BaseModel):
     sha256: Annotated[str | None, Field(pattern="^[a-f0-9]{64}$")] = None
 
 
-class Record(BaseModel):
+class Record(ContractModel):
     """
     Export-record provenance for documents produced by a file/export adapter (§5.0).
     """
@@ -180,7 +181,7 @@ class Record(BaseModel):
     attachments: Annotated[list[RecordAttachment] | None, Field(max_length=256)] = None
 
 
-class MultiGetDocument(BaseModel):
+class MultiGetDocument(ContractModel):
     """
     One retrieved document.
     """
@@ -201,7 +202,7 @@ class MultiGetDocument(BaseModel):
     record: Record | None = None
 
 
-class MultiGetResult(BaseModel):
+class MultiGetResult(ContractModel):
     """
     Several documents by refs or glob, with skipped refs.
     """

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field
 
 
-class PeekCounts(BaseModel):
+class PeekCounts(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -20,7 +21,7 @@ class PeekCounts(BaseModel):
     """
 
 
-class PeekBacklog(BaseModel):
+class PeekBacklog(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -34,7 +35,7 @@ class PeekBacklog(BaseModel):
     """
 
 
-class PeekRecent(BaseModel):
+class PeekRecent(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -49,7 +50,7 @@ class PeekRecent(BaseModel):
     modifiedAt: str
 
 
-class PeekServe(BaseModel):
+class PeekServe(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -63,7 +64,7 @@ class PeekServe(BaseModel):
     """
 
 
-class Peek(BaseModel):
+class Peek(ContractModel):
     """
     Cheap snapshot for agents and scripts: counts, embedding backlog, recent files and serve liveness. Never loads models. Same payload from `gno peek --json` and the gno_peek MCP tool; field names follow GNO's published peek@1.0.
     """

@@ -4,10 +4,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field
 
 
-class ResidentTransport(BaseModel):
+class ResidentTransport(ContractModel):
     """
     Transport counters and limits.
     """
@@ -23,7 +24,7 @@ class ResidentTransport(BaseModel):
     maxSessions: Annotated[int, Field(ge=0)]
 
 
-class ResidentReaders(BaseModel):
+class ResidentReaders(ContractModel):
     """
     Reader pool counters.
     """
@@ -37,7 +38,7 @@ class ResidentReaders(BaseModel):
     maxQueued: Annotated[int, Field(ge=0)]
 
 
-class ResidentModels(BaseModel):
+class ResidentModels(ContractModel):
     """
     Model lease/load counters.
     """
@@ -55,7 +56,7 @@ class ResidentModels(BaseModel):
     inflightLoads: Annotated[int, Field(ge=0)]
 
 
-class ResidentJobs(BaseModel):
+class ResidentJobs(ContractModel):
     """
     Job counters.
     """
@@ -68,7 +69,7 @@ class ResidentJobs(BaseModel):
     failed: Annotated[int, Field(ge=0)]
 
 
-class ResidentGenerations(BaseModel):
+class ResidentGenerations(ContractModel):
     """
     Content and index generation counters.
     """
@@ -111,7 +112,7 @@ class ShutdownState(StrEnum):
     DEADLINE = "deadline"
 
 
-class ResidentAdmission(BaseModel):
+class ResidentAdmission(ContractModel):
     """
     Request admission state.
     """
@@ -123,7 +124,7 @@ class ResidentAdmission(BaseModel):
     activeRequests: Annotated[int, Field(ge=0)]
 
 
-class ResidentShutdown(BaseModel):
+class ResidentShutdown(ContractModel):
     """
     Shutdown state.
     """
@@ -134,7 +135,7 @@ class ResidentShutdown(BaseModel):
     state: ShutdownState
 
 
-class ResidentStatus(BaseModel):
+class ResidentStatus(ContractModel):
     """
     Lifecycle snapshot of the process serving the request (no paths, tokens or content).
     """

@@ -4,11 +4,12 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field, RootModel, StringConstraints
 from typing_extensions import TypeAliasType
 
 
-class SearchResultItemSource(BaseModel):
+class SearchResultItemSource(ContractModel):
     """
     Source file metadata of a search hit.
     """
@@ -31,7 +32,7 @@ class SearchResultItemSource(BaseModel):
     """
 
 
-class SnippetRange(BaseModel):
+class SnippetRange(ContractModel):
     """
     Mirror line range of the snippet (1-based, inclusive).
     """
@@ -60,7 +61,7 @@ class Reference(RootModel[str]):
     root: Annotated[str, Field(max_length=2048)]
 
 
-class RecordAdapter(BaseModel):
+class RecordAdapter(ContractModel):
     """
     Identity of the export adapter that produced a record.
     """
@@ -110,7 +111,7 @@ class RecordAnchorKind(StrEnum):
     RECORD = "record"
 
 
-class ConversionWarning(BaseModel):
+class ConversionWarning(ContractModel):
     """
     A non-fatal conversion warning.
     """
@@ -122,7 +123,7 @@ class ConversionWarning(BaseModel):
     message: str
 
 
-class RecordAnchor(BaseModel):
+class RecordAnchor(ContractModel):
     """
     One citation anchor inside an export record.
     """
@@ -135,7 +136,7 @@ class RecordAnchor(BaseModel):
     endValue: Annotated[str | None, Field(max_length=512, min_length=1)] = None
 
 
-class RecordAttachment(BaseModel):
+class RecordAttachment(ContractModel):
     """
     Attachment metadata of an export record.
     """
@@ -150,7 +151,7 @@ class RecordAttachment(BaseModel):
     sha256: Annotated[str | None, Field(pattern="^[a-f0-9]{64}$")] = None
 
 
-class Conversion(BaseModel):
+class Conversion(ContractModel):
     """
     How the source file was converted to its Markdown mirror.
     """
@@ -170,7 +171,7 @@ class Conversion(BaseModel):
     warnings: list[ConversionWarning] | None = None
 
 
-class Record(BaseModel):
+class Record(ContractModel):
     """
     Export-record provenance for documents produced by a file/export adapter (§5.0).
     """
@@ -213,7 +214,7 @@ class Record(BaseModel):
     attachments: Annotated[list[RecordAttachment] | None, Field(max_length=256)] = None
 
 
-class SearchResultItem(BaseModel):
+class SearchResultItem(ContractModel):
     """
     One search hit as a standalone (open) document.
     """

@@ -4,11 +4,12 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field, RootModel, StringConstraints
 from typing_extensions import TypeAliasType
 
 
-class SearchResultSource(BaseModel):
+class SearchResultSource(ContractModel):
     """
     Source file metadata of a search hit.
     """
@@ -38,7 +39,7 @@ class SearchResultSource(BaseModel):
     """
 
 
-class SnippetRange(BaseModel):
+class SnippetRange(ContractModel):
     """
     Mirror line range of the snippet (1-based, inclusive).
     """
@@ -67,7 +68,7 @@ class Reference(RootModel[str]):
     root: Annotated[str, Field(max_length=2048)]
 
 
-class RecordAdapter(BaseModel):
+class RecordAdapter(ContractModel):
     """
     Identity of the export adapter that produced a record.
     """
@@ -83,7 +84,7 @@ class RecordAdapter(BaseModel):
     """
 
 
-class QueryModeCounts(BaseModel):
+class QueryModeCounts(ContractModel):
     """
     Counts of supplied structured query modes.
     """
@@ -96,7 +97,7 @@ class QueryModeCounts(BaseModel):
     hyde: bool
 
 
-class GraphEdgeConfidence(BaseModel):
+class GraphEdgeConfidence(ContractModel):
     """
     Expansion edge counts by confidence.
     """
@@ -107,7 +108,7 @@ class GraphEdgeConfidence(BaseModel):
     similarity: Annotated[int, Field(ge=0)]
 
 
-class ExplainLine(BaseModel):
+class ExplainLine(ContractModel):
     """
     One explain line.
     """
@@ -119,7 +120,7 @@ class ExplainLine(BaseModel):
     message: str
 
 
-class ProjectAffinityReceipt(BaseModel):
+class ProjectAffinityReceipt(ContractModel):
     """
     Project-affinity contribution for one result (open).
     """
@@ -210,7 +211,7 @@ class SearchMode(StrEnum):
     BM25_ONLY = "bm25_only"
 
 
-class ConversionWarning(BaseModel):
+class ConversionWarning(ContractModel):
     """
     A non-fatal conversion warning.
     """
@@ -222,7 +223,7 @@ class ConversionWarning(BaseModel):
     message: str
 
 
-class RecordAnchor(BaseModel):
+class RecordAnchor(ContractModel):
     """
     One citation anchor inside an export record.
     """
@@ -235,7 +236,7 @@ class RecordAnchor(BaseModel):
     endValue: Annotated[str | None, Field(max_length=512, min_length=1)] = None
 
 
-class RecordAttachment(BaseModel):
+class RecordAttachment(ContractModel):
     """
     Attachment metadata of an export record.
     """
@@ -250,7 +251,7 @@ class RecordAttachment(BaseModel):
     sha256: Annotated[str | None, Field(pattern="^[a-f0-9]{64}$")] = None
 
 
-class EgressLineageSource(BaseModel):
+class EgressLineageSource(ContractModel):
     """
     Policy of one contributing collection.
     """
@@ -263,7 +264,7 @@ class EgressLineageSource(BaseModel):
     source: EgressPolicySource
 
 
-class GraphExpansion(BaseModel):
+class GraphExpansion(ContractModel):
     """
     One-hop graph expansion summary.
     """
@@ -276,7 +277,7 @@ class GraphExpansion(BaseModel):
     fallbackReasons: list[str]
 
 
-class ContentTypeBoostReceipt(BaseModel):
+class ContentTypeBoostReceipt(ContractModel):
     """
     Per-result content-type boost receipt (§5.0).
     """
@@ -299,7 +300,7 @@ class ContentTypeBoostReceipt(BaseModel):
     rulesFingerprint: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class Conversion(BaseModel):
+class Conversion(ContractModel):
     """
     How the source file was converted to its Markdown mirror.
     """
@@ -319,7 +320,7 @@ class Conversion(BaseModel):
     warnings: list[ConversionWarning] | None = None
 
 
-class Record(BaseModel):
+class Record(ContractModel):
     """
     Export-record provenance for documents produced by a file/export adapter (§5.0).
     """
@@ -362,7 +363,7 @@ class Record(BaseModel):
     attachments: Annotated[list[RecordAttachment] | None, Field(max_length=256)] = None
 
 
-class EgressLineage(BaseModel):
+class EgressLineage(ContractModel):
     """
     Egress policy lineage of the evidence behind a hit (§5.0).
     """
@@ -378,7 +379,7 @@ class EgressLineage(BaseModel):
     sources: Annotated[list[EgressLineageSource], Field(max_length=128, min_length=1)]
 
 
-class ExplainResult(BaseModel):
+class ExplainResult(ContractModel):
     """
     Per-result score breakdown.
     """
@@ -397,7 +398,7 @@ class ExplainResult(BaseModel):
     contentTypeBoost: ContentTypeBoostReceipt | None = None
 
 
-class SearchResult(BaseModel):
+class SearchResult(ContractModel):
     """
     One search hit (closed inside search-results).
     """
@@ -450,7 +451,7 @@ class SearchResult(BaseModel):
     conversion: Conversion | None = None
 
 
-class Explain(BaseModel):
+class Explain(ContractModel):
     """
     Structured explain output of the pipeline.
     """
@@ -462,7 +463,7 @@ class Explain(BaseModel):
     results: list[ExplainResult]
 
 
-class SearchMeta(BaseModel):
+class SearchMeta(ContractModel):
     """
     Search metadata: pipeline used and echoed filters.
     """
@@ -516,7 +517,7 @@ class SearchMeta(BaseModel):
     """
 
 
-class SearchResults(BaseModel):
+class SearchResults(ContractModel):
     """
     Results and metadata of search, vsearch and query.
     """

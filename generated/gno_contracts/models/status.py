@@ -4,10 +4,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field
 
 
-class ResidentTransport(BaseModel):
+class ResidentTransport(ContractModel):
     """
     Transport counters and limits.
     """
@@ -23,7 +24,7 @@ class ResidentTransport(BaseModel):
     maxSessions: Annotated[int, Field(ge=0)]
 
 
-class ResidentReaders(BaseModel):
+class ResidentReaders(ContractModel):
     """
     Reader pool counters.
     """
@@ -37,7 +38,7 @@ class ResidentReaders(BaseModel):
     maxQueued: Annotated[int, Field(ge=0)]
 
 
-class ResidentModels(BaseModel):
+class ResidentModels(ContractModel):
     """
     Model lease/load counters.
     """
@@ -55,7 +56,7 @@ class ResidentModels(BaseModel):
     inflightLoads: Annotated[int, Field(ge=0)]
 
 
-class ResidentJobs(BaseModel):
+class ResidentJobs(ContractModel):
     """
     Job counters.
     """
@@ -68,7 +69,7 @@ class ResidentJobs(BaseModel):
     failed: Annotated[int, Field(ge=0)]
 
 
-class ResidentGenerations(BaseModel):
+class ResidentGenerations(ContractModel):
     """
     Content and index generation counters.
     """
@@ -80,7 +81,7 @@ class ResidentGenerations(BaseModel):
     index: Annotated[int, Field(ge=0)]
 
 
-class CollectionRootError(BaseModel):
+class CollectionRootError(ContractModel):
     """
     Why the collection root is unusable.
     """
@@ -92,7 +93,7 @@ class CollectionRootError(BaseModel):
     message: str
 
 
-class ActivePreset(BaseModel):
+class ActivePreset(ContractModel):
     """
     Active model preset.
     """
@@ -104,7 +105,7 @@ class ActivePreset(BaseModel):
     name: str
 
 
-class StatusCapabilities(BaseModel):
+class StatusCapabilities(ContractModel):
     """
     Configured (not loaded) retrieval capabilities.
     """
@@ -118,7 +119,7 @@ class StatusCapabilities(BaseModel):
     answer: bool
 
 
-class ContentTypeBoostRule(BaseModel):
+class ContentTypeBoostRule(ContractModel):
     """
     One content-type boost rule.
     """
@@ -130,7 +131,7 @@ class ContentTypeBoostRule(BaseModel):
     searchBoost: Annotated[float, Field(ge=0.5, le=2.0)]
 
 
-class ConnectorProjection(BaseModel):
+class ConnectorProjection(ContractModel):
     """
     How many connector pairs exist vs. are listed.
     """
@@ -152,7 +153,7 @@ class ConnectorProjection(BaseModel):
     """
 
 
-class OnboardingSuggestedCollection(BaseModel):
+class OnboardingSuggestedCollection(ContractModel):
     """
     A folder suggested as a collection.
     """
@@ -162,7 +163,7 @@ class OnboardingSuggestedCollection(BaseModel):
     reason: str
 
 
-class WatcherFailedCollection(BaseModel):
+class WatcherFailedCollection(ContractModel):
     """
     A collection the watcher could not watch.
     """
@@ -171,7 +172,7 @@ class WatcherFailedCollection(BaseModel):
     reason: str
 
 
-class EmbedRunResult(BaseModel):
+class EmbedRunResult(ContractModel):
     """
     Outcome of an embedding run.
     """
@@ -180,7 +181,7 @@ class EmbedRunResult(BaseModel):
     errors: Annotated[int, Field(ge=0)]
 
 
-class BackgroundEvents(BaseModel):
+class BackgroundEvents(ContractModel):
     """
     Server-sent event stream state.
     """
@@ -189,7 +190,7 @@ class BackgroundEvents(BaseModel):
     retryMs: Annotated[int, Field(ge=0)]
 
 
-class BootstrapRuntime(BaseModel):
+class BootstrapRuntime(ContractModel):
     """
     Language runtime state (upstream kind is "bun").
     """
@@ -210,7 +211,7 @@ class BootstrapRuntime(BaseModel):
     detail: str
 
 
-class BootstrapCache(BaseModel):
+class BootstrapCache(ContractModel):
     """
     Model cache location and size.
     """
@@ -404,7 +405,7 @@ class StageStatus(StrEnum):
     SKIPPED = "skipped"
 
 
-class ResidentAdmission(BaseModel):
+class ResidentAdmission(ContractModel):
     """
     Request admission state.
     """
@@ -416,7 +417,7 @@ class ResidentAdmission(BaseModel):
     activeRequests: Annotated[int, Field(ge=0)]
 
 
-class ResidentShutdown(BaseModel):
+class ResidentShutdown(ContractModel):
     """
     Shutdown state.
     """
@@ -427,7 +428,7 @@ class ResidentShutdown(BaseModel):
     state: ShutdownState
 
 
-class StatusCollection(BaseModel):
+class StatusCollection(ContractModel):
     """
     Per-collection counts.
     """
@@ -447,7 +448,7 @@ class StatusCollection(BaseModel):
     rootError: CollectionRootError | None = None
 
 
-class ContentTypeBoostSummary(BaseModel):
+class ContentTypeBoostSummary(ContractModel):
     """
     Configured content-type search boosts (never prefixes).
     """
@@ -459,7 +460,7 @@ class ContentTypeBoostSummary(BaseModel):
     rules: list[ContentTypeBoostRule]
 
 
-class ActivationStage(BaseModel):
+class ActivationStage(ContractModel):
     """
     Outcome of one activation stage.
     """
@@ -474,7 +475,7 @@ class ActivationStage(BaseModel):
     code: ActivationCode | None = None
 
 
-class SemanticAvailability(BaseModel):
+class SemanticAvailability(ContractModel):
     """
     Why semantic search is not yet available (vector_unavailable => skipped, else pending).
     """
@@ -490,7 +491,7 @@ class SemanticAvailability(BaseModel):
     """
 
 
-class Remediation(BaseModel):
+class Remediation(ContractModel):
     """
     Next action for a collection that is not fully activated.
     """
@@ -504,7 +505,7 @@ class Remediation(BaseModel):
     message: str
 
 
-class ActivationConnector(BaseModel):
+class ActivationConnector(ContractModel):
     """
     Activation state of one collection/connector pair.
     """
@@ -519,7 +520,7 @@ class ActivationConnector(BaseModel):
     remediation: str | None
 
 
-class OnboardingStep(BaseModel):
+class OnboardingStep(ContractModel):
     """
     One onboarding step.
     """
@@ -531,7 +532,7 @@ class OnboardingStep(BaseModel):
     action: OnboardingAction | None = None
 
 
-class HealthCheck(BaseModel):
+class HealthCheck(ContractModel):
     """
     One health check.
     """
@@ -545,7 +546,7 @@ class HealthCheck(BaseModel):
     actionKind: HealthActionKind | None = None
 
 
-class BackgroundWatcher(BaseModel):
+class BackgroundWatcher(ContractModel):
     """
     File watcher state.
     """
@@ -559,7 +560,7 @@ class BackgroundWatcher(BaseModel):
     lastSyncAt: str | None
 
 
-class BackgroundEmbedding(BaseModel):
+class BackgroundEmbedding(ContractModel):
     """
     Background embedding scheduler state.
     """
@@ -578,7 +579,7 @@ class BackgroundEmbedding(BaseModel):
     lastResult: EmbedRunResult | None
 
 
-class BootstrapPolicy(BaseModel):
+class BootstrapPolicy(ContractModel):
     """
     Model download policy.
     """
@@ -589,7 +590,7 @@ class BootstrapPolicy(BaseModel):
     summary: str
 
 
-class BootstrapModelEntry(BaseModel):
+class BootstrapModelEntry(ContractModel):
     """
     One model role of the active preset.
     """
@@ -602,7 +603,7 @@ class BootstrapModelEntry(BaseModel):
     statusLabel: str
 
 
-class ResidentSnapshot(BaseModel):
+class ResidentSnapshot(ContractModel):
     """
     Copy of resident-status@1.0: lifecycle snapshot (mode direct-cli in the CLI).
     """
@@ -633,7 +634,7 @@ class ResidentSnapshot(BaseModel):
     generations: ResidentGenerations
 
 
-class ActivationStages(BaseModel):
+class ActivationStages(ContractModel):
     """
     The four activation stages.
     """
@@ -647,7 +648,7 @@ class ActivationStages(BaseModel):
     connector: ActivationStage
 
 
-class StatusOnboarding(BaseModel):
+class StatusOnboarding(ContractModel):
     """
     First-run onboarding state (Web UI).
     """
@@ -660,7 +661,7 @@ class StatusOnboarding(BaseModel):
     steps: list[OnboardingStep]
 
 
-class StatusHealth(BaseModel):
+class StatusHealth(ContractModel):
     """
     Health summary and checks (Web UI).
     """
@@ -670,7 +671,7 @@ class StatusHealth(BaseModel):
     checks: list[HealthCheck]
 
 
-class StatusBackground(BaseModel):
+class StatusBackground(ContractModel):
     """
     Background watcher, embedding scheduler and event stream.
     """
@@ -680,7 +681,7 @@ class StatusBackground(BaseModel):
     events: BackgroundEvents
 
 
-class BootstrapModels(BaseModel):
+class BootstrapModels(ContractModel):
     """
     Models of the active preset.
     """
@@ -695,7 +696,7 @@ class BootstrapModels(BaseModel):
     entries: list[BootstrapModelEntry]
 
 
-class ActivationCollection(BaseModel):
+class ActivationCollection(ContractModel):
     """
     Activation state of one collection.
     """
@@ -714,7 +715,7 @@ class ActivationCollection(BaseModel):
     remediation: Remediation | None
 
 
-class StatusBootstrap(BaseModel):
+class StatusBootstrap(ContractModel):
     """
     Runtime, download policy, cache and model bootstrap state.
     """
@@ -725,7 +726,7 @@ class StatusBootstrap(BaseModel):
     models: BootstrapModels
 
 
-class Activation(BaseModel):
+class Activation(ContractModel):
     """
     Retrieval activation proof (identical across status/doctor/Web).
     """
@@ -747,7 +748,7 @@ class Activation(BaseModel):
     connectorProjection: ConnectorProjection
 
 
-class Status(BaseModel):
+class Status(ContractModel):
     """
     Index status; the CLI emits the required subset, REST /api/status all fields.
     """

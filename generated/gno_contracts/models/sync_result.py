@@ -4,10 +4,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from gno_contracts.base import ContractModel
+from pydantic import ConfigDict, Field
 
 
-class SyncError(BaseModel):
+class SyncError(ContractModel):
     """
     A file that failed to sync.
     """
@@ -20,7 +21,7 @@ class SyncError(BaseModel):
     message: str
 
 
-class RecordImport(BaseModel):
+class RecordImport(ContractModel):
     """
     record-import@1.0 summary of an export container (open here).
     """
@@ -49,7 +50,7 @@ class FileSyncStatus(StrEnum):
     SKIPPED = "skipped"
 
 
-class FileSyncResult(BaseModel):
+class FileSyncResult(ContractModel):
     """
     Per-file sync outcome.
     """
@@ -71,7 +72,7 @@ class FileSyncResult(BaseModel):
     recordImport: RecordImport | None = None
 
 
-class CollectionSyncResult(BaseModel):
+class CollectionSyncResult(ContractModel):
     """
     Sync outcome of one collection.
     """
@@ -92,7 +93,7 @@ class CollectionSyncResult(BaseModel):
     files: list[FileSyncResult] | None = None
 
 
-class SyncResult(BaseModel):
+class SyncResult(ContractModel):
     """
     Outcome of gno update / a sync job.
     """
