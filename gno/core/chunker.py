@@ -80,7 +80,7 @@ def _structural_break(breaks: list[int], pos: int, target: int) -> int | None:
 
 def chunk_text(text: str, family: str | None = None) -> list[Chunk]:
     n = len(text)
-    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    line, line_pos = 1, 0  # line number of offset line_pos; chunk starts only move forward
     breaks = [m.start() for m in _STRUCTURAL[family].finditer(text)] if family else []
     chunks: list[Chunk] = []
     pos = 0
@@ -96,15 +96,12 @@ def chunk_text(text: str, family: str | None = None) -> list[Chunk]:
                 end = _prose_break(text, target)
             if end <= pos or end - pos > MAX_CHARS + WINDOW_CHARS:
                 end, structural = pos + MAX_CHARS, False
+        line += text.count("\n", line_pos, pos)
+        line_pos = pos
         if not text[pos:end].isspace():
+            end_line = line + text.count("\n", pos, end - 1)
             chunks.append(
-                Chunk(
-                    seq=len(chunks),
-                    pos=pos,
-                    end=end,
-                    start_line=bisect.bisect_right(line_starts, pos),
-                    end_line=bisect.bisect_right(line_starts, end - 1),
-                )
+                Chunk(seq=len(chunks), pos=pos, end=end, start_line=line, end_line=end_line)
             )
         if end >= n:
             break

@@ -24,6 +24,7 @@ from gno.errors import ValidationError
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
+_CJK_SPLIT = re.compile(f"([{CJK_RANGES}]+)")
 _WORD_PART = re.compile(r"[^\W_]+")
 _TOKEN = re.compile(r'-?"[^"]*"|\S+')
 MIN_PREFIX_LEN = 3
@@ -86,16 +87,17 @@ STOPWORDS = frozenset(
 )
 
 
-def _bigrams(match: re.Match[str]) -> str:
-    run = match.group(0)
-    if len(run) == 1:
-        return f" {run} "
-    return " " + " ".join(map(str.__add__, run[:-1], run[1:])) + " "
+def _run_bigrams(run: str) -> str:
+    return " " + (" ".join(map(str.__add__, run[:-1], run[1:])) if len(run) > 1 else run) + " "
 
 
 def index_text(text: str) -> str:
     """The text given to FTS5 for a title, path or body."""
-    return _CJK_RUN.sub(_bigrams, text) if _CJK_RUN.search(text) else text
+    if not _CJK_RUN.search(text):
+        return text
+    pieces = _CJK_SPLIT.split(text)  # odd items are the CJK runs
+    pieces[1::2] = [_run_bigrams(run) for run in pieces[1::2]]
+    return "".join(pieces)
 
 
 def _words(text: str) -> list[str]:

@@ -19,7 +19,7 @@ _HANGUL = re.compile("[\uac00-\ud7af]")
 _CJK = re.compile("[\u4e00-\u9fff\u3400-\u4dbf\u3040-\u30ff\uac00-\ud7af]")
 _WORD = re.compile(r"[^\W\d_]{2,15}")
 _SPACE = re.compile(r"\s+")
-SAMPLE_CHARS = 1200  # enough words to tell languages apart; keeps per-chunk cost flat
+SAMPLE_CHARS = 500  # enough words to tell languages apart; keeps per-chunk cost flat
 
 _STOPWORDS = {
     "en": [

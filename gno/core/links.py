@@ -6,7 +6,6 @@ Frontmatter, fenced code, inline code and HTML comments never yield links.
 
 from __future__ import annotations
 
-import bisect
 import posixpath
 import re
 import unicodedata
@@ -15,7 +14,9 @@ from dataclasses import dataclass
 from gno.core.regions import Regions
 
 _WIKI = re.compile(r"\[\[([^\[\]\n|]+?)(?:\|([^\[\]\n]+?))?\]\]")
-_MARKDOWN = re.compile(r"(?<!!)\[([^\[\]\n]*)\]\(\s*<?([^()\s<>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
+# Starts at '[' (a leading lookbehind would run at every offset); '![image](...)' is
+# filtered in code.
+_MARKDOWN = re.compile(r"\[([^\[\]\n]*)\]\(\s*<?([^()\s<>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 MAX_LINK_TEXT = 256
@@ -60,11 +61,11 @@ def parse_links(mirror: str, source_rel_path: str, regions: Regions | None = Non
     if "[" not in mirror:
         return []
     regions = regions or Regions(mirror)
-    line_starts = [0] + [m.end() for m in re.finditer("\n", mirror)]
 
     def position(offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(line_starts, offset)
-        return line, offset - line_starts[line - 1] + 1
+        """1-based (line, column) of an offset; only computed for real links."""
+        line_start = mirror.rfind("\n", 0, offset) + 1
+        return mirror.count("\n", 0, line_start) + 1, offset - line_start + 1
 
     found: list[tuple[int, Link]] = []
     for m in _WIKI.finditer(mirror):
@@ -95,6 +96,8 @@ def parse_links(mirror: str, source_rel_path: str, regions: Regions | None = Non
             )
         )
     for m in _MARKDOWN.finditer(mirror):
+        if m.start() and mirror[m.start() - 1] == "!":
+            continue
         raw = m.group(2)
         resolved = _resolve_markdown(raw, source_rel_path)
         if resolved is None or regions.contains(m.start()):

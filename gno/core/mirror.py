@@ -16,17 +16,21 @@ import re
 import unicodedata
 
 _CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_CHARS = tuple(chr(c) for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F))
 _BLANK_RUNS = re.compile(r"\n{3,}")
 
 
 def canonicalize(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _CONTROLS.sub("", text)
+    if any(ch in text for ch in _CONTROL_CHARS):  # substring scans beat a regex pass on clean text
+        text = _CONTROLS.sub("", text)
     text = text.lstrip("\ufeff")  # every leading BOM, or a second one would survive a pass
     if not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
     text = "\n".join([line.rstrip() for line in text.split("\n")])
-    text = _BLANK_RUNS.sub("\n\n", text).rstrip("\n")
+    if "\n\n\n" in text:
+        text = _BLANK_RUNS.sub("\n\n", text)
+    text = text.rstrip("\n")
     if text.startswith("\n\n"):  # a leading blank run is one blank line too
         text = "\n" + text.lstrip("\n")
     return text + "\n"

@@ -1,5 +1,8 @@
 """Spans of a Markdown mirror that are not prose: frontmatter, fenced code,
-inline code and HTML comments. Links and hashtags inside them do not count."""
+inline code and HTML comments. Links and hashtags inside them do not count.
+
+Block spans are found once per document; inline code is checked only on the
+line of a candidate, since most lines never hold a link or a hashtag."""
 
 from __future__ import annotations
 
@@ -25,8 +28,6 @@ class Regions:
                     opened = None
             if opened is not None:  # an unclosed fence runs to the end, as in CommonMark
                 spans.append((opened, len(mirror)))
-        if "`" in mirror:
-            spans += [m.span() for m in _INLINE_CODE.finditer(mirror)]
         if "<!--" in mirror:
             spans += [m.span() for m in _HTML_COMMENT.finditer(mirror)]
         spans.sort()
@@ -38,7 +39,21 @@ class Regions:
                 merged.append([start, end])
         self._starts = [s for s, _ in merged]
         self._ends = [e for _, e in merged]
+        self._text = mirror
+        self._has_backticks = "`" in mirror
 
     def contains(self, pos: int) -> bool:
         i = bisect.bisect_right(self._starts, pos) - 1
-        return i >= 0 and pos < self._ends[i]
+        if i >= 0 and pos < self._ends[i]:
+            return True
+        return self._has_backticks and self._in_inline_code(pos)
+
+    def _in_inline_code(self, pos: int) -> bool:
+        text = self._text
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        line = text[start : len(text) if end < 0 else end]
+        column = pos - start
+        return "`" in line and any(
+            m.start() <= column < m.end() for m in _INLINE_CODE.finditer(line)
+        )

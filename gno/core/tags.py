@@ -10,9 +10,11 @@ import unicodedata
 from gno.core.regions import Regions
 from gno.errors import ValidationError
 
-# '#', a letter/digit, then letters/digits/'-'/'/'; the char before '#' is checked
+# '#', a letter/digit, then letters/digits/'-'/'/'. The char before '#' is checked
 # in Python (a lookbehind first would run at every position of the text).
 _HASHTAG = re.compile(r"#([^\W_](?:[^\W_]|[-/])*)")
+_SEGMENT = r"[^\W_](?:[^\W_]|[-.])*"
+_VALID_TAG = re.compile(rf"{_SEGMENT}(?:/{_SEGMENT})*")
 
 
 def normalize_tag(tag: str) -> str:
@@ -47,8 +49,8 @@ def hashtags(text: str, regions: Regions | None = None) -> list[str]:
     found = []
     for m in _HASHTAG.finditer(text):
         start = m.start()
-        before = text[start - 1] if start else " "
-        if not (before.isalnum() or before in "_/#") and not regions.contains(start):
+        # Only a '#' that starts a word is a tag: not anchors like (#id) or {#id}, URLs, or &#38;.
+        if (start == 0 or text[start - 1].isspace()) and not regions.contains(start):
             found.append(m.group(1).rstrip("-/"))
     return found
 

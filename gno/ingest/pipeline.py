@@ -30,6 +30,7 @@ class Job:
     ext: str
     mime: str
     data: bytes
+    source_hash: str
     language_hint: str | None
 
 
@@ -98,10 +99,10 @@ class JobRunner:
 
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
-        self.workers = min(os.cpu_count() or 1, 4)
+        self.workers = max(1, min(os.cpu_count() or 1, 4))
 
     def run(self, jobs: list[Job]) -> Iterator[Converted | Failed]:
-        if self._pool is None and (len(jobs) < POOL_THRESHOLD or self.workers < 2):
+        if self._pool is None and (len(jobs) < POOL_THRESHOLD or (os.cpu_count() or 1) < 2):
             return map(process, jobs)
         if self._pool is None:
             import multiprocessing

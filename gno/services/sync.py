@@ -174,7 +174,7 @@ class CollectionSync:
     ) -> None:
         results = runner.run([job for _, _, job in window])
         for (entry, state, job), result in zip(window, results, strict=True):
-            source_hash = hashlib.sha256(job.data).hexdigest()
+            source_hash = job.source_hash
             uri = make_uri(self.coll.name, entry.rel_path)
             if isinstance(result, Converted):
                 if state is None:
@@ -294,6 +294,7 @@ class CollectionSync:
             ext,
             sniff_mime(data[:512], ext),
             data,
+            source_hash,
             self.coll.language_hint,
         )
 

@@ -73,7 +73,11 @@ def test_multi_get_globs_truncation_and_skips(app):
         ("gno://notes/nope.md", "not_found"),
         ("bad", "invalid_ref"),
     ]
-    assert (out.meta.requested, out.meta.returned, out.meta.skipped) == (5, 3, 2)  # globs count expanded
+    assert (out.meta.requested, out.meta.returned, out.meta.skipped) == (
+        5,
+        3,
+        2,
+    )  # globs count expanded
     with pytest.raises(ValidationError):
         multi_get(app, MultiGetInput(refs=["a"], pattern="b"))
 

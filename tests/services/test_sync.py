@@ -194,6 +194,8 @@ def test_malformed_config_is_a_clear_error(make_app):
     app.paths.config_file.write_text("version: '2.0'\n")
     with pytest.raises(ConfigError, match="unsupported config version"):
         App(resolve_paths()).config  # noqa: B018
-    app.paths.config_file.write_text("version: '1.0'\ncollections:\n  - name: Bad Name!\n    path: /tmp\n")
+    app.paths.config_file.write_text(
+        "version: '1.0'\ncollections:\n  - name: Bad Name!\n    path: /tmp\n"
+    )
     with pytest.raises(ConfigError, match=r"collections\[0\]"):
         App(resolve_paths()).config  # noqa: B018

@@ -102,6 +102,10 @@ class SqliteStore:
     def __init__(self, conn: apsw.Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
+        # FTS rows written inside a transaction go in together just before COMMIT: FTS5
+        # flushes its pending terms at every statement savepoint, so interleaving them
+        # with other writes turns one segment into thousands.
+        self._fts_pending: list[tuple[int, str, str, str]] = []
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -119,6 +123,9 @@ class SqliteStore:
             if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute(
+                "PRAGMA cache_size = -65536"
+            )  # 64 MiB: bulk syncs otherwise re-read index pages
         except apsw.BusyError as exc:
             raise LockedError(f"The index {path} is locked by another process") from exc
         except apsw.Error as exc:
@@ -172,7 +179,9 @@ class SqliteStore:
             ) from exc
         try:
             yield
+            self._flush_fts()
         except BaseException:
+            self._fts_pending.clear()
             self.conn.execute("ROLLBACK")
             raise
         try:
@@ -416,13 +425,20 @@ class SqliteStore:
     def _replace_fts(
         self, doc_id: int, rel_path: str, title: str | None, body: str, prepared: bool = False
     ) -> None:
-        """(Re)index one document; ``prepared`` means title/body already went through index_text."""
+        """(Re)index one document at commit; ``prepared``: title/body already went through index_text."""
         if not prepared:
             title, body = index_text(title or ""), index_text(body)
-        self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (doc_id,))
-        self.conn.execute(
-            "INSERT INTO documents_fts (rowid, filepath, title, body) VALUES (?, ?, ?, ?)",
-            (doc_id, index_text(rel_path), title or "", body),
+        self._fts_pending.append((doc_id, index_text(rel_path), title or "", body))
+
+    def _flush_fts(self) -> None:
+        if not self._fts_pending:
+            return
+        rows, self._fts_pending = self._fts_pending, []
+        self.conn.executemany(
+            "DELETE FROM documents_fts WHERE rowid = ?", [(row[0],) for row in rows]
+        )
+        self.conn.executemany(
+            "INSERT INTO documents_fts (rowid, filepath, title, body) VALUES (?, ?, ?, ?)", rows
         )
 
     def save_failure(
@@ -476,7 +492,7 @@ class SqliteStore:
                 ts,
             ),
         ).fetchone()
-        self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (row[0],))
+        self._drop_fts([row[0]])
         self.record_error(collection, rel_path, code, message)
 
     def record_error(self, collection: str, rel_path: str, code: str, message: str) -> None:
@@ -503,6 +519,11 @@ class SqliteStore:
             "UPDATE documents SET active = 0, updated_at = ? WHERE id = ?",
             [(ts, i) for i in doc_ids],
         )
+        self._drop_fts(doc_ids)
+
+    def _drop_fts(self, doc_ids: Sequence[int]) -> None:
+        dropped = set(doc_ids)
+        self._fts_pending = [row for row in self._fts_pending if row[0] not in dropped]
         self.conn.executemany("DELETE FROM documents_fts WHERE rowid = ?", [(i,) for i in doc_ids])
 
     def inactivate_collections_except(self, names: Sequence[str]) -> int:
