@@ -15,7 +15,6 @@ from gno.adapters.sqlite.store import SqliteStore
 from gno.config import Config, load_config, save_config
 from gno.errors import NotInitializedError
 from gno.paths import Paths
-from gno.ports import Converter
 
 
 def _stamp(st: os.stat_result) -> str:
@@ -46,13 +45,6 @@ class App:
     def reload_config(self) -> Config:
         self.__dict__.pop("config", None)
         return self.config
-
-    @cached_property
-    def converters(self) -> tuple[Converter, ...]:
-        from gno.adapters.converters.native import MarkdownConverter, PlainTextConverter
-        from gno.adapters.converters.office import MarkitdownConverter
-
-        return (MarkdownConverter(), PlainTextConverter(), MarkitdownConverter())
 
     def store(self, *, create: bool = False) -> SqliteStore:
         if self._store is None:

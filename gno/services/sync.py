@@ -80,12 +80,15 @@ class CollectionSync:
     """Syncs one collection; ``run`` raises KeyboardInterrupt after rolling back the open batch."""
 
     def __init__(
-        self, app: App, store: SqliteStore, collection: Collection, progress: Progress | None
+        self, store: SqliteStore, collection: Collection, progress: Progress | None
     ) -> None:
-        self.app, self.store, self.coll = app, store, collection
+        self.store, self.coll = store, collection
         self.tally = CollectionTally(collection.name)
         self.progress = progress
-        self.index_name = app.paths.index_name
+        self._seen: set[str] = set()  # relative paths found by the walk
+        self._pending: list[Callable[[], None]] = []  # store writes of the open batch
+        self._last_flush = time.perf_counter()
+        self._done = self._total = 0
 
     def _error(self, rel_path: str, code: str, message: str) -> None:
         self.tally.errored += 1
@@ -119,35 +122,15 @@ class CollectionSync:
         )
         entries = list(walk(root, rules))
         states = self.store.doc_states(self.coll.name)
-        self._seen: set[str] = set()
-        self._pending: list[Callable[[], None]] = []
-        self._last_flush = time.perf_counter()
-        window: list[tuple[WalkEntry, DocState | None, Job]] = []
-        window_bytes = 0
-        self._done, self._total = 0, len(entries)
+        self._total = len(entries)
         runner = JobRunner()
         try:
-            for entry in entries:
-                self.tally.processed += 1
-                self._seen.add(entry.rel_path)
-                state = states.get(entry.rel_path)
-                planned = self._plan(entry, state)
-                if isinstance(planned, Job):
-                    window.append((entry, state, planned))
-                    window_bytes += len(planned.data)
-                    if len(window) >= WINDOW_FILES or window_bytes >= WINDOW_BYTES:
-                        self._convert(runner, window)
-                        window, window_bytes = [], 0
-                    continue
-                if planned is not None:
-                    self._queue(planned)
-                self._advance()
-            self._convert(runner, window)
-            self._flush()
+            self._apply_all(entries, states, runner)
         except BaseException:
             runner.close(cancel=True)
             raise
         runner.close()
+        # Only a complete walk may soft-delete: an interrupted one never gets here.
         gone = [s.id for rel, s in states.items() if s.active and rel not in self._seen]
         with self.store.write():
             if gone:
@@ -155,6 +138,30 @@ class CollectionSync:
             self.store.mark_synced(self.coll.name)
         self.tally.inactivated = len(gone)
         return self.tally
+
+    def _apply_all(
+        self, entries: list[WalkEntry], states: dict[str, DocState], runner: JobRunner
+    ) -> None:
+        """Plan every file; convert changed ones in windows; write in batches."""
+        window: list[tuple[WalkEntry, DocState | None, Job]] = []
+        window_bytes = 0
+        for entry in entries:
+            self.tally.processed += 1
+            self._seen.add(entry.rel_path)
+            state = states.get(entry.rel_path)
+            planned = self._plan(entry, state)
+            if isinstance(planned, Job):
+                window.append((entry, state, planned))
+                window_bytes += len(planned.data)
+                if len(window) >= WINDOW_FILES or window_bytes >= WINDOW_BYTES:
+                    self._convert(runner, window)
+                    window, window_bytes = [], 0
+                continue
+            if planned is not None:
+                self._queue(planned)
+            self._advance()
+        self._convert(runner, window)
+        self._flush()
 
     def _advance(self) -> None:
         self._done += 1
@@ -336,7 +343,7 @@ def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> Sync
     tallies: list[CollectionTally] = []
     interrupted = False
     for collection in collections:
-        sync = CollectionSync(app, store, collection, progress)
+        sync = CollectionSync(store, collection, progress)
         try:
             tallies.append(sync.run(inp.gitPull, inp.runUpdateCmd))
         except KeyboardInterrupt:
