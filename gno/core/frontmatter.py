@@ -62,6 +62,12 @@ def _yaml_block(block: str) -> dict[str, Value] | None:
     return data if isinstance(data, dict) else None
 
 
+def frontmatter_span(text: str) -> tuple[int, int]:
+    """(last line, end offset) of the frontmatter block without parsing it; (0, 0) if none."""
+    match = _FRONTMATTER.match(text)
+    return (text.count("\n", 0, match.end()), match.end()) if match else (0, 0)
+
+
 def parse_frontmatter(text: str) -> Frontmatter:
     match = _FRONTMATTER.match(text)
     if not match:

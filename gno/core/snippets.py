@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 SNIPPET_TARGET_CHARS = 300
 SNIPPET_MAX_LINES = 8
+MAX_HITS_PER_TERM = 4  # the first few occurrences find where terms meet; cheap on long documents
 
 
 @dataclass(frozen=True)
@@ -20,28 +21,51 @@ def _stems(terms: tuple[str, ...]) -> list[str]:
     return [t[: max(4, len(t) - 3)] if len(t) > 5 else t for t in terms]
 
 
-def best_snippet(mirror: str, terms: tuple[str, ...], body_start_line: int = 1) -> Snippet:
-    lines = mirror.split("\n")[:-1]
-    if not lines:
+def _best_offset(mirror: str, stems: list[str], start_offset: int) -> int | None:
+    """Offset of the first occurrence on the line holding the most distinct query stems."""
+    lowered = mirror.lower()
+    if len(lowered) != len(mirror):  # a few characters change length when lowered
+        return None
+    hits: list[tuple[int, int]] = []  # (offset, stem index)
+    for k, stem in enumerate(stems):
+        pos, seen = lowered.find(stem, start_offset), 0
+        while pos >= 0 and seen < MAX_HITS_PER_TERM:
+            hits.append((pos, k))
+            pos, seen = lowered.find(stem, pos + len(stem)), seen + 1
+    if not hits:
+        return None
+    hits.sort()
+    best, best_count, line_end, stems_on_line = None, 0, -1, set()
+    for pos, k in hits:
+        if pos > line_end:  # a new line starts
+            line_end = mirror.find("\n", pos)
+            line_start, stems_on_line = pos, set()
+        stems_on_line.add(k)
+        if len(stems_on_line) > best_count:
+            best, best_count = line_start, len(stems_on_line)
+    return best
+
+
+def best_snippet(
+    mirror: str, terms: tuple[str, ...], body_start_line: int = 1, body_start_offset: int = 0
+) -> Snippet:
+    """A few whole lines around the best match (never inside the frontmatter)."""
+    if mirror == "\n":
         return Snippet("", 1, 1)
-    first = min(max(body_start_line, 1), len(lines))
-    stems = _stems(terms)
-    best, best_score = first, 0
-    for i in range(first - 1, len(lines)):
-        lowered = lines[i].lower()
-        if not lowered:
-            continue
-        score = sum(1 for stem in stems if stem in lowered)
-        if score > best_score:
-            best, best_score = i + 1, score
-            if score == len(stems):
-                break
-    while best < len(lines) and not lines[best - 1].strip():
-        best += 1
-    end, size = best, len(lines[best - 1])
-    while end < len(lines) and size < SNIPPET_TARGET_CHARS and end - best + 1 < SNIPPET_MAX_LINES:
-        end += 1
-        size += len(lines[end - 1]) + 1
-    while end > best and not lines[end - 1].strip():
-        end -= 1
-    return Snippet("\n".join(lines[best - 1 : end]), best, end)
+    found = _best_offset(mirror, _stems(terms), body_start_offset) if terms else None
+    start = mirror.rfind("\n", 0, found) + 1 if found is not None else body_start_offset
+    if start >= len(mirror):  # the frontmatter is the whole document
+        start = 0
+    while mirror.startswith("\n", start) and start + 1 < len(mirror):  # skip blank lines
+        start += 1
+    line_no = mirror.count("\n", 0, start) + 1
+    lines: list[str] = []
+    pos, size = start, 0
+    while pos < len(mirror) and size < SNIPPET_TARGET_CHARS and len(lines) < SNIPPET_MAX_LINES:
+        end = mirror.find("\n", pos)
+        lines.append(mirror[pos:end])
+        size += end - pos + 1
+        pos = end + 1
+    while len(lines) > 1 and not lines[-1].strip():
+        lines.pop()
+    return Snippet("\n".join(lines), line_no, line_no + len(lines) - 1)

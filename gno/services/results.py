@@ -6,7 +6,7 @@ import bisect
 from typing import Any
 
 from gno.adapters.sqlite.store import DocRow, SqliteStore, iso_from_ns
-from gno.core.frontmatter import parse_frontmatter
+from gno.core.frontmatter import frontmatter_span
 from gno.core.identity import make_uri
 from gno.core.snippets import best_snippet
 
@@ -61,17 +61,20 @@ class ResultBuilder:
         self, docs: list[tuple[DocRow, float]], terms: tuple[str, ...], full: bool = False
     ) -> list[dict[str, Any]]:
         tags = self.store.tags_for([d.id for d, _ in docs])
+        hashes = list({d.mirror_hash for d, _ in docs if d.mirror_hash})
+        mirrors = self.store.contents(hashes) if hashes else {}
+        languages = self.store.chunk_languages(hashes) if hashes else {}
         out = []
         for doc, score in docs:
-            mirror = self.store.content(doc.mirror_hash) if doc.mirror_hash else None
+            mirror = mirrors.get(doc.mirror_hash or "")
             if mirror is None:
                 continue
-            fm = parse_frontmatter(mirror)
+            fm_line, fm_offset = frontmatter_span(mirror)
             item: dict[str, Any] = {"docid": doc.docid, "score": score, "uri": self.uri(doc)}
             if full:
                 snippet_text, start, end = mirror, 1, max(1, mirror.count("\n"))
             else:
-                snip = best_snippet(mirror, terms, fm.end_line + 1)
+                snip = best_snippet(mirror, terms, fm_line + 1, fm_offset)
                 snippet_text, start, end = snip.text, snip.start_line, snip.end_line
             item["line"] = start
             if doc.title:
@@ -82,7 +85,7 @@ class ResultBuilder:
                 item["categories"] = doc.categories
             if tags.get(doc.id):
                 item["tags"] = tags[doc.id]
-            if language := self._language_at(doc.mirror_hash, start):
+            if language := _language_at(languages.get(doc.mirror_hash or "", []), start):
                 item["snippetLanguage"] = language
             if context := self.context_for(doc):
                 item["context"] = context
@@ -100,9 +103,9 @@ class ResultBuilder:
             out.append(item)
         return out
 
-    def _language_at(self, mirror_hash: str | None, line: int) -> str | None:
-        chunks = self.store.chunks(mirror_hash) if mirror_hash else []
-        if not chunks:
-            return None
-        starts = [c[3] for c in chunks]
-        return chunks[max(0, bisect.bisect_right(starts, line) - 1)][5]
+
+def _language_at(chunks: list[tuple[int, str | None]], line: int) -> str | None:
+    """Language of the chunk a line falls in (chunks as (start line, language), in order)."""
+    if not chunks:
+        return None
+    return chunks[max(0, bisect.bisect_right([start for start, _ in chunks], line) - 1)][1]

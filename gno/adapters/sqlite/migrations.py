@@ -97,7 +97,6 @@ def m001_initial(conn: apsw.Connection, settings: dict[str, str]) -> None:
             content = '', contentless_delete = 1,
             tokenize = '{tokenize}'
         );
-        INSERT INTO documents_fts (documents_fts, rank) VALUES ('rank', 'bm25(1.5, 4.0, 1.0)');
         CREATE TABLE doc_tags (
             document_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
             tag TEXT NOT NULL COLLATE NOCASE,

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 # Bump when ingestion changes what it stores: every document is then re-read once.
 INGEST_VERSION = 1
 
+BM25_WEIGHTS = "1.5, 4.0, 1.0"  # filepath, title, body (GNO's weights)
 BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
 TOKENIZE_BY_NAME = {"porter": TOKENIZER, "unicode61": "unicode61 remove_diacritics 2"}
 
@@ -548,7 +549,8 @@ class SqliteStore:
             return [
                 (r[0], r[1])
                 for r in self.conn.execute(
-                    "SELECT rowid, rank FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?",
+                    f"SELECT rowid, bm25(documents_fts, {BM25_WEIGHTS}) AS score FROM documents_fts "
+                    "WHERE documents_fts MATCH ? ORDER BY score LIMIT ?",
                     (match, limit),
                 )
             ]
@@ -603,6 +605,28 @@ class SqliteStore:
             (collection,),
         )
         return [_doc_row(r) for r in rows]
+
+    def contents(self, mirror_hashes: Sequence[str]) -> dict[str, str]:
+        marks = ",".join("?" * len(mirror_hashes))
+        rows = self.conn.execute(
+            f"SELECT mirror_hash, markdown FROM content WHERE mirror_hash IN ({marks})",
+            tuple(mirror_hashes),
+        )
+        return dict(rows)
+
+    def chunk_languages(
+        self, mirror_hashes: Sequence[str]
+    ) -> dict[str, list[tuple[int, str | None]]]:
+        """Per mirror: (start line, language) of each chunk, in order."""
+        marks = ",".join("?" * len(mirror_hashes))
+        out: dict[str, list[tuple[int, str | None]]] = {}
+        for mirror_hash, start_line, language in self.conn.execute(
+            f"SELECT mirror_hash, start_line, language FROM content_chunks WHERE mirror_hash IN ({marks}) "
+            "ORDER BY mirror_hash, seq",
+            tuple(mirror_hashes),
+        ):
+            out.setdefault(mirror_hash, []).append((start_line, language))
+        return out
 
     def content(self, mirror_hash: str) -> str | None:
         row = self.conn.execute(
