@@ -46,6 +46,7 @@ run: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/tokenizers.py
 
 clean:
 	rm -rf .demo

@@ -50,6 +50,8 @@ class App:
         if self._store is None:
             if not create and not self.paths.config_file.exists():
                 raise NotInitializedError("GNO not initialized. Run: gno init")
+            # A config without its index (deleted, or a new --index) gets a fresh, empty one.
+            create = create or not self.paths.db_path.exists()
             tokenizer = self.config.fts_tokenizer if create else "porter"
             self._store = SqliteStore.open(self.paths.db_path, create=create, tokenizer=tokenizer)
             self.sync_config_mirror()
