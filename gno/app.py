@@ -47,11 +47,19 @@ class App:
         return self.config
 
     def store(self, *, create: bool = False) -> SqliteStore:
+        """The open index; ``create`` makes a missing index file (init and sync do)."""
         if self._store is None:
             if not create and not self.paths.config_file.exists():
                 raise NotInitializedError("GNO not initialized. Run: gno init")
-            # A config without its index (deleted, or a new --index) gets a fresh, empty one.
-            create = create or not self.paths.db_path.exists()
+            if not create and not self.paths.db_path.exists():
+                flag = (
+                    ""
+                    if self.paths.index_identity == "default"
+                    else f" --index {self.paths.index_name}"
+                )
+                raise NotInitializedError(
+                    f"Index {self.paths.index_name!r} does not exist yet. Run: gno update{flag}"
+                )
             tokenizer = self.config.fts_tokenizer if create else "porter"
             self._store = SqliteStore.open(self.paths.db_path, create=create, tokenizer=tokenizer)
             self.sync_config_mirror()

@@ -332,7 +332,7 @@ class CollectionSync:
 
 
 def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> SyncResult:
-    store = app.store()
+    store = app.store(create=True)  # a config whose index was deleted gets a fresh one
     collections = app.config.collections
     if inp.collection:
         wanted = normalize_collection_name(inp.collection)
