@@ -33,6 +33,25 @@ Language = Annotated[
 ]
 
 
+def _collection_fields(
+    path: str | None,
+    name: str | None,
+    pattern: str | None,
+    include: str | None,
+    exclude: str | None,
+    update: str | None,
+) -> dict[str, Any]:
+    """The collection flags shared by `init` and `collection add`, as input-model fields."""
+    return {
+        "path": path,
+        "name": name,
+        "pattern": pattern,
+        "include": split_csv(include),
+        "exclude": split_csv(exclude),
+        "updateCmd": update,
+    }
+
+
 def _say(ctx: typer.Context, message: str) -> None:
     if not settings(ctx).quiet:
         write(message)
@@ -64,17 +83,8 @@ def init(
     from gno_contracts.models.init_input import InitInput
 
     fmt = pick_format(ctx, json=json_)
-    inp = build(
-        InitInput,
-        path=path,
-        name=name,
-        pattern=pattern,
-        include=split_csv(include),
-        exclude=split_csv(exclude),
-        updateCmd=update,
-        tokenizer=tokenizer,
-        language=language,
-    )
+    fields = _collection_fields(path, name, pattern, include, exclude, update)
+    inp = build(InitInput, **fields, tokenizer=tokenizer, language=language)
     result = call(ctx, "init", inp)
     if fmt == "json":
         write_json(result)
@@ -113,16 +123,8 @@ def collection_add(
     from gno_contracts.models.collection_add_input import CollectionAddInput
 
     fmt = pick_format(ctx, json=json_)
-    inp = build(
-        CollectionAddInput,
-        path=path,
-        name=name,
-        pattern=pattern,
-        include=split_csv(include),
-        exclude=split_csv(exclude),
-        updateCmd=update,
-        languageHint=language,
-    )
+    fields = _collection_fields(path, name, pattern, include, exclude, update)
+    inp = build(CollectionAddInput, **fields, languageHint=language)
     result = call(ctx, "collection_add", inp)
     if fmt == "json":
         write_json(result)

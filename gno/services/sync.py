@@ -22,7 +22,7 @@ from gno_contracts.models.sync_result import SyncResult
 from gno_contracts.models.update_input import UpdateInput
 
 from gno.adapters.converters.mime import SUPPORTED_EXTENSIONS, sniff_mime
-from gno.adapters.sqlite.store import INGEST_VERSION, DocState, SqliteStore
+from gno.adapters.sqlite.store import INGEST_VERSION, DocState, SourceFile, SqliteStore
 from gno.app import App
 from gno.config import Collection
 from gno.core.globs import FileRules
@@ -181,42 +181,45 @@ class CollectionSync:
     ) -> None:
         results = runner.run([job for _, _, job in window])
         for (entry, state, job), result in zip(window, results, strict=True):
-            source_hash = job.source_hash
-            uri = make_uri(self.coll.name, entry.rel_path)
+            src = self._source(entry, job.source_hash, job.mime, job.ext)
             if isinstance(result, Converted):
                 if state is None:
                     self.tally.added += 1
                 else:
                     self.tally.updated += 1
-                self._queue(self._saver(entry, job, source_hash, uri, result))
+                self._queue(self._saver(src, result))
             else:
-                self._queue(
-                    self._failure(
-                        entry, job.ext, job.mime, source_hash, result.code, result.message, uri
-                    )
-                )
+                self._queue(self._failure(src, result.code, result.message))
             self._advance()
 
-    def _saver(
-        self, entry: WalkEntry, job: Job, source_hash: str, uri: str, result: Converted
-    ) -> Callable[[], None]:
+    def _source(self, entry: WalkEntry, source_hash: str | None, mime: str, ext: str) -> SourceFile:
+        uri = make_uri(self.coll.name, entry.rel_path)
+        return SourceFile(
+            self.coll.name,
+            entry.rel_path,
+            uri,
+            source_hash,
+            mime,
+            ext,
+            entry.size,
+            entry.mtime_ns,
+            entry.inode,
+        )
+
+    def _saver(self, src: SourceFile, result: Converted) -> Callable[[], None]:
         return lambda: self.store.save_document(
-            collection=self.coll.name,
-            rel_path=entry.rel_path,
-            uri=uri,
-            source_hash=source_hash,
-            mime=job.mime,
-            ext=job.ext,
-            size=entry.size,
-            mtime_ns=entry.mtime_ns,
-            inode=entry.inode,
-            analysis=result.analysis,
+            src,
+            result.analysis,
             fts_title=result.fts_title,
             fts_body=result.fts_body,
             converter_id=result.converter_id,
             converter_version=result.converter_version,
             language_hint=self.coll.language_hint,
         )
+
+    def _failure(self, src: SourceFile, code: str, message: str) -> Callable[[], None]:
+        self._error(src.rel_path, code, message)
+        return lambda: self.store.save_failure(src, code, message)
 
     def _flush(self) -> None:
         if self._pending:
@@ -245,17 +248,10 @@ class CollectionSync:
             self.tally.skipped += 1
             return None
         ext = _ext(entry.rel_path)
-        uri = make_uri(self.coll.name, entry.rel_path)
+        unread = self._source(entry, None, "application/octet-stream", ext)
         if entry.size > MAX_FILE_BYTES:
-            return self._failure(
-                entry,
-                ext,
-                "application/octet-stream",
-                None,
-                TOO_LARGE,
-                f"File is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB",
-                uri,
-            )
+            limit = MAX_FILE_BYTES // (1024 * 1024)
+            return self._failure(unread, TOO_LARGE, f"File is larger than {limit} MiB")
         try:
             data = Path(entry.abs_path).read_bytes()
         except FileNotFoundError:  # deleted since the walk: treat it as absent
@@ -263,15 +259,7 @@ class CollectionSync:
             self._seen.discard(entry.rel_path)
             return None
         except OSError as exc:
-            return self._failure(
-                entry,
-                ext,
-                "application/octet-stream",
-                None,
-                READ_ERROR,
-                exc.strerror or str(exc),
-                uri,
-            )
+            return self._failure(unread, READ_ERROR, exc.strerror or str(exc))
         source_hash = hashlib.sha256(data).hexdigest()
         if (
             state is not None
@@ -303,31 +291,6 @@ class CollectionSync:
             data,
             source_hash,
             self.coll.language_hint,
-        )
-
-    def _failure(
-        self,
-        entry: WalkEntry,
-        ext: str,
-        mime: str,
-        source_hash: str | None,
-        code: str,
-        message: str,
-        uri: str,
-    ):
-        self._error(entry.rel_path, code, message)
-        return lambda: self.store.save_failure(
-            collection=self.coll.name,
-            rel_path=entry.rel_path,
-            uri=uri,
-            source_hash=source_hash,
-            mime=mime,
-            ext=ext,
-            size=entry.size,
-            mtime_ns=entry.mtime_ns,
-            inode=entry.inode,
-            code=code,
-            message=message,
         )
 
 

@@ -47,6 +47,37 @@ def iso_from_ns(ns: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class SourceFile:
+    """Identity and stat of one source file, as a sync saw it."""
+
+    collection: str
+    rel_path: str
+    uri: str
+    source_hash: str | None
+    mime: str
+    ext: str
+    size: int
+    mtime_ns: int
+    inode: int | None
+
+    def values(self) -> tuple[Any, ...]:
+        """Leading columns of a documents row, in table order (collection .. uri)."""
+        docid = docid_for(self.source_hash) if self.source_hash else None
+        return (
+            self.collection,
+            self.rel_path,
+            self.source_hash,
+            self.mime,
+            self.ext,
+            self.size,
+            self.mtime_ns,
+            self.inode,
+            docid,
+            self.uri,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class DocState:
     """What sync needs to decide whether a file changed, without reading it."""
 
@@ -298,17 +329,9 @@ class SqliteStore:
 
     def save_document(
         self,
-        *,
-        collection: str,
-        rel_path: str,
-        uri: str,
-        source_hash: str,
-        mime: str,
-        ext: str,
-        size: int,
-        mtime_ns: int,
-        inode: int | None,
+        src: SourceFile,
         analysis: Analysis,
+        *,
         fts_title: str,
         fts_body: str,
         converter_id: str,
@@ -341,16 +364,7 @@ class SqliteStore:
             RETURNING id
             """,
             (
-                collection,
-                rel_path,
-                source_hash,
-                mime,
-                ext,
-                size,
-                mtime_ns,
-                inode,
-                docid_for(source_hash),
-                uri,
+                *src.values(),
                 a.title,
                 a.mirror_hash,
                 converter_id,
@@ -389,7 +403,7 @@ class SqliteStore:
                     for c in a.chunks
                 ],
             )
-        self._replace_fts(doc_id, rel_path, fts_title, fts_body, prepared=True)
+        self._replace_fts(doc_id, src.rel_path, fts_title, fts_body, prepared=True)
         self.conn.execute(
             "DELETE FROM doc_tags WHERE document_id = ? AND source = 'frontmatter'", (doc_id,)
         )
@@ -442,21 +456,7 @@ class SqliteStore:
             "INSERT INTO documents_fts (rowid, filepath, title, body) VALUES (?, ?, ?, ?)", rows
         )
 
-    def save_failure(
-        self,
-        *,
-        collection: str,
-        rel_path: str,
-        uri: str,
-        source_hash: str | None,
-        mime: str,
-        ext: str,
-        size: int,
-        mtime_ns: int,
-        inode: int | None,
-        code: str,
-        message: str,
-    ) -> None:
+    def save_failure(self, src: SourceFile, code: str, message: str) -> None:
         """Record an ingest error; a document that failed has no searchable content."""
         ts = now_iso()
         row = self.conn.execute(
@@ -475,16 +475,7 @@ class SqliteStore:
             RETURNING id
             """,
             (
-                collection,
-                rel_path,
-                source_hash,
-                mime,
-                ext,
-                size,
-                mtime_ns,
-                inode,
-                docid_for(source_hash) if source_hash else None,
-                uri,
+                *src.values(),
                 code,
                 message,
                 ts,
@@ -494,7 +485,7 @@ class SqliteStore:
             ),
         ).fetchone()
         self._drop_fts([row[0]])
-        self.record_error(collection, rel_path, code, message)
+        self.record_error(src.collection, src.rel_path, code, message)
 
     def record_error(self, collection: str, rel_path: str, code: str, message: str) -> None:
         self.conn.execute(
