@@ -31,7 +31,7 @@ unit: $(STAMP)
 contract: $(STAMP)
 	$(BIN)/pytest -n 2 contract-tests
 
-test: check-generated
+test: check-generated lint
 	$(BIN)/pytest -n 2
 
 # Index a demo collection (this project's spec/ and README) and search it.

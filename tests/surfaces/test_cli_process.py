@@ -65,7 +65,9 @@ def test_json_errors_go_to_stderr_with_exit_codes(tmp_path):
 
 def test_global_flags_anywhere_and_named_index(tmp_path):
     root = indexed(tmp_path)
-    missing = run("search", "sampling", "--index", "work", check=False)  # reads never create an index
+    missing = run(
+        "search", "sampling", "--index", "work", check=False
+    )  # reads never create an index
     assert missing.returncode == 2 and "gno update --index work" in missing.stderr
     assert not (Path(os.environ["GNO_DATA_DIR"]) / "index-work.sqlite").exists()
     run("--index", "work", "init", str(root), "--name", "notes")
