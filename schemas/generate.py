@@ -176,7 +176,7 @@ def generate(out: Path) -> None:
         + '"""Base of every generated model: objects the schema leaves open keep unknown fields."""\n\n'
         + "from pydantic import BaseModel, ConfigDict\n\n\n"
         + "class ContractModel(BaseModel):\n"
-        + '    model_config = ConfigDict(extra="allow")\n'
+        + '    model_config = ConfigDict(extra="allow", defer_build=True)  # build validators on first use\n'
     )
 
 

@@ -5,4 +5,4 @@ from pydantic import BaseModel, ConfigDict
 
 
 class ContractModel(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)  # build validators on first use
