@@ -12,7 +12,8 @@ from gno_contracts.models.ls_input import LsInput
 from gno_contracts.models.multi_get import MultiGetResult
 from gno_contracts.models.multi_get_input import MultiGetInput
 
-from gno.adapters.sqlite.store import DocRow, SqliteStore
+from gno.adapters.sqlite.rows import DocRow
+from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.globs import compile_globs
 from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri

@@ -5,7 +5,8 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
-from gno.adapters.sqlite.store import DocRow, SqliteStore, iso_from_ns
+from gno.adapters.sqlite.rows import DocRow, iso_from_ns
+from gno.adapters.sqlite.store import SqliteStore
 from gno.core.frontmatter import frontmatter_span
 from gno.core.identity import make_uri
 from gno.core.snippets import best_snippet

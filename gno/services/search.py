@@ -14,7 +14,8 @@ from typing import Any
 from gno_contracts.models.search_input import SearchInput
 from gno_contracts.models.search_results import SearchResults
 
-from gno.adapters.sqlite.store import DocRow, SqliteStore
+from gno.adapters.sqlite.rows import DocRow
+from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.fts import STOPWORDS, FtsQuery, parse_query
 from gno.services.filters import Filters, build_filters

@@ -16,7 +16,8 @@ from gno_contracts.models.status import Status
 from gno_contracts.models.status_input import StatusInput
 
 from gno import __version__
-from gno.adapters.sqlite.store import SqliteStore, iso_from_ns, now_iso
+from gno.adapters.sqlite.rows import iso_from_ns, now_iso
+from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.fts import parse_query
 from gno.core.identity import make_uri

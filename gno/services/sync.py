@@ -22,7 +22,9 @@ from gno_contracts.models.sync_result import SyncResult
 from gno_contracts.models.update_input import UpdateInput
 
 from gno.adapters.converters.mime import SUPPORTED_EXTENSIONS, sniff_mime
-from gno.adapters.sqlite.store import INGEST_VERSION, DocState, SourceFile, SqliteStore
+from gno.adapters.sqlite.rows import DocState, SourceFile
+from gno.adapters.sqlite.store import SqliteStore
+from gno.adapters.sqlite.writes import INGEST_VERSION
 from gno.app import App
 from gno.config import Collection
 from gno.core.globs import FileRules

@@ -1,0 +1,172 @@
+"""Document reads of the store (mixed into SqliteStore): search candidates, documents, counts."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import apsw
+
+from gno.adapters.sqlite.rows import DOC_COLUMNS, DocRow, doc_row, iso_from_ns
+from gno.errors import ValidationError
+
+BM25_WEIGHTS = "1.5, 4.0, 1.0"  # filepath, title, body (GNO's weights)
+
+
+class DocumentReads:
+    conn: apsw.Connection
+
+    def fts_candidates(self, match: str, limit: int) -> list[tuple[int, float]]:
+        try:
+            return [
+                (r[0], r[1])
+                for r in self.conn.execute(
+                    f"SELECT rowid, bm25(documents_fts, {BM25_WEIGHTS}) AS score FROM documents_fts "
+                    "WHERE documents_fts MATCH ? ORDER BY score LIMIT ?",
+                    (match, limit),
+                )
+            ]
+        except apsw.SQLError as exc:
+            raise ValidationError(f"Invalid search syntax: {exc}") from exc
+
+    def documents_by_ids(
+        self, ids: Sequence[int], where: str = "", params: Sequence[Any] = ()
+    ) -> dict[int, DocRow]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        sql = f"SELECT {DOC_COLUMNS} FROM documents WHERE id IN ({marks}) AND active = 1 {where}"
+        return {row[0]: doc_row(row) for row in self.conn.execute(sql, (*ids, *params))}
+
+    def documents_by_docid(self, docid: str) -> list[DocRow]:
+        rows = self.conn.execute(
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE docid LIKE ? AND active = 1 ORDER BY collection, rel_path",
+            (docid + "%",),
+        )
+        return [doc_row(r) for r in rows]
+
+    def document_by_path(self, collection: str, rel_path: str) -> DocRow | None:
+        row = self.conn.execute(
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE collection = ? AND rel_path = ?",
+            (collection, rel_path),
+        ).fetchone()
+        return doc_row(row) if row else None
+
+    def list_documents(
+        self, collection: str | None, prefix: str | None, limit: int, offset: int
+    ) -> tuple[list[DocRow], int]:
+        where, params = "active = 1 AND mirror_hash IS NOT NULL", []
+        if collection:
+            where += " AND collection = ?"
+            params.append(collection)
+        if prefix:
+            where += " AND substr(rel_path, 1, ?) = ?"
+            params += [len(prefix), prefix]
+        total = self.conn.execute(
+            f"SELECT count(*) FROM documents WHERE {where}", params
+        ).fetchone()[0]
+        rows = self.conn.execute(
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE {where} ORDER BY uri LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+        return [doc_row(r) for r in rows], total
+
+    def active_paths(self, collection: str) -> list[DocRow]:
+        rows = self.conn.execute(
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE collection = ? AND active = 1 ORDER BY rel_path",
+            (collection,),
+        )
+        return [doc_row(r) for r in rows]
+
+    def contents(self, mirror_hashes: Sequence[str]) -> dict[str, str]:
+        marks = ",".join("?" * len(mirror_hashes))
+        rows = self.conn.execute(
+            f"SELECT mirror_hash, markdown FROM content WHERE mirror_hash IN ({marks})",
+            tuple(mirror_hashes),
+        )
+        return dict(rows)
+
+    def chunk_languages(
+        self, mirror_hashes: Sequence[str]
+    ) -> dict[str, list[tuple[int, str | None]]]:
+        """Per mirror: (start line, language) of each chunk, in order."""
+        marks = ",".join("?" * len(mirror_hashes))
+        out: dict[str, list[tuple[int, str | None]]] = {}
+        for mirror_hash, start_line, language in self.conn.execute(
+            f"SELECT mirror_hash, start_line, language FROM content_chunks WHERE mirror_hash IN ({marks}) "
+            "ORDER BY mirror_hash, seq",
+            tuple(mirror_hashes),
+        ):
+            out.setdefault(mirror_hash, []).append((start_line, language))
+        return out
+
+    def content(self, mirror_hash: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT markdown FROM content WHERE mirror_hash = ?", (mirror_hash,)
+        ).fetchone()
+        return row[0] if row else None
+
+    def chunks(self, mirror_hash: str) -> list[tuple[int, int, int, int, int, str | None]]:
+        return [
+            tuple(r)
+            for r in self.conn.execute(
+                "SELECT seq, pos, end_pos, start_line, end_line, language FROM content_chunks WHERE mirror_hash = ? ORDER BY seq",
+                (mirror_hash,),
+            )
+        ]
+
+    def tags_for(self, doc_ids: Sequence[int]) -> dict[int, list[str]]:
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        out: dict[int, list[str]] = {}
+        for doc_id, tag in self.conn.execute(
+            f"SELECT document_id, tag FROM doc_tags WHERE document_id IN ({marks}) ORDER BY tag",
+            tuple(doc_ids),
+        ):
+            out.setdefault(doc_id, []).append(tag)
+        return out
+
+    def recent_documents(self, limit: int) -> list[DocRow]:
+        rows = self.conn.execute(
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL "
+            "ORDER BY source_mtime_ns DESC, id DESC LIMIT ?",
+            (limit,),
+        )
+        return [doc_row(r) for r in rows]
+
+    def collection_counts(self) -> dict[str, tuple[int, int]]:
+        """Per collection: (active documents, chunks of their mirrors)."""
+        docs = dict(
+            self.conn.execute(
+                "SELECT collection, count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL "
+                "GROUP BY collection"
+            ).fetchall()
+        )
+        chunks = dict(
+            self.conn.execute(
+                "SELECT d.collection, count(*) FROM (SELECT DISTINCT collection, mirror_hash FROM documents "
+                "WHERE active = 1 AND mirror_hash IS NOT NULL) d JOIN content_chunks c ON c.mirror_hash = d.mirror_hash "
+                "GROUP BY d.collection"
+            ).fetchall()
+        )
+        return {name: (docs.get(name, 0), chunks.get(name, 0)) for name in set(docs) | set(chunks)}
+
+    def totals(self) -> dict[str, Any]:
+        one = lambda sql, *p: self.conn.execute(sql, p).fetchone()[0]  # noqa: E731
+        return {
+            "documents": one(
+                "SELECT count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL"
+            ),
+            "chunks": one(
+                "SELECT count(*) FROM content_chunks WHERE mirror_hash IN "
+                "(SELECT mirror_hash FROM documents WHERE active = 1)"
+            ),
+            "errors_24h": one(
+                "SELECT count(*) FROM ingest_errors WHERE occurred_at >= ?",
+                iso_from_ns(time.time_ns() - 86_400 * 10**9),
+            ),
+            "last_updated": one("SELECT max(updated_at) FROM documents"),
+            "collections": one("SELECT count(*) FROM collections"),
+        }

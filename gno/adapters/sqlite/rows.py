@@ -1,0 +1,107 @@
+"""Row types shared by the store's parts: what sync, reads and services exchange."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gno.core.identity import docid_for
+
+
+def now_iso() -> str:
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
+
+
+def iso_from_ns(ns: int) -> str:
+    return (
+        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ns / 1e9))
+        + f".{(ns // 1_000_000) % 1000:03d}Z"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """Identity and stat of one source file, as a sync saw it."""
+
+    collection: str
+    rel_path: str
+    uri: str
+    source_hash: str | None
+    mime: str
+    ext: str
+    size: int
+    mtime_ns: int
+    inode: int | None
+
+    def values(self) -> tuple[Any, ...]:
+        """Leading columns of a documents row, in table order (collection .. uri)."""
+        docid = docid_for(self.source_hash) if self.source_hash else None
+        return (
+            self.collection,
+            self.rel_path,
+            self.source_hash,
+            self.mime,
+            self.ext,
+            self.size,
+            self.mtime_ns,
+            self.inode,
+            docid,
+            self.uri,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DocState:
+    """What sync needs to decide whether a file changed, without reading it."""
+
+    id: int
+    size: int
+    mtime_ns: int
+    inode: int | None
+    source_hash: str | None
+    mirror_hash: str | None
+    active: bool
+    ingest_version: int
+    error_code: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DocRow:
+    id: int
+    collection: str
+    rel_path: str
+    docid: str
+    uri: str
+    title: str | None
+    mirror_hash: str | None
+    source_hash: str | None
+    mime: str
+    ext: str
+    size: int
+    mtime_ns: int
+    converter_id: str | None
+    converter_version: str | None
+    content_type: str | None
+    categories: list[str]
+    author: str | None
+    frontmatter_date: str | None
+    active: bool
+    error_code: str | None
+
+
+DOC_COLUMNS = (
+    "id, collection, rel_path, docid, uri, title, mirror_hash, source_hash, source_mime, source_ext, "
+    "source_size, source_mtime_ns, converter_id, converter_version, content_type, categories_json, "
+    "author, frontmatter_date, active, last_error_code"
+)
+
+
+def doc_row(row: Sequence[Any]) -> DocRow:
+    values = list(row)
+    values[15] = json.loads(values[15]) if values[15] else []
+    values[18] = bool(values[18])
+    return DocRow(*values)
