@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,models]'
 	touch $(STAMP)
 
 install: $(STAMP)

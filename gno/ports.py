@@ -64,3 +64,43 @@ class Converter(Protocol):
     def can_handle(self, ext: str, mime: str) -> bool: ...
 
     def convert(self, path: Path, data: bytes, ext: str, mime: str) -> Conversion: ...
+
+
+# Embedding error codes (``EmbeddingError.code``).
+MODEL_LOAD_FAILED = "MODEL_LOAD_FAILED"
+EMBED_FAILED = "EMBED_FAILED"
+
+
+class EmbeddingError(Exception):
+    """A model could not be loaded or a text could not be embedded.
+
+    ``code`` is ``MODEL_LOAD_FAILED`` (missing, unreadable or invalid model file)
+    or ``EMBED_FAILED`` (the runtime failed on an input).
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into vectors for KNN search.
+
+    ``model_id`` names the model (it keys stored vectors), ``dimensions`` is the
+    vector width and ``max_tokens`` the number of tokens (special tokens
+    included) an input is cut to.
+
+    Invariants: ``embed_batch`` returns exactly one vector per input, in input
+    order, each ``dimensions`` floats long with unit L2 length; the same text
+    gives the same vector. It never aborts the process on long input:
+    truncating to ``max_tokens`` is the adapter's job. Any failure is raised as
+    ``EmbeddingError``, nothing else.
+    """
+
+    model_id: str
+    dimensions: int
+    max_tokens: int
+
+    def embed_batch(self, texts: list[str]) -> list[list[float]]: ...
