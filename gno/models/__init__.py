@@ -1,0 +1,1 @@
+"""Model roles, URIs, presets and where a model's file comes from (no inference here)."""
