@@ -13,8 +13,9 @@ from functools import cached_property
 
 from gno.adapters.sqlite.store import SqliteStore
 from gno.config import Config, load_config, save_config
-from gno.errors import NotInitializedError
+from gno.errors import GnoError, NotInitializedError
 from gno.paths import Paths
+from gno.ports import Embedder
 
 
 def _stamp(st: os.stat_result) -> str:
@@ -25,6 +26,8 @@ class App:
     def __init__(self, paths: Paths) -> None:
         self.paths = paths
         self._store: SqliteStore | None = None
+        self._embedder: Embedder | None = None
+        self.embed_uri: str | None = None
 
     @cached_property
     def config(self) -> Config:
@@ -45,6 +48,31 @@ class App:
     def reload_config(self) -> Config:
         self.__dict__.pop("config", None)
         return self.config
+
+    def embed_model_uri(self) -> str:
+        """URI of the active embedding model, without loading it."""
+        from gno.models.catalog import role_uri
+
+        return role_uri("embed", self.config.raw)[0]
+
+    def embedder(self) -> Embedder:
+        """The embedding model for this process, loaded once (fails fast when it is not available)."""
+        if self._embedder is None:
+            from gno.models.availability import download_policy, local_model_file
+            from gno.models.catalog import parse_model_uri
+
+            uri = self.embed_model_uri()
+            model = parse_model_uri(uri)
+            path = local_model_file("embed", model, self.paths.models_dir, download_policy())
+            from gno.adapters.llama.embedder import LlamaEmbedder
+            from gno.ports import EmbeddingError
+
+            try:
+                self._embedder = LlamaEmbedder(path)
+            except EmbeddingError as exc:
+                raise GnoError(f"Cannot load the embedding model {uri}: {exc.message}") from exc
+            self.embed_uri = uri
+        return self._embedder
 
     def store(self, *, create: bool = False) -> SqliteStore:
         """The open index; ``create`` makes a missing index file (init and sync do)."""

@@ -201,6 +201,32 @@ OPERATIONS: tuple[Operation, ...] = (
         mcp=None,
         rest=None,
     ),
+    Operation(
+        id='embed',
+        summary='Embed chunks that lack a vector for the active embedding model.',
+        input_schema='gno://schemas/embed-input@1.0',
+        output_schema='gno://schemas/embed-result@1.0',
+        input_model='embed_input:EmbedInput',
+        output_model='embed_result:EmbedResult',
+        access='write',
+        job=True,
+        cli='embed',
+        mcp=McpBinding('gno_embed', ('full',)),
+        rest=RestBinding('POST', '/api/embed'),
+    ),
+    Operation(
+        id='vsearch',
+        summary='Semantic search over chunk vectors (needs `gno embed` first).',
+        input_schema='gno://schemas/search-input@1.0',
+        output_schema='gno://schemas/search-results@1.0',
+        input_model='search_input:SearchInput',
+        output_model='search_results:SearchResults',
+        access='read',
+        job=False,
+        cli='vsearch',
+        mcp=McpBinding('gno_vsearch', ('full',)),
+        rest=RestBinding('POST', '/api/vsearch'),
+    ),
 )
 
 BY_ID = {op.id: op for op in OPERATIONS}

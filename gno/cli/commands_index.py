@@ -274,3 +274,49 @@ def cleanup(ctx: typer.Context, json_: Json = False) -> None:
             f"Removed {r['deletedDocuments']} inactive documents, {r['deletedContent']} unused mirrors, "
             f"{r['deletedErrors']} old error records.",
         )
+
+
+@app.command("embed", help=summary("embed"))
+def embed(
+    ctx: typer.Context,
+    collection_arg: Annotated[
+        str | None, typer.Argument(metavar="[COLLECTION]", help="Only this collection.")
+    ] = None,
+    collection: Annotated[
+        str | None, typer.Option("-c", "--collection", help="Only this collection.")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Re-embed every chunk (stored text vectors are reused).")
+    ] = False,
+    batch_size: Annotated[
+        int, typer.Option("--batch-size", help="Chunks per write transaction.")
+    ] = 32,
+    json_: Json = False,
+) -> None:
+    from gno_contracts.models.embed_input import EmbedInput
+
+    fmt = pick_format(ctx, json=json_)
+    inp = build(
+        EmbedInput, collection=collection or collection_arg, force=force, batchSize=batch_size
+    )
+    show_bar = fmt is None and not settings(ctx).quiet and sys.stderr.isatty()
+    with _progress(show_bar) as report:
+        result = call(
+            ctx,
+            "embed",
+            inp,
+            progress=(lambda done, total: report("embed", done, total)) if report else None,
+        )
+    r = dump(result)
+    if fmt == "json":
+        write_json(result)
+    else:
+        _say(
+            ctx,
+            f"Embedded {r['embedded']} chunks with {r['model']} ({r['errors']} errors, {r['duration']:.1f} s)",
+        )
+    if r.get("interrupted"):
+        sys.stderr.write(
+            "Interrupted: finished vectors are saved; run `gno embed` again to continue.\n"
+        )
+        raise typer.Exit(130)

@@ -24,97 +24,104 @@ Md = Annotated[bool, typer.Option("--md", help="Markdown report.")]
 Xml = Annotated[bool, typer.Option("--xml", help="XML report.")]
 
 
-@app.command("search", help=summary("search"))
-def search(
-    ctx: typer.Context,
-    query: Annotated[
-        list[str], typer.Argument(help='Query: terms, "phrases", -excluded, prefixes.')
-    ],
-    limit: Annotated[
-        int | None,
-        typer.Option(
-            "-n", "--limit", help="Max results (default 5 in the terminal, 20 otherwise)."
-        ),
-    ] = None,
-    min_score: Annotated[
-        float | None,
-        typer.Option("--min-score", help="Drop hits below this normalized score (0-1)."),
-    ] = None,
-    collection: Annotated[
-        str | None, typer.Option("-c", "--collection", help="Only this collection.")
-    ] = None,
-    since: Annotated[
-        str | None, typer.Option("--since", help="ISO date/time or today, last week, recent...")
-    ] = None,
-    until: Annotated[
-        str | None, typer.Option("--until", help="ISO date/time or relative token.")
-    ] = None,
-    category: Annotated[
-        str | None, typer.Option("--category", help="Comma-separated categories (any).")
-    ] = None,
-    author: Annotated[str | None, typer.Option("--author", help="Author substring.")] = None,
-    intent: Annotated[
-        str | None,
-        typer.Option("--intent", help="What you are after; steers snippets, never searched."),
-    ] = None,
-    exclude: Annotated[
-        str | None,
-        typer.Option("--exclude", help="Comma-separated terms whose documents are dropped."),
-    ] = None,
-    tags_all: Annotated[
-        str | None, typer.Option("--tags-all", help="Comma-separated tags, all required.")
-    ] = None,
-    tags_any: Annotated[
-        str | None, typer.Option("--tags-any", help="Comma-separated tags, any.")
-    ] = None,
-    lang: Annotated[
-        str | None,
-        typer.Option("--lang", help="Only documents with text in this language (BCP-47)."),
-    ] = None,
-    project_root: Annotated[
-        list[str] | None,
-        typer.Option("--project-root", help="Project root hint (repeatable, max 16)."),
-    ] = None,
-    full: Annotated[
-        bool, typer.Option("--full", help="Whole mirror instead of a snippet.")
-    ] = False,
-    line_numbers: Annotated[
-        bool, typer.Option("--line-numbers", help="Prefix snippet lines with their number.")
-    ] = False,
-    source: Annotated[bool, typer.Option("--source", help="Include source.absPath.")] = False,
-    json_: Json = False,
-    files: Files = False,
-    csv: Csv = False,
-    md: Md = False,
-    xml: Xml = False,
-) -> None:
-    from gno_contracts.models.search_input import SearchInput
+def _search_family(op_id: str) -> None:
+    """Register `gno search` or `gno vsearch`: same flags, same output, another handler."""
 
-    fmt = pick_format(ctx, json=json_, files=files, csv=csv, md=md, xml=xml)
-    inp = build(
-        SearchInput,
-        query=" ".join(query),
-        limit=(5 if fmt is None else 20) if limit is None else limit,
-        minScore=min_score,
-        collection=collection,
-        since=since,
-        until=until,
-        categories=split_csv(category),
-        author=author,
-        intent=intent,
-        exclude=split_csv(exclude),
-        tagsAll=split_csv(tags_all),
-        tagsAny=split_csv(tags_any),
-        lang=lang,
-        projectHints=project_root,
-        full=full,
-        includeAbsPath=source,
-    )
-    result = call(ctx, "search", inp)
-    if fmt == "json":
-        write_json(result)
-    else:
-        write(render_search(dump(result), fmt, full=full, line_numbers=line_numbers))
+    @app.command(op_id, help=summary(op_id))
+    def command(
+        ctx: typer.Context,
+        query: Annotated[
+            list[str], typer.Argument(help='Query: terms, "phrases", -excluded, prefixes.')
+        ],
+        limit: Annotated[
+            int | None,
+            typer.Option(
+                "-n", "--limit", help="Max results (default 5 in the terminal, 20 otherwise)."
+            ),
+        ] = None,
+        min_score: Annotated[
+            float | None,
+            typer.Option("--min-score", help="Drop hits below this normalized score (0-1)."),
+        ] = None,
+        collection: Annotated[
+            str | None, typer.Option("-c", "--collection", help="Only this collection.")
+        ] = None,
+        since: Annotated[
+            str | None, typer.Option("--since", help="ISO date/time or today, last week, recent...")
+        ] = None,
+        until: Annotated[
+            str | None, typer.Option("--until", help="ISO date/time or relative token.")
+        ] = None,
+        category: Annotated[
+            str | None, typer.Option("--category", help="Comma-separated categories (any).")
+        ] = None,
+        author: Annotated[str | None, typer.Option("--author", help="Author substring.")] = None,
+        intent: Annotated[
+            str | None,
+            typer.Option("--intent", help="What you are after; steers snippets, never searched."),
+        ] = None,
+        exclude: Annotated[
+            str | None,
+            typer.Option("--exclude", help="Comma-separated terms whose documents are dropped."),
+        ] = None,
+        tags_all: Annotated[
+            str | None, typer.Option("--tags-all", help="Comma-separated tags, all required.")
+        ] = None,
+        tags_any: Annotated[
+            str | None, typer.Option("--tags-any", help="Comma-separated tags, any.")
+        ] = None,
+        lang: Annotated[
+            str | None,
+            typer.Option("--lang", help="Only documents with text in this language (BCP-47)."),
+        ] = None,
+        project_root: Annotated[
+            list[str] | None,
+            typer.Option("--project-root", help="Project root hint (repeatable, max 16)."),
+        ] = None,
+        full: Annotated[
+            bool, typer.Option("--full", help="Whole mirror instead of a snippet.")
+        ] = False,
+        line_numbers: Annotated[
+            bool, typer.Option("--line-numbers", help="Prefix snippet lines with their number.")
+        ] = False,
+        source: Annotated[bool, typer.Option("--source", help="Include source.absPath.")] = False,
+        json_: Json = False,
+        files: Files = False,
+        csv: Csv = False,
+        md: Md = False,
+        xml: Xml = False,
+    ) -> None:
+        from gno_contracts.models.search_input import SearchInput
+
+        fmt = pick_format(ctx, json=json_, files=files, csv=csv, md=md, xml=xml)
+        inp = build(
+            SearchInput,
+            query=" ".join(query),
+            limit=(5 if fmt is None else 20) if limit is None else limit,
+            minScore=min_score,
+            collection=collection,
+            since=since,
+            until=until,
+            categories=split_csv(category),
+            author=author,
+            intent=intent,
+            exclude=split_csv(exclude),
+            tagsAll=split_csv(tags_all),
+            tagsAny=split_csv(tags_any),
+            lang=lang,
+            projectHints=project_root,
+            full=full,
+            includeAbsPath=source,
+        )
+        result = call(ctx, op_id, inp)
+        if fmt == "json":
+            write_json(result)
+        else:
+            write(render_search(dump(result), fmt, full=full, line_numbers=line_numbers))
+
+
+_search_family("search")
+_search_family("vsearch")
 
 
 @app.command("get", help=summary("get"))

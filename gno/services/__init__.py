@@ -24,6 +24,8 @@ HANDLERS: dict[str, str] = {
     "update": "gno.services.sync:update",
     "init": "gno.services.collections:init",
     "cleanup": "gno.services.collections:cleanup",
+    "embed": "gno.services.embed:embed",
+    "vsearch": "gno.services.embed:vsearch",
 }
 
 

@@ -59,12 +59,18 @@ class ResultBuilder:
         return source
 
     def search_results(
-        self, docs: list[tuple[DocRow, float]], terms: tuple[str, ...], full: bool = False
+        self,
+        docs: list[tuple[DocRow, float]],
+        terms: tuple[str, ...],
+        full: bool = False,
+        chunk_seq: dict[int, int] | None = None,
     ) -> list[dict[str, Any]]:
+        """Result items; the snippet is the best-matching lines for ``terms`` or, for a
+        document in ``chunk_seq`` (vector hits), the lines of that chunk."""
         tags = self.store.tags_for([d.id for d, _ in docs])
         hashes = list({d.mirror_hash for d, _ in docs if d.mirror_hash})
         mirrors = self.store.contents(hashes) if hashes else {}
-        languages = self.store.chunk_languages(hashes) if hashes else {}
+        spans = self.store.chunk_spans(hashes) if hashes else {}
         out = []
         for doc, score in docs:
             mirror = mirrors.get(doc.mirror_hash or "")
@@ -72,8 +78,12 @@ class ResultBuilder:
                 continue
             fm_line, fm_offset = frontmatter_span(mirror)
             item: dict[str, Any] = {"docid": doc.docid, "score": score, "uri": self.uri(doc)}
+            chunks = spans.get(doc.mirror_hash or "", [])
             if full:
                 snippet_text, start, end = mirror, 1, max(1, mirror.count("\n"))
+            elif chunk_seq and doc.id in chunk_seq:
+                _, start, end, _ = next(c for c in chunks if c[0] == chunk_seq[doc.id])
+                snippet_text = "\n".join(mirror.split("\n")[start - 1 : end])
             else:
                 snip = best_snippet(mirror, terms, fm_line + 1, fm_offset)
                 snippet_text, start, end = snip.text, snip.start_line, snip.end_line
@@ -86,7 +96,7 @@ class ResultBuilder:
                 item["categories"] = doc.categories
             if tags.get(doc.id):
                 item["tags"] = tags[doc.id]
-            if language := _language_at(languages.get(doc.mirror_hash or "", []), start):
+            if language := _language_at([(c[1], c[3]) for c in chunks], start):
                 item["snippetLanguage"] = language
             if context := self.context_for(doc):
                 item["context"] = context

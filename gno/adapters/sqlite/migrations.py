@@ -133,3 +133,38 @@ def m001_initial(conn: apsw.Connection, settings: dict[str, str]) -> None:
         CREATE INDEX ingest_errors_when ON ingest_errors (occurred_at);
         """
     )
+
+
+@migration(2)
+def m002_vectors(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """Vectors are keyed by the embedded text's hash and model: re-chunking or moving
+    a file re-embeds only text that changed, and identical chunks are embedded once.
+    Each model's KNN index (a sqlite-vec table) is created on first use."""
+    conn.execute(
+        """
+        CREATE TABLE embed_models (
+            id INTEGER PRIMARY KEY,
+            model_uri TEXT NOT NULL,
+            fingerprint TEXT NOT NULL UNIQUE,
+            dims INTEGER NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE text_vectors (
+            model_id INTEGER NOT NULL REFERENCES embed_models (id) ON DELETE CASCADE,
+            text_hash TEXT NOT NULL,
+            embedding BLOB NOT NULL,
+            PRIMARY KEY (model_id, text_hash)
+        ) WITHOUT ROWID;
+        CREATE TABLE chunk_vectors (
+            id INTEGER PRIMARY KEY,
+            model_id INTEGER NOT NULL REFERENCES embed_models (id) ON DELETE CASCADE,
+            mirror_hash TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            text_hash TEXT NOT NULL,
+            embedded_at TEXT NOT NULL,
+            UNIQUE (model_id, mirror_hash, seq),
+            FOREIGN KEY (mirror_hash, seq) REFERENCES content_chunks (mirror_hash, seq) ON DELETE CASCADE
+        );
+        CREATE INDEX chunk_vectors_chunk ON chunk_vectors (mirror_hash, seq);
+        """
+    )

@@ -39,6 +39,16 @@ class DocumentReads:
         sql = f"SELECT {DOC_COLUMNS} FROM documents WHERE id IN ({marks}) AND active = 1 {where}"
         return {row[0]: doc_row(row) for row in self.conn.execute(sql, (*ids, *params))}
 
+    def documents_with_mirrors(
+        self, mirror_hashes: Sequence[str], where: str = "", params: Sequence[Any] = ()
+    ) -> list[DocRow]:
+        """Active documents whose mirror is one of these (documents sharing a mirror all come back)."""
+        if not mirror_hashes:
+            return []
+        marks = ",".join("?" * len(mirror_hashes))
+        sql = f"SELECT {DOC_COLUMNS} FROM documents WHERE mirror_hash IN ({marks}) AND active = 1 {where}"
+        return [doc_row(row) for row in self.conn.execute(sql, (*mirror_hashes, *params))]
+
     def documents_by_docid(self, docid: str) -> list[DocRow]:
         rows = self.conn.execute(
             f"SELECT {DOC_COLUMNS} FROM documents WHERE docid LIKE ? AND active = 1 ORDER BY collection, rel_path",
@@ -87,18 +97,18 @@ class DocumentReads:
         )
         return dict(rows)
 
-    def chunk_languages(
+    def chunk_spans(
         self, mirror_hashes: Sequence[str]
-    ) -> dict[str, list[tuple[int, str | None]]]:
-        """Per mirror: (start line, language) of each chunk, in order."""
+    ) -> dict[str, list[tuple[int, int, int, str | None]]]:
+        """Per mirror: (seq, start line, end line, language) of each chunk, in order."""
         marks = ",".join("?" * len(mirror_hashes))
-        out: dict[str, list[tuple[int, str | None]]] = {}
-        for mirror_hash, start_line, language in self.conn.execute(
-            f"SELECT mirror_hash, start_line, language FROM content_chunks WHERE mirror_hash IN ({marks}) "
-            "ORDER BY mirror_hash, seq",
+        out: dict[str, list[tuple[int, int, int, str | None]]] = {}
+        for mirror_hash, seq, start_line, end_line, language in self.conn.execute(
+            f"SELECT mirror_hash, seq, start_line, end_line, language FROM content_chunks "
+            f"WHERE mirror_hash IN ({marks}) ORDER BY mirror_hash, seq",
             tuple(mirror_hashes),
         ):
-            out.setdefault(mirror_hash, []).append((start_line, language))
+            out.setdefault(mirror_hash, []).append((seq, start_line, end_line, language))
         return out
 
     def content(self, mirror_hash: str) -> str | None:

@@ -23,6 +23,7 @@ import apsw
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
 from gno.adapters.sqlite.rows import iso_from_ns, now_iso
+from gno.adapters.sqlite.vectors import VectorStore
 from gno.adapters.sqlite.writes import DocumentWrites
 from gno.core.fts import TOKENIZER
 from gno.errors import GnoError, LockedError, NotInitializedError
@@ -31,14 +32,15 @@ BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
 TOKENIZE_BY_NAME = {"porter": TOKENIZER, "unicode61": "unicode61 remove_diacritics 2"}
 
 
-class SqliteStore(DocumentWrites, DocumentReads):
+class SqliteStore(DocumentWrites, DocumentReads, VectorStore):
     """One index file: lifecycle, transactions and the config mirror here; document
-    writes and reads in the two mixins."""
+    writes, reads and vectors in the mixins."""
 
     def __init__(self, conn: apsw.Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
         self._fts_pending: list[tuple[int, str, str, str]] = []
+        self._vec_loaded: bool | None = None
 
     @classmethod
     def open(cls, path: Path, *, create: bool = False, tokenizer: str = "porter") -> SqliteStore:

@@ -1,0 +1,59 @@
+"""`gno embed` and `gno vsearch` as real processes on a tiny llama.cpp model: outputs
+validate against their schemas, and model errors follow the error contract."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from contract_helpers import gno_env, gno_err, gno_ok, write_tree
+
+pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+pytest.importorskip("gguf", reason="gguf is needed to write the tiny test model")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.tiny_gguf import write_tiny_bert
+
+NOTES = {
+    "trace.md": "# Tracing\n\nsample the trace before export\n",
+    "index.md": "# Index\n\nthe search index holds document vectors\n",
+}
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("models")
+    model = write_tiny_bert(root / "tiny-bert.gguf")
+    env = gno_env(root / "home") | {"GNO_EMBED_MODEL": f"file:{model}"}
+    notes = write_tree(root / "notes", NOTES)
+    gno_ok(env, "init", str(notes), "--name", "notes", "--json")
+    gno_ok(env, "update", "--json")
+    return env
+
+
+def test_vsearch_before_embed_is_a_runtime_error(env: dict[str, str]) -> None:
+    error = gno_err(env, 2, "vsearch", "trace", "--json")
+    assert "gno embed" in error["message"]
+
+
+def test_embed_then_vsearch(env: dict[str, str]) -> None:
+    result = gno_ok(env, "embed", "--json")
+    assert result["embedded"] == 2 and result["errors"] == 0 and result["searchAvailable"] is True
+    assert gno_ok(env, "embed", "--json")["embedded"] == 0  # backlog is empty now
+    hits = gno_ok(env, "vsearch", "sample the trace", "--json", "-n", "5")
+    assert hits["meta"]["mode"] == "vector" and len(hits["results"]) == 2
+    status = gno_ok(env, "status", "--json")
+    assert status["collections"][0]["embeddedCount"] == 2 and status["embeddingBacklog"] == 0
+
+
+def test_missing_model_fails_fast(env: dict[str, str]) -> None:
+    started = time.perf_counter()
+    error = gno_err(env | {"GNO_EMBED_MODEL": "file:/nowhere/m.gguf"}, 2, "embed", "--json")
+    assert "not found" in error["message"]
+    offline = {k: v for k, v in env.items() if k != "GNO_EMBED_MODEL"} | {"GNO_OFFLINE": "1"}
+    error = gno_err(offline, 2, "embed", "--json")
+    assert "gno models pull --embed" in error["message"]
+    assert (
+        time.perf_counter() - started < 10
+    )  # two whole processes; each fails in well under a second

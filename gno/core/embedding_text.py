@@ -1,0 +1,42 @@
+"""What text a chunk or a query becomes before embedding (engine.md §9.2), and the
+fingerprint that says when stored vectors no longer match that recipe."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+QWEN_QUERY_INSTRUCTION = "Instruct: Retrieve relevant documents for the given query\nQuery: "
+
+
+def profile_id(model_uri: str) -> str:
+    lowered = model_uri.lower()
+    return "qwen" if "qwen" in lowered and "embed" in lowered else "default"
+
+
+def document_text(model_uri: str, title: str | None, chunk: str) -> str:
+    if profile_id(model_uri) == "qwen":
+        return f"{title}\n{chunk}" if title else chunk
+    return f"title: {title or 'none'} | text: {chunk}"
+
+
+def query_text(model_uri: str, query: str) -> str:
+    if profile_id(model_uri) == "qwen":
+        return QWEN_QUERY_INSTRUCTION + query
+    return f"task: search result | query: {query}"
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def embed_fingerprint(model_uri: str, dims: int) -> str:
+    """Changes when the model, its width or the text recipe changes; vectors are keyed by it."""
+    recipe = {
+        "chunking": "markdown-char-semantic-v1",
+        "contextualFormatting": "contextual-embedding-v1",
+        "dimensions": dims,
+        "modelUri": model_uri,
+        "profile": profile_id(model_uri),
+    }
+    return hashlib.sha256(json.dumps(recipe, separators=(",", ":")).encode()).hexdigest()

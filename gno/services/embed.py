@@ -1,0 +1,152 @@
+"""Embedding (``gno embed``) and vector search (``gno vsearch``).
+
+Embed walks the backlog of chunks without a vector for the active model, in
+pages; a chunk whose exact text (title + chunk, per model profile) was embedded
+before reuses that vector, so moving a file or re-chunking re-embeds only text
+that changed and identical chunks are embedded once. Each page is written in
+one transaction: Ctrl-C keeps every finished vector; a chunk the model fails on
+is counted and skipped, never losing the rest of its page.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gno_contracts.models.embed_input import EmbedInput
+from gno_contracts.models.embed_result import EmbedResult
+from gno_contracts.models.search_input import SearchInput
+from gno_contracts.models.search_results import SearchResults
+
+from gno.adapters.sqlite.store import SqliteStore
+from gno.adapters.sqlite.vectors import pack
+from gno.app import App
+from gno.core.embedding_text import document_text, embed_fingerprint, query_text, text_hash
+from gno.core.identity import normalize_collection_name
+from gno.errors import NotFoundError, UnavailableError
+from gno.ports import EmbeddingError
+from gno.services.filters import build_filters
+from gno.services.results import ResultBuilder
+
+Progress = Callable[[int, int], None]  # (chunks done, chunks known so far)
+KNN_OVERFETCH = 4
+
+
+def _vector_store(app: App) -> SqliteStore:
+    store = app.store()
+    if not store.load_vec():
+        raise UnavailableError("Vector search needs sqlite-vec: pip install 'gno[models]'")
+    return store
+
+
+def _count_backlog(store: SqliteStore, model_id: int, collection: str | None) -> int:
+    return len(store.embed_backlog(model_id, collection, ("", -1), 10**9))
+
+
+def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedResult:
+    started = time.perf_counter()
+    store = _vector_store(app)
+    collection = normalize_collection_name(inp.collection) if inp.collection else None
+    if collection and collection not in {c["name"] for c in store.collections()}:
+        raise NotFoundError(f"Collection not found: {inp.collection}")
+    embedder = app.embedder()
+    uri = app.embed_uri or embedder.model_id
+    model_id = store.embed_model(
+        uri, embed_fingerprint(uri, embedder.dimensions), embedder.dimensions
+    )
+    if inp.force:
+        store.clear_vectors(model_id, collection)
+    total = _count_backlog(store, model_id, collection)
+    embedded = errors = 0
+    after: tuple[str, int] = ("", -1)
+    interrupted = False
+    try:
+        while page := store.embed_backlog(model_id, collection, after, inp.batchSize):
+            after = page[-1][0], page[-1][1]
+            mirrors = store.contents(list({row[0] for row in page}))
+            texts = {
+                (h, seq): document_text(uri, title, mirrors[h][pos:end])
+                for h, seq, pos, end, title in page
+            }
+            hashes = {key: text_hash(text) for key, text in texts.items()}
+            known = store.known_text_hashes(model_id, list(set(hashes.values())))
+            fresh: dict[str, bytes] = {}
+            done: list[tuple[str, int, str]] = []
+            for key, text in texts.items():
+                digest = hashes[key]
+                if digest not in known and digest not in fresh:
+                    try:
+                        fresh[digest] = pack(embedder.embed_batch([text])[0])
+                    except EmbeddingError:
+                        errors += 1
+                        continue
+                done.append((key[0], key[1], digest))
+            with store.write():
+                store.save_embeddings(model_id, fresh, done)
+            embedded += len(done)
+            if progress:
+                progress(embedded + errors, total)
+    except KeyboardInterrupt:
+        interrupted = True
+    payload: dict[str, Any] = {
+        "embedded": embedded,
+        "errors": errors,
+        "duration": round(time.perf_counter() - started, 3),
+        "model": uri,
+        "searchAvailable": store.embedded_chunks(model_id) != {},
+    }
+    if interrupted:
+        payload["interrupted"] = True
+    return EmbedResult.model_validate(payload)
+
+
+def vsearch(app: App, inp: SearchInput) -> SearchResults:
+    store = _vector_store(app)
+    filters = build_filters(store, inp)
+    if not store.embedded_chunks(
+        store.latest_embed_model(app.embed_model_uri())
+    ):  # before loading a model
+        raise UnavailableError(
+            "No embeddings for the active model yet. Run: gno embed (or gno index)"
+        )
+    embedder = app.embedder()
+    uri = app.embed_uri or embedder.model_id
+    model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions))
+    if model_id is None or not store.embedded_chunks(model_id):
+        raise UnavailableError(
+            "No embeddings for the active model yet. Run: gno embed (or gno index)"
+        )
+    query = pack(embedder.embed_batch([query_text(uri, inp.query)])[0])
+    where, params = filters.sql()
+    k = inp.limit * KNN_OVERFETCH
+    while True:  # owner filters apply before the limit: widen k until enough hits pass them
+        neighbours = store.knn(model_id, query, k)
+        best: dict[str, tuple[float, int]] = {}  # mirror -> (distance, seq) of its nearest chunk
+        for mirror_hash, seq, distance in neighbours:
+            best.setdefault(mirror_hash, (distance, seq))
+        docs = store.documents_with_mirrors(list(best), where, params)
+        hits = sorted(
+            ((best[d.mirror_hash][0], d.uri, d) for d in docs if d.mirror_hash), key=lambda t: t[:2]
+        )
+        if len(hits) >= inp.limit or len(neighbours) < k or k >= 10_000:
+            break
+        k *= 4
+    scored = [
+        (doc, round(max(0.0, min(1.0, 1 - distance / 2)), 6))
+        for distance, _, doc in hits[: inp.limit]
+    ]
+    if inp.minScore is not None:
+        scored = [(doc, score) for doc, score in scored if score >= inp.minScore]
+    chunk_of = {doc.id: best[doc.mirror_hash or ""][1] for doc, _ in scored}
+    builder = ResultBuilder(store, app.paths.index_name, inp.includeAbsPath)
+    results = builder.search_results(scored, (), full=inp.full, chunk_seq=chunk_of)
+    meta: dict[str, Any] = {
+        "query": inp.query,
+        "mode": "vector",
+        "totalResults": len(results),
+        "vectorsUsed": True,
+    }
+    if filters.collection:
+        meta["collection"] = filters.collection
+    return SearchResults.model_validate({"results": results, "meta": meta})

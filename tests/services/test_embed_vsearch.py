@@ -1,0 +1,132 @@
+"""Embedding and vector search on real llama.cpp: a tiny random BERT written by the
+test (always), and the real MiniLM model when ../shared/models has it."""
+
+import os
+import struct
+import time
+from pathlib import Path
+
+import pytest
+
+from gno.errors import UnavailableError
+from tests.conftest import sync
+
+pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+pytest.importorskip("gguf", reason="gguf is needed to write the tiny test model")
+
+from gno_contracts.models.embed_input import EmbedInput
+from gno_contracts.models.search_input import SearchInput
+
+from gno.services.embed import embed, vsearch
+from tests.tiny_gguf import write_tiny_bert
+
+MINILM = Path(__file__).resolve().parents[3] / "shared" / "models" / "all-MiniLM-L6-v2-f16.gguf"
+SHARED = "\n\n".join(
+    f"Paragraph {i}: the trace sample query index document model." * 3 for i in range(25)
+)
+NOTES = {
+    "a.md": "# Tracing\n\nsample the trace before export\n",
+    "b.md": "# Index\n\nthe search index holds document vectors\n",
+    "copy/a.md": "# Tracing\n\nsample the trace before export\n",  # same mirror as a.md: one set of chunks
+    "long1.md": f"# Shared\n\n{SHARED}\n\nThe first ending.\n",  # first chunk identical to long2's
+    "long2.md": f"# Shared\n\n{SHARED}\n\nA different second ending.\n",
+}
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> Path:
+    return write_tiny_bert(tmp_path_factory.mktemp("models") / "tiny-bert.gguf")
+
+
+@pytest.fixture
+def app(make_app, tiny_model, monkeypatch):
+    monkeypatch.setenv("GNO_EMBED_MODEL", f"file:{tiny_model}")
+    app, _ = make_app(NOTES)
+    sync(app)
+    return app
+
+
+def vectors(app) -> tuple[int, int]:
+    conn = app.store().conn
+    return (
+        conn.execute("SELECT count(*) FROM text_vectors").fetchone()[0],
+        conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0],
+    )
+
+
+def test_embed_then_vsearch(app):
+    with pytest.raises(UnavailableError, match="gno embed"):
+        vsearch(app, SearchInput(query="trace"))
+    result = embed(app, EmbedInput())
+    chunks = app.store().conn.execute("SELECT count(*) FROM content_chunks").fetchone()[0]
+    assert (result.embedded, result.errors, result.searchAvailable) == (chunks, 0, True)
+    texts, mapped = vectors(app)
+    assert mapped == chunks and texts < chunks  # identical chunk text is embedded once
+    again = embed(app, EmbedInput())
+    assert again.embedded == 0  # nothing left in the backlog
+    hits = vsearch(app, SearchInput(query="sample the trace before export", limit=10))
+    assert hits.meta.mode.value == "vector" and hits.meta.vectorsUsed is True
+    assert all(0 <= r.score <= 1 for r in hits.results) and len(hits.results) == len(NOTES)
+    assert len({r.uri for r in hits.results}) == len(NOTES)  # one hit per document
+    scores = [r.score for r in hits.results]
+    assert scores == sorted(scores, reverse=True)
+    blob = app.store().conn.execute("SELECT embedding FROM text_vectors LIMIT 1").fetchone()[0]
+    vector = struct.unpack(f"{len(blob) // 4}f", blob)
+    assert len(vector) == 32 and abs(sum(v * v for v in vector) - 1) < 1e-4
+
+
+def test_filters_apply_to_vector_hits(app):
+    embed(app, EmbedInput())
+    hits = vsearch(app, SearchInput(query="search index", limit=5, exclude=["vectors"]))
+    assert "gno://notes/b.md" not in [r.uri for r in hits.results]
+
+
+def test_force_reuses_text_vectors_and_changed_files_embed_only_new_text(app):
+    first = embed(app, EmbedInput())
+    before = vectors(app)
+    forced = embed(app, EmbedInput(force=True))
+    assert forced.embedded == first.embedded and vectors(app) == before  # vectors reused, none new
+    root = Path(app.config.find("notes").path)
+    (root / "b.md").write_text(
+        "# Index\n\nthe search index holds document vectors\n\nnew model text\n"
+    )
+    sync(app)
+    assert embed(app, EmbedInput()).embedded == 1 and vectors(app)[0] == before[0] + 1
+
+
+def test_missing_model_fails_fast(make_app, monkeypatch):
+    monkeypatch.setenv("GNO_EMBED_MODEL", "file:/nowhere/model.gguf")
+    app, _ = make_app(NOTES)
+    sync(app)
+    started = time.perf_counter()
+    with pytest.raises(UnavailableError, match="not found"):
+        embed(app, EmbedInput())
+    monkeypatch.delenv("GNO_EMBED_MODEL")
+    monkeypatch.setenv("GNO_OFFLINE", "1")
+    with pytest.raises(UnavailableError, match="gno models pull --embed"):
+        embed(app, EmbedInput())
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.skipif(not MINILM.exists(), reason=f"real model not present at {MINILM}")
+def test_real_model_finds_a_paraphrase_bm25_misses(make_app, monkeypatch):
+    from tests.conftest import search
+
+    monkeypatch.setenv("GNO_EMBED_MODEL", f"file:{MINILM}")
+    app, _ = make_app(
+        {
+            "sampling.md": "# Keeping the interesting traces\n\nThe collector decides after a trace completes "
+            "whether to keep it, so slow or failing requests are retained while routine ones are dropped.\n",
+            "bread.md": "# Sourdough\n\nMix flour and water, let the dough rest overnight, then bake it hot.\n",
+            "metrics.md": "# Counters\n\nA counter only goes up; use it for requests served or bytes sent.\n",
+        }
+    )
+    sync(app)
+    embed(app, EmbedInput())
+    question = "which spans survive when errors happen"
+    assert search(app, question).results == []  # no shared words: BM25 finds nothing
+    assert (
+        vsearch(app, SearchInput(query=question, limit=1)).results[0].uri
+        == "gno://notes/sampling.md"
+    )
+    assert os.environ["GNO_EMBED_MODEL"].endswith(".gguf")
