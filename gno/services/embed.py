@@ -40,10 +40,6 @@ def _vector_store(app: App) -> SqliteStore:
     return store
 
 
-def _count_backlog(store: SqliteStore, model_id: int, collection: str | None) -> int:
-    return len(store.embed_backlog(model_id, collection, ("", -1), 10**9))
-
-
 def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedResult:
     started = time.perf_counter()
     store = _vector_store(app)
@@ -57,7 +53,7 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
     )
     if inp.force:
         store.clear_vectors(model_id, collection)
-    total = _count_backlog(store, model_id, collection)
+    total = store.embed_backlog_count(model_id, collection)
     embedded = errors = 0
     after: tuple[str, int] = ("", -1)
     interrupted = False

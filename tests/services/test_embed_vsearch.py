@@ -130,3 +130,19 @@ def test_real_model_finds_a_paraphrase_bm25_misses(make_app, monkeypatch):
         == "gno://notes/sampling.md"
     )
     assert os.environ["GNO_EMBED_MODEL"].endswith(".gguf")
+
+
+def test_interrupted_embed_keeps_finished_pages(app):
+    calls = {"n": 0}
+
+    def stop_after_two_pages(done: int, total: int) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+
+    result = embed(app, EmbedInput(batchSize=1), progress=stop_after_two_pages)
+    assert result.interrupted is True and result.embedded == 2
+    assert vectors(app)[1] == 2  # both finished pages are stored
+    rest = embed(app, EmbedInput())
+    total = app.store().conn.execute("SELECT count(*) FROM content_chunks").fetchone()[0]
+    assert rest.embedded == total - 2 and vectors(app)[1] == total

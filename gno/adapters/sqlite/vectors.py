@@ -117,6 +117,18 @@ class VectorStore:
             )
         ]
 
+    def embed_backlog_count(self, model_id: int, collection: str | None) -> int:
+        scope = "AND collection = ?" if collection else ""
+        return self.conn.execute(
+            f"""
+            SELECT count(*) FROM content_chunks c
+            WHERE c.mirror_hash IN (SELECT mirror_hash FROM documents WHERE active = 1 {scope})
+                AND NOT EXISTS (SELECT 1 FROM chunk_vectors v
+                                WHERE v.model_id = ? AND v.mirror_hash = c.mirror_hash AND v.seq = c.seq)
+            """,
+            (*((collection,) if collection else ()), model_id),
+        ).fetchone()[0]
+
     def known_text_hashes(self, model_id: int, text_hashes: Sequence[str]) -> set[str]:
         marks = ",".join("?" * len(text_hashes))
         rows = self.conn.execute(
