@@ -47,6 +47,7 @@ run: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/tokenizers.py
+	$(BIN)/python bench/embed.py
 
 clean:
 	rm -rf .demo
