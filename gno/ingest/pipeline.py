@@ -10,13 +10,16 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gno.core.document import Analysis, analyze
-from gno.core.fts import index_text
 from gno.ports import TOO_LARGE, UNSUPPORTED, ConversionError, Converter
+
+if TYPE_CHECKING:  # analysis and process pools load only when a file needs converting
+    from concurrent.futures import ProcessPoolExecutor
+
+    from gno.core.document import Analysis
 
 MAX_MIRROR_CHARS = 50_000_000
 MARKDOWN_SYNTAX = frozenset({".md", ".markdown", ".pdf", ".docx", ".pptx", ".xlsx"})
@@ -63,6 +66,9 @@ def default_converters() -> tuple[Converter, ...]:
 
 
 def process(job: Job) -> Converted | Failed:
+    from gno.core.document import analyze
+    from gno.core.fts import index_text
+
     converter = next((c for c in default_converters() if c.can_handle(job.ext, job.mime)), None)
     if converter is None:
         return Failed(UNSUPPORTED, f"No converter for {job.ext or 'this file'}")
@@ -106,6 +112,7 @@ class JobRunner:
             return map(process, jobs)
         if self._pool is None:
             import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
 
             context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
             self._pool = ProcessPoolExecutor(
