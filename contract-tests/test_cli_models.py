@@ -47,6 +47,12 @@ def test_embed_then_vsearch(env: dict[str, str]) -> None:
     assert status["collections"][0]["embeddedCount"] == 2 and status["embeddingBacklog"] == 0
 
 
+def test_index_json(env: dict[str, str]) -> None:
+    result = gno_ok(env, "index", "--json")
+    assert result["embedSkipped"] is False and result["syncResult"]["totalFilesProcessed"] == 2
+    assert gno_ok(env, "index", "--no-embed", "--json")["embedSkipped"] is True
+
+
 def test_missing_model_fails_fast(env: dict[str, str]) -> None:
     started = time.perf_counter()
     error = gno_err(env | {"GNO_EMBED_MODEL": "file:/nowhere/m.gguf"}, 2, "embed", "--json")

@@ -91,7 +91,7 @@ LIFECYCLE_COMMANDS = {
     "ls",
     "status",
 }
-MODEL_COMMANDS = {"embed", "vsearch"}  # exercised by test_cli_models.py
+MODEL_COMMANDS = {"embed", "vsearch", "index"}  # exercised by test_cli_models.py
 
 
 def test_every_cli_operation_is_exercised() -> None:

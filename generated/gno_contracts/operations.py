@@ -227,6 +227,19 @@ OPERATIONS: tuple[Operation, ...] = (
         mcp=McpBinding('gno_vsearch', ('full',)),
         rest=RestBinding('POST', '/api/vsearch'),
     ),
+    Operation(
+        id='index',
+        summary='Sync collections, then embed what changed (update + embed).',
+        input_schema='gno://schemas/index-input@1.0',
+        output_schema='gno://schemas/index-result@1.0',
+        input_model='index_input:IndexInput',
+        output_model='index_result:IndexResult',
+        access='write',
+        job=True,
+        cli='index',
+        mcp=McpBinding('gno_index', ('full',)),
+        rest=None,
+    ),
 )
 
 BY_ID = {op.id: op for op in OPERATIONS}

@@ -280,7 +280,7 @@ def cleanup(ctx: typer.Context, json_: Json = False) -> None:
 def embed(
     ctx: typer.Context,
     collection_arg: Annotated[
-        str | None, typer.Argument(metavar="[COLLECTION]", help="Only this collection.")
+        str | None, typer.Argument(help="Only this collection.")
     ] = None,
     collection: Annotated[
         str | None, typer.Option("-c", "--collection", help="Only this collection.")
@@ -319,4 +319,44 @@ def embed(
         sys.stderr.write(
             "Interrupted: finished vectors are saved; run `gno embed` again to continue.\n"
         )
+        raise typer.Exit(130)
+
+
+@app.command("index", help=summary("index"))
+def index(
+    ctx: typer.Context,
+    collection_arg: Annotated[
+        str | None, typer.Argument(help="Only this collection.")
+    ] = None,
+    no_embed: Annotated[bool, typer.Option("--no-embed", help="Sync only.")] = False,
+    git_pull: Annotated[
+        bool, typer.Option("--git-pull", help="git pull in collection roots first.")
+    ] = False,
+    json_: Json = False,
+) -> None:
+    from gno_contracts.models.index_input import IndexInput
+
+    fmt = pick_format(ctx, json=json_)
+    inp = build(
+        IndexInput, collection=collection_arg, noEmbed=no_embed, gitPull=git_pull, runUpdateCmd=True
+    )
+    show_bar = fmt is None and not settings(ctx).quiet and sys.stderr.isatty()
+    with _progress(show_bar) as report:
+        result = call(ctx, "index", inp, progress=report)
+    r = dump(result)
+    if fmt == "json":
+        write_json(result)
+    else:
+        sync = r["syncResult"]
+        _say(
+            ctx,
+            f"Synced {sync['totalFilesProcessed']} files ({sync['totalFilesAdded']} added, "
+            f"{sync['totalFilesUpdated']} updated, {sync['totalFilesErrored']} errors)",
+        )
+        if embedded := r.get("embedResult"):
+            _say(
+                ctx,
+                f"Embedded {embedded['embedded']} chunks with {embedded['model']} ({embedded['errors']} errors)",
+            )
+    if r["syncResult"].get("interrupted") or (r.get("embedResult") or {}).get("interrupted"):
         raise typer.Exit(130)

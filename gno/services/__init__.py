@@ -26,6 +26,7 @@ HANDLERS: dict[str, str] = {
     "cleanup": "gno.services.collections:cleanup",
     "embed": "gno.services.embed:embed",
     "vsearch": "gno.services.embed:vsearch",
+    "index": "gno.services.embed:index",
 }
 
 

@@ -1,4 +1,4 @@
-"""Embedding (``gno embed``) and vector search (``gno vsearch``).
+"""Embedding (``gno embed``, ``gno index``) and vector search (``gno vsearch``).
 
 Embed walks the backlog of chunks without a vector for the active model, in
 pages; a chunk whose exact text (title + chunk, per model profile) was embedded
@@ -16,8 +16,11 @@ from typing import Any
 
 from gno_contracts.models.embed_input import EmbedInput
 from gno_contracts.models.embed_result import EmbedResult
+from gno_contracts.models.index_input import IndexInput
+from gno_contracts.models.index_result import IndexResult
 from gno_contracts.models.search_input import SearchInput
 from gno_contracts.models.search_results import SearchResults
+from gno_contracts.models.update_input import UpdateInput
 
 from gno.adapters.sqlite.store import SqliteStore
 from gno.adapters.sqlite.vectors import pack
@@ -146,3 +149,26 @@ def vsearch(app: App, inp: SearchInput) -> SearchResults:
     if filters.collection:
         meta["collection"] = filters.collection
     return SearchResults.model_validate({"results": results, "meta": meta})
+
+
+def index(
+    app: App, inp: IndexInput, progress: Callable[[str, int, int], None] | None = None
+) -> IndexResult:
+    """`gno index`: sync, then embed (skipped with noEmbed or after an interrupted sync)."""
+    from gno.services.sync import update
+
+    synced = update(
+        app,
+        UpdateInput(collection=inp.collection, gitPull=inp.gitPull, runUpdateCmd=inp.runUpdateCmd),
+        progress=progress,
+    )
+    payload: dict[str, Any] = {"syncResult": synced.model_dump(mode="json", exclude_unset=True)}
+    if inp.noEmbed or synced.interrupted:
+        return IndexResult.model_validate(payload | {"embedSkipped": True})
+    embed_progress = (lambda done, total: progress("embed", done, total)) if progress else None
+    embedded = embed(app, EmbedInput(collection=inp.collection), progress=embed_progress)
+    payload |= {
+        "embedSkipped": False,
+        "embedResult": embedded.model_dump(mode="json", exclude_unset=True),
+    }
+    return IndexResult.model_validate(payload)

@@ -146,3 +146,19 @@ def test_interrupted_embed_keeps_finished_pages(app):
     rest = embed(app, EmbedInput())
     total = app.store().conn.execute("SELECT count(*) FROM content_chunks").fetchone()[0]
     assert rest.embedded == total - 2 and vectors(app)[1] == total
+
+
+def test_index_syncs_then_embeds(make_app, tiny_model, monkeypatch):
+    from gno_contracts.models.index_input import IndexInput
+
+    from gno.services.embed import index
+
+    monkeypatch.setenv("GNO_EMBED_MODEL", f"file:{tiny_model}")
+    app, root = make_app({"a.md": "# A\n\nalpha text\n"})
+    result = index(app, IndexInput())
+    assert result.syncResult.totalFilesAdded == 1 and result.embedSkipped is False
+    assert result.embedResult.embedded == 1
+    (root / "b.md").write_text("# B\n\nbeta text\n")
+    only_sync = index(app, IndexInput(noEmbed=True))
+    assert only_sync.embedSkipped is True and only_sync.embedResult is None
+    assert index(app, IndexInput()).embedResult.embedded == 1  # only b.md's chunk was waiting
