@@ -7,6 +7,7 @@ URI   = ``gno://<collection>/<relPath>`` with every path segment percent-encoded
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -116,6 +117,7 @@ def _index_char_ok(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "LMN" or ch in " ._-"
 
 
+@functools.lru_cache(maxsize=64)
 def index_identity(name: str) -> str:
     """Validate an index name and return its identity (NFC + case fold)."""
     utf16_units = len(name.encode("utf-16-le")) // 2
