@@ -279,9 +279,7 @@ def cleanup(ctx: typer.Context, json_: Json = False) -> None:
 @app.command("embed", help=summary("embed"))
 def embed(
     ctx: typer.Context,
-    collection_arg: Annotated[
-        str | None, typer.Argument(help="Only this collection.")
-    ] = None,
+    collection_arg: Annotated[str | None, typer.Argument(help="Only this collection.")] = None,
     collection: Annotated[
         str | None, typer.Option("-c", "--collection", help="Only this collection.")
     ] = None,
@@ -325,9 +323,7 @@ def embed(
 @app.command("index", help=summary("index"))
 def index(
     ctx: typer.Context,
-    collection_arg: Annotated[
-        str | None, typer.Argument(help="Only this collection.")
-    ] = None,
+    collection_arg: Annotated[str | None, typer.Argument(help="Only this collection.")] = None,
     no_embed: Annotated[bool, typer.Option("--no-embed", help="Sync only.")] = False,
     git_pull: Annotated[
         bool, typer.Option("--git-pull", help="git pull in collection roots first.")
