@@ -43,6 +43,9 @@ def test_embed_then_vsearch(env: dict[str, str]) -> None:
     assert gno_ok(env, "embed", "--json")["embedded"] == 0  # backlog is empty now
     hits = gno_ok(env, "vsearch", "sample the trace", "--json", "-n", "5")
     assert hits["meta"]["mode"] == "vector" and len(hits["results"]) == 2
+    hybrid = gno_ok(env, "query", "sample the trace", "--json", "--explain")
+    assert hybrid["meta"]["mode"] == "hybrid" and hybrid["meta"]["vectorsUsed"] is True
+    assert hybrid["meta"]["explain"]["results"][0]["rank"] == 1
     status = gno_ok(env, "status", "--json")
     assert status["collections"][0]["embeddedCount"] == 2 and status["embeddingBacklog"] == 0
 

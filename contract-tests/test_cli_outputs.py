@@ -64,6 +64,9 @@ READ_COMMANDS: list[list[str]] = [
     ["search", "図書館", "--json"],
     ["search", "biblioteca", "--lang", "es", "--json"],
     ["search", "lighthouse", "--author", "Ada", "--source", "--json"],
+    ["query", "lighthouse", "--json", "--explain"],  # no vectors here: bm25_only
+    ["query", "where does the lighthouse beacon shine", "--fast", "--json", "-c", "notes"],
+    ["query", "lighthouse", "--query-mode", "term:beacon", "--json"],
     ["get", "notes/alpha.md", "--json"],
     ["get", "gno://notes/beta.md:7", "--json"],
     ["get", "gno://notes/alpha.md", "--from", "2", "-l", "1", "--json"],

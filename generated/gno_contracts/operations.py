@@ -240,6 +240,19 @@ OPERATIONS: tuple[Operation, ...] = (
         mcp=McpBinding('gno_index', ('full',)),
         rest=None,
     ),
+    Operation(
+        id='query',
+        summary='Hybrid search (BM25 and vectors fused by RRF); degrades to BM25 when vectors are missing.',
+        input_schema='gno://schemas/query-input@1.0',
+        output_schema='gno://schemas/search-results@1.0',
+        input_model='query_input:QueryInput',
+        output_model='search_results:SearchResults',
+        access='read',
+        job=False,
+        cli='query',
+        mcp=McpBinding('gno_query', ('core', 'full')),
+        rest=RestBinding('POST', '/api/query'),
+    ),
 )
 
 BY_ID = {op.id: op for op in OPERATIONS}

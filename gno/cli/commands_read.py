@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+from typing import Annotated, Any
 
 import typer
 
@@ -16,6 +17,7 @@ from gno.cli.output import (
     write,
     write_json,
 )
+from gno.errors import ValidationError
 
 Json = Annotated[bool, typer.Option("--json", help="JSON output.")]
 Files = Annotated[bool, typer.Option("--files", help="One line per hit: #docid,score,uri.")]
@@ -24,104 +26,136 @@ Md = Annotated[bool, typer.Option("--md", help="Markdown report.")]
 Xml = Annotated[bool, typer.Option("--xml", help="XML report.")]
 
 
+Query = Annotated[list[str], typer.Argument(help='Query: terms, "phrases", -excluded, prefixes.')]
+Limit = Annotated[
+    int | None,
+    typer.Option("-n", "--limit", help="Max results (default 5 in the terminal, 20 otherwise)."),
+]
+MinScore = Annotated[
+    float | None, typer.Option("--min-score", help="Drop hits below this normalized score (0-1).")
+]
+Collection = Annotated[str | None, typer.Option("-c", "--collection", help="Only this collection.")]
+Since = Annotated[
+    str | None, typer.Option("--since", help="ISO date/time or today, last week, recent...")
+]
+Until = Annotated[str | None, typer.Option("--until", help="ISO date/time or relative token.")]
+Category = Annotated[
+    str | None, typer.Option("--category", help="Comma-separated categories (any).")
+]
+Author = Annotated[str | None, typer.Option("--author", help="Author substring.")]
+Intent = Annotated[
+    str | None,
+    typer.Option("--intent", help="What you are after; steers snippets, never searched."),
+]
+Exclude = Annotated[
+    str | None, typer.Option("--exclude", help="Comma-separated terms whose documents are dropped.")
+]
+TagsAll = Annotated[
+    str | None, typer.Option("--tags-all", help="Comma-separated tags, all required.")
+]
+TagsAny = Annotated[str | None, typer.Option("--tags-any", help="Comma-separated tags, any.")]
+Lang = Annotated[
+    str | None, typer.Option("--lang", help="Only documents with text in this language (BCP-47).")
+]
+ProjectRoot = Annotated[
+    list[str] | None, typer.Option("--project-root", help="Project root hint (repeatable, max 16).")
+]
+Full = Annotated[bool, typer.Option("--full", help="Whole mirror instead of a snippet.")]
+LineNumbers = Annotated[
+    bool, typer.Option("--line-numbers", help="Prefix snippet lines with their number.")
+]
+Source = Annotated[bool, typer.Option("--source", help="Include source.absPath.")]
+
+
+def _search_fields(fmt: str | None, flags: dict[str, Any]) -> dict[str, Any]:
+    """Search-family flags (a command's locals) as input-model fields (CLI -> MCP spellings)."""
+    return {
+        "query": " ".join(flags["query"]),
+        "limit": (5 if fmt is None else 20) if flags["limit"] is None else flags["limit"],
+        "minScore": flags["min_score"],
+        "collection": flags["collection"],
+        "since": flags["since"],
+        "until": flags["until"],
+        "categories": split_csv(flags["category"]),
+        "author": flags["author"],
+        "intent": flags["intent"],
+        "exclude": split_csv(flags["exclude"]),
+        "tagsAll": split_csv(flags["tags_all"]),
+        "tagsAny": split_csv(flags["tags_any"]),
+        "lang": flags["lang"],
+        "projectHints": flags["project_root"],
+        "full": flags["full"],
+        "includeAbsPath": flags["source"],
+    }
+
+
+def _render(result: Any, fmt: str | None, full: bool, line_numbers: bool) -> None:
+    if fmt == "json":
+        write_json(result)
+    else:
+        write(render_search(dump(result), fmt, full=full, line_numbers=line_numbers))
+
+
 def _search_family(op_id: str) -> None:
     """Register `gno search` or `gno vsearch`: same flags, same output, another handler."""
 
     @app.command(op_id, help=summary(op_id))
     def command(
-        ctx: typer.Context,
-        query: Annotated[
-            list[str], typer.Argument(help='Query: terms, "phrases", -excluded, prefixes.')
-        ],
-        limit: Annotated[
-            int | None,
-            typer.Option(
-                "-n", "--limit", help="Max results (default 5 in the terminal, 20 otherwise)."
-            ),
-        ] = None,
-        min_score: Annotated[
-            float | None,
-            typer.Option("--min-score", help="Drop hits below this normalized score (0-1)."),
-        ] = None,
-        collection: Annotated[
-            str | None, typer.Option("-c", "--collection", help="Only this collection.")
-        ] = None,
-        since: Annotated[
-            str | None, typer.Option("--since", help="ISO date/time or today, last week, recent...")
-        ] = None,
-        until: Annotated[
-            str | None, typer.Option("--until", help="ISO date/time or relative token.")
-        ] = None,
-        category: Annotated[
-            str | None, typer.Option("--category", help="Comma-separated categories (any).")
-        ] = None,
-        author: Annotated[str | None, typer.Option("--author", help="Author substring.")] = None,
-        intent: Annotated[
-            str | None,
-            typer.Option("--intent", help="What you are after; steers snippets, never searched."),
-        ] = None,
-        exclude: Annotated[
-            str | None,
-            typer.Option("--exclude", help="Comma-separated terms whose documents are dropped."),
-        ] = None,
-        tags_all: Annotated[
-            str | None, typer.Option("--tags-all", help="Comma-separated tags, all required.")
-        ] = None,
-        tags_any: Annotated[
-            str | None, typer.Option("--tags-any", help="Comma-separated tags, any.")
-        ] = None,
-        lang: Annotated[
-            str | None,
-            typer.Option("--lang", help="Only documents with text in this language (BCP-47)."),
-        ] = None,
-        project_root: Annotated[
-            list[str] | None,
-            typer.Option("--project-root", help="Project root hint (repeatable, max 16)."),
-        ] = None,
-        full: Annotated[
-            bool, typer.Option("--full", help="Whole mirror instead of a snippet.")
-        ] = False,
-        line_numbers: Annotated[
-            bool, typer.Option("--line-numbers", help="Prefix snippet lines with their number.")
-        ] = False,
-        source: Annotated[bool, typer.Option("--source", help="Include source.absPath.")] = False,
-        json_: Json = False,
-        files: Files = False,
-        csv: Csv = False,
-        md: Md = False,
-        xml: Xml = False,
-    ) -> None:
+        ctx: typer.Context, query: Query, limit: Limit = None, min_score: MinScore = None,
+        collection: Collection = None, since: Since = None, until: Until = None, category: Category = None,
+        author: Author = None, intent: Intent = None, exclude: Exclude = None, tags_all: TagsAll = None,
+        tags_any: TagsAny = None, lang: Lang = None, project_root: ProjectRoot = None, full: Full = False,
+        line_numbers: LineNumbers = False, source: Source = False,
+        json_: Json = False, files: Files = False, csv: Csv = False, md: Md = False, xml: Xml = False,
+    ) -> None:  # fmt: skip
         from gno_contracts.models.search_input import SearchInput
 
         fmt = pick_format(ctx, json=json_, files=files, csv=csv, md=md, xml=xml)
-        inp = build(
-            SearchInput,
-            query=" ".join(query),
-            limit=(5 if fmt is None else 20) if limit is None else limit,
-            minScore=min_score,
-            collection=collection,
-            since=since,
-            until=until,
-            categories=split_csv(category),
-            author=author,
-            intent=intent,
-            exclude=split_csv(exclude),
-            tagsAll=split_csv(tags_all),
-            tagsAny=split_csv(tags_any),
-            lang=lang,
-            projectHints=project_root,
-            full=full,
-            includeAbsPath=source,
-        )
-        result = call(ctx, op_id, inp)
-        if fmt == "json":
-            write_json(result)
-        else:
-            write(render_search(dump(result), fmt, full=full, line_numbers=line_numbers))
+        inp = build(SearchInput, **_search_fields(fmt, dict(locals())))
+        _render(call(ctx, op_id, inp), fmt, full, line_numbers)
 
 
 _search_family("search")
 _search_family("vsearch")
+
+
+@app.command("query", help=summary("query"))
+def query_command(
+    ctx: typer.Context, query: Query, limit: Limit = None, min_score: MinScore = None,
+    collection: Collection = None, since: Since = None, until: Until = None, category: Category = None,
+    author: Author = None, intent: Intent = None, exclude: Exclude = None, tags_all: TagsAll = None,
+    tags_any: TagsAny = None, lang: Lang = None, project_root: ProjectRoot = None, full: Full = False,
+    line_numbers: LineNumbers = False, source: Source = False,
+    fast: Annotated[bool, typer.Option("--fast", help="BM25 + vectors only: no expansion, rerank or graph.")] = False,
+    thorough: Annotated[bool, typer.Option("--thorough", help="Larger candidate pool (40).")] = False,
+    no_expand: Annotated[bool, typer.Option("--no-expand", help="No generated query expansion.")] = False,
+    no_rerank: Annotated[bool, typer.Option("--no-rerank", help="No reranking.")] = False,
+    candidate_limit: Annotated[int | None, typer.Option("-C", "--candidate-limit", help="Rerank pool (1-100).")] = None,
+    query_mode: Annotated[list[str] | None, typer.Option("--query-mode", help="term:<text>, intent:<text> or hyde:<text> (repeatable).")] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Stage lines on stderr (meta.explain with --json).")] = False,
+    json_: Json = False, files: Files = False, csv: Csv = False, md: Md = False, xml: Xml = False,
+) -> None:  # fmt: skip
+    from gno_contracts.models.query_input import QueryInput
+
+    fmt = pick_format(ctx, json=json_, files=files, csv=csv, md=md, xml=xml)
+    if fast and thorough:
+        raise ValidationError("Choose --fast or --thorough, not both")
+    modes = []
+    for raw in query_mode or []:
+        mode, sep, text = raw.partition(":")
+        if not sep or mode not in ("term", "intent", "hyde") or not text.strip():
+            raise ValidationError(
+                f"Invalid --query-mode {raw!r}: use term:<text>, intent:<text> or hyde:<text>"
+            )
+        modes.append({"mode": mode, "text": text.strip()})
+    fields = _search_fields(fmt, dict(locals()))
+    extra = {"fast": fast, "thorough": thorough, "candidateLimit": candidate_limit, "queryModes": modes or None,
+             "explain": explain, "expand": False if no_expand else None, "rerank": False if no_rerank else None}  # fmt: skip
+    result = call(ctx, "query", build(QueryInput, **fields, **extra))
+    if explain and fmt != "json" and result.meta.explain:
+        for line in result.meta.explain.lines:
+            sys.stderr.write(f"[explain] {line.stage}: {line.message}\n")
+    _render(result, fmt, full, line_numbers)
 
 
 @app.command("get", help=summary("get"))

@@ -78,6 +78,11 @@ def run(argv: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug: say so plainly, keep the error contract
+        emit_error(
+            "RUNTIME", f"Internal error ({type(exc).__name__}: {exc}). Please report it.", as_json
+        )
+        return 2
     return result if isinstance(result, int) else 0
 
 

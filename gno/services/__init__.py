@@ -27,6 +27,7 @@ HANDLERS: dict[str, str] = {
     "embed": "gno.services.embed:embed",
     "vsearch": "gno.services.embed:vsearch",
     "index": "gno.services.embed:index",
+    "query": "gno.services.query:query",
 }
 
 

@@ -100,30 +100,44 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
     return EmbedResult.model_validate(payload)
 
 
-def vsearch(app: App, inp: SearchInput) -> SearchResults:
-    store = _vector_store(app)
-    filters = build_filters(store, inp)
-    if not store.embedded_chunks(
-        store.latest_embed_model(app.embed_model_uri())
-    ):  # before loading a model
+def vector_neighbours(
+    app: App, store: SqliteStore, texts: list[str], k: int
+) -> list[list[tuple[str, int, float]]]:
+    """Nearest chunks (mirror_hash, seq, distance) for each query text, with the active model.
+    Raises UnavailableError when there are no vectors for it (checked before loading a model)."""
+    if not store.load_vec():
+        raise UnavailableError("Vector search needs sqlite-vec: pip install 'gno[models]'")
+    if not store.embedded_chunks(store.latest_embed_model(app.embed_model_uri())):
         raise UnavailableError(
             "No embeddings for the active model yet. Run: gno embed (or gno index)"
         )
     embedder = app.embedder()
     uri = app.embed_uri or embedder.model_id
     model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions))
-    if model_id is None or not store.embedded_chunks(model_id):
+    if model_id is None:
         raise UnavailableError(
             "No embeddings for the active model yet. Run: gno embed (or gno index)"
         )
-    query = pack(embedder.embed_batch([query_text(uri, inp.query)])[0])
+    vectors = embedder.embed_batch([query_text(uri, text) for text in texts])
+    return [store.knn(model_id, pack(vector), k) for vector in vectors]
+
+
+def nearest_per_mirror(neighbours: list[tuple[str, int, float]]) -> dict[str, tuple[float, int]]:
+    """Each mirror's nearest chunk: mirror -> (distance, seq), in distance order."""
+    best: dict[str, tuple[float, int]] = {}
+    for mirror_hash, seq, distance in neighbours:
+        best.setdefault(mirror_hash, (distance, seq))
+    return best
+
+
+def vsearch(app: App, inp: SearchInput) -> SearchResults:
+    store = app.store()
+    filters = build_filters(store, inp)
     where, params = filters.sql()
     k = inp.limit * KNN_OVERFETCH
     while True:  # owner filters apply before the limit: widen k until enough hits pass them
-        neighbours = store.knn(model_id, query, k)
-        best: dict[str, tuple[float, int]] = {}  # mirror -> (distance, seq) of its nearest chunk
-        for mirror_hash, seq, distance in neighbours:
-            best.setdefault(mirror_hash, (distance, seq))
+        neighbours = vector_neighbours(app, store, [inp.query], k)[0]
+        best = nearest_per_mirror(neighbours)
         docs = store.documents_with_mirrors(list(best), where, params)
         hits = sorted(
             ((best[d.mirror_hash][0], d.uri, d) for d in docs if d.mirror_hash), key=lambda t: t[:2]

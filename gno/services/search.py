@@ -25,7 +25,7 @@ OVERFETCH = 10
 MAX_CANDIDATES = 100_000
 
 
-def _candidates(
+def candidates(
     store: SqliteStore, match: str, filters: Filters, limit: int
 ) -> tuple[list[tuple[DocRow, float]], bool]:
     """Top ``limit`` matches that pass the filters, and whether anything matched at all."""
@@ -40,7 +40,7 @@ def _candidates(
         fetch *= 4
 
 
-def _relaxed(query: FtsQuery) -> str | None:
+def relaxed_match(query: FtsQuery) -> str | None:
     """The 'any term' form, or None when relaxing cannot help."""
     if len(query.positives) < 2:
         return None
@@ -90,10 +90,10 @@ def search(app: App, inp: SearchInput) -> SearchResults:
     query = parse_query(inp.query)
     store = app.store()
     filters = build_filters(store, inp)
-    hits, matched = _candidates(store, query.match_all(), filters, inp.limit)
+    hits, matched = candidates(store, query.match_all(), filters, inp.limit)
     relaxed = False
-    if not matched and (any_term := _relaxed(query)):
-        (hits, _), relaxed = _candidates(store, any_term, filters, inp.limit), True
+    if not matched and (any_term := relaxed_match(query)):
+        (hits, _), relaxed = candidates(store, any_term, filters, inp.limit), True
     scores = normalize_scores([rank for _, rank in hits])
     scored = [(doc, score) for (doc, _), score in zip(hits, scores, strict=True)]
     if inp.minScore is not None:

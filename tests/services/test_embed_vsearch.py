@@ -162,3 +162,35 @@ def test_index_syncs_then_embeds(make_app, tiny_model, monkeypatch):
     only_sync = index(app, IndexInput(noEmbed=True))
     assert only_sync.embedSkipped is True and only_sync.embedResult is None
     assert index(app, IndexInput()).embedResult.embedded == 1  # only b.md's chunk was waiting
+
+
+def test_query_degrades_then_fuses(app):
+    from gno_contracts.models.query_input import QueryInput
+
+    from gno.errors import ValidationError
+    from gno.services.query import query
+
+    before = query(app, QueryInput(query="sample trace", limit=5, explain=True))
+    assert before.meta.mode.value == "bm25_only" and before.meta.vectorsUsed is False
+    assert before.meta.expanded is False and before.meta.reranked is False
+    embed(app, EmbedInput())
+    after = query(app, QueryInput(query="sample trace", limit=5, explain=True))
+    assert after.meta.mode.value == "hybrid" and after.meta.vectorsUsed is True
+    uris = [r.uri for r in after.results]
+    assert len(uris) == len(set(uris)) and "gno://notes/a.md" in uris  # one hit per document
+    assert [r.rank for r in after.meta.explain.results] == list(range(1, len(uris) + 1))
+    filtered = query(app, QueryInput(query="sample trace", limit=5, exclude=["export"]))
+    assert "gno://notes/a.md" not in [r.uri for r in filtered.results]
+    modes = query(
+        app, QueryInput(query="zzzz", queryModes=[{"mode": "term", "text": "index vectors"}])
+    )
+    assert modes.meta.queryModes.term == 1 and "gno://notes/b.md" in [r.uri for r in modes.results]
+    with pytest.raises(ValidationError):
+        query(
+            app,
+            QueryInput(
+                query="x", queryModes=[{"mode": "hyde", "text": "a"}, {"mode": "hyde", "text": "b"}]
+            ),
+        )
+    doc = query(app, QueryInput(query="term: index vectors\nintent: what the index holds"))
+    assert doc.meta.queryModes.intent == 1 and doc.meta.query == "index vectors"

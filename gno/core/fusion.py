@@ -1,0 +1,73 @@
+"""Reciprocal-rank fusion with GNO's weights and top-rank bonus (engine.md §5.4). Pure.
+
+Each ranked list contributes ``weight / (k + rank)`` to every key it holds; a key
+whose best lexical or vector rank is 1 gets +0.10, else +0.04 when that rank is
+≤ 5. Ties (|Δ| ≤ 1e-9) break on the key, so the result does not depend on the
+order the lists are given in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+RRF_K = 60
+WEIGHTS = {
+    "bm25": 2.0,
+    "bm25_variant": 0.5,
+    "vector": 2.0,
+    "vector_variant": 0.5,
+    "hyde": 0.7,
+    "graph": 0.8,
+}
+LEXICAL = {"bm25", "bm25_variant"}
+SEMANTIC = {"vector", "vector_variant", "hyde"}
+TOP_BONUS, NEAR_BONUS, NEAR_RANK = 0.10, 0.04, 5
+
+
+@dataclass(frozen=True)
+class RankedList:
+    kind: str  # a WEIGHTS key
+    keys: Sequence[str]  # best first
+
+
+@dataclass
+class Fused:
+    key: str
+    score: float = 0.0
+    bm25_rank: int | None = None
+    vector_rank: int | None = None
+    sources: set[str] = field(default_factory=set)
+
+
+def _best(current: int | None, rank: int) -> int:
+    return rank if current is None else min(current, rank)
+
+
+def rrf(lists: Sequence[RankedList], k: int = RRF_K) -> list[Fused]:
+    fused: dict[str, Fused] = {}
+    for ranked in lists:
+        weight = WEIGHTS[ranked.kind]
+        for rank, key in enumerate(dict.fromkeys(ranked.keys), start=1):
+            item = fused.setdefault(key, Fused(key))
+            item.score += weight / (k + rank)
+            item.sources.add(ranked.kind)
+            if ranked.kind in LEXICAL:
+                item.bm25_rank = _best(item.bm25_rank, rank)
+            elif ranked.kind in SEMANTIC:
+                item.vector_rank = _best(item.vector_rank, rank)
+    for item in fused.values():
+        best = min(r for r in (item.bm25_rank, item.vector_rank, 10**9) if r is not None)
+        item.score += TOP_BONUS if best == 1 else NEAR_BONUS if best <= NEAR_RANK else 0.0
+    ordered = sorted(fused.values(), key=lambda f: f.key)  # stable tie order
+    return sorted(ordered, key=lambda f: -round(f.score, 9))
+
+
+def normalize(values: Sequence[float]) -> list[float]:
+    """Min-max to [0, 1]; a flat list (range < 1e-9) is all 1."""
+    if not values:
+        return []
+    low, high = min(values), max(values)
+    if high - low < 1e-9:
+        return [1.0] * len(values)
+    return [(v - low) / (high - low) for v in values]

@@ -1,0 +1,40 @@
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gno.core.fusion import NEAR_BONUS, RRF_K, TOP_BONUS, RankedList, normalize, rrf
+
+keys = st.lists(st.sampled_from([f"m{i}:0" for i in range(12)]), max_size=10, unique=True)
+lists = st.lists(
+    st.tuples(st.sampled_from(["bm25", "vector", "bm25_variant", "hyde"]), keys), max_size=5
+)
+
+
+def test_weights_and_bonus():
+    fused = {
+        f.key: f for f in rrf([RankedList("bm25", ["a", "b"]), RankedList("vector", ["b", "c"])])
+    }
+    assert fused["a"].score == pytest.approx(2.0 / (RRF_K + 1) + TOP_BONUS)
+    assert fused["b"].score == pytest.approx(2.0 / (RRF_K + 2) + 2.0 / (RRF_K + 1) + TOP_BONUS)
+    assert fused["c"].score == pytest.approx(2.0 / (RRF_K + 2) + NEAR_BONUS)
+    assert (fused["b"].bm25_rank, fused["b"].vector_rank) == (2, 1)
+    top = rrf([RankedList("bm25", ["a", "b"]), RankedList("vector", ["b", "c"])])[0]
+    assert top.key == "b"
+
+
+@given(lists)
+def test_fusion_is_deterministic_and_order_independent(raw):
+    ranked = [RankedList(kind, tuple(ks)) for kind, ks in raw]
+    forward = [(f.key, round(f.score, 9)) for f in rrf(ranked)]
+    assert forward == [(f.key, round(f.score, 9)) for f in rrf(list(reversed(ranked)))]
+    assert forward == [(f.key, round(f.score, 9)) for f in rrf(ranked)]
+    scores = [s for _, s in forward]
+    assert scores == sorted(scores, reverse=True)
+
+
+@given(st.lists(st.floats(min_value=-1e6, max_value=1e6), max_size=20))
+def test_normalize_bounds(values):
+    out = normalize(values)
+    assert len(out) == len(values) and all(0.0 <= v <= 1.0 for v in out)
+    if values and max(values) - min(values) >= 1e-9:
+        assert max(out) == 1.0 and min(out) == 0.0
