@@ -13,7 +13,7 @@ from functools import cached_property
 
 from gno.adapters.sqlite.store import SqliteStore
 from gno.config import Config, load_config, save_config
-from gno.errors import GnoError, NotInitializedError
+from gno.errors import NotInitializedError, UnavailableError
 from gno.paths import Paths
 from gno.ports import Embedder
 
@@ -60,17 +60,26 @@ class App:
         if self._embedder is None:
             from gno.models.availability import download_policy, local_model_file
             from gno.models.catalog import parse_model_uri
+            from gno.ports import EmbeddingError
 
             uri = self.embed_model_uri()
             model = parse_model_uri(uri)
-            path = local_model_file("embed", model, self.paths.models_dir, download_policy())
-            from gno.adapters.llama.embedder import LlamaEmbedder
-            from gno.ports import EmbeddingError
-
             try:
-                self._embedder = LlamaEmbedder(path)
+                if model.scheme == "http":  # an OpenAI-compatible server
+                    from gno.adapters.openai_http.embedder import HttpEmbedder
+
+                    self._embedder = HttpEmbedder(model.url or "", model.model)
+                else:
+                    path = local_model_file(
+                        "embed", model, self.paths.models_dir, download_policy()
+                    )
+                    from gno.adapters.llama.embedder import LlamaEmbedder
+
+                    self._embedder = LlamaEmbedder(path)
             except EmbeddingError as exc:
-                raise GnoError(f"Cannot load the embedding model {uri}: {exc.message}") from exc
+                raise UnavailableError(
+                    f"Cannot load the embedding model {uri}: {exc.message}"
+                ) from exc
             self.embed_uri = uri
         return self._embedder
 

@@ -28,7 +28,7 @@ from gno.app import App
 from gno.core.embedding_text import document_text, embed_fingerprint, query_text, text_hash
 from gno.core.identity import normalize_collection_name
 from gno.errors import NotFoundError, UnavailableError
-from gno.ports import EmbeddingError
+from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError
 from gno.services.filters import build_filters
 from gno.services.results import ResultBuilder
 
@@ -41,6 +41,31 @@ def _vector_store(app: App) -> SqliteStore:
     if not store.load_vec():
         raise UnavailableError("Vector search needs sqlite-vec: pip install 'gno[models]'")
     return store
+
+
+def _embed_texts(embedder: Embedder, texts: dict[str, str]) -> dict[str, bytes]:
+    """Vectors for {text hash: text}: the whole page in one call, one by one if that fails,
+    so one bad text never costs the rest. A model that is gone stops the run."""
+    if not texts:
+        return {}
+    try:
+        return {
+            digest: pack(v)
+            for digest, v in zip(texts, embedder.embed_batch(list(texts.values())), strict=True)
+        }
+    except EmbeddingError as exc:
+        if exc.code == MODEL_LOAD_FAILED:
+            raise UnavailableError(f"The embedding model stopped answering: {exc.message}") from exc
+    fresh: dict[str, bytes] = {}
+    for digest, text in texts.items():
+        try:
+            fresh[digest] = pack(embedder.embed_batch([text])[0])
+        except EmbeddingError as exc:
+            if exc.code == MODEL_LOAD_FAILED:
+                raise UnavailableError(
+                    f"The embedding model stopped answering: {exc.message}"
+                ) from exc
+    return fresh
 
 
 def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedResult:
@@ -70,17 +95,14 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
             }
             hashes = {key: text_hash(text) for key, text in texts.items()}
             known = store.known_text_hashes(model_id, list(set(hashes.values())))
-            fresh: dict[str, bytes] = {}
-            done: list[tuple[str, int, str]] = []
-            for key, text in texts.items():
-                digest = hashes[key]
-                if digest not in known and digest not in fresh:
-                    try:
-                        fresh[digest] = pack(embedder.embed_batch([text])[0])
-                    except EmbeddingError:
-                        errors += 1
-                        continue
-                done.append((key[0], key[1], digest))
+            wanted = {hashes[key]: text for key, text in texts.items() if hashes[key] not in known}
+            fresh = _embed_texts(embedder, wanted)
+            done = [
+                (key[0], key[1], hashes[key])
+                for key in texts
+                if hashes[key] in known or hashes[key] in fresh
+            ]
+            errors += len(texts) - len(done)
             with store.write():
                 store.save_embeddings(model_id, fresh, done)
             embedded += len(done)

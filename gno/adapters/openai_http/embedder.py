@@ -1,0 +1,238 @@
+"""Remote embeddings over an OpenAI-compatible HTTP server (the ``Embedder`` port).
+
+GNO model URIs of the form ``http(s)://host:port/path#model`` (engine.md §1.7)
+name such a server; ``parse_model_uri`` splits them into ``url`` and ``model``.
+
+Endpoint rule: the request goes to ``<url>/embeddings`` when ``url`` ends with
+``/v1`` (``http://127.0.0.1:8080/v1#model``), to ``url`` itself when it already
+ends with ``/v1/embeddings``, and to ``<url>/v1/embeddings`` otherwise
+(``http://host:port#model``). A trailing ``/`` is ignored.
+
+Request: ``POST`` JSON ``{"model": model, "input": [texts...]}`` (``model`` is
+left out when the URI has no ``#model``), at most ``batch_size`` texts per
+request, with ``Authorization: Bearer <key>`` when ``api_key`` (or the
+``GNO_HTTP_API_KEY`` environment variable) is set. Vectors are read from
+``data[i].embedding``, put back in input order by ``data[i].index``, checked
+(count, numbers, one width) and L2-normalized here.
+
+Dimensions: learned at construction from one probe request (the text
+``"dimension probe"``), so a server that is down or misconfigured fails when the
+embedder is built, like a missing GGUF file for the local adapter, and
+``dimensions`` stays a plain attribute. Constructing the object therefore costs
+one round trip.
+
+Truncation: inputs are sent whole. ``max_tokens`` is a conservative 2048 that
+only informs callers; the server applies its own limit (some truncate, some,
+like llama.cpp's server, answer an error for an input larger than their batch,
+which surfaces here as ``EMBED_FAILED`` for that input, never as a crash).
+
+Errors (all raised as ``EmbeddingError``):
+
+- the server cannot be reached (refused, DNS, timeout, reset): ``MODEL_LOAD_FAILED``,
+  naming the URL and the cause;
+- the server answers HTTP 4xx/5xx: ``EMBED_FAILED`` with the status and at most
+  200 characters of the body;
+- the answer is not the expected JSON (not JSON, wrong shape, wrong count, mixed
+  or changed widths, zero or non-finite vectors): ``EMBED_FAILED``
+  ``"invalid response: …"``.
+
+``timeout`` applies to each socket operation (connect, each read), as in
+``urllib``. Proxies from the environment are honoured except for loopback hosts.
+Standard library only, so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import json
+import math
+import os
+import socket
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+from gno.ports import EMBED_FAILED, MODEL_LOAD_FAILED, EmbeddingError
+
+DEFAULT_MAX_TOKENS = 2048
+PROBE_TEXT = "dimension probe"
+API_KEY_ENV = "GNO_HTTP_API_KEY"
+EXCERPT_CHARS = 200
+_ERROR_BODY_BYTES = 4096
+
+
+def embeddings_endpoint(url: str) -> str:
+    """The embeddings URL for a base URL (see the module docstring for the rule)."""
+    base = url.rstrip("/")
+    if base.endswith("/v1/embeddings"):
+        return base
+    if base.endswith("/v1"):
+        return base + "/embeddings"
+    return base + "/v1/embeddings"
+
+
+def _is_loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _excerpt(raw: bytes) -> str:
+    """A one-line excerpt of an error body; the ``error.message`` of a JSON error if any."""
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict):
+        err = doc.get("error")
+        message = err.get("message") if isinstance(err, dict) else err
+        if isinstance(message, str) and message.strip():
+            text = message
+    text = " ".join(text.split())
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
+
+
+def _invalid(why: str) -> EmbeddingError:
+    return EmbeddingError(EMBED_FAILED, f"invalid response: {why}")
+
+
+def _normalize(vector: list[float]) -> list[float]:
+    norm = math.sqrt(math.fsum(x * x for x in vector))
+    if not math.isfinite(norm) or norm == 0.0:
+        raise _invalid("zero or non-finite vector")
+    return [x / norm for x in vector]
+
+
+def _parse_vectors(payload: Any, count: int) -> list[list[float]]:
+    """``count`` raw vectors from an OpenAI embeddings response, in input order."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
+        raise _invalid("no 'data' list")
+    data = payload["data"]
+    if len(data) != count:
+        raise _invalid(f"expected {count} embeddings, got {len(data)}")
+    slots: list[list[float] | None] = [None] * count
+    for position, item in enumerate(data):
+        if not isinstance(item, dict):
+            raise _invalid(f"data[{position}] is not an object")
+        index = item.get("index", position)
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
+            raise _invalid(f"data[{position}] has a bad index {index!r}")
+        if slots[index] is not None:
+            raise _invalid(f"index {index} appears twice")
+        vector = item.get("embedding")
+        if (
+            not isinstance(vector, list)
+            or not vector
+            or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in vector)
+        ):
+            raise _invalid(f"data[{position}].embedding is not a list of numbers")
+        slots[index] = [float(x) for x in vector]
+    vectors = [v for v in slots if v is not None]  # all filled: count distinct valid indexes
+    widths = sorted({len(v) for v in vectors})
+    if len(widths) > 1:
+        raise _invalid(f"mixed vector widths {widths}")
+    return vectors
+
+
+class HttpEmbedder:
+    """An ``Embedder`` over an OpenAI-compatible ``/v1/embeddings`` endpoint."""
+
+    def __init__(
+        self,
+        url: str,
+        model: str | None,
+        *,
+        timeout: float = 30.0,
+        batch_size: int = 32,
+        api_key: str | None = None,
+    ) -> None:
+        self.url = url
+        self.model = model or None
+        self.model_id = f"{url}#{model}" if model else url
+        self.endpoint = embeddings_endpoint(url)
+        self.timeout = float(timeout)
+        self.batch_size = max(1, int(batch_size))
+        self.max_tokens: int = DEFAULT_MAX_TOKENS
+        parsed = urllib.parse.urlsplit(self.endpoint)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise EmbeddingError(MODEL_LOAD_FAILED, f"not an http(s) URL: {url!r}")
+        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
+        self._headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": "gno",
+        }
+        if key:
+            self._headers["Authorization"] = f"Bearer {key}"
+        handlers = [urllib.request.ProxyHandler({})] if _is_loopback(parsed.hostname) else []
+        self._opener = urllib.request.build_opener(*handlers)
+        self.dimensions: int = 0
+        self.dimensions = len(self._request([PROBE_TEXT])[0])
+
+    def embed_batch(self, texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = self._request(list(texts[start : start + self.batch_size]))
+            if batch and len(batch[0]) != self.dimensions:
+                raise _invalid(f"vector width {len(batch[0])}, expected {self.dimensions}")
+            vectors.extend(batch)
+        return vectors
+
+    def close(self) -> None:
+        """Nothing to release (one connection per request)."""
+
+    def _request(self, texts: list[str]) -> list[list[float]]:
+        body: dict[str, Any] = {"input": texts}
+        if self.model:
+            body = {"model": self.model, **body}
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        request = urllib.request.Request(
+            self.endpoint, data=data, headers=self._headers, method="POST"
+        )
+        raw = self._send(request)
+        try:
+            payload = json.loads(raw)
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+            raise _invalid(f"not JSON ({_excerpt(raw)!r})") from exc
+        return [_normalize(v) for v in _parse_vectors(payload, len(texts))]
+
+    def _send(self, request: urllib.request.Request) -> bytes:
+        try:
+            with self._opener.open(request, timeout=self.timeout) as response:
+                return bytes(response.read())
+        except urllib.error.HTTPError as exc:
+            try:
+                detail = _excerpt(exc.read(_ERROR_BODY_BYTES))
+            except (OSError, http.client.HTTPException):
+                detail = ""
+            finally:
+                exc.close()
+            message = f"{self.endpoint} answered HTTP {exc.code} {exc.reason}"
+            raise EmbeddingError(
+                EMBED_FAILED, f"{message}: {detail}" if detail else message
+            ) from None
+        except urllib.error.URLError as exc:
+            raise self._unreachable(exc.reason) from None
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            raise self._unreachable(exc) from None
+
+    def _unreachable(self, cause: object) -> EmbeddingError:
+        if isinstance(cause, TimeoutError) or "timed out" in str(cause):
+            why = f"timed out after {self.timeout} s"
+        elif isinstance(cause, ConnectionRefusedError):
+            why = "connection refused"
+        elif isinstance(cause, socket.gaierror):
+            why = f"cannot resolve host ({cause.strerror or cause})"
+        elif isinstance(cause, OSError) and cause.strerror:
+            why = cause.strerror
+        else:
+            why = str(cause) or type(cause).__name__
+        return EmbeddingError(MODEL_LOAD_FAILED, f"cannot reach {self.endpoint}: {why}")

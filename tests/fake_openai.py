@@ -1,0 +1,181 @@
+"""A fake OpenAI-compatible server for adapter tests: a real HTTP server on 127.0.0.1.
+
+    with FakeOpenAI(mode="ok") as server:
+        embedder = HttpEmbedder(server.url, "fake-embed")
+        server.requests[-1].body["input"]
+
+``mode`` (settable while running) picks the answer to every routed request:
+
+- ``ok``: deterministic pseudo-embeddings of width ``width`` (8) from a SHA-256
+  of each input text (same text, same vector; not unit length on purpose);
+- ``reversed``: as ``ok`` but ``data`` listed in reverse order (``index`` kept);
+- ``slow``: waits ``delay`` seconds (cut short when the server stops), then as ``ok``;
+- ``garbage``: HTTP 200 with a body that is not JSON;
+- ``error500``: HTTP 500 with a JSON error body longer than 200 characters;
+- ``wrong_count``: one embedding fewer than inputs;
+- ``mixed_widths``: odd-indexed vectors are half as wide.
+
+Every request is recorded (method, path, headers, parsed JSON body) in
+``requests``. Routes live in ``routes`` keyed by ``(method, path)``; only
+``POST /v1/embeddings`` is implemented, chat/completions can be added there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODES = ("ok", "reversed", "slow", "garbage", "error500", "wrong_count", "mixed_widths")
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class Reply:
+    status: int
+    body: bytes
+    content_type: str = "application/json"
+
+
+def fake_vector(text: str, width: int = 8) -> list[float]:
+    """The raw (unnormalized) vector the fake server gives ``text``."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    while len(digest) < width:
+        digest += hashlib.sha256(digest).digest()
+    return [round(b / 127.5 - 1.0, 6) or 0.5 for b in digest[:width]]
+
+
+def _json(status: int, doc: Any) -> Reply:
+    return Reply(status, json.dumps(doc).encode("utf-8"))
+
+
+class FakeOpenAI:
+    def __init__(self, mode: str = "ok", *, width: int = 8, delay: float = 5.0) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}")
+        self.mode = mode
+        self.width = width
+        self.delay = delay
+        self.requests: list[Recorded] = []
+        self.routes: dict[tuple[str, str], Callable[[Any], Reply]] = {
+            ("POST", "/v1/embeddings"): self._embeddings,
+        }
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle -----------------------------------------------------------------
+    def start(self) -> FakeOpenAI:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                fake._handle(self)
+
+            def do_GET(self) -> None:
+                fake._handle(self)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        server.block_on_close = False
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()  # wakes "slow" handlers
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "server not started"
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The base URL without ``/v1`` (``http://127.0.0.1:<port>``)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    # requests ------------------------------------------------------------------
+    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw
+        with self._lock:
+            self.requests.append(
+                Recorded(handler.command, handler.path, dict(handler.headers.items()), body)
+            )
+        route = self.routes.get((handler.command, handler.path))
+        if route is None:
+            reply = _json(404, {"error": {"message": f"no route {handler.path}"}})
+        elif not isinstance(body, dict) and handler.command == "POST":
+            reply = _json(400, {"error": {"message": "body is not a JSON object"}})
+        else:
+            reply = route(body)
+        try:
+            handler.send_response(reply.status)
+            handler.send_header("Content-Type", reply.content_type)
+            handler.send_header("Content-Length", str(len(reply.body)))
+            handler.end_headers()
+            handler.wfile.write(reply.body)
+        except OSError:  # the client gave up (timeout tests)
+            pass
+
+    def _embeddings(self, body: dict[str, Any]) -> Reply:
+        inputs = body.get("input")
+        if isinstance(inputs, str):
+            inputs = [inputs]
+        if not isinstance(inputs, list) or not all(isinstance(t, str) for t in inputs):
+            return _json(400, {"error": {"message": "'input' must be a string or strings"}})
+        mode = self.mode
+        if mode == "slow" and self._stop.wait(self.delay):
+            return _json(503, {"error": {"message": "shutting down"}})
+        if mode == "garbage":
+            return Reply(200, b"<html>definitely not json</html>", "text/html")
+        if mode == "error500":
+            detail = "internal failure while embedding; " * 12
+            return _json(500, {"error": {"message": detail, "type": "server_error"}})
+        data = []
+        for i, text in enumerate(inputs):
+            vector = fake_vector(text, self.width)
+            if mode == "mixed_widths" and i % 2:
+                vector = vector[: max(1, self.width // 2)]
+            data.append({"object": "embedding", "index": i, "embedding": vector})
+        if mode == "wrong_count":
+            data = data[:-1]
+        if mode == "reversed":
+            data.reverse()
+        model = body.get("model") or "fake-embed"
+        usage = {"prompt_tokens": len(inputs), "total_tokens": len(inputs)}
+        return _json(200, {"object": "list", "data": data, "model": model, "usage": usage})
