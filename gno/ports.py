@@ -104,3 +104,41 @@ class Embedder(Protocol):
     max_tokens: int
 
     def embed_batch(self, texts: list[str]) -> list[list[float]]: ...
+
+
+# Rerank error codes (``RerankError.code``); ``MODEL_LOAD_FAILED`` is shared.
+RERANK_FAILED = "RERANK_FAILED"
+
+
+class RerankError(Exception):
+    """A reranker could not be loaded or could not score a query/document pair.
+
+    ``code`` is ``MODEL_LOAD_FAILED`` (missing, unreadable or invalid model file,
+    or a model that is not a reranker) or ``RERANK_FAILED`` (the runtime failed
+    on an input).
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Scores documents for relevance to a query (a cross-encoder).
+
+    ``model_id`` names the model.
+
+    Invariants: ``rerank`` returns exactly one finite score per document, in
+    input order (``[]`` for no documents); higher means more relevant. Scores
+    are raw model outputs, not normalized: normalization and blending with the
+    fusion score are done by the core, never by an adapter. The same query and
+    document give the same score, whatever else is in the list. It never
+    aborts the process on long input: truncating to the model's context is the
+    adapter's job. Any failure is raised as ``RerankError``, nothing else.
+    """
+
+    model_id: str
+
+    def rerank(self, query: str, documents: list[str]) -> list[float]: ...
