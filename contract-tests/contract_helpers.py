@@ -112,9 +112,14 @@ def operations() -> tuple[Any, ...]:
     return OPERATIONS
 
 
+def cli_groups() -> set[str]:
+    """Command groups of the CLI: first words of two-word bindings (``collection``, ``models``)."""
+    return {op.cli.split()[0] for op in operations() if op.cli and " " in op.cli}
+
+
 def op_for_cli(argv: list[str]) -> Any:
     """The registry operation a command line runs (``collection add`` = 2 words)."""
-    words = argv[:2] if argv and argv[0] == "collection" else argv[:1]
+    words = argv[:2] if argv and argv[0] in cli_groups() else argv[:1]
     command = " ".join(words)
     for op in operations():
         if op.cli == command:

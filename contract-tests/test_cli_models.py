@@ -66,3 +66,18 @@ def test_missing_model_fails_fast(env: dict[str, str]) -> None:
     assert (
         time.perf_counter() - started < 10
     )  # two whole processes; each fails in well under a second
+
+
+def test_models_list_and_clear(env: dict[str, str]) -> None:
+    listed = gno_ok(env, "models", "list", "--json")
+    assert listed["embed"]["source"] == "env" and listed["embed"]["cached"] is True
+    assert listed["rerank"]["cached"] is False and listed["activePreset"] == "slim-tuned"
+    cached = Path(listed["cacheDir"]) / "hf" / "ggml-org" / "Qwen3-Reranker-0.6B-Q8_0-GGUF"
+    cached.mkdir(parents=True)
+    (cached / "qwen3-reranker-0.6b-q8_0.gguf").write_bytes(b"GGUF" + b"\0" * 60)
+    assert gno_ok(env, "models", "list", "--json")["rerank"]["size"] == 64
+    cleared = gno_ok(env, "models", "clear", "--rerank", "--json")
+    assert cleared["freedBytes"] == 64 and len(cleared["removed"]) == 1
+    assert Path(
+        env["GNO_EMBED_MODEL"].removeprefix("file:")
+    ).exists()  # files outside the cache stay

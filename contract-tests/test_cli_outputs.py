@@ -80,6 +80,8 @@ READ_COMMANDS: list[list[str]] = [
     ["status", "--json"],
     ["peek", "--json"],
     ["collection", "list", "--json"],
+    ["models", "list", "--json"],
+    ["models", "path", "--json"],
 ]
 
 # Write commands exercised by the fixture and by test_collection_lifecycle.
@@ -94,7 +96,7 @@ LIFECYCLE_COMMANDS = {
     "ls",
     "status",
 }
-MODEL_COMMANDS = {"embed", "vsearch", "index"}  # exercised by test_cli_models.py
+MODEL_COMMANDS = {"embed", "vsearch", "index", "models clear"}  # exercised by test_cli_models.py
 
 
 def test_every_cli_operation_is_exercised() -> None:

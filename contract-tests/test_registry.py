@@ -11,7 +11,15 @@ import sys
 
 import pytest
 import yaml
-from contract_helpers import REPO, SCHEMA_FILES, SCHEMAS, gno_env, run_gno, schemas_by_id
+from contract_helpers import (
+    REPO,
+    SCHEMA_FILES,
+    SCHEMAS,
+    cli_groups,
+    gno_env,
+    run_gno,
+    schemas_by_id,
+)
 from gno_contracts.operations import BY_ID, OPERATIONS, McpBinding, Operation, RestBinding
 
 REGISTRY_YAML = SCHEMAS / "operations.yaml"
@@ -194,11 +202,12 @@ def _help_commands(text: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def help_listing(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
     env = gno_env(tmp_path_factory.mktemp("help"))
-    top = run_gno(env, "--help")
-    coll = run_gno(env, "collection", "--help")
-    assert top.returncode == 0, top.stderr
-    assert coll.returncode == 0, coll.stderr
-    return {"": _help_commands(top.stdout), "collection": _help_commands(coll.stdout)}
+    listing = {}
+    for group in ["", *sorted(cli_groups())]:
+        done = run_gno(env, *([group] if group else []), "--help")
+        assert done.returncode == 0, done.stderr
+        listing[group] = _help_commands(done.stdout)
+    return listing
 
 
 @pytest.mark.parametrize(
@@ -218,15 +227,17 @@ def test_cli_command_is_listed_in_help(
 
 def test_help_lists_no_unregistered_commands(help_listing: dict[str, dict[str, str]]) -> None:
     registered = {op.cli for op in OPERATIONS if op.cli}
-    listed = {n for n in help_listing[""] if n != "collection"} | {
-        f"collection {n}" for n in help_listing["collection"]
+    groups = cli_groups()
+    listed = {n for n in help_listing[""] if n not in groups} | {
+        f"{group} {n}" for group in groups for n in help_listing[group]
     }
     # Commands without a registry operation (e.g. future serve/mcp) are allowed,
     # but none of the listed data commands may be missing from the registry.
     assert registered <= listed
-    assert {c for c in listed if c.startswith("collection ")} == {
-        c for c in registered if c.startswith("collection ")
-    }
+    for group in groups:  # inside a group, every command is a registry operation
+        assert {c for c in listed if c.startswith(f"{group} ")} == {
+            c for c in registered if c.startswith(f"{group} ")
+        }
 
 
 def test_cli_command_help_is_the_registry_summary() -> None:

@@ -27,6 +27,10 @@ app = typer.Typer(
 )
 collection_app = typer.Typer(help="Manage collections (indexed folders).", rich_markup_mode=None)
 app.add_typer(collection_app, name="collection")
+models_app = typer.Typer(
+    help="Models: what each role uses and the local cache.", rich_markup_mode=None
+)
+app.add_typer(models_app, name="models")
 
 
 @dataclass
@@ -112,4 +116,4 @@ def main(
             )
 
 
-from gno.cli import commands_index, commands_read  # noqa: E402,F401  (registers commands)
+from gno.cli import commands_index, commands_models, commands_read  # noqa: E402,F401  (registers commands)
