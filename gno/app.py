@@ -13,9 +13,9 @@ from functools import cached_property
 
 from gno.adapters.sqlite.store import SqliteStore
 from gno.config import Config, load_config, save_config
-from gno.errors import NotInitializedError, UnavailableError
+from gno.errors import GnoError, NotInitializedError, UnavailableError
 from gno.paths import Paths
-from gno.ports import Embedder
+from gno.ports import Embedder, Reranker
 
 
 def _stamp(st: os.stat_result) -> str:
@@ -27,6 +27,7 @@ class App:
         self.paths = paths
         self._store: SqliteStore | None = None
         self._embedder: Embedder | None = None
+        self._reranker: Reranker | bool | None = None  # False: looked, none available
         self.embed_uri: str | None = None
 
     @cached_property
@@ -82,6 +83,26 @@ class App:
                 ) from exc
             self.embed_uri = uri
         return self._embedder
+
+    def reranker(self) -> Reranker | None:
+        """The reranker, or None when none is available (reranking is optional: never an error)."""
+        if self._reranker is False:
+            return None
+        if self._reranker is None:
+            from gno.models.availability import download_policy, local_model_file
+            from gno.models.catalog import parse_model_uri, role_uri
+            from gno.ports import RerankError
+
+            try:
+                model = parse_model_uri(role_uri("rerank", self.config.raw)[0])
+                path = local_model_file("rerank", model, self.paths.models_dir, download_policy())
+                from gno.adapters.llama.reranker import LlamaReranker
+
+                self._reranker = LlamaReranker(path)
+            except (RerankError, GnoError):  # not on disk, remote, or not a RANK model
+                self._reranker = False
+                return None
+        return self._reranker
 
     def store(self, *, create: bool = False) -> SqliteStore:
         """The open index; ``create`` makes a missing index file (init and sync do)."""

@@ -71,3 +71,25 @@ def normalize(values: Sequence[float]) -> list[float]:
     if high - low < 1e-9:
         return [1.0] * len(values)
     return [(v - low) / (high - low) for v in values]
+
+
+def blend_weights(position: int) -> tuple[float, float]:
+    """(fusion, rerank) weights by 1-based position in the fused order (GNO's schedule)."""
+    if position <= 3:
+        return 0.75, 0.25
+    if position <= 10:
+        return 0.60, 0.40
+    return 0.40, 0.60
+
+
+def blend(fusion: Sequence[float], rerank: Sequence[float | None]) -> list[float]:
+    """Position-aware blend of normalized fusion and normalized rerank scores, in fused order.
+    A candidate the reranker did not see (outside the pool) keeps half its fusion score."""
+    out = []
+    for position, (fused, reranked) in enumerate(zip(fusion, rerank, strict=True), start=1):
+        if reranked is None:
+            out.append(0.5 * fused)
+        else:
+            wf, wr = blend_weights(position)
+            out.append(wf * fused + wr * reranked)
+    return out

@@ -8,9 +8,11 @@ hit and a vector hit on another chunk of the same document reinforce each other)
 each document appears once with its best chunk as the snippet, and filters apply
 before the candidate budgets (over-fetching until enough candidates pass).
 
-Not yet: generated expansion and reranking (no generator/reranker adapters), graph
-expansion, temporal phrases. Results say so: ``expanded``/``reranked`` are false.
-Without vectors for the active model the pipeline degrades to ``bm25_only``.
+Reranking (when a reranker is on disk) scores one chunk per document for the top
+``candidateLimit`` and blends by position; the document BM25 ranked first stays
+first. Not yet: generated expansion, graph expansion, temporal phrases
+(``expanded`` is false). Without vectors the pipeline degrades to ``bm25_only``,
+without a reranker ``reranked`` is false: never an error.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from gno_contracts.models.search_results import SearchResults
 
 from gno.app import App
 from gno.core.fts import parse_query
-from gno.core.fusion import RankedList, normalize, rrf
+from gno.core.fusion import Fused, RankedList, blend, normalize, rrf
 from gno.errors import GnoError, ValidationError
+from gno.ports import RerankError
 from gno.services.filters import Filters, build_filters
 from gno.services.results import ResultBuilder
 from gno.services.search import candidates, relaxed_match
@@ -109,12 +112,30 @@ def query(app: App, inp: QueryInput) -> SearchResults:
     fused = rrf(lists)
     explain.append({"stage": "fusion", "message": f"RRF k=60, {len(fused)} unique candidates"})
     scores = normalize([f.score for f in fused])
+    reranked = False
+    reranker = None if inp.fast or inp.rerank is False else app.reranker()
+    if reranker is not None and fused:
+        try:
+            scores, fused = _rerank(
+                store, reranker, fused, scores, text, inp.intent, candidate_limit, best_chunk
+            )
+            reranked = True
+            explain.append(
+                {
+                    "stage": "rerank",
+                    "message": f"{min(candidate_limit, len(fused))} candidates reranked",
+                }
+            )
+        except RerankError as exc:  # a broken reranker costs the rerank, not the answer
+            explain.append({"stage": "rerank", "message": f"skipped: {exc.message}"})
+    else:
+        why = "disabled" if inp.fast or inp.rerank is False else "no reranker available"
+        explain.append({"stage": "rerank", "message": f"skipped: {why}"})
     ranked = [
         (f, s)
         for f, s in zip(fused, scores, strict=True)
         if inp.minScore is None or s >= inp.minScore
     ]
-    explain.append({"stage": "rerank", "message": "skipped: no reranker yet"})
 
     where, params = filters.sql()
     docs = store.documents_with_mirrors([f.key for f, _ in ranked], where, params)
@@ -137,7 +158,7 @@ def query(app: App, inp: QueryInput) -> SearchResults:
         "query": text,
         "mode": "hybrid" if vectors_used else "bm25_only",
         "expanded": False,
-        "reranked": False,
+        "reranked": reranked,
         "vectorsUsed": vectors_used,
         "totalResults": len(results),
         "candidateLimit": candidate_limit,
@@ -170,6 +191,53 @@ def query(app: App, inp: QueryInput) -> SearchResults:
             ],
         }
     return SearchResults.model_validate({"results": results, "meta": meta})
+
+
+RERANK_CHARS = 4000
+
+
+def _rerank(
+    store: Any,
+    reranker: Any,
+    fused: list[Fused],
+    scores: list[float],
+    text: str,
+    intent: str | None,
+    pool: int,
+    best_chunk: dict[str, int],
+) -> tuple[list[float], list[Fused]]:
+    """Rerank the top ``pool`` candidates (one chunk per document) and blend by position.
+    The document BM25 ranked first for the original query stays first (GNO's guardrail)."""
+    head = fused[:pool]
+    mirrors = store.contents([f.key for f in head])
+    spans = store.chunk_spans([f.key for f in head])
+    terms = parse_query(text).terms if _parses(text) else ()
+    passages = []
+    for item in head:
+        mirror = mirrors.get(item.key, "")
+        chunks = spans.get(item.key, [])
+        seq = best_chunk.get(item.key)
+        if seq is None and chunks:  # the chunk with the most query terms
+            seq = max(chunks, key=lambda c: sum(t in _lines(mirror, c).lower() for t in terms))[0]
+        chunk = next((c for c in chunks if c[0] == seq), None)
+        body = _lines(mirror, chunk) if chunk else mirror
+        passages.append(body[:RERANK_CHARS] + ("..." if len(body) > RERANK_CHARS else ""))
+    query_text = f"Intent: {intent}\nQuery: {text}" if intent else text
+    rerank_scores = normalize(reranker.rerank(query_text, passages))
+    blended = blend(scores, [*rerank_scores, *([None] * (len(fused) - len(head)))])
+    order = sorted(range(len(fused)), key=lambda i: (-round(blended[i], 9), fused[i].key))
+    anchor = next(
+        (i for i in order if fused[i].bm25_rank == 1 and "bm25" in fused[i].sources), None
+    )
+    if anchor is not None:
+        order.remove(anchor)
+        order.insert(0, anchor)
+    return [blended[i] for i in order], [fused[i] for i in order]
+
+
+def _lines(mirror: str, chunk: tuple[int, int, int, str | None]) -> str:
+    _, start, end, _ = chunk
+    return "\n".join(mirror.split("\n")[start - 1 : end])
 
 
 def _parses(text: str) -> bool:

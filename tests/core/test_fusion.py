@@ -38,3 +38,14 @@ def test_normalize_bounds(values):
     assert len(out) == len(values) and all(0.0 <= v <= 1.0 for v in out)
     if values and max(values) - min(values) >= 1e-9:
         assert max(out) == 1.0 and min(out) == 0.0
+
+
+def test_blend_schedule():
+    from gno.core.fusion import blend
+
+    fused = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.0]
+    rerank = [0.0] * 11 + [None]
+    out = blend(fused, rerank)
+    assert out[0] == pytest.approx(0.75) and out[3] == pytest.approx(0.6 * 0.7)
+    assert out[10] == pytest.approx(0.4 * 0.05) and out[11] == 0.0
+    assert blend([0.5], [1.0]) == [pytest.approx(0.625)]

@@ -194,3 +194,25 @@ def test_query_degrades_then_fuses(app):
         )
     doc = query(app, QueryInput(query="term: index vectors\nintent: what the index holds"))
     assert doc.meta.queryModes.intent == 1 and doc.meta.query == "index vectors"
+
+
+def test_query_reranks_when_a_reranker_is_on_disk(app, tmp_path, monkeypatch):
+    from gno_contracts.models.query_input import QueryInput
+
+    from gno.services.query import query
+
+    embed(app, EmbedInput())
+    plain = query(app, QueryInput(query="sample trace", limit=5))
+    assert plain.meta.reranked is False  # the preset's reranker is not on disk: no error
+    monkeypatch.setenv(
+        "GNO_RERANK_MODEL", f"file:{write_tiny_bert(tmp_path / 'rank.gguf', rank=True)}"
+    )
+    app._reranker = None  # a new process would look again; this one cached "none"
+    ranked = query(app, QueryInput(query="sample trace", limit=5, explain=True))
+    assert ranked.meta.reranked is True and ranked.meta.mode.value == "hybrid"
+    assert sorted(r.uri for r in ranked.results) == sorted(r.uri for r in plain.results)
+    stages = {line.stage: line.message for line in ranked.meta.explain.lines}
+    assert stages["rerank"].endswith("candidates reranked")
+    scores = [r.score for r in ranked.results]
+    assert scores[1:] == sorted(scores[1:], reverse=True)  # the first may be the pinned BM25 #1
+    assert query(app, QueryInput(query="sample trace", limit=5, fast=True)).meta.reranked is False
