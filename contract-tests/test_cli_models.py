@@ -3,12 +3,13 @@ validate against their schemas, and model errors follow the error contract."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from contract_helpers import gno_env, gno_err, gno_ok, write_tree
+from contract_helpers import assert_valid, gno_env, gno_err, gno_ok, run_gno, write_tree
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
 pytest.importorskip("gguf", reason="gguf is needed to write the tiny test model")
@@ -81,3 +82,12 @@ def test_models_list_and_clear(env: dict[str, str]) -> None:
     assert Path(
         env["GNO_EMBED_MODEL"].removeprefix("file:")
     ).exists()  # files outside the cache stay
+
+
+def test_query_diagnose_cli(env: dict[str, str]) -> None:
+    for target, status in (("notes/trace.md", "diagnosed"), ("notes/none.md", "not_found")):
+        done = run_gno(env, "query", "diagnose", "sample", "trace", "--target", target, "--json")
+        assert done.returncode == 0, done.stderr
+        payload = json.loads(done.stdout)
+        assert_valid("gno://schemas/query-diagnose@1.0", payload)
+        assert payload["target"]["status"] == status

@@ -292,6 +292,19 @@ OPERATIONS: tuple[Operation, ...] = (
         mcp=None,
         rest=None,
     ),
+    Operation(
+        id='query_diagnose',
+        summary='Explain why a document did or did not come back for a query, stage by stage.',
+        input_schema='gno://schemas/query-diagnose-input@1.0',
+        output_schema='gno://schemas/query-diagnose@1.0',
+        input_model='query_diagnose_input:QueryDiagnoseInput',
+        output_model='query_diagnose:QueryDiagnose',
+        access='read',
+        job=False,
+        cli=None,
+        mcp=McpBinding('gno_query_diagnose', ('full',)),
+        rest=RestBinding('POST', '/api/query/diagnose'),
+    ),
 )
 
 BY_ID = {op.id: op for op in OPERATIONS}

@@ -133,6 +133,7 @@ def query_command(
     candidate_limit: Annotated[int | None, typer.Option("-C", "--candidate-limit", help="Rerank pool (1-100).")] = None,
     query_mode: Annotated[list[str] | None, typer.Option("--query-mode", help="term:<text>, intent:<text> or hyde:<text> (repeatable).")] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Stage lines on stderr (meta.explain with --json).")] = False,
+    target: Annotated[str | None, typer.Option("--target", help="With `gno query diagnose <query>`: the document to explain.")] = None,
     json_: Json = False, files: Files = False, csv: Csv = False, md: Md = False, xml: Xml = False,
 ) -> None:  # fmt: skip
     from gno_contracts.models.query_input import QueryInput
@@ -148,6 +149,11 @@ def query_command(
                 f"Invalid --query-mode {raw!r}: use term:<text>, intent:<text> or hyde:<text>"
             )
         modes.append({"mode": mode, "text": text.strip()})
+    if (
+        target and query and query[0] == "diagnose"
+    ):  # GNO's spelling: gno query diagnose <q> --target <ref>
+        _diagnose(ctx, fmt, query[1:], target, dict(locals()))
+        return
     fields = _search_fields(fmt, dict(locals()))
     extra = {"fast": fast, "thorough": thorough, "candidateLimit": candidate_limit, "queryModes": modes or None,
              "explain": explain, "expand": False if no_expand else None, "rerank": False if no_rerank else None}  # fmt: skip
@@ -304,4 +310,32 @@ def peek(ctx: typer.Context, json_: Json = False) -> None:
         "Recent:",
     ]
     lines += [f"  {r['docid']}  {r['uri']}  {r['modifiedAt']}" for r in p["recent"]]
+    write("\n".join(lines))
+
+
+def _diagnose(
+    ctx: typer.Context, fmt: str | None, words: list[str], target: str, flags: dict[str, Any]
+) -> None:
+    from gno_contracts.models.query_diagnose_input import QueryDiagnoseInput
+
+    if fmt not in (None, "json"):
+        raise ValidationError("query diagnose prints JSON or terminal text only")
+    fields = _search_fields(fmt, flags | {"query": words})
+    result = call(
+        ctx,
+        "query_diagnose",
+        build(QueryDiagnoseInput, **fields, target=target, fast=flags["fast"]),
+    )
+    if fmt == "json":
+        write_json(result)
+        return
+    d = dump(result)
+    lines = [f"Target: {d['target']['ref']} ({d['target']['status']})"]
+    if d["target"]["filterReasons"]:
+        lines.append("Filtered out by: " + ", ".join(d["target"]["filterReasons"]))
+    for stage in d["stages"]:
+        where = f"rank {stage['rank']}" if stage["rank"] else "absent"
+        fate = "survived" if stage["survived"] else f"dropped ({stage['dropReason']})"
+        lines.append(f"  {stage['id']:7s} {stage['status']:7s} {where:10s} {fate}")
+    lines.append(f"Mode: {d['meta']['mode']}, results: {d['meta']['totalResults']}")
     write("\n".join(lines))

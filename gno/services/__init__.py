@@ -28,6 +28,7 @@ HANDLERS: dict[str, str] = {
     "vsearch": "gno.services.embed:vsearch",
     "index": "gno.services.embed:index",
     "query": "gno.services.query:query",
+    "query_diagnose": "gno.services.diagnose:diagnose",
     "models_list": "gno.services.models:models_list",
     "models_path": "gno.services.models:models_path",
     "models_clear": "gno.services.models:models_clear",

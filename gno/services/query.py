@@ -17,6 +17,7 @@ without a reranker ``reranked`` is false: never an error.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from gno_contracts.models.query_input import QueryInput
@@ -64,10 +65,27 @@ def _lexical(store: Any, text: str, filters: Filters, limit: int) -> list[str]:
     return list(dict.fromkeys(doc.mirror_hash for doc, _ in hits if doc.mirror_hash))
 
 
-def query(app: App, inp: QueryInput) -> SearchResults:
+@dataclass
+class QueryRun:
+    """Everything one pass of the pipeline decided; ``query`` renders it, ``diagnose`` inspects it."""
+
+    text: str
+    modes: list[tuple[str, str]]
+    filters: Filters
+    candidate_limit: int
+    lists: list[RankedList]
+    fusion_order: list[str]  # mirror keys in RRF order, before reranking
+    fused: list[Fused]  # final order
+    scores: list[float]  # final scores, aligned with ``fused``
+    best_chunk: dict[str, int]
+    vectors_used: bool
+    reranked: bool
+    explain: list[dict[str, str]] = field(default_factory=list)
+
+
+def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     from gno.services.embed import nearest_per_mirror, vector_neighbours
 
-    store = app.store()
     filters = build_filters(store, inp)
     supplied = [(m.mode.value, m.text.strip()) for m in inp.queryModes or []]
     text, modes = split_structured(inp.query, supplied)
@@ -95,8 +113,10 @@ def query(app: App, inp: QueryInput) -> SearchResults:
     ]
     try:
         neighbour_lists = vector_neighbours(app, store, [t for _, t in semantic], pool * 4)
-        allowed = {d.mirror_hash for d in store.documents_with_mirrors(
-            list({h for found in neighbour_lists for h, _, _ in found}), *filters.sql())}  # fmt: skip
+        found_mirrors = list({h for found in neighbour_lists for h, _, _ in found})
+        allowed = {
+            d.mirror_hash for d in store.documents_with_mirrors(found_mirrors, *filters.sql())
+        }
         for (kind, _), found in zip(semantic, neighbour_lists, strict=True):
             nearest = {h: v for h, v in nearest_per_mirror(found).items() if h in allowed}
             lists.append(RankedList(kind, list(nearest)[:pool]))
@@ -110,6 +130,7 @@ def query(app: App, inp: QueryInput) -> SearchResults:
         explain.append({"stage": "vector", "message": f"skipped: {exc.message}"})
 
     fused = rrf(lists)
+    fusion_order = [f.key for f in fused]
     explain.append({"stage": "fusion", "message": f"RRF k=60, {len(fused)} unique candidates"})
     scores = normalize([f.score for f in fused])
     reranked = False
@@ -131,13 +152,19 @@ def query(app: App, inp: QueryInput) -> SearchResults:
     else:
         why = "disabled" if inp.fast or inp.rerank is False else "no reranker available"
         explain.append({"stage": "rerank", "message": f"skipped: {why}"})
+    return QueryRun(text, modes, filters, candidate_limit, lists, fusion_order, fused, scores, best_chunk,
+                    vectors_used, reranked, explain)  # fmt: skip
+
+
+def query(app: App, inp: QueryInput) -> SearchResults:
+    store = app.store()
+    run = run_pipeline(app, store, inp)
     ranked = [
         (f, s)
-        for f, s in zip(fused, scores, strict=True)
+        for f, s in zip(run.fused, run.scores, strict=True)
         if inp.minScore is None or s >= inp.minScore
     ]
-
-    where, params = filters.sql()
+    where, params = run.filters.sql()
     docs = store.documents_with_mirrors([f.key for f, _ in ranked], where, params)
     by_mirror: dict[str, list[Any]] = {}
     for doc in sorted(docs, key=lambda d: d.uri):
@@ -147,35 +174,33 @@ def query(app: App, inp: QueryInput) -> SearchResults:
         for doc in by_mirror.get(fused_item.key, []):
             if len(scored) < inp.limit:
                 scored.append((doc, round(score, 6)))
-                explained.append((doc, fused_item))
+                explained.append(fused_item)
     builder = ResultBuilder(store, app.paths.index_name, inp.includeAbsPath)
     chunk_of = {
-        doc.id: best_chunk[doc.mirror_hash] for doc, _ in scored if doc.mirror_hash in best_chunk
+        doc.id: run.best_chunk[doc.mirror_hash]
+        for doc, _ in scored
+        if doc.mirror_hash in run.best_chunk
     }
-    results = builder.search_results(scored, parse_query(text).terms if _parses(text) else (), full=inp.full,
-                                     chunk_seq=chunk_of)  # fmt: skip
+    terms = parse_query(run.text).terms if _parses(run.text) else ()
+    results = builder.search_results(scored, terms, full=inp.full, chunk_seq=chunk_of)
     meta: dict[str, Any] = {
-        "query": text,
-        "mode": "hybrid" if vectors_used else "bm25_only",
+        "query": run.text,
+        "mode": "hybrid" if run.vectors_used else "bm25_only",
         "expanded": False,
-        "reranked": reranked,
-        "vectorsUsed": vectors_used,
+        "reranked": run.reranked,
+        "vectorsUsed": run.vectors_used,
         "totalResults": len(results),
-        "candidateLimit": candidate_limit,
+        "candidateLimit": run.candidate_limit,
     }
-    if filters.collection:
-        meta["collection"] = filters.collection
+    if run.filters.collection:
+        meta["collection"] = run.filters.collection
     if inp.intent:
         meta["intent"] = inp.intent
-    if modes:
-        meta["queryModes"] = {
-            "term": sum(1 for m, _ in modes if m == "term"),
-            "intent": sum(1 for m, _ in modes if m == "intent"),
-            "hyde": any(m == "hyde" for m, _ in modes),
-        }
+    if run.modes:
+        meta["queryModes"] = mode_counts(run.modes)
     if inp.explain:
         meta["explain"] = {
-            "lines": explain,
+            "lines": run.explain,
             "results": [
                 {
                     "rank": rank,
@@ -185,12 +210,20 @@ def query(app: App, inp: QueryInput) -> SearchResults:
                 }
                 | ({"bm25Score": round(1 / (60 + item.bm25_rank), 6)} if item.bm25_rank else {})
                 | ({"vecScore": round(1 / (60 + item.vector_rank), 6)} if item.vector_rank else {})
-                for rank, ((doc, score), (_, item)) in enumerate(
+                for rank, ((doc, score), item) in enumerate(
                     zip(scored, explained, strict=True), start=1
                 )
             ],
         }
     return SearchResults.model_validate({"results": results, "meta": meta})
+
+
+def mode_counts(modes: list[tuple[str, str]]) -> dict[str, Any]:
+    return {
+        "term": sum(1 for m, _ in modes if m == "term"),
+        "intent": sum(1 for m, _ in modes if m == "intent"),
+        "hyde": any(m == "hyde" for m, _ in modes),
+    }
 
 
 RERANK_CHARS = 4000

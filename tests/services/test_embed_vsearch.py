@@ -216,3 +216,36 @@ def test_query_reranks_when_a_reranker_is_on_disk(app, tmp_path, monkeypatch):
     scores = [r.score for r in ranked.results]
     assert scores[1:] == sorted(scores[1:], reverse=True)  # the first may be the pinned BM25 #1
     assert query(app, QueryInput(query="sample trace", limit=5, fast=True)).meta.reranked is False
+
+
+def test_query_diagnose_statuses_and_stages(app):
+    from gno_contracts.models.query_diagnose_input import QueryDiagnoseInput
+
+    from gno.services.diagnose import diagnose
+
+    def run(target: str, **kw):
+        return diagnose(app, QueryDiagnoseInput(query="sample trace", target=target, **kw))
+
+    lexical = run("gno://notes/a.md")
+    assert lexical.target.status.value == "diagnosed" and lexical.meta.mode.value == "bm25_only"
+    stages = {s.id.value: s for s in lexical.stages}
+    assert (
+        stages["bm25"].present
+        and stages["bm25"].rank >= 1
+        and stages["vector"].status.value == "skipped"
+    )
+    embed(app, EmbedInput())
+    hybrid = run("notes/a.md")
+    stages = {s.id.value: s for s in hybrid.stages}
+    assert (
+        hybrid.meta.vectorsUsed is True and stages["vector"].present and stages["fusion"].survived
+    )
+    assert hybrid.chunk.startLine >= 1 and hybrid.target.chunkCount >= 1
+    assert run("notes/nope.md").target.status.value == "not_found"
+    filtered = run("notes/a.md", exclude=["export"], tagsAny=["nothing"])
+    assert filtered.target.status.value == "filtered_out"
+    assert filtered.target.filterReasons == ["tags_any", "exclude"] and filtered.stages == []
+    absent = run("notes/b.md")  # shares no query term; vectors may still see it
+    assert absent.target.status.value == "diagnosed"
+    assert {s.id.value for s in absent.stages} == {"bm25", "vector", "fusion", "graph", "rerank"}
+    assert not {s.id.value: s for s in absent.stages}["bm25"].present

@@ -1,0 +1,153 @@
+"""``query diagnose``: why a document did or did not come back for a query.
+
+The target's status first (not found, inactive, never converted, filtered out by
+which filters); then one pass of the query pipeline and the target's fate at each
+stage: present or not, its rank and score, whether it survived to the next stage,
+and why not (``not_in_candidate_set`` if no earlier stage saw it, ``below_cutoff``
+if one did, ``skipped`` for a stage that did not run).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gno_contracts.models.query_diagnose import QueryDiagnose
+from gno_contracts.models.query_diagnose_input import QueryDiagnoseInput
+
+from gno.adapters.sqlite.rows import DocRow
+from gno.app import App
+from gno.core.fusion import LEXICAL, SEMANTIC
+from gno.core.identity import make_uri, parse_ref
+from gno.services.filters import Filters, build_filters
+from gno.services.query import QueryRun, mode_counts, run_pipeline
+
+
+def _find(store: Any, ref: str) -> DocRow | None:
+    parsed = parse_ref(ref)
+    if parsed.docid:
+        docs = store.documents_by_docid(parsed.docid)
+        return docs[0] if docs else None
+    return store.document_by_path(parsed.collection, parsed.rel_path)
+
+
+def _filter_reasons(store: Any, doc: DocRow, filters: Filters) -> list[str]:
+    """Each active filter the document fails, by name."""
+    reasons = []
+    for name in (
+        "collection",
+        "tags_all",
+        "tags_any",
+        "since",
+        "until",
+        "categories",
+        "author",
+        "lang",
+        "exclude",
+    ):
+        value = getattr(filters, name)
+        if not value:
+            continue
+        where, params = Filters(**{name: value}).sql()
+        if doc.id not in store.documents_by_ids([doc.id], where, params):
+            reasons.append(name)
+    return reasons
+
+
+def _stage(
+    stage_id: str, run: QueryRun, key: str, seen_before: bool, *, cutoff: int
+) -> dict[str, Any]:
+    kinds = {"bm25": LEXICAL, "vector": SEMANTIC}.get(stage_id)
+    if (
+        stage_id == "graph"
+        or (stage_id == "vector" and not run.vectors_used)
+        or (stage_id == "rerank" and not run.reranked)
+    ):
+        return {"id": stage_id, "status": "skipped", "sourceCount": 0, "present": False, "rank": None, "score": None,
+                "survived": seen_before, "dropReason": "skipped"}  # fmt: skip
+    if kinds is not None:
+        lists = [lst for lst in run.lists if lst.kind in kinds]
+        ranks = [list(lst.keys).index(key) + 1 for lst in lists if key in lst.keys]
+        rank = min(ranks) if ranks else None
+        score = round(1 / (60 + rank), 6) if rank else None
+        sources, survived = len(lists), rank is not None
+    elif stage_id == "fusion":
+        rank = run.fusion_order.index(key) + 1 if key in run.fusion_order else None
+        position = next((i for i, f in enumerate(run.fused) if f.key == key), None)
+        score = (
+            round(run.scores[position], 6) if position is not None and not run.reranked else None
+        )
+        sources, survived = len(run.lists), rank is not None and rank <= cutoff
+    else:  # rerank: the final order
+        position = next((i for i, f in enumerate(run.fused) if f.key == key), None)
+        rank = position + 1 if position is not None else None
+        score = round(run.scores[position], 6) if position is not None else None
+        sources, survived = 1, rank is not None and rank <= cutoff
+    present = rank is not None
+    drop = (
+        None if survived else ("below_cutoff" if present or seen_before else "not_in_candidate_set")
+    )
+    return {"id": stage_id, "status": "active", "sourceCount": sources, "present": present, "rank": rank,
+            "score": score, "survived": survived, "dropReason": drop}  # fmt: skip
+
+
+def diagnose(app: App, inp: QueryDiagnoseInput) -> QueryDiagnose:
+    store = app.store()
+    doc = _find(store, inp.target)
+    target: dict[str, Any] = {
+        "ref": inp.target, "status": "not_found", "docid": None, "uri": None, "title": None, "contentType": None,
+        "contentTypeSource": None, "categories": [], "graphHints": [], "filterReasons": [],
+        "contentTypeRulesFingerprint": None, "contentTypeFingerprintMatches": None, "mirrorHash": None,
+        "chunkCount": 0,
+    }  # fmt: skip
+    empty_chunk = {"seq": None, "startLine": None, "endLine": None, "language": None}
+    meta: dict[str, Any] = {
+        "mode": "bm25_only",
+        "vectorsUsed": False,
+        "reranked": False,
+        "totalResults": 0,
+    }
+    result = {"schemaVersion": "1.0", "query": inp.query, "target": target, "stages": [], "chunk": empty_chunk,
+              "meta": meta}  # fmt: skip
+    if doc is None:
+        return QueryDiagnose.model_validate(result)
+    chunks = (
+        store.chunk_spans([doc.mirror_hash]).get(doc.mirror_hash, []) if doc.mirror_hash else []
+    )
+    target |= {
+        "docid": doc.docid, "uri": make_uri(doc.collection, doc.rel_path, app.paths.index_name), "title": doc.title,
+        "contentType": doc.content_type, "categories": doc.categories, "mirrorHash": doc.mirror_hash,
+        "chunkCount": len(chunks),
+    }  # fmt: skip
+    filters = build_filters(store, inp)
+    if not doc.active:
+        target["status"] = "inactive"
+    elif doc.mirror_hash is None:
+        target["status"] = "no_indexed_content"
+    elif reasons := _filter_reasons(store, doc, filters):
+        target |= {"status": "filtered_out", "filterReasons": reasons}
+    else:
+        target["status"] = "diagnosed"
+        run = run_pipeline(app, store, inp)
+        key = doc.mirror_hash
+        cutoff_fusion = run.candidate_limit if run.reranked else inp.limit
+        bm25 = _stage("bm25", run, key, False, cutoff=inp.limit)
+        vector = _stage("vector", run, key, bm25["present"], cutoff=inp.limit)
+        seen = bm25["present"] or vector["present"]
+        fusion = _stage("fusion", run, key, seen, cutoff=cutoff_fusion)
+        graph = _stage("graph", run, key, fusion["survived"], cutoff=inp.limit)
+        rerank = _stage("rerank", run, key, seen, cutoff=inp.limit)
+        result["stages"] = [bm25, vector, fusion, graph, rerank]
+        seq = run.best_chunk.get(key, chunks[0][0] if chunks else None)
+        chosen = next((c for c in chunks if c[0] == seq), None)
+        if chosen:
+            result["chunk"] = {
+                "seq": chosen[0],
+                "startLine": chosen[1],
+                "endLine": chosen[2],
+                "language": chosen[3],
+            }
+        meta |= {"mode": "hybrid" if run.vectors_used else "bm25_only", "vectorsUsed": run.vectors_used,
+                 "reranked": run.reranked, "totalResults": min(inp.limit, len(run.fused))}  # fmt: skip
+        if run.modes:
+            meta["queryModes"] = mode_counts(run.modes)
+    return QueryDiagnose.model_validate(result)
