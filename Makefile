@@ -42,7 +42,9 @@ run: $(STAMP)
 	$(BIN)/gno update; \
 	echo; echo '$$ gno search "mirror line numbers"'; \
 	$(BIN)/gno search "mirror line numbers"; \
-	echo; echo 'Try more: GNO_CONFIG_DIR=.demo/config GNO_DATA_DIR=.demo/data $(BIN)/gno --help'
+	echo; echo 'Try more (same demo index):'; \
+	echo '  export GNO_CONFIG_DIR=$(CURDIR)/.demo/config GNO_DATA_DIR=$(CURDIR)/.demo/data GNO_CACHE_DIR=$(CURDIR)/.demo/cache'; \
+	echo '  $(BIN)/gno query "how are chunks split" --explain; $(BIN)/gno status; $(BIN)/gno --help'
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
