@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("llama_cpp", reason="llama-cpp-python (the llama extra) is not installed")
 pytest.importorskip("gguf", reason="gguf is needed to write the tiny test models")
 
-from gno.adapters.llama import reranker as reranker_module
+from gno.adapters.llama import gguf as gguf_module
 from gno.adapters.llama.reranker import TEMPLATE_KEY, LlamaReranker
 from gno.ports import MODEL_LOAD_FAILED, Reranker, RerankError
 from tests.tiny_gguf import write_tiny_bert
@@ -157,9 +157,9 @@ def test_thread_safe(reranker: LlamaReranker) -> None:
 def test_rerank_template_from_gguf(tiny_rank: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The tiny model has no rerank template; add one to the metadata the adapter reads.
     template = "[CLS] query: {query} [SEP] {document} [SEP]"
-    read = reranker_module.read_gguf_metadata
+    read = gguf_module.read_gguf_metadata
     monkeypatch.setattr(
-        reranker_module, "read_gguf_metadata", lambda p: {**read(p), TEMPLATE_KEY: template}
+        gguf_module, "read_gguf_metadata", lambda p: {**read(p), TEMPLATE_KEY: template}
     )
     templated = LlamaReranker(tiny_rank, n_threads=1)
     assert templated.prompt_format == "template"

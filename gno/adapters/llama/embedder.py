@@ -10,98 +10,19 @@ several sequences into one batch is ~4x slower for BERT models).
 
 from __future__ import annotations
 
-import ctypes
 import math
-import os
-import struct
 import threading
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
-from gno.ports import EMBED_FAILED, MODEL_LOAD_FAILED, EmbeddingError
+from gno.adapters.llama.gguf import load_model
+from gno.ports import EMBED_FAILED, EmbeddingError
 
-MAX_CONTEXT = 512  # n_ctx = n_batch = n_ubatch = min(trained context, MAX_CONTEXT)
 DEFAULT_MAX_TOKENS = 256  # sentence-transformers' max_seq_length for MiniLM
 
 # llama_pooling_type values as stored in ``<arch>.pooling_type``: MEAN, CLS, LAST.
 _POOLING_KEEP = (1, 2, 3)
 _POOLING_DEFAULT = 1  # MEAN
-
-# GGUF value types: fixed-size scalars, string (8) and array (9).
-_GGUF_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?"}
-_GGUF_SCALARS |= {10: "<Q", 11: "<q", 12: "<d"}
-_GGUF_STRING, _GGUF_ARRAY = 8, 9
-
-
-def read_gguf_metadata(path: Path) -> dict[str, Any]:
-    """The scalar and string keys of a GGUF header (arrays are skipped).
-
-    Raises ``ValueError`` when the file is not a little-endian GGUF v2/v3 file,
-    so llama.cpp is never handed something that could trip an assertion.
-    """
-    with path.open("rb") as f:
-        try:
-            return _read_header(f)
-        except (struct.error, OverflowError, MemoryError) as exc:  # absurd sizes
-            raise ValueError(f"corrupt GGUF header: {exc}") from exc
-
-
-def _read_header(f: BinaryIO) -> dict[str, Any]:
-    if f.read(4) != b"GGUF":
-        raise ValueError("not a GGUF file (bad magic)")
-    version, _n_tensors, n_kv = struct.unpack("<IQQ", _read(f, 20))
-    if version not in (2, 3):
-        raise ValueError(f"unsupported GGUF version {version}")
-    meta: dict[str, Any] = {}
-    for _ in range(n_kv):
-        key = _read_string(f)
-        (vtype,) = struct.unpack("<I", _read(f, 4))
-        if vtype != _GGUF_ARRAY:
-            meta[key] = _read_value(f, vtype)
-            continue
-        item_type, count = struct.unpack("<IQ", _read(f, 12))
-        if item_type == _GGUF_STRING:
-            for _ in range(count):
-                (size,) = struct.unpack("<Q", _read(f, 8))
-                f.seek(size, os.SEEK_CUR)
-        elif item_type in _GGUF_SCALARS:
-            f.seek(count * struct.calcsize(_GGUF_SCALARS[item_type]), os.SEEK_CUR)
-        else:
-            raise ValueError(f"bad GGUF array type {item_type} for {key!r}")
-    return meta
-
-
-def _read(f: BinaryIO, size: int) -> bytes:
-    data = f.read(size)
-    if len(data) != size:
-        raise ValueError("truncated GGUF header")
-    return data
-
-
-def _read_string(f: BinaryIO) -> str:
-    (size,) = struct.unpack("<Q", _read(f, 8))
-    return _read(f, size).decode("utf-8", errors="replace")
-
-
-def _read_value(f: BinaryIO, vtype: int) -> Any:
-    if vtype == _GGUF_STRING:
-        return _read_string(f)
-    fmt = _GGUF_SCALARS.get(vtype)
-    if fmt is None:
-        raise ValueError(f"bad GGUF value type {vtype}")
-    return struct.unpack(fmt, _read(f, struct.calcsize(fmt)))[0]
-
-
-_quiet_callback: Any = None  # kept referenced: llama.cpp holds a pointer to it
-
-
-def _silence_llama_logs(llama_cpp: Any) -> None:
-    """llama.cpp logs to stderr from C (even with verbose=False); the CLI's stderr carries
-    the JSON error envelope, so its log lines go nowhere. Failures still raise."""
-    global _quiet_callback
-    if _quiet_callback is None:
-        _quiet_callback = llama_cpp.llama_log_callback(lambda level, text, user_data: None)
-        llama_cpp.llama_log_set(_quiet_callback, ctypes.c_void_p(0))
 
 
 class LlamaEmbedder:
@@ -114,47 +35,15 @@ class LlamaEmbedder:
         n_threads: int | None = None,
         max_tokens: int | None = None,
     ) -> None:
-        path = Path(path).expanduser().resolve()
-        self.model_id = "file:" + str(path)
-        if not path.is_file():
-            raise EmbeddingError(MODEL_LOAD_FAILED, f"model file not found: {path}")
-        try:
-            meta = read_gguf_metadata(path)
-        except (OSError, ValueError, struct.error) as exc:
-            raise EmbeddingError(MODEL_LOAD_FAILED, f"{path}: {exc}") from exc
-        arch = meta.get("general.architecture")
-        n_ctx_train = meta.get(f"{arch}.context_length")
-        if not isinstance(arch, str) or not isinstance(n_ctx_train, int) or n_ctx_train < 8:
-            raise EmbeddingError(MODEL_LOAD_FAILED, f"{path}: no architecture/context length")
-        pooling = meta.get(f"{arch}.pooling_type")
-        if pooling not in _POOLING_KEEP:
-            pooling = _POOLING_DEFAULT
-        n_ctx = min(n_ctx_train, MAX_CONTEXT)
-        threads = n_threads or min(2, os.cpu_count() or 1)
+        self.model_id = "file:" + str(Path(path).expanduser().resolve())
 
-        try:
-            import llama_cpp
-        except ImportError as exc:
-            raise EmbeddingError(
-                MODEL_LOAD_FAILED, "llama-cpp-python is not installed (pip install 'gno[models]')"
-            ) from exc
-        self._llama_cpp = llama_cpp
-        _silence_llama_logs(llama_cpp)
-        try:
-            self._llm = llama_cpp.Llama(
-                str(path),
-                embedding=True,
-                pooling_type=pooling,
-                n_ctx=n_ctx,
-                n_batch=n_ctx,
-                n_ubatch=n_ctx,
-                n_threads=threads,
-                n_threads_batch=threads,  # prompt decoding uses this one (default: all cores)
-                verbose=False,
-            )
-        except Exception as exc:  # llama-cpp-python raises ValueError/RuntimeError
-            raise EmbeddingError(MODEL_LOAD_FAILED, f"{path}: {exc}") from exc
+        def pooling(arch: str, meta: dict[str, Any]) -> int:
+            value = meta.get(f"{arch}.pooling_type")
+            return value if value in _POOLING_KEEP else _POOLING_DEFAULT
 
+        loaded = load_model(path, EmbeddingError, pooling, n_threads)
+        self._llama_cpp, self._llm = loaded.llama_cpp, loaded.llm
+        n_ctx, n_ctx_train = loaded.n_ctx, loaded.n_ctx_train
         self.dimensions: int = self._llm.n_embd()
         self._n_ctx = n_ctx
         limit = max_tokens if max_tokens is not None else min(DEFAULT_MAX_TOKENS, n_ctx_train - 2)

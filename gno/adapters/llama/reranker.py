@@ -29,16 +29,14 @@ are scored once.
 from __future__ import annotations
 
 import math
-import os
 import re
-import struct
 import threading
 from pathlib import Path
+from typing import Any
 
-from gno.adapters.llama.embedder import _silence_llama_logs, read_gguf_metadata
+from gno.adapters.llama.gguf import load_model
 from gno.ports import MODEL_LOAD_FAILED, RERANK_FAILED, RerankError
 
-MAX_CONTEXT = 512  # n_ctx = n_batch = n_ubatch = min(trained context, MAX_CONTEXT)
 POOLING_RANK = 4  # llama_pooling_type LLAMA_POOLING_TYPE_RANK
 TEMPLATE_KEY = "tokenizer.chat_template.rerank"
 _TOKEN_NULL = -1  # LLAMA_TOKEN_NULL
@@ -62,50 +60,22 @@ class LlamaReranker:
     ) -> None:
         path = Path(path).expanduser().resolve()
         self.model_id = "file:" + str(path)
-        if not path.is_file():
-            raise RerankError(MODEL_LOAD_FAILED, f"model file not found: {path}")
-        try:
-            meta = read_gguf_metadata(path)
-        except (OSError, ValueError, struct.error) as exc:
-            raise RerankError(MODEL_LOAD_FAILED, f"{path}: {exc}") from exc
-        arch = meta.get("general.architecture")
-        n_ctx_train = meta.get(f"{arch}.context_length")
-        if not isinstance(arch, str) or not isinstance(n_ctx_train, int) or n_ctx_train < 8:
-            raise RerankError(MODEL_LOAD_FAILED, f"{path}: no architecture/context length")
-        pooling = meta.get(f"{arch}.pooling_type")
-        if pooling != POOLING_RANK:
-            raise RerankError(
-                MODEL_LOAD_FAILED,
-                f"{path}: not a reranker ({arch}.pooling_type is {pooling}, RANK is 4)",
-            )
-        template = meta.get(TEMPLATE_KEY)
+
+        def pooling(arch: str, meta: dict[str, Any]) -> int:
+            found = meta.get(f"{arch}.pooling_type")
+            if found != POOLING_RANK:
+                raise RerankError(
+                    MODEL_LOAD_FAILED,
+                    f"{path}: not a reranker ({arch}.pooling_type is {found}, RANK is 4)",
+                )
+            return POOLING_RANK
+
+        loaded = load_model(path, RerankError, pooling, n_threads)
+        llama_cpp, self._llama_cpp, self._llm = loaded.llama_cpp, loaded.llama_cpp, loaded.llm
+        n_ctx = loaded.n_ctx
+        template = loaded.meta.get(TEMPLATE_KEY)
         if not isinstance(template, str) or _DOCUMENT not in template:
             template = None
-        n_ctx = min(n_ctx_train, MAX_CONTEXT)
-        threads = n_threads or min(2, os.cpu_count() or 1)
-
-        try:
-            import llama_cpp
-        except ImportError as exc:
-            raise RerankError(
-                MODEL_LOAD_FAILED, "llama-cpp-python is not installed (pip install 'gno[models]')"
-            ) from exc
-        self._llama_cpp = llama_cpp
-        _silence_llama_logs(llama_cpp)
-        try:
-            self._llm = llama_cpp.Llama(
-                str(path),
-                embedding=True,
-                pooling_type=llama_cpp.LLAMA_POOLING_TYPE_RANK,
-                n_ctx=n_ctx,
-                n_batch=n_ctx,
-                n_ubatch=n_ctx,
-                n_threads=threads,
-                n_threads_batch=threads,  # prompt decoding uses this one (default: all cores)
-                verbose=False,
-            )
-        except Exception as exc:  # llama-cpp-python raises ValueError/RuntimeError
-            raise RerankError(MODEL_LOAD_FAILED, f"{path}: {exc}") from exc
 
         try:
             n_cls_out = llama_cpp.llama_model_n_cls_out(self._llm._model.model)

@@ -1,0 +1,152 @@
+"""Loading a GGUF model into llama-cpp-python, shared by the embedder and the reranker.
+
+The GGUF header is read in pure Python first (architecture, trained context, pooling), so
+llama.cpp is never handed a file that could trip an assertion, and ``llama_cpp`` (with numpy)
+is imported only when a model is actually loaded.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from gno.ports import MODEL_LOAD_FAILED
+
+MAX_CONTEXT = 512  # n_ctx = n_batch = n_ubatch = min(trained context, MAX_CONTEXT)
+
+# GGUF value types: fixed-size scalars, string (8) and array (9).
+_GGUF_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?"}
+_GGUF_SCALARS |= {10: "<Q", 11: "<q", 12: "<d"}
+_GGUF_STRING, _GGUF_ARRAY = 8, 9
+
+
+def read_gguf_metadata(path: Path) -> dict[str, Any]:
+    """The scalar and string keys of a GGUF header (arrays are skipped).
+
+    Raises ``ValueError`` when the file is not a little-endian GGUF v2/v3 file,
+    so llama.cpp is never handed something that could trip an assertion.
+    """
+    with path.open("rb") as f:
+        try:
+            return _read_header(f)
+        except (struct.error, OverflowError, MemoryError) as exc:  # absurd sizes
+            raise ValueError(f"corrupt GGUF header: {exc}") from exc
+
+
+def _read_header(f: BinaryIO) -> dict[str, Any]:
+    if f.read(4) != b"GGUF":
+        raise ValueError("not a GGUF file (bad magic)")
+    version, _n_tensors, n_kv = struct.unpack("<IQQ", _read(f, 20))
+    if version not in (2, 3):
+        raise ValueError(f"unsupported GGUF version {version}")
+    meta: dict[str, Any] = {}
+    for _ in range(n_kv):
+        key = _read_string(f)
+        (vtype,) = struct.unpack("<I", _read(f, 4))
+        if vtype != _GGUF_ARRAY:
+            meta[key] = _read_value(f, vtype)
+            continue
+        item_type, count = struct.unpack("<IQ", _read(f, 12))
+        if item_type == _GGUF_STRING:
+            for _ in range(count):
+                (size,) = struct.unpack("<Q", _read(f, 8))
+                f.seek(size, os.SEEK_CUR)
+        elif item_type in _GGUF_SCALARS:
+            f.seek(count * struct.calcsize(_GGUF_SCALARS[item_type]), os.SEEK_CUR)
+        else:
+            raise ValueError(f"bad GGUF array type {item_type} for {key!r}")
+    return meta
+
+
+def _read(f: BinaryIO, size: int) -> bytes:
+    data = f.read(size)
+    if len(data) != size:
+        raise ValueError("truncated GGUF header")
+    return data
+
+
+def _read_string(f: BinaryIO) -> str:
+    (size,) = struct.unpack("<Q", _read(f, 8))
+    return _read(f, size).decode("utf-8", errors="replace")
+
+
+def _read_value(f: BinaryIO, vtype: int) -> Any:
+    if vtype == _GGUF_STRING:
+        return _read_string(f)
+    fmt = _GGUF_SCALARS.get(vtype)
+    if fmt is None:
+        raise ValueError(f"bad GGUF value type {vtype}")
+    return struct.unpack(fmt, _read(f, struct.calcsize(fmt)))[0]
+
+
+_quiet_callback: Any = None  # kept referenced: llama.cpp holds a pointer to it
+
+
+def silence_llama_logs(llama_cpp: Any) -> None:
+    """llama.cpp logs to stderr from C (even with verbose=False); the CLI's stderr carries
+    the JSON error envelope, so its log lines go nowhere. Failures still raise."""
+    global _quiet_callback
+    if _quiet_callback is None:
+        _quiet_callback = llama_cpp.llama_log_callback(lambda level, text, user_data: None)
+        llama_cpp.llama_log_set(_quiet_callback, ctypes.c_void_p(0))
+
+
+@dataclass
+class LoadedModel:
+    llama_cpp: Any  # the module
+    llm: Any  # llama_cpp.Llama
+    meta: dict[str, Any]
+    arch: str
+    n_ctx_train: int
+    n_ctx: int
+
+
+def load_model(
+    path: str | Path,
+    error: Callable[[str, str], Exception],
+    choose_pooling: Callable[[str, dict[str, Any]], int],
+    n_threads: int | None = None,
+) -> LoadedModel:
+    """Validate the header, pick the pooling (``choose_pooling`` may refuse by raising), load.
+    Every failure is ``error(MODEL_LOAD_FAILED, message)``."""
+    path = Path(path).expanduser().resolve()
+    if not path.is_file():
+        raise error(MODEL_LOAD_FAILED, f"model file not found: {path}")
+    try:
+        meta = read_gguf_metadata(path)
+    except (OSError, ValueError, struct.error) as exc:
+        raise error(MODEL_LOAD_FAILED, f"{path}: {exc}") from exc
+    arch = meta.get("general.architecture")
+    n_ctx_train = meta.get(f"{arch}.context_length")
+    if not isinstance(arch, str) or not isinstance(n_ctx_train, int) or n_ctx_train < 8:
+        raise error(MODEL_LOAD_FAILED, f"{path}: no architecture/context length")
+    pooling = choose_pooling(arch, meta)
+    n_ctx = min(n_ctx_train, MAX_CONTEXT)
+    threads = n_threads or min(2, os.cpu_count() or 1)
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise error(
+            MODEL_LOAD_FAILED, "llama-cpp-python is not installed (pip install 'gno[models]')"
+        ) from exc
+    silence_llama_logs(llama_cpp)
+    try:
+        llm = llama_cpp.Llama(
+            str(path),
+            embedding=True,
+            pooling_type=pooling,
+            n_ctx=n_ctx,
+            n_batch=n_ctx,
+            n_ubatch=n_ctx,
+            n_threads=threads,
+            n_threads_batch=threads,  # prompt decoding uses this one (default: all cores)
+            verbose=False,
+        )
+    except Exception as exc:  # llama-cpp-python raises ValueError/RuntimeError
+        raise error(MODEL_LOAD_FAILED, f"{path}: {exc}") from exc
+    return LoadedModel(llama_cpp, llm, meta, arch, n_ctx_train, n_ctx)
