@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from gno.adapters.llama.gguf import load_model
+from gno.adapters.llama.gguf import decode_pooled, load_model
 from gno.ports import EMBED_FAILED, EmbeddingError
 
 DEFAULT_MAX_TOKENS = 256  # sentence-transformers' max_seq_length for MiniLM
@@ -74,18 +74,8 @@ class LlamaEmbedder:
         return tokens[: self._head + keep] + tail
 
     def _embed_tokens(self, tokens: list[int]) -> list[float]:
-        # Llama.embed() would tokenize again; this is its decode step for one
-        # sequence (llama-cpp-python 0.3.36 internals: _batch, _ctx).
-        llm, llama_cpp = self._llm, self._llama_cpp
-        llm._batch.reset()
-        llm._batch.add_sequence(tokens, 0, True)
-        llm._ctx.kv_cache_clear()
-        try:
-            llm._ctx.decode(llm._batch)
-        finally:
-            llm._batch.reset()
-        ptr = llama_cpp.llama_get_embeddings_seq(llm._ctx.ctx, 0)
-        if not ptr:
+        ptr = decode_pooled(self._llm, self._llama_cpp, tokens)
+        if ptr is None:
             raise EmbeddingError(EMBED_FAILED, "llama.cpp returned no pooled embedding")
         return ptr[: self.dimensions]
 

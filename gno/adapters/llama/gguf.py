@@ -150,3 +150,17 @@ def load_model(
     except Exception as exc:  # llama-cpp-python raises ValueError/RuntimeError
         raise error(MODEL_LOAD_FAILED, f"{path}: {exc}") from exc
     return LoadedModel(llama_cpp, llm, meta, arch, n_ctx_train, n_ctx)
+
+
+def decode_pooled(llm: Any, llama_cpp: Any, tokens: list[int]) -> Any:
+    """Decode one token sequence on its own and return llama.cpp's pooled output for it
+    (None when there is none). This is ``Llama.embed``'s decode step without its
+    tokenizing and packing (llama-cpp-python 0.3.36 internals: ``_batch``, ``_ctx``)."""
+    llm._batch.reset()
+    llm._batch.add_sequence(tokens, 0, True)
+    llm._ctx.kv_cache_clear()
+    try:
+        llm._ctx.decode(llm._batch)
+    finally:
+        llm._batch.reset()
+    return llama_cpp.llama_get_embeddings_seq(llm._ctx.ctx, 0) or None

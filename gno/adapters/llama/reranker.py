@@ -34,7 +34,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from gno.adapters.llama.gguf import load_model
+from gno.adapters.llama.gguf import decode_pooled, load_model
 from gno.ports import MODEL_LOAD_FAILED, RERANK_FAILED, RerankError
 
 POOLING_RANK = 4  # llama_pooling_type LLAMA_POOLING_TYPE_RANK
@@ -180,18 +180,8 @@ class LlamaReranker:
     # -- scoring ----------------------------------------------------------------------
 
     def _score(self, tokens: list[int]) -> float:
-        # One sequence per decode (llama-cpp-python 0.3.36 internals: _batch, _ctx),
-        # like LlamaEmbedder._embed_tokens.
-        llm, llama_cpp = self._llm, self._llama_cpp
-        llm._batch.reset()
-        llm._batch.add_sequence(tokens, 0, True)
-        llm._ctx.kv_cache_clear()
-        try:
-            llm._ctx.decode(llm._batch)
-        finally:
-            llm._batch.reset()
-        ptr = llama_cpp.llama_get_embeddings_seq(llm._ctx.ctx, 0)
-        if not ptr:
+        ptr = decode_pooled(self._llm, self._llama_cpp, tokens)  # RANK: [0] is the score
+        if ptr is None:
             raise RerankError(RERANK_FAILED, "llama.cpp returned no rank score")
         score = float(ptr[0])
         if not math.isfinite(score):
