@@ -217,6 +217,19 @@ def _progress(enabled: bool) -> Iterator[Any]:
         yield report
 
 
+def _call_with_progress(
+    ctx: typer.Context, fmt: str | None, op_id: str, inp: Any, label: str | None = None
+) -> Any:
+    """Run a long operation with a progress bar on a terminal (never with --json, -q or a pipe).
+    ``label`` names the bar for handlers that report (done, total) without a name."""
+    show = fmt is None and not settings(ctx).quiet and sys.stderr.isatty()
+    with _progress(show) as report:
+        progress = report
+        if report is not None and label is not None:
+            progress = lambda done, total: report(label, done, total)  # noqa: E731
+        return call(ctx, op_id, inp, progress=progress)
+
+
 @app.command("update", help=summary("update"))
 def update(
     ctx: typer.Context,
@@ -232,9 +245,7 @@ def update(
 
     fmt = pick_format(ctx, json=json_)
     inp = build(UpdateInput, collection=collection, gitPull=git_pull, runUpdateCmd=True)
-    show_bar = fmt is None and not settings(ctx).quiet and sys.stderr.isatty()
-    with _progress(show_bar) as report:
-        result = call(ctx, "update", inp, progress=report)
+    result = _call_with_progress(ctx, fmt, "update", inp)
     r = dump(result)
     if fmt == "json":
         write_json(result)
@@ -297,14 +308,7 @@ def embed(
     inp = build(
         EmbedInput, collection=collection or collection_arg, force=force, batchSize=batch_size
     )
-    show_bar = fmt is None and not settings(ctx).quiet and sys.stderr.isatty()
-    with _progress(show_bar) as report:
-        result = call(
-            ctx,
-            "embed",
-            inp,
-            progress=(lambda done, total: report("embed", done, total)) if report else None,
-        )
+    result = _call_with_progress(ctx, fmt, "embed", inp, label="embed")
     r = dump(result)
     if fmt == "json":
         write_json(result)
@@ -336,9 +340,7 @@ def index(
     inp = build(
         IndexInput, collection=collection_arg, noEmbed=no_embed, gitPull=git_pull, runUpdateCmd=True
     )
-    show_bar = fmt is None and not settings(ctx).quiet and sys.stderr.isatty()
-    with _progress(show_bar) as report:
-        result = call(ctx, "index", inp, progress=report)
+    result = _call_with_progress(ctx, fmt, "index", inp)
     r = dump(result)
     if fmt == "json":
         write_json(result)
