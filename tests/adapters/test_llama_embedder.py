@@ -18,7 +18,7 @@ pytest.importorskip("llama_cpp", reason="llama-cpp-python (the llama extra) is n
 pytest.importorskip("gguf", reason="gguf is needed to write the tiny test models")
 
 from gno.adapters.llama.embedder import LlamaEmbedder
-from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError
+from gno.ports import Embedder
 from tests.tiny_gguf import write_tiny_bert, write_tiny_llama
 
 REPO = Path(__file__).resolve().parents[2]
@@ -114,34 +114,6 @@ def test_decoder_model_without_pooling_key(tmp_path: Path) -> None:
     assert embedder.embed_batch(["the search"])[0] == first
     truncated = embedder._truncate(embedder._tokenize("word " * 3000))
     assert len(truncated) == 254 and truncated[0] == 1  # <s> kept
-
-
-def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(EmbeddingError) as err:
-        LlamaEmbedder(tmp_path / "nope.gguf")
-    assert err.value.code == MODEL_LOAD_FAILED
-
-
-@pytest.mark.parametrize(
-    "content",
-    [b"", b"not a model at all" * 100, b"GGUF\x03\x00\x00\x00" + b"\xff" * 64],
-    ids=["empty", "garbage", "bad-header"],
-)
-def test_invalid_file(tmp_path: Path, content: bytes) -> None:
-    path = tmp_path / "bad.gguf"
-    path.write_bytes(content)
-    with pytest.raises(EmbeddingError) as err:
-        LlamaEmbedder(path)
-    assert err.value.code == MODEL_LOAD_FAILED
-
-
-def test_truncated_model_file(tmp_path: Path, tiny_bert: Path) -> None:
-    data = tiny_bert.read_bytes()
-    path = tmp_path / "cut.gguf"
-    path.write_bytes(data[: len(data) // 2])  # header intact, tensor data cut
-    with pytest.raises(EmbeddingError) as err:
-        LlamaEmbedder(path)
-    assert err.value.code == MODEL_LOAD_FAILED
 
 
 def test_module_import_is_lazy() -> None:

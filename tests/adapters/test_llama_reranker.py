@@ -189,34 +189,6 @@ def test_mean_embedder_is_refused(models: Path) -> None:
     assert "pooling_type" in err.value.message
 
 
-def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(RerankError) as err:
-        LlamaReranker(tmp_path / "nope.gguf")
-    assert err.value.code == MODEL_LOAD_FAILED
-
-
-@pytest.mark.parametrize(
-    "content",
-    [b"", b"not a model at all" * 100, b"GGUF\x03\x00\x00\x00" + b"\xff" * 64],
-    ids=["empty", "garbage", "bad-header"],
-)
-def test_invalid_file(tmp_path: Path, content: bytes) -> None:
-    path = tmp_path / "bad.gguf"
-    path.write_bytes(content)
-    with pytest.raises(RerankError) as err:
-        LlamaReranker(path)
-    assert err.value.code == MODEL_LOAD_FAILED
-
-
-def test_truncated_model_file(tmp_path: Path, tiny_rank: Path) -> None:
-    data = tiny_rank.read_bytes()
-    path = tmp_path / "cut.gguf"
-    path.write_bytes(data[: len(data) // 2])  # header intact, tensor data cut
-    with pytest.raises(RerankError) as err:
-        LlamaReranker(path)
-    assert err.value.code == MODEL_LOAD_FAILED
-
-
 def test_module_import_is_lazy() -> None:
     code = (
         "import sys, gno.adapters.llama.reranker\n"
