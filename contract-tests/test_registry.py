@@ -50,7 +50,18 @@ def test_generated_entry_matches_yaml(index: int) -> None:
     assert op.job is bool(raw.get("job"))
     assert op.cli == raw.get("cli")
     mcp, rest = raw.get("mcp"), raw.get("rest")
-    assert op.mcp == (McpBinding(mcp["tool"], tuple(mcp["profiles"])) if mcp else None)
+    expected_mcp = None
+    if mcp:
+        receipt = mcp.get("receipt")
+        expected_mcp = McpBinding(
+            mcp["tool"],
+            tuple(mcp["profiles"]),
+            f"gno://schemas/{receipt}" if receipt else None,
+            mcp.get("brief"),
+            bool(mcp.get("destructive", False)),
+            bool(mcp.get("idempotent", True)),
+        )
+    assert op.mcp == expected_mcp
     assert op.rest == (RestBinding(rest["method"], rest["path"]) if rest else None)
 
 

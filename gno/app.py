@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import os
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from gno.adapters.sqlite.store import SqliteStore
 from gno.config import Config, load_config, save_config
 from gno.errors import GnoError, NotInitializedError, UnavailableError
 from gno.paths import Paths
 from gno.ports import Embedder, Reranker
+
+if TYPE_CHECKING:
+    from gno.services.jobs import JobManager
 
 
 def _stamp(st: os.stat_result) -> str:
@@ -49,6 +53,13 @@ class App:
     def reload_config(self) -> Config:
         self.__dict__.pop("config", None)
         return self.config
+
+    @cached_property
+    def jobs(self) -> JobManager:
+        """Background jobs of this process (server surfaces); each job gets its own App."""
+        from gno.services.jobs import JobManager
+
+        return JobManager(lambda: App(self.paths))
 
     def embed_model_uri(self) -> str:
         """URI of the active embedding model, without loading it."""
@@ -140,6 +151,11 @@ class App:
             stamp,
         )
         store.inactivate_collections_except([c.name for c in config.collections])
+
+    def refresh_config(self) -> None:
+        """Long-running servers: pick up index.yml edits made since the index was opened."""
+        if self._store is not None:
+            self.sync_config_mirror()
 
     def close(self) -> None:
         if self._store is not None:

@@ -103,7 +103,11 @@ def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
         "from typing import NamedTuple\n\n",
         "class McpBinding(NamedTuple):",
         "    tool: str",
-        "    profiles: tuple[str, ...]\n\n",
+        "    profiles: tuple[str, ...]",
+        "    receipt: str | None = None  # $id of what a job tool answers at once",
+        "    brief: str | None = None  # short description shown in the core profile",
+        "    destructive: bool = False  # MCP annotation hints",
+        "    idempotent: bool = True\n\n",
         "class RestBinding(NamedTuple):",
         "    method: str",
         "    path: str\n\n",
@@ -135,6 +139,11 @@ def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
         out_mod, out_schema = schemas[op["output"]]
         mcp = op.get("mcp")
         rest = op.get("rest")
+        receipt = mcp and mcp.get("receipt")
+        if receipt and receipt not in schemas:
+            sys.exit(f"operation {op['id']}: unknown MCP receipt schema {receipt}")
+        if mcp and bool(receipt) != bool(op.get("job")):
+            sys.exit(f"operation {op['id']}: an MCP job tool needs a receipt schema, others none")
         lines += [
             "    Operation(",
             f"        id={op['id']!r},",
@@ -146,7 +155,9 @@ def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
             f"        access={op['access']!r},",
             f"        job={bool(op.get('job'))!r},",
             f"        cli={op.get('cli')!r},",
-            f"        mcp=McpBinding({mcp['tool']!r}, {tuple(mcp['profiles'])!r}),"
+            f"        mcp=McpBinding({mcp['tool']!r}, {tuple(mcp['profiles'])!r}, "
+            f"{'gno://schemas/' + receipt if receipt else None!r}, {mcp.get('brief')!r}, "
+            f"{bool(mcp.get('destructive', False))!r}, {bool(mcp.get('idempotent', True))!r}),"
             if mcp
             else "        mcp=None,",
             f"        rest=RestBinding({rest['method']!r}, {rest['path']!r}),"

@@ -10,6 +10,10 @@ from typing import NamedTuple
 class McpBinding(NamedTuple):
     tool: str
     profiles: tuple[str, ...]
+    receipt: str | None = None  # $id of what a job tool answers at once
+    brief: str | None = None  # short description shown in the core profile
+    destructive: bool = False  # MCP annotation hints
+    idempotent: bool = True
 
 
 class RestBinding(NamedTuple):
@@ -42,7 +46,7 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli='search',
-        mcp=McpBinding('gno_search', ('core', 'full')),
+        mcp=McpBinding('gno_search', ('core', 'full'), None, 'Exact-word lookup (BM25). Call when you know the terms, names or identifiers. Returns ranked snippets with gno:// URIs; limit 1-100, default 5.', False, True),
         rest=RestBinding('POST', '/api/search'),
     ),
     Operation(
@@ -55,7 +59,7 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli='get',
-        mcp=McpBinding('gno_get', ('core', 'full')),
+        mcp=McpBinding('gno_get', ('core', 'full'), None, 'Read one document by #docid, gno:// URI or collection/path, optionally a line range. Returns the text with line numbers.', False, True),
         rest=None,
     ),
     Operation(
@@ -68,7 +72,7 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli='multi-get',
-        mcp=McpBinding('gno_multi_get', ('core', 'full')),
+        mcp=McpBinding('gno_multi_get', ('core', 'full'), None, 'Read several documents at once by refs or a glob pattern, each capped at maxBytes (default 10 KiB).', False, True),
         rest=None,
     ),
     Operation(
@@ -107,7 +111,7 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli='peek',
-        mcp=McpBinding('gno_peek', ('full',)),
+        mcp=McpBinding('gno_peek', ('full',), None, None, False, True),
         rest=None,
     ),
     Operation(
@@ -172,7 +176,7 @@ OPERATIONS: tuple[Operation, ...] = (
         access='write',
         job=True,
         cli='update',
-        mcp=McpBinding('gno_sync', ('full',)),
+        mcp=McpBinding('gno_sync', ('full',), 'gno://schemas/mcp-sync-result@1.0', None, False, True),
         rest=RestBinding('POST', '/api/sync'),
     ),
     Operation(
@@ -211,7 +215,7 @@ OPERATIONS: tuple[Operation, ...] = (
         access='write',
         job=True,
         cli='embed',
-        mcp=McpBinding('gno_embed', ('full',)),
+        mcp=McpBinding('gno_embed', ('full',), 'gno://schemas/mcp-embed-result@1.0', None, False, True),
         rest=RestBinding('POST', '/api/embed'),
     ),
     Operation(
@@ -224,7 +228,7 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli='vsearch',
-        mcp=McpBinding('gno_vsearch', ('full',)),
+        mcp=McpBinding('gno_vsearch', ('full',), None, None, False, True),
         rest=RestBinding('POST', '/api/vsearch'),
     ),
     Operation(
@@ -237,7 +241,7 @@ OPERATIONS: tuple[Operation, ...] = (
         access='write',
         job=True,
         cli='index',
-        mcp=McpBinding('gno_index', ('full',)),
+        mcp=McpBinding('gno_index', ('full',), 'gno://schemas/mcp-index-result@1.0', None, False, True),
         rest=None,
     ),
     Operation(
@@ -250,7 +254,7 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli='query',
-        mcp=McpBinding('gno_query', ('core', 'full')),
+        mcp=McpBinding('gno_query', ('core', 'full'), None, 'First choice for questions: hybrid search (BM25 + vectors, reranked when a model is present). Returns ranked snippets with gno:// URIs; limit 1-100, default 5.', False, True),
         rest=RestBinding('POST', '/api/query'),
     ),
     Operation(
@@ -302,8 +306,60 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli=None,
-        mcp=McpBinding('gno_query_diagnose', ('full',)),
+        mcp=McpBinding('gno_query_diagnose', ('full',), None, None, False, True),
         rest=RestBinding('POST', '/api/query/diagnose'),
+    ),
+    Operation(
+        id='add_collection',
+        summary='Add a folder as a collection and index it in the background (poll gno_job_status).',
+        input_schema='gno://schemas/collection-add-input@1.0',
+        output_schema='gno://schemas/sync-result@1.0',
+        input_model='collection_add_input:CollectionAddInput',
+        output_model='sync_result:SyncResult',
+        access='write',
+        job=True,
+        cli=None,
+        mcp=McpBinding('gno_add_collection', ('full',), 'gno://schemas/mcp-add-collection-result@1.0', None, False, False),
+        rest=None,
+    ),
+    Operation(
+        id='remove_collection',
+        summary='Remove a collection from the config; its indexed documents stay (inactive) until gno cleanup.',
+        input_schema='gno://schemas/remove-collection-input@1.0',
+        output_schema='gno://schemas/mcp-remove-result@1.0',
+        input_model='remove_collection_input:RemoveCollectionInput',
+        output_model='mcp_remove_result:McpRemoveResult',
+        access='write',
+        job=False,
+        cli=None,
+        mcp=McpBinding('gno_remove_collection', ('full',), None, None, True, True),
+        rest=None,
+    ),
+    Operation(
+        id='job_status',
+        summary='State and result of a background job started by a write tool.',
+        input_schema='gno://schemas/job-status-input@1.0',
+        output_schema='gno://schemas/mcp-job-status@1.0',
+        input_model='job_status_input:JobStatusInput',
+        output_model='mcp_job_status:McpJobStatus',
+        access='read',
+        job=False,
+        cli=None,
+        mcp=McpBinding('gno_job_status', ('full',), None, None, False, True),
+        rest=None,
+    ),
+    Operation(
+        id='job_list',
+        summary='Active and recently finished background jobs of this server.',
+        input_schema='gno://schemas/job-list-input@1.0',
+        output_schema='gno://schemas/mcp-job-list@1.0',
+        input_model='job_list_input:JobListInput',
+        output_model='mcp_job_list:McpJobList',
+        access='read',
+        job=False,
+        cli=None,
+        mcp=McpBinding('gno_list_jobs', ('full',), None, None, False, True),
+        rest=None,
     ),
 )
 

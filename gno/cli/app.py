@@ -31,6 +31,8 @@ models_app = typer.Typer(
     help="Models: what each role uses and the local cache.", rich_markup_mode=None
 )
 app.add_typer(models_app, name="models")
+mcp_app = typer.Typer(help="MCP server for AI agents (stdio).", rich_markup_mode=None)
+app.add_typer(mcp_app, name="mcp")
 
 
 @dataclass
@@ -116,4 +118,4 @@ def main(
             )
 
 
-from gno.cli import commands_index, commands_models, commands_read  # noqa: E402,F401  (registers commands)
+from gno.cli import commands_index, commands_models, commands_read, commands_server  # noqa: E402,F401  (registers commands)

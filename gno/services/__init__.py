@@ -32,6 +32,10 @@ HANDLERS: dict[str, str] = {
     "models_list": "gno.services.models:models_list",
     "models_path": "gno.services.models:models_path",
     "models_clear": "gno.services.models:models_clear",
+    "add_collection": "gno.services.jobs:add_collection",
+    "remove_collection": "gno.services.collections:remove_collection",
+    "job_status": "gno.services.jobs:job_status",
+    "job_list": "gno.services.jobs:job_list",
 }
 
 

@@ -17,6 +17,8 @@ from gno_contracts.models.collection_remove_input import CollectionRemoveInput
 from gno_contracts.models.collection_rename_input import CollectionRenameInput
 from gno_contracts.models.init_input import InitInput
 from gno_contracts.models.init_result import InitResult
+from gno_contracts.models.mcp_remove_result import McpRemoveResult
+from gno_contracts.models.remove_collection_input import RemoveCollectionInput
 
 from gno.app import App
 from gno.config import Collection, Config, load_config, validate_language
@@ -203,6 +205,18 @@ def collection_remove(app: App, inp: CollectionRemoveInput) -> CollectionChange:
             "collection": _entry(collection),
             "note": "Its documents are inactive and leave the index with `gno cleanup`.",
         }
+    )
+
+
+def remove_collection(app: App, inp: RemoveCollectionInput) -> McpRemoveResult:
+    """gno_remove_collection: like `collection remove`, answered in the MCP shape."""
+    removed = collection_remove(app, CollectionRemoveInput(collection=inp.collection))
+    return McpRemoveResult(
+        removed=True,
+        collection=removed.collection.name,
+        configUpdated=True,
+        indexedDataRetained=True,
+        note=removed.note,
     )
 
 

@@ -1,0 +1,211 @@
+"""The MCP server (official SDK, low-level ``Server``) over stdio and Streamable HTTP.
+
+One ``build_server`` makes the server for both transports from the registry
+(``gno/mcp/tools.py``). Tool calls run on worker threads, one at a time per
+server (GNO serializes them too), except job status and job list, which must
+answer while a job's first steps hold the lock. ``http_app`` is the one
+function the resident server (`gno serve`) mounts at ``/mcp``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+from collections.abc import AsyncIterator
+from functools import partial
+from typing import Any
+
+import anyio
+import mcp_types as t
+from mcp.server import Server
+from mcp.shared.exceptions import MCPError
+
+from gno import __version__
+from gno.app import App
+from gno.errors import GnoError, NotFoundError
+from gno.mcp.tools import Outcome, call, tools
+
+RESOURCE_NOT_FOUND = -32002  # MCP's code for an unknown resource
+TEMPLATE = "gno://{collection}/{+path}"
+UNLOCKED = {"gno_job_status", "gno_list_jobs"}
+INSTRUCTIONS = (
+    "gno searches the user's indexed notes, code and documents. Start with gno_query for "
+    "questions, gno_search for exact words; read hits with gno_get (line ranges) or "
+    "gno_multi_get. Cite gno:// URIs."
+)
+
+
+def _sdk_tool(tool: Any) -> t.Tool:
+    return t.Tool(
+        name=tool.name,
+        description=tool.description,
+        input_schema=tool.input_schema,
+        output_schema=tool.output_schema,
+        annotations=t.ToolAnnotations(
+            read_only_hint=tool.read_only,
+            destructive_hint=tool.destructive,
+            idempotent_hint=tool.idempotent,
+            open_world_hint=False,
+        ),
+    )
+
+
+def _result(outcome: Outcome) -> t.CallToolResult:
+    return t.CallToolResult(
+        content=[t.TextContent(type="text", text=outcome.text)],
+        structured_content=outcome.structured,
+        is_error=outcome.is_error,
+    )
+
+
+def build_server(app: App, *, enable_write: bool = False, profile: str = "full") -> Server[Any]:
+    """The server for one App. ``enable_write`` and ``profile`` fix the tool set for its life."""
+    available = tools(profile, enable_write)
+    listed = t.ListToolsResult(tools=[_sdk_tool(tool) for tool in available.values()])
+    lock = threading.Lock()
+
+    def run_locked(tool: Any, arguments: dict[str, Any]) -> Outcome:
+        if tool.name in UNLOCKED:
+            return call(app, tool, arguments)
+        with lock:
+            return call(app, tool, arguments)
+
+    async def list_tools(ctx: Any, params: Any) -> t.ListToolsResult:
+        return listed
+
+    async def call_tool(ctx: Any, params: t.CallToolRequestParams) -> t.CallToolResult:
+        tool = available.get(params.name)
+        if tool is None:  # outside the profile or the write gate: unknown, as GNO answers
+            raise MCPError(code=t.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
+        outcome = await anyio.to_thread.run_sync(
+            partial(run_locked, tool, dict(params.arguments or {}))
+        )
+        return _result(outcome)
+
+    async def list_resources(ctx: Any, params: Any) -> t.ListResourcesResult:
+        from gno.services.resources import MIME
+        from gno.services.resources import list_resources as page_of
+
+        cursor = getattr(params, "cursor", None) if params else None
+        offset = int(cursor) if cursor and cursor.isdigit() else 0
+        try:
+            page, following = await anyio.to_thread.run_sync(
+                partial(_locked, lock, page_of, app, offset)
+            )
+        except GnoError:  # no index yet: nothing to list
+            return t.ListResourcesResult(resources=[])
+        return t.ListResourcesResult(
+            resources=[
+                t.Resource(
+                    uri=r.uri, name=r.name, title=r.title, description=r.title, mime_type=MIME
+                )
+                for r in page
+            ],
+            next_cursor=str(following) if following is not None else None,
+        )
+
+    async def list_templates(ctx: Any, params: Any) -> t.ListResourceTemplatesResult:
+        return t.ListResourceTemplatesResult(
+            resource_templates=[
+                t.ResourceTemplate(
+                    uri_template=TEMPLATE,
+                    name="gno-document",
+                    description="An indexed document's Markdown mirror with line numbers.",
+                    mime_type="text/markdown",
+                )
+            ]
+        )
+
+    async def read_resource(ctx: Any, params: t.ReadResourceRequestParams) -> t.ReadResourceResult:
+        from gno.services.resources import MIME
+        from gno.services.resources import read_resource as read
+
+        uri = str(params.uri)
+        try:
+            text = await anyio.to_thread.run_sync(partial(_locked, lock, read, app, uri))
+        except NotFoundError as exc:
+            raise MCPError(
+                code=RESOURCE_NOT_FOUND, message=exc.message, data={"uri": uri}
+            ) from None
+        except GnoError as exc:
+            raise MCPError(code=t.INVALID_PARAMS, message=exc.message, data={"uri": uri}) from None
+        return t.ReadResourceResult(
+            contents=[t.TextResourceContents(uri=uri, mime_type=MIME, text=text)]
+        )
+
+    return Server(
+        "gno",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        get_tool_input_schema=lambda name: (
+            available[name].input_schema if name in available else None
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
+    )
+
+
+def _locked(lock: threading.Lock, fn: Any, *args: Any) -> Any:
+    app = args[0]
+    with lock:
+        app.refresh_config()
+        return fn(*args)
+
+
+async def serve_stdio(app: App, *, enable_write: bool, profile: str) -> None:
+    """Speak MCP on stdin/stdout until the client closes stdin. Logs go to stderr only."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(app, enable_write=enable_write, profile=profile)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+def http_app(
+    app: App,
+    *,
+    enable_write: bool = False,
+    profile: str = "full",
+    stateless: bool = False,
+    allowed_hosts: list[str] | None = None,
+    allowed_origins: list[str] | None = None,
+) -> tuple[Any, Any]:
+    """Streamable HTTP as an ASGI app to mount at ``/mcp``, and the async context manager
+    that must wrap its life (mounted apps' lifespans do not run: the host enters it)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    server = build_server(app, enable_write=enable_write, profile=profile)
+    security = None
+    if allowed_hosts is not None:
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins or [],
+        )
+    asgi = server.streamable_http_app(
+        streamable_http_path="/",
+        stateless_http=stateless,
+        json_response=stateless,
+        transport_security=security,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan() -> AsyncIterator[None]:
+        async with server.session_manager.run():
+            yield
+
+    return asgi, lifespan
+
+
+def main(app: App, *, enable_write: bool, profile: str) -> None:
+    try:
+        anyio.run(partial(serve_stdio, app, enable_write=enable_write, profile=profile))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app.close()
+        sys.stderr.flush()

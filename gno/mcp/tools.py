@@ -1,0 +1,148 @@
+"""MCP tools made from the operations registry, and one tool call from arguments to result.
+
+Nothing here lists tools by hand: every registry operation with an MCP binding
+is a tool, with the operation's input schema, its output schema (or, for a
+job tool, the receipt it answers with at once) and annotations derived from
+its access. Profiles and the write gate decide which tools exist in a server;
+a tool outside them is unknown, not hidden.
+
+The low-level SDK server does not validate arguments, so ``call`` does: a bad
+argument becomes an ``isError`` result naming the field, like every other
+failure (GNO's envelope: text ``Error: <message>``, structured
+``{error: CODE, message}``). Nothing here imports the MCP SDK: results are
+plain dicts, turned into SDK types by ``server.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from gno_contracts.operations import OPERATIONS, Operation
+
+from gno.app import App
+from gno.errors import GnoError
+from gno.mcp.texts import render_text
+
+PROFILES = ("full", "core")
+JSON_SCHEMA_2020 = "https://json-schema.org/draft/2020-12/schema"
+
+
+@cache
+def load_schema(schema_id: str) -> dict[str, Any]:
+    """A contract schema by ``$id``, as advertised to clients (stamped 2020-12, no gno:// ``$id``)."""
+    name = schema_id.removeprefix("gno://schemas/").split("@")[0]
+    text = resources.files("gno_contracts").joinpath("schemas", f"{name}.json").read_text()
+    schema = json.loads(text)
+    schema.pop("$id", None)
+    schema["$schema"] = JSON_SCHEMA_2020
+    return schema
+
+
+@dataclass(frozen=True)
+class Tool:
+    op: Operation
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+
+
+def tools(profile: str = "full", enable_write: bool = False) -> dict[str, Tool]:
+    """The tools of a server with this profile and write gate, by name, in registry order."""
+    if profile not in PROFILES:
+        raise ValueError(f"Unknown tool profile {profile!r} (choose {' or '.join(PROFILES)})")
+    found = {}
+    for op in OPERATIONS:
+        if op.mcp is None or profile not in op.mcp.profiles:
+            continue
+        if op.access == "write" and not enable_write:
+            continue
+        brief = op.mcp.brief if profile == "core" else None
+        found[op.mcp.tool] = Tool(
+            op=op,
+            name=op.mcp.tool,
+            description=brief or op.summary,
+            input_schema=load_schema(op.input_schema),
+            output_schema=load_schema(op.mcp.receipt or op.output_schema),
+            read_only=op.access == "read",
+            destructive=op.mcp.destructive,
+            idempotent=op.access == "read" or op.mcp.idempotent,
+        )
+    return found
+
+
+@cache
+def _validator(schema_id: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(load_schema(schema_id))
+
+
+def argument_error(tool: Tool, arguments: dict[str, Any]) -> str | None:
+    """The first way ``arguments`` break the tool's input schema, naming the field; None if valid."""
+    errors = sorted(
+        _validator(tool.op.input_schema).iter_errors(arguments), key=lambda e: list(e.path)
+    )
+    if not errors:
+        return None
+    first = errors[0]
+    where = ".".join(str(p) for p in first.absolute_path)
+    if first.validator == "additionalProperties":
+        return f"Invalid arguments: {first.message}"
+    if first.validator == "required":
+        return f"Invalid arguments: {first.message}"
+    return f"Invalid arguments: {where or 'input'}: {first.message}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A tool result before it becomes an SDK object."""
+
+    text: str
+    structured: dict[str, Any]
+    is_error: bool = False
+
+
+def failure(code: str, message: str) -> Outcome:
+    return Outcome(f"Error: {message}", {"error": code, "message": message}, is_error=True)
+
+
+def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
+    """Run one tool call to completion (blocking). Never raises for a user-visible failure."""
+    from pydantic import ValidationError as PydanticError
+
+    from gno.services import handler, model
+
+    if problem := argument_error(tool, arguments):
+        return failure("VALIDATION", problem)
+    try:
+        inp = model(tool.op.input_model).model_validate(arguments)
+    except PydanticError as exc:  # the schema passed, the model did not: still the caller's input
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "input"
+        return failure("VALIDATION", f"Invalid arguments: {where}: {first['msg']}")
+    try:
+        app.refresh_config()
+        if tool.op.job:
+            from gno.services.jobs import STARTERS
+
+            payload = STARTERS[tool.op.id](app, inp)
+        else:
+            payload = handler(tool.op.id)(app, inp).model_dump(mode="json", exclude_unset=True)
+    except GnoError as exc:
+        return failure(exc.code, exc.message)
+    except Exception as exc:  # a bug must not kill the session: report it like the CLI does
+        import traceback
+
+        traceback.print_exc()  # stderr: stdout belongs to the protocol
+        return failure(
+            "RUNTIME", f"Internal error ({type(exc).__name__}: {exc}). Please report it."
+        )
+    return Outcome(render_text(tool.name, arguments, payload), payload)

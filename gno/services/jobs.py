@@ -1,0 +1,287 @@
+"""Background jobs: long write operations started by a server surface (MCP now, REST next).
+
+A job tool checks what it can at once (the collection exists, the model is on
+disk, the new collection is valid) and answers with a receipt; the work then
+runs on a thread with its own ``App``, so its SQLite connection is never shared
+with the connection that serves reads. One job runs at a time per process (a
+second start is ``JOB_CONFLICT``); finished jobs are kept for an hour, at most
+100. Ids mean nothing to another process or after a restart.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from gno_contracts.models.collection_add_input import CollectionAddInput
+from gno_contracts.models.embed_input import EmbedInput
+from gno_contracts.models.index_input import IndexInput
+from gno_contracts.models.job_list_input import JobListInput
+from gno_contracts.models.job_status_input import JobStatusInput
+from gno_contracts.models.mcp_job_list import McpJobList
+from gno_contracts.models.mcp_job_status import McpJobStatus
+from gno_contracts.models.sync_result import SyncResult
+from gno_contracts.models.update_input import UpdateInput
+
+from gno.app import App
+from gno.errors import ConflictError, NotFoundError
+
+KEEP_SECONDS = 3600
+KEEP_MAX = 100
+
+Work = Callable[[App], dict[str, Any]]  # runs the job on its own App; returns typedResult
+
+
+class JobConflictError(ConflictError):
+    code = "JOB_CONFLICT"
+
+
+@dataclass
+class Job:
+    id: str
+    type: str  # add | sync | embed | index
+    started_at: datetime
+    status: str = "running"  # running | completed | failed
+    completed_at: datetime | None = None
+    typed_result: dict[str, Any] | None = None
+    error: str | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def to_status(self, instance_id: str) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "jobId": self.id,
+            "type": self.type,
+            "status": self.status,
+            "startedAt": _iso(self.started_at),
+            "serverInstanceId": instance_id,
+        }
+        if self.completed_at:
+            out["completedAt"] = _iso(self.completed_at)
+        if self.typed_result:
+            out["typedResult"] = self.typed_result
+            value = self.typed_result["value"]
+            legacy = value if self.typed_result["kind"] == "sync" else value.get("sync")
+            if legacy is not None:
+                out["result"] = legacy
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class JobManager:
+    """The jobs of one process. Thread-safe; workers are daemon threads."""
+
+    def __init__(self, make_app: Callable[[], App]) -> None:
+        self._make_app = make_app
+        self._jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+        self.instance_id = str(uuid.uuid4())
+
+    def start(self, kind: str, work: Work) -> Job:
+        with self._lock:
+            self._forget_old()
+            if running := next((j for j in self._jobs.values() if j.status == "running"), None):
+                raise JobConflictError(
+                    f"A {running.type} job is already running: {running.id}. "
+                    "Poll gno_job_status and retry when it finishes."
+                )
+            job = Job(str(uuid.uuid4()), kind, datetime.now(UTC))
+            self._jobs[job.id] = job
+        threading.Thread(
+            target=self._run, args=(job, work), name=f"gno-job-{kind}", daemon=True
+        ).start()
+        return job
+
+    def _run(self, job: Job, work: Work) -> None:
+        app = self._make_app()
+        try:
+            job.typed_result = work(app)
+            job.status = "completed"
+        except Exception as exc:  # a failed job reports why; the server goes on
+            job.error = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            job.status = "failed"
+        finally:
+            app.close()
+            job.completed_at = datetime.now(UTC)
+            job.done.set()
+
+    def get(self, job_id: str) -> Job:
+        with self._lock:
+            job = self._jobs.get(job_id)
+        if job is None:
+            raise NotFoundError(f"Job not found: {job_id}")
+        return job
+
+    def all(self) -> list[Job]:
+        with self._lock:
+            self._forget_old()
+            return list(self._jobs.values())
+
+    def _forget_old(self) -> None:
+        cutoff = time.time() - KEEP_SECONDS
+        finished = sorted(
+            (j for j in self._jobs.values() if j.completed_at),
+            key=lambda j: j.completed_at or j.started_at,
+        )
+        for old in finished:
+            if (old.completed_at and old.completed_at.timestamp() < cutoff) or len(
+                self._jobs
+            ) > KEEP_MAX:
+                del self._jobs[old.id]
+
+
+# ---- job tools: check now, answer a receipt, work in the background ----
+
+
+def _collections(app: App, name: str | None) -> list[str]:
+    if name is None:
+        return [c.name for c in app.config.collections]
+    collection = app.config.find(name)
+    if collection is None:
+        raise NotFoundError(f"Collection not found: {name}")
+    return [collection.name]
+
+
+def _sync_work(inp: UpdateInput) -> Work:
+    from gno.services import handler
+
+    def work(app: App) -> dict[str, Any]:
+        result = handler("update")(app, inp)
+        return {"kind": "sync", "value": result.model_dump(mode="json", exclude_none=True)}
+
+    return work
+
+
+def start_update(app: App, inp: UpdateInput) -> dict[str, Any]:
+    collections = _collections(app, inp.collection)
+    job = app.jobs.start("sync", _sync_work(inp))
+    return {
+        "jobId": job.id,
+        "collections": collections,
+        "status": "started",
+        "options": {"gitPull": bool(inp.gitPull), "runUpdateCmd": bool(inp.runUpdateCmd)},
+    }
+
+
+def _require_embed_model(app: App) -> str:
+    """The embedding model's URI, failing now (not in the job) when it is not on disk."""
+    from gno.models.availability import download_policy, local_model_file
+    from gno.models.catalog import parse_model_uri
+
+    uri = app.embed_model_uri()
+    model = parse_model_uri(uri)
+    if model.scheme != "http":
+        local_model_file("embed", model, app.paths.models_dir, download_policy())
+    return uri
+
+
+def start_embed(app: App, inp: EmbedInput) -> dict[str, Any]:
+    from gno.services import handler
+
+    _collections(app, inp.collection)
+    uri = _require_embed_model(app)
+
+    def work(job_app: App) -> dict[str, Any]:
+        result = handler("embed")(job_app, inp)
+        return {"kind": "embed", "value": {"embedded": result.embedded, "errors": result.errors}}
+
+    job = app.jobs.start("embed", work)
+    return {"jobId": job.id, "status": "started", "model": uri}
+
+
+def start_index(app: App, inp: IndexInput) -> dict[str, Any]:
+    from gno.services import handler
+
+    collections = _collections(app, inp.collection)
+    inp = inp.model_copy(update={"runUpdateCmd": False})  # never run shell commands from a tool
+
+    def work(job_app: App) -> dict[str, Any]:
+        result = handler("index")(job_app, inp)
+        embed = result.embedResult
+        return {
+            "kind": "index",
+            "value": {
+                "sync": result.syncResult.model_dump(mode="json", exclude_none=True),
+                "embed": {
+                    "embedded": embed.embedded if embed else 0,
+                    "errors": embed.errors if embed else 0,
+                },
+            },
+        }
+
+    job = app.jobs.start("index", work)
+    return {
+        "jobId": job.id,
+        "status": "started",
+        "collections": collections,
+        "phases": ["sync", "embed"],
+        "options": {"gitPull": bool(inp.gitPull), "runUpdateCmd": False},
+    }
+
+
+def start_add_collection(app: App, inp: CollectionAddInput) -> dict[str, Any]:
+    from gno.services import handler
+
+    added = handler("collection_add")(app, inp)
+    name = added.collection.name
+    job = app.jobs.start("add", _sync_work(UpdateInput(collection=name)))
+    return {"jobId": job.id, "collection": name, "status": "started"}
+
+
+STARTERS: dict[str, Callable[[App, Any], dict[str, Any]]] = {
+    "update": start_update,
+    "embed": start_embed,
+    "index": start_index,
+    "add_collection": start_add_collection,
+}
+
+
+def add_collection(app: App, inp: CollectionAddInput) -> SyncResult:
+    """The whole job in the foreground: add the collection, then sync it."""
+    from gno.services import handler
+
+    added = handler("collection_add")(app, inp)
+    return handler("update")(app, UpdateInput(collection=added.collection.name))
+
+
+# ---- job queries ----
+
+
+def job_status(app: App, inp: JobStatusInput) -> McpJobStatus:
+    job = app.jobs.get(inp.jobId)
+    return McpJobStatus.model_validate(job.to_status(app.jobs.instance_id))
+
+
+def job_list(app: App, inp: JobListInput) -> McpJobList:
+    jobs = app.jobs.all()
+    active = [j for j in jobs if j.status == "running"]
+    recent = sorted(
+        (j for j in jobs if j.completed_at),
+        key=lambda j: j.completed_at or j.started_at,
+        reverse=True,
+    )[: inp.limit or 10]
+    return McpJobList.model_validate(
+        {
+            "active": [
+                {"jobId": j.id, "type": j.type, "startedAt": _iso(j.started_at)} for j in active
+            ],
+            "recent": [
+                {
+                    "jobId": j.id,
+                    "type": j.type,
+                    "status": j.status,
+                    "completedAt": _iso(j.completed_at or j.started_at),
+                }
+                for j in recent
+            ],
+        }
+    )
