@@ -40,6 +40,7 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_get": {"ref": "gno://notes/alpha.md", "fromLine": 2, "lineCount": 3},
     "gno_multi_get": {"refs": ["gno://notes/alpha.md", "gno://notes/missing.md"]},
     "gno_peek": {},
+    "gno_status": {},
     "gno_vsearch": {"query": "lighthouse"},  # no vectors in this corpus: a clear isError
     "gno_query": {"query": "lighthouse keeper", "explain": True},
     "gno_query_diagnose": {"query": "lighthouse", "target": "gno://notes/beta.md"},
@@ -176,6 +177,10 @@ def test_read_surface(
                 "gno://notes/alpha.md",
                 "gno://misc/readme.md",
             }
+            status = _structured(await client.call_tool("gno_status", {}))
+            assert [c["name"] for c in status["collections"]] == ["misc", "notes"]
+            assert status["activeDocuments"] == len(NOTES) + len(MISC)
+            assert status["resident"]["mode"] == ("stdio" if transport == "stdio" else "direct-cli")
             got = await client.call_tool("gno_get", READ_CALLS["gno_get"])
             assert _structured(got)["content"].startswith("2: ")
             assert "--- Content (lines 2-4) ---" in got.content[0].text

@@ -33,6 +33,7 @@ class App:
         self._embedder: Embedder | None = None
         self._reranker: Reranker | bool | None = None  # False: looked, none available
         self.embed_uri: str | None = None
+        self.mode = "direct-cli"  # resident-status mode of this process ("stdio" under `gno mcp`)
 
     @cached_property
     def config(self) -> Config:

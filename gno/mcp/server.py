@@ -160,6 +160,7 @@ async def serve_stdio(app: App, *, enable_write: bool, profile: str) -> None:
     """Speak MCP on stdin/stdout until the client closes stdin. Logs go to stderr only."""
     from mcp.server.stdio import stdio_server
 
+    app.mode = "stdio"
     server = build_server(app, enable_write=enable_write, profile=profile)
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())

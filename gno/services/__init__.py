@@ -34,6 +34,7 @@ HANDLERS: dict[str, str] = {
     "models_clear": "gno.services.models:models_clear",
     "add_collection": "gno.services.jobs:add_collection",
     "remove_collection": "gno.services.collections:remove_collection",
+    "index_status": "gno.services.status:index_status",
     "job_status": "gno.services.jobs:job_status",
     "job_list": "gno.services.jobs:job_list",
 }

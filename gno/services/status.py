@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gno_contracts.models.index_status import IndexStatus
 from gno_contracts.models.peek import Peek
 from gno_contracts.models.peek_input import PeekInput
 from gno_contracts.models.status import Status
@@ -29,12 +30,12 @@ _PROBE_WORD = re.compile(r"[^\W\d_]{4,}")
 EMPTY_RULES_FINGERPRINT = hashlib.sha256(b"[]").hexdigest()
 
 
-def direct_resident() -> dict[str, Any]:
-    """resident-status for a process that is not a resident server (CLI, stdio)."""
+def direct_resident(mode: str = "direct-cli") -> dict[str, Any]:
+    """resident-status for a process that is not a resident server (CLI, stdio MCP)."""
     zeros = lambda *keys: dict.fromkeys(keys, 0)  # noqa: E731
     return {
         "schemaVersion": "1.0",
-        "mode": "direct-cli",
+        "mode": mode,
         "resident": False,
         "uptimeSeconds": None,
         "listenerPort": None,
@@ -202,6 +203,51 @@ def status(app: App, inp: StatusInput) -> Status:
         "activation": activation_state,
     }
     return Status.model_validate(payload)
+
+
+def index_status(app: App, inp: StatusInput) -> IndexStatus:
+    """gno_status: GNO's raw status shape (counts, backlog, health), cheaper than status@1.0."""
+    store = app.store()
+    counts = store.collection_counts()
+    breakdown = store.document_breakdown()
+    embedded = embedded_counts(app, store)
+    totals = store.totals()
+    collections = []
+    for coll in store.collections():
+        chunked, chunks = counts.get(coll["name"], (0, 0))
+        total, active, errors = breakdown.get(coll["name"], (0, 0, 0))
+        collections.append(
+            {
+                "name": coll["name"],
+                "path": coll["path"],
+                "totalDocuments": total,
+                "activeDocuments": active,
+                "errorDocuments": errors,
+                "chunkedDocuments": chunked,
+                "totalChunks": chunks,
+                "embeddedChunks": embedded.get(coll["name"], 0),
+            }
+        )
+    roots_ok = all(Path(c["path"]).expanduser().is_dir() for c in collections)
+    return IndexStatus.model_validate(
+        {
+            "version": __version__,
+            "indexName": app.paths.index_name,
+            "configPath": str(app.paths.config_file),
+            "dbPath": str(app.paths.db_path),
+            "ftsTokenizer": store.get_meta("fts_tokenizer") or "",
+            "collections": collections,
+            "totalDocuments": sum(c["totalDocuments"] for c in collections),
+            "activeDocuments": sum(c["activeDocuments"] for c in collections),
+            "totalChunks": totals["chunks"],
+            "embeddingBacklog": max(0, totals["chunks"] - sum(embedded.values())),
+            "recentErrors": totals["errors_24h"],
+            "lastUpdatedAt": totals["last_updated"],
+            "healthy": roots_ok and store.integrity_ok(),
+            "contentTypeBoost": {"rulesFingerprint": EMPTY_RULES_FINGERPRINT, "rules": []},
+            "resident": direct_resident(app.mode),
+        }
+    )
 
 
 def serve_state(data_dir: Path) -> dict[str, Any]:

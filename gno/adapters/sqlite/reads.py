@@ -163,6 +163,14 @@ class DocumentReads:
         )
         return {name: (docs.get(name, 0), chunks.get(name, 0)) for name in set(docs) | set(chunks)}
 
+    def document_breakdown(self) -> dict[str, tuple[int, int, int]]:
+        """Per collection: (documents, active documents, active documents whose last sync failed)."""
+        rows = self.conn.execute(
+            "SELECT collection, count(*), coalesce(sum(active), 0), "
+            "coalesce(sum(active = 1 AND last_error_code IS NOT NULL), 0) FROM documents GROUP BY collection"
+        )
+        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
     def totals(self) -> dict[str, Any]:
         one = lambda sql, *p: self.conn.execute(sql, p).fetchone()[0]  # noqa: E731
         return {

@@ -1,0 +1,104 @@
+"""MCP over stdio on the opentelemetry-docs corpus: `initialize` latency and `gno_search` round trips.
+
+    .venv/bin/python bench/mcp_stdio.py [--reps 5]
+
+`initialize`: wall time from spawning `gno mcp` to its initialize reply, read off the raw pipe
+(what a client waits for before it can list tools). Round trip: the official SDK client calls
+`gno_search` (limit 10) over stdio for the 20 queries of performance.md on one warm session and
+times each call as the client sees it (SDK framing and its output-schema validation included).
+Targets (issue 4): median ≤ 5 ms, max ≤ 25 ms; qmd 12 ms, GNO 388 ms; initialize < 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import CORPUS, GNO, QUERIES, create_index, workspace
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    },
+}
+
+
+def initialize_seconds(env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [GNO, "mcp"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdin and proc.stdout
+    proc.stdin.write(json.dumps(INITIALIZE) + "\n")
+    proc.stdin.flush()
+    reply = json.loads(proc.stdout.readline())
+    elapsed = time.perf_counter() - start
+    assert reply["result"]["serverInfo"]["name"] == "gno", reply
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    return elapsed
+
+
+async def round_trips(env: dict[str, str], reps: int, mode: str) -> dict[str, list[float]]:
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(command=GNO, args=["mcp"], env=env)
+    samples: dict[str, list[float]] = {q: [] for q in QUERIES}
+    async with Client(params, mode=mode) as client:
+        for query in QUERIES:  # warm-up: first calls load modules and fill caches
+            result = await client.call_tool("gno_search", {"query": query, "limit": 10})
+            assert not result.is_error, result.content[0].text
+        for _ in range(reps):
+            for query in QUERIES:
+                start = time.perf_counter()
+                await client.call_tool("gno_search", {"query": query, "limit": 10})
+                samples[query].append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--reps", type=int, default=5)
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        print(f"corpus not found at {CORPUS}; nothing to measure")
+        return
+    with workspace("mcp") as env:
+        files = create_index(env)
+        inits = [initialize_seconds(env) for _ in range(args.reps * 2)]
+        print(f"corpus: {files} files; {args.reps} reps x {len(QUERIES)} queries per era")
+        print(
+            f"initialize (spawn -> reply): median {statistics.median(inits):.3f} s, "
+            f"min {min(inits):.3f} s, max {max(inits):.3f} s  (target < 0.5 s)"
+        )
+        for mode in ("legacy", "auto"):
+            samples = anyio.run(round_trips, env, args.reps, mode)
+            all_ms = [ms for runs in samples.values() for ms in runs]
+            medians = [statistics.median(runs) for runs in samples.values()]
+            print(
+                f"gno_search round trip ({mode}): median {statistics.median(all_ms):.2f} ms, "
+                f"median of per-query medians {statistics.median(medians):.2f} ms, "
+                f"max {max(all_ms):.2f} ms  (target median <= 5 ms, max <= 25 ms; qmd 12 ms, GNO 388 ms)"
+            )
+
+
+if __name__ == "__main__":
+    main()
