@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 from gno import __version__
 from gno.app import App
 from gno.errors import GnoError, NotFoundError
-from gno.mcp.tools import Outcome, call, tools
+from gno.mcp.tools import Outcome, call, failure, tools
 
 RESOURCE_NOT_FOUND = -32002  # MCP's code for an unknown resource
 TEMPLATE = "gno://{collection}/{+path}"
@@ -66,9 +66,13 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
     lock = threading.Lock()
 
     def run_locked(tool: Any, arguments: dict[str, Any]) -> Outcome:
-        if tool.name in UNLOCKED:
+        if tool.name in UNLOCKED:  # job queries touch no SQLite connection
             return call(app, tool, arguments)
         with lock:
+            try:
+                app.refresh_config()
+            except GnoError as exc:  # e.g. index.yml edited into invalid YAML
+                return failure(exc.code, exc.message)
             return call(app, tool, arguments)
 
     async def list_tools(ctx: Any, params: Any) -> t.ListToolsResult:

@@ -129,7 +129,6 @@ def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
         where = ".".join(str(p) for p in first["loc"]) or "input"
         return failure("VALIDATION", f"Invalid arguments: {where}: {first['msg']}")
     try:
-        app.refresh_config()
         if tool.op.job:
             from gno.services.jobs import STARTERS
 
