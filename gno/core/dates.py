@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from gno.errors import ValidationError
@@ -55,3 +56,29 @@ def resolve_bound(value: str, *, end: bool, now: datetime | None = None) -> str:
             "this month, last month, recent"
         ) from None
     return _iso(parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC))
+
+
+_PHRASES = ("this week", "last week", "this month", "last month", "yesterday", "today", "recent")
+_RECENCY = re.compile(
+    r"\b(latest|newest|most recent|recent|recently|today|yesterday|this week|this month)\b",
+    re.IGNORECASE,
+)
+
+
+def implicit_range(query: str, now: datetime | None = None) -> tuple[str, str] | None:
+    """The date range a query's own words ask for ("notes from last week"), as ISO bounds.
+
+    The first phrase found wins (longer phrases are tried first, so "last week" is never read
+    as a bare "recent"). None when the text names no period."""
+    lowered = " ".join(query.lower().split())
+    for phrase in _PHRASES:
+        if re.search(rf"\b{phrase}\b", lowered):
+            start, end = relative_range(phrase, now) or (None, None)
+            if start and end:
+                return _iso(start), _iso(end)
+    return None
+
+
+def wants_recency(query: str) -> bool:
+    """Whether the query asks for the newest documents first ("latest release notes")."""
+    return _RECENCY.search(query) is not None
