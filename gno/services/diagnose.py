@@ -56,9 +56,9 @@ def _filter_reasons(store: Any, doc: DocRow, filters: Filters) -> list[str]:
 def _stage(
     stage_id: str, run: QueryRun, key: str, seen_before: bool, *, cutoff: int
 ) -> dict[str, Any]:
-    kinds = {"bm25": LEXICAL, "vector": SEMANTIC}.get(stage_id)
+    kinds = {"bm25": LEXICAL, "vector": SEMANTIC, "graph": {"graph"}}.get(stage_id)
     if (
-        stage_id == "graph"
+        (stage_id == "graph" and run.graph is None)
         or (stage_id == "vector" and not run.vectors_used)
         or (stage_id == "rerank" and not run.reranked)
     ):
@@ -70,6 +70,8 @@ def _stage(
         rank = min(ranks) if ranks else None
         score = round(1 / (60 + rank), 6) if rank else None
         sources, survived = len(lists), rank is not None
+        if stage_id == "graph":  # graph adds candidates, it never drops one
+            survived = survived or seen_before
     elif stage_id == "fusion":
         rank = run.fusion_order.index(key) + 1 if key in run.fusion_order else None
         position = next((i for i, f in enumerate(run.fused) if f.key == key), None)

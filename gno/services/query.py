@@ -2,7 +2,8 @@
 
 Steps (engine.md §5.4): lexical list for the query (and one per ``term`` mode),
 vector list for the query (one per ``intent`` mode, one for ``hyde``), RRF with
-GNO's weights and bonus, min-max normalization, ``minScore``, assembly with the
+GNO's weights and bonus, graph expansion (documents linked to the best hits, one
+more list for RRF), min-max normalization, ``minScore``, assembly with the
 owner filters. Differences from GNO, on purpose: fusion is per document (a BM25
 hit and a vector hit on another chunk of the same document reinforce each other),
 each document appears once with its best chunk as the snippet, and filters apply
@@ -10,8 +11,7 @@ before the candidate budgets (over-fetching until enough candidates pass).
 
 Reranking (when a reranker is on disk) scores one chunk per document for the top
 ``candidateLimit`` and blends by position; the document BM25 ranked first stays
-first. Not yet: generated expansion, graph expansion, temporal phrases
-(``expanded`` is false). Without vectors the pipeline degrades to ``bm25_only``,
+first. Not yet: generated expansion, temporal phrases (``expanded`` is false). Without vectors the pipeline degrades to ``bm25_only``,
 without a reranker ``reranked`` is false: never an error.
 """
 
@@ -29,6 +29,7 @@ from gno.core.fusion import Fused, RankedList, blend, normalize, rrf
 from gno.errors import GnoError, ValidationError
 from gno.ports import RerankError
 from gno.services.filters import Filters, build_filters
+from gno.services.graph import Expansion, graph_neighbours
 from gno.services.results import ResultBuilder
 from gno.services.search import candidates, relaxed_match
 
@@ -81,6 +82,7 @@ class QueryRun:
     vectors_used: bool
     reranked: bool
     explain: list[dict[str, str]] = field(default_factory=list)
+    graph: Expansion | None = None
 
 
 def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
@@ -93,6 +95,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     multiplier = 3 if filters.active else 1
     pool = inp.limit * 2 * multiplier
     explain: list[dict[str, str]] = []
+    graph = None
 
     lists = [RankedList("bm25", _lexical(store, text, filters, pool))]
     for mode, mode_text in modes:
@@ -130,6 +133,14 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         explain.append({"stage": "vector", "message": f"skipped: {exc.message}"})
 
     fused = rrf(lists)
+    if inp.fast or inp.graph is False or inp.noGraph:
+        explain.append({"stage": "graph", "message": "skipped: disabled"})
+    elif fused:
+        graph = graph_neighbours(store, [f.key for f in fused], filters, candidate_limit)
+        if graph.mirrors:  # one more list; RRF is recomputed over all of them
+            lists.append(RankedList("graph", graph.mirrors))
+            fused = rrf(lists)
+        explain.append({"stage": "graph", "message": f"{len(graph.mirrors)} linked candidates"})
     fusion_order = [f.key for f in fused]
     explain.append({"stage": "fusion", "message": f"RRF k=60, {len(fused)} unique candidates"})
     scores = normalize([f.score for f in fused])
@@ -153,7 +164,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         why = "disabled" if inp.fast or inp.rerank is False else "no reranker available"
         explain.append({"stage": "rerank", "message": f"skipped: {why}"})
     return QueryRun(text, modes, filters, candidate_limit, lists, fusion_order, fused, scores, best_chunk,
-                    vectors_used, reranked, explain)  # fmt: skip
+                    vectors_used, reranked, explain, graph)  # fmt: skip
 
 
 def query(app: App, inp: QueryInput) -> SearchResults:
@@ -198,6 +209,8 @@ def query(app: App, inp: QueryInput) -> SearchResults:
         meta["intent"] = inp.intent
     if run.modes:
         meta["queryModes"] = mode_counts(run.modes)
+    if run.graph is not None:
+        meta["graphExpansion"] = run.graph.summary()
     if inp.explain:
         meta["explain"] = {
             "lines": run.explain,

@@ -20,6 +20,7 @@ from typing import Any
 
 import apsw
 
+from gno.adapters.sqlite.graph import GraphStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
 from gno.adapters.sqlite.rows import iso_from_ns, now_iso
@@ -32,7 +33,7 @@ BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
 TOKENIZE_BY_NAME = {"porter": TOKENIZER, "unicode61": "unicode61 remove_diacritics 2"}
 
 
-class SqliteStore(DocumentWrites, DocumentReads, VectorStore):
+class SqliteStore(DocumentWrites, DocumentReads, VectorStore, GraphStore):
     """One index file: lifecycle, transactions and the config mirror here; document
     writes, reads and vectors in the mixins."""
 
