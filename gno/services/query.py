@@ -11,7 +11,9 @@ before the candidate budgets (over-fetching until enough candidates pass).
 
 Reranking (when a reranker is on disk) scores one chunk per document for the top
 ``candidateLimit`` and blends by position; the document BM25 ranked first stays
-first. Not yet: generated expansion, temporal phrases (``expanded`` is false). Without vectors the pipeline degrades to ``bm25_only``,
+first. Periods named in the query ("last week") become a date filter unless since/until are
+given; recency words ("latest") sort the answer newest first. Not yet: generated
+expansion (``expanded`` is false). Without vectors the pipeline degrades to ``bm25_only``,
 without a reranker ``reranked`` is false: never an error.
 """
 
@@ -23,7 +25,9 @@ from typing import Any
 from gno_contracts.models.query_input import QueryInput
 from gno_contracts.models.search_results import SearchResults
 
+from gno.adapters.sqlite.rows import iso_from_ns
 from gno.app import App
+from gno.core.dates import implicit_range, wants_recency
 from gno.core.fts import parse_query
 from gno.core.fusion import Fused, RankedList, blend, normalize, rrf
 from gno.errors import GnoError, ValidationError
@@ -83,18 +87,23 @@ class QueryRun:
     reranked: bool
     explain: list[dict[str, str]] = field(default_factory=list)
     graph: Expansion | None = None
+    recency: bool = False  # the query asked for the newest documents first
 
 
 def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     from gno.services.embed import nearest_per_mirror, vector_neighbours
 
-    filters = build_filters(store, inp)
     supplied = [(m.mode.value, m.text.strip()) for m in inp.queryModes or []]
     text, modes = split_structured(inp.query, supplied)
-    candidate_limit = inp.candidateLimit or (40 if inp.thorough else 20)
-    multiplier = 3 if filters.active else 1
-    pool = inp.limit * 2 * multiplier
+    filters = build_filters(store, inp)
     explain: list[dict[str, str]] = []
+    if not (inp.since or inp.until) and (period := implicit_range(text)):
+        filters.since, filters.until = period  # "notes from last week" filters by date
+        explain.append({"stage": "temporal", "message": f"{period[0]} .. {period[1]}"})
+    recency = wants_recency(text)
+    candidate_limit = inp.candidateLimit or (40 if inp.thorough else 20)
+    multiplier = 3 if filters.active or recency else 1
+    pool = inp.limit * 2 * multiplier
     graph = None
 
     lists = [RankedList("bm25", _lexical(store, text, filters, pool))]
@@ -164,7 +173,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         why = "disabled" if inp.fast or inp.rerank is False else "no reranker available"
         explain.append({"stage": "rerank", "message": f"skipped: {why}"})
     return QueryRun(text, modes, filters, candidate_limit, lists, fusion_order, fused, scores, best_chunk,
-                    vectors_used, reranked, explain, graph)  # fmt: skip
+                    vectors_used, reranked, explain, graph, recency)  # fmt: skip
 
 
 def query(app: App, inp: QueryInput) -> SearchResults:
@@ -181,11 +190,17 @@ def query(app: App, inp: QueryInput) -> SearchResults:
     for doc in sorted(docs, key=lambda d: d.uri):
         by_mirror.setdefault(doc.mirror_hash or "", []).append(doc)
     scored, explained = [], []
+    wanted = inp.limit * 3 if run.recency else inp.limit
     for fused_item, score in ranked:
         for doc in by_mirror.get(fused_item.key, []):
-            if len(scored) < inp.limit:
+            if len(scored) < wanted:
                 scored.append((doc, round(score, 6)))
                 explained.append(fused_item)
+    if run.recency:  # newest first (frontmatter date, else file time), then score
+        order = sorted(
+            range(len(scored)), key=lambda i: (_doc_date(scored[i][0]), scored[i][1]), reverse=True
+        )[: inp.limit]
+        scored, explained = [scored[i] for i in order], [explained[i] for i in order]
     builder = ResultBuilder(store, app.paths.index_name, inp.includeAbsPath)
     chunk_of = {
         doc.id: run.best_chunk[doc.mirror_hash]
@@ -229,6 +244,11 @@ def query(app: App, inp: QueryInput) -> SearchResults:
             ],
         }
     return SearchResults.model_validate({"results": results, "meta": meta})
+
+
+def _doc_date(doc: Any) -> str:
+    """Sortable date of a document: its frontmatter date, else its file time (both ISO)."""
+    return doc.frontmatter_date or iso_from_ns(doc.mtime_ns)
 
 
 def mode_counts(modes: list[tuple[str, str]]) -> dict[str, Any]:
