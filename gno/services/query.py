@@ -10,9 +10,12 @@ before the candidate budgets (over-fetching until enough candidates pass).
 
 Reranking (when a reranker is on disk) scores one chunk per document for the top
 ``candidateLimit`` and blends by position; the document BM25 ranked first stays
-first. Not yet: generated expansion, graph expansion, temporal phrases
-(``expanded`` is false). Without vectors the pipeline degrades to ``bm25_only``,
-without a reranker ``reranked`` is false: never an error.
+first. Generated expansion (``services/expansion.py``) adds lexical variants as
+``bm25_variant`` lists, rephrasings as ``vector_variant`` and a HyDE passage as
+``hyde`` (``expanded`` says whether any took part). Not yet: graph expansion,
+temporal phrases. Without vectors the pipeline degrades to ``bm25_only``, without
+a reranker ``reranked`` is false, without an expand model ``expanded`` is false:
+never an error.
 """
 
 from __future__ import annotations
@@ -55,14 +58,23 @@ def split_structured(query: str, modes: list[tuple[str, str]]) -> tuple[str, lis
 
 def _lexical(store: Any, text: str, filters: Filters, limit: int) -> list[str]:
     """Mirrors ranked by BM25 for one lexical query (relaxed to any term when nothing matches)."""
+    return _lexical_scored(store, text, filters, limit)[0]
+
+
+def _lexical_scored(
+    store: Any, text: str, filters: Filters, limit: int
+) -> tuple[list[str], list[float]]:
+    """``_lexical`` and the raw BM25 scores of its hits when every term matched (best
+    first; empty for a relaxed or failed query): the strong-signal check reads them."""
     try:
         parsed = parse_query(text)
     except ValidationError:
-        return []
+        return [], []
     hits, matched = candidates(store, parsed.match_all(), filters, limit)
+    raw = [score for _, score in hits]
     if not matched and (any_term := relaxed_match(parsed)):
-        hits, _ = candidates(store, any_term, filters, limit)
-    return list(dict.fromkeys(doc.mirror_hash for doc, _ in hits if doc.mirror_hash))
+        (hits, _), raw = candidates(store, any_term, filters, limit), []
+    return list(dict.fromkeys(doc.mirror_hash for doc, _ in hits if doc.mirror_hash)), raw
 
 
 @dataclass
@@ -81,10 +93,12 @@ class QueryRun:
     vectors_used: bool
     reranked: bool
     explain: list[dict[str, str]] = field(default_factory=list)
+    expanded: bool = False  # generated variants took part (never with caller-given modes)
 
 
 def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     from gno.services.embed import nearest_per_mirror, vector_neighbours
+    from gno.services.expansion import expand
 
     filters = build_filters(store, inp)
     supplied = [(m.mode.value, m.text.strip()) for m in inp.queryModes or []]
@@ -94,21 +108,25 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     pool = inp.limit * 2 * multiplier
     explain: list[dict[str, str]] = []
 
-    lists = [RankedList("bm25", _lexical(store, text, filters, pool))]
-    for mode, mode_text in modes:
+    bm25_keys, bm25_raw = _lexical_scored(store, text, filters, pool)
+    lists = [RankedList("bm25", bm25_keys)]
+    explain.append({"stage": "bm25", "message": f"{len(lists[0].keys)} candidates"})
+    expansion = expand(app, store, inp, text, bm25_raw, has_modes=bool(modes))
+    explain.append({"stage": "expansion", "message": expansion.message})
+    variants = modes + expansion.variants  # never both: given modes turn expansion off
+    for mode, mode_text in variants:
         if mode == "term":
             lists.append(
                 RankedList(
                     "bm25_variant", _lexical(store, mode_text, filters, inp.limit * multiplier)
                 )
             )
-    explain.append({"stage": "bm25", "message": f"{len(lists[0].keys)} candidates"})
 
     best_chunk: dict[str, int] = {}
     vectors_used = False
     semantic = [("vector", text)] + [
         ("vector_variant" if mode == "intent" else "hyde", mode_text)
-        for mode, mode_text in modes
+        for mode, mode_text in variants
         if mode != "term"
     ]
     try:
@@ -153,7 +171,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         why = "disabled" if inp.fast or inp.rerank is False else "no reranker available"
         explain.append({"stage": "rerank", "message": f"skipped: {why}"})
     return QueryRun(text, modes, filters, candidate_limit, lists, fusion_order, fused, scores, best_chunk,
-                    vectors_used, reranked, explain)  # fmt: skip
+                    vectors_used, reranked, explain, expansion.expanded)  # fmt: skip
 
 
 def query(app: App, inp: QueryInput) -> SearchResults:
@@ -186,7 +204,7 @@ def query(app: App, inp: QueryInput) -> SearchResults:
     meta: dict[str, Any] = {
         "query": run.text,
         "mode": "hybrid" if run.vectors_used else "bm25_only",
-        "expanded": False,
+        "expanded": run.expanded,
         "reranked": run.reranked,
         "vectorsUsed": run.vectors_used,
         "totalResults": len(results),
