@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import os
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gno.adapters.sqlite.store import SqliteStore
 from gno.config import Config, load_config, save_config
 from gno.errors import GnoError, NotInitializedError, UnavailableError
 from gno.paths import Paths
-from gno.ports import Embedder, Reranker
+from gno.ports import Embedder, Generator, Reranker
+
+GENERATOR_ROLES = ("expand", "gen")
+EXPAND_CONTEXT = 2048  # models.expandContextSize default (engine.md §1.7)
+INFERENCE_TIMEOUT_MS = 30_000  # models.inferenceTimeout default: one HTTP model request
 
 if TYPE_CHECKING:
     from gno.services.jobs import JobManager
@@ -26,14 +30,25 @@ def _stamp(st: os.stat_result) -> str:
     return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
 
 
+def _seconds_env(name: str, default: float) -> float:
+    """A positive millisecond count from the environment, in seconds."""
+    try:
+        value = float(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return value / 1000 if value > 0 else default
+
+
 class App:
     def __init__(self, paths: Paths) -> None:
         self.paths = paths
         self._store: SqliteStore | None = None
         self._embedder: Embedder | None = None
         self._reranker: Reranker | bool | None = None  # False: looked, none available
+        self._generators: dict[str, Generator | None] = {}  # None: looked, none available
         self.embed_uri: str | None = None
         self.mode = "direct-cli"  # resident-status mode of this process ("stdio" under `gno mcp`)
+        self.unavailable: dict[str, str] = {}  # optional role -> why it has no model
 
     @cached_property
     def config(self) -> Config:
@@ -64,9 +79,7 @@ class App:
 
     def embed_model_uri(self) -> str:
         """URI of the active embedding model, without loading it."""
-        from gno.models.catalog import role_uri
-
-        return role_uri("embed", self.config.raw)[0]
+        return self.model_uri("embed")
 
     def embedder(self) -> Embedder:
         """The embedding model for this process, loaded once (fails fast when it is not available)."""
@@ -96,25 +109,83 @@ class App:
             self.embed_uri = uri
         return self._embedder
 
+    def model_uri(self, role: str) -> str:
+        """URI of a role's model (env override, else the active preset), without loading it."""
+        from gno.models.catalog import role_uri
+
+        return role_uri(role, self.config.raw)[0]
+
     def reranker(self) -> Reranker | None:
         """The reranker, or None when none is available (reranking is optional: never an error)."""
         if self._reranker is False:
             return None
         if self._reranker is None:
-            from gno.models.availability import download_policy, local_model_file
-            from gno.models.catalog import parse_model_uri, role_uri
             from gno.ports import RerankError
 
             try:
-                model = parse_model_uri(role_uri("rerank", self.config.raw)[0])
-                path = local_model_file("rerank", model, self.paths.models_dir, download_policy())
-                from gno.adapters.llama.reranker import LlamaReranker
-
-                self._reranker = LlamaReranker(path)
-            except (RerankError, GnoError):  # not on disk, remote, or not a RANK model
+                self._reranker = self._load_optional("rerank")
+            except (RerankError, GnoError) as exc:  # not on disk, bad URI, not a RANK model
+                self.unavailable["rerank"] = getattr(exc, "message", str(exc))
                 self._reranker = False
                 return None
         return self._reranker
+
+    def generator(self, role: str) -> Generator | None:
+        """The ``expand`` or ``gen`` model, or None when it is not available (both are
+        optional: never an error; ``unavailable[role]`` says why)."""
+        if role not in GENERATOR_ROLES:
+            raise ValueError(f"not a generator role: {role}")
+        if role not in self._generators:
+            from gno.ports import GenerationError
+
+            try:
+                self._generators[role] = self._load_optional(role)
+            except (GenerationError, GnoError) as exc:
+                self.unavailable[role] = getattr(exc, "message", str(exc))
+                self._generators[role] = None
+        return self._generators[role]
+
+    def _load_optional(self, role: str) -> Any:
+        """Load an optional role's model: an OpenAI-compatible server or a local GGUF."""
+        from gno.models.availability import download_policy, local_model_file
+        from gno.models.catalog import parse_model_uri
+
+        model = parse_model_uri(self.model_uri(role))
+        if model.scheme == "http":
+            timeout = self._models_int("inferenceTimeout", INFERENCE_TIMEOUT_MS, 1) / 1000
+            if role == "rerank":
+                from gno.adapters.openai_http.reranker import HttpReranker
+
+                return HttpReranker(model.url or "", model.model, timeout=timeout)
+            from gno.adapters.openai_http.generator import HttpGenerator
+
+            return HttpGenerator(model.url or "", model.model, timeout=timeout)
+        path = local_model_file(role, model, self.paths.models_dir, download_policy())
+        if role == "rerank":
+            from gno.adapters.llama.reranker import LlamaReranker
+
+            return LlamaReranker(path)
+        from gno.adapters.llama.generator import LlamaGenerator
+
+        context = self._expand_context() if role == "expand" else None
+        return LlamaGenerator(path, max_context=context)
+
+    def _expand_context(self) -> int:
+        return self._models_int("expandContextSize", EXPAND_CONTEXT, 256)
+
+    def _models_int(self, key: str, default: int, minimum: int) -> int:
+        """An integer setting of index.yml's ``models`` block (GNO's names), else ``default``."""
+        models = self.config.raw.get("models")
+        value = models.get(key) if isinstance(models, dict) else None
+        if isinstance(value, bool) or not isinstance(value, int):
+            return default
+        return max(minimum, value)
+
+    def expand_timeout(self) -> float:
+        """Seconds one expansion call may take (``GNO_EXPAND_TIMEOUT_MS``, default 5 s)."""
+        from gno.core.expansion import TIMEOUT_SECONDS
+
+        return _seconds_env("GNO_EXPAND_TIMEOUT_MS", TIMEOUT_SECONDS)
 
     def store(self, *, create: bool = False) -> SqliteStore:
         """The open index; ``create`` makes a missing index file (init and sync do)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 # Ingest error codes recorded per file (``ingest_errors.code``). The first four
 # are permanent for unchanged bytes: a file failing with them is not retried
@@ -142,3 +142,61 @@ class Reranker(Protocol):
     model_id: str
 
     def rerank(self, query: str, documents: list[str]) -> list[float]: ...
+
+
+# Generation error codes (``GenerationError.code``); ``MODEL_LOAD_FAILED`` is shared.
+GENERATE_FAILED = "GENERATE_FAILED"
+GENERATE_TIMEOUT = "GENERATE_TIMEOUT"
+INVALID_OUTPUT = "INVALID_OUTPUT"
+
+# Sampling every generator uses: the same prompt gives the same text.
+GENERATE_TEMPERATURE = 0.0
+GENERATE_SEED = 42
+DEFAULT_GENERATE_TOKENS = 256
+
+
+class GenerationError(Exception):
+    """A generator could not be loaded or could not answer a prompt.
+
+    ``code`` is ``MODEL_LOAD_FAILED`` (missing, unreadable or invalid model file,
+    unreachable server), ``GENERATE_TIMEOUT`` (no answer within the timeout),
+    ``INVALID_OUTPUT`` (an answer that is not what was asked for: a reply of the
+    wrong shape, or JSON output cut off at ``max_tokens``) or ``GENERATE_FAILED``
+    (the runtime or server failed on the input).
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@runtime_checkable
+class Generator(Protocol):
+    """Writes text for a prompt (query expansion, answers).
+
+    ``model_id`` names the model (it keys cached answers).
+
+    Invariants: sampling is greedy (temperature 0, seed 42), so the same prompt,
+    schema and ``max_tokens`` give the same text from the same model. At most
+    ``max_tokens`` tokens are generated. With ``schema`` (a JSON Schema) the answer
+    is asked to be one JSON value matching it: a local model is constrained by a
+    grammar and its text always parses as JSON (output cut off at ``max_tokens``
+    is ``INVALID_OUTPUT``, never returned); a remote server is asked for that
+    format, and its text is returned as it came, so callers still parse
+    defensively. A call that takes longer than ``timeout`` seconds raises
+    ``GENERATE_TIMEOUT``. It never aborts the process on long input: fitting the
+    prompt into the model's context is the adapter's job. Any failure is raised
+    as ``GenerationError``, nothing else.
+    """
+
+    model_id: str
+
+    def generate(
+        self,
+        prompt: str,
+        *,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = DEFAULT_GENERATE_TOKENS,
+        timeout: float | None = None,
+    ) -> str: ...

@@ -13,11 +13,19 @@
 - ``garbage``: HTTP 200 with a body that is not JSON;
 - ``error500``: HTTP 500 with a JSON error body longer than 200 characters;
 - ``wrong_count``: one embedding fewer than inputs;
-- ``mixed_widths``: odd-indexed vectors are half as wide.
+- ``mixed_widths``: odd-indexed vectors are half as wide;
+- ``no_choices``: chat and completions answer HTTP 200 JSON without ``choices``.
 
-Every request is recorded (method, path, headers, parsed JSON body) in
-``requests``. Routes live in ``routes`` keyed by ``(method, path)``; only
-``POST /v1/embeddings`` is implemented, chat/completions can be added there.
+Routes (``routes``, keyed by ``(method, path)``):
+
+- ``POST /v1/embeddings``: the vectors above;
+- ``POST /v1/chat/completions``: ``chat_reply(body)`` is the assistant's text
+  (default: an empty expansion as JSON), with ``finish_reason`` ("stop");
+- ``POST /v1/completions``: ``completion_reply(prompt)`` is the completion text
+  (default ``" 0.5"``).
+
+``slow``, ``garbage`` and ``error500`` apply to every route. Every request is
+recorded (method, path, headers, parsed JSON body) in ``requests``.
 """
 
 from __future__ import annotations
@@ -30,7 +38,17 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-MODES = ("ok", "reversed", "slow", "garbage", "error500", "wrong_count", "mixed_widths")
+MODES = (
+    "ok",
+    "reversed",
+    "slow",
+    "garbage",
+    "error500",
+    "wrong_count",
+    "mixed_widths",
+    "no_choices",
+)
+DEFAULT_CHAT_REPLY = json.dumps({"lexicalQueries": [], "vectorQueries": [], "hyde": ""})
 
 
 @dataclass
@@ -68,8 +86,13 @@ class FakeOpenAI:
         self.width = width
         self.delay = delay
         self.requests: list[Recorded] = []
+        self.chat_reply: Callable[[dict[str, Any]], str] = lambda body: DEFAULT_CHAT_REPLY
+        self.completion_reply: Callable[[str], str] = lambda prompt: " 0.5"
+        self.finish_reason = "stop"
         self.routes: dict[tuple[str, str], Callable[[Any], Reply]] = {
             ("POST", "/v1/embeddings"): self._embeddings,
+            ("POST", "/v1/chat/completions"): self._chat,
+            ("POST", "/v1/completions"): self._completions,
         }
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -152,13 +175,8 @@ class FakeOpenAI:
         except OSError:  # the client gave up (timeout tests)
             pass
 
-    def _embeddings(self, body: dict[str, Any]) -> Reply:
-        inputs = body.get("input")
-        if isinstance(inputs, str):
-            inputs = [inputs]
-        if not isinstance(inputs, list) or not all(isinstance(t, str) for t in inputs):
-            return _json(400, {"error": {"message": "'input' must be a string or strings"}})
-        mode = self.mode
+    def _common(self, mode: str) -> Reply | None:
+        """The reply of a mode that answers every route alike, else None."""
         if mode == "slow" and self._stop.wait(self.delay):
             return _json(503, {"error": {"message": "shutting down"}})
         if mode == "garbage":
@@ -166,6 +184,40 @@ class FakeOpenAI:
         if mode == "error500":
             detail = "internal failure while embedding; " * 12
             return _json(500, {"error": {"message": detail, "type": "server_error"}})
+        return None
+
+    def _chat(self, body: dict[str, Any]) -> Reply:
+        mode = self.mode
+        if (common := self._common(mode)) is not None:
+            return common
+        if mode == "no_choices":
+            return _json(200, {"object": "chat.completion", "choices": []})
+        message = {"role": "assistant", "content": self.chat_reply(body)}
+        choice = {"index": 0, "message": message, "finish_reason": self.finish_reason}
+        model = body.get("model") or "fake-chat"
+        return _json(200, {"object": "chat.completion", "model": model, "choices": [choice]})
+
+    def _completions(self, body: dict[str, Any]) -> Reply:
+        mode = self.mode
+        if (common := self._common(mode)) is not None:
+            return common
+        if mode == "no_choices":
+            return _json(200, {"object": "text_completion", "choices": []})
+        prompt = body.get("prompt")
+        if not isinstance(prompt, str):
+            return _json(400, {"error": {"message": "'prompt' must be a string"}})
+        choice = {"index": 0, "text": self.completion_reply(prompt), "finish_reason": "stop"}
+        return _json(200, {"object": "text_completion", "choices": [choice]})
+
+    def _embeddings(self, body: dict[str, Any]) -> Reply:
+        inputs = body.get("input")
+        if isinstance(inputs, str):
+            inputs = [inputs]
+        if not isinstance(inputs, list) or not all(isinstance(t, str) for t in inputs):
+            return _json(400, {"error": {"message": "'input' must be a string or strings"}})
+        mode = self.mode
+        if (common := self._common(mode)) is not None:
+            return common
         data = []
         for i, text in enumerate(inputs):
             vector = fake_vector(text, self.width)

@@ -95,9 +95,12 @@ def write_tiny_bert(path: Path, *, seed: int = 0, rank: bool = False) -> Path:
     return _write(writer, tensors, path)
 
 
-def write_tiny_llama(path: Path, *, seed: int = 0) -> Path:
-    """A 2-layer, 64-d llama (GQA 4/2 heads) with an SPM vocab and a chat template."""
-    n_embd, n_ff, n_ctx, n_layer, n_head, n_head_kv = 64, 128, 256, 2, 4, 2
+def write_tiny_llama(
+    path: Path, *, seed: int = 0, n_ctx: int = 256, chat_template: bool = True
+) -> Path:
+    """A 2-layer, 64-d llama (GQA 4/2 heads) with an SPM vocab and, unless told otherwise,
+    a chat template; ``n_ctx`` is its trained context."""
+    n_embd, n_ff, n_layer, n_head, n_head_kv = 64, 128, 2, 4, 2
     head_dim = n_embd // n_head
     tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)]
     tokens += ["▁"] + ["▁" + w for w in WORDS] + list(LETTERS)
@@ -130,10 +133,11 @@ def write_tiny_llama(path: Path, *, seed: int = 0) -> Path:
     writer.add_eos_token_id(2)
     writer.add_add_bos_token(True)
     writer.add_add_eos_token(False)
-    writer.add_chat_template(
-        "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{{ '\\n' }}{% endfor %}"
-        "{% if add_generation_prompt %}<|assistant|>{% endif %}"
-    )
+    if chat_template:
+        writer.add_chat_template(
+            "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{{ '\\n' }}{% endfor %}"
+            "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+        )
 
     tensors = {
         "token_embd.weight": rand(len(tokens), n_embd),

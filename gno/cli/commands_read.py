@@ -128,7 +128,8 @@ def query_command(
     line_numbers: LineNumbers = False, source: Source = False,
     fast: Annotated[bool, typer.Option("--fast", help="BM25 + vectors only: no expansion, rerank or graph.")] = False,
     thorough: Annotated[bool, typer.Option("--thorough", help="Larger candidate pool (40).")] = False,
-    no_expand: Annotated[bool, typer.Option("--no-expand", help="No generated query expansion.")] = False,
+    expand: Annotated[bool, typer.Option("--expand", help="Balanced mode: generated query expansion on (default: slim presets only).")] = False,
+    no_expand: Annotated[bool, typer.Option("--no-expand", help="Balanced mode: no generated query expansion.")] = False,
     no_rerank: Annotated[bool, typer.Option("--no-rerank", help="No reranking.")] = False,
     candidate_limit: Annotated[int | None, typer.Option("-C", "--candidate-limit", help="Rerank pool (1-100).")] = None,
     query_mode: Annotated[list[str] | None, typer.Option("--query-mode", help="term:<text>, intent:<text> or hyde:<text> (repeatable).")] = None,
@@ -141,6 +142,8 @@ def query_command(
     fmt = pick_format(ctx, json=json_, files=files, csv=csv, md=md, xml=xml)
     if fast and thorough:
         raise ValidationError("Choose --fast or --thorough, not both")
+    if expand and no_expand:
+        raise ValidationError("Choose --expand or --no-expand, not both")
     modes = []
     for raw in query_mode or []:
         mode, sep, text = raw.partition(":")
@@ -149,14 +152,15 @@ def query_command(
                 f"Invalid --query-mode {raw!r}: use term:<text>, intent:<text> or hyde:<text>"
             )
         modes.append({"mode": mode, "text": text.strip()})
+    depth = {"fast": fast, "thorough": thorough, "candidateLimit": candidate_limit, "queryModes": modes or None,
+             "expand": True if expand else False if no_expand else None, "rerank": False if no_rerank else None}  # fmt: skip
     if (
         target and query and query[0] == "diagnose"
     ):  # GNO's spelling: gno query diagnose <q> --target <ref>
-        _diagnose(ctx, fmt, query[1:], target, dict(locals()))
+        _diagnose(ctx, fmt, query[1:], target, dict(locals()), depth)
         return
     fields = _search_fields(fmt, dict(locals()))
-    extra = {"fast": fast, "thorough": thorough, "candidateLimit": candidate_limit, "queryModes": modes or None,
-             "explain": explain, "expand": False if no_expand else None, "rerank": False if no_rerank else None}  # fmt: skip
+    extra = depth | {"explain": explain}
     result = call(ctx, "query", build(QueryInput, **fields, **extra))
     if explain and fmt != "json" and result.meta.explain:
         for line in result.meta.explain.lines:
@@ -314,7 +318,12 @@ def peek(ctx: typer.Context, json_: Json = False) -> None:
 
 
 def _diagnose(
-    ctx: typer.Context, fmt: str | None, words: list[str], target: str, flags: dict[str, Any]
+    ctx: typer.Context,
+    fmt: str | None,
+    words: list[str],
+    target: str,
+    flags: dict[str, Any],
+    depth: dict[str, Any],
 ) -> None:
     from gno_contracts.models.query_diagnose_input import QueryDiagnoseInput
 
@@ -324,7 +333,7 @@ def _diagnose(
     result = call(
         ctx,
         "query_diagnose",
-        build(QueryDiagnoseInput, **fields, target=target, fast=flags["fast"]),
+        build(QueryDiagnoseInput, **fields, **depth, target=target),
     )
     if fmt == "json":
         write_json(result)

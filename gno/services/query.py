@@ -11,10 +11,13 @@ before the candidate budgets (over-fetching until enough candidates pass).
 
 Reranking (when a reranker is on disk) scores one chunk per document for the top
 ``candidateLimit`` and blends by position; the document BM25 ranked first stays
-first. Periods named in the query ("last week") become a date filter unless since/until are
-given; recency words ("latest") sort the answer newest first. Not yet: generated
-expansion (``expanded`` is false). Without vectors the pipeline degrades to ``bm25_only``,
-without a reranker ``reranked`` is false: never an error.
+first. Generated expansion (``services/expansion.py``) adds lexical variants as
+``bm25_variant`` lists, rephrasings as ``vector_variant`` and a HyDE passage as
+``hyde`` (``expanded`` says whether any took part). Periods named in the query
+("last week") become a date filter unless since/until are given; recency words
+("latest") sort the answer newest first. Without vectors the pipeline degrades to ``bm25_only``, without
+a reranker ``reranked`` is false, without an expand model ``expanded`` is false:
+never an error.
 """
 
 from __future__ import annotations
@@ -60,14 +63,23 @@ def split_structured(query: str, modes: list[tuple[str, str]]) -> tuple[str, lis
 
 def _lexical(store: Any, text: str, filters: Filters, limit: int) -> list[str]:
     """Mirrors ranked by BM25 for one lexical query (relaxed to any term when nothing matches)."""
+    return _lexical_scored(store, text, filters, limit)[0]
+
+
+def _lexical_scored(
+    store: Any, text: str, filters: Filters, limit: int
+) -> tuple[list[str], list[float]]:
+    """``_lexical`` and the raw BM25 scores of its hits when every term matched (best
+    first; empty for a relaxed or failed query): the strong-signal check reads them."""
     try:
         parsed = parse_query(text)
     except ValidationError:
-        return []
+        return [], []
     hits, matched = candidates(store, parsed.match_all(), filters, limit)
+    raw = [score for _, score in hits]
     if not matched and (any_term := relaxed_match(parsed)):
-        hits, _ = candidates(store, any_term, filters, limit)
-    return list(dict.fromkeys(doc.mirror_hash for doc, _ in hits if doc.mirror_hash))
+        (hits, _), raw = candidates(store, any_term, filters, limit), []
+    return list(dict.fromkeys(doc.mirror_hash for doc, _ in hits if doc.mirror_hash)), raw
 
 
 @dataclass
@@ -88,10 +100,12 @@ class QueryRun:
     explain: list[dict[str, str]] = field(default_factory=list)
     graph: Expansion | None = None
     recency: bool = False  # the query asked for the newest documents first
+    expanded: bool = False  # generated variants took part (never with caller-given modes)
 
 
 def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     from gno.services.embed import nearest_per_mirror, vector_neighbours
+    from gno.services.expansion import expand
 
     supplied = [(m.mode.value, m.text.strip()) for m in inp.queryModes or []]
     text, modes = split_structured(inp.query, supplied)
@@ -106,21 +120,25 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     pool = inp.limit * 2 * multiplier
     graph = None
 
-    lists = [RankedList("bm25", _lexical(store, text, filters, pool))]
-    for mode, mode_text in modes:
+    bm25_keys, bm25_raw = _lexical_scored(store, text, filters, pool)
+    lists = [RankedList("bm25", bm25_keys)]
+    explain.append({"stage": "bm25", "message": f"{len(lists[0].keys)} candidates"})
+    expansion = expand(app, store, inp, text, bm25_raw, has_modes=bool(modes))
+    explain.append({"stage": "expansion", "message": expansion.message})
+    variants = modes + expansion.variants  # never both: given modes turn expansion off
+    for mode, mode_text in variants:
         if mode == "term":
             lists.append(
                 RankedList(
                     "bm25_variant", _lexical(store, mode_text, filters, inp.limit * multiplier)
                 )
             )
-    explain.append({"stage": "bm25", "message": f"{len(lists[0].keys)} candidates"})
 
     best_chunk: dict[str, int] = {}
     vectors_used = False
     semantic = [("vector", text)] + [
         ("vector_variant" if mode == "intent" else "hyde", mode_text)
-        for mode, mode_text in modes
+        for mode, mode_text in variants
         if mode != "term"
     ]
     try:
@@ -173,7 +191,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         why = "disabled" if inp.fast or inp.rerank is False else "no reranker available"
         explain.append({"stage": "rerank", "message": f"skipped: {why}"})
     return QueryRun(text, modes, filters, candidate_limit, lists, fusion_order, fused, scores, best_chunk,
-                    vectors_used, reranked, explain, graph, recency)  # fmt: skip
+                    vectors_used, reranked, explain, graph, recency, expansion.expanded)  # fmt: skip
 
 
 def query(app: App, inp: QueryInput) -> SearchResults:
@@ -212,7 +230,7 @@ def query(app: App, inp: QueryInput) -> SearchResults:
     meta: dict[str, Any] = {
         "query": run.text,
         "mode": "hybrid" if run.vectors_used else "bm25_only",
-        "expanded": False,
+        "expanded": run.expanded,
         "reranked": run.reranked,
         "vectorsUsed": run.vectors_used,
         "totalResults": len(results),

@@ -1,4 +1,5 @@
-"""Loading a GGUF model into llama-cpp-python, shared by the embedder and the reranker.
+"""Loading a GGUF model into llama-cpp-python, shared by the embedder, the reranker and
+the generator.
 
 The GGUF header is read in pure Python first (architecture, trained context, pooling), so
 llama.cpp is never handed a file that could trip an assertion, and ``llama_cpp`` (with numpy)
@@ -109,11 +110,18 @@ class LoadedModel:
 def load_model(
     path: str | Path,
     error: Callable[[str, str], Exception],
-    choose_pooling: Callable[[str, dict[str, Any]], int],
+    choose_pooling: Callable[[str, dict[str, Any]], int] | None,
     n_threads: int | None = None,
+    *,
+    n_ctx: int | None = None,
+    seed: int | None = None,
 ) -> LoadedModel:
     """Validate the header, pick the pooling (``choose_pooling`` may refuse by raising), load.
-    Every failure is ``error(MODEL_LOAD_FAILED, message)``."""
+
+    With ``choose_pooling`` the model is loaded for pooled outputs (embeddings, rank scores)
+    with a context of ``min(trained context, MAX_CONTEXT)``; without it, for generation with
+    a context of ``min(trained context, n_ctx)`` (default ``MAX_CONTEXT``) and logits for
+    sampling. Every failure is ``error(MODEL_LOAD_FAILED, message)``."""
     path = Path(path).expanduser().resolve()
     if not path.is_file():
         raise error(MODEL_LOAD_FAILED, f"model file not found: {path}")
@@ -125,8 +133,12 @@ def load_model(
     n_ctx_train = meta.get(f"{arch}.context_length")
     if not isinstance(arch, str) or not isinstance(n_ctx_train, int) or n_ctx_train < 8:
         raise error(MODEL_LOAD_FAILED, f"{path}: no architecture/context length")
-    pooling = choose_pooling(arch, meta)
-    n_ctx = min(n_ctx_train, MAX_CONTEXT)
+    pooling = choose_pooling(arch, meta) if choose_pooling is not None else None
+    if pooling is not None:  # one sequence per decode: the whole context is one batch
+        n_ctx = n_batch = min(n_ctx_train, MAX_CONTEXT)
+    else:  # generation: the caller sizes the context, the prompt is decoded in batches
+        n_ctx = min(n_ctx_train, n_ctx or MAX_CONTEXT)
+        n_batch = min(n_ctx, MAX_CONTEXT)
     threads = n_threads or min(2, os.cpu_count() or 1)
     try:
         import llama_cpp
@@ -136,16 +148,20 @@ def load_model(
         ) from exc
     silence_llama_logs(llama_cpp)
     try:
+        mode: dict[str, Any] = (
+            {"embedding": True, "pooling_type": pooling}
+            if pooling is not None
+            else {"seed": llama_cpp.LLAMA_DEFAULT_SEED if seed is None else seed}
+        )
         llm = llama_cpp.Llama(
             str(path),
-            embedding=True,
-            pooling_type=pooling,
             n_ctx=n_ctx,
-            n_batch=n_ctx,
-            n_ubatch=n_ctx,
+            n_batch=n_batch,
+            n_ubatch=n_batch,
             n_threads=threads,
             n_threads_batch=threads,  # prompt decoding uses this one (default: all cores)
             verbose=False,
+            **mode,
         )
     except Exception as exc:  # llama-cpp-python raises ValueError/RuntimeError
         raise error(MODEL_LOAD_FAILED, f"{path}: {exc}") from exc

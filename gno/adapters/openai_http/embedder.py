@@ -36,68 +36,25 @@ Errors (all raised as ``EmbeddingError``):
   or changed widths, zero or non-finite vectors): ``EMBED_FAILED``
   ``"invalid response: …"``.
 
-``timeout`` applies to each socket operation (connect, each read), as in
-``urllib``. Proxies from the environment are honoured except for loopback hosts.
-Standard library only, so importing this module stays cheap.
+HTTP plumbing (timeouts, proxies, error excerpts) is shared with the other HTTP
+adapters in ``client.py``. Standard library only, so importing this module stays cheap.
 """
 
 from __future__ import annotations
 
-import http.client
-import ipaddress
-import json
 import math
-import os
-import socket
-import urllib.error
-import urllib.parse
-import urllib.request
 from typing import Any
 
+from gno.adapters.openai_http.client import HttpFailure, JsonClient, endpoint_url
 from gno.ports import EMBED_FAILED, MODEL_LOAD_FAILED, EmbeddingError
 
 DEFAULT_MAX_TOKENS = 2048
 PROBE_TEXT = "dimension probe"
-API_KEY_ENV = "GNO_HTTP_API_KEY"
-EXCERPT_CHARS = 200
-_ERROR_BODY_BYTES = 4096
 
 
 def embeddings_endpoint(url: str) -> str:
     """The embeddings URL for a base URL (see the module docstring for the rule)."""
-    base = url.rstrip("/")
-    if base.endswith("/v1/embeddings"):
-        return base
-    if base.endswith("/v1"):
-        return base + "/embeddings"
-    return base + "/v1/embeddings"
-
-
-def _is_loopback(host: str | None) -> bool:
-    if not host:
-        return False
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _excerpt(raw: bytes) -> str:
-    """A one-line excerpt of an error body; the ``error.message`` of a JSON error if any."""
-    text = raw.decode("utf-8", errors="replace")
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        doc = None
-    if isinstance(doc, dict):
-        err = doc.get("error")
-        message = err.get("message") if isinstance(err, dict) else err
-        if isinstance(message, str) and message.strip():
-            text = message
-    text = " ".join(text.split())
-    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
+    return endpoint_url(url, "embeddings")
 
 
 def _invalid(why: str) -> EmbeddingError:
@@ -157,23 +114,13 @@ class HttpEmbedder:
         self.url = url
         self.model = model or None
         self.model_id = f"{url}#{model}" if model else url
-        self.endpoint = embeddings_endpoint(url)
         self.timeout = float(timeout)
         self.batch_size = max(1, int(batch_size))
         self.max_tokens: int = DEFAULT_MAX_TOKENS
-        parsed = urllib.parse.urlsplit(self.endpoint)
-        if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise EmbeddingError(MODEL_LOAD_FAILED, f"not an http(s) URL: {url!r}")
-        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
-        self._headers = {
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": "gno",
-        }
-        if key:
-            self._headers["Authorization"] = f"Bearer {key}"
-        handlers = [urllib.request.ProxyHandler({})] if _is_loopback(parsed.hostname) else []
-        self._opener = urllib.request.build_opener(*handlers)
+        try:
+            self._client = JsonClient(embeddings_endpoint(url), timeout=timeout, api_key=api_key)
+        except ValueError:
+            raise EmbeddingError(MODEL_LOAD_FAILED, f"not an http(s) URL: {url!r}") from None
         self.dimensions: int = 0
         self.dimensions = len(self._request([PROBE_TEXT])[0])
 
@@ -189,50 +136,21 @@ class HttpEmbedder:
     def close(self) -> None:
         """Nothing to release (one connection per request)."""
 
+    @property
+    def endpoint(self) -> str:
+        return self._client.endpoint
+
+    @endpoint.setter
+    def endpoint(self, value: str) -> None:
+        self._client.endpoint = value
+
     def _request(self, texts: list[str]) -> list[list[float]]:
         body: dict[str, Any] = {"input": texts}
         if self.model:
             body = {"model": self.model, **body}
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        request = urllib.request.Request(
-            self.endpoint, data=data, headers=self._headers, method="POST"
-        )
-        raw = self._send(request)
         try:
-            payload = json.loads(raw)
-        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
-            raise _invalid(f"not JSON ({_excerpt(raw)!r})") from exc
+            payload = self._client.post(body)
+        except HttpFailure as exc:
+            code = MODEL_LOAD_FAILED if exc.kind == "unreachable" else EMBED_FAILED
+            raise EmbeddingError(code, exc.message) from None
         return [_normalize(v) for v in _parse_vectors(payload, len(texts))]
-
-    def _send(self, request: urllib.request.Request) -> bytes:
-        try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                return bytes(response.read())
-        except urllib.error.HTTPError as exc:
-            try:
-                detail = _excerpt(exc.read(_ERROR_BODY_BYTES))
-            except (OSError, http.client.HTTPException):
-                detail = ""
-            finally:
-                exc.close()
-            message = f"{self.endpoint} answered HTTP {exc.code} {exc.reason}"
-            raise EmbeddingError(
-                EMBED_FAILED, f"{message}: {detail}" if detail else message
-            ) from None
-        except urllib.error.URLError as exc:
-            raise self._unreachable(exc.reason) from None
-        except (OSError, http.client.HTTPException, ValueError) as exc:
-            raise self._unreachable(exc) from None
-
-    def _unreachable(self, cause: object) -> EmbeddingError:
-        if isinstance(cause, TimeoutError) or "timed out" in str(cause):
-            why = f"timed out after {self.timeout} s"
-        elif isinstance(cause, ConnectionRefusedError):
-            why = "connection refused"
-        elif isinstance(cause, socket.gaierror):
-            why = f"cannot resolve host ({cause.strerror or cause})"
-        elif isinstance(cause, OSError) and cause.strerror:
-            why = cause.strerror
-        else:
-            why = str(cause) or type(cause).__name__
-        return EmbeddingError(MODEL_LOAD_FAILED, f"cannot reach {self.endpoint}: {why}")

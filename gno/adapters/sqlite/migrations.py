@@ -168,3 +168,21 @@ def m002_vectors(conn: apsw.Connection, settings: dict[str, str]) -> None:
         CREATE INDEX chunk_vectors_chunk ON chunk_vectors (mirror_hash, seq);
         """
     )
+
+
+@migration(4)
+def m004_expansion_cache(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """Answers of the expand model, so a repeated query costs no generation. ``key`` is
+    SHA-256 of (prompt version, model, query, language, intent); ``id`` grows with each
+    write, so the oldest entries are the ones pruned."""
+    conn.execute(
+        """
+        CREATE TABLE IF NOT EXISTS expansion_cache (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            model_uri TEXT NOT NULL,
+            answer_json TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        """
+    )

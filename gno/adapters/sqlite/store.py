@@ -20,6 +20,7 @@ from typing import Any
 
 import apsw
 
+from gno.adapters.sqlite.cache import ExpansionCache
 from gno.adapters.sqlite.graph import GraphStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
@@ -33,15 +34,16 @@ BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
 TOKENIZE_BY_NAME = {"porter": TOKENIZER, "unicode61": "unicode61 remove_diacritics 2"}
 
 
-class SqliteStore(DocumentWrites, DocumentReads, VectorStore, GraphStore):
+class SqliteStore(DocumentWrites, DocumentReads, VectorStore, GraphStore, ExpansionCache):
     """One index file: lifecycle, transactions and the config mirror here; document
-    writes, reads and vectors in the mixins."""
+    writes, reads, vectors and the expansion cache in the mixins."""
 
     def __init__(self, conn: apsw.Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
         self._fts_pending: list[tuple[int, str, str, str]] = []
         self._vec_loaded: bool | None = None
+        self.busy_timeout_ms = BUSY_TIMEOUT_MS
 
     @classmethod
     def open(cls, path: Path, *, create: bool = False, tokenizer: str = "porter") -> SqliteStore:
@@ -52,7 +54,8 @@ class SqliteStore(DocumentWrites, DocumentReads, VectorStore, GraphStore):
             path.parent.mkdir(parents=True, exist_ok=True)
         try:
             conn = apsw.Connection(str(path), flags=flags)
-            conn.set_busy_timeout(int(os.environ.get("GNO_BUSY_TIMEOUT_MS", BUSY_TIMEOUT_MS)))
+            busy_timeout_ms = int(os.environ.get("GNO_BUSY_TIMEOUT_MS", BUSY_TIMEOUT_MS))
+            conn.set_busy_timeout(busy_timeout_ms)
             conn.execute("PRAGMA foreign_keys = ON")
             if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 conn.execute("PRAGMA journal_mode = WAL")
@@ -65,6 +68,7 @@ class SqliteStore(DocumentWrites, DocumentReads, VectorStore, GraphStore):
         except apsw.Error as exc:
             raise GnoError(f"Cannot open index {path}: {exc}") from exc
         store = cls(conn, path)
+        store.busy_timeout_ms = busy_timeout_ms
         store.migrate(tokenizer)
         return store
 

@@ -1,0 +1,146 @@
+"""JSON over HTTP to an OpenAI-compatible server, shared by the HTTP adapters.
+
+Standard library only, so importing an HTTP adapter stays cheap. One connection
+per request. Proxies from the environment are honoured except for loopback
+hosts. ``timeout`` applies to each socket operation (connect, each read), as in
+``urllib``.
+
+Every failure is an ``HttpFailure`` whose ``kind`` lets each adapter map it to
+its port's error code:
+
+- ``unreachable``: refused, DNS, reset, timed out (``timed_out`` tells the last);
+  the message names the endpoint and the cause;
+- ``status``: HTTP 4xx/5xx, with the status and at most 200 characters of the
+  body (the ``error.message`` of a JSON error body when there is one);
+- ``invalid``: a 200 answer that is not JSON; messages start with
+  ``invalid response: ``, as adapters phrase their own shape checks.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import json
+import os
+import socket
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+API_KEY_ENV = "GNO_HTTP_API_KEY"
+EXCERPT_CHARS = 200
+_ERROR_BODY_BYTES = 4096
+
+
+class HttpFailure(Exception):
+    def __init__(self, kind: str, message: str, *, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.kind = kind  # "unreachable" | "status" | "invalid"
+        self.message = message
+        self.timed_out = timed_out
+
+
+def endpoint_url(url: str, path: str) -> str:
+    """The URL of an API path (``embeddings``, ``chat/completions``…) for a base URL:
+    ``url`` itself when it already ends with ``/v1/<path>``, ``<url>/<path>`` when it
+    ends with ``/v1``, else ``<url>/v1/<path>``. A trailing ``/`` is ignored."""
+    base = url.rstrip("/")
+    if base.endswith(f"/v1/{path}"):
+        return base
+    if base.endswith("/v1"):
+        return f"{base}/{path}"
+    return f"{base}/v1/{path}"
+
+
+def is_loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def excerpt(raw: bytes) -> str:
+    """A one-line excerpt of a body; the ``error.message`` of a JSON error if any."""
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict):
+        err = doc.get("error")
+        message = err.get("message") if isinstance(err, dict) else err
+        if isinstance(message, str) and message.strip():
+            text = message
+    text = " ".join(text.split())
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
+
+
+class JsonClient:
+    """POSTs JSON to one endpoint and returns the decoded JSON answer."""
+
+    def __init__(self, endpoint: str, *, timeout: float, api_key: str | None = None) -> None:
+        self.endpoint = endpoint
+        self.timeout = float(timeout)
+        parsed = urllib.parse.urlsplit(endpoint)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"not an http(s) URL: {endpoint!r}")
+        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
+        self.headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": "gno",
+        }
+        if key:
+            self.headers["Authorization"] = f"Bearer {key}"
+        handlers = [urllib.request.ProxyHandler({})] if is_loopback(parsed.hostname) else []
+        self._opener = urllib.request.build_opener(*handlers)
+
+    def post(self, body: dict[str, Any], *, timeout: float | None = None) -> Any:
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        request = urllib.request.Request(
+            self.endpoint, data=data, headers=self.headers, method="POST"
+        )
+        raw = self._send(request, self.timeout if timeout is None else timeout)
+        try:
+            return json.loads(raw)
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+            raise HttpFailure("invalid", f"invalid response: not JSON ({excerpt(raw)!r})") from exc
+
+    def _send(self, request: urllib.request.Request, timeout: float) -> bytes:
+        try:
+            with self._opener.open(request, timeout=timeout) as response:
+                return bytes(response.read())
+        except urllib.error.HTTPError as exc:
+            try:
+                detail = excerpt(exc.read(_ERROR_BODY_BYTES))
+            except (OSError, http.client.HTTPException):
+                detail = ""
+            finally:
+                exc.close()
+            message = f"{self.endpoint} answered HTTP {exc.code} {exc.reason}"
+            raise HttpFailure("status", f"{message}: {detail}" if detail else message) from None
+        except urllib.error.URLError as exc:
+            raise self._unreachable(exc.reason, timeout) from None
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            raise self._unreachable(exc, timeout) from None
+
+    def _unreachable(self, cause: object, timeout: float) -> HttpFailure:
+        timed_out = isinstance(cause, TimeoutError) or "timed out" in str(cause)
+        if timed_out:
+            why = f"timed out after {timeout} s"
+        elif isinstance(cause, ConnectionRefusedError):
+            why = "connection refused"
+        elif isinstance(cause, socket.gaierror):
+            why = f"cannot resolve host ({cause.strerror or cause})"
+        elif isinstance(cause, OSError) and cause.strerror:
+            why = cause.strerror
+        else:
+            why = str(cause) or type(cause).__name__
+        return HttpFailure(
+            "unreachable", f"cannot reach {self.endpoint}: {why}", timed_out=timed_out
+        )
