@@ -32,6 +32,9 @@ HANDLERS: dict[str, str] = {
     "models_list": "gno.services.models:models_list",
     "models_path": "gno.services.models:models_path",
     "models_clear": "gno.services.models:models_clear",
+    "mcp_install": "gno.services.mcp_install:mcp_install",
+    "mcp_status": "gno.services.mcp_install:mcp_status",
+    "mcp_uninstall": "gno.services.mcp_install:mcp_uninstall",
 }
 
 
