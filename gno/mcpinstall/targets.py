@@ -65,7 +65,7 @@ class Places:
 
     home: Path
     config_home: Path  # XDG_CONFIG_HOME or ~/.config
-    appdata: Path  # Windows roaming AppData (unused elsewhere)
+    appdata: Path  # Windows: %APPDATA% (roaming)
     cwd: Path
     platform: str
 

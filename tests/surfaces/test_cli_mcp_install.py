@@ -460,6 +460,7 @@ def test_codex_replacement_keeps_other_tables_and_comments(client: Client) -> No
     assert data["mcp_servers"]["other"]["command"] == "npx"
     assert data["mcp_servers"]["gno"]["args"][-2:] == ["--tool-profile", "core"]
     assert "[mcp_servers.gno.env]" in text
+    assert "# profiles come last\n[profiles.fast]" in text  # the comment stays with its table
 
 
 def test_text_output(client: Client) -> None:
