@@ -50,7 +50,8 @@ def write_atomic(path: Path, text: str) -> Path | None:
         real.parent.mkdir(parents=True, exist_ok=True)
         if real.exists():
             backup = real.with_name(real.name + ".bak")
-            shutil.copy2(real, backup)
+            shutil.copyfile(real, backup)  # not copy2: it would copy *into* a folder
+            shutil.copystat(real, backup)
             mode = stat.S_IMODE(real.stat().st_mode)
         else:
             mode = 0o666 & ~_umask()

@@ -436,6 +436,23 @@ def test_symlinked_config_stays_a_symlink(client: Client) -> None:
     assert link.is_symlink() and "gno" in json.loads(real.read_text())["mcpServers"]
 
 
+def test_io_failures_are_runtime_errors_and_change_nothing(client: Client) -> None:
+    blocker = client.root / "project" / ".cursor"
+    blocker.write_text("a file where the folder should be")
+    done = install(client, "cursor", "project")
+    assert done.code == 2 and "Cannot read" in json.loads(done.err)["error"]["message"]
+    assert blocker.read_text() == "a file where the folder should be"
+
+    path = client.path("cursor", "user")
+    path.parent.mkdir(parents=True)
+    path.write_text("{}")
+    path.with_name("mcp.json.bak").mkdir()  # the backup cannot be written
+    done = install(client, "cursor", "user")
+    assert done.code == 2 and "Cannot write" in json.loads(done.err)["error"]["message"]
+    assert path.read_text() == "{}"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["mcp.json", "mcp.json.bak"]
+
+
 def test_crlf_and_permissions_are_kept(client: Client) -> None:
     path = client.path("claude-code", "project")
     path.write_bytes(b'{\r\n  "mcpServers": {\r\n    "a": {"command": "x"}\r\n  }\r\n}\r\n')
