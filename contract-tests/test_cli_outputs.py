@@ -97,11 +97,15 @@ LIFECYCLE_COMMANDS = {
     "status",
 }
 MODEL_COMMANDS = {"embed", "vsearch", "index", "models clear"}  # exercised by test_cli_models.py
+MCP_COMMANDS = {"mcp install", "mcp status", "mcp uninstall"}  # by test_cli_mcp_install.py
 
 
 def test_every_cli_operation_is_exercised() -> None:
     exercised = (
-        {op_for_cli(argv).cli for argv in READ_COMMANDS} | LIFECYCLE_COMMANDS | MODEL_COMMANDS
+        {op_for_cli(argv).cli for argv in READ_COMMANDS}
+        | LIFECYCLE_COMMANDS
+        | MODEL_COMMANDS
+        | MCP_COMMANDS
     )
     assert exercised == {op.cli for op in operations() if op.cli}
 

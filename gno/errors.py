@@ -15,6 +15,7 @@ that from the exit code.
     │   └── DocumentNotFoundError (NOT_FOUND, 404, exit 2: `gno get` mirrors GNO)
     ├── DuplicateError (DUPLICATE, 409, exit 1)
     ├── ConflictError (CONFLICT, 409, exit 2)
+    ├── ClientConfigError (RUNTIME, 500, exit 2: another program's config file gno cannot edit)
     ├── LockedError (LOCKED, 409, exit 2: another writer holds the index)
     ├── NotInitializedError (RUNTIME, 500, exit 2)
     ├── UnavailableError (UNAVAILABLE, 503, exit 2)
@@ -78,6 +79,11 @@ class DuplicateError(GnoError):
 class ConflictError(GnoError):
     code = "CONFLICT"
     http_status = 409
+
+
+class ClientConfigError(GnoError):
+    """A client's config file (Claude Desktop, Cursor, …) is malformed or not what
+    gno expects; the file is left untouched and its path is in ``details``."""
 
 
 class LockedError(GnoError):

@@ -31,7 +31,12 @@ models_app = typer.Typer(
     help="Models: what each role uses and the local cache.", rich_markup_mode=None
 )
 app.add_typer(models_app, name="models")
-mcp_app = typer.Typer(help="MCP server for AI agents (stdio).", rich_markup_mode=None)
+# `gno mcp`: the stdio server (default action, see commands_mcp.mcp_default) and
+# `mcp install | status | uninstall`, which register it in AI clients' configs.
+mcp_app = typer.Typer(
+    help="MCP: serve gno to AI clients over stdio, and register it in their configs.",
+    rich_markup_mode=None,
+)
 app.add_typer(mcp_app, name="mcp")
 
 
@@ -118,4 +123,4 @@ def main(
             )
 
 
-from gno.cli import commands_index, commands_models, commands_read, commands_server  # noqa: E402,F401  (registers commands)
+from gno.cli import commands_index, commands_mcp, commands_models, commands_read  # noqa: E402,F401  (registers commands)

@@ -37,6 +37,9 @@ HANDLERS: dict[str, str] = {
     "index_status": "gno.services.status:index_status",
     "job_status": "gno.services.jobs:job_status",
     "job_list": "gno.services.jobs:job_list",
+    "mcp_install": "gno.services.mcp_install:mcp_install",
+    "mcp_status": "gno.services.mcp_install:mcp_status",
+    "mcp_uninstall": "gno.services.mcp_install:mcp_uninstall",
 }
 
 

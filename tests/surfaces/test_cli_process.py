@@ -11,7 +11,17 @@ from pathlib import Path
 from gno.adapters.sqlite.store import SqliteStore
 
 GNO = [sys.executable, "-m", "gno.cli.entry"]
-HEAVY = ("fastapi", "mcp", "numpy", "llama_cpp", "markitdown", "uvicorn", "rich")
+HEAVY = (
+    "fastapi",
+    "mcp",
+    "numpy",
+    "llama_cpp",
+    "markitdown",
+    "uvicorn",
+    "rich",
+    "tomlkit",
+    "ruamel",
+)
 
 
 def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -37,7 +47,8 @@ def test_search_path_loads_no_heavy_modules(tmp_path):
     indexed(tmp_path)
     probe = (
         "import sys; from gno.cli.entry import run; code = run(['search', 'sampling', '--json']); "
-        f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}); "
+        f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} "
+        "or m.startswith(('gno.mcpinstall', 'gno.services.mcp_install'))); "
         "print('HEAVY', heavy, code, file=sys.stderr)"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
