@@ -32,6 +32,8 @@ HANDLERS: dict[str, str] = {
     "models_list": "gno.services.models:models_list",
     "models_path": "gno.services.models:models_path",
     "models_clear": "gno.services.models:models_clear",
+    "models_pull": "gno.services.models:models_pull",
+    "models_use": "gno.services.models:models_use",
 }
 
 

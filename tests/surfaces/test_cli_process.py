@@ -11,7 +11,18 @@ from pathlib import Path
 from gno.adapters.sqlite.store import SqliteStore
 
 GNO = [sys.executable, "-m", "gno.cli.entry"]
-HEAVY = ("fastapi", "mcp", "numpy", "llama_cpp", "markitdown", "uvicorn", "rich")
+HEAVY = (
+    "fastapi",
+    "mcp",
+    "numpy",
+    "llama_cpp",
+    "markitdown",
+    "uvicorn",
+    "rich",
+    "huggingface_hub",
+    "httpx2",
+    "filelock",
+)
 
 
 def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
