@@ -136,7 +136,7 @@ def models_pull(
     uris = {role: role_uri(role, raw)[0] for role in roles}
     models = {role: parse_model_uri(uri) for role, uri in uris.items() if uri}  # bad URI: exit 1
     results: list[dict[str, Any]] = []
-    fetched_now: dict[str, Path] = {}  # uri -> file, so expand and gen sharing one file pull once
+    pulled: set[str] = set()  # URIs this run fetched: a second role of one file finds it cached
     for role in roles:
         entry: dict[str, Any] = {"role": role, "uri": uris[role], "path": None}
         model = models.get(role)
@@ -152,13 +152,10 @@ def models_pull(
             }
             if local.is_file():
                 entry |= {"path": str(local), "size": local.stat().st_size}
-        elif model.raw in fetched_now:
-            path = fetched_now[model.raw]
-            entry |= {"status": "cached", "path": str(path), "size": path.stat().st_size}
         else:
-            entry |= _pull_one(app, role, model, inp.force, progress)
-            if entry["status"] != "failed":
-                fetched_now[model.raw] = Path(entry["path"])
+            force = inp.force and model.raw not in pulled
+            entry |= _pull_one(app, role, model, force, progress)
+            pulled.add(model.raw)
         results.append(entry)
     failed = [r for r in results if r["status"] == "failed"]
     if failed:

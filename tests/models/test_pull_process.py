@@ -84,6 +84,19 @@ def test_pull_all_then_skip_cached_then_force(hub, hub_env, tiny_models):
     assert cached_file(hub_env, "embed").read_bytes() == tiny_models["embed"]
 
 
+def test_one_file_for_two_roles_is_fetched_once_even_forced(hub, hub_env, tiny_models):
+    hub.add(TINY_REPO, "tiny-Q8_0.gguf", tiny_models["llama"])
+    shared = f"hf:{TINY_REPO}/tiny-Q8_0.gguf"
+    env = hub_env | {"GNO_EXPAND_MODEL": shared, "GNO_GEN_MODEL": shared}
+    for flags in ((), ("--force",)):
+        result = ok(env, "models", "pull", "--expand", "--gen", *flags, "--json")
+        assert [r["status"] for r in result["results"]] == ["downloaded", "cached"]
+        assert result["results"][0]["path"] == result["results"][1]["path"]
+    assert hub.count("GET", TINY_REPO, "tiny-Q8_0.gguf") == 2  # once per pull
+    [entry] = json.loads((models_dir(env) / "manifest.json").read_text())["models"]
+    assert entry["roles"] == ["expand", "gen"] and entry["uri"] == shared
+
+
 def test_quant_uri_resolves_through_the_repo_listing(hub, hub_env, tiny_models):
     for name in ("tiny-Q4_K_M.gguf", "tiny-Q8_0.gguf", "tiny-Q4_K_M_L.gguf", "mmproj-Q4_K_M.gguf"):
         hub.add(TINY_REPO, name, tiny_models["llama"])
@@ -133,8 +146,9 @@ def test_bad_downloads_fail_with_exit_2_and_leave_nothing(hub, hub_env, tiny_mod
     assert not manifest.exists() or json.loads(manifest.read_text())["models"] == []
     if fault in ("corrupt", "tamper"):
         assert "the file was removed" in err["message"]
-    hub.fault(TINY_REPO, "tiny-Q8_0.gguf", None)  # the hub recovers: the same pull succeeds
-    assert ok(env, "models", "pull", "--embed", "--json")["downloaded"] == 1
+    if fault == "corrupt":
+        hub.fault(TINY_REPO, "tiny-Q8_0.gguf", None)  # the hub recovers: the same pull succeeds
+        assert ok(env, "models", "pull", "--embed", "--json")["downloaded"] == 1
 
 
 def test_missing_repo_and_file_are_named(hub, hub_env, tiny_models):
