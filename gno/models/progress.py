@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 DownloadProgress = Callable[[str, int, int | None], None]  # (label, bytes done, bytes total)
@@ -49,6 +49,6 @@ def download_progress(enabled: bool) -> Iterator[DownloadProgress | None]:
         yield report
 
 
-def stderr_download_progress() -> Any:
+def stderr_download_progress() -> AbstractContextManager[DownloadProgress | None]:
     """Progress for downloads nobody asked for explicitly (auto-download): terminal only."""
     return download_progress(sys.stderr.isatty())
