@@ -96,7 +96,14 @@ LIFECYCLE_COMMANDS = {
     "ls",
     "status",
 }
-MODEL_COMMANDS = {"embed", "vsearch", "index", "models clear"}  # exercised by test_cli_models.py
+MODEL_COMMANDS = {  # exercised by test_cli_models.py and test_cli_models_pull.py
+    "embed",
+    "vsearch",
+    "index",
+    "models clear",
+    "models pull",
+    "models use",
+}
 MCP_COMMANDS = {"mcp install", "mcp status", "mcp uninstall"}  # by test_cli_mcp_install.py
 
 

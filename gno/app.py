@@ -82,7 +82,8 @@ class App:
         return self.model_uri("embed")
 
     def embedder(self) -> Embedder:
-        """The embedding model for this process, loaded once (fails fast when it is not available)."""
+        """The embedding model for this process, loaded once. A missing hf: model is downloaded
+        first when the download policy allows it; otherwise this fails fast naming the fix."""
         if self._embedder is None:
             from gno.models.availability import download_policy, local_model_file
             from gno.models.catalog import parse_model_uri

@@ -4,7 +4,9 @@ Download policy, first match wins (engine.md §9.5): ``--offline`` (sets
 ``GNO_OFFLINE``), ``HF_HUB_OFFLINE``, ``GNO_OFFLINE`` (cached only),
 ``GNO_NO_AUTO_DOWNLOAD`` (no automatic download; ``gno models pull`` may), else
 automatic. A model that is not there and may not be fetched fails at once with
-the command that fixes it; nothing waits on a network.
+the command that fixes it; nothing waits on a network. When the policy allows it,
+a missing ``hf:`` model is fetched through ``gno.models.pull`` (the code path of
+``gno models pull``), which is imported only then.
 """
 
 from __future__ import annotations
@@ -16,12 +18,19 @@ from pathlib import Path
 
 from gno.errors import UnavailableError
 from gno.models.catalog import ModelUri
+from gno.models.quant import pick_quant_file
 
 _TRUE = {"1", "true", "yes"}
 
 
 class ModelUnavailableError(UnavailableError):
     code = "MODEL_UNAVAILABLE"
+
+
+class ModelDownloadError(UnavailableError):
+    """A download was tried and failed (hub error, network, or a file that is not a valid GGUF)."""
+
+    code = "MODEL_DOWNLOAD_FAILED"
 
 
 @dataclass(frozen=True)
@@ -45,18 +54,31 @@ def download_policy(environ: Mapping[str, str] = os.environ) -> DownloadPolicy:
 
 
 def hf_cache_path(uri: ModelUri, models_dir: Path) -> Path | None:
-    """Where `gno models pull` puts an hf: model (a QUANT URI resolves to the file it pulled)."""
+    """Where `gno models pull` puts an hf: model: ``<models>/hf/<org>/<repo>/<file>``.
+
+    A QUANT URI resolves to the cached file of that repo carrying the quant (the file a
+    pull chose, by the rule of ``gno.models.quant``), or None when none is cached."""
     if uri.scheme != "hf" or not uri.repo:
         return None
     folder = models_dir / "hf" / uri.repo
     if uri.filename:
         return folder / uri.filename
-    matches = sorted(folder.glob(f"*{uri.quant}*.gguf")) if folder.is_dir() else []
-    return matches[0] if matches else None
+    if not folder.is_dir():
+        return None
+    local = [
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*.gguf")
+        if not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    ]
+    picked = pick_quant_file(local, uri.quant or "")
+    return folder / picked if picked else None
 
 
 def local_model_file(role: str, uri: ModelUri, models_dir: Path, policy: DownloadPolicy) -> Path:
-    """The GGUF file to load for a role, or a ModelUnavailableError naming the fix."""
+    """The GGUF file to load for a role, or a ModelUnavailableError naming the fix.
+
+    A cached file is returned at once; a missing ``hf:`` file is downloaded first when
+    ``policy`` allows automatic downloads (a ModelDownloadError when that fails)."""
     if uri.scheme == "file":
         path = Path(uri.path or "")
         if path.is_file():
@@ -67,6 +89,12 @@ def local_model_file(role: str, uri: ModelUri, models_dir: Path, policy: Downloa
     cached = hf_cache_path(uri, models_dir)
     if cached is not None and cached.is_file():
         return cached
+    if policy.allow_auto_download:
+        from gno.models.progress import stderr_download_progress
+        from gno.models.pull import fetch_model
+
+        with stderr_download_progress() as progress:
+            return fetch_model(role, uri, models_dir, progress=progress).path
     why = {
         "hf-hub-offline": "HF_HUB_OFFLINE is set",
         "gno-offline": "offline mode is on (--offline or GNO_OFFLINE)",

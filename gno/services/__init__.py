@@ -40,6 +40,8 @@ HANDLERS: dict[str, str] = {
     "mcp_install": "gno.services.mcp_install:mcp_install",
     "mcp_status": "gno.services.mcp_install:mcp_status",
     "mcp_uninstall": "gno.services.mcp_install:mcp_uninstall",
+    "models_pull": "gno.services.models:models_pull",
+    "models_use": "gno.services.models:models_use",
 }
 
 

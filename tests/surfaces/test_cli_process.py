@@ -21,6 +21,9 @@ HEAVY = (
     "rich",
     "tomlkit",
     "ruamel",
+    "huggingface_hub",
+    "httpx2",
+    "filelock",
 )
 
 
