@@ -9,6 +9,7 @@ changed, so read commands such as ``gno search`` never parse YAML.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -161,7 +162,10 @@ class App:
             from gno.adapters.openai_http.generator import HttpGenerator
 
             return HttpGenerator(model.url or "", model.model, timeout=timeout)
-        path = local_model_file(role, model, self.paths.models_dir, download_policy())
+        # Optional roles use what is on disk: a query never waits on a large download
+        # (`gno models pull` fetches them); embedding downloads on demand, as it must.
+        cached_only = replace(download_policy(), allow_auto_download=False)
+        path = local_model_file(role, model, self.paths.models_dir, cached_only)
         if role == "rerank":
             from gno.adapters.llama.reranker import LlamaReranker
 
