@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gno.adapters.sqlite.store import SqliteStore
 from gno.config import Config, load_config, save_config
@@ -34,6 +34,7 @@ class App:
         self._reranker: Reranker | bool | None = None  # False: looked, none available
         self.embed_uri: str | None = None
         self.mode = "direct-cli"  # resident-status mode of this process ("stdio" under `gno mcp`)
+        self.runtime: Any = None  # the resident runtime when `gno serve` owns this process
 
     @cached_property
     def config(self) -> Config:

@@ -37,6 +37,10 @@ HANDLERS: dict[str, str] = {
     "index_status": "gno.services.status:index_status",
     "job_status": "gno.services.jobs:job_status",
     "job_list": "gno.services.jobs:job_list",
+    "health": "gno.services.status:health",
+    "capabilities": "gno.services.status:capabilities",
+    "job_active": "gno.services.jobs:job_active",
+    "resident_status": "gno.services.status:resident_status",
 }
 
 
