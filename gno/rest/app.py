@@ -45,6 +45,9 @@ class ServeOptions:
     mcp_enable_write: bool = False
     mcp_profile: str = "full"
     web_ui_dir: Path | None = None  # static Web UI build, once there is one
+    # False when the host runs the lifespan per request (in-process test clients) and
+    # calls ``api.state.runtime.drain()`` itself at the end.
+    drain_on_shutdown: bool = True
 
 
 def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
@@ -60,7 +63,8 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
             if mcp_lifespan is not None:
                 await stack.enter_async_context(mcp_lifespan())
             yield
-        runtime.drain()  # requests have stopped: jobs, readers and the store close in order
+        if options.drain_on_shutdown:
+            runtime.drain()  # requests have stopped: jobs, readers and the store close in order
 
     api = FastAPI(
         title="gno",
