@@ -8,9 +8,10 @@ last the ownership lock.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import uvicorn
 
@@ -46,6 +47,14 @@ class _Server(uvicorn.Server):
     def __init__(self, config: uvicorn.Config, on_ready: Callable[[], None]) -> None:
         super().__init__(config)
         self._on_ready = on_ready
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # uvicorn re-raises SIGINT/SIGTERM after its graceful shutdown, which would end the
+        # process "killed by signal"; a completed ordered shutdown exits 0 instead.
+        with super().capture_signals():
+            yield
+            self._captured_signals.clear()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)

@@ -218,15 +218,16 @@ class JobManager:
 
     def _run(self, job: Job, work: Work) -> None:
         app = self._make_app()
+        result, error = None, None
         try:
-            job.typed_result = work(app)
-            job.status = "completed"
+            result = work(app)
         except Exception as exc:  # a failed job reports why; the server goes on
-            job.error = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-            job.status = "failed"
+            error = getattr(exc, "message", None) or str(exc) or type(exc).__name__
         finally:
             app.close()
-            with self._lock:
+            with self._lock:  # ending one job and starting the next is one step
+                job.typed_result, job.error = result, error
+                job.status = "failed" if error is not None or result is None else "completed"
                 job.completed_at = datetime.now(UTC)
                 job.done.set()
                 self._start_next()
