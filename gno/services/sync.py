@@ -34,6 +34,7 @@ from gno.errors import InvalidPathError, NotFoundError, ValidationError
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.walker import WalkEntry, walk
 from gno.ports import PERMANENT_CODES, READ_ERROR, TOO_LARGE
+from gno.services.collections import check_file_name
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 BATCH_FILES = 200  # files per write transaction
@@ -348,8 +349,7 @@ def resolve_paths(collection: Collection, paths: list[str]) -> list[str]:
     )
     resolved: list[str] = []
     for given in paths:
-        if "\x00" in given:
-            raise InvalidPathError("A listed path contains a NUL character")
+        check_file_name(given)
         candidate = os.path.normpath(os.path.join(root, os.path.expanduser(given)))
         if not _inside(candidate, root) or candidate == root:
             raise InvalidPathError(f"Path is outside collection {collection.name}: {given}")
