@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 
+PORT ?= 3000
+
 .PHONY: run test install generate check-generated lint unit contract bench clean
 
 $(STAMP): pyproject.toml
@@ -17,9 +19,11 @@ install: $(STAMP)
 
 generate: $(STAMP)
 	$(BIN)/python schemas/generate.py
+	$(BIN)/python -m gno.rest.apidoc
 
 check-generated: $(STAMP)
 	$(BIN)/python schemas/generate.py --check
+	$(BIN)/python -m gno.rest.apidoc --check
 
 lint: $(STAMP)
 	$(BIN)/ruff check gno schemas tests contract-tests bench
@@ -42,12 +46,16 @@ run: $(STAMP)
 	$(BIN)/gno update; \
 	echo; echo '$$ gno search "mirror line numbers"'; \
 	$(BIN)/gno search "mirror line numbers"; \
-	echo; echo 'Try more (same demo index):'; \
+	echo; echo 'Try more (same demo index, in another terminal):'; \
 	echo '  export GNO_CONFIG_DIR=$(CURDIR)/.demo/config GNO_DATA_DIR=$(CURDIR)/.demo/data GNO_CACHE_DIR=$(CURDIR)/.demo/cache'; \
-	echo '  $(BIN)/gno query "how are chunks split" --explain; $(BIN)/gno status; $(BIN)/gno --help'
+	echo '  $(BIN)/gno query "how are chunks split" --explain; $(BIN)/gno status; $(BIN)/gno --help'; \
+	echo "  curl -s -X POST http://127.0.0.1:$(PORT)/api/search -d '{\"query\":\"mirror line numbers\"}'"; \
+	echo; echo 'Serving the demo index (REST, /docs, MCP at /mcp) until Ctrl-C; PORT=0 picks a free port:'; \
+	exec $(BIN)/gno serve --port $(PORT)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/rest.py
 	$(BIN)/python bench/tokenizers.py
 	$(BIN)/python bench/embed.py
 

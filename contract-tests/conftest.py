@@ -74,6 +74,15 @@ def indexed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     return ix
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--base-url",
+        default=None,
+        help="Run the REST contract tests against this already running `gno serve` "
+        "(e.g. http://127.0.0.1:3000); otherwise they start their own.",
+    )
+
+
 @pytest.fixture
 def fresh_env(tmp_path: Path) -> dict[str, str]:
     """Environment of a gno home that was never initialized."""

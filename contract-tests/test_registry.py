@@ -62,7 +62,26 @@ def test_generated_entry_matches_yaml(index: int) -> None:
             bool(mcp.get("idempotent", True)),
         )
     assert op.mcp == expected_mcp
-    assert op.rest == (RestBinding(rest["method"], rest["path"]) if rest else None)
+    expected_rest = None
+    if rest:
+        own = {}
+        for key in ("input", "output"):
+            ref = rest.get(key)
+            own[key] = (
+                (f"gno://schemas/{ref}", _schema_model_ref(f"gno://schemas/{ref}"))
+                if ref
+                else (None, None)
+            )
+        expected_rest = RestBinding(
+            rest["method"], rest["path"], rest.get("status", 200), *own["input"], *own["output"]
+        )
+    assert op.rest == expected_rest
+
+
+def _schema_model_ref(schema_id: str) -> str:
+    """``module:Class`` of a schema's generated model."""
+    name = schema_id.removeprefix("gno://schemas/").split("@")[0].replace("-", "_")
+    return f"{name}:{schemas_by_id()[schema_id]['title']}"
 
 
 def test_by_id_indexes_every_operation() -> None:
@@ -168,10 +187,18 @@ def test_rest_bindings_well_formed_and_unique() -> None:
     for op in OPERATIONS:
         if op.rest:
             assert op.rest.path.startswith("/api/"), op.rest.path
-            assert re.fullmatch(r"/api(/[a-z0-9{}_-]+)+", op.rest.path), op.rest.path
+            assert re.fullmatch(r"/api(/([a-z0-9_-]+|{[A-Za-z]+}))+", op.rest.path), op.rest.path
             assert op.rest.method in ("GET", "POST", "PUT", "PATCH", "DELETE")
+            assert op.rest.status in (200, 201, 202)
+            assert (op.rest.status == 202) == op.job, f"{op.id}: 202 exactly for job operations"
             if op.access == "write":
                 assert op.rest.method != "GET", f"{op.id} writes but is bound to GET"
+            for schema_id, folder in (
+                (op.rest.input_schema, "input"),
+                (op.rest.output_schema, "output"),
+            ):
+                if schema_id is not None:
+                    assert FOLDER_OF.get(schema_id) == folder, schema_id
 
 
 def test_cli_bindings_unique() -> None:

@@ -50,6 +50,7 @@ class App:
         self.embed_uri: str | None = None
         self.mode = "direct-cli"  # resident-status mode of this process ("stdio" under `gno mcp`)
         self.unavailable: dict[str, str] = {}  # optional role -> why it has no model
+        self.runtime: Any = None  # the resident runtime when `gno serve` owns this process
 
     @cached_property
     def config(self) -> Config:

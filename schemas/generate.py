@@ -94,6 +94,21 @@ def model_class(schema: dict) -> str:
     return schema["title"]
 
 
+def _rest_binding(rest: dict, schemas: dict[str, tuple[str, dict]]) -> str:
+    """``RestBinding(...)`` source; an own input/output schema also names its model."""
+    args = [repr(rest["method"]), repr(rest["path"]), repr(int(rest.get("status", 200)))]
+    for key in ("input", "output"):
+        ref = rest.get(key)
+        if ref is None:
+            args += ["None", "None"]
+            continue
+        if ref not in schemas:
+            sys.exit(f"REST binding {rest['path']}: unknown {key} schema {ref}")
+        module, schema = schemas[ref]
+        args += [repr("gno://schemas/" + ref), repr(f"{module}:{model_class(schema)}")]
+    return f"RestBinding({', '.join(args)})"
+
+
 def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
     registry = yaml.safe_load((HERE / "operations.yaml").read_text())
     lines = [
@@ -110,7 +125,12 @@ def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
         "    idempotent: bool = True\n\n",
         "class RestBinding(NamedTuple):",
         "    method: str",
-        "    path: str\n\n",
+        "    path: str",
+        "    status: int = 200  # success status (202: a job was started)",
+        "    input_schema: str | None = None  # $id of GNO's REST body/query when it differs",
+        "    input_model: str | None = None",
+        "    output_schema: str | None = None  # $id of the REST answer when it differs",
+        "    output_model: str | None = None\n\n",
         "class Operation(NamedTuple):",
         "    id: str",
         "    summary: str",
@@ -160,9 +180,7 @@ def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
             f"{bool(mcp.get('destructive', False))!r}, {bool(mcp.get('idempotent', True))!r}),"
             if mcp
             else "        mcp=None,",
-            f"        rest=RestBinding({rest['method']!r}, {rest['path']!r}),"
-            if rest
-            else "        rest=None,",
+            f"        rest={_rest_binding(rest, schemas)}," if rest else "        rest=None,",
             "    ),",
         ]
     lines += [")", "", "BY_ID = {op.id: op for op in OPERATIONS}", ""]
@@ -208,7 +226,10 @@ def operations_markdown(schemas: dict[str, tuple[str, dict]]) -> str:
         mcp = (
             f"`{op['mcp']['tool']}` ({', '.join(op['mcp']['profiles'])})" if op.get("mcp") else "–"
         )
-        rest = f"`{op['rest']['method']} {op['rest']['path']}`" if op.get("rest") else "–"
+        rest = "–"
+        if binding := op.get("rest"):
+            status = f" → {binding['status']}" if binding.get("status", 200) != 200 else ""
+            rest = f"`{binding['method']} {binding['path']}`{status}"
         cli = f"`gno {op['cli']}`" if op.get("cli") else "–"
         rows.append(
             f"| `{op['id']}` | {op['summary']} | {cli} | {mcp} | {rest} | {op['access']} | "

@@ -19,6 +19,11 @@ class McpBinding(NamedTuple):
 class RestBinding(NamedTuple):
     method: str
     path: str
+    status: int = 200  # success status (202: a job was started)
+    input_schema: str | None = None  # $id of GNO's REST body/query when it differs
+    input_model: str | None = None
+    output_schema: str | None = None  # $id of the REST answer when it differs
+    output_model: str | None = None
 
 
 class Operation(NamedTuple):
@@ -47,7 +52,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli='search',
         mcp=McpBinding('gno_search', ('core', 'full'), None, 'Exact-word lookup (BM25). Call when you know the terms, names or identifiers. Returns ranked snippets with gno:// URIs; limit 1-100, default 5.', False, True),
-        rest=RestBinding('POST', '/api/search'),
+        rest=RestBinding('POST', '/api/search', 200, 'gno://schemas/api-search-input@1.0', 'api_search_input:ApiSearchInput', None, None),
     ),
     Operation(
         id='get',
@@ -60,7 +65,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli='get',
         mcp=McpBinding('gno_get', ('core', 'full'), None, 'Read one document by #docid, gno:// URI or collection/path, optionally a line range. Returns the text with line numbers.', False, True),
-        rest=None,
+        rest=RestBinding('GET', '/api/doc', 200, 'gno://schemas/api-doc-input@1.0', 'api_doc_input:ApiDocInput', 'gno://schemas/api-doc@1.0', 'api_doc:ApiDoc'),
     ),
     Operation(
         id='multi_get',
@@ -86,7 +91,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli='ls',
         mcp=None,
-        rest=None,
+        rest=RestBinding('GET', '/api/docs', 200, 'gno://schemas/api-docs-input@1.0', 'api_docs_input:ApiDocsInput', 'gno://schemas/api-docs@1.0', 'api_docs:ApiDocs'),
     ),
     Operation(
         id='status',
@@ -99,7 +104,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli='status',
         mcp=None,
-        rest=RestBinding('GET', '/api/status'),
+        rest=RestBinding('GET', '/api/status', 200, None, None, None, None),
     ),
     Operation(
         id='peek',
@@ -125,7 +130,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli='collection list',
         mcp=None,
-        rest=None,
+        rest=RestBinding('GET', '/api/collections', 200, None, None, 'gno://schemas/api-collection-list@1.0', 'api_collection_list:ApiCollectionList'),
     ),
     Operation(
         id='collection_add',
@@ -177,7 +182,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=True,
         cli='update',
         mcp=McpBinding('gno_sync', ('full',), 'gno://schemas/mcp-sync-result@1.0', None, False, True),
-        rest=RestBinding('POST', '/api/sync'),
+        rest=RestBinding('POST', '/api/sync', 202, 'gno://schemas/api-sync-input@1.0', 'api_sync_input:ApiSyncInput', 'gno://schemas/api-sync-receipt@1.0', 'api_sync_receipt:ApiSyncReceipt'),
     ),
     Operation(
         id='init',
@@ -216,7 +221,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=True,
         cli='embed',
         mcp=McpBinding('gno_embed', ('full',), 'gno://schemas/mcp-embed-result@1.0', None, False, True),
-        rest=RestBinding('POST', '/api/embed'),
+        rest=RestBinding('POST', '/api/embed', 202, None, None, 'gno://schemas/mcp-embed-result@1.0', 'mcp_embed_result:McpEmbedResult'),
     ),
     Operation(
         id='vsearch',
@@ -229,7 +234,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli='vsearch',
         mcp=McpBinding('gno_vsearch', ('full',), None, None, False, True),
-        rest=RestBinding('POST', '/api/vsearch'),
+        rest=RestBinding('POST', '/api/vsearch', 200, 'gno://schemas/api-search-input@1.0', 'api_search_input:ApiSearchInput', None, None),
     ),
     Operation(
         id='index',
@@ -255,7 +260,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli='query',
         mcp=McpBinding('gno_query', ('core', 'full'), None, 'First choice for questions: hybrid search (BM25 + vectors, reranked when a model is present). Returns ranked snippets with gno:// URIs; limit 1-100, default 5.', False, True),
-        rest=RestBinding('POST', '/api/query'),
+        rest=RestBinding('POST', '/api/query', 200, 'gno://schemas/api-query-input@1.0', 'api_query_input:ApiQueryInput', None, None),
     ),
     Operation(
         id='models_list',
@@ -307,7 +312,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=True,
         cli='models pull',
         mcp=None,
-        rest=RestBinding('POST', '/api/models/pull'),
+        rest=RestBinding('POST', '/api/models/pull', 200, None, None, None, None),
     ),
     Operation(
         id='models_use',
@@ -333,7 +338,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli=None,
         mcp=McpBinding('gno_query_diagnose', ('full',), None, None, False, True),
-        rest=RestBinding('POST', '/api/query/diagnose'),
+        rest=RestBinding('POST', '/api/query/diagnose', 200, 'gno://schemas/api-query-diagnose-input@1.0', 'api_query_diagnose_input:ApiQueryDiagnoseInput', None, None),
     ),
     Operation(
         id='add_collection',
@@ -346,7 +351,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=True,
         cli=None,
         mcp=McpBinding('gno_add_collection', ('full',), 'gno://schemas/mcp-add-collection-result@1.0', None, False, False),
-        rest=None,
+        rest=RestBinding('POST', '/api/collections', 202, 'gno://schemas/api-collection-add-input@1.0', 'api_collection_add_input:ApiCollectionAddInput', 'gno://schemas/api-collection-added@1.0', 'api_collection_added:ApiCollectionAdded'),
     ),
     Operation(
         id='remove_collection',
@@ -359,7 +364,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli=None,
         mcp=McpBinding('gno_remove_collection', ('full',), None, None, True, True),
-        rest=None,
+        rest=RestBinding('DELETE', '/api/collections/{collection}', 200, None, None, 'gno://schemas/api-collection-removed@1.0', 'api_collection_removed:ApiCollectionRemoved'),
     ),
     Operation(
         id='index_status',
@@ -385,7 +390,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli=None,
         mcp=McpBinding('gno_job_status', ('full',), None, None, False, True),
-        rest=None,
+        rest=RestBinding('GET', '/api/jobs/{jobId}', 200, None, None, 'gno://schemas/api-job@1.0', 'api_job:ApiJob'),
     ),
     Operation(
         id='job_list',
@@ -438,6 +443,58 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='mcp uninstall',
         mcp=None,
         rest=None,
+    ),
+    Operation(
+        id='health',
+        summary='Process liveness; a 200 does not claim that retrieval is ready.',
+        input_schema='gno://schemas/health-input@1.0',
+        output_schema='gno://schemas/health@1.0',
+        input_model='health_input:HealthInput',
+        output_model='health:Health',
+        access='read',
+        job=False,
+        cli=None,
+        mcp=None,
+        rest=RestBinding('GET', '/api/health', 200, None, None, None, None),
+    ),
+    Operation(
+        id='capabilities',
+        summary='What this install can do now (keyword, vector, hybrid search, answers), without loading a model.',
+        input_schema='gno://schemas/capabilities-input@1.0',
+        output_schema='gno://schemas/capabilities@1.0',
+        input_model='capabilities_input:CapabilitiesInput',
+        output_model='capabilities:Capabilities',
+        access='read',
+        job=False,
+        cli=None,
+        mcp=None,
+        rest=RestBinding('GET', '/api/capabilities', 200, None, None, None, None),
+    ),
+    Operation(
+        id='job_active',
+        summary='The background job running now, or null.',
+        input_schema='gno://schemas/job-active-input@1.0',
+        output_schema='gno://schemas/job-active@1.0',
+        input_model='job_active_input:JobActiveInput',
+        output_model='job_active:JobActive',
+        access='read',
+        job=False,
+        cli=None,
+        mcp=None,
+        rest=RestBinding('GET', '/api/jobs/active', 200, None, None, None, None),
+    ),
+    Operation(
+        id='resident_status',
+        summary='Lifecycle snapshot of the serving process (admission, readers, jobs); no paths or content.',
+        input_schema='gno://schemas/resident-status-input@1.0',
+        output_schema='gno://schemas/resident-status@1.0',
+        input_model='resident_status_input:ResidentStatusInput',
+        output_model='resident_status:ResidentStatus',
+        access='read',
+        job=False,
+        cli=None,
+        mcp=None,
+        rest=RestBinding('GET', '/api/resident/status', 200, None, None, None, None),
     ),
 )
 

@@ -31,7 +31,7 @@ models_app = typer.Typer(
     help="Models: what each role uses and the local cache.", rich_markup_mode=None
 )
 app.add_typer(models_app, name="models")
-# `gno mcp`: the stdio server (default action, see commands_mcp.mcp_default) and
+# `gno mcp`: the stdio server (the group's default action, commands_mcp.mcp) and
 # `mcp install | status | uninstall`, which register it in AI clients' configs.
 mcp_app = typer.Typer(
     help="MCP: serve gno to AI clients over stdio, and register it in their configs.",
@@ -123,4 +123,10 @@ def main(
             )
 
 
-from gno.cli import commands_index, commands_mcp, commands_models, commands_read  # noqa: E402,F401  (registers commands)
+from gno.cli import (  # noqa: E402,F401  (registers commands)
+    commands_index,
+    commands_mcp,
+    commands_models,
+    commands_read,
+    commands_server,
+)

@@ -50,7 +50,7 @@ EnableWrite = Annotated[
 ]
 
 
-def _profile(app: object, flag: str | None) -> str:
+def resolve_tool_profile(app: object, flag: str | None) -> str:
     """CLI flag, then `gateway.toolProfile` in index.yml, then full."""
     chosen = flag
     if chosen is None:
@@ -69,7 +69,7 @@ def _serve(ctx: typer.Context, enable_write: bool, tool_profile: str | None) -> 
 
     app = settings(ctx).make_app()
     write = enable_write or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes")
-    main(app, enable_write=write, profile=_profile(app, tool_profile))
+    main(app, enable_write=write, profile=resolve_tool_profile(app, tool_profile))
 
 
 @mcp_app.callback(invoke_without_command=True)

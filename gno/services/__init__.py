@@ -42,6 +42,10 @@ HANDLERS: dict[str, str] = {
     "mcp_uninstall": "gno.services.mcp_install:mcp_uninstall",
     "models_pull": "gno.services.models:models_pull",
     "models_use": "gno.services.models:models_use",
+    "health": "gno.services.status:health",
+    "capabilities": "gno.services.status:capabilities",
+    "job_active": "gno.services.jobs:job_active",
+    "resident_status": "gno.services.status:resident_status",
 }
 
 

@@ -59,8 +59,19 @@ def _dangerous_roots() -> set[str]:
     return {os.path.realpath(r) for r in roots} | roots
 
 
+def check_file_name(path: str) -> None:
+    """NUL bytes and unpaired surrogates cannot name a file (os calls would raise)."""
+    try:
+        os.fsencode(path)
+    except UnicodeError:
+        raise InvalidPathError("Path is not a valid file name") from None
+    if "\x00" in path:
+        raise InvalidPathError("Path contains a NUL character")
+
+
 def check_root(path: str) -> str:
     """Absolute, existing, not a system or home folder itself."""
+    check_file_name(path)
     absolute = os.path.abspath(os.path.expanduser(path))
     real = os.path.realpath(absolute)
     if absolute in _dangerous_roots() or real in _dangerous_roots():

@@ -1,4 +1,4 @@
-"""Background jobs: long write operations started by a server surface (MCP now, REST next).
+"""Background jobs: long write operations started by a server surface (MCP, REST).
 
 A job tool checks what it can at once (the collection exists, the model is on
 disk, the new collection is valid) and answers with a receipt; the work then
@@ -6,6 +6,11 @@ runs on a thread with its own ``App``, so its SQLite connection is never shared
 with the connection that serves reads. One job runs at a time per process (a
 second start is ``JOB_CONFLICT``); finished jobs are kept for an hour, at most
 100. Ids mean nothing to another process or after a restart.
+
+Only REST syncs wait in line (``submit``): a sync for a collection that already
+has one waiting joins it, so any number of requests cause at most one more pass
+per collection; at ``max_waiting`` different waiting syncs a new one is
+``QUEUE_FULL``. Waiting jobs live in memory: a server that stops drops them.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from typing import Any
 from gno_contracts.models.collection_add_input import CollectionAddInput
 from gno_contracts.models.embed_input import EmbedInput
 from gno_contracts.models.index_input import IndexInput
+from gno_contracts.models.job_active import JobActive
+from gno_contracts.models.job_active_input import JobActiveInput
 from gno_contracts.models.job_list_input import JobListInput
 from gno_contracts.models.job_status_input import JobStatusInput
 from gno_contracts.models.mcp_job_list import McpJobList
@@ -29,10 +36,11 @@ from gno_contracts.models.sync_result import SyncResult
 from gno_contracts.models.update_input import UpdateInput
 
 from gno.app import App
-from gno.errors import ConflictError, NotFoundError
+from gno.errors import ConflictError, GnoError, NotFoundError
 
 KEEP_SECONDS = 3600
 KEEP_MAX = 100
+MAX_WAITING = 64
 
 Work = Callable[[App], dict[str, Any]]  # runs the job on its own App; returns typedResult
 
@@ -41,22 +49,32 @@ class JobConflictError(ConflictError):
     code = "JOB_CONFLICT"
 
 
+class QueueFullError(GnoError):
+    code = "QUEUE_FULL"
+    http_status = 429
+
+
 @dataclass
 class Job:
     id: str
     type: str  # add | sync | embed | index
-    started_at: datetime
-    status: str = "running"  # running | completed | failed
+    started_at: datetime  # creation time while queued, then the start
+    status: str = "running"  # queued | running | completed | failed
     completed_at: datetime | None = None
     typed_result: dict[str, Any] | None = None
     error: str | None = None
     done: threading.Event = field(default_factory=threading.Event)
+    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    key: str | None = None  # what a waiting job is joined by (REST sync: the collection)
+    plan: Any = None  # a waiting job's input, widened by joins; ``work_of(plan)`` runs it
+    work_of: Callable[[Any], Work] | None = None
 
     def to_status(self, instance_id: str) -> dict[str, Any]:
         out: dict[str, Any] = {
             "jobId": self.id,
             "type": self.type,
-            "status": self.status,
+            # MCP's schema has no "queued": a waiting job is as good as running to a poller
+            "status": "running" if self.status == "queued" else self.status,
             "startedAt": _iso(self.started_at),
             "serverInstanceId": instance_id,
         }
@@ -72,6 +90,23 @@ class Job:
             out["error"] = self.error
         return out
 
+    def to_rest(self) -> dict[str, Any]:
+        """GNO's REST job shape: epoch-ms creation time, the raw result, the sync scope."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "type": self.type,
+            "status": self.status,
+            "createdAt": int(self.created_at.timestamp() * 1000),
+        }
+        if self.typed_result:
+            out["result"] = self.typed_result["value"]
+        if self.error:
+            out["error"] = self.error
+        if self.type == "sync" and isinstance(self.plan, UpdateInput):
+            paths = self.plan.paths
+            out["scope"] = {"collection": self.plan.collection, "paths": paths}
+        return out
+
 
 def _iso(moment: datetime) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -80,39 +115,122 @@ def _iso(moment: datetime) -> str:
 class JobManager:
     """The jobs of one process. Thread-safe; workers are daemon threads."""
 
-    def __init__(self, make_app: Callable[[], App]) -> None:
+    def __init__(self, make_app: Callable[[], App], max_waiting: int = MAX_WAITING) -> None:
         self._make_app = make_app
         self._jobs: dict[str, Job] = {}
+        self._waiting: list[Job] = []  # FIFO
         self._lock = threading.Lock()
+        self._closed = False
+        self.max_waiting = max_waiting
         self.instance_id = str(uuid.uuid4())
+
+    def _running(self) -> Job | None:
+        return next((j for j in self._jobs.values() if j.status == "running"), None)
+
+    def _launch(self, job: Job, work: Work) -> None:
+        threading.Thread(
+            target=self._run, args=(job, work), name=f"gno-job-{job.type}", daemon=True
+        ).start()
+
+    def submit(
+        self,
+        kind: str,
+        key: str,
+        plan: Any,
+        merge: Callable[[Any, Any], Any],
+        work_of: Callable[[Any], Work],
+    ) -> tuple[Job, bool]:
+        """Start now when idle, else wait in line. A waiting job with the same ``key``
+        absorbs this request (``merge(old_plan, new_plan)``). Returns (job, started now)."""
+        with self._lock:
+            self._check_open()
+            self._forget_old()
+            if self._running() is None and not self._waiting:
+                job = Job(str(uuid.uuid4()), kind, datetime.now(UTC), key=key, plan=plan)
+                self._jobs[job.id] = job
+                self._launch(job, work_of(plan))
+                return job, True
+            if joined := next((j for j in self._waiting if j.key == key), None):
+                joined.plan = merge(joined.plan, plan)
+                return joined, False
+            if len(self._waiting) >= self.max_waiting:
+                raise QueueFullError(
+                    f"{len(self._waiting)} syncs are already waiting. "
+                    "Retry after the running job finishes."
+                )
+            job = Job(
+                str(uuid.uuid4()),
+                kind,
+                datetime.now(UTC),
+                status="queued",
+                key=key,
+                plan=plan,
+                work_of=work_of,
+            )
+            self._jobs[job.id] = job
+            self._waiting.append(job)
+            return job, False
+
+    def _start_next(self) -> None:
+        """After a job ends: the oldest waiting job starts (under the lock)."""
+        if self._closed or not self._waiting or self._running() is not None:
+            return
+        job = self._waiting.pop(0)
+        job.status = "running"
+        job.started_at = datetime.now(UTC)
+        assert job.work_of is not None
+        self._launch(job, job.work_of(job.plan))
+
+    def _check_open(self) -> None:
+        if self._closed:
+            from gno.errors import UnavailableError
+
+            raise UnavailableError("The server is shutting down; no new jobs start.")
+
+    def close(self, timeout: float) -> bool:
+        """Shutdown: no new jobs, waiting ones are dropped, the running one gets ``timeout``
+        seconds to finish. True when nothing is left running."""
+        with self._lock:
+            self._closed = True
+            for job in self._waiting:
+                job.status = "failed"
+                job.error = "The server stopped before this job started."
+                job.completed_at = datetime.now(UTC)
+                job.done.set()
+            self._waiting.clear()
+            running = self._running()
+        return running is None or running.done.wait(timeout)
 
     def start(self, kind: str, work: Work) -> Job:
         with self._lock:
+            self._check_open()
             self._forget_old()
-            if running := next((j for j in self._jobs.values() if j.status == "running"), None):
+            if running := self._running():
                 raise JobConflictError(
                     f"A {running.type} job is already running: {running.id}. "
-                    "Poll gno_job_status and retry when it finishes."
+                    "Poll gno_job_status and retry when it finishes.",
+                    details={"activeJobId": running.id},
                 )
             job = Job(str(uuid.uuid4()), kind, datetime.now(UTC))
             self._jobs[job.id] = job
-        threading.Thread(
-            target=self._run, args=(job, work), name=f"gno-job-{kind}", daemon=True
-        ).start()
+            self._launch(job, work)
         return job
 
     def _run(self, job: Job, work: Work) -> None:
         app = self._make_app()
+        result, error = None, None
         try:
-            job.typed_result = work(app)
-            job.status = "completed"
+            result = work(app)
         except Exception as exc:  # a failed job reports why; the server goes on
-            job.error = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-            job.status = "failed"
+            error = getattr(exc, "message", None) or str(exc) or type(exc).__name__
         finally:
             app.close()
-            job.completed_at = datetime.now(UTC)
-            job.done.set()
+            with self._lock:  # ending one job and starting the next is one step
+                job.typed_result, job.error = result, error
+                job.status = "failed" if error is not None or result is None else "completed"
+                job.completed_at = datetime.now(UTC)
+                job.done.set()
+                self._start_next()
 
     def get(self, job_id: str) -> Job:
         with self._lock:
@@ -162,7 +280,11 @@ def _sync_work(inp: UpdateInput) -> Work:
 
 
 def start_update(app: App, inp: UpdateInput) -> dict[str, Any]:
+    from gno.services.sync import check_paths
+
     collections = _collections(app, inp.collection)
+    if (paths := check_paths(app, inp)) is not None:
+        inp = inp.model_copy(update={"paths": paths})
     job = app.jobs.start("sync", _sync_work(inp))
     return {
         "jobId": job.id,
@@ -285,3 +407,39 @@ def job_list(app: App, inp: JobListInput) -> McpJobList:
             ],
         }
     )
+
+
+def _widen(waiting: UpdateInput, incoming: UpdateInput) -> UpdateInput:
+    """A sync joining a waiting one: listed files add up (past the limit, or with a
+    whole-collection request, the pass covers the whole collection); gitPull sticks."""
+    from gno.services.sync import MAX_SYNC_PATHS
+
+    paths = None
+    if waiting.paths is not None and incoming.paths is not None:
+        paths = list(dict.fromkeys([*waiting.paths, *incoming.paths]))
+        if len(paths) > MAX_SYNC_PATHS:
+            paths = None
+    return waiting.model_copy(
+        update={"paths": paths, "gitPull": bool(waiting.gitPull or incoming.gitPull)}
+    )
+
+
+def submit_sync(app: App, inp: UpdateInput) -> Job:
+    """REST sync: checked now (collection, paths), then started, queued or joined."""
+    from gno.services.sync import check_paths
+
+    _collections(app, inp.collection)
+    inp = inp.model_copy(update={"runUpdateCmd": False, "paths": check_paths(app, inp)})
+    if inp.collection:
+        inp = inp.model_copy(update={"collection": inp.collection.lower()})
+    job, _ = app.jobs.submit("sync", inp.collection or "*", inp, _widen, _sync_work)
+    return job
+
+
+def job_active(app: App, inp: JobActiveInput) -> JobActive:
+    running = next((j for j in app.jobs.all() if j.status == "running"), None)
+    summary = None
+    if running is not None:
+        view = running.to_rest()
+        summary = {k: view[k] for k in ("id", "type", "status", "createdAt")}
+    return JobActive.model_validate({"activeJob": summary})

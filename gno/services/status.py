@@ -10,9 +10,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gno_contracts.models.capabilities import Capabilities
+from gno_contracts.models.capabilities_input import CapabilitiesInput
+from gno_contracts.models.health import Health
+from gno_contracts.models.health_input import HealthInput
 from gno_contracts.models.index_status import IndexStatus
 from gno_contracts.models.peek import Peek
 from gno_contracts.models.peek_input import PeekInput
+from gno_contracts.models.resident_status import ResidentStatus
+from gno_contracts.models.resident_status_input import ResidentStatusInput
 from gno_contracts.models.status import Status
 from gno_contracts.models.status_input import StatusInput
 
@@ -63,6 +69,13 @@ def direct_resident(mode: str = "direct-cli") -> dict[str, Any]:
         "jobs": zeros("active", "recent", "failed"),
         "generations": zeros("content", "index"),
     }
+
+
+def resident_of(app: App) -> dict[str, Any]:
+    """The serving process's lifecycle snapshot: the resident runtime's under `gno serve`."""
+    if app.runtime is not None:
+        return app.runtime.snapshot()
+    return direct_resident(app.mode)
 
 
 def _stage(status: str, started: float, code: str | None = None) -> dict[str, Any]:
@@ -179,14 +192,14 @@ def status(app: App, inp: StatusInput) -> Status:
         root_ok = Path(coll["path"]).expanduser().is_dir()
         entry["healthy"] = root_ok
         if not root_ok:
-            entry["rootError"] = {
+            entry["rootError"] = {  # never the folder path: status may go to remote callers
                 "code": "PATH_NOT_FOUND",
-                "message": f"Collection root is missing: {coll['path']}",
+                "message": "The collection folder is missing or not a directory.",
             }
         collections.append(entry)
     activation_state = activation(store, counts)
     payload = {
-        "resident": direct_resident(),
+        "resident": resident_of(app),
         "indexName": app.paths.index_name,
         "configPath": str(app.paths.config_file),
         "dbPath": str(app.paths.db_path),
@@ -198,7 +211,7 @@ def status(app: App, inp: StatusInput) -> Status:
         "lastUpdated": totals["last_updated"],
         "healthy": all(c["healthy"] for c in collections) and store.integrity_ok(),
         "activePreset": {"id": "slim-tuned", "name": "Slim Tuned"},
-        "capabilities": {"bm25": True, "vector": bool(embedded), "hybrid": False, "answer": False},
+        "capabilities": _capabilities(embedded),
         "contentTypeBoost": {"rulesFingerprint": EMPTY_RULES_FINGERPRINT, "rules": []},
         "activation": activation_state,
     }
@@ -245,9 +258,31 @@ def index_status(app: App, inp: StatusInput) -> IndexStatus:
             "lastUpdatedAt": totals["last_updated"],
             "healthy": roots_ok and store.integrity_ok(),
             "contentTypeBoost": {"rulesFingerprint": EMPTY_RULES_FINGERPRINT, "rules": []},
-            "resident": direct_resident(app.mode),
+            "resident": resident_of(app),
         }
     )
+
+
+def _capabilities(embedded: dict[str, int]) -> dict[str, bool]:
+    vector = any(embedded.values())
+    return {"bm25": True, "vector": vector, "hybrid": vector, "answer": False}
+
+
+def capabilities(app: App, inp: CapabilitiesInput) -> Capabilities:
+    """From the index alone: no model is loaded (vector = vectors exist for the active model)."""
+    try:
+        embedded = embedded_counts(app, app.store())
+    except NotInitializedError:
+        embedded = {}
+    return Capabilities.model_validate(_capabilities(embedded))
+
+
+def health(app: App, inp: HealthInput) -> Health:
+    return Health(ok=True)
+
+
+def resident_status(app: App, inp: ResidentStatusInput) -> ResidentStatus:
+    return ResidentStatus.model_validate(resident_of(app))
 
 
 def serve_state(data_dir: Path) -> dict[str, Any]:

@@ -11,6 +11,7 @@ committed and nothing half-written. Files that vanished are soft-deleted
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import time
 from collections.abc import Callable
@@ -29,10 +30,11 @@ from gno.app import App
 from gno.config import Collection
 from gno.core.globs import FileRules
 from gno.core.identity import make_uri, normalize_collection_name
-from gno.errors import NotFoundError
+from gno.errors import InvalidPathError, NotFoundError, ValidationError
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.walker import WalkEntry, walk
 from gno.ports import PERMANENT_CODES, READ_ERROR, TOO_LARGE
+from gno.services.collections import check_file_name
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 BATCH_FILES = 200  # files per write transaction
@@ -138,6 +140,40 @@ class CollectionSync:
             if gone:
                 self.store.inactivate(gone)
             self.store.mark_synced(self.coll.name)
+        self.tally.inactivated = len(gone)
+        return self.tally
+
+    def run_paths(self, rel_paths: list[str]) -> CollectionTally:
+        """Re-read only these files (checked by ``resolve_paths``); one that is gone leaves the index."""
+        root = Path(self.coll.path).expanduser()
+        if not root.is_dir():
+            self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
+            return self.tally
+        real_root = os.path.realpath(root)
+        states = self.store.doc_states(self.coll.name)
+        entries, gone = [], []
+        for rel in rel_paths:
+            try:
+                st = os.stat(os.path.join(real_root, rel))
+            except FileNotFoundError:
+                state = states.get(rel)
+                if state is not None and state.active:
+                    gone.append(state.id)
+                continue
+            entries.append(
+                WalkEntry(rel, os.path.join(real_root, rel), st.st_size, st.st_mtime_ns, st.st_ino)
+            )
+        self._total = len(entries)
+        runner = JobRunner()
+        try:
+            self._apply_all(entries, states, runner)
+        except BaseException:
+            runner.close(cancel=True)
+            raise
+        runner.close()
+        if gone:
+            with self.store.write():
+                self.store.inactivate(gone)
         self.tally.inactivated = len(gone)
         return self.tally
 
@@ -296,7 +332,64 @@ class CollectionSync:
         )
 
 
+MAX_SYNC_PATHS = 256
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def resolve_paths(collection: Collection, paths: list[str]) -> list[str]:
+    """The listed files as collection-relative paths, each one a file the collection indexes
+    (or one that no longer exists). Anything else is refused before any work starts."""
+    root = os.path.abspath(os.path.expanduser(collection.path))
+    real_root = os.path.realpath(root)
+    rules = FileRules.build(
+        collection.pattern, collection.include, collection.exclude, SUPPORTED_EXTENSIONS
+    )
+    resolved: list[str] = []
+    for given in paths:
+        check_file_name(given)
+        candidate = os.path.normpath(os.path.join(root, os.path.expanduser(given)))
+        if not _inside(candidate, root) or candidate == root:
+            raise InvalidPathError(f"Path is outside collection {collection.name}: {given}")
+        rel = os.path.relpath(candidate, root).replace(os.sep, "/")
+        if os.path.lexists(candidate):
+            real = os.path.realpath(candidate)
+            if not _inside(real, real_root):
+                raise InvalidPathError(
+                    f"Path leaves collection {collection.name} through a link: {given}"
+                )
+            if os.path.isdir(real):
+                raise InvalidPathError(f"Path is a directory, not a file: {given}")
+        if any(part.startswith(".") for part in rel.split("/")) or not rules.accepts(rel):
+            raise InvalidPathError(
+                f"Collection {collection.name} does not index this file (pattern, include "
+                f"or exclude rules): {given}"
+            )
+        if rel not in resolved:
+            resolved.append(rel)
+    return resolved
+
+
+def check_paths(app: App, inp: UpdateInput) -> list[str] | None:
+    """Validate ``paths`` of an update: only with one collection, never with gitPull."""
+    if inp.paths is None:
+        return None
+    if not inp.collection:
+        raise ValidationError("paths needs collection")
+    if inp.gitPull:
+        raise ValidationError("paths cannot be combined with gitPull")
+    if not inp.paths or len(inp.paths) > MAX_SYNC_PATHS:
+        raise ValidationError(f"paths must list 1 to {MAX_SYNC_PATHS} files")
+    collection = app.config.find(inp.collection)
+    if collection is None:
+        raise NotFoundError(f"Collection not found: {inp.collection}")
+    return resolve_paths(collection, inp.paths)
+
+
 def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> SyncResult:
+    rel_paths = check_paths(app, inp)
     store = app.store(create=True)  # a config whose index was deleted gets a fresh one
     collections = app.config.collections
     if inp.collection:
@@ -310,7 +403,10 @@ def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> Sync
     for collection in collections:
         sync = CollectionSync(store, collection, progress)
         try:
-            tallies.append(sync.run(inp.gitPull, inp.runUpdateCmd))
+            if rel_paths is None:
+                tallies.append(sync.run(inp.gitPull, inp.runUpdateCmd))
+            else:
+                tallies.append(sync.run_paths(rel_paths))
         except KeyboardInterrupt:
             tallies.append(sync.tally)
             interrupted = True

@@ -437,9 +437,9 @@ class StatusCollection(ContractModel):
         extra="forbid",
     )
     name: Annotated[str, Field(pattern="^[a-z0-9][a-z0-9_-]{0,63}$")]
-    path: str
+    path: str | None = None
     """
-    Absolute collection root.
+    Absolute collection root (omitted for remote REST callers).
     """
     documentCount: Annotated[int, Field(ge=0)]
     chunkCount: Annotated[int, Field(ge=0)]

@@ -27,3 +27,7 @@ class UpdateInput(ContractModel):
     """
     Run each collection's updateCmd first (the CLI sets this; MCP and REST never do).
     """
+    paths: Annotated[list[str] | None, Field(max_length=256, min_length=1)] = None
+    """
+    Only these files of `collection` (relative to its root or absolute inside it); a listed file that is gone leaves the index. Needs collection; not with gitPull.
+    """

@@ -1,0 +1,77 @@
+"""The OpenAPI document's schemas are the contract schemas themselves.
+
+Each JSON Schema of ``gno_contracts/schemas`` becomes a component named by
+its title; its ``$defs`` become components ``<Title>_<Def>`` (titles repeat
+across schemas, e.g. CollectionEntry) with every local ``$ref`` rewritten, so
+OpenAPI 3.1 tools (Swagger UI, schemathesis) see exactly what the CLI and MCP
+validate against.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+REF_PREFIX = "#/components/schemas/"
+
+
+@cache
+def contract_schema(schema_id: str) -> dict[str, Any]:
+    name = schema_id.removeprefix("gno://schemas/").split("@")[0]
+    text = resources.files("gno_contracts").joinpath("schemas", f"{name}.json").read_text()
+    return json.loads(text)
+
+
+def _rewrite(node: Any, title: str) -> Any:
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str) and value.startswith("#/$defs/"):
+                out[key] = f"{REF_PREFIX}{title}_{value.removeprefix('#/$defs/')}"
+            else:
+                out[key] = _rewrite(value, title)
+        return out
+    if isinstance(node, list):
+        return [_rewrite(v, title) for v in node]
+    return node
+
+
+def components(schema_ids: set[str]) -> dict[str, Any]:
+    """``components.schemas`` for these contract schemas (and their ``$defs``)."""
+    found: dict[str, Any] = {}
+    for schema_id in sorted(schema_ids):
+        schema = copy.deepcopy(contract_schema(schema_id))
+        title = schema["title"]
+        for name, sub in schema.pop("$defs", {}).items():
+            found[f"{title}_{name}"] = _rewrite(sub, title)
+        for key in ("$schema", "$id"):
+            schema.pop(key, None)
+        found[title] = _rewrite(schema, title)
+    return found
+
+
+def ref(schema_id: str) -> dict[str, str]:
+    return {"$ref": f"{REF_PREFIX}{contract_schema(schema_id)['title']}"}
+
+
+def query_parameters(schema_id: str, path_params: list[str]) -> list[dict[str, Any]]:
+    """Each top-level property of an input schema as a path or query parameter."""
+    schema = contract_schema(schema_id)
+    required = set(schema.get("required", []))
+    params = []
+    for name, prop in schema.get("properties", {}).items():
+        place = "path" if name in path_params else "query"
+        prop = {k: v for k, v in prop.items() if k != "description"}
+        param: dict[str, Any] = {
+            "name": name,
+            "in": place,
+            "required": place == "path" or name in required,
+            "schema": prop,
+        }
+        if description := schema["properties"][name].get("description"):
+            param["description"] = description
+        params.append(param)
+    return params

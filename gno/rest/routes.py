@@ -1,0 +1,222 @@
+"""One HTTP route per registry operation with a ``rest`` binding.
+
+A request becomes arguments (JSON body for POST, else query and path
+parameters), is validated against the JSON Schema the route publishes (the
+REST input schema when the binding names one, else the operation's), mapped to
+the operation's input model (``bodies``), run by the same handler as the CLI
+and MCP on a reader connection (writes on the owner App, one at a time), and
+answered as the operation output or the binding's REST view (``views``),
+without host paths for a caller on another host.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache, partial
+from typing import Any
+
+import anyio
+from gno_contracts.operations import OPERATIONS, Operation
+from pydantic import BaseModel
+from pydantic import ValidationError as ModelError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from gno.errors import GnoError, ValidationError
+from gno.rest import bodies, openapi, views
+from gno.rest.errors import catalog_response, gno_error_response
+from gno.rest.security import BodyTooLarge, same_host
+from gno.services import handler, model
+
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 429, 503)
+ERROR_SCHEMA = "gno://schemas/api-error@1.0"
+
+
+@dataclass(frozen=True)
+class Route:
+    op: Operation
+    method: str
+    path: str
+    status: int
+    input_schema: str  # what the caller sends (REST body/query schema)
+    output_schema: str  # what the caller gets
+    path_params: tuple[str, ...]
+
+    @property
+    def has_body(self) -> bool:
+        return self.method in BODY_METHODS
+
+
+def routes() -> list[Route]:
+    """Every REST route of the registry; fixed paths before templated ones (jobs/active)."""
+    found = []
+    for op in OPERATIONS:
+        if op.rest is None:
+            continue
+        b = op.rest
+        found.append(
+            Route(
+                op,
+                b.method,
+                b.path,
+                b.status,
+                b.input_schema or op.input_schema,
+                b.output_schema or op.output_schema,
+                tuple(re.findall(r"{(\w+)}", b.path)),
+            )
+        )
+    return sorted(found, key=lambda r: "{" in r.path)
+
+
+@cache
+def _validator(schema_id: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(openapi.contract_schema(schema_id))
+
+
+def schema_problem(schema_id: str, args: dict[str, Any]) -> str | None:
+    """The first way ``args`` break the schema, naming the field; None when valid."""
+    errors = sorted(_validator(schema_id).iter_errors(args), key=lambda e: list(e.path))
+    if not errors:
+        return None
+    first = errors[0]
+    where = ".".join(str(p) for p in first.absolute_path)
+    detail = first.message if len(first.message) <= 200 else first.message[:200] + "…"
+    return f"Invalid request: {where}: {detail}" if where else f"Invalid request: {detail}"
+
+
+def _query_args(route: Route, request: Request) -> dict[str, Any]:
+    """Query and path parameters as the schema's types (query strings carry text only)."""
+    props = openapi.contract_schema(route.input_schema).get("properties", {})
+    args: dict[str, Any] = dict(request.query_params)
+    args.update(request.path_params)
+    for name, value in args.items():
+        kind = props.get(name, {}).get("type")
+        if kind == "integer" and re.fullmatch(r"-?\d{1,18}", value):
+            args[name] = int(value)
+        elif kind == "boolean" and value in ("true", "false"):
+            args[name] = value == "true"
+    return args
+
+
+async def _body_args(request: Request) -> dict[str, Any] | Response:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        parsed = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return catalog_response("INVALID_JSON")
+    if not isinstance(parsed, dict):
+        return catalog_response("NOT_AN_OBJECT")
+    return parsed
+
+
+class Dispatcher:
+    """Runs operations for the routes: reads on the reader pool, writes one at a time."""
+
+    def __init__(self, runtime: Any) -> None:
+        self.runtime = runtime
+        self._write_lock = threading.Lock()
+        paths = runtime.owner.paths
+        self.server_paths = [
+            str(p) for p in (paths.config_file.parent, paths.data_dir, paths.cache_dir)
+        ]
+
+    def run(self, op: Operation, inp: BaseModel) -> Any:
+        work: Callable[[Any, Any], Any] = views.VIEWS.get(op.id) or handler(op.id)
+        if op.access == "write":
+            owner = self.runtime.owner
+            with self._write_lock:
+                owner.reload_config()  # the CLI may have edited index.yml meanwhile
+                return work(owner, inp)
+        with self.runtime.readers.reader() as app:
+            return work(app, inp)
+
+
+def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
+    op = route.op
+    rest_input = op.rest.input_schema if op.rest else None
+    to_input = bodies.TO_INPUT.get(rest_input) if rest_input else None
+    rest_model = model(op.rest.input_model) if op.rest and op.rest.input_model else None
+    op_model = model(op.input_model)
+
+    async def serve(request: Request) -> Response:
+        local = same_host(request.scope)
+        try:
+            if route.has_body:
+                args = await _body_args(request)
+                if isinstance(args, Response):
+                    return args
+            else:
+                args = _query_args(route, request)
+            if problem := schema_problem(route.input_schema, args):
+                raise ValidationError(problem)
+            if to_input is not None and rest_model is not None:
+                args = to_input(rest_model.model_validate(args), local)
+            try:
+                inp = op_model.model_validate(args)
+            except ModelError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"]) or "input"
+                raise ValidationError(f"Invalid request: {where}: {first['msg']}") from None
+            result = await anyio.to_thread.run_sync(partial(dispatcher.run, op, inp))
+        except BodyTooLarge:
+            raise
+        except GnoError as exc:
+            return gno_error_response(exc, dispatcher.server_paths, remote=not local)
+        except Exception:  # a bug: logged here, never sent to the caller
+            traceback.print_exc(file=sys.stderr)
+            return catalog_response("RUNTIME")
+        if isinstance(result, BaseModel):
+            if local:
+                content = result.model_dump_json(exclude_unset=True).encode()
+                return Response(content, route.status, media_type="application/json")
+            result = result.model_dump(mode="json", exclude_unset=True)
+        if not local:
+            result = views.redact(op.id, result)
+        content = json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode()
+        return Response(content, route.status, media_type="application/json")
+
+    return serve
+
+
+def openapi_extra(route: Route) -> dict[str, Any]:
+    if route.has_body:
+        return {
+            "requestBody": {
+                "required": bool(openapi.contract_schema(route.input_schema).get("required")),
+                "content": {"application/json": {"schema": openapi.ref(route.input_schema)}},
+            }
+        }
+    return {"parameters": openapi.query_parameters(route.input_schema, list(route.path_params))}
+
+
+def responses(route: Route) -> dict[int | str, Any]:
+    documented: dict[int | str, Any] = {
+        route.status: {
+            "description": "Success",
+            "content": {"application/json": {"schema": openapi.ref(route.output_schema)}},
+        }
+    }
+    for status in ERROR_STATUSES:
+        documented[status] = {
+            "description": "Error envelope",
+            "content": {"application/json": {"schema": openapi.ref(ERROR_SCHEMA)}},
+        }
+    return documented
+
+
+def schema_ids() -> set[str]:
+    ids = {ERROR_SCHEMA}
+    for route in routes():
+        ids |= {route.input_schema, route.output_schema}
+    return ids

@@ -1,0 +1,163 @@
+"""Request gates of the REST server (surfaces.md §4.1), as one ASGI middleware.
+
+Order per request: admission (503 while shutting down) → API token (when
+``GNO_API_TOKEN`` is set) → CSRF for unsafe methods → body size (413) → the
+app; every answer gets the security headers. ``same_host`` (loopback peer,
+loopback Host, no forwarding header) decides redaction in the routes.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from gno.rest.errors import catalog_response
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+FORWARDING_HEADERS = frozenset(
+    {b"forwarded", b"x-forwarded-for", b"x-forwarded-host", b"x-forwarded-proto", b"x-real-ip"}
+)
+CSP = "default-src 'self'; script-src 'self'"
+# The interactive OpenAPI page (/docs) loads Swagger UI from its CDN and starts it
+# with an inline script; that page alone gets a CSP that allows exactly that.
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'self' https://cdn.jsdelivr.net; img-src 'self' data: https://fastapi.tiangolo.com"
+)
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+]
+
+
+@dataclass
+class Gates:
+    token: str | None = None  # GNO_API_TOKEN
+    max_body_bytes: int = 1024 * 1024
+    port: int | None = None  # bound port: the allowed local Origins follow it
+
+    def local_origins(self) -> set[str]:
+        if not self.port:
+            return set()
+        return {f"http://localhost:{self.port}", f"http://127.0.0.1:{self.port}"}
+
+
+def _host_name(host: str) -> str:
+    if host.startswith("["):
+        return host[: host.find("]") + 1]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def same_host(scope: Scope) -> bool:
+    """Loopback socket peer, loopback Host header, and no forwarding header."""
+    client = scope.get("client")
+    if not client or client[0] not in LOOPBACK_HOSTS:
+        return False
+    host = ""
+    for name, value in scope.get("headers", []):
+        if name in FORWARDING_HEADERS:
+            return False
+        if name == b"host":
+            host = value.decode("latin-1").strip().lower()
+    return _host_name(host) in LOOPBACK_HOSTS
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class GateMiddleware:
+    def __init__(self, app: Any, gates: Gates, runtime: Any = None) -> None:
+        self.app, self.gates, self.runtime = app, gates, runtime
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        csp = (DOCS_CSP if path == "/docs" else CSP).encode()
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(b"content-security-policy", csp), *SECURITY_HEADERS]
+                message["headers"] = headers
+            await send(message)
+
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            await catalog_response(refusal)(scope, receive, send_with_headers)
+            return
+        runtime = self.runtime
+        if runtime is not None and not runtime.enter_request():
+            await catalog_response("UNAVAILABLE")(scope, receive, send_with_headers)
+            return
+        try:
+            await self._with_body_limit(scope, receive, send_with_headers)
+        finally:
+            if runtime is not None:
+                runtime.leave_request()
+
+    def _refusal(self, scope: Scope) -> str | None:
+        path = scope.get("path", "")
+        token = _header(scope, b"x-gno-token")
+        token_ok = bool(self.gates.token) and token is not None and _same(token, self.gates.token)
+        protected = path.startswith("/api/") and path != "/api/health"
+        if self.gates.token and protected and not token_ok:
+            return "UNAUTHORIZED"
+        if scope["method"] in UNSAFE_METHODS and not token_ok:
+            origin = _header(scope, b"origin")
+            if origin is not None and origin.rstrip("/").lower() not in self.gates.local_origins():
+                return "CSRF_VIOLATION"
+        return None
+
+    async def _with_body_limit(self, scope: Scope, receive: Receive, send: Send) -> None:
+        limit = self.gates.max_body_bytes
+        declared = _header(scope, b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await catalog_response("PAYLOAD_TOO_LARGE")(scope, receive, send)
+            return
+        seen = 0
+        started = False
+
+        async def counting_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    raise BodyTooLarge
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counting_receive, tracking_send)
+        except BodyTooLarge:
+            if not started:
+                await catalog_response("PAYLOAD_TOO_LARGE")(scope, receive, send)
+
+
+def _same(given: str, expected: str) -> bool:
+    return hmac.compare_digest(given.encode(), expected.encode())

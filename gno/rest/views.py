@@ -1,0 +1,144 @@
+"""REST answers that differ from the operation's output (registry ``rest.output``).
+
+Job operations answer a receipt at once (the work goes on in the background);
+a few reads reshape the operation output into GNO's REST shape. Everything
+else is the operation output as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gno.app import App
+from gno.services import handler
+
+REMOVED_NOTE = "Indexed documents are kept (inactive) until `gno cleanup`."
+
+
+def sync_receipt(app: App, inp: Any) -> dict[str, Any]:
+    from gno.services.jobs import submit_sync
+
+    job = submit_sync(app, inp)
+    return {"jobId": job.id, "status": "running" if job.status == "running" else "queued"}
+
+
+def embed_receipt(app: App, inp: Any) -> dict[str, Any]:
+    from gno.services.jobs import start_embed
+
+    return start_embed(app, inp)
+
+
+def collection_added(app: App, inp: Any) -> dict[str, Any]:
+    from gno.services.jobs import start_add_collection
+
+    receipt = start_add_collection(app, inp)
+    added = app.config.find(receipt["collection"])
+    collection = {"name": receipt["collection"]}
+    if added is not None:
+        collection["path"] = added.path
+    return {"jobId": receipt["jobId"], "collection": collection}
+
+
+def collection_removed(app: App, inp: Any) -> dict[str, Any]:
+    result = handler("remove_collection")(app, inp)
+    return {"success": True, "collection": result.collection, "note": REMOVED_NOTE}
+
+
+def job(app: App, inp: Any) -> dict[str, Any]:
+    return app.jobs.get(inp.jobId).to_rest()
+
+
+def document(app: App, inp: Any) -> dict[str, Any]:
+    got = handler("get")(app, inp).model_dump(mode="json", exclude_unset=True)
+    source = got["source"]
+    collection = got["uri"].removeprefix("gno://").split("/", 1)[0]
+    out = {"docid": got["docid"], "uri": got["uri"]}
+    if "title" in got:
+        out["title"] = got["title"]
+    out |= {
+        "content": got["content"],
+        "contentAvailable": True,
+        "collection": collection,
+        "relPath": source["relPath"],
+        "tags": got.get("tags", []),
+        "totalLines": got["totalLines"],
+    }
+    if "language" in got:
+        out["language"] = got["language"]
+    return out | {"source": source, "capabilities": got["capabilities"]}
+
+
+def documents(app: App, inp: Any) -> dict[str, Any]:
+    listed = handler("ls")(app, inp)
+    items = []
+    for doc in listed.model_dump(mode="json", exclude_unset=True)["documents"]:
+        item = {"docid": doc["docid"], "uri": doc["uri"]}
+        if "title" in doc:
+            item["title"] = doc["title"]
+        source = doc["source"]
+        items.append(
+            item
+            | {
+                "collection": doc["uri"].removeprefix("gno://").split("/", 1)[0],
+                "relPath": source["relPath"],
+                "sourceExt": source["ext"],
+                "sourceMime": source["mime"],
+            }
+        )
+    return {
+        "documents": items,
+        "total": listed.meta.total,
+        "limit": inp.limit,
+        "offset": inp.offset,
+    }
+
+
+# operation id -> how REST runs it, when not ``handler(op)`` dumped as is
+VIEWS: dict[str, Callable[[App, Any], Any]] = {
+    "update": sync_receipt,
+    "embed": embed_receipt,
+    "add_collection": collection_added,
+    "remove_collection": collection_removed,
+    "job_status": job,
+    "get": document,
+    "ls": documents,
+}
+
+# Host paths a remote caller never receives (surfaces.md §4.1): keys dropped anywhere,
+# plus collection root `path` at these places of these operations' answers.
+HOST_PATH_KEYS = frozenset({"absPath", "configPath", "dbPath", "dataDir"})
+COLLECTION_PATHS: dict[str, tuple[str, ...]] = {
+    "status": ("collections", "*"),
+    "collection_list": ("*",),
+    "add_collection": ("collection",),
+}
+
+
+def _drop_keys(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _drop_keys(v) for k, v in node.items() if k not in HOST_PATH_KEYS}
+    if isinstance(node, list):
+        return [_drop_keys(v) for v in node]
+    return node
+
+
+def _drop_path(node: Any, where: tuple[str, ...]) -> None:
+    if not where:
+        if isinstance(node, dict):
+            node.pop("path", None)
+        return
+    head, rest = where[0], where[1:]
+    if head == "*" and isinstance(node, list):
+        for item in node:
+            _drop_path(item, rest)
+    elif isinstance(node, dict) and head in node:
+        _drop_path(node[head], rest)
+
+
+def redact(op_id: str, payload: Any) -> Any:
+    """The answer for a caller that is not on this host: no host paths at all."""
+    payload = _drop_keys(payload)
+    if where := COLLECTION_PATHS.get(op_id):
+        _drop_path(payload, where)
+    return payload
