@@ -19,6 +19,7 @@ SHARDS = 8
 EDGE_SIGMAS = 0.4  # beat 0.6 σ and 0.8 σ in bench/knn.py's sweep
 MIN_SHARD_K = 25  # 8 × 25 candidates: recall@10 0.99 at 100k (bench/README.md)
 SHARD_K_MARGIN = 15  # k_s = k + 15 kept recall@k ≥ 0.99 for k = 10…160 at 100k
+MAX_SHARD_K = 4096  # sqlite-vec 0.1.9 refuses a larger k
 # Below 64 dimensions two bits each rank too coarsely (recall@10 0.85 at 10k × 30-d with
 # these budgets, 1.00 at 64-d); such small models are cheap to scan exactly instead.
 CODE_MIN_DIMS = 64
@@ -64,7 +65,7 @@ def prefer_exact(total: int, allowed: int, k: int) -> bool:
     if allowed <= 0 or total <= 0:
         return True
     needed = math.ceil(shard_k(k) * total / allowed)
-    if needed * SHARDS >= total:
+    if needed * SHARDS >= total or needed > MAX_SHARD_K:
         return True
     return exact_cost(allowed) <= coarse_cost(total, needed)
 
@@ -82,6 +83,12 @@ def exact_limit(total: int, k: int, dims: int) -> int:
         else:
             high = middle
     return low
+
+
+def keep_coarse(total: int, allowed: int, next_shard_k_: int) -> bool:
+    """After a coarse round fell short (the filter's rows lie far from the query), is one
+    more round with a wider budget still cheaper than scanning the allowed rows exactly?"""
+    return next_shard_k_ <= MAX_SHARD_K and coarse_cost(total, next_shard_k_) < exact_cost(allowed)
 
 
 def next_shard_k(shard_k_: int, found: int, target: int) -> int:

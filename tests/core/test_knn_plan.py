@@ -3,10 +3,14 @@ from hypothesis import strategies as st
 
 from gno.core.knn_plan import (
     CODE_MIN_DIMS,
+    MAX_SHARD_K,
     SHARDS,
+    coarse_cost,
     code_dims,
     code_edge,
+    exact_cost,
     exact_limit,
+    keep_coarse,
     next_shard_k,
     prefer_exact,
     shard_k,
@@ -60,3 +64,10 @@ def test_crossovers_match_the_measured_ones():
 def test_budgets_grow_at_least_twofold(current, found):
     target = current * SHARDS
     assert next_shard_k(current, min(found, target - 1), target) >= 2 * current
+
+
+@given(totals, totals, st.integers(min_value=1, max_value=100_000))
+def test_growth_stops_at_sqlite_vec_limit_and_when_exact_is_cheaper(total, allowed, next_k):
+    if keep_coarse(total, allowed, next_k):
+        assert next_k <= MAX_SHARD_K
+        assert coarse_cost(total, next_k) < exact_cost(allowed)

