@@ -359,6 +359,31 @@ def run(
     ]
 
 
+def crossover(tmp: str, sizes=(250, 500, 1000, 2000, 4000)) -> None:
+    """Where an exact scan stops beating the codes: both of gno's paths (the planner's
+    private methods, called directly) on stores of growing size, median of 30 top-10s."""
+    from gno.adapters.sqlite.knn import KnnSearch
+    from gno.core.knn_plan import exact_limit
+
+    print("\nexact scan vs codes + rescoring in gno's store (top-10, median ms)")
+    print(f"{'vectors':>8} {'exact':>7} {'codes':>7}  planner")
+    for n in sizes:
+        vectors = synthetic(n + 30, seed=n)[0]
+        path = tempfile.mktemp(dir=tmp, suffix=".sqlite")
+        store, model_id, *_ = gno_store(path, vectors[:n], ["c0"] * n)
+        search = KnnSearch(store.conn, model_id, DIMS, n)
+        times: dict[str, list[float]] = {"exact": [], "codes": []}
+        for q in vectors[n:]:
+            for name, run_one in (("exact", search._exact), ("codes", search._coarse)):
+                started = time.perf_counter()
+                run_one(q.tobytes(), TOP)
+                times[name].append((time.perf_counter() - started) * 1000)
+        plan = "exact" if exact_limit(n, TOP, DIMS) >= n else "codes"
+        print(f"{n:8,} {statistics.median(times['exact']):7.2f} "
+              f"{statistics.median(times['codes']):7.2f}  {plan}")  # fmt: skip
+        store.close()
+
+
 def print_table(title: str, rows: list[tuple]) -> None:
     print(f"\n{title}")
     print(f"{'layout':40} {'build s':>7} {'MiB':>6} {'med ms':>7} {'max ms':>7} {'recall':>6}")
@@ -398,6 +423,7 @@ def main() -> None:
         variants = [] if args.store_only else VARIANTS
         rows = run(vectors[: args.n], vectors[args.n :], colls, tmp, variants)
         print_table(f"synthetic, {args.n:,} vectors, {N_QUERIES} queries", rows)
+        crossover(tmp)
         real = real_sample(args.real) if args.real else None
         if real is not None:
             n = len(real) - N_QUERIES

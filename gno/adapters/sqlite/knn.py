@@ -152,6 +152,9 @@ class KnnSearch:
             return []
         if exact_limit(self.total, k, self.dims) >= self.total:
             return self._exact(query, k)
+        return self._coarse(query, k)
+
+    def _coarse(self, query: bytes, k: int) -> list[Neighbour]:
         code = self.conn.execute(
             f"SELECT CAST({code_sql(':q', self.dims)} AS BLOB)",
             {"q": query, **self.code_params},
