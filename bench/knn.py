@@ -4,7 +4,9 @@ Target: top-10 in ≤ 15 ms with recall@10 ≥ 0.99 against exact (numpy) search
 vectors make quantized search look far worse than it is, so the main data set is a seeded mixture
 of topic clusters with a shared, anisotropic component, calibrated against real MiniLM embeddings of
 opentelemetry-docs chunks (embedded once, cached in bench/results/), which are the sanity check.
-Run: `.venv/bin/python bench/knn.py [--n 100000] [--real 2000]`.
+The last rows measure gno itself: ``SqliteStore.knn`` (planner, two-bit codes in 8 shards, exact
+rescoring, owner filters inside) over an index written by ``save_embeddings``.
+Run: `.venv/bin/python bench/knn.py [--n 100000] [--real 2000] [--store-only]`.
 """
 
 from __future__ import annotations
@@ -234,7 +236,67 @@ def exact(vectors: np.ndarray, queries: np.ndarray, allowed: np.ndarray | None) 
     return [set((np.argpartition(-row, TOP)[:TOP] + 1).tolist()) for row in scores]
 
 
-def run(vectors: np.ndarray, queries: np.ndarray, colls: list[str], tmp: str) -> list[tuple]:
+def gno_store(path: str, vectors: np.ndarray, colls: list[str]):
+    """gno's own index: documents of up to 4 chunks (opentelemetry-docs averages ~3.4), each
+    in the collection of its vectors, the vectors saved through ``SqliteStore.save_embeddings``
+    in pages of 5,000, as ``gno embed`` writes them.
+    Returns (store, model id, chunk key -> 1-based row, seconds to save, file MiB)."""
+    from gno.adapters.sqlite.store import SqliteStore
+
+    by_collection: dict[str, list[int]] = {}
+    for i, c in enumerate(colls):
+        by_collection.setdefault(c, []).append(i)
+    chunks = []  # (vector row, mirror, seq, collection), documents in collection order
+    for c, rows in sorted(by_collection.items()):
+        for start in range(0, len(rows), 4):
+            mirror = hashlib.sha256(b"%s %d" % (c.encode(), start)).hexdigest()
+            chunks += [(row, mirror, seq, c) for seq, row in enumerate(rows[start : start + 4])]
+    docs = {(m, c): n for _, m, n, c in chunks}  # mirror -> last seq
+    store = SqliteStore.open(Path(path), create=True)
+    assert store.load_vec()
+    with store.write():
+        store.conn.executemany(
+            "INSERT INTO content (mirror_hash, markdown, line_count) VALUES (?, 'x', 1)",
+            [(m,) for m, _ in docs],
+        )
+        store.conn.executemany(
+            "INSERT INTO content_chunks (mirror_hash, seq, pos, end_pos, start_line, end_line) "
+            "VALUES (?, ?, 0, 1, 1, 1)",
+            [(m, seq) for _, m, seq, _ in chunks],
+        )
+        store.conn.executemany(
+            "INSERT INTO documents (collection, rel_path, source_mime, source_ext, source_size, "
+            "source_mtime_ns, uri, mirror_hash, active, ingest_version, created_at, updated_at) "
+            "VALUES (?, ?, 'text/markdown', '.md', 1, 0, ?, ?, 1, 1, '', '')",
+            [(c, f"{m}.md", f"gno://{c}/{m}.md", m) for m, c in docs],
+        )
+    model_id = store.embed_model("bench", "bench", vectors.shape[1])
+    started = time.perf_counter()
+    for page in range(0, len(chunks), 5000):
+        part = chunks[page : page + 5000]
+        blobs = [vectors[row].tobytes() for row, *_ in part]
+        hashes = [hashlib.sha256(b).hexdigest() for b in blobs]
+        with store.write():
+            store.save_embeddings(
+                model_id,
+                dict(zip(hashes, blobs, strict=True)),
+                [(m, seq, h) for (_, m, seq, _), h in zip(part, hashes, strict=True)],
+            )
+    seconds = time.perf_counter() - started
+    number = {(m, seq): row + 1 for row, m, seq, _ in chunks}
+    return store, model_id, number, seconds, os.path.getsize(path) / 2**20
+
+
+# gno's own KNN path (SqliteStore.knn: plan, codes, rescoring, filters); (label, filtered)
+STORE_VARIANTS = [
+    ("gno SqliteStore.knn (whole index file)", False),
+    ("  same, collection = ?", True),
+]
+
+
+def run(
+    vectors: np.ndarray, queries: np.ndarray, colls: list[str], tmp: str, variants: list = VARIANTS
+) -> list[tuple]:
     """Build every index, then time the variants; one table row per variant.
 
     Queries are interleaved (query 1 on every variant, then query 2, ...) so that a slow spell
@@ -244,12 +306,13 @@ def run(vectors: np.ndarray, queries: np.ndarray, colls: list[str], tmp: str) ->
     truth = {False: exact(vectors, queries, None)}
     truth[True] = exact(vectors, queries, np.array(colls) == "c0")
     floats_db = os.path.join(tmp, "floats.db")
-    mib = build_floats(floats_db, vectors)
-    print(f"rescoring sources: plain float table {mib['floats']:.1f} MiB, gno's text_vectors "
-          f"{mib['text_vectors']:.1f} MiB (+ chunk_vectors {mib['chunk_vectors']:.1f} MiB)")  # fmt: skip
+    if variants:
+        mib = build_floats(floats_db, vectors)
+        print(f"rescoring sources: plain float table {mib['floats']:.1f} MiB, gno's text_vectors "
+              f"{mib['text_vectors']:.1f} MiB (+ chunk_vectors {mib['chunk_vectors']:.1f} MiB)")  # fmt: skip
     params = [{"q": q.tobytes(), "c": "c0"} | EDGES for q in queries]
     built, conns, searches, costs = {}, {}, [], []
-    for _, name, k, rescore, filtered in VARIANTS:
+    for _, name, k, rescore, filtered in variants:
         if name not in built:
             path = os.path.join(tmp, name.replace("/", "_") + ".db")
             seconds = build_index(path, name, vectors, colls)
@@ -267,6 +330,18 @@ def run(vectors: np.ndarray, queries: np.ndarray, colls: list[str], tmp: str) ->
             costs.append(built[name])
         searches.append((search, truth[filtered]))
         search(params[0])  # warm-up
+    store, model_id, number, seconds, size = gno_store(
+        os.path.join(tmp, "gno.sqlite"), vectors, colls
+    )
+    for _, filtered in STORE_VARIANTS:
+        where = ("AND collection = ?", ["c0"]) if filtered else ("", [])
+
+        def search(p, where=where):
+            return {number[m, s] for m, s, _ in store.knn(model_id, [p["q"]], TOP, *where)[0]}
+
+        costs.append((seconds, size))
+        searches.append((search, truth[filtered]))
+        search(params[0])  # warm-up
     times, hits = [[] for _ in searches], [0] * len(searches)
     for i, p in enumerate(params):
         for j, (search, expected) in enumerate(searches):
@@ -276,10 +351,37 @@ def run(vectors: np.ndarray, queries: np.ndarray, colls: list[str], tmp: str) ->
             hits[j] += len(got & expected[i])
     for conn in conns.values():
         conn.close()
+    store.close()
+    labels = [v[0] for v in variants] + [label for label, _ in STORE_VARIANTS]
     return [
-        (v[0], *cost, statistics.median(t), max(t), h / (TOP * len(queries)))
-        for v, cost, t, h in zip(VARIANTS, costs, times, hits, strict=True)
+        (label, *cost, statistics.median(t), max(t), h / (TOP * len(queries)))
+        for label, cost, t, h in zip(labels, costs, times, hits, strict=True)
     ]
+
+
+def crossover(tmp: str, sizes=(250, 500, 1000, 2000, 4000)) -> None:
+    """Where an exact scan stops beating the codes: both of gno's paths (the planner's
+    private methods, called directly) on stores of growing size, median of 30 top-10s."""
+    from gno.adapters.sqlite.knn import KnnSearch
+    from gno.core.knn_plan import exact_limit
+
+    print("\nexact scan vs codes + rescoring in gno's store (top-10, median ms)")
+    print(f"{'vectors':>8} {'exact':>7} {'codes':>7}  planner")
+    for n in sizes:
+        vectors = synthetic(n + 30, seed=n)[0]
+        path = tempfile.mktemp(dir=tmp, suffix=".sqlite")
+        store, model_id, *_ = gno_store(path, vectors[:n], ["c0"] * n)
+        search = KnnSearch(store.conn, model_id, DIMS, n)
+        times: dict[str, list[float]] = {"exact": [], "codes": []}
+        for q in vectors[n:]:
+            for name, run_one in (("exact", search._exact), ("codes", search._coarse)):
+                started = time.perf_counter()
+                run_one(q.tobytes(), TOP)
+                times[name].append((time.perf_counter() - started) * 1000)
+        plan = "exact" if exact_limit(n, TOP, DIMS) >= n else "codes"
+        print(f"{n:8,} {statistics.median(times['exact']):7.2f} "
+              f"{statistics.median(times['codes']):7.2f}  {plan}")  # fmt: skip
+        store.close()
 
 
 def print_table(title: str, rows: list[tuple]) -> None:
@@ -311,21 +413,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000, help="synthetic vectors")
     parser.add_argument("--real", type=int, default=2000, help="real MiniLM chunks (0: skip)")
+    parser.add_argument("--store-only", action="store_true", help="only gno's SqliteStore rows")
     args = parser.parse_args()
     print(f"{platform.machine()}, {os.cpu_count()} cpus, Python {platform.python_version()}, "
           f"apsw {apsw.apsw_version()}, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
     vectors, topic = synthetic(args.n + N_QUERIES)
     colls = [f"c{t % 4}" for t in topic[: args.n]]  # collections follow topics, ~1/4 each
     with tempfile.TemporaryDirectory() as tmp:
-        rows = run(vectors[: args.n], vectors[args.n :], colls, tmp)
+        variants = [] if args.store_only else VARIANTS
+        rows = run(vectors[: args.n], vectors[args.n :], colls, tmp, variants)
         print_table(f"synthetic, {args.n:,} vectors, {N_QUERIES} queries", rows)
+        crossover(tmp)
         real = real_sample(args.real) if args.real else None
         if real is not None:
             n = len(real) - N_QUERIES
             small = synthetic(n + N_QUERIES)[0]
             print(f"\nsame size ({n:,}), real: {describe(real[:n], real[n:])}")
             print(f"same size ({n:,}), synthetic: {describe(small[:n], small[n:])}")
-            rows = run(real[:n], real[n:], [f"c{i % 4}" for i in range(n)], tmp)
+            rows = run(real[:n], real[n:], [f"c{i % 4}" for i in range(n)], tmp, variants)
             print_table(f"real MiniLM, {n:,} vectors (k is a large share of n here)", rows)
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
 

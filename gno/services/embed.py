@@ -29,7 +29,7 @@ from gno.core.embedding_text import document_text, embed_fingerprint, query_text
 from gno.core.identity import normalize_collection_name
 from gno.errors import NotFoundError, UnavailableError
 from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError
-from gno.services.filters import build_filters
+from gno.services.filters import Filters, build_filters
 from gno.services.results import ResultBuilder
 
 Progress = Callable[[int, int], None]  # (chunks done, chunks known so far)
@@ -123,13 +123,14 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
 
 
 def vector_neighbours(
-    app: App, store: SqliteStore, texts: list[str], k: int
+    app: App, store: SqliteStore, texts: list[str], k: int, filters: Filters | None = None
 ) -> list[list[tuple[str, int, float]]]:
-    """Nearest chunks (mirror_hash, seq, distance) for each query text, with the active model.
+    """Nearest chunks (mirror_hash, seq, distance) of active documents for each query text,
+    with the active model. Owner ``filters`` apply inside the search, before ``k``.
     Raises UnavailableError when there are no vectors for it (checked before loading a model)."""
     if not store.load_vec():
         raise UnavailableError("Vector search needs sqlite-vec: pip install 'gno[models]'")
-    if not store.embedded_chunks(store.latest_embed_model(app.embed_model_uri())):
+    if not store.vector_count(store.latest_embed_model(app.embed_model_uri())):
         raise UnavailableError(
             "No embeddings for the active model yet. Run: gno embed (or gno index)"
         )
@@ -141,7 +142,8 @@ def vector_neighbours(
             "No embeddings for the active model yet. Run: gno embed (or gno index)"
         )
     vectors = embedder.embed_batch([query_text(uri, text) for text in texts])
-    return [store.knn(model_id, pack(vector), k) for vector in vectors]
+    where, params = filters.sql() if filters else ("", [])
+    return store.knn(model_id, [pack(vector) for vector in vectors], k, where, params)
 
 
 def nearest_per_mirror(neighbours: list[tuple[str, int, float]]) -> dict[str, tuple[float, int]]:
@@ -157,8 +159,8 @@ def vsearch(app: App, inp: SearchInput) -> SearchResults:
     filters = build_filters(store, inp)
     where, params = filters.sql()
     k = inp.limit * KNN_OVERFETCH
-    while True:  # owner filters apply before the limit: widen k until enough hits pass them
-        neighbours = vector_neighbours(app, store, [inp.query], k)[0]
+    while True:  # k counts chunks, the limit documents: widen k until enough documents
+        neighbours = vector_neighbours(app, store, [inp.query], k, filters)[0]
         best = nearest_per_mirror(neighbours)
         docs = store.documents_with_mirrors(list(best), where, params)
         hits = sorted(

@@ -142,13 +142,11 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         if mode != "term"
     ]
     try:
-        neighbour_lists = vector_neighbours(app, store, [t for _, t in semantic], pool * 4)
-        found_mirrors = list({h for found in neighbour_lists for h, _, _ in found})
-        allowed = {
-            d.mirror_hash for d in store.documents_with_mirrors(found_mirrors, *filters.sql())
-        }
+        neighbour_lists = vector_neighbours(
+            app, store, [t for _, t in semantic], pool * 4, filters
+        )  # filtered inside the search: every neighbour passes the owner filters
         for (kind, _), found in zip(semantic, neighbour_lists, strict=True):
-            nearest = {h: v for h, v in nearest_per_mirror(found).items() if h in allowed}
+            nearest = nearest_per_mirror(found)
             lists.append(RankedList(kind, list(nearest)[:pool]))
             for mirror_hash, (_, seq) in nearest.items():
                 best_chunk.setdefault(mirror_hash, seq)

@@ -170,6 +170,71 @@ def m002_vectors(conn: apsw.Connection, settings: dict[str, str]) -> None:
     )
 
 
+@migration(3)
+def m003_knn_codes(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """KNN over two-bit codes in 8 shards with exact rescoring (gno.core.knn_plan).
+
+    ``text_vectors`` becomes a rowid table (rows of ~1.6 KB overflowed WITHOUT ROWID pages:
+    3× the size and slow rescoring, bench/README.md) still unique per (model, text hash);
+    ``chunk_vectors`` points at it by ``vector_id`` and its ids are AUTOINCREMENT, so the
+    KNN rowid of a deleted chunk is never reused. Triggers keep ``embed_models.vectors``
+    (chunk vectors per model, for the search planner) and ``knn_stale`` (codes to delete)
+    in step, also when chunks cascade away without sqlite-vec loaded. Existing KNN tables
+    are rebuilt here when sqlite-vec is loaded, else on its first load (``knn_layout``)."""
+    from gno.adapters.sqlite import knn
+
+    conn.execute(
+        """
+        ALTER TABLE embed_models ADD COLUMN knn_layout INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE embed_models ADD COLUMN vectors INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE text_vectors_m3 (
+            id INTEGER PRIMARY KEY,
+            model_id INTEGER NOT NULL REFERENCES embed_models (id) ON DELETE CASCADE,
+            text_hash TEXT NOT NULL,
+            embedding BLOB NOT NULL,
+            UNIQUE (model_id, text_hash)
+        );
+        INSERT INTO text_vectors_m3 (model_id, text_hash, embedding)
+            SELECT model_id, text_hash, embedding FROM text_vectors;
+        CREATE TABLE chunk_vectors_m3 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            model_id INTEGER NOT NULL REFERENCES embed_models (id) ON DELETE CASCADE,
+            mirror_hash TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            vector_id INTEGER NOT NULL,
+            embedded_at TEXT NOT NULL,
+            UNIQUE (model_id, mirror_hash, seq),
+            FOREIGN KEY (mirror_hash, seq) REFERENCES content_chunks (mirror_hash, seq) ON DELETE CASCADE
+        );
+        INSERT INTO chunk_vectors_m3 (id, model_id, mirror_hash, seq, vector_id, embedded_at)
+            SELECT cv.id, cv.model_id, cv.mirror_hash, cv.seq, tv.id, cv.embedded_at
+            FROM chunk_vectors cv JOIN text_vectors_m3 tv
+                ON tv.model_id = cv.model_id AND tv.text_hash = cv.text_hash;
+        DROP TABLE chunk_vectors;
+        DROP TABLE text_vectors;
+        ALTER TABLE text_vectors_m3 RENAME TO text_vectors;
+        ALTER TABLE chunk_vectors_m3 RENAME TO chunk_vectors;
+        CREATE INDEX chunk_vectors_chunk ON chunk_vectors (mirror_hash, seq);
+        CREATE TABLE knn_stale (
+            chunk_id INTEGER PRIMARY KEY,
+            model_id INTEGER NOT NULL
+        );
+        CREATE TRIGGER chunk_vectors_added AFTER INSERT ON chunk_vectors BEGIN
+            UPDATE embed_models SET vectors = vectors + 1 WHERE id = NEW.model_id;
+        END;
+        CREATE TRIGGER chunk_vectors_removed AFTER DELETE ON chunk_vectors BEGIN
+            UPDATE embed_models SET vectors = vectors - 1 WHERE id = OLD.model_id;
+            INSERT OR IGNORE INTO knn_stale (chunk_id, model_id) VALUES (OLD.id, OLD.model_id);
+        END;
+        UPDATE embed_models
+            SET vectors = (SELECT count(*) FROM chunk_vectors cv WHERE cv.model_id = embed_models.id);
+        """
+    )
+    if conn.execute("SELECT 1 FROM pragma_module_list WHERE name = 'vec0'").fetchone():
+        for model_id, dims in conn.execute("SELECT id, dims FROM embed_models").fetchall():
+            knn.rebuild(conn, model_id, dims)
+
+
 @migration(4)
 def m004_expansion_cache(conn: apsw.Connection, settings: dict[str, str]) -> None:
     """Answers of the expand model, so a repeated query costs no generation. ``key`` is

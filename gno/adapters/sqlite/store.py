@@ -89,6 +89,8 @@ class SqliteStore(DocumentWrites, DocumentReads, VectorStore, GraphStore, Expans
         pending = [(v, fn) for v, fn in sorted(MIGRATIONS) if v > current]
         if not pending:
             return
+        if current >= 2:  # vector tables exist: steps may rebuild KNN tables if sqlite-vec loads
+            self.load_vec_extension()
         with self.write():
             if current == 0:
                 self.conn.execute(

@@ -1,9 +1,10 @@
 """Vectors of the store (mixed into SqliteStore): storage, embedding backlog, KNN.
 
 ``text_vectors`` is the source of truth, one float32 vector per (model, embedded
-text hash); ``chunk_vectors`` says which vector each chunk uses; each model gets a
-sqlite-vec ``vec0`` table (rowid = ``chunk_vectors.id``) for KNN. sqlite-vec is
-loaded only by the commands that need it, so ``gno search`` never pays for it.
+text hash), so identical texts are embedded and stored once; ``chunk_vectors`` says
+which vector each chunk uses; each model's ``vec_<id>`` table holds two-bit codes for
+KNN (``knn.py``: layout, search). sqlite-vec is loaded only by the commands that need
+it, so ``gno search`` never pays for it.
 """
 
 from __future__ import annotations
@@ -12,14 +13,18 @@ import importlib.util
 import os
 from array import array
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
+from gno.adapters.sqlite import knn
+from gno.adapters.sqlite.knn import Neighbour
 from gno.adapters.sqlite.rows import now_iso
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
+
+MMAP_BYTES = 1 << 30
 
 # A chunk waiting for a vector: (mirror_hash, seq, pos, end, title of a document using it)
 BacklogRow = tuple[str, int, int, int, str | None]
@@ -45,9 +50,29 @@ class VectorStore:
     conn: apsw.Connection
     write: Callable[[], AbstractContextManager[None]]  # provided by SqliteStore
     _vec_loaded: bool | None
+    _knn_checked = False
 
     def load_vec(self) -> bool:
-        """Load sqlite-vec into this connection once; False when it is not installed."""
+        """Load sqlite-vec into this connection once (False when it is not installed), and
+        bring KNN tables of an older layout up to date (once per connection)."""
+        if not self.load_vec_extension():
+            return False
+        if not self._knn_checked:
+            self._knn_checked = True
+            # Rescoring and exact scans read float vectors at random places: mapped pages
+            # skip a read() and a copy each (exact scans about 2x faster at 100k vectors).
+            self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+            stale = self.conn.execute(
+                "SELECT id, dims FROM embed_models WHERE knn_layout != ?", (knn.KNN_LAYOUT,)
+            ).fetchall()
+            if stale:
+                with self.write():
+                    for model_id, dims in stale:
+                        knn.rebuild(self.conn, model_id, dims)
+        return True
+
+    def load_vec_extension(self) -> bool:
+        """Only load the library (migrations use it before the schema is current)."""
         if self._vec_loaded is None:
             path = vec_extension_path()
             try:
@@ -63,21 +88,36 @@ class VectorStore:
         return self._vec_loaded
 
     def embed_model(self, uri: str, fingerprint: str, dims: int) -> int:
-        """The id of this (model, fingerprint), with its KNN table, created on first use."""
+        """The id of this (model, fingerprint), with its KNN table created on first use and
+        cleared of codes whose chunks were deleted since (needs sqlite-vec loaded)."""
         row = self.conn.execute(
             "SELECT id FROM embed_models WHERE fingerprint = ?", (fingerprint,)
         ).fetchone()
         if row:
-            return int(row[0])
+            model_id = int(row[0])
+            if self.conn.execute(
+                "SELECT 1 FROM knn_stale WHERE model_id = ? LIMIT 1", (model_id,)
+            ).fetchone():
+                with self.write():
+                    knn.drop_stale(self.conn, model_id)
+            return model_id
         with self.write():
             model_id = self.conn.execute(
-                "INSERT INTO embed_models (model_uri, fingerprint, dims, created_at) VALUES (?, ?, ?, ?) RETURNING id",
-                (uri, fingerprint, dims, now_iso()),
+                "INSERT INTO embed_models (model_uri, fingerprint, dims, created_at, knn_layout) "
+                "VALUES (?, ?, ?, ?, ?) RETURNING id",
+                (uri, fingerprint, dims, now_iso(), knn.KNN_LAYOUT),
             ).fetchone()[0]
-            self.conn.execute(
-                f"CREATE VIRTUAL TABLE vec_{model_id} USING vec0(embedding float[{dims}] distance_metric=cosine)"
-            )
+            knn.create(self.conn, model_id, dims)
         return int(model_id)
+
+    def vector_count(self, model_id: int | None) -> int:
+        """Chunk vectors of this model (kept by triggers: no scan)."""
+        if model_id is None:
+            return 0
+        row = self.conn.execute(
+            "SELECT vectors FROM embed_models WHERE id = ?", (model_id,)
+        ).fetchone()
+        return int(row[0]) if row else 0
 
     def latest_embed_model(self, uri: str) -> int | None:
         """The newest vector set made with this model URI (status never loads a model)."""
@@ -140,58 +180,69 @@ class VectorStore:
     def save_embeddings(
         self, model_id: int, new_vectors: dict[str, bytes], chunks: Sequence[tuple[str, int, str]]
     ) -> None:
-        """Store new text vectors and point chunks (mirror_hash, seq, text_hash) at them, KNN included."""
-        ts = now_iso()
+        """Store new text vectors and point chunks (mirror_hash, seq, text_hash) at them, KNN
+        codes included; every text hash must be stored already or be in ``new_vectors``.
+        Call inside a write transaction, with sqlite-vec loaded. Bulk statements only."""
+        dims = self._dims(model_id)
+        knn.drop_stale(self.conn, model_id)
         self.conn.executemany(
             "INSERT OR IGNORE INTO text_vectors (model_id, text_hash, embedding) VALUES (?, ?, ?)",
             [(model_id, h, blob) for h, blob in new_vectors.items()],
         )
-        ids = [
-            self.conn.execute(
-                "INSERT INTO chunk_vectors (model_id, mirror_hash, seq, text_hash, embedded_at) "
-                "VALUES (?, ?, ?, ?, ?) RETURNING id",
-                (model_id, mirror_hash, seq, text_hash, ts),
-            ).fetchone()[0]
-            for mirror_hash, seq, text_hash in chunks
-        ]
-        marks = ",".join("?" * len(ids))
-        self.conn.execute(
-            f"INSERT INTO vec_{model_id} (rowid, embedding) SELECT cv.id, tv.embedding FROM chunk_vectors cv "
-            f"JOIN text_vectors tv ON tv.model_id = cv.model_id AND tv.text_hash = cv.text_hash "
-            f"WHERE cv.id IN ({marks})",
-            tuple(ids),
+        # AUTOINCREMENT: the new chunk vectors are exactly those above the current maximum.
+        before = self.conn.execute("SELECT coalesce(max(id), 0) FROM chunk_vectors").fetchone()[0]
+        ts = now_iso()
+        self.conn.executemany(
+            "INSERT INTO chunk_vectors (model_id, mirror_hash, seq, vector_id, embedded_at) VALUES "
+            "(?1, ?2, ?3, (SELECT id FROM text_vectors WHERE model_id = ?1 AND text_hash = ?4), ?5)",
+            [(model_id, mirror_hash, seq, h, ts) for mirror_hash, seq, h in chunks],
         )
+        knn.index_chunks(self.conn, model_id, dims, after_id=before)
 
     def clear_vectors(self, model_id: int, collection: str | None = None) -> int:
-        """Forget chunk vectors (all, or those of one collection's mirrors); text vectors stay for reuse."""
-        scope = (
-            "AND mirror_hash IN (SELECT mirror_hash FROM documents WHERE collection = ?)"
-            if collection
-            else ""
-        )
-        params = (model_id, *((collection,) if collection else ()))
+        """Forget chunk vectors (all, or those of one collection's mirrors) and their codes;
+        text vectors stay for reuse. Needs sqlite-vec loaded."""
         with self.write():
-            ids = [
-                r[0]
-                for r in self.conn.execute(
-                    f"SELECT id FROM chunk_vectors WHERE model_id = ? {scope}", params
+            if collection:
+                self.conn.execute(
+                    "DELETE FROM chunk_vectors WHERE model_id = ? AND mirror_hash IN "
+                    "(SELECT mirror_hash FROM documents WHERE collection = ?)",
+                    (model_id, collection),
                 )
-            ]
-            self.conn.executemany(
-                f"DELETE FROM vec_{model_id} WHERE rowid = ?", [(i,) for i in ids]
-            )
-            self.conn.executemany("DELETE FROM chunk_vectors WHERE id = ?", [(i,) for i in ids])
-        return len(ids)
+                removed = self.conn.changes()
+                knn.drop_stale(self.conn, model_id)
+            else:
+                self.conn.execute("DELETE FROM chunk_vectors WHERE model_id = ?", (model_id,))
+                removed = self.conn.changes()
+                knn.rebuild(
+                    self.conn, model_id, self._dims(model_id)
+                )  # empty: cheaper than deletes
+        return removed
 
-    def knn(self, model_id: int, query: bytes, k: int) -> list[tuple[str, int, float]]:
-        """Nearest chunks (mirror_hash, seq, cosine distance), nearest first, ties by chunk key."""
-        rows = self.conn.execute(
-            f"SELECT cv.mirror_hash, cv.seq, knn.distance FROM "
-            f"(SELECT rowid, distance FROM vec_{model_id} WHERE embedding MATCH ? AND k = ?) knn "
-            f"JOIN chunk_vectors cv ON cv.id = knn.rowid ORDER BY knn.distance, cv.mirror_hash, cv.seq",
-            (query, k),
+    def knn(
+        self,
+        model_id: int,
+        queries: Sequence[bytes],
+        k: int,
+        where: str = "",
+        params: Sequence[Any] = (),
+    ) -> list[list[Neighbour]]:
+        """For each query vector, its k nearest chunks of active documents as (mirror_hash,
+        seq, cosine distance), nearest first, ties by chunk key. ``where`` (an ``AND …``
+        condition on ``documents`` with positional ``params``) restricts the candidates
+        before k applies: small allowed sets are scanned exactly, larger ones searched with
+        growing budgets (``knn.KnnSearch``)."""
+        search = knn.KnnSearch(
+            self.conn, model_id, self._dims(model_id), self.vector_count(model_id), where, params
         )
-        return [(r[0], r[1], float(r[2])) for r in rows]
+        return [search.search(query, k) for query in queries]
+
+    def _dims(self, model_id: int) -> int:
+        return int(
+            self.conn.execute("SELECT dims FROM embed_models WHERE id = ?", (model_id,)).fetchone()[
+                0
+            ]
+        )
 
     def embedded_chunks(self, model_id: int | None) -> dict[str, int]:
         """Per collection: chunks of active documents that have a vector for this model."""
