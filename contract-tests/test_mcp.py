@@ -241,6 +241,7 @@ def test_write_tools_behind_the_gate(
         "gno_index",
         "gno_add_collection",
         "gno_remove_collection",
+        "gno_clear_collection_embeddings",
     }
 
     async def session() -> None:
@@ -277,6 +278,13 @@ def test_write_tools_behind_the_gate(
             assert missing.is_error and _structured(missing)["error"] == "NOT_FOUND"
             no_model = await client.call_tool("gno_embed", {})
             assert no_model.is_error and "gno models pull" in no_model.content[0].text
+
+            cleared = await client.call_tool(
+                "gno_clear_collection_embeddings", {"collection": name}
+            )
+            assert not cleared.is_error, cleared.content[0].text
+            assert_valid("gno://schemas/clear-embeddings@1.0", _structured(cleared))
+            assert _structured(cleared)["deletedVectors"] == 0  # nothing was embedded
 
             removed = await client.call_tool("gno_remove_collection", {"collection": name})
             assert_valid("gno://schemas/mcp-remove-result@1.0", _structured(removed))

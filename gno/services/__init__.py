@@ -35,6 +35,7 @@ HANDLERS: dict[str, str] = {
     "add_collection": "gno.services.jobs:add_collection",
     "remove_collection": "gno.services.collections:remove_collection",
     "index_status": "gno.services.status:index_status",
+    "clear_collection_embeddings": "gno.services.collections:clear_collection_embeddings",
     "job_status": "gno.services.jobs:job_status",
     "job_list": "gno.services.jobs:job_list",
     "mcp_install": "gno.services.mcp_install:mcp_install",

@@ -9,6 +9,8 @@ from typing import Any
 
 from gno_contracts.models.cleanup_input import CleanupInput
 from gno_contracts.models.cleanup_result import CleanupResult
+from gno_contracts.models.clear_embeddings import ClearEmbeddings
+from gno_contracts.models.clear_embeddings_input import ClearEmbeddingsInput
 from gno_contracts.models.collection_add_input import CollectionAddInput
 from gno_contracts.models.collection_change import CollectionChange
 from gno_contracts.models.collection_list import CollectionList
@@ -29,6 +31,7 @@ from gno.errors import (
     InvalidPathError,
     NotFoundError,
     PathNotFoundError,
+    UnavailableError,
     ValidationError,
 )
 
@@ -228,6 +231,35 @@ def remove_collection(app: App, inp: RemoveCollectionInput) -> McpRemoveResult:
         configUpdated=True,
         indexedDataRetained=True,
         note=removed.note,
+    )
+
+
+def clear_collection_embeddings(app: App, inp: ClearEmbeddingsInput) -> ClearEmbeddings:
+    """Delete a collection's vectors: of every model but the active one (stale) or all.
+    Embedded text stays cached, so `gno embed` restores unchanged chunks without the model."""
+    collection = app.config.find(inp.collection)
+    if collection is None:
+        raise NotFoundError(f"Collection not found: {inp.collection}")
+    store = app.store()
+    if not store.load_vec():
+        raise UnavailableError("Clearing vectors needs sqlite-vec: pip install 'gno[models]'")
+    mode = getattr(inp.mode, "value", inp.mode) or "stale"
+    active = store.latest_embed_model(app.embed_model_uri())
+    deleted = protected = 0
+    models: list[str] = []
+    for model_id, uri in store.embed_model_uris().items():
+        if mode == "stale" and model_id == active:
+            continue
+        removed, kept = store.clear_collection_vectors(model_id, collection.name)
+        deleted, protected = deleted + removed, protected + kept
+        if removed:
+            models.append(uri)
+    return ClearEmbeddings(
+        collection=collection.name,
+        mode=mode,
+        deletedVectors=deleted,
+        deletedModels=sorted(set(models)),
+        protectedSharedVectors=protected,
     )
 
 

@@ -219,6 +219,34 @@ class VectorStore:
                 )  # empty: cheaper than deletes
         return removed
 
+    def clear_collection_vectors(self, model_id: int, collection: str) -> tuple[int, int]:
+        """Forget this model's vectors of one collection's chunks, except text that active
+        documents of another collection also use. Returns (removed, kept because shared).
+        Needs sqlite-vec loaded."""
+        mine = "SELECT mirror_hash FROM documents WHERE collection = :c AND mirror_hash IS NOT NULL"
+        shared = (
+            "SELECT mirror_hash FROM documents WHERE collection != :c AND active = 1 "
+            "AND mirror_hash IS NOT NULL"
+        )
+        args = {"m": model_id, "c": collection}
+        with self.write():
+            kept = self.conn.execute(
+                f"SELECT count(*) FROM chunk_vectors WHERE model_id = :m "
+                f"AND mirror_hash IN ({mine}) AND mirror_hash IN ({shared})",
+                args,
+            ).fetchone()[0]
+            self.conn.execute(
+                f"DELETE FROM chunk_vectors WHERE model_id = :m "
+                f"AND mirror_hash IN ({mine}) AND mirror_hash NOT IN ({shared})",
+                args,
+            )
+            removed = self.conn.changes()
+            knn.drop_stale(self.conn, model_id)
+        return removed, kept
+
+    def embed_model_uris(self) -> dict[int, str]:
+        return dict(self.conn.execute("SELECT id, model_uri FROM embed_models").fetchall())
+
     def knn(
         self,
         model_id: int,
