@@ -312,7 +312,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=True,
         cli='models pull',
         mcp=None,
-        rest=RestBinding('POST', '/api/models/pull', 200, None, None, None, None),
+        rest=None,
     ),
     Operation(
         id='models_use',
