@@ -67,7 +67,7 @@ GNO = ("JOIN fl.chunk_vectors cv ON cv.id = c.rowid JOIN fl.text_vectors f "
 NUMPY = "numpy"  # not SQL: Hamming over the codes held in RAM, top k rescored in SQL
 # (label, index, k (per shard), rescore source or None, filter on collection)
 VARIANTS = [
-    ("float cosine (gno today)", "float", 10, None, False),
+    ("float cosine (gno before m3)", "float", 10, None, False),
     ("float cosine, collection = ?", "float+coll", 10, None, True),
     ("int8 k=10", "int8", 10, None, False),
     ("int8 k=40 + rescore", "int8", 40, PLAIN, False),

@@ -21,14 +21,16 @@ MIN_SHARD_K = 25  # 8 × 25 candidates: recall@10 0.99 at 100k (bench/README.md)
 SHARD_K_MARGIN = 15  # k_s = k + 15 kept recall@k ≥ 0.99 for k = 10…160 at 100k
 MAX_SHARD_K = 4096  # sqlite-vec 0.1.9 refuses a larger k
 # Below 64 dimensions two bits each rank too coarsely (recall@10 0.85 at 10k × 30-d with
-# these budgets, 1.00 at 64-d); such small models are cheap to scan exactly instead.
+# these budgets, 0.995 at 64-d); such small models are cheap to scan exactly instead.
 CODE_MIN_DIMS = 64
 
-# Cost model, microseconds (fitted on the VM above; see bench/README.md "KNN in the store").
-COARSE_FIXED_US = 2500.0  # SHARDS vec0 queries plus rescoring one round of candidates
-COARSE_ROW_US = 0.085  # Hamming distance per stored code
+# Cost model, microseconds, fitted on the VM above (bench/README.md, "In gno's store"): codes
+# cost 2.2–2.4 ms from 1,000 to 4,000 vectors and 17 ms at 100k; an exact scan 1.9 ms at 1,000
+# and 3.9 ms at 2,000, so the crossover lies near 1,200 vectors for a top-10.
+COARSE_FIXED_US = 2200.0  # SHARDS vec0 queries plus rescoring one round of candidates
+COARSE_ROW_US = 0.085  # Hamming distance per stored code (k_s = 1 in 8 shards: 11 ms at 100k)
 COARSE_ROW_K_US = 0.0025  # vec0 0.1.9 selects top-k by rescanning: per code, per unit of k_s
-EXACT_ROW_US = 3.0  # vec_distance_cosine on one float32 blob, join included
+EXACT_ROW_US = 2.0  # vec_distance_cosine on one float32 blob, joins included
 
 
 def code_edge(dims: int) -> float:

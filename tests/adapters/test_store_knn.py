@@ -13,6 +13,7 @@ from hypothesis import strategies as st  # noqa: E402
 from gno.adapters.sqlite.store import SqliteStore  # noqa: E402
 from gno.adapters.sqlite.vectors import vec_extension_path  # noqa: E402
 from gno.core.knn_plan import CODE_MIN_DIMS, exact_limit  # noqa: E402
+from gno.errors import ValidationError  # noqa: E402
 from tests.vector_seed import (  # noqa: E402
     CHUNKS_PER_DOC,
     chunk_numbers,
@@ -233,5 +234,19 @@ def test_cascaded_deletes_without_sqlite_vec_are_dropped_later(tmp_path):
     assert len(found) == 40 and all(numbers[m, s] // CHUNKS_PER_DOC % 2 == 0 for m, s, _ in found)
     assert store.embed_model("test:model", "test:48", 48) == model_id  # what embed runs first
     assert store.conn.execute("SELECT count(*) FROM knn_stale").fetchone()[0] == 0
+    assert_in_step(store, model_id)
+    store.close()
+
+
+def test_vectors_of_another_width_are_refused_before_any_write(tmp_path):
+    vectors = clustered(10, 48, seed=6)
+    store, model_id = seeded_store(tmp_path / "i.sqlite", vectors)
+    with pytest.raises(ValidationError, match="32 dimensions for a model of 48"):
+        store.knn(model_id, [np.zeros(32, np.float32).tobytes()], 5)
+    with pytest.raises(ValidationError), store.write():
+        store.save_embeddings(
+            model_id, {"h": np.zeros(32, np.float32).tobytes()}, [(mirror_of(0), 0, "h")]
+        )
+    assert store.conn.execute("SELECT count(*) FROM text_vectors").fetchone()[0] == 10
     assert_in_step(store, model_id)
     store.close()

@@ -53,8 +53,8 @@ def test_narrow_models_are_always_scanned_exactly(total, k, dims):
 
 
 def test_crossovers_match_the_measured_ones():
-    """bench/README.md: an exact scan beats the codes below ~1,000 vectors (top-10), and at
-    100k a filter keeping fewer than ~1/6 of the rows is cheaper to scan exactly."""
+    """bench/README.md: an exact scan beats the codes below ~1,200 vectors (top-10), and at
+    100k a filter keeping fewer than ~1/5 of the rows is cheaper to scan exactly."""
     assert 700 <= exact_limit(1_000, 10, 384) <= 1_000
     assert exact_limit(2_000, 10, 384) < 2_000
     assert 10_000 <= exact_limit(100_000, 10, 384) <= 25_000

@@ -59,8 +59,8 @@ def code_params(dims: int) -> dict[str, Any]:
 
 def code_sql(vector: str, dims: int) -> str:
     """SQL turning a float32 blob expression into its two-bit code: bit i is x_i > -e, bit
-    dims + i is x_i > +e, on the unit vector (so unnormalized embedders work too). Hamming
-    distance between codes is then the L1 distance between 3-level quantizations.
+    w + i is x_i > +e (w = padded width), on the unit vector, so unnormalized embedders work
+    too. Hamming distance between codes is the L1 distance between 3-level quantizations.
 
     Never put this behind ORDER BY in an INSERT: SQLite's sorter drops sqlite-vec's subtype
     and vec0 then rejects the blob as a float vector."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -20,6 +20,7 @@ import apsw
 from gno.adapters.sqlite import knn
 from gno.adapters.sqlite.knn import Neighbour
 from gno.adapters.sqlite.rows import now_iso
+from gno.errors import ValidationError
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -44,6 +45,16 @@ def pack(vector: Sequence[float]) -> bytes:
 
 def unpack(blob: bytes) -> list[float]:
     return array("f", blob).tolist()
+
+
+def _check_widths(blobs: Iterable[bytes], dims: int) -> None:
+    """Every blob is a float32 vector of the model's width (else SQL fails half-way)."""
+    for blob in blobs:
+        if len(blob) != 4 * dims:
+            raise ValidationError(
+                f"A vector of {len(blob) // 4} dimensions for a model of {dims}: "
+                "re-embed with the model the index was built with"
+            )
 
 
 class VectorStore:
@@ -184,6 +195,7 @@ class VectorStore:
         codes included; every text hash must be stored already or be in ``new_vectors``.
         Call inside a write transaction, with sqlite-vec loaded. Bulk statements only."""
         dims = self._dims(model_id)
+        _check_widths(new_vectors.values(), dims)
         knn.drop_stale(self.conn, model_id)
         self.conn.executemany(
             "INSERT OR IGNORE INTO text_vectors (model_id, text_hash, embedding) VALUES (?, ?, ?)",
@@ -260,8 +272,10 @@ class VectorStore:
         condition on ``documents`` with positional ``params``) restricts the candidates
         before k applies: small allowed sets are scanned exactly, larger ones searched with
         growing budgets (``knn.KnnSearch``)."""
+        dims = self._dims(model_id)
+        _check_widths(queries, dims)
         search = knn.KnnSearch(
-            self.conn, model_id, self._dims(model_id), self.vector_count(model_id), where, params
+            self.conn, model_id, dims, self.vector_count(model_id), where, params
         )
         return [search.search(query, k) for query in queries]
 
