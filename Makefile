@@ -56,6 +56,7 @@ run: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/rest.py
+	$(BIN)/python bench/mcp_stdio.py
 	$(BIN)/python bench/tokenizers.py
 	$(BIN)/python bench/embed.py
 
