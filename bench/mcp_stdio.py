@@ -39,9 +39,9 @@ INITIALIZE = {
 }
 
 
-def initialize_seconds(env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    proc = subprocess.Popen(
+def spawn(env: dict[str, str]) -> subprocess.Popen[str]:
+    """`gno mcp` with pipes for stdin and stdout (stderr discarded)."""
+    return subprocess.Popen(
         [GNO, "mcp"],
         env=env,
         stdin=subprocess.PIPE,
@@ -49,6 +49,11 @@ def initialize_seconds(env: dict[str, str]) -> float:
         stderr=subprocess.DEVNULL,
         text=True,
     )
+
+
+def initialize_seconds(env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    proc = spawn(env)
     assert proc.stdin and proc.stdout
     proc.stdin.write(json.dumps(INITIALIZE) + "\n")
     proc.stdin.flush()
@@ -61,14 +66,7 @@ def initialize_seconds(env: dict[str, str]) -> float:
 
 
 def raw_round_trips(env: dict[str, str], reps: int) -> list[float]:
-    proc = subprocess.Popen(
-        [GNO, "mcp"],
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    proc = spawn(env)
     assert proc.stdin and proc.stdout
 
     def ask(message: dict) -> dict:
