@@ -26,7 +26,7 @@ import socket
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any
+from typing import Any, ClassVar
 
 API_KEY_ENV = "GNO_HTTP_API_KEY"
 EXCERPT_CHARS = 200
@@ -144,3 +144,31 @@ class JsonClient:
         return HttpFailure(
             "unreachable", f"cannot reach {self.endpoint}: {why}", timed_out=timed_out
         )
+
+
+class HttpModel:
+    """What the generator and reranker adapters share: the model's name and id, and a
+    client for their API path. A URL that is not http(s) fails at construction with the
+    port's ``MODEL_LOAD_FAILED`` error; nothing is sent."""
+
+    path: ClassVar[str]  # e.g. "completions"
+
+    def __init__(
+        self, url: str, model: str | None, *, timeout: float = 30.0, api_key: str | None = None
+    ) -> None:
+        self.model = model or None
+        self.model_id = f"{url}#{model}" if model else url
+        try:
+            self._client = JsonClient(
+                endpoint_url(url, self.path), timeout=timeout, api_key=api_key
+            )
+        except ValueError:
+            raise self.load_error(f"not an http(s) URL: {url!r}") from None
+
+    def load_error(self, message: str) -> Exception:
+        """The port's error for a model that cannot be reached (subclasses name it)."""
+        raise NotImplementedError
+
+    @property
+    def endpoint(self) -> str:
+        return self._client.endpoint

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gno.adapters.openai_http.client import HttpFailure, JsonClient, endpoint_url
+from gno.adapters.openai_http.client import HttpFailure, HttpModel
 from gno.ports import (
     DEFAULT_GENERATE_TOKENS,
     GENERATE_FAILED,
@@ -40,29 +40,13 @@ def _invalid(why: str) -> GenerationError:
     return GenerationError(INVALID_OUTPUT, f"invalid response: {why}")
 
 
-class HttpGenerator:
+class HttpGenerator(HttpModel):
     """A ``Generator`` over an OpenAI-compatible ``/v1/chat/completions`` endpoint."""
 
-    def __init__(
-        self,
-        url: str,
-        model: str | None,
-        *,
-        timeout: float = 30.0,
-        api_key: str | None = None,
-    ) -> None:
-        self.model = model or None
-        self.model_id = f"{url}#{model}" if model else url
-        try:
-            self._client = JsonClient(
-                endpoint_url(url, "chat/completions"), timeout=timeout, api_key=api_key
-            )
-        except ValueError:
-            raise GenerationError(MODEL_LOAD_FAILED, f"not an http(s) URL: {url!r}") from None
+    path = "chat/completions"
 
-    @property
-    def endpoint(self) -> str:
-        return self._client.endpoint
+    def load_error(self, message: str) -> Exception:
+        return GenerationError(MODEL_LOAD_FAILED, message)
 
     def generate(
         self,

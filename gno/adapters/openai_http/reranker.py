@@ -28,7 +28,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from gno.adapters.openai_http.client import HttpFailure, JsonClient, endpoint_url
+from gno.adapters.openai_http.client import HttpFailure, HttpModel
 from gno.ports import MODEL_LOAD_FAILED, RERANK_FAILED, RerankError
 
 INSTRUCTION = (
@@ -59,29 +59,13 @@ def parse_score(text: str) -> float | None:
     return 1.0 / (1.0 + math.exp(-max(-700.0, min(700.0, value))))
 
 
-class HttpReranker:
+class HttpReranker(HttpModel):
     """A ``Reranker`` over an OpenAI-compatible ``/v1/completions`` endpoint."""
 
-    def __init__(
-        self,
-        url: str,
-        model: str | None,
-        *,
-        timeout: float = 30.0,
-        api_key: str | None = None,
-    ) -> None:
-        self.model = model or None
-        self.model_id = f"{url}#{model}" if model else url
-        try:
-            self._client = JsonClient(
-                endpoint_url(url, "completions"), timeout=timeout, api_key=api_key
-            )
-        except ValueError:
-            raise RerankError(MODEL_LOAD_FAILED, f"not an http(s) URL: {url!r}") from None
+    path = "completions"
 
-    @property
-    def endpoint(self) -> str:
-        return self._client.endpoint
+    def load_error(self, message: str) -> Exception:
+        return RerankError(MODEL_LOAD_FAILED, message)
 
     def rerank(self, query: str, documents: list[str]) -> list[float]:
         if not documents:
