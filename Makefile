@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/tokenizers.py
 	$(BIN)/python bench/embed.py
+	$(BIN)/python bench/quality.py
 
 clean:
 	rm -rf .demo
