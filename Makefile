@@ -59,6 +59,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/mcp_stdio.py
 	$(BIN)/python bench/tokenizers.py
 	$(BIN)/python bench/embed.py
+	$(BIN)/python bench/quality.py
 
 clean:
 	rm -rf .demo
