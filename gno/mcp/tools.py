@@ -94,9 +94,7 @@ def argument_error(tool: Tool, arguments: dict[str, Any]) -> str | None:
         return None
     first = errors[0]
     where = ".".join(str(p) for p in first.absolute_path)
-    if first.validator == "additionalProperties":
-        return f"Invalid arguments: {first.message}"
-    if first.validator == "required":
+    if first.validator in ("additionalProperties", "required"):  # the message names the field
         return f"Invalid arguments: {first.message}"
     return f"Invalid arguments: {where or 'input'}: {first.message}"
 

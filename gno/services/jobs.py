@@ -295,14 +295,18 @@ def start_update(app: App, inp: UpdateInput) -> dict[str, Any]:
 
 
 def _require_embed_model(app: App) -> str:
-    """The embedding model's URI, failing now (not in the job) when it is not on disk."""
+    """The embedding model's URI, failing now (not in the job) when it is not on disk: a
+    tool call never starts a download (`gno models pull` does)."""
+    from dataclasses import replace
+
     from gno.models.availability import download_policy, local_model_file
     from gno.models.catalog import parse_model_uri
 
     uri = app.embed_model_uri()
     model = parse_model_uri(uri)
     if model.scheme != "http":
-        local_model_file("embed", model, app.paths.models_dir, download_policy())
+        cached_only = replace(download_policy(), allow_auto_download=False)
+        local_model_file("embed", model, app.paths.models_dir, cached_only)
     return uri
 
 
