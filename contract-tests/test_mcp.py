@@ -440,3 +440,31 @@ def test_random_arguments_never_crash(in_process: Any, name: str) -> None:
             assert_valid(tool.op.output_schema, payload)
 
     check()
+
+
+def test_resources_of_a_named_index_round_trip(tmp_path: Path) -> None:
+    """A non-default index: listed URIs carry ?index=<name>, reading them works, and a URI of
+    another index is refused rather than read from the wrong one."""
+    notes = write_tree(tmp_path / "notes", {"one.md": "# One\n\nwombat burrow notes\n"})
+    env = gno_env(tmp_path / "home")
+    for args in (
+        ["--index", "Work", "init", "--json"],
+        ["--index", "Work", "collection", "add", str(notes), "--name", "notes", "--json"],
+        ["--index", "Work", "update", "--json"],
+    ):
+        proc = run_gno(env, *args)
+        assert proc.returncode == 0, proc.stderr
+    params = StdioServerParameters(command=str(GNO), args=["--index", "Work", "mcp"], env=env)
+
+    async def session() -> None:
+        async with connect(params, "legacy") as client:
+            uris = [str(r.uri) for r in (await client.list_resources()).resources]
+            assert uris == ["gno://notes/one.md?index=Work"]
+            body = (await client.read_resource(uris[0])).contents[0].text
+            assert body.startswith("<!-- gno://notes/one.md?index=Work\n") and "wombat" in body
+            with pytest.raises(MCPError, match="belongs to index"):
+                await client.read_resource("gno://notes/one.md?index=other")
+            hits = _structured(await client.call_tool("gno_search", {"query": "wombat"}))
+            assert [h["uri"] for h in hits["results"]] == uris
+
+    anyio.run(session)
