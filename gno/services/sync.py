@@ -127,13 +127,7 @@ class CollectionSync:
         entries = list(walk(root, rules))
         states = self.store.doc_states(self.coll.name)
         self._total = len(entries)
-        runner = JobRunner()
-        try:
-            self._apply_all(entries, states, runner)
-        except BaseException:
-            runner.close(cancel=True)
-            raise
-        runner.close()
+        self._apply_entries(entries, states)
         # Only a complete walk may soft-delete: an interrupted one never gets here.
         gone = [s.id for rel, s in states.items() if s.active and rel not in self._seen]
         with self.store.write():
@@ -164,6 +158,15 @@ class CollectionSync:
                 WalkEntry(rel, os.path.join(real_root, rel), st.st_size, st.st_mtime_ns, st.st_ino)
             )
         self._total = len(entries)
+        self._apply_entries(entries, states)
+        if gone:
+            with self.store.write():
+                self.store.inactivate(gone)
+        self.tally.inactivated = len(gone)
+        return self.tally
+
+    def _apply_entries(self, entries: list[WalkEntry], states: dict[str, DocState]) -> None:
+        """Convert and write these files; on any exception (Ctrl-C included) the workers stop."""
         runner = JobRunner()
         try:
             self._apply_all(entries, states, runner)
@@ -171,11 +174,6 @@ class CollectionSync:
             runner.close(cancel=True)
             raise
         runner.close()
-        if gone:
-            with self.store.write():
-                self.store.inactivate(gone)
-        self.tally.inactivated = len(gone)
-        return self.tally
 
     def _apply_all(
         self, entries: list[WalkEntry], states: dict[str, DocState], runner: JobRunner
