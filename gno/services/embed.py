@@ -29,6 +29,7 @@ from gno.core.embedding_text import document_text, embed_fingerprint, query_text
 from gno.core.identity import normalize_collection_name
 from gno.errors import NotFoundError, UnavailableError
 from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError
+from gno.services.cancel import Cancelled, checkpoint
 from gno.services.filters import Filters, build_filters
 from gno.services.results import ResultBuilder
 
@@ -108,7 +109,7 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
             embedded += len(done)
             if progress:
                 progress(embedded + errors, total)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Cancelled):  # Ctrl-C, or a server stopping its job
         interrupted = True
     payload: dict[str, Any] = {
         "embedded": embedded,
@@ -160,6 +161,7 @@ def vsearch(app: App, inp: SearchInput) -> SearchResults:
     where, params = filters.sql()
     k = inp.limit * KNN_OVERFETCH
     while True:  # k counts chunks, the limit documents: widen k until enough documents
+        checkpoint()  # the REST client went away: no further KNN round
         neighbours = vector_neighbours(app, store, [inp.query], k, filters)[0]
         best = nearest_per_mirror(neighbours)
         docs = store.documents_with_mirrors(list(best), where, params)

@@ -5,7 +5,14 @@ disk, the new collection is valid) and answers with a receipt; the work then
 runs on a thread with its own ``App``, so its SQLite connection is never shared
 with the connection that serves reads. One job runs at a time per process (a
 second start is ``JOB_CONFLICT``); finished jobs are kept for an hour, at most
-100. Ids mean nothing to another process or after a restart.
+100. Ids mean nothing to another process or after a restart. Model downloads
+(``pull``) run in a lane of their own: they touch no index, so a download never
+waits behind a sync or blocks one, but two downloads never run at once.
+
+Each job's thread has a ``CancelToken`` bound (``services/cancel.py``): at shutdown
+the running jobs are asked to stop at their next checkpoint (a sync after its
+last committed batch, a download dropping its partial file) and then given the
+drain deadline.
 
 Only REST syncs wait in line (``submit``): a sync for a collection that already
 has one waiting joins it, so any number of requests cause at most one more pass
@@ -37,10 +44,12 @@ from gno_contracts.models.update_input import UpdateInput
 
 from gno.app import App
 from gno.errors import ConflictError, GnoError, NotFoundError
+from gno.services.cancel import CancelToken, bound, checkpoint
 
 KEEP_SECONDS = 3600
 KEEP_MAX = 100
 MAX_WAITING = 64
+INDEX_LANE = "index"  # syncs, embeds, collection adds: one at a time
 
 Work = Callable[[App], dict[str, Any]]  # runs the job on its own App; returns typedResult
 
@@ -57,7 +66,7 @@ class QueueFullError(GnoError):
 @dataclass
 class Job:
     id: str
-    type: str  # add | sync | embed | index
+    type: str  # add | sync | embed | index | pull
     started_at: datetime  # creation time while queued, then the start
     status: str = "running"  # queued | running | completed | failed
     completed_at: datetime | None = None
@@ -68,6 +77,8 @@ class Job:
     key: str | None = None  # what a waiting job is joined by (REST sync: the collection)
     plan: Any = None  # a waiting job's input, widened by joins; ``work_of(plan)`` runs it
     work_of: Callable[[Any], Work] | None = None
+    lane: str = INDEX_LANE  # one running job per lane
+    cancel: CancelToken = field(default_factory=CancelToken)
 
     def to_status(self, instance_id: str) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -123,9 +134,12 @@ class JobManager:
         self._closed = False
         self.max_waiting = max_waiting
         self.instance_id = str(uuid.uuid4())
+        self.downloads: Any = None  # the model download state (services/downloads.py)
 
-    def _running(self) -> Job | None:
-        return next((j for j in self._jobs.values() if j.status == "running"), None)
+    def _running(self, lane: str = INDEX_LANE) -> Job | None:
+        return next(
+            (j for j in self._jobs.values() if j.status == "running" and j.lane == lane), None
+        )
 
     def _launch(self, job: Job, work: Work) -> None:
         threading.Thread(
@@ -188,8 +202,9 @@ class JobManager:
             raise UnavailableError("The server is shutting down; no new jobs start.")
 
     def close(self, timeout: float) -> bool:
-        """Shutdown: no new jobs, waiting ones are dropped, the running one gets ``timeout``
-        seconds to finish. True when nothing is left running."""
+        """Shutdown: no new jobs, waiting ones are dropped, running ones are asked to stop
+        at their next checkpoint and get ``timeout`` seconds in all to finish. True when
+        nothing is left running."""
         with self._lock:
             self._closed = True
             for job in self._waiting:
@@ -198,20 +213,23 @@ class JobManager:
                 job.completed_at = datetime.now(UTC)
                 job.done.set()
             self._waiting.clear()
-            running = self._running()
-        return running is None or running.done.wait(timeout)
+            running = [j for j in self._jobs.values() if j.status == "running"]
+            for job in running:
+                job.cancel.cancel("the server is shutting down")
+        deadline = time.monotonic() + timeout
+        return all(job.done.wait(max(0.0, deadline - time.monotonic())) for job in running)
 
-    def start(self, kind: str, work: Work) -> Job:
+    def start(self, kind: str, work: Work, lane: str = INDEX_LANE) -> Job:
         with self._lock:
             self._check_open()
             self._forget_old()
-            if running := self._running():
+            if running := self._running(lane):
                 raise JobConflictError(
                     f"A {running.type} job is already running: {running.id}. "
                     "Poll gno_job_status and retry when it finishes.",
                     details={"activeJobId": running.id},
                 )
-            job = Job(str(uuid.uuid4()), kind, datetime.now(UTC))
+            job = Job(str(uuid.uuid4()), kind, datetime.now(UTC), lane=lane)
             self._jobs[job.id] = job
             self._launch(job, work)
         return job
@@ -220,7 +238,8 @@ class JobManager:
         app = self._make_app()
         result, error = None, None
         try:
-            result = work(app)
+            with bound(job.cancel):
+                result = work(app)
         except Exception as exc:  # a failed job reports why; the server goes on
             error = getattr(exc, "message", None) or str(exc) or type(exc).__name__
         finally:
@@ -230,7 +249,8 @@ class JobManager:
                 job.status = "failed" if error is not None or result is None else "completed"
                 job.completed_at = datetime.now(UTC)
                 job.done.set()
-                self._start_next()
+                if job.lane == INDEX_LANE:
+                    self._start_next()
 
     def get(self, job_id: str) -> Job:
         with self._lock:
@@ -269,11 +289,16 @@ def _collections(app: App, name: str | None) -> list[str]:
     return [collection.name]
 
 
+def _stop_point(*_: Any) -> None:
+    """A progress callback that only lets a shutdown stop the job between files."""
+    checkpoint()
+
+
 def _sync_work(inp: UpdateInput) -> Work:
     from gno.services import handler
 
     def work(app: App) -> dict[str, Any]:
-        result = handler("update")(app, inp)
+        result = handler("update")(app, inp, progress=_stop_point)
         return {"kind": "sync", "value": result.model_dump(mode="json", exclude_none=True)}
 
     return work
@@ -317,7 +342,7 @@ def start_embed(app: App, inp: EmbedInput) -> dict[str, Any]:
     uri = _require_embed_model(app)
 
     def work(job_app: App) -> dict[str, Any]:
-        result = handler("embed")(job_app, inp)
+        result = handler("embed")(job_app, inp, progress=_stop_point)
         return {"kind": "embed", "value": {"embedded": result.embedded, "errors": result.errors}}
 
     job = app.jobs.start("embed", work)
@@ -331,7 +356,7 @@ def start_index(app: App, inp: IndexInput) -> dict[str, Any]:
     inp = inp.model_copy(update={"runUpdateCmd": False})  # never run shell commands from a tool
 
     def work(job_app: App) -> dict[str, Any]:
-        result = handler("index")(job_app, inp)
+        result = handler("index")(job_app, inp, progress=_stop_point)
         embed = result.embedResult
         return {
             "kind": "index",
@@ -384,11 +409,13 @@ def add_collection(app: App, inp: CollectionAddInput) -> SyncResult:
 
 def job_status(app: App, inp: JobStatusInput) -> McpJobStatus:
     job = app.jobs.get(inp.jobId)
+    if job.lane != INDEX_LANE:  # model downloads are REST-only (GET /api/models/status)
+        raise NotFoundError(f"Job not found: {inp.jobId}")
     return McpJobStatus.model_validate(job.to_status(app.jobs.instance_id))
 
 
 def job_list(app: App, inp: JobListInput) -> McpJobList:
-    jobs = app.jobs.all()
+    jobs = [j for j in app.jobs.all() if j.lane == INDEX_LANE]
     active = [j for j in jobs if j.status == "running"]
     recent = sorted(
         (j for j in jobs if j.completed_at),
@@ -441,7 +468,9 @@ def submit_sync(app: App, inp: UpdateInput) -> Job:
 
 
 def job_active(app: App, inp: JobActiveInput) -> JobActive:
-    running = next((j for j in app.jobs.all() if j.status == "running"), None)
+    running = next(
+        (j for j in app.jobs.all() if j.status == "running" and j.lane == INDEX_LANE), None
+    )
     summary = None
     if running is not None:
         view = running.to_rest()

@@ -35,6 +35,7 @@ from gno.core.fts import parse_query
 from gno.core.fusion import Fused, RankedList, blend, normalize, rrf
 from gno.errors import GnoError, ValidationError
 from gno.ports import RerankError
+from gno.services.cancel import checkpoint
 from gno.services.filters import Filters, build_filters
 from gno.services.graph import Expansion, graph_neighbours
 from gno.services.results import ResultBuilder
@@ -123,6 +124,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     bm25_keys, bm25_raw = _lexical_scored(store, text, filters, pool)
     lists = [RankedList("bm25", bm25_keys)]
     explain.append({"stage": "bm25", "message": f"{len(lists[0].keys)} candidates"})
+    checkpoint()  # a REST client that went away stops the pipeline between stages
     expansion = expand(app, store, inp, text, bm25_raw, has_modes=bool(modes))
     explain.append({"stage": "expansion", "message": expansion.message})
     variants = modes + expansion.variants  # never both: given modes turn expansion off
@@ -134,6 +136,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
                 )
             )
 
+    checkpoint()
     best_chunk: dict[str, int] = {}
     vectors_used = False
     semantic = [("vector", text)] + [
@@ -157,6 +160,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     except GnoError as exc:  # no vectors, no model, no sqlite-vec: BM25 alone
         explain.append({"stage": "vector", "message": f"skipped: {exc.message}"})
 
+    checkpoint()
     fused = rrf(lists)
     if inp.fast or inp.graph is False or inp.noGraph:
         explain.append({"stage": "graph", "message": "skipped: disabled"})
@@ -170,6 +174,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     explain.append({"stage": "fusion", "message": f"RRF k=60, {len(fused)} unique candidates"})
     scores = normalize([f.score for f in fused])
     reranked = False
+    checkpoint()
     reranker = None if inp.fast or inp.rerank is False else app.reranker()
     if reranker is not None and fused:
         try:

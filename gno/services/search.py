@@ -18,6 +18,7 @@ from gno.adapters.sqlite.rows import DocRow
 from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.fts import STOPWORDS, FtsQuery, parse_query
+from gno.services.cancel import checkpoint
 from gno.services.filters import Filters, build_filters
 from gno.services.results import ResultBuilder
 
@@ -94,6 +95,7 @@ def search(app: App, inp: SearchInput) -> SearchResults:
     relaxed = False
     if not matched and (any_term := relaxed_match(query)):
         (hits, _), relaxed = candidates(store, any_term, filters, inp.limit), True
+    checkpoint()  # the REST client went away: no snippets for nobody
     scores = normalize_scores([rank for _, rank in hits])
     scored = [(doc, score) for (doc, _), score in zip(hits, scores, strict=True)]
     if inp.minScore is not None:

@@ -34,6 +34,7 @@ from gno.errors import InvalidPathError, NotFoundError, ValidationError
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.walker import WalkEntry, walk
 from gno.ports import PERMANENT_CODES, READ_ERROR, TOO_LARGE
+from gno.services.cancel import Cancelled
 from gno.services.collections import check_file_name
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
@@ -405,7 +406,7 @@ def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> Sync
                 tallies.append(sync.run(inp.gitPull, inp.runUpdateCmd))
             else:
                 tallies.append(sync.run_paths(rel_paths))
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Cancelled):  # Ctrl-C, or a server stopping its job
             tallies.append(sync.tally)
             interrupted = True
             break
