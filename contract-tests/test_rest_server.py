@@ -73,9 +73,12 @@ def test_unknown_route_and_method_use_the_envelope(server: Any) -> None:
 def test_openapi_lists_every_rest_operation(server: Any) -> None:
     from gno_contracts.operations import OPERATIONS
 
+    from gno.rest.assets import ROUTES
+
     document = httpx.get(f"{server.url}/openapi.json").json()
     listed = {(m.upper(), p) for p, item in document["paths"].items() for m in item}
-    assert listed == {(op.rest.method, op.rest.path) for op in OPERATIONS if op.rest}
+    registry = {(op.rest.method, op.rest.path) for op in OPERATIONS if op.rest}
+    assert listed == registry | set(ROUTES)  # + the hand-written /api/doc-asset
     assert httpx.get(f"{server.url}/docs").status_code == 200
 
 

@@ -33,8 +33,15 @@ def render(document: dict[str, Any]) -> str:
     rows = []
     for path, item in document["paths"].items():
         for method, op in item.items():
-            success = next(s for s in op["responses"] if s.startswith("2"))
-            answer = op["responses"][success]["content"]["application/json"]["schema"]
+            successes = [s for s in op["responses"] if s.startswith("2")]
+            success = ", ".join(successes)
+            content = op["responses"][successes[0]].get("content", {})
+            if "application/json" in content:
+                answer = _schema_name(content["application/json"]["schema"])
+            elif content:  # a file, not JSON (/api/doc-asset)
+                answer = "bytes (" + ", ".join(f"`{media}`" for media in content) + ")"
+            else:
+                answer = "headers only"
             if "requestBody" in op:
                 request = _schema_name(op["requestBody"]["content"]["application/json"]["schema"])
                 request += " (JSON body)"
@@ -47,7 +54,7 @@ def render(document: dict[str, Any]) -> str:
                 request = "–"
             rows.append(
                 f"| {method.upper()} | `{path}` | {success} | {op['summary']} | {request} | "
-                f"{_schema_name(answer)} |"
+                f"{answer} |"
             )
     return HEADER + "\n".join(rows) + "\n"
 

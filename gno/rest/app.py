@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 from gno import __version__
 from gno.app import App
 from gno.resident.runtime import Limits, Resident
-from gno.rest import openapi, routes
+from gno.rest import assets, openapi, routes
 from gno.rest.errors import catalog_response, error_response
 from gno.rest.security import GateMiddleware, Gates
 
@@ -87,6 +87,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
             openapi_extra=routes.openapi_extra(route),
             response_model=None,
         )
+    assets.add_routes(api, runtime)  # /api/doc-asset: bytes, not a registry operation
     _error_handlers(api)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     if mcp_asgi is not None:
