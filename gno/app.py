@@ -133,6 +133,14 @@ class App:
                 return None
         return self._reranker
 
+    def forget_missing_models(self) -> None:
+        """Optional roles found without a model are looked up again on next use (after a
+        pull); loaded models stay loaded."""
+        if self._reranker is False:
+            self._reranker = None
+        self._generators = {r: g for r, g in self._generators.items() if g is not None}
+        self.unavailable.clear()
+
     def generator(self, role: str) -> Generator | None:
         """The ``expand`` or ``gen`` model, or None when it is not available (both are
         optional: never an error; ``unavailable[role]`` says why)."""

@@ -45,6 +45,12 @@ def collection_removed(app: App, inp: Any) -> dict[str, Any]:
     return {"success": True, "collection": result.collection, "note": REMOVED_NOTE}
 
 
+def pull_receipt(app: App, inp: Any) -> dict[str, Any]:
+    from gno.services.downloads import start_pull
+
+    return start_pull(app, inp)
+
+
 def job(app: App, inp: Any) -> dict[str, Any]:
     return app.jobs.get(inp.jobId).to_rest()
 
@@ -100,6 +106,7 @@ VIEWS: dict[str, Callable[[App, Any], Any]] = {
     "embed": embed_receipt,
     "add_collection": collection_added,
     "remove_collection": collection_removed,
+    "models_pull": pull_receipt,
     "job_status": job,
     "get": document,
     "ls": documents,

@@ -42,6 +42,7 @@ HANDLERS: dict[str, str] = {
     "mcp_status": "gno.services.mcp_install:mcp_status",
     "mcp_uninstall": "gno.services.mcp_install:mcp_uninstall",
     "models_pull": "gno.services.models:models_pull",
+    "models_status": "gno.services.downloads:models_status",
     "models_use": "gno.services.models:models_use",
     "health": "gno.services.status:health",
     "capabilities": "gno.services.status:capabilities",

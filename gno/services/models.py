@@ -115,6 +115,16 @@ _OFFLINE_WHY = {
 }
 
 
+def check_pull_allowed() -> None:
+    """Raise ModelUnavailableError when offline mode forbids any download."""
+    policy = download_policy()
+    if policy.offline:
+        raise ModelUnavailableError(
+            f"Cannot pull models: {_OFFLINE_WHY[policy.source]}. "
+            "Downloads need the network; unset it (GNO_NO_AUTO_DOWNLOAD alone still allows gno models pull)"
+        )
+
+
 def models_pull(
     app: App,
     inp: ModelsPullInput,
@@ -125,12 +135,7 @@ def models_pull(
     ``file:`` and ``http(s):`` models are skipped, never fetched. Every role is tried;
     when any download failed the pull raises ModelDownloadError after the others,
     with every role's result in ``details["results"]``."""
-    policy = download_policy()
-    if policy.offline:
-        raise ModelUnavailableError(
-            f"Cannot pull models: {_OFFLINE_WHY[policy.source]}. "
-            "Downloads need the network; unset it (GNO_NO_AUTO_DOWNLOAD alone still allows gno models pull)"
-        )
+    check_pull_allowed()
     raw = _raw_config(app)
     roles = [r.value for r in inp.roles] if inp.roles else list(ROLES)
     uris = {role: role_uri(role, raw)[0] for role in roles}

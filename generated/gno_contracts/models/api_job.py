@@ -17,6 +17,7 @@ class ApiJobType(StrEnum):
     SYNC = "sync"
     EMBED = "embed"
     INDEX = "index"
+    PULL = "pull"
 
 
 class ApiJobState(StrEnum):
@@ -72,7 +73,7 @@ class ApiJob(ContractModel):
     """
     result: dict[str, Any] | None = None
     """
-    sync: sync-result@1.0; embed: {embedded, errors}; index: {sync, embed}.
+    sync: sync-result@1.0; embed: {embedded, errors}; index: {sync, embed}; pull: {results: [{role, uri, status, size?, reason?}]}.
     """
     error: str | None = None
     scope: ApiJobScope | None = None
