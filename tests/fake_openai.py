@@ -25,7 +25,11 @@ Routes (``routes``, keyed by ``(method, path)``):
   (default ``" 0.5"``).
 
 ``slow``, ``garbage`` and ``error500`` apply to every route. Every request is
-recorded (method, path, headers, parsed JSON body) in ``requests``.
+recorded (method, path, headers, parsed JSON body) in ``requests``; ``count(path)``
+counts them and ``wait_until(done)`` blocks until a request makes ``done()`` true.
+``hold(path)`` makes every request to that path wait, after it is recorded, until
+the returned event is set (or the server stops): a model call that is "in flight"
+for as long as a test needs.
 """
 
 from __future__ import annotations
@@ -94,8 +98,10 @@ class FakeOpenAI:
             ("POST", "/v1/chat/completions"): self._chat,
             ("POST", "/v1/completions"): self._completions,
         }
+        self.holds: dict[str, threading.Event] = {}
         self._stop = threading.Event()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # wait_until's predicate may call count()
+        self._seen = threading.Condition(self._lock)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -125,6 +131,8 @@ class FakeOpenAI:
 
     def stop(self) -> None:
         self._stop.set()  # wakes "slow" handlers
+        for event in self.holds.values():
+            event.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -148,6 +156,21 @@ class FakeOpenAI:
         return f"http://127.0.0.1:{self.port}"
 
     # requests ------------------------------------------------------------------
+    def hold(self, path: str) -> threading.Event:
+        """Requests to ``path`` wait until the returned event is set."""
+        event = threading.Event()
+        self.holds[path] = event
+        return event
+
+    def count(self, path: str) -> int:
+        with self._lock:
+            return sum(r.path == path for r in self.requests)
+
+    def wait_until(self, done: Callable[[], bool], timeout: float = 60) -> bool:
+        """Block until ``done()`` holds after some request (False when ``timeout`` passes)."""
+        with self._seen:
+            return self._seen.wait_for(done, timeout=timeout)
+
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""
@@ -155,10 +178,13 @@ class FakeOpenAI:
             body: Any = json.loads(raw) if raw else None
         except ValueError:
             body = raw
-        with self._lock:
+        with self._seen:
             self.requests.append(
                 Recorded(handler.command, handler.path, dict(handler.headers.items()), body)
             )
+            self._seen.notify_all()
+        if (held := self.holds.get(handler.path)) is not None:
+            held.wait(timeout=120)
         route = self.routes.get((handler.command, handler.path))
         if route is None:
             reply = _json(404, {"error": {"message": f"no route {handler.path}"}})

@@ -35,6 +35,13 @@ def serve(
     max_waiting_syncs: Annotated[
         int, typer.Option("--max-waiting-syncs", min=0, hidden=True, help="Sync queue depth.")
     ] = 64,
+    max_readers: Annotated[
+        int, typer.Option("--max-readers", min=1, hidden=True, help="Parallel SQLite readers.")
+    ] = 4,
+    max_queued_reads: Annotated[
+        int,
+        typer.Option("--max-queued-reads", min=0, hidden=True, help="Reads waiting for a reader."),
+    ] = 256,
 ) -> None:
     """REST API, OpenAPI (/docs) and the MCP gateway (/mcp) on 127.0.0.1; Ctrl-C stops it."""
     from gno.resident.runtime import Limits
@@ -45,7 +52,11 @@ def serve(
     app = settings(ctx).make_app()
     options = ServeOptions(
         gates=Gates(token=os.environ.get("GNO_API_TOKEN") or None, max_body_bytes=max_body_bytes),
-        limits=Limits(max_waiting_syncs=max_waiting_syncs),
+        limits=Limits(
+            readers=max_readers,
+            max_queued_reads=max_queued_reads,
+            max_waiting_syncs=max_waiting_syncs,
+        ),
         mcp_enable_write=mcp_enable_write
         or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes"),
         mcp_profile=resolve_tool_profile(app, mcp_tool_profile),

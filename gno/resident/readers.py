@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from gno.app import App
-from gno.errors import GnoError
+from gno.errors import GnoError, UnavailableError
 from gno.ports import Embedder, Reranker
 
 
@@ -82,7 +82,9 @@ class ReaderApp(App):
 
 
 class ReaderPool:
-    """``size`` reader Apps; at most ``max_queued`` requests wait for one (then 429)."""
+    """``size`` reader Apps; at most ``max_queued`` requests wait for one (then 429).
+    Once the server drains, a request that gets a reader only now (it waited in the
+    queue) is refused with 503 instead of starting work."""
 
     def __init__(self, owner: App, size: int, max_queued: int) -> None:
         self.size, self.max_queued = size, max_queued
@@ -92,6 +94,7 @@ class ReaderPool:
         self._created = 0
         self._lock = threading.Lock()
         self.active = self.queued = 0
+        self.draining = False  # set by the runtime (from a signal handler: no lock)
 
     @contextmanager
     def reader(self) -> Iterator[App]:
@@ -104,6 +107,9 @@ class ReaderPool:
         finally:
             with self._lock:
                 self.queued -= 1
+        if self.draining:
+            self._idle.put(app)
+            raise UnavailableError("The server is shutting down; retry when it is back.")
         with self._lock:
             self.active += 1
         try:

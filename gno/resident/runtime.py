@@ -49,12 +49,21 @@ class Resident:
         with self._lock:
             self.active_requests -= 1
 
+    def begin_drain(self) -> None:
+        """Shutdown has begun (SIGINT/SIGTERM): refuse new requests and queued reads with
+        503. Runs in the signal handler, on the event loop's thread: plain assignments
+        only, no lock that thread might already hold."""
+        self.admission = "draining"
+        self.shutdown_state = "graceful"
+        self.readers.draining = True
+
     def drain(self) -> None:
         """Ordered shutdown, step one: refuse new work, drop waiting jobs, let the running
         job finish (bounded), then close every connection."""
         with self._lock:
             self.admission = "draining"
             self.shutdown_state = "graceful"
+        self.readers.draining = True
         finished = self.owner.jobs.close(self.limits.job_drain_seconds)
         if not finished:
             self.shutdown_state = "deadline"

@@ -6,7 +6,10 @@ REST input schema when the binding names one, else the operation's), mapped to
 the operation's input model (``bodies``), run by the same handler as the CLI
 and MCP on a reader connection (writes on the owner App, one at a time), and
 answered as the operation output or the binding's REST view (``views``),
-without host paths for a caller on another host.
+without host paths for a caller on another host. Reads that can run long
+(search, vsearch, query, diagnose) are cancelled when the client disconnects
+(``disconnect``); reads of in-memory state need no reader, so liveness and
+status answer even when every reader is busy.
 """
 
 from __future__ import annotations
@@ -30,13 +33,19 @@ from starlette.responses import Response
 
 from gno.errors import GnoError, ValidationError
 from gno.rest import bodies, openapi, views
+from gno.rest.disconnect import run_until_disconnect
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.security import BodyTooLarge, same_host
 from gno.services import handler, model
+from gno.services.cancel import Cancelled
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 429, 503)
 ERROR_SCHEMA = "gno://schemas/api-error@1.0"
+# Reads that may take seconds (models, many candidates): a client disconnect cancels them.
+CANCELLABLE = frozenset({"search", "vsearch", "query", "query_diagnose"})
+# Reads of process memory only (no SQLite): no reader needed, never 429.
+IN_MEMORY = frozenset({"health", "resident_status", "job_status", "job_active", "models_status"})
 
 
 @dataclass(frozen=True)
@@ -138,6 +147,8 @@ class Dispatcher:
             with self._write_lock:
                 owner.reload_config()  # the CLI may have edited index.yml meanwhile
                 return work(owner, inp)
+        if op.id in IN_MEMORY:
+            return work(self.runtime.owner, inp)
         with self.runtime.readers.reader() as app:
             return work(app, inp)
 
@@ -168,9 +179,14 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"]) or "input"
                 raise ValidationError(f"Invalid request: {where}: {first['msg']}") from None
-            result = await anyio.to_thread.run_sync(partial(dispatcher.run, op, inp))
+            if op.id in CANCELLABLE:
+                result = await run_until_disconnect(request, partial(dispatcher.run, op, inp))
+            else:
+                result = await anyio.to_thread.run_sync(partial(dispatcher.run, op, inp))
         except BodyTooLarge:
             raise
+        except Cancelled:  # the client went away: nobody to answer
+            return Response(status_code=Cancelled.http_status)
         except GnoError as exc:
             return gno_error_response(exc, dispatcher.server_paths, remote=not local)
         except Exception:  # a bug: logged here, never sent to the caller

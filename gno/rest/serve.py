@@ -12,6 +12,7 @@ import contextlib
 import socket
 import sys
 from collections.abc import Callable, Iterator
+from types import FrameType
 
 import uvicorn
 
@@ -44,9 +45,15 @@ def _bind(port: int) -> socket.socket:
 
 
 class _Server(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config, on_ready: Callable[[], None]) -> None:
+    def __init__(
+        self, config: uvicorn.Config, on_ready: Callable[[], None], on_exit: Callable[[], None]
+    ) -> None:
         super().__init__(config)
-        self._on_ready = on_ready
+        self._on_ready, self._on_exit = on_ready, on_exit
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self._on_exit()  # requests still waiting for a reader get 503 from now on
+        super().handle_exit(sig, frame)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -79,7 +86,7 @@ def serve(app: App, port: int, options: ServeOptions, announce: Callable[[str], 
             access_log=False,
         )
         url = f"http://{HOST}:{port}"
-        server = _Server(config, lambda: announce(url))
+        server = _Server(config, lambda: announce(url), api.state.runtime.begin_drain)
         server.run(sockets=[sock])
         sys.stderr.flush()
     finally:
