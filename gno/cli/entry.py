@@ -1,14 +1,15 @@
 """Console-script entry point: argument normalisation and the error contract.
 
 Exit codes (surfaces.md §2.1): 0 success, 1 validation/usage, 2 runtime,
-3 not running, 130 interrupted. With ``--json`` an error is an ``error@1.0``
-object on stderr and stdout stays empty.
+3 not running, 130 interrupted (Ctrl-C or SIGTERM). With ``--json`` an error is an
+``error@1.0`` object on stderr and stdout stays empty.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import sys
 
 # Global options GNO accepts anywhere on the line; typer wants them before the
@@ -55,12 +56,25 @@ def emit_error(code: str, message: str, as_json: bool, details: dict | None = No
         sys.stderr.write(f"Error: {message}\n")
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def stop_on_sigterm() -> None:
+    """SIGTERM stops a command the way Ctrl-C does: a sync keeps its committed batches,
+    stops its worker processes and exits 130. Killed outright instead, it would leave
+    the workers behind, waiting forever. (`gno serve` installs its own handlers.)"""
+    with contextlib.suppress(ValueError):  # only the main thread may set handlers
+        signal.signal(signal.SIGTERM, _interrupt)
+
+
 def run(argv: list[str]) -> int:
     from typer._click.exceptions import ClickException
 
     from gno.cli.app import app
     from gno.errors import GnoError
 
+    stop_on_sigterm()
     args = hoist_globals(argv)
     as_json = wants_json(args)
     try:

@@ -1,4 +1,4 @@
-"""The CLI as a real process: lean imports, exit codes, Ctrl-C during a sync."""
+"""The CLI as a real process: lean imports, exit codes, Ctrl-C and SIGTERM during a sync."""
 
 import json
 import os
@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from gno.adapters.sqlite.store import SqliteStore
+from tests.index_consistency import assert_consistent
 
 GNO = [sys.executable, "-m", "gno.cli.entry"]
 HEAVY = (
@@ -130,3 +131,37 @@ def test_ctrl_c_during_update_keeps_index_consistent(tmp_path):
     store.close()
     final = json.loads(run("update", "--json").stdout)
     assert final["totalFilesAdded"] == 3000 - docs
+
+
+def test_sigterm_during_update_leaves_a_consistent_index(tmp_path):
+    """SIGTERM stops `gno update` like Ctrl-C: what was committed stays, the open batch
+    is dropped whole, no worker process outlives it, and the next update indexes
+    exactly the rest."""
+    root = tmp_path / "big"
+    root.mkdir()
+    for i in range(3000):
+        (root / f"n{i:04d}.md").write_text(f"# Note {i}\n\n" + f"term{i} body text " * 40 + "\n")
+    run("init", str(root), "--name", "big")
+    proc = subprocess.Popen(
+        [*GNO, "update", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    db = Path(os.environ["GNO_DATA_DIR"]) / "index-default.sqlite"
+    deadline = time.time() + 30
+    while time.time() < deadline:  # wait until the first batch is committed
+        if (
+            db.exists()
+            and SqliteStore.open(db).conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+        ):
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    # communicate() returns at EOF of the pipes, which workers would hold open
+    out, _ = proc.communicate(timeout=60)
+    docs = assert_consistent(db)
+    if proc.returncode == 130:  # stopped mid-way (the usual case)
+        assert json.loads(out)["interrupted"] is True and 0 < docs < 3000
+    else:  # the sync won the race; it must then be complete
+        assert proc.returncode == 0 and docs == 3000
+    final = json.loads(run("update", "--json").stdout)
+    assert final["totalFilesAdded"] == 3000 - docs
+    assert assert_consistent(db) == 3000 == len(list(root.iterdir()))

@@ -1,0 +1,58 @@
+"""What an index must look like after any interruption (Ctrl-C, SIGTERM, a killed
+server): SQLite's own integrity check passes, and the tables agree with each other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import apsw
+
+
+def _one(conn: apsw.Connection, sql: str) -> int:
+    return int(conn.execute(sql).fetchone()[0])
+
+
+def assert_consistent(db: Path) -> int:
+    """Check the index at ``db``; returns the number of active indexed documents.
+
+    - ``PRAGMA integrity_check`` is ``ok``;
+    - the FTS rows are exactly the active documents with content (no document missing
+      from search, none inactive or failed still searchable);
+    - every document's mirror has its content row and its chunks;
+    - no chunk without content, no content that no document uses (the index is fresh:
+      nothing was replaced, so nothing awaits ``gno cleanup``).
+    """
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READWRITE)  # recovers the WAL
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        searchable = {
+            row[0]
+            for row in conn.execute(
+                "SELECT id FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL"
+            )
+        }
+        fts = {row[0] for row in conn.execute("SELECT rowid FROM documents_fts")}
+        assert fts == searchable, (len(fts), len(searchable))
+        assert not _one(
+            conn,
+            "SELECT count(*) FROM documents d WHERE d.mirror_hash IS NOT NULL AND NOT EXISTS "
+            "(SELECT 1 FROM content c WHERE c.mirror_hash = d.mirror_hash)",
+        ), "a document without its content"
+        assert not _one(
+            conn,
+            "SELECT count(*) FROM documents d WHERE d.mirror_hash IS NOT NULL AND NOT EXISTS "
+            "(SELECT 1 FROM content_chunks k WHERE k.mirror_hash = d.mirror_hash)",
+        ), "a document without chunks"
+        assert not _one(
+            conn,
+            "SELECT count(*) FROM content_chunks k WHERE NOT EXISTS "
+            "(SELECT 1 FROM content c WHERE c.mirror_hash = k.mirror_hash)",
+        ), "orphan chunks"
+        assert not _one(
+            conn,
+            "SELECT count(*) FROM content c WHERE NOT EXISTS "
+            "(SELECT 1 FROM documents d WHERE d.mirror_hash = c.mirror_hash)",
+        ), "content no document uses"
+        return len(searchable)
+    finally:
+        conn.close()
