@@ -101,8 +101,11 @@ def _document(app: App, uri: str) -> Any:
     return doc
 
 
-def locate(app: App, uri: str | None, path: str | None, local: bool) -> tuple[str, str, str]:
-    """(real file, collection, name to show) for the query, or the 4xx that refuses it."""
+def locate(
+    app: App, uri: str | None, path: str | None, local: bool
+) -> tuple[str, str, str, str | None]:
+    """(real file, collection, name to show, source MIME when it is the uri's document)
+    for the query, or the 4xx that refuses it."""
     if uri is None and path is None:
         raise ValidationError("Give uri (a gno:// URI), path, or both")
     if path is not None and "\x00" in path:
@@ -119,7 +122,7 @@ def locate(app: App, uri: str | None, path: str | None, local: bool) -> tuple[st
         owners = sorted((r for r in roots.items() if _inside(real, r[1])), key=lambda r: -len(r[1]))
         if not owners:
             raise ForbiddenError("The path is outside every collection root")
-        return real, owners[0][0], os.path.basename(path)
+        return real, owners[0][0], os.path.basename(path), None
     assert uri is not None
     doc = _document(app, uri)
     root = roots.get(doc.collection)
@@ -130,7 +133,8 @@ def locate(app: App, uri: str | None, path: str | None, local: bool) -> tuple[st
     real = os.path.realpath(target)
     if not _inside(real, root):
         raise ForbiddenError("The path leads outside the document's collection")
-    return real, doc.collection, os.path.basename(os.path.normpath(target))
+    mime = str(doc.mime) if path is None else None
+    return real, doc.collection, os.path.basename(os.path.normpath(target)), mime
 
 
 def _mime(app: App, real: str, collection: str) -> str:
@@ -144,7 +148,7 @@ def _mime(app: App, real: str, collection: str) -> str:
 
 
 def open_asset(app: App, uri: str | None, path: str | None, local: bool) -> Asset:
-    real, collection, name = locate(app, uri, path, local)
+    real, collection, name, mime = locate(app, uri, path, local)
     try:
         file = open(real, "rb", buffering=0)  # noqa: SIM115 - closed by the stream
     except PermissionError:
@@ -155,7 +159,7 @@ def open_asset(app: App, uri: str | None, path: str | None, local: bool) -> Asse
     if not stat.S_ISREG(info.st_mode):
         file.close()
         raise FileMissingError(f"Not a file: {uri or name}")
-    return Asset(file, info.st_size, _mime(app, real, collection), name)
+    return Asset(file, info.st_size, mime or _mime(app, real, collection), name)
 
 
 async def _chunks(file: IO[bytes], start: int, length: int) -> AsyncIterator[bytes]:

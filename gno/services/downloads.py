@@ -110,6 +110,7 @@ def _pull_work(owner: App, state: DownloadState, roles: list[str] | None, force:
         results: list[dict[str, Any]] = []
         try:
             for role in roles or list(ROLES):
+                checkpoint()  # a server shutting down starts no further download
                 with state.lock:
                     state.current_type, state.progress = role, None
                 again = force and all(r["uri"] != _role_uri(app, role) for r in results)
