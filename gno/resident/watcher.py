@@ -40,6 +40,7 @@ DEBOUNCE_MS = 1600  # longest a burst of events is held before it is handed over
 STEP_MS = 50  # quiet time that closes a batch
 RECHECK_SECONDS = 2.0  # config and missing roots are re-checked at least this often
 RETRY_SECONDS = 10.0  # a root whose watcher failed is tried again after this long
+IDLE_TICK_MS = 250  # an idle watcher reports in this often (first time: it is watching)
 STOP_SECONDS = 5.0
 
 # (collection, relative paths or None for the whole collection) -> accepted?
@@ -67,6 +68,7 @@ class _Root:
     key: tuple[Any, ...]  # what a restart is needed for: real root, its inode, the rules
     stop: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
+    ready: bool = False  # the OS watch is in place: changes from now on are seen
     error: str | None = None
 
 
@@ -137,7 +139,7 @@ class Watcher:
             active = [
                 name
                 for name in self._expected
-                if (root := self._roots.get(name)) is not None and root.error is None
+                if (root := self._roots.get(name)) is not None and root.ready and root.error is None
             ]
             failed = [
                 {"collection": name, "reason": self._failed[name]}
@@ -197,7 +199,8 @@ class Watcher:
                     if not initial:
                         self._catch_up.add(name)
                 self._ensure(collection)
-            owed = sorted(n for n in self._catch_up if n in self._roots)
+            # Only once its watch is in place, so nothing falls between the pass and the watch.
+            owed = sorted(n for n in self._catch_up if n in self._roots and self._roots[n].ready)
         for name in owed:  # outside the lock: submitting waits for the server's write lock
             if self._submit(name, None):
                 with self._lock:
@@ -276,11 +279,17 @@ class Watcher:
                 debounce=self._debounce,
                 step=self._step,
                 stop_event=root.stop,
+                rust_timeout=IDLE_TICK_MS,
+                yield_on_timeout=True,  # an empty batch: the watch is set up and idle
                 raise_interrupt=False,
                 recursive=True,
                 ignore_permission_denied=True,
             ):
-                self._handle(root.scope, [(change.name, path) for change, path in batch])
+                if not root.ready:
+                    root.ready = True
+                    self._poke.set()  # a catch-up pass may be waiting for this
+                if batch:
+                    self._handle(root.scope, [(change.name, path) for change, path in batch])
         except Exception as exc:  # e.g. the OS watch limit, or the root vanished at start
             if not root.stop.is_set():
                 root.error = _reason(exc)

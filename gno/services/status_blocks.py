@@ -380,9 +380,11 @@ def _cache_bytes(models_dir: Path) -> int:
 
 def size_label(size: int) -> str:
     """Decimal units, one decimal place past bytes: 1288490188 -> "1.3 GB"."""
+    if size < 1000:
+        return f"{size} B"
     value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+    for unit in ("KB", "MB", "GB"):
         value /= 1000
-    return f"{value:.1f} TB"
+        if value < 1000 or unit == "GB":
+            break
+    return f"{value:.1f} {unit}"
