@@ -207,7 +207,8 @@ def test_a_folder_renamed_away_is_reported_without_paths_and_clears(tmp_path: Pa
             lambda: status(srv.url)["background"]["watcher"]["failedCollections"],
             "the watcher to give up on misc",
         )
-        assert [f["collection"] for f in failed] == ["misc"] and str(misc) not in failed[0]["reason"]
+        assert [f["collection"] for f in failed] == ["misc"]
+        assert str(misc) not in failed[0]["reason"]
 
         # a caller on another host: the same facts, no host path anywhere
         home = str(tmp_path)
@@ -267,8 +268,9 @@ def test_no_watch_means_no_sync_until_asked(tmp_path: Path) -> None:
             time.sleep(0.2)
         receipt = httpx.post(f"{srv.url}/api/sync", json={"collection": "notes"}).json()
         poll(
-            lambda: httpx.get(f"{srv.url}/api/jobs/{receipt['jobId']}").json()["status"]
-            == "completed",
+            lambda: (
+                httpx.get(f"{srv.url}/api/jobs/{receipt['jobId']}").json()["status"] == "completed"
+            ),
             "the asked-for sync",
         )
         assert found(srv.url, "okapi forest") == ["gno://notes/okapi.md"]

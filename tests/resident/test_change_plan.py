@@ -63,9 +63,7 @@ def test_a_folder_that_appears_or_may_have_gone_means_the_whole_collection() -> 
 
     assert plan_changes(scope(), [(ADDED, f"{ROOT}/moved-in")], is_dir=is_dir) == {"notes": None}
     # a deleted path without an extension may have been a folder with files in it
-    assert plan_changes(scope(), [(DELETED, f"{ROOT}/archive")], is_dir=no_dirs) == {
-        "notes": None
-    }
+    assert plan_changes(scope(), [(DELETED, f"{ROOT}/archive")], is_dir=no_dirs) == {"notes": None}
     # ... but not an excluded or hidden one, and a modified folder is only its metadata
     assert plan_changes(scope(), [(ADDED, f"{ROOT}/node_modules")], is_dir=is_dir) == {}
     assert plan_changes(scope(), [(DELETED, f"{ROOT}/.cache")], is_dir=no_dirs) == {}
