@@ -75,8 +75,7 @@ class Resident:
         """Shutdown, step one: the watcher submits nothing more and every event stream
         ends (so the host's graceful shutdown is not held up by open SSE clients).
         ``wait=False`` only signals (safe from a signal handler); ``drain`` waits."""
-        with self._lock:
-            self._background = "stopped"
+        self._background = "stopped"  # one assignment: no lock, callable from anywhere
         self.events.close()
         if self.watcher is not None:
             self.watcher.stop(wait=wait)

@@ -317,5 +317,8 @@ def _reason(exc: BaseException) -> str:
         return "The collection folder cannot be read."
     text = str(exc).lower()
     if "limit" in text or "too many" in text:
-        return "The system's file watch limit is reached (raise fs.inotify.max_user_watches)."
+        return (
+            "The system's file watch limits are reached "
+            "(Linux: fs.inotify.max_user_watches, fs.inotify.max_user_instances)."
+        )
     return f"The folder cannot be watched ({type(exc).__name__})."

@@ -9,6 +9,7 @@ readers and the store closed), and last the ownership lock.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import socket
 import sys
@@ -51,11 +52,14 @@ class _Server(uvicorn.Server):
     ) -> None:
         super().__init__(config)
         self._on_ready, self._on_exit = on_ready, on_exit
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         # uvicorn waits for open requests before the lifespan ends; event streams never
-        # finish on their own, so they (and the watcher) are told to stop right here.
-        self._on_exit()
+        # finish on their own, so they (and the watcher) are told to stop now. Queued on
+        # the loop, not run here: a signal handler must not take locks its thread may hold.
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._on_exit)
         super().handle_exit(sig, frame)
 
     @contextlib.contextmanager
@@ -67,6 +71,7 @@ class _Server(uvicorn.Server):
             self._captured_signals.clear()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
         await super().startup(sockets)
         if not self.should_exit:
             self._on_ready()
