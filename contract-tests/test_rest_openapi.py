@@ -71,7 +71,8 @@ def api_schema(
     from gno.rest.app import ServeOptions, create_app
 
     owner = App(resolve_paths())
-    api = create_app(owner, options=ServeOptions(mcp=False, drain_on_shutdown=False))
+    # No file watcher: fuzzed collection adds must not start background syncs.
+    api = create_app(owner, options=ServeOptions(mcp=False, watch=False, drain_on_shutdown=False))
     try:
         yield schemathesis.openapi.from_asgi("/openapi.json", api)
     finally:

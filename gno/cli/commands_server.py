@@ -35,8 +35,17 @@ def serve(
     max_waiting_syncs: Annotated[
         int, typer.Option("--max-waiting-syncs", min=0, hidden=True, help="Sync queue depth.")
     ] = 64,
+    no_watch: Annotated[
+        bool,
+        typer.Option("--no-watch", help="Do not watch collection folders for changes."),
+    ] = False,
+    events_keepalive_ms: Annotated[
+        int,
+        typer.Option("--events-keepalive-ms", min=10, hidden=True, help="SSE keep-alive interval."),
+    ] = 15_000,
 ) -> None:
-    """REST API, OpenAPI (/docs) and the MCP gateway (/mcp) on 127.0.0.1; Ctrl-C stops it."""
+    """REST API, OpenAPI (/docs), the MCP gateway (/mcp) and a file watcher that keeps the
+    index in step with the collection folders, on 127.0.0.1; Ctrl-C stops it."""
     from gno.resident.runtime import Limits
     from gno.rest.app import ServeOptions
     from gno.rest.security import Gates
@@ -45,7 +54,11 @@ def serve(
     app = settings(ctx).make_app()
     options = ServeOptions(
         gates=Gates(token=os.environ.get("GNO_API_TOKEN") or None, max_body_bytes=max_body_bytes),
-        limits=Limits(max_waiting_syncs=max_waiting_syncs),
+        limits=Limits(
+            max_waiting_syncs=max_waiting_syncs,
+            events_keepalive_seconds=events_keepalive_ms / 1000,
+        ),
+        watch=not no_watch,
         mcp_enable_write=mcp_enable_write
         or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes"),
         mcp_profile=resolve_tool_profile(app, mcp_tool_profile),

@@ -34,7 +34,12 @@ def render(document: dict[str, Any]) -> str:
     for path, item in document["paths"].items():
         for method, op in item.items():
             success = next(s for s in op["responses"] if s.startswith("2"))
-            answer = op["responses"][success]["content"]["application/json"]["schema"]
+            content = op["responses"][success]["content"]
+            if "application/json" in content:
+                answer = _schema_name(content["application/json"]["schema"])
+            else:  # the event stream: SSE messages whose data lines are this schema
+                stream = content["text/event-stream"]
+                answer = f"SSE of {_schema_name(stream.get('x-gno-event-schema'))}"
             if "requestBody" in op:
                 request = _schema_name(op["requestBody"]["content"]["application/json"]["schema"])
                 request += " (JSON body)"
@@ -47,7 +52,7 @@ def render(document: dict[str, Any]) -> str:
                 request = "–"
             rows.append(
                 f"| {method.upper()} | `{path}` | {success} | {op['summary']} | {request} | "
-                f"{_schema_name(answer)} |"
+                f"{answer} |"
             )
     return HEADER + "\n".join(rows) + "\n"
 

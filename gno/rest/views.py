@@ -45,6 +45,12 @@ def collection_removed(app: App, inp: Any) -> dict[str, Any]:
     return {"success": True, "collection": result.collection, "note": REMOVED_NOTE}
 
 
+def full_status(app: App, inp: Any) -> Any:
+    from gno.services.status_blocks import full_status as build
+
+    return build(app, inp)
+
+
 def job(app: App, inp: Any) -> dict[str, Any]:
     return app.jobs.get(inp.jobId).to_rest()
 
@@ -101,6 +107,7 @@ VIEWS: dict[str, Callable[[App, Any], Any]] = {
     "add_collection": collection_added,
     "remove_collection": collection_removed,
     "job_status": job,
+    "status": full_status,
     "get": document,
     "ls": documents,
 }
@@ -136,9 +143,26 @@ def _drop_path(node: Any, where: tuple[str, ...]) -> None:
         _drop_path(node[head], rest)
 
 
+def _redact_bootstrap(payload: Any) -> None:
+    """status ``bootstrap``: the model cache folder is omitted, model file paths are null."""
+    bootstrap = payload.get("bootstrap") if isinstance(payload, dict) else None
+    if not isinstance(bootstrap, dict):
+        return
+    if isinstance(bootstrap.get("cache"), dict):
+        bootstrap["cache"].pop("path", None)
+    for entry in (bootstrap.get("models") or {}).get("entries") or []:
+        if isinstance(entry, dict) and "path" in entry:
+            entry["path"] = None
+    onboarding = payload.get("onboarding")
+    if isinstance(onboarding, dict) and onboarding.get("suggestedCollections"):
+        onboarding["suggestedCollections"] = []  # suggestions are host folders
+
+
 def redact(op_id: str, payload: Any) -> Any:
     """The answer for a caller that is not on this host: no host paths at all."""
     payload = _drop_keys(payload)
     if where := COLLECTION_PATHS.get(op_id):
         _drop_path(payload, where)
+    if op_id == "status":
+        _redact_bootstrap(payload)
     return payload

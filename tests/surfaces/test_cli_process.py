@@ -18,6 +18,7 @@ HEAVY = (
     "llama_cpp",
     "markitdown",
     "uvicorn",
+    "watchfiles",
     "rich",
     "tomlkit",
     "ruamel",
