@@ -32,8 +32,8 @@ URL_LINE = re.compile(r"gno serve: (http://127\.0\.0\.1:\d+)")
 
 def start(env: dict[str, str]) -> tuple[subprocess.Popen[str], str, float]:
     began = time.perf_counter()
-    proc = subprocess.Popen(
-        [GNO, "serve", "--port", "0"], env=env, stdout=subprocess.PIPE, text=True
+    proc = subprocess.Popen(  # no watcher: the corpus does not change during the bench
+        [GNO, "serve", "--port", "0", "--no-watch"], env=env, stdout=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
     for line in proc.stdout:

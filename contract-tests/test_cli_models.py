@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from contract_helpers import assert_valid, gno_env, gno_err, gno_ok, run_gno, wr
 pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
 pytest.importorskip("gguf", reason="gguf is needed to write the tiny test model")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.fake_hub import FakeHub
 from tests.tiny_gguf import write_tiny_bert
 
 NOTES = {
@@ -58,15 +58,17 @@ def test_index_json(env: dict[str, str]) -> None:
 
 
 def test_missing_model_fails_fast(env: dict[str, str]) -> None:
-    started = time.perf_counter()
-    error = gno_err(env | {"GNO_EMBED_MODEL": "file:/nowhere/m.gguf"}, 2, "embed", "--json")
-    assert "not found" in error["message"]
-    offline = {k: v for k, v in env.items() if k != "GNO_EMBED_MODEL"} | {"GNO_OFFLINE": "1"}
-    error = gno_err(offline, 2, "embed", "--json")
-    assert "gno models pull --embed" in error["message"]
-    assert (
-        time.perf_counter() - started < 10
-    )  # two whole processes; each fails in well under a second
+    """A missing file or an offline policy is an error naming the fix, without trying the
+    hub (a loopback hub stands in for Hugging Face and must see no request)."""
+    with FakeHub() as hub:
+        online = {k: v for k, v in env.items() if not k.startswith("HF_")}
+        hub_env = online | {"HF_ENDPOINT": hub.url, "NO_PROXY": "127.0.0.1,localhost"}
+        error = gno_err(hub_env | {"GNO_EMBED_MODEL": "file:/nowhere/m.gguf"}, 2, "embed", "--json")
+        assert "not found" in error["message"]
+        offline = {k: v for k, v in hub_env.items() if k != "GNO_EMBED_MODEL"}
+        error = gno_err(offline | {"GNO_OFFLINE": "1"}, 2, "embed", "--json")
+        assert "gno models pull --embed" in error["message"]
+        assert hub.requests == []
 
 
 def test_models_list_and_clear(env: dict[str, str]) -> None:

@@ -51,6 +51,9 @@ class App:
         self.mode = "direct-cli"  # resident-status mode of this process ("stdio" under `gno mcp`)
         self.unavailable: dict[str, str] = {}  # optional role -> why it has no model
         self.runtime: Any = None  # the resident runtime when `gno serve` owns this process
+        # Set on a background job's App: each sync appends its per-collection tallies
+        # (counts and changed documents), which become document-changed events.
+        self.change_log: list[Any] | None = None
 
     @cached_property
     def config(self) -> Config:

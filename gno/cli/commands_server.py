@@ -42,8 +42,17 @@ def serve(
         int,
         typer.Option("--max-queued-reads", min=0, hidden=True, help="Reads waiting for a reader."),
     ] = 256,
+    no_watch: Annotated[
+        bool,
+        typer.Option("--no-watch", help="Do not watch collection folders for changes."),
+    ] = False,
+    events_keepalive_ms: Annotated[
+        int,
+        typer.Option("--events-keepalive-ms", min=10, hidden=True, help="SSE keep-alive interval."),
+    ] = 15_000,
 ) -> None:
-    """REST API, OpenAPI (/docs) and the MCP gateway (/mcp) on 127.0.0.1; Ctrl-C stops it."""
+    """REST API, OpenAPI (/docs), the MCP gateway (/mcp) and a file watcher that keeps the
+    index in step with the collection folders, on 127.0.0.1; Ctrl-C stops it."""
     from gno.resident.runtime import Limits
     from gno.rest.app import ServeOptions
     from gno.rest.security import Gates
@@ -56,7 +65,9 @@ def serve(
             readers=max_readers,
             max_queued_reads=max_queued_reads,
             max_waiting_syncs=max_waiting_syncs,
+            events_keepalive_seconds=events_keepalive_ms / 1000,
         ),
+        watch=not no_watch,
         mcp_enable_write=mcp_enable_write
         or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes"),
         mcp_profile=resolve_tool_profile(app, mcp_tool_profile),

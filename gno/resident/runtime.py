@@ -1,13 +1,22 @@
-"""The resident runtime: lifecycle state, readers and jobs of one serving process."""
+"""The resident runtime: lifecycle state, readers, jobs and background work (file
+watcher, document events) of one serving process (`gno serve`, `gno daemon`).
+
+Ordered shutdown: ``stop_background`` (no new syncs from the watcher, every event
+stream ends) → the host stops serving requests → ``drain`` (waiting jobs dropped,
+the running one given a deadline, readers and the store closed).
+"""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+import traceback
 from dataclasses import dataclass
 from typing import Any
 
 from gno.app import App
+from gno.resident.events import KEEPALIVE_SECONDS, EventBus, job_events
 from gno.resident.readers import ReaderPool
 
 ADMISSION = ("accepting", "draining", "closed")
@@ -19,6 +28,7 @@ class Limits:
     max_queued_reads: int = 256  # requests waiting for a reader before 429 RATE_LIMITED
     max_waiting_syncs: int = 64  # distinct syncs waiting before 429 QUEUE_FULL
     job_drain_seconds: float = 10.0  # shutdown: how long a running job may finish
+    events_keepalive_seconds: float = KEEPALIVE_SECONDS  # SSE comment interval
 
 
 class Resident:
@@ -36,6 +46,134 @@ class Resident:
         self.active_requests = 0
         self.mcp_sessions = 0
         self._lock = threading.Lock()
+        # Writes on the owner App run one at a time: REST write routes and the watcher.
+        self.write_lock = threading.Lock()
+        self.events = EventBus(limits.events_keepalive_seconds)
+        self.watcher: Any = None  # gno.resident.watcher.Watcher while watching
+        self.watching = False  # False: never started, or `--no-watch`
+        self._background = "idle"  # idle | running | stopped
+        self._watcher_jobs: set[str] = set()
+        owner.jobs.on_finish(self._job_finished)
+
+    # ---- background work: the file watcher and the event stream
+
+    def start_background(self, *, watch: bool = True) -> None:
+        """Start the file watcher (unless ``watch`` is False). Idempotent; the host's
+        lifespan (`gno serve`, `gno daemon`) calls it once it serves requests."""
+        with self._lock:
+            if self._background != "idle":
+                return
+            self._background = "running"
+        if watch:
+            from gno.resident.watcher import Watcher
+
+            self.watcher = Watcher(self.owner.paths, self._watch_submit)
+            self.watching = True
+            self.watcher.start()
+
+    def stop_background(self, wait: bool = True) -> None:
+        """Shutdown, step one: the watcher submits nothing more and every event stream
+        ends (so the host's graceful shutdown is not held up by open SSE clients).
+        ``wait=False`` only signals (safe from a signal handler); ``drain`` waits."""
+        self._background = "stopped"  # one assignment: no lock, callable from anywhere
+        self.events.close()
+        if self.watcher is not None:
+            self.watcher.stop(wait=wait)
+
+    def collections_changed(self) -> None:
+        """A collection was added, removed or edited: the watcher re-reads roots now."""
+        if self.watcher is not None:
+            self.watcher.poke()
+
+    def _watch_submit(self, collection: str, paths: list[str] | None) -> bool:
+        """The watcher's way in: a sync of these files (or the whole collection) through
+        the same queue as `POST /api/sync`. False when it could not be queued."""
+        from gno_contracts.models.update_input import UpdateInput
+
+        from gno.errors import GnoError, InvalidPathError, NotFoundError
+        from gno.services.jobs import submit_sync
+
+        if self._background != "running":
+            return True  # shutting down: nothing more to sync
+        owner = self.owner
+        try:
+            with self.write_lock:
+                owner.reload_config()
+                try:
+                    job = submit_sync(
+                        owner, UpdateInput(collection=collection, paths=paths), "watcher"
+                    )
+                except InvalidPathError:  # a path changed kind meanwhile: look at all of it
+                    job = submit_sync(owner, UpdateInput(collection=collection), "watcher")
+        except NotFoundError:
+            return True  # the collection was removed meanwhile
+        except GnoError:  # queue full, or closing: the watcher retries with a full pass
+            return False
+        with self._lock:
+            self._watcher_jobs.add(job.id)
+        return True
+
+    def _job_finished(self, job: Any) -> None:
+        """On the job's thread: publish what it changed, note watcher syncs, and let the
+        watcher re-read roots (an add or remove job changed the collections)."""
+        from gno.adapters.sqlite.rows import now_iso
+
+        at = now_iso()
+        try:
+            self.events.publish(job_events(job, self.owner.paths.index_name, at))
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        with self._lock:
+            by_watcher = job.id in self._watcher_jobs
+            self._watcher_jobs.discard(job.id)
+        if self.watcher is not None:
+            if by_watcher:
+                self.watcher.last_sync_at = at
+            self.watcher.poke()
+
+    def background_status(self) -> dict[str, Any]:
+        """status@1.0 ``background.watcher`` and ``background.events`` (embedding is
+        built by the status service from jobs and the index)."""
+        jobs = self.owner.jobs
+        running = [j for j in jobs.all() if j.status == "running" and j.type in ("sync", "add")]
+        expected: list[str] = []
+        if self.watcher is not None:
+            watcher = self.watcher.state()
+            expected = watcher["expectedCollections"]
+        else:
+            watcher = {
+                "expectedCollections": [],
+                "activeCollections": [],
+                "failedCollections": [],
+                "lastEventAt": None,
+                "lastSyncAt": None,
+            }
+
+        def names(keys: list[str | None]) -> list[str]:
+            out: list[str] = []
+            for key in keys:
+                for name in expected if key == "*" else [key] if key else []:
+                    if name not in out:
+                        out.append(name)
+            return out
+
+        syncing = names([j.key if j.type == "sync" else None for j in running])
+        queued = names(list(jobs.waiting_keys()))
+        return {
+            "watcher": {
+                "expectedCollections": watcher["expectedCollections"],
+                "activeCollections": watcher["activeCollections"],
+                "failedCollections": watcher["failedCollections"],
+                "queuedCollections": queued,
+                "syncingCollections": syncing,
+                "lastEventAt": watcher["lastEventAt"],
+                "lastSyncAt": watcher["lastSyncAt"],
+            },
+            "events": {
+                "connectedClients": self.events.connected_clients,
+                "retryMs": self.events.retry_ms,
+            },
+        }
 
     def enter_request(self) -> bool:
         """Count a request in; False once the server stopped accepting."""
@@ -60,6 +198,7 @@ class Resident:
     def drain(self) -> None:
         """Ordered shutdown, step one: refuse new work, drop waiting jobs, let the running
         job finish (bounded), then close every connection."""
+        self.stop_background()
         with self._lock:
             self.admission = "draining"
             self.shutdown_state = "graceful"

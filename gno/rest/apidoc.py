@@ -38,6 +38,9 @@ def render(document: dict[str, Any]) -> str:
             content = op["responses"][successes[0]].get("content", {})
             if "application/json" in content:
                 answer = _schema_name(content["application/json"]["schema"])
+            elif "text/event-stream" in content:  # SSE messages whose data lines are this schema
+                stream = content["text/event-stream"]
+                answer = f"SSE of {_schema_name(stream.get('x-gno-event-schema'))}"
             elif content:  # a file, not JSON (/api/doc-asset)
                 answer = "bytes (" + ", ".join(f"`{media}`" for media in content) + ")"
             else:

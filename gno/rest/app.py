@@ -27,6 +27,7 @@ from gno.app import App
 from gno.resident.runtime import Limits, Resident
 from gno.rest import assets, openapi, routes
 from gno.rest.errors import catalog_response, error_response
+from gno.rest.events import EVENT_SCHEMA, add_events_route
 from gno.rest.security import GateMiddleware, Gates
 
 WEB_UI_MOUNT = "/"  # the Web UI (not built yet) is served from here, after /api and /mcp
@@ -45,6 +46,7 @@ class ServeOptions:
     mcp_enable_write: bool = False
     mcp_profile: str = "full"
     web_ui_dir: Path | None = None  # static Web UI build, once there is one
+    watch: bool = True  # the file watcher (`--no-watch` turns it off)
     # False when the host runs the lifespan per request (in-process test clients) and
     # calls ``api.state.runtime.drain()`` itself at the end.
     drain_on_shutdown: bool = True
@@ -59,12 +61,13 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        runtime.start_background(watch=options.watch)  # idempotent (per-request lifespans)
         async with contextlib.AsyncExitStack() as stack:
             if mcp_lifespan is not None:
                 await stack.enter_async_context(mcp_lifespan())
             yield
         if options.drain_on_shutdown:
-            runtime.drain()  # requests have stopped: jobs, readers and the store close in order
+            runtime.drain()  # watcher, then jobs, readers and the store, in order
 
     api = FastAPI(
         title="gno",
@@ -87,6 +90,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
             openapi_extra=routes.openapi_extra(route),
             response_model=None,
         )
+    add_events_route(api, runtime)
     assets.add_routes(api, runtime)  # /api/doc-asset: bytes, not a registry operation
     _error_handlers(api)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
@@ -144,6 +148,7 @@ def _openapi(api: FastAPI) -> dict[str, Any]:
         document = get_openapi(
             title=api.title, version=api.version, description=api.description, routes=api.routes
         )
-        document.setdefault("components", {})["schemas"] = openapi.components(routes.schema_ids())
+        ids = routes.schema_ids() | {EVENT_SCHEMA}
+        document.setdefault("components", {})["schemas"] = openapi.components(ids)
         api.openapi_schema = document
     return api.openapi_schema

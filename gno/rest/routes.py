@@ -134,7 +134,7 @@ class Dispatcher:
 
     def __init__(self, runtime: Any) -> None:
         self.runtime = runtime
-        self._write_lock = threading.Lock()
+        self._write_lock: threading.Lock = runtime.write_lock  # shared with the file watcher
         paths = runtime.owner.paths
         self.server_paths = [
             str(p) for p in (paths.config_file.parent, paths.data_dir, paths.cache_dir)
@@ -144,9 +144,12 @@ class Dispatcher:
         work: Callable[[Any, Any], Any] = views.VIEWS.get(op.id) or handler(op.id)
         if op.access == "write":
             owner = self.runtime.owner
-            with self._write_lock:
-                owner.reload_config()  # the CLI may have edited index.yml meanwhile
-                return work(owner, inp)
+            try:
+                with self._write_lock:
+                    owner.reload_config()  # the CLI may have edited index.yml meanwhile
+                    return work(owner, inp)
+            finally:
+                self.runtime.collections_changed()  # the watcher re-reads the roots
         if op.id in IN_MEMORY:
             return work(self.runtime.owner, inp)
         with self.runtime.readers.reader() as app:

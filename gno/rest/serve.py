@@ -1,13 +1,16 @@
 """`gno serve`: own the data directory, bind 127.0.0.1, serve until SIGINT/SIGTERM.
 
-Shutdown is uvicorn's graceful one followed by our lifespan's: stop accepting,
-let in-flight requests finish (bounded), then ``Resident.drain`` (waiting jobs
-dropped, the running one given a deadline, readers and the store closed), and
-last the ownership lock.
+Shutdown: on the signal admission turns to draining (``Resident.begin_drain``: a
+read still waiting for a reader gets 503), the watcher stops submitting and every
+event stream ends (``Resident.stop_background``), then uvicorn's graceful shutdown (stop
+accepting, let in-flight requests finish, bounded), then our lifespan's
+``Resident.drain`` (waiting jobs dropped, the running one given a deadline,
+readers and the store closed), and last the ownership lock.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import socket
 import sys
@@ -46,13 +49,23 @@ def _bind(port: int) -> socket.socket:
 
 class _Server(uvicorn.Server):
     def __init__(
-        self, config: uvicorn.Config, on_ready: Callable[[], None], on_exit: Callable[[], None]
+        self,
+        config: uvicorn.Config,
+        on_ready: Callable[[], None],
+        on_exit: Callable[[], None],
+        on_signal: Callable[[], None],
     ) -> None:
         super().__init__(config)
-        self._on_ready, self._on_exit = on_ready, on_exit
+        self._on_ready, self._on_exit, self._on_signal = on_ready, on_exit, on_signal
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        self._on_exit()  # requests still waiting for a reader get 503 from now on
+        self._on_signal()  # lock-free: reads still waiting for a reader get 503 from now on
+        # uvicorn waits for open requests before the lifespan ends; event streams never
+        # finish on their own, so they (and the watcher) are told to stop now. Queued on
+        # the loop, not run here: a signal handler must not take locks its thread may hold.
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._on_exit)
         super().handle_exit(sig, frame)
 
     @contextlib.contextmanager
@@ -64,6 +77,7 @@ class _Server(uvicorn.Server):
             self._captured_signals.clear()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
         await super().startup(sockets)
         if not self.should_exit:
             self._on_ready()
@@ -86,7 +100,13 @@ def serve(app: App, port: int, options: ServeOptions, announce: Callable[[str], 
             access_log=False,
         )
         url = f"http://{HOST}:{port}"
-        server = _Server(config, lambda: announce(url), api.state.runtime.begin_drain)
+        runtime = api.state.runtime
+        server = _Server(
+            config,
+            lambda: announce(url),
+            lambda: runtime.stop_background(wait=False),
+            runtime.begin_drain,
+        )
         server.run(sockets=[sock])
         sys.stderr.flush()
     finally:

@@ -51,6 +51,12 @@ def pull_receipt(app: App, inp: Any) -> dict[str, Any]:
     return start_pull(app, inp)
 
 
+def full_status(app: App, inp: Any) -> Any:
+    from gno.services.status_blocks import full_status as build
+
+    return build(app, inp)
+
+
 def job(app: App, inp: Any) -> dict[str, Any]:
     return app.jobs.get(inp.jobId).to_rest()
 
@@ -108,6 +114,7 @@ VIEWS: dict[str, Callable[[App, Any], Any]] = {
     "remove_collection": collection_removed,
     "models_pull": pull_receipt,
     "job_status": job,
+    "status": full_status,
     "get": document,
     "ls": documents,
 }
@@ -143,9 +150,26 @@ def _drop_path(node: Any, where: tuple[str, ...]) -> None:
         _drop_path(node[head], rest)
 
 
+def _redact_bootstrap(payload: Any) -> None:
+    """status ``bootstrap``: the model cache folder is omitted, model file paths are null."""
+    bootstrap = payload.get("bootstrap") if isinstance(payload, dict) else None
+    if not isinstance(bootstrap, dict):
+        return
+    if isinstance(bootstrap.get("cache"), dict):
+        bootstrap["cache"].pop("path", None)
+    for entry in (bootstrap.get("models") or {}).get("entries") or []:
+        if isinstance(entry, dict) and "path" in entry:
+            entry["path"] = None
+    onboarding = payload.get("onboarding")
+    if isinstance(onboarding, dict) and onboarding.get("suggestedCollections"):
+        onboarding["suggestedCollections"] = []  # suggestions are host folders
+
+
 def redact(op_id: str, payload: Any) -> Any:
     """The answer for a caller that is not on this host: no host paths at all."""
     payload = _drop_keys(payload)
     if where := COLLECTION_PATHS.get(op_id):
         _drop_path(payload, where)
+    if op_id == "status":
+        _redact_bootstrap(payload)
     return payload

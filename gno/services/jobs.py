@@ -22,8 +22,10 @@ per collection; at ``max_waiting`` different waiting syncs a new one is
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+import traceback
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -79,6 +81,8 @@ class Job:
     work_of: Callable[[Any], Work] | None = None
     lane: str = INDEX_LANE  # one running job per lane
     cancel: CancelToken = field(default_factory=CancelToken)
+    origin: str = "sync"  # "watcher" when only the file watcher asked for this sync
+    tallies: list[Any] = field(default_factory=list)  # what its syncs changed (sync.py)
 
     def to_status(self, instance_id: str) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -135,6 +139,16 @@ class JobManager:
         self.max_waiting = max_waiting
         self.instance_id = str(uuid.uuid4())
         self.downloads: Any = None  # the model download state (services/downloads.py)
+        self._listeners: list[Callable[[Job], None]] = []
+
+    def on_finish(self, listener: Callable[[Job], None]) -> None:
+        """Call ``listener(job)`` on the job's thread after each job ends (the resident
+        runtime publishes document events and re-reads collection roots there)."""
+        self._listeners.append(listener)
+
+    def waiting_keys(self) -> list[str]:
+        with self._lock:
+            return [j.key for j in self._waiting if j.key is not None]
 
     def _running(self, lane: str = INDEX_LANE) -> Job | None:
         return next(
@@ -153,6 +167,7 @@ class JobManager:
         plan: Any,
         merge: Callable[[Any, Any], Any],
         work_of: Callable[[Any], Work],
+        origin: str = "sync",
     ) -> tuple[Job, bool]:
         """Start now when idle, else wait in line. A waiting job with the same ``key``
         absorbs this request (``merge(old_plan, new_plan)``). Returns (job, started now)."""
@@ -160,12 +175,16 @@ class JobManager:
             self._check_open()
             self._forget_old()
             if self._running() is None and not self._waiting:
-                job = Job(str(uuid.uuid4()), kind, datetime.now(UTC), key=key, plan=plan)
+                job = Job(
+                    str(uuid.uuid4()), kind, datetime.now(UTC), key=key, plan=plan, origin=origin
+                )
                 self._jobs[job.id] = job
                 self._launch(job, work_of(plan))
                 return job, True
             if joined := next((j for j in self._waiting if j.key == key), None):
                 joined.plan = merge(joined.plan, plan)
+                if joined.origin != origin:
+                    joined.origin = "sync"
                 return joined, False
             if len(self._waiting) >= self.max_waiting:
                 raise QueueFullError(
@@ -180,6 +199,7 @@ class JobManager:
                 key=key,
                 plan=plan,
                 work_of=work_of,
+                origin=origin,
             )
             self._jobs[job.id] = job
             self._waiting.append(job)
@@ -236,6 +256,7 @@ class JobManager:
 
     def _run(self, job: Job, work: Work) -> None:
         app = self._make_app()
+        app.change_log = job.tallies
         result, error = None, None
         try:
             with bound(job.cancel):
@@ -251,6 +272,11 @@ class JobManager:
                 job.done.set()
                 if job.lane == INDEX_LANE:
                     self._start_next()
+            for listener in list(self._listeners):
+                try:
+                    listener(job)
+                except Exception:  # a listener's bug never stops the job queue
+                    traceback.print_exc(file=sys.stderr)
 
     def get(self, job_id: str) -> Job:
         with self._lock:
@@ -455,15 +481,16 @@ def _widen(waiting: UpdateInput, incoming: UpdateInput) -> UpdateInput:
     )
 
 
-def submit_sync(app: App, inp: UpdateInput) -> Job:
-    """REST sync: checked now (collection, paths), then started, queued or joined."""
+def submit_sync(app: App, inp: UpdateInput, origin: str = "sync") -> Job:
+    """REST (or file watcher) sync: checked now (collection, paths), then started, queued
+    or joined."""
     from gno.services.sync import check_paths
 
     _collections(app, inp.collection)
     inp = inp.model_copy(update={"runUpdateCmd": False, "paths": check_paths(app, inp)})
     if inp.collection:
         inp = inp.model_copy(update={"collection": inp.collection.lower()})
-    job, _ = app.jobs.submit("sync", inp.collection or "*", inp, _widen, _sync_work)
+    job, _ = app.jobs.submit("sync", inp.collection or "*", inp, _widen, _sync_work, origin)
     return job
 
 

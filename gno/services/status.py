@@ -29,6 +29,7 @@ from gno.app import App
 from gno.core.fts import parse_query
 from gno.core.identity import make_uri
 from gno.errors import GnoError, NotInitializedError
+from gno.resident.watcher import root_problem
 
 PROBE_DOCS = 3
 PROBE_DEPTH = 20
@@ -189,13 +190,11 @@ def status(app: App, inp: StatusInput) -> Status:
             "chunkCount": chunks,
             "embeddedCount": embedded.get(coll["name"], 0),
         }
-        root_ok = Path(coll["path"]).expanduser().is_dir()
-        entry["healthy"] = root_ok
-        if not root_ok:
-            entry["rootError"] = {  # never the folder path: status may go to remote callers
-                "code": "PATH_NOT_FOUND",
-                "message": "The collection folder is missing or not a directory.",
-            }
+        # Checked on every request: a folder that comes back clears the error at once.
+        problem = root_problem(str(Path(coll["path"]).expanduser()))
+        entry["healthy"] = problem is None
+        if problem is not None:  # never the folder path: status may go to remote callers
+            entry["rootError"] = {"code": problem[0], "message": problem[1]}
         collections.append(entry)
     activation_state = activation(store, counts)
     payload = {

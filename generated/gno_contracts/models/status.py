@@ -158,6 +158,9 @@ class OnboardingSuggestedCollection(ContractModel):
     A folder suggested as a collection.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     label: str
     path: str
     reason: str
@@ -168,6 +171,9 @@ class WatcherFailedCollection(ContractModel):
     A collection the watcher could not watch.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     collection: str
     reason: str
 
@@ -177,6 +183,9 @@ class EmbedRunResult(ContractModel):
     Outcome of an embedding run.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     embedded: Annotated[int, Field(ge=0)]
     errors: Annotated[int, Field(ge=0)]
 
@@ -186,22 +195,28 @@ class BackgroundEvents(ContractModel):
     Server-sent event stream state.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     connectedClients: Annotated[int, Field(ge=0)]
     retryMs: Annotated[int, Field(ge=0)]
 
 
 class BootstrapRuntime(ContractModel):
     """
-    Language runtime state (upstream kind is "bun").
+    The language runtime gno runs on. GNO reports Bun (kind "bun", strategy "manual-install-beta"); gno reports kind "python" and strategy "pip" (installed as a Python package), with the interpreter's version and the version gno requires.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     kind: str
     """
-    Runtime kind (upstream: bun; gno: python).
+    Runtime kind: "python" for gno (GNO: "bun").
     """
     strategy: str
     """
-    Install strategy (upstream: manual-install-beta).
+    How the runtime is installed: "pip" for gno (GNO: "manual-install-beta").
     """
     currentVersion: str
     requiredVersion: str
@@ -216,7 +231,13 @@ class BootstrapCache(ContractModel):
     Model cache location and size.
     """
 
-    path: str
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    path: str | None = None
+    """
+    The model cache folder (omitted for remote callers).
+    """
     totalSizeBytes: Annotated[int, Field(ge=0)]
     totalSizeLabel: str
 
@@ -525,6 +546,9 @@ class OnboardingStep(ContractModel):
     One onboarding step.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     id: str
     title: str
     status: OnboardingStepStatus
@@ -537,6 +561,9 @@ class HealthCheck(ContractModel):
     One health check.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     id: str
     title: str
     status: HealthCheckStatus
@@ -548,9 +575,12 @@ class HealthCheck(ContractModel):
 
 class BackgroundWatcher(ContractModel):
     """
-    File watcher state.
+    File watcher state: collections configured, watched, failed (with a reason, never the folder path), waiting for a sync or syncing, and the last relevant file event and watcher-started sync (UTC). All lists are empty when the server runs with --no-watch.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     expectedCollections: list[str]
     activeCollections: list[str]
     failedCollections: list[WatcherFailedCollection]
@@ -562,9 +592,12 @@ class BackgroundWatcher(ContractModel):
 
 class BackgroundEmbedding(ContractModel):
     """
-    Background embedding scheduler state.
+    Embedding state, built passively from the index and the job list (gno has no embedding scheduler: nextRunAt is null). available: the embedding model is on disk or an HTTP endpoint is configured; running: an embed or index job runs; lastRunAt/lastResult: the last finished embed or index job.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     available: bool
     pendingDocCount: Annotated[int, Field(ge=0)]
     running: bool
@@ -584,6 +617,9 @@ class BootstrapPolicy(ContractModel):
     Model download policy.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     offline: bool
     allowDownload: bool
     source: DownloadPolicySource
@@ -595,10 +631,16 @@ class BootstrapModelEntry(ContractModel):
     One model role of the active preset.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     role: ModelRole
     uri: str
     cached: bool
     path: str | None
+    """
+    The model file on disk; null when it is not there, and always null for remote callers.
+    """
     sizeBytes: Annotated[int | None, Field(ge=0)]
     statusLabel: str
 
@@ -653,6 +695,9 @@ class StatusOnboarding(ContractModel):
     First-run onboarding state (Web UI).
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     ready: bool
     stage: OnboardingStage
     headline: str
@@ -666,6 +711,9 @@ class StatusHealth(ContractModel):
     Health summary and checks (Web UI).
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     state: HealthState
     summary: str
     checks: list[HealthCheck]
@@ -676,6 +724,9 @@ class StatusBackground(ContractModel):
     Background watcher, embedding scheduler and event stream.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     watcher: BackgroundWatcher
     embedding: BackgroundEmbedding
     events: BackgroundEvents
@@ -686,6 +737,9 @@ class BootstrapModels(ContractModel):
     Models of the active preset.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     activePresetId: str
     activePresetName: str
     estimatedFootprint: str | None
@@ -720,6 +774,9 @@ class StatusBootstrap(ContractModel):
     Runtime, download policy, cache and model bootstrap state.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     runtime: BootstrapRuntime
     policy: BootstrapPolicy
     cache: BootstrapCache
@@ -787,6 +844,18 @@ class Status(ContractModel):
     contentTypeBoost: ContentTypeBoostSummary
     activation: Activation
     onboarding: StatusOnboarding | None = None
+    """
+    REST only: where a first run stands (add a collection, get the models, index).
+    """
     health: StatusHealth | None = None
+    """
+    REST only: checks with a state; folder-access warns while a collection folder is missing or unreadable.
+    """
     background: StatusBackground | None = None
+    """
+    REST only: file watcher, embedding and event stream state.
+    """
     bootstrap: StatusBootstrap | None = None
+    """
+    REST only: runtime, model download policy, model cache and the active preset's models (never loads or downloads a model).
+    """

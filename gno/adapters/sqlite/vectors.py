@@ -180,6 +180,24 @@ class VectorStore:
             (*((collection,) if collection else ()), model_id),
         ).fetchone()[0]
 
+    def pending_documents(self, model_id: int | None) -> int:
+        """Active documents with at least one chunk lacking a vector for this model (every
+        chunked document when there is no model yet)."""
+        missing = (
+            "NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.model_id = ? "
+            "AND v.mirror_hash = c.mirror_hash AND v.seq = c.seq)"
+            if model_id is not None
+            else "1"
+        )
+        return self.conn.execute(
+            f"""
+            SELECT count(*) FROM documents d
+            WHERE d.active = 1 AND d.mirror_hash IS NOT NULL AND EXISTS (
+                SELECT 1 FROM content_chunks c WHERE c.mirror_hash = d.mirror_hash AND {missing})
+            """,
+            (model_id,) if model_id is not None else (),
+        ).fetchone()[0]
+
     def known_text_hashes(self, model_id: int, text_hashes: Sequence[str]) -> set[str]:
         marks = ",".join("?" * len(text_hashes))
         rows = self.conn.execute(
