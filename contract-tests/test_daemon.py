@@ -46,12 +46,13 @@ def fresh_home(root: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """A shared home for tests that never get a server running (refusals, flag checks)."""
     return fresh_home(tmp_path_factory.mktemp("daemon"))
 
 
 @pytest.fixture
 def own_env(tmp_path: Path) -> dict[str, str]:
-    """A home of its own, for tests that start detached servers or check sync state."""
+    """A home of its own for every test that runs a server: one owner per data directory."""
     return fresh_home(tmp_path)
 
 
@@ -130,7 +131,8 @@ def write_tools() -> set[str]:
 # ---------------------------------------------------------------- startup refusals
 
 
-def test_one_owner_per_data_dir_serve_then_daemon_and_back(env: dict[str, str]) -> None:
+def test_one_owner_per_data_dir_serve_then_daemon_and_back(own_env: dict[str, str]) -> None:
+    env = own_env
     with running(env):
         done = run_gno(env, "daemon", "--port", "0", "--no-sync-on-start")
         assert done.returncode == 2, done.stderr
@@ -171,9 +173,9 @@ def test_daemon_non_loopback_names_what_is_missing(
 
 
 def test_token_file_created_0600_then_looser_mode_refused(
-    env: dict[str, str], tmp_path: Path
+    own_env: dict[str, str], tmp_path: Path
 ) -> None:
-    token_path = tmp_path / "mcp-token"
+    env, token_path = own_env, tmp_path / "mcp-token"
     with running(
         env, "--no-sync-on-start", "--mcp-token-file", str(token_path), command="daemon"
     ) as srv:
@@ -197,8 +199,9 @@ def test_token_file_created_0600_then_looser_mode_refused(
 
 
 @pytest.fixture(scope="module")
-def remote(env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    token_path = tmp_path_factory.mktemp("token") / "token"
+def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    home = tmp_path_factory.mktemp("remote")
+    env, token_path = fresh_home(home), home / "token"
     flags = [
         "--host",
         "0.0.0.0",
@@ -262,8 +265,8 @@ def test_daemon_serves_no_rest_reads_writes_or_docs(remote: Any) -> None:
         assert answer.json()["error"]["code"] == "NOT_FOUND"
 
 
-def test_sigterm_stops_the_daemon_cleanly(env: dict[str, str]) -> None:
-    with running(env, "--no-sync-on-start", command="daemon") as srv:
+def test_sigterm_stops_the_daemon_cleanly(own_env: dict[str, str]) -> None:
+    with running(own_env, "--no-sync-on-start", command="daemon") as srv:
         assert srv.stop(signal.SIGTERM) == 0
 
 
