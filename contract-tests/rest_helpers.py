@@ -1,5 +1,5 @@
 """Helpers of the REST contract tests: an indexed corpus with vectors (tiny model),
-a real `gno serve` process on 127.0.0.1, and an httpx client for it."""
+a real `gno serve` (or `gno daemon`) process, and an httpx client for it."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from contract_helpers import GNO, MISC, NOTES, gno_env, run_gno, write_tree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-URL_LINE = re.compile(r"gno serve: (http://127\.0\.0\.1:(\d+))")
+URL_LINE = re.compile(r"gno (?:serve|daemon): (http://[^\s]+:(\d+))")
 START_SECONDS = 60
 
 
@@ -57,10 +57,11 @@ class Server:
         return self.proc.wait(timeout=30)
 
 
-def start_server(env: dict[str, str], *flags: str) -> Server:
-    """`gno serve --port 0 …` as a real process; returns once it printed its URL."""
+def start_server(env: dict[str, str], *flags: str, command: str = "serve") -> Server:
+    """`gno serve --port 0 …` (or ``command``) as a real process; returns once it printed
+    its URL. ``url`` is the loopback URL, also for a wildcard bind."""
     proc = subprocess.Popen(
-        [str(GNO), "serve", "--port", "0", *flags],
+        [str(GNO), command, "--port", "0", *flags],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -83,13 +84,14 @@ def start_server(env: dict[str, str], *flags: str) -> Server:
     if not found:
         proc.kill()
         proc.wait()
-        raise AssertionError(f"gno serve did not start: {''.join(errors)}")
-    return Server(proc, found[0].group(1), int(found[0].group(2)), errors)
+        raise AssertionError(f"gno {command} did not start: {''.join(errors)}")
+    port = int(found[0].group(2))
+    return Server(proc, f"http://127.0.0.1:{port}", port, errors)
 
 
 @contextlib.contextmanager
-def running(env: dict[str, str], *flags: str) -> Iterator[Server]:
-    server = start_server(env, *flags)
+def running(env: dict[str, str], *flags: str, command: str = "serve") -> Iterator[Server]:
+    server = start_server(env, *flags, command=command)
     try:
         yield server
     finally:

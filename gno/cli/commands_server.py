@@ -1,79 +1,328 @@
-"""`gno serve`: the REST API and the MCP gateway over HTTP (`gno mcp` is in commands_mcp).
+"""`gno serve` (REST API, OpenAPI, MCP at /mcp) and `gno daemon` (headless MCP gateway),
+and their process management (`--detach`, `--status`, `--stop`); `gno mcp` is in
+commands_mcp.
 
-FastAPI, uvicorn and the MCP SDK load only when the server starts."""
+FastAPI, uvicorn and the MCP SDK load only when a server starts; `--status` and
+`--stop` use the standard library alone."""
 
 from __future__ import annotations
 
+import json
 import os
-from typing import Annotated
+import sys
+from typing import Annotated, Any
 
 import typer
 
 from gno.cli.app import app as root_app
 from gno.cli.commands_mcp import resolve_tool_profile
 from gno.cli.common import settings
+from gno.errors import ValidationError
+
+Port = Annotated[
+    int,
+    typer.Option("-p", "--port", min=0, max=65535, help="Port to listen on (0: any free port)."),
+]
+TokenFileOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--mcp-token-file",
+        help="File holding the bearer token /mcp requires (created with a random token if missing).",
+    ),
+]
+AllowedHosts = Annotated[
+    list[str] | None,
+    typer.Option("--mcp-allowed-host", help="Exact Host header to accept (repeatable)."),
+]
+AllowedOrigins = Annotated[
+    list[str] | None,
+    typer.Option("--mcp-allowed-origin", help="Exact Origin to accept (repeatable)."),
+]
+EnableWrite = Annotated[
+    bool, typer.Option("--mcp-enable-write", help="Offer MCP write tools at /mcp.")
+]
+ToolProfile = Annotated[
+    str | None, typer.Option("--mcp-tool-profile", help="MCP tool set at /mcp: full or core.")
+]
+Detach = Annotated[bool, typer.Option("--detach", help="Run in the background; print its pid.")]
+Status = Annotated[
+    bool, typer.Option("--status", help="Is a detached server running? (exit 3 when not)")
+]
+Stop = Annotated[
+    bool, typer.Option("--stop", help="Stop the detached server (exit 3 when none runs).")
+]
+PidFile = Annotated[
+    str | None, typer.Option("--pid-file", help="Pid file of a detached run [{data}/<cmd>.pid].")
+]
+LogFile = Annotated[
+    str | None, typer.Option("--log-file", help="Log of a detached run [{data}/<cmd>.log].")
+]
+JsonOut = Annotated[
+    bool, typer.Option("--json", help="With --status or --detach: JSON (process-status@1.0).")
+]
+WritePidFile = Annotated[
+    bool, typer.Option("--write-pid-file", hidden=True, help="Set by --detach for its child.")
+]
+MaxBody = Annotated[
+    int, typer.Option("--max-body-bytes", min=1, hidden=True, help="Request body limit.")
+]
+MaxWaiting = Annotated[
+    int, typer.Option("--max-waiting-syncs", min=0, hidden=True, help="Sync queue depth.")
+]
+MaxReaders = Annotated[
+    int, typer.Option("--max-readers", min=1, hidden=True, help="Parallel SQLite readers.")
+]
+MaxQueuedReads = Annotated[
+    int, typer.Option("--max-queued-reads", min=0, hidden=True, help="Reads waiting for a reader.")
+]
+NoWatch = Annotated[
+    bool, typer.Option("--no-watch", help="Do not watch collection folders for changes.")
+]
+KeepaliveMs = Annotated[
+    int,
+    typer.Option("--events-keepalive-ms", min=10, hidden=True, help="SSE keep-alive interval."),
+]
 
 
 @root_app.command("serve")
 def serve(
     ctx: typer.Context,
-    port: Annotated[
-        int,
-        typer.Option(
-            "-p", "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free port)."
-        ),
-    ] = 3000,
-    mcp_enable_write: Annotated[
-        bool, typer.Option("--mcp-enable-write", help="Offer MCP write tools at /mcp.")
-    ] = False,
-    mcp_tool_profile: Annotated[
-        str | None, typer.Option("--mcp-tool-profile", help="MCP tool set at /mcp: full or core.")
-    ] = None,
-    max_body_bytes: Annotated[
-        int, typer.Option("--max-body-bytes", min=1, hidden=True, help="Request body limit.")
-    ] = 1024 * 1024,
-    max_waiting_syncs: Annotated[
-        int, typer.Option("--max-waiting-syncs", min=0, hidden=True, help="Sync queue depth.")
-    ] = 64,
-    max_readers: Annotated[
-        int, typer.Option("--max-readers", min=1, hidden=True, help="Parallel SQLite readers.")
-    ] = 4,
-    max_queued_reads: Annotated[
-        int,
-        typer.Option("--max-queued-reads", min=0, hidden=True, help="Reads waiting for a reader."),
-    ] = 256,
-    no_watch: Annotated[
-        bool,
-        typer.Option("--no-watch", help="Do not watch collection folders for changes."),
-    ] = False,
-    events_keepalive_ms: Annotated[
-        int,
-        typer.Option("--events-keepalive-ms", min=10, hidden=True, help="SSE keep-alive interval."),
-    ] = 15_000,
+    port: Port = 3000,
+    host: Annotated[
+        str, typer.Option("--host", help="Loopback address to bind (127.0.0.1, ::1, localhost).")
+    ] = "127.0.0.1",
+    mcp_token_file: TokenFileOpt = None,
+    mcp_allowed_host: AllowedHosts = None,
+    mcp_allowed_origin: AllowedOrigins = None,
+    mcp_enable_write: EnableWrite = False,
+    mcp_tool_profile: ToolProfile = None,
+    detach: Detach = False,
+    status: Status = False,
+    stop: Stop = False,
+    pid_file: PidFile = None,
+    log_file: LogFile = None,
+    json_: JsonOut = False,
+    write_pid_file: WritePidFile = False,
+    max_body_bytes: MaxBody = 1024 * 1024,
+    max_waiting_syncs: MaxWaiting = 64,
+    max_readers: MaxReaders = 4,
+    max_queued_reads: MaxQueuedReads = 256,
+    no_watch: NoWatch = False,
+    events_keepalive_ms: KeepaliveMs = 15_000,
 ) -> None:
     """REST API, OpenAPI (/docs), the MCP gateway (/mcp) and a file watcher that keeps the
-    index in step with the collection folders, on 127.0.0.1; Ctrl-C stops it."""
+    index in step with the collection folders, on loopback; Ctrl-C stops it."""
+    from gno.resident.process import is_loopback_host
+
+    if not is_loopback_host(host):
+        raise ValidationError(
+            f"gno serve listens on loopback only, not {host}: its REST API and Web UI share the "
+            "listener. For MCP from other hosts use `gno daemon --host` with --mcp-token-file, "
+            "--mcp-allowed-host and --mcp-allowed-origin."
+        )
+    files = _manage(ctx, "serve", host, detach, status, stop, pid_file, log_file, json_)
+    _run(
+        ctx,
+        "serve",
+        files,
+        port=port,
+        host=host,
+        token_file=mcp_token_file,
+        allowed_hosts=mcp_allowed_host,
+        allowed_origins=mcp_allowed_origin,
+        enable_write=mcp_enable_write,
+        tool_profile=mcp_tool_profile,
+        write_pid_file=write_pid_file,
+        max_body_bytes=max_body_bytes,
+        max_waiting_syncs=max_waiting_syncs,
+        max_readers=max_readers,
+        max_queued_reads=max_queued_reads,
+        watch=not no_watch,
+        events_keepalive_ms=events_keepalive_ms,
+        sync_on_start=False,
+    )
+
+
+@root_app.command("daemon")
+def daemon(
+    ctx: typer.Context,
+    port: Port = 3000,
+    host: Annotated[
+        str,
+        typer.Option(
+            "--host",
+            help="Address to bind; non-loopback needs a token file, Host and Origin allowlists.",
+        ),
+    ] = "127.0.0.1",
+    mcp_token_file: TokenFileOpt = None,
+    mcp_allowed_host: AllowedHosts = None,
+    mcp_allowed_origin: AllowedOrigins = None,
+    mcp_enable_write: EnableWrite = False,
+    mcp_tool_profile: ToolProfile = None,
+    no_sync_on_start: Annotated[
+        bool, typer.Option("--no-sync-on-start", help="Skip the initial sync of every collection.")
+    ] = False,
+    detach: Detach = False,
+    status: Status = False,
+    stop: Stop = False,
+    pid_file: PidFile = None,
+    log_file: LogFile = None,
+    json_: JsonOut = False,
+    write_pid_file: WritePidFile = False,
+    max_body_bytes: MaxBody = 1024 * 1024,
+    max_waiting_syncs: MaxWaiting = 64,
+    no_watch: NoWatch = False,
+    events_keepalive_ms: KeepaliveMs = 15_000,
+) -> None:
+    """Headless resident: the MCP gateway (/mcp) and /api/resident/status; syncs at start,
+    then watches the collection folders."""
+    files = _manage(ctx, "daemon", host, detach, status, stop, pid_file, log_file, json_)
+    _run(
+        ctx,
+        "daemon",
+        files,
+        port=port,
+        host=host,
+        token_file=mcp_token_file,
+        allowed_hosts=mcp_allowed_host,
+        allowed_origins=mcp_allowed_origin,
+        enable_write=mcp_enable_write,
+        tool_profile=mcp_tool_profile,
+        write_pid_file=write_pid_file,
+        max_body_bytes=max_body_bytes,
+        max_waiting_syncs=max_waiting_syncs,
+        watch=not no_watch,
+        events_keepalive_ms=events_keepalive_ms,
+        sync_on_start=not no_sync_on_start,
+    )
+
+
+def _manage(
+    ctx: typer.Context,
+    kind: str,
+    host: str,
+    detach: bool,
+    status: bool,
+    stop: bool,
+    pid_file: str | None,
+    log_file: str | None,
+    json_: bool,
+) -> Any:
+    """Handle --status and --stop (they exit here) and --detach (the parent exits here);
+    returns the process files for a server that runs in this process."""
+    from gno.paths import resolve_paths
+    from gno.resident import process
+
+    chosen = [name for name, on in (("detach", detach), ("status", status), ("stop", stop)) if on]
+    if len(chosen) > 1:
+        raise ValidationError(f"Choose one of --{' / --'.join(chosen)}: they exclude each other.")
+    as_json = json_ or settings(ctx).json
+    if as_json and not (status or detach):
+        raise ValidationError("--json goes with --status or --detach.")
+    paths = resolve_paths(settings(ctx).config, settings(ctx).index)
+    files = process.process_files(kind, paths.data_dir, pid_file, log_file)
+    if status:
+        payload = process.process_status(files)
+        _print_status(payload, as_json)
+        raise typer.Exit(0 if payload["running"] else 3)
+    if stop:
+        stopped = process.stop(files)
+        if stopped is None:
+            raise typer.Exit(3)  # silent: nothing was running
+        if not as_json:
+            typer.echo(f"gno {kind}: stopped (pid {stopped})")
+        raise typer.Exit(0)
+    if detach:
+        record = process.detach(files, sys.argv[1:], host)
+        started: dict[str, Any] = {"pid": record["pid"]}
+        if kind == "serve":
+            started["url"] = process.loopback_url(host, record["port"])
+        if as_json:
+            typer.echo(json.dumps(started))
+        else:
+            where = f" at {started['url']}" if "url" in started else f" on port {record['port']}"
+            typer.echo(
+                f"gno {kind}: running in the background (pid {record['pid']}){where}; "
+                f"log {files.log_file}; stop it with `gno {kind} --stop`"
+            )
+        raise typer.Exit(0)
+    return files
+
+
+def _print_status(payload: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    kind = payload["cmd"]
+    if not payload["running"]:
+        typer.echo(f"gno {kind}: not running (pid file {payload['pid_file']})")
+        return
+    minutes, seconds = divmod(payload["uptime_seconds"], 60)
+    hours, minutes = divmod(minutes, 60)
+    typer.echo(
+        f"gno {kind}: running (pid {payload['pid']}, port {payload['port']}, "
+        f"up {hours}h{minutes:02d}m{seconds:02d}s, gno {payload['version']})"
+    )
+    resident = payload["resident"]
+    if resident is not None:
+        jobs = resident["jobs"]
+        typer.echo(
+            f"  admission {resident['admission']['state']}, "
+            f"{resident['transport']['activeRequests']} active requests, "
+            f"{jobs['active']} active jobs"
+        )
+    else:
+        typer.echo("  /api/resident/status did not answer (busy, or the gateway wants a token)")
+    size = payload["log_size_bytes"]
+    typer.echo(f"  pid file {payload['pid_file']}")
+    typer.echo(f"  log {payload['log_file']}" + (f" ({size} bytes)" if size is not None else ""))
+
+
+def _run(ctx: typer.Context, kind: str, files: Any, **flags: Any) -> None:
     from gno.resident.runtime import Limits
     from gno.rest.app import ServeOptions
+    from gno.rest.gateway import build_gateway
     from gno.rest.security import Gates
     from gno.rest.serve import serve as run_server
 
+    gateway = build_gateway(
+        flags["host"],
+        flags["token_file"],
+        flags["allowed_hosts"],
+        flags["allowed_origins"],
+        whole_listener=kind == "daemon",
+    )
     app = settings(ctx).make_app()
+    # GNO_API_TOKEN guards serve's REST routes; the daemon's listener is the gateway's alone.
+    api_token = (os.environ.get("GNO_API_TOKEN") or None) if kind == "serve" else None
     options = ServeOptions(
-        gates=Gates(token=os.environ.get("GNO_API_TOKEN") or None, max_body_bytes=max_body_bytes),
+        gates=Gates(token=api_token, max_body_bytes=flags["max_body_bytes"], gateway=gateway),
         limits=Limits(
-            readers=max_readers,
-            max_queued_reads=max_queued_reads,
-            max_waiting_syncs=max_waiting_syncs,
-            events_keepalive_seconds=events_keepalive_ms / 1000,
+            readers=flags.get("max_readers", Limits.readers),
+            max_queued_reads=flags.get("max_queued_reads", Limits.max_queued_reads),
+            max_waiting_syncs=flags["max_waiting_syncs"],
+            events_keepalive_seconds=flags["events_keepalive_ms"] / 1000,
         ),
-        watch=not no_watch,
-        mcp_enable_write=mcp_enable_write
+        watch=flags["watch"],
+        mode=kind,
+        sync_on_start=flags["sync_on_start"],
+        mcp_enable_write=flags["enable_write"]
         or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes"),
-        mcp_profile=resolve_tool_profile(app, mcp_tool_profile),
+        mcp_profile=resolve_tool_profile(app, flags["tool_profile"]),
     )
 
     def announce(url: str) -> None:
-        typer.echo(f"gno serve: {url}  (API {url}/api, docs {url}/docs, MCP {url}/mcp)")
+        if kind == "serve":
+            typer.echo(f"gno serve: {url}  (API {url}/api, docs {url}/docs, MCP {url}/mcp)")
+        else:
+            typer.echo(f"gno daemon: {url}  (MCP {url}/mcp, status {url}/api/resident/status)")
+        sys.stdout.flush()
 
-    run_server(app, port, options, announce)
+    run_server(
+        app,
+        flags["port"],
+        options,
+        announce,
+        host=flags["host"],
+        pid_file=files.pid_file if flags["write_pid_file"] else None,
+    )

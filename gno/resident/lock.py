@@ -38,7 +38,11 @@ class DataDirLock:
         except BlockingIOError:
             owner = _read_owner(fd)
             os.close(fd)
-            who = f" (pid {owner['pid']}, port {owner.get('port')})" if owner else ""
+            who = (
+                f" (gno {owner.get('cmd', 'serve')}, pid {owner['pid']}, port {owner.get('port')})"
+                if owner
+                else ""
+            )
             raise OwnerLockedError(
                 f"Another gno server already owns this data directory{who}. "
                 "Stop it first, or point GNO_DATA_DIR elsewhere."

@@ -1,10 +1,13 @@
-"""``create_app``: the FastAPI application of `gno serve`.
+"""``create_app``: the FastAPI application of `gno serve` and `gno daemon`.
 
 API routes come from the registry (``routes``); `/openapi.json` and `/docs`
 are FastAPI's, fed with the contract schemas; `/mcp` is the MCP gateway
 (``gno.mcp.server.http_app``), whose session manager runs inside this app's
 lifespan because mounted apps' own lifespans never run. The Web UI will mount
-its static files at ``WEB_UI_MOUNT`` (see ``mount_web_ui``).
+its static files at ``WEB_UI_MOUNT`` (see ``mount_web_ui``). The daemon is the
+same app cut down to `/mcp`, `/api/resident/status` and (same-host callers
+only) `/api/status`, with no OpenAPI pages. Background services of both start
+in ``start_background``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
 from gno.rest.security import GateMiddleware, Gates
 
+# What `gno daemon` serves besides /mcp: lifecycle and, to same-host callers, status.
+DAEMON_OPERATIONS = frozenset({"resident_status", "status"})
+DAEMON_SAME_HOST_ONLY = frozenset({"/api/status"})
 WEB_UI_MOUNT = "/"  # the Web UI (not built yet) is served from here, after /api and /mcp
 DESCRIPTION = (
     "The local gno engine over HTTP: the same operations as the CLI and MCP "
@@ -42,6 +48,8 @@ DESCRIPTION = (
 class ServeOptions:
     gates: Gates = field(default_factory=Gates)
     limits: Limits = field(default_factory=Limits)
+    mode: str = "serve"  # serve | daemon
+    sync_on_start: bool = False  # daemon: sync every collection once, as a background job
     mcp: bool = True
     mcp_enable_write: bool = False
     mcp_profile: str = "full"
@@ -55,16 +63,17 @@ class ServeOptions:
 def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     """The server for one owner App; it becomes the process's resident runtime."""
     options = options or ServeOptions()
-    runtime = Resident(app, options.limits)
+    daemon = options.mode == "daemon"
+    runtime = Resident(app, options.limits, mode=options.mode)
     runtime.port = options.gates.port
     mcp_asgi, mcp_lifespan = _mcp(runtime, options) if options.mcp else (None, None)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        runtime.start_background(watch=options.watch)  # idempotent (per-request lifespans)
         async with contextlib.AsyncExitStack() as stack:
             if mcp_lifespan is not None:
                 await stack.enter_async_context(mcp_lifespan())
+            start_background(runtime, options)
             yield
         if options.drain_on_shutdown:
             runtime.drain()  # watcher, then jobs, readers and the store, in order
@@ -75,10 +84,16 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
         description=DESCRIPTION,
         lifespan=lifespan,
         redoc_url=None,
+        docs_url=None if daemon else "/docs",
+        openapi_url=None if daemon else "/openapi.json",
     )
     api.state.runtime = runtime
+    if daemon:
+        options.gates.same_host_only = options.gates.same_host_only | DAEMON_SAME_HOST_ONLY
     dispatcher = routes.Dispatcher(runtime)
     for route in routes.routes():
+        if daemon and route.op.id not in DAEMON_OPERATIONS:
+            continue  # the daemon serves no REST reads of content and no REST writes
         api.add_api_route(
             route.path,
             routes.endpoint(route, dispatcher),
@@ -90,15 +105,60 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
             openapi_extra=routes.openapi_extra(route),
             response_model=None,
         )
-    add_events_route(api, runtime)
-    assets.add_routes(api, runtime)  # /api/doc-asset: bytes, not a registry operation
+    if not daemon:
+        add_events_route(api, runtime)
+        assets.add_routes(api, runtime)  # /api/doc-asset: bytes, not a registry operation
     _error_handlers(api)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     if mcp_asgi is not None:
         api.mount("/mcp", mcp_asgi)
-    mount_web_ui(api, options.web_ui_dir)
+    if not daemon:
+        mount_web_ui(api, options.web_ui_dir)
     api.add_middleware(GateMiddleware, gates=options.gates, runtime=runtime)
     return api
+
+
+def start_background(runtime: Resident, options: ServeOptions) -> None:
+    """The one place serve and daemon start work of their own once the app starts: the
+    file watcher (idempotent, as in-process test clients run the lifespan per request;
+    stopped first by the drain) and the daemon's initial sync."""
+    runtime.start_background(watch=options.watch)
+    if options.sync_on_start:
+        _initial_sync(runtime)
+
+
+def _initial_sync(runtime: Resident) -> None:
+    """Every collection, once, through the job queue (so a REST or MCP sync joins or
+    waits for it); the outcome goes to the log."""
+    import sys
+    import threading
+
+    from gno_contracts.models.update_input import UpdateInput
+
+    from gno.errors import GnoError
+    from gno.services.jobs import submit_sync
+
+    try:
+        job = submit_sync(runtime.owner, UpdateInput())
+    except GnoError as exc:
+        print(f"gno {runtime.owner.mode}: initial sync not started: {exc.message}", file=sys.stderr)
+        return
+
+    def report() -> None:
+        job.done.wait()
+        totals = (job.typed_result or {}).get("value") or {}
+        outcome = (
+            f"failed: {job.error}"
+            if job.error
+            else "done: {} added, {} updated, {} errors".format(
+                totals.get("totalFilesAdded", 0),
+                totals.get("totalFilesUpdated", 0),
+                totals.get("totalFilesErrored", 0),
+            )
+        )
+        print(f"gno {runtime.owner.mode}: initial sync {outcome}", file=sys.stderr, flush=True)
+
+    threading.Thread(target=report, name="gno-initial-sync-report", daemon=True).start()
 
 
 def mount_web_ui(api: FastAPI, directory: Path | None) -> None:
@@ -111,9 +171,11 @@ def _mcp(runtime: Resident, options: ServeOptions) -> tuple[Any, Any]:
     from gno.mcp.server import http_app
     from gno.resident.readers import ReaderApp
 
-    port = options.gates.port
+    port, gateway = options.gates.port, options.gates.gateway
     hosts = origins = None
-    if port:
+    if gateway is not None:  # the gateway checks first; the SDK's own check stays as a backstop
+        hosts, origins = gateway.hosts(), gateway.origins()
+    elif port:
         hosts = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
         origins = [f"http://{h}" for h in hosts]
     # MCP calls get their own connection but share the runtime's jobs and models.

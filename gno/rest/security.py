@@ -1,19 +1,22 @@
 """Request gates of the REST server (surfaces.md §4.1), as one ASGI middleware.
 
-Order per request: admission (503 while shutting down) → API token (when
-``GNO_API_TOKEN`` is set) → CSRF for unsafe methods → body size (413) → the
-app; every answer gets the security headers. ``same_host`` (loopback peer,
-loopback Host, no forwarding header) decides redaction in the routes.
+Order per request: the gateway for the paths it guards (``gateway.py``: peer,
+Host, Origin, bearer; `/mcp` on serve, everything on the daemon), else the API
+token (when ``GNO_API_TOKEN`` is set) and CSRF for unsafe methods → same-host-only
+paths (404 for anyone else) → admission (503 while shutting down) → body size
+(413) → the app; every answer gets the security headers. ``same_host`` (loopback
+peer, loopback Host, no forwarding header) also decides redaction in the routes.
 """
 
 from __future__ import annotations
 
 import hmac
 from collections.abc import Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gno.rest.errors import catalog_response
+from gno.rest.gateway import Gateway, refusal_response
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -45,6 +48,8 @@ class Gates:
     token: str | None = None  # GNO_API_TOKEN
     max_body_bytes: int = 1024 * 1024
     port: int | None = None  # bound port: the allowed local Origins follow it
+    gateway: Gateway | None = None
+    same_host_only: frozenset[str] = field(default_factory=frozenset)  # others get 404
 
     def local_origins(self) -> set[str]:
         if not self.port:
@@ -101,7 +106,17 @@ class GateMiddleware:
                 message["headers"] = headers
             await send(message)
 
-        refusal = self._refusal(scope)
+        gateway = self.gates.gateway
+        if gateway is not None and gateway.guards(path):
+            status = gateway.refusal(scope)
+            if status is not None:
+                await refusal_response(status)(scope, receive, send_with_headers)
+                return
+            refusal = None  # the gateway's Origin allowlist stands in for CSRF here
+        else:
+            refusal = self._refusal(scope)
+        if refusal is None and path in self.gates.same_host_only and not same_host(scope):
+            refusal = "NOT_FOUND"
         if refusal is not None:
             await catalog_response(refusal)(scope, receive, send_with_headers)
             return

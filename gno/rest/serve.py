@@ -1,20 +1,25 @@
-"""`gno serve`: own the data directory, bind 127.0.0.1, serve until SIGINT/SIGTERM.
+"""`gno serve` / `gno daemon`: own the data directory, bind, serve until SIGINT/SIGTERM.
 
 Shutdown: on the signal admission turns to draining (``Resident.begin_drain``: a
 read still waiting for a reader gets 503), the watcher stops submitting and every
 event stream ends (``Resident.stop_background``), then uvicorn's graceful shutdown (stop
 accepting, let in-flight requests finish, bounded), then our lifespan's
 ``Resident.drain`` (waiting jobs dropped, the running one given a deadline,
-readers and the store closed), and last the ownership lock.
+readers and the store closed), then the pid file of a detached run, and last
+the ownership lock. uvicorn never rewrites the client address from forwarding
+headers (``proxy_headers=False``): the gateway and redaction look at the socket
+peer only.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import FrameType
 
 import uvicorn
@@ -22,9 +27,10 @@ import uvicorn
 from gno.app import App
 from gno.errors import GnoError
 from gno.resident.lock import DataDirLock
+from gno.resident.process import remove_pid_file, write_pid_file
 from gno.rest.app import ServeOptions, create_app
 
-HOST = "127.0.0.1"  # loopback only: a token never turns this into a remote server
+HOST = "127.0.0.1"
 GRACEFUL_SECONDS = 10
 
 
@@ -32,15 +38,22 @@ class PortUnavailableError(GnoError):
     code = "RUNTIME"
 
 
-def _bind(port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+def _bind(host: str, port: int) -> socket.socket:
+    address = "127.0.0.1" if host.lower() == "localhost" else host.strip("[]")
+    try:
+        family, _, _, _, where = socket.getaddrinfo(
+            address, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror:
+        raise PortUnavailableError(f"Cannot listen on {host}: unknown host.") from None
+    sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((HOST, port))
+        sock.bind(where)
     except OSError as exc:
         sock.close()
         raise PortUnavailableError(
-            f"Cannot listen on {HOST}:{port} ({exc.strerror}). Try another --port."
+            f"Cannot listen on {host}:{port} ({exc.strerror}). Try another --port."
         ) from None
     sock.listen(2048)
     sock.set_inheritable(True)
@@ -83,14 +96,32 @@ class _Server(uvicorn.Server):
             self._on_ready()
 
 
-def serve(app: App, port: int, options: ServeOptions, announce: Callable[[str], None]) -> None:
+def url_of(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return f"http://{shown}:{port}"
+
+
+def serve(
+    app: App,
+    port: int,
+    options: ServeOptions,
+    announce: Callable[[str], None],
+    *,
+    host: str = HOST,
+    pid_file: Path | None = None,
+) -> None:
+    """Serve until a signal. ``pid_file`` (detached runs) is written once the server
+    answers and removed on the way out."""
+    kind = options.mode
     lock = DataDirLock(app.paths.data_dir)
-    lock.acquire({"cmd": "serve", "port": port})
+    lock.acquire({"cmd": kind, "port": port})
     try:
-        sock = _bind(port)
+        sock = _bind(host, port)
         port = sock.getsockname()[1]
-        lock.update({"cmd": "serve", "port": port})
+        lock.update({"cmd": kind, "port": port})
         options.gates.port = port
+        if options.gates.gateway is not None:
+            options.gates.gateway.port = port
         api = create_app(app, options=options)
         config = uvicorn.Config(
             api,
@@ -98,16 +129,24 @@ def serve(app: App, port: int, options: ServeOptions, announce: Callable[[str], 
             lifespan="on",
             timeout_graceful_shutdown=GRACEFUL_SECONDS,
             access_log=False,
+            proxy_headers=False,
         )
-        url = f"http://{HOST}:{port}"
+        url = url_of(host, port)
         runtime = api.state.runtime
+
+        def ready() -> None:
+            if pid_file is not None:
+                write_pid_file(pid_file, kind, port)
+            announce(url)
+
         server = _Server(
-            config,
-            lambda: announce(url),
-            lambda: runtime.stop_background(wait=False),
-            runtime.begin_drain,
+            config, ready, lambda: runtime.stop_background(wait=False), runtime.begin_drain
         )
-        server.run(sockets=[sock])
+        try:
+            server.run(sockets=[sock])
+        finally:
+            if pid_file is not None:
+                remove_pid_file(pid_file, os.getpid())
         sys.stderr.flush()
     finally:
         lock.release()

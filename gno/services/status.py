@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import re
 import time
 from pathlib import Path
@@ -286,13 +284,10 @@ def resident_status(app: App, inp: ResidentStatusInput) -> ResidentStatus:
 
 def serve_state(data_dir: Path) -> dict[str, Any]:
     """Liveness of a detached `gno serve`, from its pid file only (no HTTP probe)."""
-    try:
-        info = json.loads((data_dir / "serve.pid").read_text())
-        pid, port = int(info["pid"]), int(info["port"])
-        os.kill(pid, 0)
-    except (OSError, ValueError, KeyError, TypeError):
-        return {"running": False, "url": None}
-    return {"running": True, "url": f"http://localhost:{port}"}
+    from gno.resident.process import served_url
+
+    running, port = served_url(data_dir)
+    return {"running": running, "url": f"http://localhost:{port}" if running else None}
 
 
 def peek(app: App, inp: PeekInput) -> Peek:
