@@ -312,7 +312,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=True,
         cli='models pull',
         mcp=None,
-        rest=RestBinding('POST', '/api/models/pull', 202, None, None, 'gno://schemas/api-models-pull-receipt@1.0', 'api_models_pull_receipt:ApiModelsPullReceipt'),
+        rest=RestBinding('POST', '/api/models/pull', 200, None, None, 'gno://schemas/api-models-pull-receipt@1.0', 'api_models_pull_receipt:ApiModelsPullReceipt'),
     ),
     Operation(
         id='models_status',
