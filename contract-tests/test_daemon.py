@@ -302,6 +302,41 @@ def test_no_sync_on_start_leaves_the_index_alone(own_env: dict[str, str]) -> Non
         assert httpx.get(f"{srv.url}/api/status").json()["totalDocuments"] == 0
 
 
+def test_daemon_embeds_what_syncs_changed(own_env: dict[str, str], tmp_path: Path) -> None:
+    """The initial sync's chunks, then a file the watcher picked up, get vectors without
+    anyone asking; `--no-auto-embed` leaves the backlog alone."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.tiny_gguf import write_tiny_bert
+
+    env = own_env | {"GNO_EMBED_MODEL": f"file:{write_tiny_bert(tmp_path / 'tiny.gguf')}"}
+
+    def status(srv: Any) -> dict[str, Any]:
+        return httpx.get(f"{srv.url}/api/status").json()
+
+    def settled(srv: Any, chunks_above: int) -> dict[str, Any] | None:
+        now = status(srv)
+        done = now["totalChunks"] > chunks_above and now["embeddingBacklog"] == 0
+        return now if done and not now["background"]["embedding"]["running"] else None
+
+    with running(env, "--embed-delay-ms", "100", command="daemon") as srv:
+        first = wait_for(lambda: settled(srv, 0), "the initial sync's chunks embedded")
+        assert first["background"]["embedding"]["lastResult"]["embedded"] == first["totalChunks"]
+        notes = Path(json.loads(run_gno(env, "collection", "list", "--json").stdout)[0]["path"])
+        (notes / "added.md").write_text("# Added\n\nquasar telemetry backlog\n", "utf-8")
+        later = wait_for(lambda: settled(srv, first["totalChunks"]), "the new file embedded")
+        assert later["totalDocuments"] == len(NOTES) + 1
+        assert later["background"]["embedding"]["lastResult"]["embedded"] >= 1
+
+    with running(env, "--no-auto-embed", "--embed-delay-ms", "0", command="daemon") as srv:
+        (notes / "second.md").write_text("# Second\n\nnebula ingest\n", "utf-8")
+        pending = wait_for(
+            lambda: (s := status(srv))["totalDocuments"] == len(NOTES) + 2 and s, "the sync"
+        )
+        time.sleep(1.0)  # a scheduler with no delay would have started by now
+        assert pending["embeddingBacklog"] > 0 and status(srv)["embeddingBacklog"] > 0
+        assert httpx.get(f"{srv.url}/api/resident/status").json()["jobs"]["failed"] == 0
+
+
 # ---------------------------------------------------------------- --detach / --status / --stop
 
 

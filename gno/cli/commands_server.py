@@ -78,6 +78,10 @@ MaxQueuedReads = Annotated[
 NoWatch = Annotated[
     bool, typer.Option("--no-watch", help="Do not watch collection folders for changes.")
 ]
+EmbedDelayMs = Annotated[
+    int,
+    typer.Option("--embed-delay-ms", min=0, hidden=True, help="Embed scheduler delay."),
+]
 KeepaliveMs = Annotated[
     int,
     typer.Option("--events-keepalive-ms", min=10, hidden=True, help="SSE keep-alive interval."),
@@ -140,6 +144,7 @@ def serve(
         watch=not no_watch,
         events_keepalive_ms=events_keepalive_ms,
         sync_on_start=False,
+        embed_delay=None,
     )
 
 
@@ -173,9 +178,14 @@ def daemon(
     max_waiting_syncs: MaxWaiting = 64,
     no_watch: NoWatch = False,
     events_keepalive_ms: KeepaliveMs = 15_000,
+    no_auto_embed: Annotated[
+        bool,
+        typer.Option("--no-auto-embed", help="Do not embed synced changes in the background."),
+    ] = False,
+    embed_delay_ms: EmbedDelayMs = 10_000,
 ) -> None:
     """Headless resident: the MCP gateway (/mcp) and /api/resident/status; syncs at start,
-    then watches the collection folders."""
+    then watches the collection folders and embeds what changed (when the model is on disk)."""
     files = _manage(ctx, "daemon", host, detach, status, stop, pid_file, log_file, json_)
     _run(
         ctx,
@@ -194,6 +204,7 @@ def daemon(
         watch=not no_watch,
         events_keepalive_ms=events_keepalive_ms,
         sync_on_start=not no_sync_on_start,
+        embed_delay=None if no_auto_embed else embed_delay_ms / 1000,
     )
 
 
@@ -306,6 +317,7 @@ def _run(ctx: typer.Context, kind: str, files: Any, **flags: Any) -> None:
         watch=flags["watch"],
         mode=kind,
         sync_on_start=flags["sync_on_start"],
+        embed_delay=flags["embed_delay"],
         mcp_enable_write=flags["enable_write"]
         or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes"),
         mcp_profile=resolve_tool_profile(app, flags["tool_profile"]),

@@ -50,6 +50,7 @@ class Resident:
         self.write_lock = threading.Lock()
         self.events = EventBus(limits.events_keepalive_seconds)
         self.watcher: Any = None  # gno.resident.watcher.Watcher while watching
+        self.embedder: Any = None  # gno.resident.embed_scheduler.EmbedScheduler (daemon)
         self.watching = False  # False: never started, or `--no-watch`
         self._background = "idle"  # idle | running | stopped
         self._watcher_jobs: set[str] = set()
@@ -57,13 +58,20 @@ class Resident:
 
     # ---- background work: the file watcher and the event stream
 
-    def start_background(self, *, watch: bool = True) -> None:
-        """Start the file watcher (unless ``watch`` is False). Idempotent; the host's
-        lifespan (`gno serve`, `gno daemon`) calls it once it serves requests."""
+    def start_background(self, *, watch: bool = True, embed_delay: float | None = None) -> None:
+        """Start the file watcher (unless ``watch`` is False) and, given ``embed_delay``,
+        the embed scheduler. Idempotent; the host's lifespan (`gno serve`, `gno daemon`)
+        calls it once it serves requests."""
         with self._lock:
             if self._background != "idle":
                 return
             self._background = "running"
+        if embed_delay is not None:
+            from gno.resident.embed_scheduler import EmbedScheduler
+
+            self.embedder = EmbedScheduler(self, embed_delay)
+            self.embedder.start()
+            self.embedder.schedule()  # chunks may already wait from an earlier run
         if watch:
             from gno.resident.watcher import Watcher
 
@@ -77,6 +85,8 @@ class Resident:
         ``wait=False`` only signals (safe from a signal handler); ``drain`` waits."""
         self._background = "stopped"  # one assignment: no lock, callable from anywhere
         self.events.close()
+        if self.embedder is not None:
+            self.embedder.stop(wait=wait)
         if self.watcher is not None:
             self.watcher.stop(wait=wait)
 
@@ -126,6 +136,8 @@ class Resident:
         with self._lock:
             by_watcher = job.id in self._watcher_jobs
             self._watcher_jobs.discard(job.id)
+        if self.embedder is not None and job.type in ("sync", "add") and job.status == "completed":
+            self.embedder.schedule()
         if self.watcher is not None:
             if by_watcher:
                 self.watcher.last_sync_at = at
@@ -173,6 +185,7 @@ class Resident:
                 "connectedClients": self.events.connected_clients,
                 "retryMs": self.events.retry_ms,
             },
+            "nextEmbedAt": self.embedder.next_run_at if self.embedder is not None else None,
         }
 
     def enter_request(self) -> bool:

@@ -55,6 +55,7 @@ class ServeOptions:
     mcp_profile: str = "full"
     web_ui_dir: Path | None = None  # static Web UI build, once there is one
     watch: bool = True  # the file watcher (`--no-watch` turns it off)
+    embed_delay: float | None = None  # daemon: embed what syncs changed this long after
     # False when the host runs the lifespan per request (in-process test clients) and
     # calls ``api.state.runtime.drain()`` itself at the end.
     drain_on_shutdown: bool = True
@@ -120,9 +121,10 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
 
 def start_background(runtime: Resident, options: ServeOptions) -> None:
     """The one place serve and daemon start work of their own once the app starts: the
-    file watcher (idempotent, as in-process test clients run the lifespan per request;
-    stopped first by the drain) and the daemon's initial sync."""
-    runtime.start_background(watch=options.watch)
+    file watcher and the daemon's embed scheduler (idempotent, as in-process test clients
+    run the lifespan per request; stopped first by the drain) and the daemon's initial
+    sync."""
+    runtime.start_background(watch=options.watch, embed_delay=options.embed_delay)
     if options.sync_on_start:
         _initial_sync(runtime)
 

@@ -250,9 +250,9 @@ def background_block(app: App, embed_ready: bool) -> dict[str, Any]:
         "watcher": watcher,
         "embedding": {
             "available": embed_ready,
-            "pendingDocCount": _pending_documents(app),
+            "pendingDocCount": pending_documents(app),
             "running": any(j.status == "running" for j in embed_jobs),
-            "nextRunAt": None,
+            "nextRunAt": (live or {}).get("nextEmbedAt"),
             "lastRunAt": int(last.completed_at.timestamp() * 1000)
             if last and last.completed_at
             else None,
@@ -262,7 +262,7 @@ def background_block(app: App, embed_ready: bool) -> dict[str, Any]:
     }
 
 
-def _pending_documents(app: App) -> int:
+def pending_documents(app: App) -> int:
     try:
         store = app.store()
         return store.pending_documents(store.latest_embed_model(app.embed_model_uri()))

@@ -592,7 +592,7 @@ class BackgroundWatcher(ContractModel):
 
 class BackgroundEmbedding(ContractModel):
     """
-    Embedding state, built passively from the index and the job list (gno has no embedding scheduler: nextRunAt is null). available: the embedding model is on disk or an HTTP endpoint is configured; running: an embed or index job runs; lastRunAt/lastResult: the last finished embed or index job.
+    Embedding state, built passively from the index and the job list (nextRunAt: when gno daemon's embed scheduler runs next, epoch ms; null in gno serve and when nothing is scheduled). available: the embedding model is on disk or an HTTP endpoint is configured; running: an embed or index job runs; lastRunAt/lastResult: the last finished embed or index job.
     """
 
     model_config = ConfigDict(
