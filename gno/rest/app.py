@@ -2,7 +2,8 @@
 
 API routes come from the registry (``routes``); `/openapi.json` and `/docs`
 are FastAPI's, fed with the contract schemas; `/mcp` is the MCP gateway
-(``gno.mcp.server.http_app``), whose session manager runs inside this app's
+(``gno.mcp.server.http_app``), built in the background (``mcp_gateway``) so the API
+answers before the MCP SDK is imported; its session manager runs inside this app's
 lifespan because mounted apps' own lifespans never run. The Web UI will mount
 its static files at ``WEB_UI_MOUNT`` (see ``mount_web_ui``).
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from gno.app import App
 from gno.resident.runtime import Limits, Resident
 from gno.rest import openapi, routes
 from gno.rest.errors import catalog_response, error_response
+from gno.rest.mcp_gateway import McpGateway
 from gno.rest.security import GateMiddleware, Gates
 
 WEB_UI_MOUNT = "/"  # the Web UI (not built yet) is served from here, after /api and /mcp
@@ -55,13 +58,13 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     options = options or ServeOptions()
     runtime = Resident(app, options.limits)
     runtime.port = options.gates.port
-    mcp_asgi, mcp_lifespan = _mcp(runtime, options) if options.mcp else (None, None)
+    gateway = McpGateway(partial(_mcp, runtime, options)) if options.mcp else None
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
-            if mcp_lifespan is not None:
-                await stack.enter_async_context(mcp_lifespan())
+            if gateway is not None:
+                await stack.enter_async_context(gateway.running())
             yield
         if options.drain_on_shutdown:
             runtime.drain()  # requests have stopped: jobs, readers and the store close in order
@@ -89,8 +92,8 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
         )
     _error_handlers(api)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
-    if mcp_asgi is not None:
-        api.mount("/mcp", mcp_asgi)
+    if gateway is not None:
+        api.mount("/mcp", gateway)
     mount_web_ui(api, options.web_ui_dir)
     api.add_middleware(GateMiddleware, gates=options.gates, runtime=runtime)
     return api
