@@ -31,6 +31,7 @@ from starlette.responses import Response
 from gno.errors import GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.errors import catalog_response, gno_error_response
+from gno.rest.result_cache import ResultCache
 from gno.rest.security import BodyTooLarge, same_host
 from gno.services import handler, model
 
@@ -130,6 +131,7 @@ class Dispatcher:
         self.server_paths = [
             str(p) for p in (paths.config_file.parent, paths.data_dir, paths.cache_dir)
         ]
+        self.cache = ResultCache(paths.db_path, paths.config_file)
 
     def run(self, op: Operation, inp: BaseModel) -> Any:
         work: Callable[[Any, Any], Any] = views.VIEWS.get(op.id) or handler(op.id)
@@ -168,6 +170,9 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"]) or "input"
                 raise ValidationError(f"Invalid request: {where}: {first['msg']}") from None
+            slot = dispatcher.cache.slot(op.id, inp, local)
+            if slot is not None and slot.body is not None:
+                return Response(slot.body, route.status, media_type="application/json")
             result = await anyio.to_thread.run_sync(partial(dispatcher.run, op, inp))
         except BodyTooLarge:
             raise
@@ -179,11 +184,15 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
         if isinstance(result, BaseModel):
             if local:
                 content = result.model_dump_json(exclude_unset=True).encode()
+                if slot is not None:
+                    slot.keep(content)
                 return Response(content, route.status, media_type="application/json")
             result = result.model_dump(mode="json", exclude_unset=True)
         if not local:
             result = views.redact(op.id, result)
         content = json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode()
+        if slot is not None:
+            slot.keep(content)
         return Response(content, route.status, media_type="application/json")
 
     return serve
