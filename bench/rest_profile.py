@@ -6,7 +6,9 @@ Index the corpus (as bench/run.py; `--home DIR` keeps the gno home in DIR and in
 only once), build the `gno serve` application (``create_app``, without /mcp) and call it as
 raw ASGI — the gate middleware, FastAPI routing, JSON Schema validation, input models, the
 worker-thread hop, the handler, the dump — `--requests` times over the 20 queries (limit 10),
-one request at a time. Then time each stage alone on the same index and print the medians:
+one request at a time, each body distinct (a different `intent`, which BM25 search only
+echoes) so the result cache never answers; then the same with the 20 bodies repeated (cache
+hits) and `GET /api/health`. Then time each stage alone on the same index and print the medians:
 what the full request costs beyond the stages is the HTTP framework itself (Starlette
 request/response objects, routing, middleware). The uvicorn protocol layer and contention
 under concurrency are not in here: bench/rest.py measures them (server CPU per request).
@@ -88,20 +90,30 @@ def asgi_caller(
     return call
 
 
-def full_requests(api: Any, n: int, profile: bool, health: bool = False) -> float:
+def request_body(kind: str, i: int) -> bytes:
+    """``unique``: every body differs (``intent`` is only echoed by BM25 search), so the
+    result cache never answers; ``repeated``: the 20 queries again and again."""
+    body: dict[str, Any] = {"query": QUERIES[i % len(QUERIES)], "limit": 10}
+    if kind == "unique":
+        body["intent"] = f"bench {i}"
+    return json.dumps(body).encode()
+
+
+def full_requests(api: Any, n: int, kind: str, profile: bool = False) -> float:
+    health = kind == "health"
     call = asgi_caller(api, "GET", "/api/health") if health else asgi_caller(api)
-    bodies = [b""] if health else [json.dumps({"query": q, "limit": 10}).encode() for q in QUERIES]
+    bodies = [b"" if health else request_body(kind, i) for i in range(n + 2 * len(QUERIES))]
 
     async def loop() -> float:
-        for body in bodies * 2:  # warm-up
+        for body in bodies[n:]:  # warm-up (bodies no timed request repeats)
             await call(body)
         profiler = cProfile.Profile() if profile else None
         times = []
         if profiler:
             profiler.enable()
-        for i in range(n):
+        for body in bodies[:n]:
             began = time.perf_counter()
-            await call(bodies[i % len(bodies)])
+            await call(body)
             times.append(time.perf_counter() - began)
         if profiler:
             profiler.disable()
@@ -237,13 +249,15 @@ def report(env: dict[str, str], args: argparse.Namespace) -> None:
 
     api = create_app(App(resolve_paths()), options=ServeOptions(mcp=False, drain_on_shutdown=False))
     try:
-        full = full_requests(api, args.requests, args.profile)
-        health = full_requests(api, args.requests, False, health=True)
+        full = full_requests(api, args.requests, "unique", args.profile)
+        hits = full_requests(api, args.requests, "repeated")
+        health = full_requests(api, args.requests, "health")
     finally:
         api.state.runtime.drain()
     parts = stages(args.requests)
     print(f"POST /api/search in process, {args.requests} requests, median per request")
     print(f"{'full request through the ASGI app':44s} {full:7.3f} ms")
+    print(f"{'the same, answered by the result cache':44s} {hits:7.3f} ms")
     print(f"{'GET /api/health the same way (fixed cost)':44s} {health:7.3f} ms")
     for name, ms in parts:
         print(f"{name:44s} {ms:7.3f} ms")
