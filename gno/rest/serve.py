@@ -73,6 +73,8 @@ def serve(app: App, port: int, options: ServeOptions, announce: Callable[[str], 
         api = create_app(app, options=options)
         config = uvicorn.Config(
             api,
+            loop="asyncio",  # uvloop, if installed, starves the search threads (bench/README)
+            http="auto",  # httptools (a dependency), h11 without it
             log_level="warning",
             lifespan="on",
             timeout_graceful_shutdown=GRACEFUL_SECONDS,
