@@ -7,21 +7,18 @@ so the test can see what the server does meanwhile.
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import httpx
-import uvicorn
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Mount, Route
 
 from gno.rest.mcp_gateway import McpGateway
-
-DEADLINE = 30.0
+from tests.live_server import DEADLINE, get, live_server, wait_until
 
 
 class SlowBuild:
@@ -66,59 +63,27 @@ def serving(build: SlowBuild, *, release_after_stop: bool = False) -> Iterator[s
     host = Starlette(
         routes=[Route("/api/health", health), Mount("/mcp", gateway)], lifespan=lifespan
     )
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(host, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    try:
-        with httpx.Client(base_url=url, timeout=DEADLINE) as http:
-            _wait_until(lambda: _answers(http))
-        yield url
-    finally:
-        if release_after_stop:  # the build finishes only once the server is shutting down
-            server.should_exit = True
-            _wait_until(lambda: gateway.stopping)
-        build.release.set()
-        server.should_exit = True
-        thread.join(DEADLINE)
-        sock.close()
-    assert not thread.is_alive()
-
-
-def _answers(http: httpx.Client) -> bool:
-    try:
-        return http.get("/api/health").status_code == 200
-    except httpx.TransportError:
-        return False
-
-
-def _wait_until(ready: Callable[[], bool]) -> None:
-    event = threading.Event()
-    for _ in range(int(DEADLINE / 0.01)):
-        if ready():
-            return
-        event.wait(0.01)
-    raise AssertionError("not ready before the deadline")
-
-
-def _get(url: str, path: str) -> httpx.Response:
-    with httpx.Client(base_url=url, timeout=DEADLINE) as http:
-        return http.get(path)
+    with live_server(host) as (url, server):
+        try:
+            yield url
+        finally:
+            if release_after_stop:  # the build finishes only once the server is shutting down
+                server.should_exit = True
+                wait_until(lambda: gateway.stopping)
+            build.release.set()
 
 
 def test_api_answers_while_the_gateway_builds_and_mcp_requests_wait_for_it() -> None:
     build = SlowBuild()
     with serving(build) as url, ThreadPoolExecutor(2) as pool:
         assert build.started.wait(DEADLINE)
-        early: Future[httpx.Response] = pool.submit(_get, url, "/mcp/")
-        assert _get(url, "/api/health").json() == {"ok": True}  # the build is still blocked
+        early: Future[httpx.Response] = pool.submit(get, url, "/mcp/")
+        assert get(url, "/api/health").json() == {"ok": True}  # the build is still blocked
         assert not early.done()
         build.release.set()
         answer = early.result(DEADLINE)
         assert (answer.status_code, answer.text) == (200, "mcp /mcp/")
-        assert _get(url, "/mcp/").text == "mcp /mcp/"
+        assert get(url, "/mcp/").text == "mcp /mcp/"
         assert build.lifespan == ["entered"]
     assert build.lifespan == ["entered", "exited"]  # the session manager stops with the server
 
@@ -127,11 +92,11 @@ def test_a_failed_build_answers_the_runtime_envelope() -> None:
     build = SlowBuild(fail=True)
     with serving(build) as url:
         build.release.set()
-        answer = _get(url, "/mcp/")
+        answer = get(url, "/mcp/")
         assert answer.status_code == 500
         assert answer.json()["error"]["code"] == "RUNTIME"
         assert "Traceback" not in answer.text
-        assert _get(url, "/api/health").status_code == 200
+        assert get(url, "/api/health").status_code == 200
     assert build.lifespan == []
 
 
