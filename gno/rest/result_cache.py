@@ -84,8 +84,8 @@ class ResultCache:
                 self.close()
                 self._conn = apsw.Connection(str(self.db_path), flags=apsw.SQLITE_OPEN_READONLY)
                 self._inode = index.st_ino
-            # list(): step to the end, so no read transaction outlives the statement
-            version = list(self._conn.execute("PRAGMA data_version"))[0][0]
+            # unpacking steps to the end: no read transaction outlives the statement
+            ((version,),) = self._conn.execute("PRAGMA data_version")
         except (OSError, apsw.Error):
             return None
         return version, index.st_ino, f"{config.st_mtime_ns}:{config.st_size}:{config.st_ino}"
