@@ -2,8 +2,8 @@
 
 API routes come from the registry (``routes``); `/openapi.json` and `/docs`
 are FastAPI's, fed with the contract schemas; `/mcp` is the MCP gateway
-(``gno.mcp.server.http_app``), built in the background (``mcp_gateway``) so the API
-answers before the MCP SDK is imported; its session manager runs inside this app's
+(``gno.mcp.server.http_app``), built on first use (``mcp_gateway``) so the API never
+waits for the MCP SDK import; its session manager runs inside this app's
 lifespan because mounted apps' own lifespans never run. The Web UI will mount
 its static files at ``WEB_UI_MOUNT`` (see ``mount_web_ui``).
 """

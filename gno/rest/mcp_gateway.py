@@ -1,10 +1,11 @@
-"""The `/mcp` mount of `gno serve`, built in the background once the server runs.
+"""The `/mcp` mount of `gno serve`, built on first use.
 
-Importing the MCP SDK takes about as long as everything else `gno serve` does
-before it answers (~1 s of imports), so the REST API does not wait for it: the
-server's lifespan starts the build on a worker thread and enters the gateway's
-own lifespan (the SDK session manager) when it is done. An `/mcp` request that
-arrives earlier waits for the build; a build that failed answers 500 RUNTIME
+Importing the MCP SDK takes about as long as everything else `gno serve` does before
+it answers (~1 s of imports, much of it building pydantic models with the GIL held),
+so neither the start nor the first REST requests wait for it: the first `/mcp`
+request starts the build on a worker thread, and every `/mcp` request waits until
+the gateway's own lifespan (the SDK session manager) is running. ``eager=True``
+starts the build with the server instead. A build that failed answers 500 RUNTIME
 (the traceback goes to the server log).
 """
 
@@ -29,9 +30,10 @@ Build = Callable[[], tuple[Any, Callable[[], contextlib.AbstractAsyncContextMana
 
 
 class McpGateway:
-    def __init__(self, build: Build) -> None:
-        self._build = build
+    def __init__(self, build: Build, *, eager: bool = False) -> None:
+        self._build, self._eager = build, eager
         self._asgi: Any = None
+        self._wanted: anyio.Event | None = None
         self._ready: anyio.Event | None = None
         self._stop: anyio.Event | None = None
 
@@ -41,16 +43,23 @@ class McpGateway:
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """Enter in the server's lifespan: builds the gateway meanwhile, stops it on exit."""
-        self._ready, self._stop = anyio.Event(), anyio.Event()
+        """Enter in the server's lifespan: runs the gateway once built, stops it on exit."""
+        self._wanted, self._ready, self._stop = anyio.Event(), anyio.Event(), anyio.Event()
+        if self._eager:
+            self._wanted.set()
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(self._serve, self._ready, self._stop)
+            tasks.start_soon(self._serve, self._wanted, self._ready, self._stop)
             try:
                 yield
             finally:
                 self._stop.set()
+                self._wanted.set()  # a gateway never asked for is never built
 
-    async def _serve(self, ready: anyio.Event, stop: anyio.Event) -> None:
+    async def _serve(self, wanted: anyio.Event, ready: anyio.Event, stop: anyio.Event) -> None:
+        await wanted.wait()
+        if stop.is_set():
+            ready.set()
+            return
         try:
             asgi, lifespan = await anyio.to_thread.run_sync(self._build)
         except Exception:
@@ -70,7 +79,8 @@ class McpGateway:
             ready.set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self._asgi is None and self._ready is not None:
+        if self._asgi is None and self._ready is not None and self._wanted is not None:
+            self._wanted.set()
             await self._ready.wait()
         asgi = self._asgi
         if asgi is None:

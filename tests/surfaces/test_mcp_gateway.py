@@ -1,4 +1,4 @@
-"""The background-built `/mcp` mount (``gno.rest.mcp_gateway``) on a real uvicorn.
+"""The `/mcp` mount built on first use (``gno.rest.mcp_gateway``) on a real uvicorn.
 
 The build stands in for importing the MCP SDK: it blocks until the test lets it go,
 so the test can see what the server does meanwhile.
@@ -49,8 +49,10 @@ class SlowBuild:
 
 
 @contextlib.contextmanager
-def serving(build: SlowBuild, *, release_after_stop: bool = False) -> Iterator[str]:
-    gateway = McpGateway(build)
+def serving(
+    build: SlowBuild, *, eager: bool = False, release_after_stop: bool = False
+) -> Iterator[str]:
+    gateway = McpGateway(build, eager=eager)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -73,11 +75,13 @@ def serving(build: SlowBuild, *, release_after_stop: bool = False) -> Iterator[s
             build.release.set()
 
 
-def test_api_answers_while_the_gateway_builds_and_mcp_requests_wait_for_it() -> None:
+def test_the_gateway_is_built_on_first_use_and_early_requests_wait_for_it() -> None:
     build = SlowBuild()
     with serving(build) as url, ThreadPoolExecutor(2) as pool:
-        assert build.started.wait(DEADLINE)
+        assert get(url, "/api/health").json() == {"ok": True}
+        assert not build.started.is_set()  # nobody asked for /mcp yet: no SDK import
         early: Future[httpx.Response] = pool.submit(get, url, "/mcp/")
+        assert build.started.wait(DEADLINE)
         assert get(url, "/api/health").json() == {"ok": True}  # the build is still blocked
         assert not early.done()
         build.release.set()
@@ -90,8 +94,8 @@ def test_api_answers_while_the_gateway_builds_and_mcp_requests_wait_for_it() -> 
 
 def test_a_failed_build_answers_the_runtime_envelope() -> None:
     build = SlowBuild(fail=True)
+    build.release.set()
     with serving(build) as url:
-        build.release.set()
         answer = get(url, "/mcp/")
         assert answer.status_code == 500
         assert answer.json()["error"]["code"] == "RUNTIME"
@@ -100,8 +104,15 @@ def test_a_failed_build_answers_the_runtime_envelope() -> None:
     assert build.lifespan == []
 
 
-def test_the_server_stops_while_the_gateway_is_still_building() -> None:
+def test_eager_build_and_a_server_stopped_while_it_builds() -> None:
     build = SlowBuild()
-    with serving(build, release_after_stop=True):
-        assert build.started.wait(DEADLINE)
+    with serving(build, eager=True, release_after_stop=True):
+        assert build.started.wait(DEADLINE)  # started with the server, no request needed
     assert build.lifespan == []  # built after the stop: never entered
+
+
+def test_a_gateway_never_used_is_never_built() -> None:
+    build = SlowBuild()
+    with serving(build) as url:
+        assert get(url, "/api/health").status_code == 200
+    assert not build.started.is_set()
