@@ -32,6 +32,7 @@ from gno.errors import GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.result_cache import ResultCache
+from gno.rest.search_lane import LANE_OPERATIONS, SearchLane
 from gno.rest.security import BodyTooLarge, same_host
 from gno.services import handler, model
 
@@ -132,6 +133,7 @@ class Dispatcher:
             str(p) for p in (paths.config_file.parent, paths.data_dir, paths.cache_dir)
         ]
         self.cache = ResultCache(paths.db_path, paths.config_file)
+        self.lane = SearchLane(runtime.readers)
 
     def run(self, op: Operation, inp: BaseModel) -> Any:
         work: Callable[[Any, Any], Any] = views.VIEWS.get(op.id) or handler(op.id)
@@ -173,7 +175,10 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
             slot = dispatcher.cache.slot(op.id, inp, local)
             if slot is not None and slot.body is not None:
                 return Response(slot.body, route.status, media_type="application/json")
-            result = await anyio.to_thread.run_sync(partial(dispatcher.run, op, inp))
+            if op.id in LANE_OPERATIONS:
+                result = await dispatcher.lane.run(partial(dispatcher.run, op, inp))
+            else:
+                result = await anyio.to_thread.run_sync(partial(dispatcher.run, op, inp))
         except BodyTooLarge:
             raise
         except GnoError as exc:
