@@ -53,8 +53,12 @@ run: $(STAMP)
 	echo; echo 'Serving the demo index (REST, /docs, MCP at /mcp) until Ctrl-C; PORT=0 picks a free port:'; \
 	exec $(BIN)/gno serve --port $(PORT)
 
+# bench/rest.py drives the load with wrk when it is on PATH (installed here only as root),
+# else with its Python generator; a missing wrk never fails the bench.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	@command -v wrk >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || apt-get install -y wrk >/dev/null 2>&1 \
+		|| { apt-get update >/dev/null 2>&1 && apt-get install -y wrk >/dev/null 2>&1; } || true
 	$(BIN)/python bench/rest.py
 	$(BIN)/python bench/mcp_stdio.py
 	$(BIN)/python bench/tokenizers.py

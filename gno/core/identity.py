@@ -27,6 +27,7 @@ def docid_for(source_hash: str) -> str:
     return "#" + source_hash[:8]
 
 
+@functools.lru_cache(maxsize=8192)  # pure; every search result builds one URI per hit
 def encode_path(rel_path: str) -> str:
     return "/".join(quote(segment, safe=_URI_SAFE) for segment in rel_path.split("/"))
 

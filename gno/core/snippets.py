@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import AnyStr
 
 SNIPPET_TARGET_CHARS = 300
 SNIPPET_MAX_LINES = 8
@@ -23,9 +24,26 @@ def _stems(terms: tuple[str, ...]) -> list[str]:
 
 def _best_offset(mirror: str, stems: list[str], start_offset: int) -> int | None:
     """Offset of the first occurrence on the line holding the most distinct query stems."""
-    lowered = mirror.lower()
-    if len(lowered) != len(mirror):  # a few characters change length when lowered
+    if mirror.isascii() or "\u212a" in mirror or not all(s.isascii() for s in stems):
+        lowered = mirror.lower()
+        if len(lowered) != len(mirror):  # a few characters change length when lowered
+            return None
+        return _first_on_best_line(lowered, mirror, stems, start_offset, "\n")
+    if "\u0130" in mirror:  # İ, the one character whose lowercase is longer
         return None
+    # ASCII stems in a text with wider characters: str.lower() walks the Unicode tables for
+    # every character, bytes.lower() of the UTF-8 only maps A-Z. Both find the same matches:
+    # an ASCII byte never occurs inside a multi-byte character, and no other character
+    # lowercases to ASCII (U+212A, the Kelvin sign, does: that text takes the path above).
+    data = mirror.encode("utf-8", "surrogatepass")
+    start = len(mirror[:start_offset].encode("utf-8", "surrogatepass"))
+    found = _first_on_best_line(data.lower(), data, [s.encode() for s in stems], start, b"\n")
+    return None if found is None else len(data[:found].decode("utf-8", "surrogatepass"))
+
+
+def _first_on_best_line(
+    lowered: AnyStr, text: AnyStr, stems: list[AnyStr], start_offset: int, newline: AnyStr
+) -> int | None:
     hits: list[tuple[int, int]] = []  # (offset, stem index)
     for k, stem in enumerate(stems):
         pos, seen = lowered.find(stem, start_offset), 0
@@ -38,7 +56,7 @@ def _best_offset(mirror: str, stems: list[str], start_offset: int) -> int | None
     best, best_count, line_end, stems_on_line = None, 0, -1, set()
     for pos, k in hits:
         if pos > line_end:  # a new line starts
-            line_end = mirror.find("\n", pos)
+            line_end = text.find(newline, pos)
             line_start, stems_on_line = pos, set()
         stems_on_line.add(k)
         if len(stems_on_line) > best_count:

@@ -120,6 +120,12 @@ class ReaderPool:
                 self.active -= 1
             self._idle.put(app)
 
+    def note_waiting(self, delta: int) -> None:
+        """Requests that wait for a reader outside the pool (REST's search lane) count
+        as queued here too."""
+        with self._lock:
+            self.queued += delta
+
     def _take(self) -> ReaderApp:
         try:
             return self._idle.get_nowait()

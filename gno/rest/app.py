@@ -2,7 +2,8 @@
 
 API routes come from the registry (``routes``); `/openapi.json` and `/docs`
 are FastAPI's, fed with the contract schemas; `/mcp` is the MCP gateway
-(``gno.mcp.server.http_app``), whose session manager runs inside this app's
+(``gno.mcp.server.http_app``), built on first use (``mcp_gateway``) so the API never
+waits for the MCP SDK import; its session manager runs inside this app's
 lifespan because mounted apps' own lifespans never run. The Web UI will mount
 its static files at ``WEB_UI_MOUNT`` (see ``mount_web_ui``). The daemon is the
 same app cut down to `/mcp`, `/api/resident/status` and (same-host callers
@@ -15,6 +16,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from gno.resident.runtime import Limits, Resident
 from gno.rest import assets, openapi, routes
 from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
+from gno.rest.mcp_gateway import McpGateway
 from gno.rest.security import GateMiddleware, Gates
 
 # What `gno daemon` serves besides /mcp: lifecycle and, to same-host callers, status.
@@ -67,13 +70,13 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     daemon = options.mode == "daemon"
     runtime = Resident(app, options.limits, mode=options.mode)
     runtime.port = options.gates.port
-    mcp_asgi, mcp_lifespan = _mcp(runtime, options) if options.mcp else (None, None)
+    gateway = McpGateway(partial(_mcp, runtime, options)) if options.mcp else None
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
-            if mcp_lifespan is not None:
-                await stack.enter_async_context(mcp_lifespan())
+            if gateway is not None:
+                await stack.enter_async_context(gateway.running())
             start_background(runtime, options)
             yield
         if options.drain_on_shutdown:
@@ -111,8 +114,8 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
         assets.add_routes(api, runtime)  # /api/doc-asset: bytes, not a registry operation
     _error_handlers(api)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
-    if mcp_asgi is not None:
-        api.mount("/mcp", mcp_asgi)
+    if gateway is not None:
+        api.mount("/mcp", gateway)
     if not daemon:
         mount_web_ui(api, options.web_ui_dir)
     api.add_middleware(GateMiddleware, gates=options.gates, runtime=runtime)

@@ -7,7 +7,7 @@ the operation's input model (``bodies``), run by the same handler as the CLI
 and MCP on a reader connection (writes on the owner App, one at a time), and
 answered as the operation output or the binding's REST view (``views``),
 without host paths for a caller on another host. Reads that can run long
-(search, vsearch, query, diagnose) are cancelled when the client disconnects
+(vsearch, query, diagnose) are cancelled when the client disconnects
 (``disconnect``); reads of in-memory state need no reader, so liveness and
 status answer even when every reader is busy.
 """
@@ -35,6 +35,8 @@ from gno.errors import GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.disconnect import run_until_disconnect
 from gno.rest.errors import catalog_response, gno_error_response
+from gno.rest.result_cache import ResultCache
+from gno.rest.search_lane import LANE_OPERATIONS, SearchLane
 from gno.rest.security import BodyTooLarge, same_host
 from gno.services import handler, model
 from gno.services.cancel import Cancelled
@@ -43,7 +45,7 @@ BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 429, 503)
 ERROR_SCHEMA = "gno://schemas/api-error@1.0"
 # Reads that may take seconds (models, many candidates): a client disconnect cancels them.
-CANCELLABLE = frozenset({"search", "vsearch", "query", "query_diagnose"})
+CANCELLABLE = frozenset({"vsearch", "query", "query_diagnose"})  # BM25 search: too short to watch
 # Reads of process memory only (no SQLite): no reader needed, never 429.
 IN_MEMORY = frozenset({"health", "resident_status", "job_status", "job_active", "models_status"})
 
@@ -139,6 +141,8 @@ class Dispatcher:
         self.server_paths = [
             str(p) for p in (paths.config_file.parent, paths.data_dir, paths.cache_dir)
         ]
+        self.cache = ResultCache(paths.db_path, paths.config_file)
+        self.lane = SearchLane(runtime.readers)
 
     def run(self, op: Operation, inp: BaseModel) -> Any:
         work: Callable[[Any, Any], Any] = views.VIEWS.get(op.id) or handler(op.id)
@@ -182,10 +186,16 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"]) or "input"
                 raise ValidationError(f"Invalid request: {where}: {first['msg']}") from None
-            if op.id in CANCELLABLE:
-                result = await run_until_disconnect(request, partial(dispatcher.run, op, inp))
+            slot = dispatcher.cache.slot(op.id, inp, local)
+            if slot is not None and slot.body is not None:
+                return Response(slot.body, route.status, media_type="application/json")
+            work = partial(dispatcher.run, op, inp)
+            if op.id in LANE_OPERATIONS:  # BM25: milliseconds, a few at a time
+                result = await dispatcher.lane.run(work)
+            elif op.id in CANCELLABLE:
+                result = await run_until_disconnect(request, work)
             else:
-                result = await anyio.to_thread.run_sync(partial(dispatcher.run, op, inp))
+                result = await anyio.to_thread.run_sync(work)
         except BodyTooLarge:
             raise
         except Cancelled:  # the client went away: nobody to answer
@@ -198,11 +208,15 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
         if isinstance(result, BaseModel):
             if local:
                 content = result.model_dump_json(exclude_unset=True).encode()
+                if slot is not None:
+                    slot.keep(content)
                 return Response(content, route.status, media_type="application/json")
             result = result.model_dump(mode="json", exclude_unset=True)
         if not local:
             result = views.redact(op.id, result)
         content = json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode()
+        if slot is not None:
+            slot.keep(content)
         return Response(content, route.status, media_type="application/json")
 
     return serve

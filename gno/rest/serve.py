@@ -41,12 +41,16 @@ class PortUnavailableError(GnoError):
 def _bind(host: str, port: int) -> socket.socket:
     address = "127.0.0.1" if host.lower() == "localhost" else host.strip("[]")
     try:
-        family, _, _, _, where = socket.getaddrinfo(
-            address, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
+        family, _, proto, _, where = socket.getaddrinfo(
+            address, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP,
+            flags=socket.AI_PASSIVE,
+        )[0]  # fmt: skip
     except socket.gaierror:
         raise PortUnavailableError(f"Cannot listen on {host}: unknown host.") from None
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY on accepted connections only when
+    # the socket says so. Without it, a response written as headers then body waited for
+    # the client's delayed ACK: 40 ms on every keep-alive request.
+    sock = socket.socket(family, socket.SOCK_STREAM, proto or socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(where)
@@ -125,6 +129,8 @@ def serve(
         api = create_app(app, options=options)
         config = uvicorn.Config(
             api,
+            loop="asyncio",  # uvloop, if installed, starves the search threads (bench/README)
+            http="auto",  # httptools (a dependency), h11 without it
             log_level="warning",
             lifespan="on",
             timeout_graceful_shutdown=GRACEFUL_SECONDS,

@@ -1,9 +1,17 @@
+import sys
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from gno.core.frontmatter import frontmatter_span
 from gno.core.mirror import canonicalize
-from gno.core.snippets import SNIPPET_MAX_LINES, best_snippet
+from gno.core.snippets import (
+    SNIPPET_MAX_LINES,
+    _best_offset,
+    _first_on_best_line,
+    _stems,
+    best_snippet,
+)
 
 lines = st.lists(
     st.sampled_from(["alpha beta", "", "gamma", "delta alpha", "---", "title: x", "ÉCOLE"]),
@@ -33,3 +41,72 @@ def test_snippet_prefers_the_line_with_most_terms_and_skips_frontmatter():
     snip = best_snippet(mirror, ("alpha", "beta"), fm_line + 1, fm_offset)
     assert snip.text.startswith("beta and alpha together") and snip.start_line == 27
     assert best_snippet(mirror, ("nothing",), fm_line + 1, fm_offset).start_line == 4
+
+
+def test_only_two_characters_lowercase_to_ascii_or_change_length():
+    # The bytes fast path of best_snippet relies on this table (İ and the Kelvin sign).
+    odd = {
+        hex(c)
+        for c in range(128, sys.maxunicode + 1)
+        if len(chr(c).lower()) != 1 or any(ord(x) < 128 for x in chr(c).lower())
+    }
+    assert odd == {"0x130", "0x212a"}
+
+
+wide_text = st.lists(
+    st.sampled_from(
+        [
+            "Alpha beta",
+            "",
+            "GAMMA",
+            "délta ALPHA",
+            "日本語 alpha",
+            "İstanbul beta",
+            "\u212aelvin",
+            "ÉCOLE école",
+            "---",
+            "title: x",
+            "😀 beta gamma",
+            "Straße",
+            "ǅ dz",
+        ]
+    ),
+    max_size=30,
+)
+
+
+@given(
+    wide_text,
+    st.lists(st.sampled_from(["alpha", "beta", "gamma", "kelvin", "école", "日本"]), max_size=3),
+    st.integers(0, 40),
+)
+def test_fast_snippet_search_matches_str_lower(body, terms, start):
+    mirror = "\n".join(body) + "\n"
+    start = min(start, len(mirror))
+    stems = _stems(tuple(terms))
+    lowered = mirror.lower()
+    expected = (
+        None
+        if len(lowered) != len(mirror)
+        else _first_on_best_line(lowered, mirror, stems, start, "\n")
+    )
+    assert _best_offset(mirror, stems, start) == expected
+
+
+def test_fast_snippet_search_finds_the_same_lines_as_str_lower():
+    cases = [
+        ("日本語\nfirst Alpha\nalpha BETA here\n", ("alpha", "beta")),
+        ("é\n\u212aelvin scale\nkelvin\n", ("kelvin",)),  # the Kelvin sign lowercases to k
+        ("İstanbul\nalpha beta\n", ("alpha", "beta")),  # İ: offsets shift, no match used
+        ("😀 x\n" * 50 + "GAMMA gamma\n", ("gamma",)),
+    ]
+    for mirror, terms in cases:
+        stems = _stems(terms)
+        lowered = mirror.lower()
+        expected = (
+            None
+            if len(lowered) != len(mirror)
+            else _first_on_best_line(lowered, mirror, stems, 0, "\n")
+        )
+        assert _best_offset(mirror, stems, 0) == expected
+    assert best_snippet("日本語\nfirst\nAlpha beta\n", ("alpha", "beta")).start_line == 3

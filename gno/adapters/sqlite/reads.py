@@ -36,7 +36,9 @@ class DocumentReads:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        sql = f"SELECT {DOC_COLUMNS} FROM documents WHERE id IN ({marks}) AND active = 1 {where}"
+        # NOT INDEXED keeps the planner on primary-key lookups: without statistics it would
+        # rather scan documents_recent (active, …) or a collection's rows.
+        sql = f"SELECT {DOC_COLUMNS} FROM documents NOT INDEXED WHERE id IN ({marks}) AND active = 1 {where}"
         return {row[0]: doc_row(row) for row in self.conn.execute(sql, (*ids, *params))}
 
     def documents_with_mirrors(
@@ -46,7 +48,8 @@ class DocumentReads:
         if not mirror_hashes:
             return []
         marks = ",".join("?" * len(mirror_hashes))
-        sql = f"SELECT {DOC_COLUMNS} FROM documents WHERE mirror_hash IN ({marks}) AND active = 1 {where}"
+        # +active: look the mirrors up by documents_mirror, not every active row by active
+        sql = f"SELECT {DOC_COLUMNS} FROM documents WHERE mirror_hash IN ({marks}) AND +active = 1 {where}"
         return [doc_row(row) for row in self.conn.execute(sql, (*mirror_hashes, *params))]
 
     def documents_by_docid(self, docid: str) -> list[DocRow]:
