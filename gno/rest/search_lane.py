@@ -37,7 +37,8 @@ class SearchLane:
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(self.width)
         limiter = self._limiter
-        if limiter.available_tokens == 0 and self.waiting >= self.pool.max_queued:
+        # The pool's queue counts both lane waiters and searches waiting there for a reader.
+        if limiter.available_tokens == 0 and self.pool.queued >= self.pool.max_queued:
             raise ReadersBusyError("The server is busy; retry shortly.")
         self.waiting += 1
         self.pool.note_waiting(1)

@@ -20,7 +20,7 @@ def test_accepted_connections_have_nodelay() -> None:
                 accepted.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
                 transport.close()
 
-        listener = _bind(0)
+        listener = _bind(HOST, 0)
         assert listener.getsockname()[0] == HOST
         server = await asyncio.get_running_loop().create_server(Probe, sock=listener)
         try:
