@@ -143,8 +143,6 @@ def serve(
         max_queued_reads=max_queued_reads,
         watch=not no_watch,
         events_keepalive_ms=events_keepalive_ms,
-        sync_on_start=False,
-        embed_delay=None,
     )
 
 
@@ -176,6 +174,8 @@ def daemon(
     write_pid_file: WritePidFile = False,
     max_body_bytes: MaxBody = 1024 * 1024,
     max_waiting_syncs: MaxWaiting = 64,
+    max_readers: MaxReaders = 4,
+    max_queued_reads: MaxQueuedReads = 256,
     no_watch: NoWatch = False,
     events_keepalive_ms: KeepaliveMs = 15_000,
     no_auto_embed: Annotated[
@@ -201,6 +201,8 @@ def daemon(
         write_pid_file=write_pid_file,
         max_body_bytes=max_body_bytes,
         max_waiting_syncs=max_waiting_syncs,
+        max_readers=max_readers,
+        max_queued_reads=max_queued_reads,
         watch=not no_watch,
         events_keepalive_ms=events_keepalive_ms,
         sync_on_start=not no_sync_on_start,
@@ -289,7 +291,29 @@ def _print_status(payload: dict[str, Any], as_json: bool) -> None:
     typer.echo(f"  log {payload['log_file']}" + (f" ({size} bytes)" if size is not None else ""))
 
 
-def _run(ctx: typer.Context, kind: str, files: Any, **flags: Any) -> None:
+def _run(
+    ctx: typer.Context,
+    kind: str,
+    files: Any,
+    *,
+    port: int,
+    host: str,
+    token_file: str | None,
+    allowed_hosts: list[str] | None,
+    allowed_origins: list[str] | None,
+    enable_write: bool,
+    tool_profile: str | None,
+    write_pid_file: bool,
+    max_body_bytes: int,
+    max_waiting_syncs: int,
+    max_readers: int,
+    max_queued_reads: int,
+    watch: bool,
+    events_keepalive_ms: int,
+    sync_on_start: bool = False,
+    embed_delay: float | None = None,
+) -> None:
+    """Serve in this process: the flags shared by serve and daemon become ServeOptions."""
     from gno.resident.runtime import Limits
     from gno.rest.app import ServeOptions
     from gno.rest.gateway import build_gateway
@@ -297,30 +321,26 @@ def _run(ctx: typer.Context, kind: str, files: Any, **flags: Any) -> None:
     from gno.rest.serve import serve as run_server
 
     gateway = build_gateway(
-        flags["host"],
-        flags["token_file"],
-        flags["allowed_hosts"],
-        flags["allowed_origins"],
-        whole_listener=kind == "daemon",
+        host, token_file, allowed_hosts, allowed_origins, whole_listener=kind == "daemon"
     )
     app = settings(ctx).make_app()
     # GNO_API_TOKEN guards serve's REST routes; the daemon's listener is the gateway's alone.
     api_token = (os.environ.get("GNO_API_TOKEN") or None) if kind == "serve" else None
     options = ServeOptions(
-        gates=Gates(token=api_token, max_body_bytes=flags["max_body_bytes"], gateway=gateway),
+        gates=Gates(token=api_token, max_body_bytes=max_body_bytes, gateway=gateway),
         limits=Limits(
-            readers=flags.get("max_readers", Limits.readers),
-            max_queued_reads=flags.get("max_queued_reads", Limits.max_queued_reads),
-            max_waiting_syncs=flags["max_waiting_syncs"],
-            events_keepalive_seconds=flags["events_keepalive_ms"] / 1000,
+            readers=max_readers,
+            max_queued_reads=max_queued_reads,
+            max_waiting_syncs=max_waiting_syncs,
+            events_keepalive_seconds=events_keepalive_ms / 1000,
         ),
-        watch=flags["watch"],
+        watch=watch,
         mode=kind,
-        sync_on_start=flags["sync_on_start"],
-        embed_delay=flags["embed_delay"],
-        mcp_enable_write=flags["enable_write"]
+        sync_on_start=sync_on_start,
+        embed_delay=embed_delay,
+        mcp_enable_write=enable_write
         or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes"),
-        mcp_profile=resolve_tool_profile(app, flags["tool_profile"]),
+        mcp_profile=resolve_tool_profile(app, tool_profile),
     )
 
     def announce(url: str) -> None:
@@ -332,9 +352,9 @@ def _run(ctx: typer.Context, kind: str, files: Any, **flags: Any) -> None:
 
     run_server(
         app,
-        flags["port"],
+        port,
         options,
         announce,
-        host=flags["host"],
-        pid_file=files.pid_file if flags["write_pid_file"] else None,
+        host=host,
+        pid_file=files.pid_file if write_pid_file else None,
     )
