@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 
 PORT ?= 3000
 
-.PHONY: run test install generate check-generated lint unit contract bench clean
+.PHONY: run test install generate check-generated lint unit contract bench clean snapshots
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -24,6 +24,11 @@ generate: $(STAMP)
 check-generated: $(STAMP)
 	$(BIN)/python schemas/generate.py --check
 	$(BIN)/python -m gno.rest.apidoc --check
+
+# Rewrite contract-tests/snapshots/ (MCP tool lists, OpenAPI, CLI --help) after a deliberate
+# change of the public surface; contract-tests/test_snapshots.py compares against them.
+snapshots: $(STAMP)
+	$(BIN)/python contract-tests/snapshots.py --update
 
 lint: $(STAMP)
 	$(BIN)/ruff check gno schemas tests contract-tests bench
