@@ -4,6 +4,7 @@ schemas, the service handlers and the CLI all agree."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import re
 import subprocess
@@ -50,7 +51,8 @@ def test_generated_entry_matches_yaml(index: int) -> None:
     assert op.output_schema == f"gno://schemas/{raw['output']}"
     assert op.access == raw["access"]
     assert op.job is bool(raw.get("job"))
-    assert op.cli == raw.get("cli")
+    cli = raw.get("cli")
+    assert op.cli == (cli["command"] if isinstance(cli, dict) else cli)
     mcp, rest = raw.get("mcp"), raw.get("rest")
     expected_mcp = None
     if mcp:
@@ -62,6 +64,7 @@ def test_generated_entry_matches_yaml(index: int) -> None:
             mcp.get("brief"),
             bool(mcp.get("destructive", False)),
             bool(mcp.get("idempotent", True)),
+            mcp.get("text"),
         )
     assert op.mcp == expected_mcp
     expected_rest = None
@@ -74,8 +77,17 @@ def test_generated_entry_matches_yaml(index: int) -> None:
                 if ref
                 else (None, None)
             )
+        roots = rest.get("roots")
         expected_rest = RestBinding(
-            rest["method"], rest["path"], rest.get("status", 200), *own["input"], *own["output"]
+            rest["method"],
+            rest["path"],
+            rest.get("status", 200),
+            *own["input"],
+            *own["output"],
+            rest.get("body"),
+            rest.get("view"),
+            rest.get("redact"),
+            tuple(roots.split(".")) if roots else None,
         )
     assert op.rest == expected_rest
 
@@ -93,6 +105,7 @@ def test_by_id_indexes_every_operation() -> None:
 
 def test_yaml_entries_have_only_known_keys() -> None:
     known = {"id", "summary", "input", "output", "access", "job", "cli", "mcp", "rest"}
+    known |= {"handler", "starter", "execution", "cancellable", "cacheable", "daemon"}
     for raw in RAW:
         assert set(raw) <= known, f"{raw['id']}: unknown keys {set(raw) - known}"
         assert {"id", "summary", "input", "output", "access"} <= set(raw)
@@ -214,10 +227,9 @@ def test_cli_bindings_unique() -> None:
 # ------------------------------------------------------------------ handlers
 
 
-def test_every_operation_has_a_handler_and_vice_versa() -> None:
-    from gno.services import HANDLERS
-
-    assert set(HANDLERS) == set(OP_IDS)
+def test_every_operation_names_its_handler_and_job_starter() -> None:
+    assert all(op.handler for op in OPERATIONS)
+    assert {op.id for op in OPERATIONS if op.starter} == {op.id for op in OPERATIONS if op.job}
 
 
 @pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
@@ -225,6 +237,57 @@ def test_handler_resolves_to_a_callable(op: Operation) -> None:
     from gno.services import handler
 
     assert callable(handler(op.id))
+
+
+def _references() -> list[str]:
+    """Every dotted reference the registry carries (behaviour per surface)."""
+    refs = []
+    for op in OPERATIONS:
+        refs += [op.handler, op.starter]
+        if op.mcp:
+            refs.append(op.mcp.text)
+        if op.rest:
+            refs += [op.rest.body, op.rest.view, op.rest.redact]
+        if op.cli_shape:
+            refs += [op.cli_shape.prepare, op.cli_shape.render, op.cli_shape.exit]
+    return sorted({r for r in refs if r})
+
+
+@pytest.mark.parametrize("ref", _references())
+def test_every_registry_reference_resolves_to_a_callable(ref: str) -> None:
+    from gno.services import resolve
+
+    assert callable(resolve(ref))
+
+
+def _generator() -> object:
+    spec = importlib.util.spec_from_file_location("gno_generate", SCHEMAS / "generate.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_generator_refuses_a_missing_reference() -> None:
+    generate = _generator()
+    assert generate.check_ref("gno.services.search:search", "x") == "gno.services.search:search"  # type: ignore[attr-defined]
+    for bad in (
+        "gno.services.search:no_such_handler",
+        "gno.no_such_module:f",
+        "gno.services.search",
+    ):
+        with pytest.raises(SystemExit) as stopped:
+            generate.check_ref(bad, "operation x handler")  # type: ignore[attr-defined]
+        assert "operation x handler" in str(stopped.value)
+
+
+def test_rest_execution_classes_are_known() -> None:
+    assert {op.execution for op in OPERATIONS} <= {"reader", "writer", "memory", "lane"}
+    assert all(op.execution == "writer" for op in OPERATIONS if op.access == "write")
+    # a body mapping exists exactly where REST has its own input schema
+    for op in OPERATIONS:
+        if op.rest:
+            assert bool(op.rest.body) == bool(op.rest.input_schema), op.id
 
 
 # ------------------------------------------------------------------ CLI

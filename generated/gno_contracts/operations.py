@@ -14,6 +14,7 @@ class McpBinding(NamedTuple):
     brief: str | None = None  # short description shown in the core profile
     destructive: bool = False  # MCP annotation hints
     idempotent: bool = True
+    text: str | None = None  # "module:function" writing the result's human text
 
 
 class RestBinding(NamedTuple):
@@ -24,6 +25,39 @@ class RestBinding(NamedTuple):
     input_model: str | None = None
     output_schema: str | None = None  # $id of the REST answer when it differs
     output_model: str | None = None
+    body: str | None = None  # "module:function": REST input model -> operation input
+    view: str | None = None  # "module:function": (app, input) -> the REST answer
+    redact: str | None = None  # "module:function": what else a remote caller must not see
+    roots: tuple[str, ...] | None = None  # where collection root paths sit in the answer
+
+
+class CliParam(NamedTuple):
+    name: str  # the Python parameter (an argument's name in --help)
+    flags: tuple[str, ...]  # () for a positional argument
+    help: str
+    kind: str  # "bool" | "int" | "float" | "str" | "list"
+    to: str | None  # the input field it sets (None: a view flag only)
+    csv: bool = False  # a comma-separated list
+    join: str | None = None  # words joined into one string
+    value: object = None  # what a flag sets (None: the flag's own bool)
+    append: str | None = None  # a flag adding this value to a list field
+    clears: str | None = None  # a flag unsetting this field
+    excludes: str | None = None  # the parameter it cannot go with
+    view: bool = False  # also handed to the renderer
+    required: bool = False
+    shown: str | None = None  # the schema default, shown in --help
+
+
+class CliShape(NamedTuple):
+    command: str  # "search", "collection add"
+    params: tuple[CliParam, ...]  # arguments and options in --help order
+    formats: tuple[str, ...]  # output formats besides terminal text
+    fixed: tuple[tuple[str, object], ...] = ()  # input fields set by the command itself
+    prepare: str | None = None  # "module:function" (fields, format) -> (operation id, fields)
+    render: str | None = None  # "module:function" (output model, view) -> terminal text
+    exit: str | None = None  # "module:function" (output model) -> exit code and message
+    progress: str | None = None  # "sync" | "embed" | "download"
+    quiet: bool = False  # -q silences stdout
 
 
 class Operation(NamedTuple):
@@ -35,10 +69,18 @@ class Operation(NamedTuple):
     output_model: str
     access: str  # "read" | "write"
     job: bool
-    cli: str | None
+    cli: str | None  # the command, one or two words
     mcp: McpBinding | None
     rest: RestBinding | None
+    handler: str  # "module:function" (app, input model) -> output model
+    starter: str | None  # job operations: "module:function" (app, input) -> receipt
+    execution: str  # REST: "reader" | "writer" | "memory" | "lane"
+    cancellable: bool  # REST: a client that disconnects cancels the work
+    cacheable: bool  # REST: answers kept per input for one index generation
+    daemon: bool  # `gno daemon` serves the REST route too
+    cli_shape: CliShape | None
 
+CLI_FORMATS: dict[str, str] = {'json': 'JSON output.', 'files': 'One line per hit: #docid,score,uri.', 'csv': 'CSV with header docid,score,uri,title,relPath.', 'md': 'Markdown report.', 'xml': 'XML report.'}
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
@@ -51,8 +93,33 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli='search',
-        mcp=McpBinding('gno_search', ('core', 'full'), None, 'Exact-word lookup (BM25). Call when you know the terms, names or identifiers. Returns ranked snippets with gno:// URIs; limit 1-100, default 5.', False, True),
-        rest=RestBinding('POST', '/api/search', 200, 'gno://schemas/api-search-input@1.0', 'api_search_input:ApiSearchInput', None, None),
+        mcp=McpBinding('gno_search', ('core', 'full'), None, 'Exact-word lookup (BM25). Call when you know the terms, names or identifiers. Returns ranked snippets with gno:// URIs; limit 1-100, default 5.', False, True, 'gno.mcp.texts:results'),
+        rest=RestBinding('POST', '/api/search', 200, 'gno://schemas/api-search-input@1.0', 'api_search_input:ApiSearchInput', None, None, 'gno.rest.bodies:search', None, None, None),
+        handler='gno.services.search:search',
+        starter=None,
+        execution='lane',
+        cancellable=False,
+        cacheable=True,
+        daemon=False,
+        cli_shape=CliShape(command='search', params=(
+            CliParam(name='query', flags=(), help='Query: terms, "phrases", -excluded, prefixes.', kind='list', to='query', csv=False, join=' ', value=None, append=None, clears=None, excludes=None, view=False, required=True, shown=None),
+            CliParam(name='limit', flags=('-n', '--limit'), help='Max results (default 5 in the terminal, 20 otherwise).', kind='int', to='limit', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='min_score', flags=('--min-score',), help='Drop hits below this normalized score (0-1).', kind='float', to='minScore', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='since', flags=('--since',), help='ISO date/time or today, last week, recent...', kind='str', to='since', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='until', flags=('--until',), help='ISO date/time or relative token.', kind='str', to='until', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='author', flags=('--author',), help='Author substring.', kind='str', to='author', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='intent', flags=('--intent',), help='What you are after; steers snippets, never searched.', kind='str', to='intent', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated terms whose documents are dropped.', kind='str', to='exclude', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='lang', flags=('--lang',), help='Only documents with text in this language (BCP-47).', kind='str', to='lang', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='full', flags=('--full',), help='Whole mirror instead of a snippet.', kind='bool', to='full', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=True, required=False, shown=None),
+            CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix snippet lines with their number.', kind='bool', to=None, csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=True, required=False, shown=None),
+            CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+        ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare='gno.cli.hooks:search_limit', render='gno.render.search:results', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='get',
@@ -64,8 +131,21 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli='get',
-        mcp=McpBinding('gno_get', ('core', 'full'), None, 'Read one document by #docid, gno:// URI or collection/path, optionally a line range. Returns the text with line numbers.', False, True),
-        rest=RestBinding('GET', '/api/doc', 200, 'gno://schemas/api-doc-input@1.0', 'api_doc_input:ApiDocInput', 'gno://schemas/api-doc@1.0', 'api_doc:ApiDoc'),
+        mcp=McpBinding('gno_get', ('core', 'full'), None, 'Read one document by #docid, gno:// URI or collection/path, optionally a line range. Returns the text with line numbers.', False, True, 'gno.mcp.texts:document'),
+        rest=RestBinding('GET', '/api/doc', 200, 'gno://schemas/api-doc-input@1.0', 'api_doc_input:ApiDocInput', 'gno://schemas/api-doc@1.0', 'api_doc:ApiDoc', 'gno.rest.bodies:doc', 'gno.rest.views:document', None, None),
+        handler='gno.services.documents:get',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='get', params=(
+            CliParam(name='ref', flags=(), help='#docid, gno://collection/path[:line] or collection/path[:line].', kind='str', to='ref', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=True, shown=None),
+            CliParam(name='from_line', flags=('--from',), help='First line (overrides :line).', kind='int', to='fromLine', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='limit', flags=('-l', '--limit'), help='Number of lines.', kind='int', to='lineCount', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix lines with their number.', kind='bool', to='lineNumbers', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+        ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.documents:document', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='multi_get',
@@ -77,8 +157,19 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli='multi-get',
-        mcp=McpBinding('gno_multi_get', ('core', 'full'), None, 'Read several documents at once by refs or a glob pattern, each capped at maxBytes (default 10 KiB).', False, True),
+        mcp=McpBinding('gno_multi_get', ('core', 'full'), None, 'Read several documents at once by refs or a glob pattern, each capped at maxBytes (default 10 KiB).', False, True, 'gno.mcp.texts:documents'),
         rest=None,
+        handler='gno.services.documents:multi_get',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='multi-get', params=(
+            CliParam(name='refs', flags=(), help='Refs, comma-separated refs, docids or globs (notes/*.md).', kind='list', to='refs', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=True, shown=None),
+            CliParam(name='max_bytes', flags=('--max-bytes',), help='Per-document byte budget (cut at a line).', kind='int', to='maxBytes', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown='10240'),
+            CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix lines with their number.', kind='bool', to='lineNumbers', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+        ), formats=('json', 'files', 'md'), fixed=(), prepare=None, render='gno.render.documents:documents', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='ls',
@@ -91,7 +182,18 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli='ls',
         mcp=None,
-        rest=RestBinding('GET', '/api/docs', 200, 'gno://schemas/api-docs-input@1.0', 'api_docs_input:ApiDocsInput', 'gno://schemas/api-docs@1.0', 'api_docs:ApiDocs'),
+        rest=RestBinding('GET', '/api/docs', 200, 'gno://schemas/api-docs-input@1.0', 'api_docs_input:ApiDocsInput', 'gno://schemas/api-docs@1.0', 'api_docs:ApiDocs', 'gno.rest.bodies:docs', 'gno.rest.views:documents', None, None),
+        handler='gno.services.documents:ls',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='ls', params=(
+            CliParam(name='scope', flags=(), help='Collection name or gno://collection/prefix.', kind='str', to='scope', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='limit', flags=('-n', '--limit'), help='Max documents.', kind='int', to='limit', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown='20'),
+            CliParam(name='offset', flags=('--offset',), help='Skip this many.', kind='int', to='offset', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown='0'),
+        ), formats=('json', 'files', 'md'), fixed=(), prepare=None, render='gno.render.documents:listing', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='status',
@@ -104,7 +206,15 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli='status',
         mcp=None,
-        rest=RestBinding('GET', '/api/status', 200, None, None, None, None),
+        rest=RestBinding('GET', '/api/status', 200, None, None, None, None, None, 'gno.rest.views:full_status', 'gno.rest.views:redact_bootstrap', ('collections', '*')),
+        handler='gno.services.status:status',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=True,
+        cli_shape=CliShape(command='status', params=(
+        ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.index:status', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='peek',
@@ -116,8 +226,16 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli='peek',
-        mcp=McpBinding('gno_peek', ('full',), None, None, False, True),
+        mcp=McpBinding('gno_peek', ('full',), None, None, False, True, None),
         rest=None,
+        handler='gno.services.status:peek',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='peek', params=(
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:peek', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='collection_list',
@@ -130,7 +248,15 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli='collection list',
         mcp=None,
-        rest=RestBinding('GET', '/api/collections', 200, None, None, 'gno://schemas/api-collection-list@1.0', 'api_collection_list:ApiCollectionList'),
+        rest=RestBinding('GET', '/api/collections', 200, None, None, 'gno://schemas/api-collection-list@1.0', 'api_collection_list:ApiCollectionList', None, None, None, ('*',)),
+        handler='gno.services.collections:collection_list',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='collection list', params=(
+        ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.index:collections', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='collection_add',
@@ -144,6 +270,21 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='collection add',
         mcp=None,
         rest=None,
+        handler='gno.services.collections:collection_add',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='collection add', params=(
+            CliParam(name='path', flags=(), help='Folder to index.', kind='str', to='path', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=True, shown=None),
+            CliParam(name='name', flags=('-n', '--name'), help='Collection name (default: folder name).', kind='str', to='name', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='pattern', flags=('--pattern',), help='Glob of files to index (default **/*).', kind='str', to='pattern', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='include', flags=('--include',), help='Comma-separated extension allowlist (.md,.pdf).', kind='str', to='include', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated names or globs to skip.', kind='str', to='exclude', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='update', flags=('--update',), help='Shell command run in the folder before each sync.', kind='str', to='updateCmd', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='language', flags=('--language',), help='BCP-47 language of the collection (skips detection).', kind='str', to='languageHint', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:collection_added', exit=None, progress=None, quiet=True),
     ),
     Operation(
         id='collection_remove',
@@ -157,6 +298,15 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='collection remove',
         mcp=None,
         rest=None,
+        handler='gno.services.collections:collection_remove',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='collection remove', params=(
+            CliParam(name='name', flags=(), help='Collection name.', kind='str', to='collection', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=True, shown=None),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:collection_removed', exit=None, progress=None, quiet=True),
     ),
     Operation(
         id='collection_rename',
@@ -170,6 +320,16 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='collection rename',
         mcp=None,
         rest=None,
+        handler='gno.services.collections:collection_rename',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='collection rename', params=(
+            CliParam(name='old', flags=(), help='Current name.', kind='str', to='oldName', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=True, shown=None),
+            CliParam(name='new', flags=(), help='New name.', kind='str', to='newName', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=True, shown=None),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:collection_renamed', exit=None, progress=None, quiet=True),
     ),
     Operation(
         id='update',
@@ -181,8 +341,18 @@ OPERATIONS: tuple[Operation, ...] = (
         access='write',
         job=True,
         cli='update',
-        mcp=McpBinding('gno_sync', ('full',), 'gno://schemas/mcp-sync-result@1.0', None, False, True),
-        rest=RestBinding('POST', '/api/sync', 202, 'gno://schemas/api-sync-input@1.0', 'api_sync_input:ApiSyncInput', 'gno://schemas/api-sync-receipt@1.0', 'api_sync_receipt:ApiSyncReceipt'),
+        mcp=McpBinding('gno_sync', ('full',), 'gno://schemas/mcp-sync-result@1.0', None, False, True, None),
+        rest=RestBinding('POST', '/api/sync', 202, 'gno://schemas/api-sync-input@1.0', 'api_sync_input:ApiSyncInput', 'gno://schemas/api-sync-receipt@1.0', 'api_sync_receipt:ApiSyncReceipt', 'gno.rest.bodies:sync', 'gno.rest.views:sync_receipt', None, None),
+        handler='gno.services.sync:update',
+        starter='gno.services.jobs:start_update',
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='update', params=(
+            CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='git_pull', flags=('--git-pull',), help='git pull in collection roots first.', kind='bool', to='gitPull', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+        ), formats=('json',), fixed=(('runUpdateCmd', True),), prepare=None, render='gno.render.index:synced', exit='gno.render.index:sync_interrupted', progress='sync', quiet=True),
     ),
     Operation(
         id='init',
@@ -196,6 +366,22 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='init',
         mcp=None,
         rest=None,
+        handler='gno.services.collections:init',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='init', params=(
+            CliParam(name='path', flags=(), help='Folder to add as the first collection.', kind='str', to='path', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='name', flags=('--name',), help='Collection name (default: folder name).', kind='str', to='name', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='pattern', flags=('--pattern',), help='Glob of files to index (default **/*).', kind='str', to='pattern', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='include', flags=('--include',), help='Comma-separated extension allowlist (.md,.pdf).', kind='str', to='include', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated names or globs to skip.', kind='str', to='exclude', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='update', flags=('--update',), help='Shell command run in the folder before each sync.', kind='str', to='updateCmd', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='tokenizer', flags=('--tokenizer',), help="FTS tokenizer: porter (default), unicode61, or GNO's 'snowball english' (= porter).", kind='str', to='tokenizer', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='language', flags=('--language',), help='BCP-47 language of the collection (skips detection).', kind='str', to='language', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:initialized', exit=None, progress=None, quiet=True),
     ),
     Operation(
         id='cleanup',
@@ -209,6 +395,14 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='cleanup',
         mcp=None,
         rest=None,
+        handler='gno.services.collections:cleanup',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='cleanup', params=(
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:cleaned', exit=None, progress=None, quiet=True),
     ),
     Operation(
         id='embed',
@@ -220,8 +414,20 @@ OPERATIONS: tuple[Operation, ...] = (
         access='write',
         job=True,
         cli='embed',
-        mcp=McpBinding('gno_embed', ('full',), 'gno://schemas/mcp-embed-result@1.0', None, False, True),
-        rest=RestBinding('POST', '/api/embed', 202, None, None, 'gno://schemas/mcp-embed-result@1.0', 'mcp_embed_result:McpEmbedResult'),
+        mcp=McpBinding('gno_embed', ('full',), 'gno://schemas/mcp-embed-result@1.0', None, False, True, None),
+        rest=RestBinding('POST', '/api/embed', 202, None, None, 'gno://schemas/mcp-embed-result@1.0', 'mcp_embed_result:McpEmbedResult', None, 'gno.rest.views:embed_receipt', None, None),
+        handler='gno.services.embed:embed',
+        starter='gno.services.jobs:start_embed',
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='embed', params=(
+            CliParam(name='collection_arg', flags=(), help='Only this collection.', kind='str', to='collection', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='force', flags=('--force',), help='Re-embed every chunk (stored text vectors are reused).', kind='bool', to='force', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='batch_size', flags=('--batch-size',), help='Chunks per write transaction.', kind='int', to='batchSize', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown='32'),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:embedded', exit='gno.render.index:embed_interrupted', progress='embed', quiet=True),
     ),
     Operation(
         id='vsearch',
@@ -233,8 +439,33 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli='vsearch',
-        mcp=McpBinding('gno_vsearch', ('full',), None, None, False, True),
-        rest=RestBinding('POST', '/api/vsearch', 200, 'gno://schemas/api-search-input@1.0', 'api_search_input:ApiSearchInput', None, None),
+        mcp=McpBinding('gno_vsearch', ('full',), None, None, False, True, 'gno.mcp.texts:results'),
+        rest=RestBinding('POST', '/api/vsearch', 200, 'gno://schemas/api-search-input@1.0', 'api_search_input:ApiSearchInput', None, None, 'gno.rest.bodies:search', None, None, None),
+        handler='gno.services.embed:vsearch',
+        starter=None,
+        execution='reader',
+        cancellable=True,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='vsearch', params=(
+            CliParam(name='query', flags=(), help='Query: terms, "phrases", -excluded, prefixes.', kind='list', to='query', csv=False, join=' ', value=None, append=None, clears=None, excludes=None, view=False, required=True, shown=None),
+            CliParam(name='limit', flags=('-n', '--limit'), help='Max results (default 5 in the terminal, 20 otherwise).', kind='int', to='limit', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='min_score', flags=('--min-score',), help='Drop hits below this normalized score (0-1).', kind='float', to='minScore', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='since', flags=('--since',), help='ISO date/time or today, last week, recent...', kind='str', to='since', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='until', flags=('--until',), help='ISO date/time or relative token.', kind='str', to='until', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='author', flags=('--author',), help='Author substring.', kind='str', to='author', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='intent', flags=('--intent',), help='What you are after; steers snippets, never searched.', kind='str', to='intent', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated terms whose documents are dropped.', kind='str', to='exclude', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='lang', flags=('--lang',), help='Only documents with text in this language (BCP-47).', kind='str', to='lang', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='full', flags=('--full',), help='Whole mirror instead of a snippet.', kind='bool', to='full', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=True, required=False, shown=None),
+            CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix snippet lines with their number.', kind='bool', to=None, csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=True, required=False, shown=None),
+            CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+        ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare='gno.cli.hooks:search_limit', render='gno.render.search:results', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='index',
@@ -246,8 +477,19 @@ OPERATIONS: tuple[Operation, ...] = (
         access='write',
         job=True,
         cli='index',
-        mcp=McpBinding('gno_index', ('full',), 'gno://schemas/mcp-index-result@1.0', None, False, True),
+        mcp=McpBinding('gno_index', ('full',), 'gno://schemas/mcp-index-result@1.0', None, False, True, None),
         rest=None,
+        handler='gno.services.embed:index',
+        starter='gno.services.jobs:start_index',
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='index', params=(
+            CliParam(name='collection_arg', flags=(), help='Only this collection.', kind='str', to='collection', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='no_embed', flags=('--no-embed',), help='Sync only.', kind='bool', to='noEmbed', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='git_pull', flags=('--git-pull',), help='git pull in collection roots first.', kind='bool', to='gitPull', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+        ), formats=('json',), fixed=(('runUpdateCmd', True),), prepare=None, render='gno.render.index:indexed', exit='gno.render.index:index_interrupted', progress='sync', quiet=True),
     ),
     Operation(
         id='query',
@@ -259,8 +501,42 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli='query',
-        mcp=McpBinding('gno_query', ('core', 'full'), None, 'First choice for questions: hybrid search (BM25 + vectors, reranked when a model is present). Returns ranked snippets with gno:// URIs; limit 1-100, default 5.', False, True),
-        rest=RestBinding('POST', '/api/query', 200, 'gno://schemas/api-query-input@1.0', 'api_query_input:ApiQueryInput', None, None),
+        mcp=McpBinding('gno_query', ('core', 'full'), None, 'First choice for questions: hybrid search (BM25 + vectors, reranked when a model is present). Returns ranked snippets with gno:// URIs; limit 1-100, default 5.', False, True, 'gno.mcp.texts:query'),
+        rest=RestBinding('POST', '/api/query', 200, 'gno://schemas/api-query-input@1.0', 'api_query_input:ApiQueryInput', None, None, 'gno.rest.bodies:query', None, None, None),
+        handler='gno.services.query:query',
+        starter=None,
+        execution='reader',
+        cancellable=True,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='query', params=(
+            CliParam(name='query', flags=(), help='Query: terms, "phrases", -excluded, prefixes.', kind='list', to='query', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=True, shown=None),
+            CliParam(name='limit', flags=('-n', '--limit'), help='Max results (default 5 in the terminal, 20 otherwise).', kind='int', to='limit', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='min_score', flags=('--min-score',), help='Drop hits below this normalized score (0-1).', kind='float', to='minScore', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='since', flags=('--since',), help='ISO date/time or today, last week, recent...', kind='str', to='since', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='until', flags=('--until',), help='ISO date/time or relative token.', kind='str', to='until', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='author', flags=('--author',), help='Author substring.', kind='str', to='author', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='intent', flags=('--intent',), help='What you are after; steers snippets, never searched.', kind='str', to='intent', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated terms whose documents are dropped.', kind='str', to='exclude', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', csv=True, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='lang', flags=('--lang',), help='Only documents with text in this language (BCP-47).', kind='str', to='lang', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='full', flags=('--full',), help='Whole mirror instead of a snippet.', kind='bool', to='full', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=True, required=False, shown=None),
+            CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix snippet lines with their number.', kind='bool', to=None, csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=True, required=False, shown=None),
+            CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='fast', flags=('--fast',), help='BM25 + vectors only: no expansion, rerank or graph.', kind='bool', to='fast', csv=False, join=None, value=None, append=None, clears=None, excludes='thorough', view=False, required=False, shown=None),
+            CliParam(name='thorough', flags=('--thorough',), help='Larger candidate pool (40).', kind='bool', to='thorough', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='expand', flags=('--expand',), help='Balanced mode: generated query expansion on (default: slim presets only).', kind='bool', to='expand', csv=False, join=None, value=True, append=None, clears=None, excludes='no_expand', view=False, required=False, shown=None),
+            CliParam(name='no_expand', flags=('--no-expand',), help='Balanced mode: no generated query expansion.', kind='bool', to='expand', csv=False, join=None, value=False, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='no_rerank', flags=('--no-rerank',), help='No reranking.', kind='bool', to='rerank', csv=False, join=None, value=False, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='candidate_limit', flags=('-C', '--candidate-limit'), help='Rerank pool (1-100).', kind='int', to='candidateLimit', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='query_mode', flags=('--query-mode',), help='term:<text>, intent:<text> or hyde:<text> (repeatable).', kind='list', to='queryModes', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='explain', flags=('--explain',), help='Stage lines on stderr (meta.explain with --json).', kind='bool', to='explain', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='target', flags=('--target',), help='With `gno query diagnose <query>`: the document to explain.', kind='str', to='target', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+        ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare='gno.cli.hooks:query', render='gno.render.search:query', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='models_list',
@@ -274,6 +550,14 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='models list',
         mcp=None,
         rest=None,
+        handler='gno.services.models:models_list',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='models list', params=(
+        ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.models:listing', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='models_clear',
@@ -287,6 +571,19 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='models clear',
         mcp=None,
         rest=None,
+        handler='gno.services.models:models_clear',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='models clear', params=(
+            CliParam(name='all_', flags=('--all',), help='Every cached model file (the default).', kind='bool', to=None, csv=False, join=None, value=None, append=None, clears='roles', excludes=None, view=True, required=False, shown=None),
+            CliParam(name='embed', flags=('--embed',), help="The embedding model's file.", kind='bool', to='roles', csv=False, join=None, value=None, append='embed', clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='rerank', flags=('--rerank',), help="The reranker's file.", kind='bool', to='roles', csv=False, join=None, value=None, append='rerank', clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='expand', flags=('--expand',), help="The expansion model's file.", kind='bool', to='roles', csv=False, join=None, value=None, append='expand', clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='gen', flags=('--gen',), help="The generation model's file.", kind='bool', to='roles', csv=False, join=None, value=None, append='gen', clears=None, excludes=None, view=False, required=False, shown=None),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:cleared', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='models_path',
@@ -300,6 +597,14 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='models path',
         mcp=None,
         rest=None,
+        handler='gno.services.models:models_path',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='models path', params=(
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:path', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='models_pull',
@@ -312,7 +617,22 @@ OPERATIONS: tuple[Operation, ...] = (
         job=True,
         cli='models pull',
         mcp=None,
-        rest=RestBinding('POST', '/api/models/pull', 200, None, None, 'gno://schemas/api-models-pull-receipt@1.0', 'api_models_pull_receipt:ApiModelsPullReceipt'),
+        rest=RestBinding('POST', '/api/models/pull', 200, None, None, 'gno://schemas/api-models-pull-receipt@1.0', 'api_models_pull_receipt:ApiModelsPullReceipt', None, 'gno.rest.views:pull_receipt', None, None),
+        handler='gno.services.models:models_pull',
+        starter='gno.services.downloads:start_pull',
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='models pull', params=(
+            CliParam(name='all_', flags=('--all',), help='Every role (the default).', kind='bool', to=None, csv=False, join=None, value=None, append=None, clears='roles', excludes=None, view=True, required=False, shown=None),
+            CliParam(name='embed', flags=('--embed',), help='The embedding model.', kind='bool', to='roles', csv=False, join=None, value=None, append='embed', clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='rerank', flags=('--rerank',), help='The reranker.', kind='bool', to='roles', csv=False, join=None, value=None, append='rerank', clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='expand', flags=('--expand',), help='The query expansion model.', kind='bool', to='roles', csv=False, join=None, value=None, append='expand', clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='gen', flags=('--gen',), help='The generation model.', kind='bool', to='roles', csv=False, join=None, value=None, append='gen', clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='force', flags=('--force',), help='Download again even when cached.', kind='bool', to='force', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='no_progress', flags=('--no-progress',), help='No progress bar.', kind='bool', to=None, csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=True, required=False, shown=None),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:pulled', exit=None, progress='download', quiet=False),
     ),
     Operation(
         id='models_status',
@@ -325,7 +645,14 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli=None,
         mcp=None,
-        rest=RestBinding('GET', '/api/models/status', 200, None, None, None, None),
+        rest=RestBinding('GET', '/api/models/status', 200, None, None, None, None, None, None, None, None),
+        handler='gno.services.downloads:models_status',
+        starter=None,
+        execution='memory',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=None,
     ),
     Operation(
         id='models_use',
@@ -339,6 +666,15 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='models use',
         mcp=None,
         rest=None,
+        handler='gno.services.models:models_use',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='models use', params=(
+            CliParam(name='preset', flags=(), help='Preset id: slim-tuned, slim, balanced, quality, or one of index.yml.', kind='str', to='preset', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=True, shown=None),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:used', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='query_diagnose',
@@ -350,8 +686,15 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli=None,
-        mcp=McpBinding('gno_query_diagnose', ('full',), None, None, False, True),
-        rest=RestBinding('POST', '/api/query/diagnose', 200, 'gno://schemas/api-query-diagnose-input@1.0', 'api_query_diagnose_input:ApiQueryDiagnoseInput', None, None),
+        mcp=McpBinding('gno_query_diagnose', ('full',), None, None, False, True, None),
+        rest=RestBinding('POST', '/api/query/diagnose', 200, 'gno://schemas/api-query-diagnose-input@1.0', 'api_query_diagnose_input:ApiQueryDiagnoseInput', None, None, 'gno.rest.bodies:diagnose', None, None, None),
+        handler='gno.services.diagnose:diagnose',
+        starter=None,
+        execution='reader',
+        cancellable=True,
+        cacheable=False,
+        daemon=False,
+        cli_shape=None,
     ),
     Operation(
         id='add_collection',
@@ -363,8 +706,15 @@ OPERATIONS: tuple[Operation, ...] = (
         access='write',
         job=True,
         cli=None,
-        mcp=McpBinding('gno_add_collection', ('full',), 'gno://schemas/mcp-add-collection-result@1.0', None, False, False),
-        rest=RestBinding('POST', '/api/collections', 202, 'gno://schemas/api-collection-add-input@1.0', 'api_collection_add_input:ApiCollectionAddInput', 'gno://schemas/api-collection-added@1.0', 'api_collection_added:ApiCollectionAdded'),
+        mcp=McpBinding('gno_add_collection', ('full',), 'gno://schemas/mcp-add-collection-result@1.0', None, False, False, None),
+        rest=RestBinding('POST', '/api/collections', 202, 'gno://schemas/api-collection-add-input@1.0', 'api_collection_add_input:ApiCollectionAddInput', 'gno://schemas/api-collection-added@1.0', 'api_collection_added:ApiCollectionAdded', 'gno.rest.bodies:collection_add', 'gno.rest.views:collection_added', None, ('collection',)),
+        handler='gno.services.jobs:add_collection',
+        starter='gno.services.jobs:start_add_collection',
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=None,
     ),
     Operation(
         id='remove_collection',
@@ -376,8 +726,15 @@ OPERATIONS: tuple[Operation, ...] = (
         access='write',
         job=False,
         cli=None,
-        mcp=McpBinding('gno_remove_collection', ('full',), None, None, True, True),
-        rest=RestBinding('DELETE', '/api/collections/{collection}', 200, None, None, 'gno://schemas/api-collection-removed@1.0', 'api_collection_removed:ApiCollectionRemoved'),
+        mcp=McpBinding('gno_remove_collection', ('full',), None, None, True, True, None),
+        rest=RestBinding('DELETE', '/api/collections/{collection}', 200, None, None, 'gno://schemas/api-collection-removed@1.0', 'api_collection_removed:ApiCollectionRemoved', None, 'gno.rest.views:collection_removed', None, None),
+        handler='gno.services.collections:remove_collection',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=None,
     ),
     Operation(
         id='clear_collection_embeddings',
@@ -389,8 +746,15 @@ OPERATIONS: tuple[Operation, ...] = (
         access='write',
         job=False,
         cli=None,
-        mcp=McpBinding('gno_clear_collection_embeddings', ('full',), None, None, True, True),
+        mcp=McpBinding('gno_clear_collection_embeddings', ('full',), None, None, True, True, None),
         rest=None,
+        handler='gno.services.collections:clear_collection_embeddings',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=None,
     ),
     Operation(
         id='index_status',
@@ -402,8 +766,15 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli=None,
-        mcp=McpBinding('gno_status', ('full',), None, None, False, True),
+        mcp=McpBinding('gno_status', ('full',), None, None, False, True, None),
         rest=None,
+        handler='gno.services.status:index_status',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=None,
     ),
     Operation(
         id='job_status',
@@ -415,8 +786,15 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli=None,
-        mcp=McpBinding('gno_job_status', ('full',), None, None, False, True),
-        rest=RestBinding('GET', '/api/jobs/{jobId}', 200, None, None, 'gno://schemas/api-job@1.0', 'api_job:ApiJob'),
+        mcp=McpBinding('gno_job_status', ('full',), None, None, False, True, None),
+        rest=RestBinding('GET', '/api/jobs/{jobId}', 200, None, None, 'gno://schemas/api-job@1.0', 'api_job:ApiJob', None, 'gno.rest.views:job', None, None),
+        handler='gno.services.jobs:job_status',
+        starter=None,
+        execution='memory',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=None,
     ),
     Operation(
         id='job_list',
@@ -428,8 +806,15 @@ OPERATIONS: tuple[Operation, ...] = (
         access='read',
         job=False,
         cli=None,
-        mcp=McpBinding('gno_list_jobs', ('full',), None, None, False, True),
+        mcp=McpBinding('gno_list_jobs', ('full',), None, None, False, True, None),
         rest=None,
+        handler='gno.services.jobs:job_list',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=None,
     ),
     Operation(
         id='mcp_install',
@@ -443,6 +828,20 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='mcp install',
         mcp=None,
         rest=None,
+        handler='gno.services.mcp_install:mcp_install',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='mcp install', params=(
+            CliParam(name='target', flags=('-t', '--target'), help='The client: claude-desktop, claude-code, codex, cursor, zed, windsurf, opencode, amp, lmstudio, librechat.', kind='str', to='target', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown='claude-desktop'),
+            CliParam(name='scope', flags=('-s', '--scope'), help="user (the client's own config) or project (the config in the current folder: claude-code, codex, cursor, opencode, librechat).", kind='str', to='scope', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown='user'),
+            CliParam(name='force', flags=('-f', '--force'), help='Replace an existing gno entry.', kind='bool', to='force', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='dry_run', flags=('--dry-run',), help='Print what would be written; write nothing.', kind='bool', to='dryRun', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='enable_write', flags=('--enable-write',), help="Let the client's AI create and change documents.", kind='bool', to='enableWrite', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+            CliParam(name='tool_profile', flags=('--tool-profile',), help='core (a slim set of read tools) or full (the default).', kind='str', to='toolProfile', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown=None),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.mcp_clients:installed', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='mcp_status',
@@ -456,6 +855,16 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='mcp status',
         mcp=None,
         rest=None,
+        handler='gno.services.mcp_install:mcp_status',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='mcp status', params=(
+            CliParam(name='target', flags=('-t', '--target'), help='all, or one client: claude-desktop, claude-code, codex, cursor, zed, windsurf, opencode, amp, lmstudio, librechat.', kind='str', to='target', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown='all'),
+            CliParam(name='scope', flags=('-s', '--scope'), help='all, user or project.', kind='str', to='scope', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown='all'),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.mcp_clients:status', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='mcp_uninstall',
@@ -469,6 +878,16 @@ OPERATIONS: tuple[Operation, ...] = (
         cli='mcp uninstall',
         mcp=None,
         rest=None,
+        handler='gno.services.mcp_install:mcp_uninstall',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='mcp uninstall', params=(
+            CliParam(name='target', flags=('-t', '--target'), help='The client: claude-desktop, claude-code, codex, cursor, zed, windsurf, opencode, amp, lmstudio, librechat.', kind='str', to='target', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown='claude-desktop'),
+            CliParam(name='scope', flags=('-s', '--scope'), help="user (the client's own config) or project (the config in the current folder: claude-code, codex, cursor, opencode, librechat).", kind='str', to='scope', csv=False, join=None, value=None, append=None, clears=None, excludes=None, view=False, required=False, shown='user'),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.mcp_clients:uninstalled', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='health',
@@ -481,7 +900,14 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli=None,
         mcp=None,
-        rest=RestBinding('GET', '/api/health', 200, None, None, None, None),
+        rest=RestBinding('GET', '/api/health', 200, None, None, None, None, None, None, None, None),
+        handler='gno.services.status:health',
+        starter=None,
+        execution='memory',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=None,
     ),
     Operation(
         id='capabilities',
@@ -494,7 +920,14 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli=None,
         mcp=None,
-        rest=RestBinding('GET', '/api/capabilities', 200, None, None, None, None),
+        rest=RestBinding('GET', '/api/capabilities', 200, None, None, None, None, None, None, None, None),
+        handler='gno.services.status:capabilities',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=None,
     ),
     Operation(
         id='job_active',
@@ -507,7 +940,14 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli=None,
         mcp=None,
-        rest=RestBinding('GET', '/api/jobs/active', 200, None, None, None, None),
+        rest=RestBinding('GET', '/api/jobs/active', 200, None, None, None, None, None, None, None, None),
+        handler='gno.services.jobs:job_active',
+        starter=None,
+        execution='memory',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=None,
     ),
     Operation(
         id='resident_status',
@@ -520,7 +960,14 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli=None,
         mcp=None,
-        rest=RestBinding('GET', '/api/resident/status', 200, None, None, None, None),
+        rest=RestBinding('GET', '/api/resident/status', 200, None, None, None, None, None, None, None, None),
+        handler='gno.services.status:resident_status',
+        starter=None,
+        execution='memory',
+        cancellable=False,
+        cacheable=False,
+        daemon=True,
+        cli_shape=None,
     ),
 )
 

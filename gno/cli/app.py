@@ -1,8 +1,10 @@
 """The typer application: global options and the command groups.
 
-Every command turns its flags into the operation's generated input model, calls
-the registry handler and renders the generated output model; the help line of
-each command is the registry summary.
+The operation commands are built from the registry (``runner.register``): each
+turns its flags into the operation's generated input model, calls the registry
+handler and renders the generated output model; its help line is the registry
+summary. `serve`, `daemon` and the stdio `mcp` server are not operations and are
+declared in ``server`` and ``mcp``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
-from gno_contracts.operations import BY_ID
 
 from gno import __version__
 
@@ -31,7 +32,7 @@ models_app = typer.Typer(
     help="Models: what each role uses and the local cache.", rich_markup_mode=None
 )
 app.add_typer(models_app, name="models")
-# `gno mcp`: the stdio server (the group's default action, commands_mcp.mcp) and
+# `gno mcp`: the stdio server (the group's default action, gno/cli/mcp.py) and
 # `mcp install | status | uninstall`, which register it in AI clients' configs.
 mcp_app = typer.Typer(
     help="MCP: serve gno to AI clients over stdio, and register it in their configs.",
@@ -55,10 +56,6 @@ class Settings:
         from gno.paths import resolve_paths
 
         return App(resolve_paths(self.config, self.index))
-
-
-def summary(op_id: str) -> str:
-    return BY_ID[op_id].summary
 
 
 USAGE = {
@@ -123,10 +120,8 @@ def main(
             )
 
 
-from gno.cli import (  # noqa: E402,F401  (registers commands)
-    commands_index,
-    commands_mcp,
-    commands_models,
-    commands_read,
-    commands_server,
-)
+from gno.cli import mcp, runner, server  # noqa: E402  (they import this module's settings)
+
+mcp.register(mcp_app)
+runner.register({"": app, "collection": collection_app, "models": models_app, "mcp": mcp_app})
+server.register(app)

@@ -1,10 +1,9 @@
 """The human text of each MCP tool result, in GNO's wording (agents read it; programs read
-``structuredContent``). Tools without a dedicated renderer answer their payload as JSON."""
+``structuredContent``). The registry names each tool's function (``mcp.text``); tools
+without one answer their payload as JSON."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from typing import Any
 
 SNIPPET_CHARS = 200
@@ -15,7 +14,7 @@ def _one_line(text: str, limit: int = SNIPPET_CHARS) -> str:
     return flat if len(flat) <= limit else flat[:limit] + "..."
 
 
-def _results(args: dict[str, Any], payload: dict[str, Any], header_extra: str = "") -> str:
+def results(args: dict[str, Any], payload: dict[str, Any], header_extra: str = "") -> str:
     query = payload.get("meta", {}).get("query", args.get("query", ""))
     results = payload.get("results", [])
     if not results:
@@ -30,16 +29,16 @@ def _results(args: dict[str, Any], payload: dict[str, Any], header_extra: str = 
     return "\n".join(lines)
 
 
-def _query(args: dict[str, Any], payload: dict[str, Any]) -> str:
+def query(args: dict[str, Any], payload: dict[str, Any]) -> str:
     meta = payload.get("meta", {})
     flags = ["hybrid" if meta.get("mode") == "hybrid" else "BM25 only"]
     flags += [name for name in ("expanded", "reranked") if meta.get(name)]
     if meta.get("vectorsUsed"):
         flags.append("vectors")
-    return _results(args, payload, f" ({', '.join(flags)})")
+    return results(args, payload, f" ({', '.join(flags)})")
 
 
-def _get(args: dict[str, Any], payload: dict[str, Any]) -> str:
+def document(args: dict[str, Any], payload: dict[str, Any]) -> str:
     lines = [f"Document: {payload['uri']}"]
     if payload.get("title"):
         lines.append(f"Title: {payload['title']}")
@@ -55,7 +54,7 @@ def _get(args: dict[str, Any], payload: dict[str, Any]) -> str:
     return "\n".join([*lines, "", header, payload["content"]])
 
 
-def _multi_get(args: dict[str, Any], payload: dict[str, Any]) -> str:
+def documents(args: dict[str, Any], payload: dict[str, Any]) -> str:
     documents, skipped = payload.get("documents", []), payload.get("skipped", [])
     lines = [
         f"Retrieved {len(documents)} documents" + (f", skipped {len(skipped)}" if skipped else "")
@@ -72,19 +71,3 @@ def _multi_get(args: dict[str, Any], payload: dict[str, Any]) -> str:
         lines += ["", "--- Skipped ---"]
         lines += [f"- {item['ref']}: {item['reason']}" for item in skipped]
     return "\n".join(lines)
-
-
-RENDERERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
-    "gno_search": _results,
-    "gno_vsearch": _results,
-    "gno_query": _query,
-    "gno_get": _get,
-    "gno_multi_get": _multi_get,
-}
-
-
-def render_text(tool: str, args: dict[str, Any], payload: dict[str, Any]) -> str:
-    renderer = RENDERERS.get(tool)
-    return (
-        renderer(args, payload) if renderer else json.dumps(payload, indent=2, ensure_ascii=False)
-    )

@@ -25,7 +25,6 @@ from gno_contracts.operations import OPERATIONS, Operation
 
 from gno.app import App
 from gno.errors import GnoError
-from gno.mcp.texts import render_text
 
 PROFILES = ("full", "core")
 JSON_SCHEMA_2020 = "https://json-schema.org/draft/2020-12/schema"
@@ -116,7 +115,7 @@ def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
     """Run one tool call to completion (blocking). Never raises for a user-visible failure."""
     from pydantic import ValidationError as PydanticError
 
-    from gno.services import handler, model
+    from gno.services import handler, model, resolve, starter
 
     if problem := argument_error(tool, arguments):
         return failure("VALIDATION", problem)
@@ -128,9 +127,7 @@ def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
         return failure("VALIDATION", f"Invalid arguments: {where}: {first['msg']}")
     try:
         if tool.op.job:
-            from gno.services.jobs import STARTERS
-
-            payload = STARTERS[tool.op.id](app, inp)
+            payload = starter(tool.op.id)(app, inp)
         else:
             payload = handler(tool.op.id)(app, inp).model_dump(mode="json", exclude_unset=True)
     except GnoError as exc:
@@ -142,4 +139,7 @@ def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
         return failure(
             "RUNTIME", f"Internal error ({type(exc).__name__}: {exc}). Please report it."
         )
-    return Outcome(render_text(tool.name, arguments, payload), payload)
+    text = tool.op.mcp.text if tool.op.mcp else None
+    if text is None:
+        return Outcome(json.dumps(payload, indent=2, ensure_ascii=False), payload)
+    return Outcome(resolve(text)(arguments, payload), payload)

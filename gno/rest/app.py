@@ -37,7 +37,6 @@ from gno.rest.mcp_gateway import McpGateway
 from gno.rest.security import GateMiddleware, Gates
 
 # What `gno daemon` serves besides /mcp: lifecycle and, to same-host callers, status.
-DAEMON_OPERATIONS = frozenset({"resident_status", "status"})
 DAEMON_SAME_HOST_ONLY = frozenset({"/api/status"})
 WEB_UI_MOUNT = "/"  # the Web UI (not built yet) is served from here, after /api and /mcp
 DESCRIPTION = (
@@ -96,7 +95,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
         options.gates.same_host_only = options.gates.same_host_only | DAEMON_SAME_HOST_ONLY
     dispatcher = routes.Dispatcher(runtime)
     for route in routes.routes():
-        if daemon and route.op.id not in DAEMON_OPERATIONS:
+        if daemon and not route.op.daemon:
             continue  # the daemon serves no REST reads of content and no REST writes
         api.add_api_route(
             route.path,

@@ -5,12 +5,31 @@ strings (`category` singular), limits default per route and are clamped
 instead of refused, query uses `noExpand`/`noRerank`, sync never runs an
 updateCmd, collection add takes comma strings, and `absPath` is asked for only
 when the caller is on the same host.
+
+Each function is a registry ``rest.body``: it takes the REST model the route
+parsed (already checked against its schema) and builds the operation's input
+model with ``model_construct``, so a request is validated once, not again here.
+Every value it passes is one the REST schema already bounds at least as tightly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeAlias
+
+from gno_contracts.models.api_collection_add_input import ApiCollectionAddInput
+from gno_contracts.models.api_doc_input import ApiDocInput
+from gno_contracts.models.api_docs_input import ApiDocsInput
+from gno_contracts.models.api_query_diagnose_input import ApiQueryDiagnoseInput
+from gno_contracts.models.api_query_input import ApiQueryInput
+from gno_contracts.models.api_search_input import ApiSearchInput
+from gno_contracts.models.api_sync_input import ApiSyncInput
+from gno_contracts.models.collection_add_input import CollectionAddInput
+from gno_contracts.models.get_input import GetInput
+from gno_contracts.models.ls_input import LsInput
+from gno_contracts.models.query_diagnose_input import QueryDiagnoseInput
+from gno_contracts.models.query_input import QueryInput, QueryMode, QueryModeKind
+from gno_contracts.models.search_input import SearchInput
+from gno_contracts.models.update_input import UpdateInput
 
 from gno.core.identity import make_uri
 from gno.errors import ValidationError
@@ -24,6 +43,8 @@ LIST_FIELDS = {
     "tagsAll": "tagsAll",
     "tagsAny": "tagsAny",
 }
+SearchBody: TypeAlias = ApiSearchInput | ApiQueryInput | ApiQueryDiagnoseInput
+QueryBody: TypeAlias = ApiQueryInput | ApiQueryDiagnoseInput
 
 
 def _csv(value: str | None) -> list[str] | None:
@@ -32,7 +53,7 @@ def _csv(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
-def _search_fields(body: Any, local: bool) -> dict[str, Any]:
+def _search_fields(body: SearchBody, local: bool) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "query": body.query.strip(),
         "limit": min(body.limit, SEARCH_LIMIT_MAX),
@@ -49,12 +70,15 @@ def _search_fields(body: Any, local: bool) -> dict[str, Any]:
     return fields
 
 
-def _query_fields(body: Any, local: bool) -> dict[str, Any]:
+def _query_fields(body: QueryBody, local: bool) -> dict[str, Any]:
     fields = _search_fields(body, local)
     if body.candidateLimit is not None:
         fields["candidateLimit"] = min(body.candidateLimit, CANDIDATE_LIMIT_MAX)
     if body.queryModes is not None:
-        fields["queryModes"] = [m.model_dump() for m in body.queryModes]
+        fields["queryModes"] = [
+            QueryMode.model_construct(mode=QueryModeKind(m.mode.value), text=m.text)
+            for m in body.queryModes
+        ]
     if body.noExpand:
         fields["expand"] = False
     if body.noRerank:
@@ -66,32 +90,32 @@ def _query_fields(body: Any, local: bool) -> dict[str, Any]:
     return fields
 
 
-def search(body: Any, local: bool) -> dict[str, Any]:
-    return _search_fields(body, local)
+def search(body: ApiSearchInput, local: bool) -> SearchInput:
+    return SearchInput.model_construct(**_search_fields(body, local))
 
 
-def query(body: Any, local: bool) -> dict[str, Any]:
-    return _query_fields(body, local) | {"explain": bool(body.explain)}
+def query(body: ApiQueryInput, local: bool) -> QueryInput:
+    return QueryInput.model_construct(**_query_fields(body, local), explain=bool(body.explain))
 
 
-def diagnose(body: Any, local: bool) -> dict[str, Any]:
-    return _query_fields(body, local) | {"target": body.target}
+def diagnose(body: ApiQueryDiagnoseInput, local: bool) -> QueryDiagnoseInput:
+    return QueryDiagnoseInput.model_construct(**_query_fields(body, local), target=body.target)
 
 
-def sync(body: Any, local: bool) -> dict[str, Any]:
+def sync(body: ApiSyncInput, local: bool) -> UpdateInput:
     fields = body.model_dump(exclude_none=True)
-    return fields | {"runUpdateCmd": False}
+    return UpdateInput.model_construct(**fields, runUpdateCmd=False)
 
 
-def collection_add(body: Any, local: bool) -> dict[str, Any]:
+def collection_add(body: ApiCollectionAddInput, local: bool) -> CollectionAddInput:
     fields = body.model_dump(exclude_none=True)
     for name in ("include", "exclude"):
         if name in fields:
             fields[name] = _csv(fields[name])
-    return fields
+    return CollectionAddInput.model_construct(**fields)
 
 
-def docs(body: Any, local: bool) -> dict[str, Any]:
+def docs(body: ApiDocsInput, local: bool) -> LsInput:
     scope = body.collection
     if body.pathPrefix is not None:
         if body.collection is None:
@@ -100,20 +124,8 @@ def docs(body: Any, local: bool) -> dict[str, Any]:
     fields: dict[str, Any] = {"limit": body.limit, "offset": body.offset}
     if scope is not None:
         fields["scope"] = scope
-    return fields
+    return LsInput.model_construct(**fields)
 
 
-def doc(body: Any, local: bool) -> dict[str, Any]:
-    return {"ref": body.uri, "lineNumbers": False, "includeAbsPath": local}
-
-
-# REST input schema $id -> fields of the operation's input model
-TO_INPUT: dict[str, Callable[[Any, bool], dict[str, Any]]] = {
-    "gno://schemas/api-search-input@1.0": search,
-    "gno://schemas/api-query-input@1.0": query,
-    "gno://schemas/api-query-diagnose-input@1.0": diagnose,
-    "gno://schemas/api-sync-input@1.0": sync,
-    "gno://schemas/api-collection-add-input@1.0": collection_add,
-    "gno://schemas/api-docs-input@1.0": docs,
-    "gno://schemas/api-doc-input@1.0": doc,
-}
+def doc(body: ApiDocInput, local: bool) -> GetInput:
+    return GetInput.model_construct(ref=body.uri, lineNumbers=False, includeAbsPath=local)

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import apsw
+from gno_contracts.operations import BY_ID
 
-CACHED_OPERATIONS = frozenset({"search"})
 MAX_ENTRIES = 1024
 MAX_BYTES = 32 * 1024 * 1024
 
@@ -59,8 +59,9 @@ class ResultCache:
         self.hits = self.misses = 0
 
     def slot(self, op_id: str, inp: Any, local: bool) -> Slot | None:
-        """None when this input is not cacheable or the index cannot be read."""
-        if op_id not in CACHED_OPERATIONS or self.max_entries <= 0:
+        """None when this input is not cacheable (registry ``cacheable``) or the index
+        cannot be read."""
+        if not BY_ID[op_id].cacheable or self.max_entries <= 0:
             return None
         if getattr(inp, "since", None) or getattr(inp, "until", None):
             return None

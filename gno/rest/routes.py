@@ -3,13 +3,15 @@
 A request becomes arguments (JSON body for POST, else query and path
 parameters), is validated against the JSON Schema the route publishes (the
 REST input schema when the binding names one, else the operation's), mapped to
-the operation's input model (``bodies``), run by the same handler as the CLI
-and MCP on a reader connection (writes on the owner App, one at a time), and
-answered as the operation output or the binding's REST view (``views``),
-without host paths for a caller on another host. Reads that can run long
-(vsearch, query, diagnose) are cancelled when the client disconnects
-(``disconnect``); reads of in-memory state need no reader, so liveness and
-status answer even when every reader is busy.
+the operation's input model by the binding's ``body`` function (typed, no
+second validation), run by the same handler as the CLI and MCP where the
+operation's ``execution`` says (a pooled reader, the owner App one write at a
+time, process memory, or the search lane), and answered as the operation
+output or the binding's ``view``, without host paths for a caller on another
+host. ``cancellable`` reads are cancelled when the client disconnects
+(``disconnect``); ``memory`` reads need no reader, so liveness and status
+answer even when every reader is busy. Everything per operation comes from
+the registry (schemas/operations.yaml); nothing here names an operation.
 """
 
 from __future__ import annotations
@@ -32,22 +34,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gno.errors import GnoError, ValidationError
-from gno.rest import bodies, openapi, views
+from gno.rest import openapi, views
 from gno.rest.disconnect import run_until_disconnect
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.result_cache import ResultCache
-from gno.rest.search_lane import LANE_OPERATIONS, SearchLane
+from gno.rest.search_lane import SearchLane
 from gno.rest.security import BodyTooLarge, same_host
-from gno.services import handler, model
+from gno.services import handler, model, resolve
 from gno.services.cancel import Cancelled
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 429, 503)
 ERROR_SCHEMA = "gno://schemas/api-error@1.0"
-# Reads that may take seconds (models, many candidates): a client disconnect cancels them.
-CANCELLABLE = frozenset({"vsearch", "query", "query_diagnose"})  # BM25 search: too short to watch
-# Reads of process memory only (no SQLite): no reader needed, never 429.
-IN_MEMORY = frozenset({"health", "resident_status", "job_status", "job_active", "models_status"})
 
 
 @dataclass(frozen=True)
@@ -145,8 +143,9 @@ class Dispatcher:
         self.lane = SearchLane(runtime.readers)
 
     def run(self, op: Operation, inp: BaseModel) -> Any:
-        work: Callable[[Any, Any], Any] = views.VIEWS.get(op.id) or handler(op.id)
-        if op.access == "write":
+        view = op.rest.view if op.rest else None
+        work: Callable[[Any, Any], Any] = resolve(view) if view else handler(op.id)
+        if op.execution == "writer":
             owner = self.runtime.owner
             try:
                 with self._write_lock:
@@ -154,7 +153,7 @@ class Dispatcher:
                     return work(owner, inp)
             finally:
                 self.runtime.collections_changed()  # the watcher re-reads the roots
-        if op.id in IN_MEMORY:
+        if op.execution == "memory":
             return work(self.runtime.owner, inp)
         with self.runtime.readers.reader() as app:
             return work(app, inp)
@@ -162,10 +161,10 @@ class Dispatcher:
 
 def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
     op = route.op
-    rest_input = op.rest.input_schema if op.rest else None
-    to_input = bodies.TO_INPUT.get(rest_input) if rest_input else None
-    rest_model = model(op.rest.input_model) if op.rest and op.rest.input_model else None
-    op_model = model(op.input_model)
+    body = resolve(op.rest.body) if op.rest and op.rest.body else None
+    # What the schema check lets through is parsed once into a typed model: the REST
+    # body's when it has its own (its ``body`` function builds the operation input).
+    parse = model(op.rest.input_model if op.rest and op.rest.input_model else op.input_model)
 
     async def serve(request: Request) -> Response:
         local = same_host(request.scope)
@@ -178,21 +177,20 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 args = _query_args(route, request)
             if problem := schema_problem(route.input_schema, args):
                 raise ValidationError(problem)
-            if to_input is not None and rest_model is not None:
-                args = to_input(rest_model.model_validate(args), local)
             try:
-                inp = op_model.model_validate(args)
+                parsed = parse.model_validate(args)
             except ModelError as exc:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"]) or "input"
                 raise ValidationError(f"Invalid request: {where}: {first['msg']}") from None
+            inp = body(parsed, local) if body is not None else parsed
             slot = dispatcher.cache.slot(op.id, inp, local)
             if slot is not None and slot.body is not None:
                 return Response(slot.body, route.status, media_type="application/json")
             work = partial(dispatcher.run, op, inp)
-            if op.id in LANE_OPERATIONS:  # BM25: milliseconds, a few at a time
+            if op.execution == "lane":  # BM25: milliseconds, a few at a time
                 result = await dispatcher.lane.run(work)
-            elif op.id in CANCELLABLE:
+            elif op.cancellable:
                 result = await run_until_disconnect(request, work)
             else:
                 result = await anyio.to_thread.run_sync(work)
@@ -213,7 +211,7 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 return Response(content, route.status, media_type="application/json")
             result = result.model_dump(mode="json", exclude_unset=True)
         if not local:
-            result = views.redact(op.id, result)
+            result = views.redact(op, result)
         content = json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode()
         if slot is not None:
             slot.keep(content)

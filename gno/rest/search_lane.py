@@ -22,7 +22,6 @@ import anyio.to_thread
 from gno.resident.readers import ReaderPool, ReadersBusyError
 
 T = TypeVar("T")
-LANE_OPERATIONS = frozenset({"search"})
 
 
 class SearchLane:

@@ -1,17 +1,19 @@
-"""REST answers that differ from the operation's output (registry ``rest.output``).
+"""REST answers that differ from the operation's output (registry ``rest.view``).
 
 Job operations answer a receipt at once (the work goes on in the background);
 a few reads reshape the operation output into GNO's REST shape. Everything
-else is the operation output as is.
+else is the operation output as is. ``redact`` removes host paths for callers
+on another host (registry ``rest.roots`` and ``rest.redact``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from gno_contracts.operations import Operation
+
 from gno.app import App
-from gno.services import handler
+from gno.services import handler, resolve
 
 REMOVED_NOTE = "Indexed documents are kept (inactive) until `gno cleanup`."
 
@@ -106,27 +108,9 @@ def documents(app: App, inp: Any) -> dict[str, Any]:
     }
 
 
-# operation id -> how REST runs it, when not ``handler(op)`` dumped as is
-VIEWS: dict[str, Callable[[App, Any], Any]] = {
-    "update": sync_receipt,
-    "embed": embed_receipt,
-    "add_collection": collection_added,
-    "remove_collection": collection_removed,
-    "models_pull": pull_receipt,
-    "job_status": job,
-    "status": full_status,
-    "get": document,
-    "ls": documents,
-}
-
 # Host paths a remote caller never receives (surfaces.md §4.1): keys dropped anywhere,
-# plus collection root `path` at these places of these operations' answers.
+# plus collection root `path` where the registry's `rest.roots` says.
 HOST_PATH_KEYS = frozenset({"absPath", "configPath", "dbPath", "dataDir"})
-COLLECTION_PATHS: dict[str, tuple[str, ...]] = {
-    "status": ("collections", "*"),
-    "collection_list": ("*",),
-    "add_collection": ("collection",),
-}
 
 
 def _drop_keys(node: Any) -> Any:
@@ -150,7 +134,7 @@ def _drop_path(node: Any, where: tuple[str, ...]) -> None:
         _drop_path(node[head], rest)
 
 
-def _redact_bootstrap(payload: Any) -> None:
+def redact_bootstrap(payload: Any) -> None:
     """status ``bootstrap``: the model cache folder is omitted, model file paths are null."""
     bootstrap = payload.get("bootstrap") if isinstance(payload, dict) else None
     if not isinstance(bootstrap, dict):
@@ -165,11 +149,11 @@ def _redact_bootstrap(payload: Any) -> None:
         onboarding["suggestedCollections"] = []  # suggestions are host folders
 
 
-def redact(op_id: str, payload: Any) -> Any:
+def redact(op: Operation, payload: Any) -> Any:
     """The answer for a caller that is not on this host: no host paths at all."""
     payload = _drop_keys(payload)
-    if where := COLLECTION_PATHS.get(op_id):
-        _drop_path(payload, where)
-    if op_id == "status":
-        _redact_bootstrap(payload)
+    if op.rest is not None and op.rest.roots is not None:
+        _drop_path(payload, op.rest.roots)
+    if op.rest is not None and op.rest.redact is not None:
+        resolve(op.rest.redact)(payload)
     return payload

@@ -414,14 +414,6 @@ def start_add_collection(app: App, inp: CollectionAddInput) -> dict[str, Any]:
     return {"jobId": job.id, "collection": name, "status": "started"}
 
 
-STARTERS: dict[str, Callable[[App, Any], dict[str, Any]]] = {
-    "update": start_update,
-    "embed": start_embed,
-    "index": start_index,
-    "add_collection": start_add_collection,
-}
-
-
 def add_collection(app: App, inp: CollectionAddInput) -> SyncResult:
     """The whole job in the foreground: add the collection, then sync it."""
     from gno.services import handler

@@ -1,12 +1,17 @@
-"""Text formats of the search family, rendered from a real search payload."""
+"""Text formats of the search family, rendered from a real search result (the output
+model, as the CLI renders it)."""
 
 import csv
 import io
 import xml.etree.ElementTree as ET
 
 import pytest
+from gno_contracts.models.ls import DocumentList
+from gno_contracts.models.multi_get import MultiGetResult
 
-from gno.cli.output import dump, render_documents, render_multi_get, render_search
+from gno.render import View
+from gno.render.documents import documents, listing
+from gno.render.search import text as render_text
 from tests.conftest import search, sync
 
 
@@ -19,27 +24,27 @@ def payload(make_app):
         }
     )
     sync(app)
-    return dump(search(app, "sampling", limit=5))
+    return search(app, "sampling", limit=5)
 
 
 def test_files_lines(payload):
-    lines = render_search(payload, "files").splitlines()
+    lines = render_text(payload, View("files")).splitlines()
     assert len(lines) == 2
-    for line, hit in zip(lines, payload["results"], strict=True):
+    for line, hit in zip(lines, payload.results, strict=True):
         docid, score, uri = line.split(",")
-        assert (docid, uri) == (hit["docid"], hit["uri"]) and score == f"{hit['score']:.4f}"
+        assert (docid, uri) == (hit.docid, hit.uri) and score == f"{hit.score:.4f}"
 
 
 def test_csv_is_parseable_with_quoted_fields(payload):
-    rows = list(csv.reader(io.StringIO(render_search(payload, "csv"))))
+    rows = list(csv.reader(io.StringIO(render_text(payload, View("csv")))))
     assert rows[0] == ["docid", "score", "uri", "title", "relPath"]
     titles = {row[3] for row in rows[1:]}
     assert 'Alpha "quoted" & <tagged>' in titles
-    assert render_search(payload, "csv").splitlines()[1].startswith('"#')
+    assert render_text(payload, View("csv")).splitlines()[1].startswith('"#')
 
 
 def test_xml_is_well_formed_and_escaped(payload):
-    root = ET.fromstring(render_search(payload, "xml"))
+    root = ET.fromstring(render_text(payload, View("xml")))
     assert root.tag == "searchResults"
     meta = root.find("meta")
     assert (
@@ -50,25 +55,30 @@ def test_xml_is_well_formed_and_escaped(payload):
 
 
 def test_markdown_and_terminal(payload):
-    md = render_search(payload, "md")
+    md = render_text(payload, View("md"))
     assert (
         md.startswith('# Search Results for "sampling"') and md.count("\n## ") == 2 and "```" in md
     )
-    text = render_search(payload, None)
+    text = render_text(payload, View())
     assert text.splitlines()[0].startswith("[#") and text.endswith(
         '2 result(s) for "sampling" (bm25)'
     )
-    empty = dict(payload, results=[])
-    assert render_search(empty, None) == "No results found."
+    empty = payload.model_copy(update={"results": []})
+    assert render_text(empty, View()) == "No results found."
 
 
 def test_ls_and_multi_get_renderers():
-    docs = {
-        "documents": [{"docid": "#abcdef12", "uri": "gno://n/a.md", "title": "A"}],
-        "meta": {"total": 1, "returned": 1, "offset": 0},
-    }
-    assert render_documents(docs, "files") == "#abcdef12,gno://n/a.md"
-    assert render_documents(docs, None).endswith("1 of 1 document(s)")
+    source = {"relPath": "a.md", "mime": "text/markdown", "ext": ".md"}
+    docs = DocumentList.model_validate(
+        {
+            "documents": [
+                {"docid": "#abcdef12", "uri": "gno://n/a.md", "title": "A", "source": source}
+            ],
+            "meta": {"total": 1, "returned": 1, "offset": 0},
+        }
+    )
+    assert listing(docs, View("files")).out == "#abcdef12,gno://n/a.md"
+    assert (listing(docs, View()).out or "").endswith("1 of 1 document(s)")
     multi = {
         "documents": [
             {
@@ -77,9 +87,12 @@ def test_ls_and_multi_get_renderers():
                 "content": "x",
                 "totalLines": 1,
                 "truncated": True,
+                "source": source,
             }
         ],
         "skipped": [{"ref": "n/zz.md", "reason": "not_found"}],
+        "meta": {"requested": 2, "returned": 1, "skipped": 1},
     }
-    text = render_multi_get(multi, None)
-    assert "=== gno://n/a.md ===" in text and "(truncated)" in text and "n/zz.md: not_found" in text
+    shown = documents(MultiGetResult.model_validate(multi), View()).out or ""
+    assert "=== gno://n/a.md ===" in shown and "(truncated)" in shown
+    assert "n/zz.md: not_found" in shown

@@ -1,0 +1,260 @@
+"""`gno serve` (REST API, OpenAPI, MCP at /mcp) and `gno daemon` (headless MCP gateway),
+and their process management (`--detach`, `--status`, `--stop`).
+
+Both commands take one options type, ``ServerFlags``: the parameters are declared
+once here and each command lists which it offers. FastAPI, uvicorn and the MCP
+SDK load only when a server starts; `--status` and `--stop` use the standard
+library alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import typer
+
+from gno.cli.mcp import resolve_tool_profile
+from gno.cli.runner import Param, command, settings
+from gno.errors import ValidationError
+
+
+@dataclass(frozen=True)
+class ServerFlags:
+    """Every flag of serve and daemon; the daemon-only ones default to serve's behaviour."""
+
+    port: int = 3000
+    host: str = "127.0.0.1"
+    mcp_token_file: str | None = None
+    mcp_allowed_host: list[str] | None = None
+    mcp_allowed_origin: list[str] | None = None
+    mcp_enable_write: bool = False
+    mcp_tool_profile: str | None = None
+    detach: bool = False
+    status: bool = False
+    stop: bool = False
+    pid_file: str | None = None
+    log_file: str | None = None
+    json: bool = False
+    write_pid_file: bool = False
+    max_body_bytes: int = 1024 * 1024
+    max_waiting_syncs: int = 64
+    max_readers: int = 4
+    max_queued_reads: int = 256
+    no_watch: bool = False
+    events_keepalive_ms: int = 15_000
+    no_sync_on_start: bool = True  # daemon only: serve never syncs at start
+    no_auto_embed: bool = True  # daemon only: serve never embeds in the background
+    embed_delay_ms: int = 10_000
+
+
+DEFAULTS = ServerFlags()
+
+
+def _flag(name: str, kind: Any, *flags: str, help: str, **extra: Any) -> Param:
+    """One parameter; its default is ServerFlags' unless ``default`` says otherwise."""
+    default = extra.pop("default", getattr(DEFAULTS, name))
+    option = typer.Option(*flags, help=help, **extra)
+    return Param(name, Param.KEYWORD_ONLY, annotation=Annotated[kind, option], default=default)
+
+
+PORT = _flag(
+    "port", int, "-p", "--port", min=0, max=65535, help="Port to listen on (0: any free port)."
+)
+GATEWAY = [
+    _flag("mcp_token_file", str | None, "--mcp-token-file", help="File holding the bearer token /mcp requires (created with a random token if missing)."),
+    _flag("mcp_allowed_host", list[str] | None, "--mcp-allowed-host", help="Exact Host header to accept (repeatable)."),
+    _flag("mcp_allowed_origin", list[str] | None, "--mcp-allowed-origin", help="Exact Origin to accept (repeatable)."),
+    _flag("mcp_enable_write", bool, "--mcp-enable-write", help="Offer MCP write tools at /mcp."),
+    _flag("mcp_tool_profile", str | None, "--mcp-tool-profile", help="MCP tool set at /mcp: full or core."),
+]  # fmt: skip
+PROCESS = [
+    _flag("detach", bool, "--detach", help="Run in the background; print its pid."),
+    _flag("status", bool, "--status", help="Is a detached server running? (exit 3 when not)"),
+    _flag("stop", bool, "--stop", help="Stop the detached server (exit 3 when none runs)."),
+    _flag("pid_file", str | None, "--pid-file", help="Pid file of a detached run [{data}/<cmd>.pid]."),
+    _flag("log_file", str | None, "--log-file", help="Log of a detached run [{data}/<cmd>.log]."),
+    _flag("json", bool, "--json", help="With --status or --detach: JSON (process-status@1.0)."),
+    _flag("write_pid_file", bool, "--write-pid-file", hidden=True, help="Set by --detach for its child."),
+    _flag("max_body_bytes", int, "--max-body-bytes", min=1, hidden=True, help="Request body limit."),
+    _flag("max_waiting_syncs", int, "--max-waiting-syncs", min=0, hidden=True, help="Sync queue depth."),
+    _flag("max_readers", int, "--max-readers", min=1, hidden=True, help="Parallel SQLite readers."),
+    _flag("max_queued_reads", int, "--max-queued-reads", min=0, hidden=True, help="Reads waiting for a reader."),
+    _flag("no_watch", bool, "--no-watch", help="Do not watch collection folders for changes."),
+    _flag("events_keepalive_ms", int, "--events-keepalive-ms", min=10, hidden=True, help="SSE keep-alive interval."),
+]  # fmt: skip
+SERVE = [
+    PORT,
+    _flag("host", str, "--host", help="Loopback address to bind (127.0.0.1, ::1, localhost)."),
+    *GATEWAY,
+    *PROCESS,
+]
+DAEMON = [
+    PORT,
+    _flag("host", str, "--host", help="Address to bind; non-loopback needs a token file, Host and Origin allowlists."),
+    *GATEWAY,
+    _flag("no_sync_on_start", bool, "--no-sync-on-start", default=False, help="Skip the initial sync of every collection."),
+    *PROCESS,
+    _flag("no_auto_embed", bool, "--no-auto-embed", default=False, help="Do not embed synced changes in the background."),
+    _flag("embed_delay_ms", int, "--embed-delay-ms", min=0, hidden=True, help="Embed scheduler delay."),
+]  # fmt: skip
+
+
+def serve(ctx: typer.Context, **values: Any) -> None:
+    from gno.resident.process import is_loopback_host
+
+    flags = ServerFlags(**values)
+    if not is_loopback_host(flags.host):
+        raise ValidationError(
+            f"gno serve listens on loopback only, not {flags.host}: its REST API and Web UI share the "
+            "listener. For MCP from other hosts use `gno daemon --host` with --mcp-token-file, "
+            "--mcp-allowed-host and --mcp-allowed-origin."
+        )
+    _run(ctx, "serve", flags, _manage(ctx, "serve", flags))
+
+
+def daemon(ctx: typer.Context, **values: Any) -> None:
+    flags = ServerFlags(**values)
+    _run(ctx, "daemon", flags, _manage(ctx, "daemon", flags))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(
+        command(
+            SERVE,
+            serve,
+            "REST API, OpenAPI (/docs), the MCP gateway (/mcp) and a file watcher that keeps the\n"
+            "    index in step with the collection folders, on loopback; Ctrl-C stops it.",
+        )
+    )
+    app.command("daemon")(
+        command(
+            DAEMON,
+            daemon,
+            "Headless resident: the MCP gateway (/mcp) and /api/resident/status; syncs at start,\n"
+            "    then watches the collection folders and embeds what changed (when the model is on disk).",
+        )
+    )
+
+
+def _manage(ctx: typer.Context, kind: str, flags: ServerFlags) -> Any:
+    """Handle --status and --stop (they exit here) and --detach (the parent exits here);
+    returns the process files for a server that runs in this process."""
+    from gno.paths import resolve_paths
+    from gno.resident import process
+
+    chosen = [
+        n
+        for n, on in (("detach", flags.detach), ("status", flags.status), ("stop", flags.stop))
+        if on
+    ]
+    if len(chosen) > 1:
+        raise ValidationError(f"Choose one of --{' / --'.join(chosen)}: they exclude each other.")
+    as_json = flags.json or settings(ctx).json
+    if as_json and not (flags.status or flags.detach):
+        raise ValidationError("--json goes with --status or --detach.")
+    paths = resolve_paths(settings(ctx).config, settings(ctx).index)
+    files = process.process_files(kind, paths.data_dir, flags.pid_file, flags.log_file)
+    if flags.status:
+        payload = process.process_status(files)
+        _print_status(payload, as_json)
+        raise typer.Exit(0 if payload["running"] else 3)
+    if flags.stop:
+        stopped = process.stop(files)
+        if stopped is None:
+            raise typer.Exit(3)  # silent: nothing was running
+        if not as_json:
+            typer.echo(f"gno {kind}: stopped (pid {stopped})")
+        raise typer.Exit(0)
+    if flags.detach:
+        record = process.detach(files, sys.argv[1:], flags.host)
+        started: dict[str, Any] = {"pid": record["pid"]}
+        if kind == "serve":
+            started["url"] = process.loopback_url(flags.host, record["port"])
+        if as_json:
+            typer.echo(json.dumps(started))
+        else:
+            where = f" at {started['url']}" if "url" in started else f" on port {record['port']}"
+            typer.echo(
+                f"gno {kind}: running in the background (pid {record['pid']}){where}; "
+                f"log {files.log_file}; stop it with `gno {kind} --stop`"
+            )
+        raise typer.Exit(0)
+    return files
+
+
+def _print_status(payload: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    kind = payload["cmd"]
+    if not payload["running"]:
+        typer.echo(f"gno {kind}: not running (pid file {payload['pid_file']})")
+        return
+    minutes, seconds = divmod(payload["uptime_seconds"], 60)
+    hours, minutes = divmod(minutes, 60)
+    typer.echo(
+        f"gno {kind}: running (pid {payload['pid']}, port {payload['port']}, "
+        f"up {hours}h{minutes:02d}m{seconds:02d}s, gno {payload['version']})"
+    )
+    resident = payload["resident"]
+    if resident is not None:
+        jobs = resident["jobs"]
+        typer.echo(
+            f"  admission {resident['admission']['state']}, "
+            f"{resident['transport']['activeRequests']} active requests, "
+            f"{jobs['active']} active jobs"
+        )
+    else:
+        typer.echo("  /api/resident/status did not answer (busy, or the gateway wants a token)")
+    size = payload["log_size_bytes"]
+    typer.echo(f"  pid file {payload['pid_file']}")
+    typer.echo(f"  log {payload['log_file']}" + (f" ({size} bytes)" if size is not None else ""))
+
+
+def _run(ctx: typer.Context, kind: str, flags: ServerFlags, files: Any) -> None:
+    """Serve in this process: the flags become ServeOptions."""
+    from gno.resident.runtime import Limits
+    from gno.rest.app import ServeOptions
+    from gno.rest.gateway import build_gateway
+    from gno.rest.security import Gates
+    from gno.rest.serve import serve as run_server
+
+    gateway = build_gateway(
+        flags.host,
+        flags.mcp_token_file,
+        flags.mcp_allowed_host,
+        flags.mcp_allowed_origin,
+        whole_listener=kind == "daemon",
+    )
+    app = settings(ctx).make_app()
+    # GNO_API_TOKEN guards serve's REST routes; the daemon's listener is the gateway's alone.
+    api_token = (os.environ.get("GNO_API_TOKEN") or None) if kind == "serve" else None
+    options = ServeOptions(
+        gates=Gates(token=api_token, max_body_bytes=flags.max_body_bytes, gateway=gateway),
+        limits=Limits(
+            readers=flags.max_readers,
+            max_queued_reads=flags.max_queued_reads,
+            max_waiting_syncs=flags.max_waiting_syncs,
+            events_keepalive_seconds=flags.events_keepalive_ms / 1000,
+        ),
+        watch=not flags.no_watch,
+        mode=kind,
+        sync_on_start=not flags.no_sync_on_start,
+        embed_delay=None if flags.no_auto_embed else flags.embed_delay_ms / 1000,
+        mcp_enable_write=flags.mcp_enable_write
+        or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes"),
+        mcp_profile=resolve_tool_profile(app, flags.mcp_tool_profile),
+    )
+
+    def announce(url: str) -> None:
+        if kind == "serve":
+            typer.echo(f"gno serve: {url}  (API {url}/api, docs {url}/docs, MCP {url}/mcp)")
+        else:
+            typer.echo(f"gno daemon: {url}  (MCP {url}/mcp, status {url}/api/resident/status)")
+        sys.stdout.flush()
+
+    pid_file = files.pid_file if flags.write_pid_file else None
+    run_server(app, flags.port, options, announce, host=flags.host, pid_file=pid_file)

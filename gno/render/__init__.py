@@ -1,0 +1,47 @@
+"""Terminal renderings of operation results: the output model in, text out.
+
+The registry names each CLI command's renderer (``cli.render``) and exit rule
+(``cli.exit``); ``gno/cli/runner.py`` calls them. Renderers never see a dict: they
+read the generated output models, the same objects MCP and REST serialize.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class View:
+    """How the user asked to see a result: the output format (None = terminal text)
+    and the display flags of the command."""
+
+    fmt: str | None = None
+    full: bool = False
+    line_numbers: bool = False
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a renderer produced: text for stdout (None = nothing), lines for stderr
+    and the exit code."""
+
+    out: str | None = None
+    err: str = ""
+    code: int = 0
+
+
+def escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def quoteattr(text: str) -> str:
+    return '"' + escape(text).replace('"', "&quot;") + '"'
+
+
+def size(n: float) -> str:
+    """Bytes for people: 512 B, 1.5 KiB, 3.2 GiB."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"

@@ -1,0 +1,46 @@
+"""get, multi-get and ls results as terminal text, files lines or Markdown."""
+
+from __future__ import annotations
+
+from gno_contracts.models.get import GetResult
+from gno_contracts.models.ls import DocumentList
+from gno_contracts.models.multi_get import MultiGetResult
+
+from gno.render import Shown, View
+
+
+def document(result: GetResult, view: View) -> Shown:
+    if view.fmt == "md":
+        return Shown(
+            f"# {result.title or result.uri}\n\n- **URI:** {result.uri}\n"
+            f"- **DocID:** {result.docid}\n- **Lines:** {result.totalLines}\n\n{result.content}"
+        )
+    return Shown(result.content)
+
+
+def documents(result: MultiGetResult, view: View) -> Shown:
+    docs, skipped = result.documents, result.skipped or []
+    if view.fmt == "files":
+        return Shown("\n".join(f"{d.docid},{d.uri}" for d in docs))
+    out = []
+    for d in docs:
+        if view.fmt == "md":
+            out += [f"## {d.title or d.uri}", "", f"- **URI:** {d.uri}", "", d.content, ""]
+        else:
+            trunc = " (truncated)" if d.truncated else ""
+            out += [f"=== {d.uri} ===", f"Lines: {d.totalLines or 0}{trunc}", d.content, ""]
+    if skipped:
+        out += ["--- Skipped ---"] + [f"{s.ref}: {s.reason}" for s in skipped]
+    return Shown("\n".join(out))
+
+
+def listing(result: DocumentList, view: View) -> Shown:
+    docs = result.documents
+    if view.fmt == "files":
+        return Shown("\n".join(f"{d.docid},{d.uri}" for d in docs))
+    if view.fmt == "md":
+        lines = ["# Documents", ""] + [f"- [{d.title or d.uri}]({d.uri}) `{d.docid}`" for d in docs]
+        return Shown("\n".join(lines))
+    lines = [f"{d.docid}  {d.uri}" + (f"  {d.title}" if d.title else "") for d in docs]
+    lines.append(f"{result.meta.returned} of {result.meta.total} document(s)")
+    return Shown("\n".join(lines))

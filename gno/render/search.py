@@ -1,0 +1,153 @@
+"""search, vsearch and query results as terminal text, files lines, CSV, Markdown or XML;
+``query diagnose`` as stage lines."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gno_contracts.models.search_results import SearchResult, SearchResults
+
+from gno.render import Shown, View, escape, quoteattr
+
+if TYPE_CHECKING:  # `gno search` never loads diagnose's model
+    from gno_contracts.models.query_diagnose import QueryDiagnose
+
+TERMINAL_SNIPPET = 200
+REPORT_SNIPPET = 500
+
+
+def _cut(text: str, limit: int, full: bool = False) -> str:
+    if full or len(text) <= limit:
+        return text
+    return text[:limit] + "..."
+
+
+def _numbered(text: str, start: int) -> str:
+    return "\n".join(f"{start + i}: {line}" for i, line in enumerate(text.split("\n")))
+
+
+def _snippet(hit: SearchResult, limit: int, view: View) -> str:
+    text = _cut(hit.snippet or "", limit, view.full)
+    if view.line_numbers:
+        text = _numbered(text, hit.snippetRange.startLine if hit.snippetRange else 1)
+    return text
+
+
+def _csv_field(value: str) -> str:
+    return '"' + value.replace('"', '""') + '"'
+
+
+def _csv(hits: list[SearchResult]) -> str:
+    rows = ["docid,score,uri,title,relPath"]
+    rows += [
+        ",".join(
+            [
+                _csv_field(h.docid),
+                f"{h.score:.4f}",
+                _csv_field(h.uri),
+                _csv_field(h.title or ""),
+                _csv_field(h.source.relPath),
+            ]
+        )
+        for h in hits
+    ]
+    return "\n".join(rows)
+
+
+def _markdown(result: SearchResults, view: View) -> str:
+    out = [f'# Search Results for "{result.meta.query}"', ""]
+    for h in result.results:
+        out += [
+            f"## {h.title or h.uri}",
+            "",
+            f"- **URI:** {h.uri}",
+            f"- **Score:** {h.score:.4f}",
+            f"- **DocID:** {h.docid}",
+            "",
+            "```",
+            _snippet(h, REPORT_SNIPPET, view),
+            "```",
+            "",
+        ]
+    if not result.results:
+        out.append("No results found.")
+    return "\n".join(out)
+
+
+def _xml(result: SearchResults, view: View) -> str:
+    meta = result.meta
+    out = [
+        f"<searchResults><meta query={quoteattr(meta.query)} mode={quoteattr(meta.mode)} "
+        f'total="{meta.totalResults}"/>'
+    ]
+    for h in result.results:
+        parts = [
+            f"<docid>{escape(h.docid)}</docid>",
+            f"<score>{h.score:.4f}</score>",
+            f"<uri>{escape(h.uri)}</uri>",
+            f"<title>{escape(h.title or '')}</title>",
+            f"<relPath>{escape(h.source.relPath)}</relPath>",
+            f"<snippet>{escape(_snippet(h, REPORT_SNIPPET, view))}</snippet>",
+        ]
+        out.append("<result>" + "".join(parts) + "</result>")
+    return "\n".join([*out, "</searchResults>"])
+
+
+def _terminal(result: SearchResults, view: View) -> str:
+    hits, meta = result.results, result.meta
+    if not hits:
+        return "No results found."
+    out = []
+    for h in hits:
+        out.append(f"[{h.docid}] {h.uri} (score: {h.score:.2f})")
+        if h.title:
+            out.append(f"  {h.title}")
+        out += ["    " + line for line in _snippet(h, TERMINAL_SNIPPET, view).split("\n")] + [""]
+    relaxed = ", not every term matched" if meta.relaxed else ""
+    out.append(f'{len(hits)} result(s) for "{meta.query}" ({meta.mode}{relaxed})')
+    return "\n".join(out)
+
+
+def text(result: SearchResults, view: View) -> str:
+    if view.fmt == "files":
+        return "\n".join(f"{h.docid},{h.score:.4f},{h.uri}" for h in result.results)
+    if view.fmt == "csv":
+        return _csv(result.results)
+    if view.fmt == "md":
+        return _markdown(result, view)
+    if view.fmt == "xml":
+        return _xml(result, view)
+    return _terminal(result, view)
+
+
+def results(result: SearchResults, view: View) -> Shown:
+    return Shown(text(result, view))
+
+
+def diagnose(result: QueryDiagnose) -> str:
+    target = result.target
+    lines = [f"Target: {target.ref} ({target.status})"]
+    if target.filterReasons:
+        lines.append("Filtered out by: " + ", ".join(target.filterReasons))
+    for stage in result.stages:
+        where = f"rank {stage.rank}" if stage.rank else "absent"
+        fate = "survived" if stage.survived else f"dropped ({stage.dropReason.value})"
+        lines.append(f"  {stage.id:7s} {stage.status:7s} {where:10s} {fate}")
+    lines.append(f"Mode: {result.meta.mode}, results: {result.meta.totalResults}")
+    return "\n".join(lines)
+
+
+def query(result: SearchResults | QueryDiagnose, view: View) -> Shown:
+    """query's text; its explain lines (--explain) go to stderr. `gno query diagnose`
+    runs the query_diagnose operation and lands here too."""
+    from gno_contracts.models.query_diagnose import QueryDiagnose
+
+    if isinstance(result, QueryDiagnose):
+        return Shown(diagnose(result))
+    explain = result.meta.explain
+    err = (
+        "".join(f"[explain] {line.stage}: {line.message}\n" for line in explain.lines)
+        if explain
+        else ""
+    )
+    return Shown(text(result, view), err)
