@@ -125,11 +125,19 @@ def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "input"
         return failure("VALIDATION", f"Invalid arguments: {where}: {first['msg']}")
+    text = tool.op.mcp.text if tool.op.mcp else None
     try:
-        if tool.op.job:
+        if tool.op.job:  # a receipt, answered at once
             payload = starter(tool.op.id)(app, inp)
+            shown = json.dumps(payload, indent=2, ensure_ascii=False)
         else:
-            payload = handler(tool.op.id)(app, inp).model_dump(mode="json", exclude_unset=True)
+            result = handler(tool.op.id)(app, inp)
+            payload = result.model_dump(mode="json", exclude_unset=True)
+            shown = (
+                resolve(text)(arguments, result)
+                if text
+                else json.dumps(payload, indent=2, ensure_ascii=False)
+            )
     except GnoError as exc:
         return failure(exc.code, exc.message)
     except Exception as exc:  # a bug must not kill the session: report it like the CLI does
@@ -139,7 +147,4 @@ def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
         return failure(
             "RUNTIME", f"Internal error ({type(exc).__name__}: {exc}). Please report it."
         )
-    text = tool.op.mcp.text if tool.op.mcp else None
-    if text is None:
-        return Outcome(json.dumps(payload, indent=2, ensure_ascii=False), payload)
-    return Outcome(resolve(text)(arguments, payload), payload)
+    return Outcome(shown, payload)

@@ -3,9 +3,11 @@ of status and peek, as terminal text; the exit rules of the interruptible ones."
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from gno_contracts.models.cleanup_result import CleanupResult
 from gno_contracts.models.collection_change import CollectionChange
-from gno_contracts.models.collection_list import CollectionEntry, CollectionList
+from gno_contracts.models.collection_list import CollectionList
 from gno_contracts.models.embed_result import EmbedResult
 from gno_contracts.models.index_result import IndexResult
 from gno_contracts.models.init_result import InitResult
@@ -19,7 +21,14 @@ INTERRUPTED = 130
 ERRORS_SHOWN = 10  # per collection; the JSON answer has them all
 
 
-def _collection_line(c: CollectionEntry) -> str:
+class _Entry(Protocol):  # a collection as collection-list, -change and init-result carry it
+    name: str
+    path: str
+    pattern: str
+    include: list[str]
+
+
+def _collection_line(c: _Entry) -> str:
     extra = f" include={','.join(c.include)}" if c.include else ""
     return f"{c.name}: {c.path} (pattern {c.pattern}{extra})"
 
@@ -44,8 +53,7 @@ def collections(result: CollectionList, view: View) -> Shown:
 
 
 def collection_added(result: CollectionChange, view: View) -> Shown:
-    # collection-change's entry has the same fields as collection-list's
-    line = _collection_line(result.collection)  # type: ignore[arg-type]
+    line = _collection_line(result.collection)
     return Shown(f"Added collection {line}\nNext: gno update")
 
 

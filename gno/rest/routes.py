@@ -2,13 +2,13 @@
 
 A request becomes arguments (JSON body for POST, else query and path
 parameters), is validated against the JSON Schema the route publishes (the
-REST input schema when the binding names one, else the operation's), mapped to
-the operation's input model by the binding's ``body`` function (typed, no
-second validation), run by the same handler as the CLI and MCP where the
-operation's ``execution`` says (a pooled reader, the owner App one write at a
-time, process memory, or the search lane), and answered as the operation
-output or the binding's ``view``, without host paths for a caller on another
-host. ``cancellable`` reads are cancelled when the client disconnects
+REST input schema when the binding names one, else the operation's), parsed
+once into that schema's generated model, mapped to the operation's input model
+by the binding's ``body`` function (typed, without validating again), run by
+the same handler as the CLI and MCP where the operation's ``execution`` says (a
+pooled reader, the owner App one write at a time, process memory, or the
+search lane), and answered as the operation output or the binding's ``view``,
+without host paths for a caller on another host. ``cancellable`` reads are cancelled when the client disconnects
 (``disconnect``); ``memory`` reads need no reader, so liveness and status
 answer even when every reader is busy. Everything per operation comes from
 the registry (schemas/operations.yaml); nothing here names an operation.

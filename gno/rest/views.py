@@ -10,6 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from gno_contracts.models.api_doc import ApiDoc
+from gno_contracts.models.api_docs import ApiDocs
+from gno_contracts.models.get import GetResult
+from gno_contracts.models.get_input import GetInput
+from gno_contracts.models.ls import DocumentList
+from gno_contracts.models.ls_input import LsInput
 from gno_contracts.operations import Operation
 
 from gno.app import App
@@ -63,49 +69,52 @@ def job(app: App, inp: Any) -> dict[str, Any]:
     return app.jobs.get(inp.jobId).to_rest()
 
 
-def document(app: App, inp: Any) -> dict[str, Any]:
-    got = handler("get")(app, inp).model_dump(mode="json", exclude_unset=True)
-    source = got["source"]
-    collection = got["uri"].removeprefix("gno://").split("/", 1)[0]
-    out = {"docid": got["docid"], "uri": got["uri"]}
-    if "title" in got:
-        out["title"] = got["title"]
-    out |= {
-        "content": got["content"],
+def _collection_of(uri: str) -> str:
+    return uri.removeprefix("gno://").split("/", 1)[0]
+
+
+def document(app: App, inp: GetInput) -> ApiDoc:
+    """`GET /api/doc`: the get output in GNO's REST shape (keys the handler left unset stay
+    absent)."""
+    got: GetResult = handler("get")(app, inp)
+    fields: dict[str, Any] = {"docid": got.docid, "uri": got.uri}
+    if "title" in got.model_fields_set:
+        fields["title"] = got.title
+    fields |= {
+        "content": got.content,
         "contentAvailable": True,
-        "collection": collection,
-        "relPath": source["relPath"],
-        "tags": got.get("tags", []),
-        "totalLines": got["totalLines"],
+        "collection": _collection_of(got.uri),
+        "relPath": got.source.relPath,
+        "tags": got.tags if got.tags is not None else [],
+        "totalLines": got.totalLines,
     }
-    if "language" in got:
-        out["language"] = got["language"]
-    return out | {"source": source, "capabilities": got["capabilities"]}
+    if "language" in got.model_fields_set:
+        fields["language"] = got.language
+    fields["source"] = got.source.model_dump(mode="json", exclude_unset=True)
+    fields["capabilities"] = got.capabilities.model_dump(mode="json", exclude_unset=True)
+    return ApiDoc.model_validate(fields)
 
 
-def documents(app: App, inp: Any) -> dict[str, Any]:
-    listed = handler("ls")(app, inp)
+def documents(app: App, inp: LsInput) -> ApiDocs:
+    """`GET /api/docs`: the ls output in GNO's REST shape."""
+    listed: DocumentList = handler("ls")(app, inp)
     items = []
-    for doc in listed.model_dump(mode="json", exclude_unset=True)["documents"]:
-        item = {"docid": doc["docid"], "uri": doc["uri"]}
-        if "title" in doc:
-            item["title"] = doc["title"]
-        source = doc["source"]
+    for doc in listed.documents:
+        item: dict[str, Any] = {"docid": doc.docid, "uri": doc.uri}
+        if "title" in doc.model_fields_set:
+            item["title"] = doc.title
         items.append(
             item
             | {
-                "collection": doc["uri"].removeprefix("gno://").split("/", 1)[0],
-                "relPath": source["relPath"],
-                "sourceExt": source["ext"],
-                "sourceMime": source["mime"],
+                "collection": _collection_of(doc.uri),
+                "relPath": doc.source.relPath,
+                "sourceExt": doc.source.ext,
+                "sourceMime": doc.source.mime,
             }
         )
-    return {
-        "documents": items,
-        "total": listed.meta.total,
-        "limit": inp.limit,
-        "offset": inp.offset,
-    }
+    return ApiDocs.model_validate(
+        {"documents": items, "total": listed.meta.total, "limit": inp.limit, "offset": inp.offset}
+    )
 
 
 # Host paths a remote caller never receives (surfaces.md §4.1): keys dropped anywhere,
