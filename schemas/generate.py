@@ -174,7 +174,10 @@ def _param(raw: dict, schema: dict, positional: bool, where: str) -> str:
         "append": raw.get("append"), "clears": raw.get("clears"), "excludes": raw.get("excludes"),
         "view": bool(raw.get("view") or to is None), "required": bool(required), "shown": shown,
     }  # fmt: skip
-    return "CliParam(" + ", ".join(f"{k}={v!r}" for k, v in fields.items()) + ")"
+    always = ("name", "flags", "help", "kind", "to")
+    defaults = {"csv": False, "view": False, "required": False}  # others default to None
+    shown_fields = {k: v for k, v in fields.items() if k in always or v is not defaults.get(k)}
+    return "CliParam(" + ", ".join(f"{k}={v!r}" for k, v in shown_fields.items()) + ")"
 
 
 def _cli_shape(op: dict, schema: dict, registry: dict) -> str:

@@ -12,14 +12,12 @@ from typing import Any
 
 from gno_contracts.models.api_doc import ApiDoc
 from gno_contracts.models.api_docs import ApiDocs
-from gno_contracts.models.get import GetResult
 from gno_contracts.models.get_input import GetInput
-from gno_contracts.models.ls import DocumentList
 from gno_contracts.models.ls_input import LsInput
 from gno_contracts.operations import Operation
 
 from gno.app import App
-from gno.services import handler, resolve
+from gno.services import resolve
 
 REMOVED_NOTE = "Indexed documents are kept (inactive) until `gno cleanup`."
 
@@ -49,7 +47,9 @@ def collection_added(app: App, inp: Any) -> dict[str, Any]:
 
 
 def collection_removed(app: App, inp: Any) -> dict[str, Any]:
-    result = handler("remove_collection")(app, inp)
+    from gno.services.collections import remove_collection
+
+    result = remove_collection(app, inp)
     return {"success": True, "collection": result.collection, "note": REMOVED_NOTE}
 
 
@@ -76,7 +76,9 @@ def _collection_of(uri: str) -> str:
 def document(app: App, inp: GetInput) -> ApiDoc:
     """`GET /api/doc`: the get output in GNO's REST shape (keys the handler left unset stay
     absent)."""
-    got: GetResult = handler("get")(app, inp)
+    from gno.services.documents import get
+
+    got = get(app, inp)
     fields: dict[str, Any] = {"docid": got.docid, "uri": got.uri}
     if "title" in got.model_fields_set:
         fields["title"] = got.title
@@ -97,7 +99,9 @@ def document(app: App, inp: GetInput) -> ApiDoc:
 
 def documents(app: App, inp: LsInput) -> ApiDocs:
     """`GET /api/docs`: the ls output in GNO's REST shape."""
-    listed: DocumentList = handler("ls")(app, inp)
+    from gno.services.documents import ls
+
+    listed = ls(app, inp)
     items = []
     for doc in listed.documents:
         item: dict[str, Any] = {"docid": doc.docid, "uri": doc.uri}
