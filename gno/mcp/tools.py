@@ -113,6 +113,7 @@ def failure(code: str, message: str) -> Outcome:
 
 def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
     """Run one tool call to completion (blocking). Never raises for a user-visible failure."""
+    from pydantic import BaseModel
     from pydantic import ValidationError as PydanticError
 
     from gno.services import handler, model, resolve, starter
@@ -128,7 +129,12 @@ def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
     text = tool.op.mcp.text if tool.op.mcp else None
     try:
         if tool.op.job:  # a receipt, answered at once
-            payload = starter(tool.op.id)(app, inp)
+            receipt = starter(tool.op.id)(app, inp)
+            payload = (
+                receipt.model_dump(mode="json", exclude_unset=True)
+                if isinstance(receipt, BaseModel)
+                else receipt
+            )
             shown = json.dumps(payload, indent=2, ensure_ascii=False)
         else:
             result = handler(tool.op.id)(app, inp)
