@@ -57,6 +57,7 @@ run: $(STAMP)
 # else with its Python generator; a missing wrk never fails the bench.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/scale.py
 	@command -v wrk >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || apt-get install -y wrk >/dev/null 2>&1 \
 		|| { apt-get update >/dev/null 2>&1 && apt-get install -y wrk >/dev/null 2>&1; } || true
 	$(BIN)/python bench/rest.py
