@@ -70,6 +70,8 @@ bench: $(STAMP)
 		|| { apt-get update >/dev/null 2>&1 && apt-get install -y wrk >/dev/null 2>&1; } || true
 	$(BIN)/python bench/rest.py
 	$(BIN)/python bench/mcp_stdio.py
+	$(MAKE) --no-print-directory browser
+	$(BIN)/python bench/web.py
 	$(BIN)/python bench/tokenizers.py
 	$(BIN)/python bench/embed.py
 	$(BIN)/python bench/quality.py

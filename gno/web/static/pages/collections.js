@@ -7,7 +7,14 @@ import { errorBox, h } from "../dom.js";
 export async function collectionsPage(main, _params, signal) {
   const list = h("div", { class: "collections", "data-testid": "collections" });
   const jobs = h("div", { class: "job-log", role: "status", "aria-live": "polite", "data-testid": "job-log" });
-  main.append(h("h1", {}, "Collections"), addForm(list, jobs, signal), jobs, list);
+  const reload = () => load(list, jobs, signal);
+  const toolbar = h(
+    "p",
+    { class: "toolbar" },
+    h("button", { type: "button", onclick: () => startJob(jobs, "Sync all", () => api("/api/sync", { method: "POST", body: {} }), reload) }, "Sync all"),
+    h("button", { type: "button", onclick: () => startJob(jobs, "Embed", () => api("/api/embed", { method: "POST", body: {} }), reload) }, "Embed what waits"),
+  );
+  main.append(h("h1", {}, "Collections"), addForm(list, jobs, signal), toolbar, jobs, list);
   await load(list, jobs, signal);
 }
 
@@ -47,7 +54,6 @@ async function load(list, jobs, signal) {
               "td",
               { class: "actions" },
               h("button", { type: "button", onclick: () => startJob(jobs, `Sync ${c.name}`, () => api("/api/sync", { method: "POST", body: { collection: c.name } }), () => load(list, jobs, signal)) }, "Sync"),
-              h("button", { type: "button", onclick: () => startJob(jobs, `Embed ${c.name}`, () => api("/api/embed", { method: "POST", body: {} }), () => load(list, jobs, signal)) }, "Embed"),
             ),
             h(
               "td",
