@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 
 PORT ?= 3000
 
-.PHONY: run test install generate check-generated lint unit contract bench clean snapshots
+.PHONY: run test install browser generate check-generated lint unit contract bench clean snapshots
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -16,6 +16,14 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# Chromium for the Web UI browser tests (Debian's package; Playwright's own download is not
+# used). Installed when missing and we are root; otherwise those tests skip and say why.
+browser:
+	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] \
+		|| apt-get install -y -qq chromium >/dev/null 2>&1 \
+		|| { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1; } \
+		|| echo "make browser: could not install chromium; the Web UI tests will skip"
 
 generate: $(STAMP)
 	$(BIN)/python schemas/generate.py
@@ -37,10 +45,10 @@ lint: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest -n 2 tests
 
-contract: $(STAMP)
+contract: $(STAMP) browser
 	$(BIN)/pytest -n 2 contract-tests
 
-test: check-generated lint
+test: check-generated lint browser
 	$(BIN)/pytest -n 2
 
 # Index a demo collection (this project's spec/ and README) and search it.
@@ -62,10 +70,13 @@ run: $(STAMP)
 # else with its Python generator; a missing wrk never fails the bench.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/scale.py
 	@command -v wrk >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || apt-get install -y wrk >/dev/null 2>&1 \
 		|| { apt-get update >/dev/null 2>&1 && apt-get install -y wrk >/dev/null 2>&1; } || true
 	$(BIN)/python bench/rest.py
 	$(BIN)/python bench/mcp_stdio.py
+	$(MAKE) --no-print-directory browser
+	$(BIN)/python bench/web.py
 	$(BIN)/python bench/tokenizers.py
 	$(BIN)/python bench/embed.py
 	$(BIN)/python bench/quality.py

@@ -17,7 +17,6 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -25,7 +24,6 @@ from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.staticfiles import StaticFiles
 
 from gno import __version__
 from gno.app import App
@@ -38,7 +36,6 @@ from gno.rest.security import GateMiddleware, Gates
 
 # What `gno daemon` serves besides /mcp: lifecycle and, to same-host callers, status.
 DAEMON_SAME_HOST_ONLY = frozenset({"/api/status"})
-WEB_UI_MOUNT = "/"  # the Web UI (not built yet) is served from here, after /api and /mcp
 DESCRIPTION = (
     "The local gno engine over HTTP: the same operations as the CLI and MCP "
     "(schemas in gno://schemas/…). Loopback only; errors are "
@@ -55,7 +52,7 @@ class ServeOptions:
     mcp: bool = True
     mcp_enable_write: bool = False
     mcp_profile: str = "full"
-    web_ui_dir: Path | None = None  # static Web UI build, once there is one
+    web_ui: bool = True  # the browser pages at /, /search, … (serve only)
     watch: bool = True  # the file watcher (`--no-watch` turns it off)
     embed_delay: float | None = None  # daemon: embed what syncs changed this long after
     # False when the host runs the lifespan per request (in-process test clients) and
@@ -115,8 +112,10 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     if gateway is not None:
         api.mount("/mcp", gateway)
-    if not daemon:
-        mount_web_ui(api, options.web_ui_dir)
+    if not daemon and options.web_ui:
+        from gno import web
+
+        web.add_routes(api)
     api.add_middleware(GateMiddleware, gates=options.gates, runtime=runtime)
     return api
 
@@ -163,12 +162,6 @@ def _initial_sync(runtime: Resident) -> None:
         print(f"gno {runtime.owner.mode}: initial sync {outcome}", file=sys.stderr, flush=True)
 
     threading.Thread(target=report, name="gno-initial-sync-report", daemon=True).start()
-
-
-def mount_web_ui(api: FastAPI, directory: Path | None) -> None:
-    """Where the Web UI's static build will be served (after every API route)."""
-    if directory is not None:
-        api.mount(WEB_UI_MOUNT, StaticFiles(directory=directory, html=True), name="web-ui")
 
 
 def _mcp(runtime: Resident, options: ServeOptions) -> tuple[Any, Any]:

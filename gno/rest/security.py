@@ -28,7 +28,13 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 FORWARDING_HEADERS = frozenset(
     {b"forwarded", b"x-forwarded-for", b"x-forwarded-host", b"x-forwarded-proto", b"x-real-ip"}
 )
-CSP = "default-src 'self'; script-src 'self'"
+# The Web UI and every API answer: scripts, styles, images and connections from this origin
+# only; no plugins, no <base> rewrites, no framing. The pages use no inline script or style.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+    "form-action 'self'"
+)
 # The interactive OpenAPI page (/docs) loads Swagger UI from its CDN and starts it
 # with an inline script; that page alone gets a CSP that allows exactly that.
 DOCS_CSP = (
