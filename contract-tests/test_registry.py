@@ -281,6 +281,16 @@ def test_generator_refuses_a_missing_reference() -> None:
         assert "operation x handler" in str(stopped.value)
 
 
+def test_generator_refuses_an_option_for_no_input_field() -> None:
+    generate = _generator()
+    schema = {"$id": "gno://schemas/x-input@1.0", "properties": {"limit": {"type": "integer"}}}
+    ok = generate._param({"to": "limit", "flags": ["-n"], "help": "h."}, schema, False, "op")  # type: ignore[attr-defined]
+    assert "kind='int'" in ok
+    with pytest.raises(SystemExit) as stopped:
+        generate._param({"to": "limt", "flags": ["-n"], "help": "h."}, schema, False, "op x cli")  # type: ignore[attr-defined]
+    assert "limt" in str(stopped.value)
+
+
 def test_rest_execution_classes_are_known() -> None:
     assert {op.execution for op in OPERATIONS} <= {"reader", "writer", "memory", "lane"}
     assert all(op.execution == "writer" for op in OPERATIONS if op.access == "write")

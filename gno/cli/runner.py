@@ -11,7 +11,6 @@ output model as JSON, or the registry's renderer as text.
 from __future__ import annotations
 
 import inspect
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +19,7 @@ from typing import Annotated, Any
 import typer
 from gno_contracts.operations import BY_ID, CLI_FORMATS, OPERATIONS, CliParam, CliShape, Operation
 
+from gno.cli.output import write, write_err, write_json
 from gno.errors import ValidationError
 from gno.services import resolve
 
@@ -136,7 +136,8 @@ def collect(shape: CliShape, values: dict[str, Any]) -> tuple[dict[str, Any], di
                 other = max(by_name[p.excludes].flags, key=len)
                 raise ValidationError(f"Choose {max(p.flags, key=len)} or {other}, not both")
             if p.append is not None:
-                fields.setdefault(p.to, []).extend([p.append] if raw else [])
+                if raw:
+                    fields.setdefault(p.to, []).append(p.append)
             elif p.value is not None:
                 fields.update({p.to: p.value} if raw else {})
             else:
@@ -151,7 +152,7 @@ def collect(shape: CliShape, values: dict[str, Any]) -> tuple[dict[str, Any], di
         fields.setdefault(p.to, raw)
     for name in cleared:
         fields.pop(name, None)
-    return {k: v for k, v in fields.items() if v != []}, view
+    return fields, view
 
 
 def build(op: Operation, fields: dict[str, Any]) -> Any:
@@ -200,10 +201,6 @@ def call(ctx: typer.Context, op: Operation, inp: Any, **extra: Any) -> Any:
         app.close()
 
 
-def write(text: str, stream: Any = None) -> None:
-    (stream or sys.stdout).write(text if text.endswith("\n") else text + "\n")
-
-
 def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
     from gno.render import Shown, View
 
@@ -223,21 +220,17 @@ def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
         with progress(ctx, shape, fmt, flags) as report:
             result = call(ctx, target, inp, progress=report)
     if fmt == "json":
-        write(
-            json.dumps(
-                result.model_dump(mode="json", exclude_unset=True), indent=2, ensure_ascii=False
-            )
-        )
+        write_json(result)
     elif shape.render is not None:
         view = View(fmt, bool(flags.get("full")), bool(flags.get("line_numbers")))
         shown: Shown = resolve(shape.render)(result, view)
         if shown.err:
-            sys.stderr.write(shown.err)
+            write_err(shown.err)
         if shown.out is not None and not (shape.quiet and settings(ctx).quiet):
             write(shown.out)
     if shape.exit is not None:
         ending: Shown = resolve(shape.exit)(result)
         if ending.err:
-            sys.stderr.write(ending.err)
+            write_err(ending.err)
         if ending.code:
             raise typer.Exit(ending.code)

@@ -147,11 +147,11 @@ def _drop_path(node: Any, where: tuple[str, ...]) -> None:
         _drop_path(node[head], rest)
 
 
-def redact_bootstrap(payload: Any) -> None:
+def redact_bootstrap(payload: Any) -> Any:
     """status ``bootstrap``: the model cache folder is omitted, model file paths are null."""
     bootstrap = payload.get("bootstrap") if isinstance(payload, dict) else None
     if not isinstance(bootstrap, dict):
-        return
+        return payload
     if isinstance(bootstrap.get("cache"), dict):
         bootstrap["cache"].pop("path", None)
     for entry in (bootstrap.get("models") or {}).get("entries") or []:
@@ -160,6 +160,7 @@ def redact_bootstrap(payload: Any) -> None:
     onboarding = payload.get("onboarding")
     if isinstance(onboarding, dict) and onboarding.get("suggestedCollections"):
         onboarding["suggestedCollections"] = []  # suggestions are host folders
+    return payload
 
 
 def redact(op: Operation, payload: Any) -> Any:
@@ -168,5 +169,5 @@ def redact(op: Operation, payload: Any) -> Any:
     if op.rest is not None and op.rest.roots is not None:
         _drop_path(payload, op.rest.roots)
     if op.rest is not None and op.rest.redact is not None:
-        resolve(op.rest.redact)(payload)
+        payload = resolve(op.rest.redact)(payload)  # (payload) -> payload
     return payload
