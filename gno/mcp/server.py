@@ -28,7 +28,6 @@ from gno.mcp.tools import Outcome, call, failure, tools
 
 RESOURCE_NOT_FOUND = -32002  # MCP's code for an unknown resource
 TEMPLATE = "gno://{collection}/{+path}"
-UNLOCKED = {"gno_job_status", "gno_list_jobs"}
 INSTRUCTIONS = (
     "gno searches the user's indexed notes, code and documents. Start with gno_query for "
     "questions, gno_search for exact words; read hits with gno_get (line ranges) or "
@@ -66,7 +65,7 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
     lock = threading.Lock()
 
     def run_locked(tool: Any, arguments: dict[str, Any]) -> Outcome:
-        if tool.name in UNLOCKED:  # job queries touch no SQLite connection
+        if tool.op.execution == "memory":  # job queries touch no SQLite connection
             return call(app, tool, arguments)
         with lock:
             try:
