@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs
+from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, split_globs
 from gno.core.identity import normalize_collection_name
 from gno.errors import ConfigError, ValidationError
 
@@ -70,7 +70,7 @@ def _str_list(value: Any, where: str) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
+        return split_globs(value)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return list(value)
     raise ConfigError(f"{where} must be a list of strings")
