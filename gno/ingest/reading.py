@@ -12,9 +12,20 @@ from __future__ import annotations
 import os
 import stat
 
-from gno.ingest.walker import special_kind
-
 _CHUNK = 1024 * 1024
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "named pipe"),
+    (stat.S_ISSOCK, "socket"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+)
+
+
+def special_kind(mode: int) -> str | None:
+    """What a non-regular, non-folder file is ("named pipe", …); None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _SPECIAL_KINDS if test(mode)), "special file")
 
 
 class NotRegularFile(OSError):
@@ -36,7 +47,7 @@ def read_regular(path: str, max_bytes: int) -> bytes:
         if kind is not None:
             raise NotRegularFile(f"Not a regular file ({kind})")
         if st.st_size > max_bytes:
-            raise FileTooLarge(f"File is larger than {max_bytes // (1024 * 1024)} MiB")
+            raise FileTooLarge(_too_large(max_bytes))
         chunks: list[bytes] = []
         total = 0
         while True:
@@ -45,7 +56,13 @@ def read_regular(path: str, max_bytes: int) -> bytes:
                 return b"".join(chunks)
             total += len(chunk)
             if total > max_bytes:
-                raise FileTooLarge(f"File is larger than {max_bytes // (1024 * 1024)} MiB")
+                raise FileTooLarge(_too_large(max_bytes))
             chunks.append(chunk)
     finally:
         os.close(fd)
+
+
+def _too_large(max_bytes: int) -> str:
+    if max_bytes >= 1024 * 1024:
+        return f"File is larger than {max_bytes // (1024 * 1024)} MiB"
+    return f"File is larger than {max_bytes // 1024} KiB"

@@ -18,13 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gno.core.globs import FileRules
-
-_SPECIAL_KINDS = (
-    (stat.S_ISFIFO, "named pipe"),
-    (stat.S_ISSOCK, "socket"),
-    (stat.S_ISCHR, "character device"),
-    (stat.S_ISBLK, "block device"),
-)
+from gno.ingest.reading import special_kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,13 +29,6 @@ class WalkEntry:
     mtime_ns: int
     inode: int
     special: str | None = None  # "named pipe", "socket", … when not a regular file
-
-
-def special_kind(mode: int) -> str | None:
-    """What a non-regular file is ("named pipe", …); None for a regular file."""
-    if stat.S_ISREG(mode):
-        return None
-    return next((name for test, name in _SPECIAL_KINDS if test(mode)), "special file")
 
 
 def inside(path: str, root: str) -> bool:

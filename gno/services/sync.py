@@ -33,8 +33,8 @@ from gno.core.globs import FileRules
 from gno.core.identity import make_uri, normalize_collection_name
 from gno.errors import InvalidPathError, NotFoundError, ValidationError
 from gno.ingest.pipeline import Converted, Job, JobRunner
-from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
-from gno.ingest.walker import WalkEntry, inside, special_kind, walk
+from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular, special_kind
+from gno.ingest.walker import WalkEntry, inside, walk
 from gno.ports import INVALID_NAME, PERMANENT_CODES, READ_ERROR, TOO_LARGE, UNSUPPORTED
 from gno.services.cancel import Cancelled
 from gno.services.collections import check_file_name
