@@ -12,6 +12,7 @@ import typer
 from gno.cli.app import app, collection_app, summary
 from gno.cli.common import build, call, pick_format, settings, split_csv
 from gno.cli.output import dump, write, write_json
+from gno.core.globs import split_globs
 
 Json = Annotated[bool, typer.Option("--json", help="JSON output.")]
 Md = Annotated[bool, typer.Option("--md", help="Markdown output.")]
@@ -47,7 +48,7 @@ def _collection_fields(
         "name": name,
         "pattern": pattern,
         "include": split_csv(include),
-        "exclude": split_csv(exclude),
+        "exclude": None if exclude is None else split_globs(exclude),
         "updateCmd": update,
     }
 

@@ -24,6 +24,43 @@ AUTHOR_KEYS = ("author", "by", "owner", "creator")
 
 Value = str | list[str] | dict[str, "Value"]
 
+# YAML is parsed recursively (PyYAML builds nested values with recursive calls), so a
+# block nested a few hundred levels deep would exhaust the stack: deeper is refused.
+MAX_FRONTMATTER_DEPTH = 64
+
+
+class FrontmatterError(ValueError):
+    """Frontmatter gno refuses to parse (nested deeper than ``MAX_FRONTMATTER_DEPTH``)."""
+
+
+def nesting_depth(block: str) -> int:
+    """An upper bound of a YAML block's nesting: indentation levels, compact ``- - x``
+    sequences and open ``[``/``{`` flow collections (quoted brackets count too: erring
+    high only refuses absurd blocks sooner). Linear in the block's length."""
+    deepest = flow = 0
+    indents: list[int] = []
+    for line in block.split("\n"):
+        body = line.lstrip(" ")
+        if not body or body.startswith("#"):
+            continue
+        indent = len(line) - len(body)
+        while indents and indents[-1] >= indent:
+            indents.pop()
+        indents.append(indent)
+        dashes = 0
+        while body == "-" or body.startswith("- "):
+            dashes += 1
+            body = body[2:].lstrip(" ")
+        peak = flow
+        for ch in body:
+            if ch in "[{":
+                flow += 1
+                peak = max(peak, flow)
+            elif ch in "]}" and flow:
+                flow -= 1
+        deepest = max(deepest, len(indents) + dashes + peak)
+    return deepest
+
 
 @dataclass
 class Frontmatter:
@@ -54,6 +91,8 @@ def normalize_key(key: str) -> str:
 def _yaml_block(block: str) -> dict[str, Value] | None:
     import yaml
 
+    if nesting_depth(block) > MAX_FRONTMATTER_DEPTH:
+        raise FrontmatterError(f"Frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH} levels")
     loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
     try:
         data = yaml.load(block, Loader=loader)

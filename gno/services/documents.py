@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
 from typing import Any
 
 from gno_contracts.models.get import GetResult
@@ -15,7 +14,7 @@ from gno_contracts.models.multi_get_input import MultiGetInput
 from gno.adapters.sqlite.rows import DocRow
 from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
-from gno.core.globs import compile_globs
+from gno.core.globs import compile_globs, split_globs
 from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri
 from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, ValidationError
 from gno.services.results import ResultBuilder
@@ -131,9 +130,10 @@ def _expand(app: App, store: SqliteStore, item: str) -> list[str] | None:
     collection, _, path_glob = pattern.partition("/")
     try:
         matcher = compile_globs(path_glob or "**")  # '*' stays inside one folder, '**' crosses them
+        owner = compile_globs(collection.lower() or "*")
     except ValidationError:
         return []
-    names = [c["name"] for c in store.collections() if fnmatchcase(c["name"], collection.lower())]
+    names = [c["name"] for c in store.collections() if owner.match(c["name"])]
     return [
         f"{name}/{doc.rel_path}"
         for name in names
@@ -165,12 +165,7 @@ def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
     if bool(inp.refs) == bool(inp.pattern):
         raise ValidationError("Provide either refs or pattern, not both and not neither")
     store = app.store()
-    items = [
-        part.strip()
-        for raw in (inp.refs or [inp.pattern or ""])
-        for part in raw.split(",")
-        if part.strip()
-    ]
+    items = [part.strip() for raw in (inp.refs or [inp.pattern or ""]) for part in split_globs(raw)]
     refs: list[str] = []  # globs count as the refs they expand to
     for item in items:
         expanded = _expand(app, store, item)
