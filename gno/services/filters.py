@@ -3,6 +3,7 @@ as one SQL condition on ``documents``, applied before any result limit."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,13 +45,19 @@ class Filters:
         )
 
     def sql(self) -> tuple[str, list[Any]]:
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
         if self.collection:
             where.append("collection = ?")
             params.append(self.collection)
-        for tag in self.tags_all:
-            where.append("id IN (SELECT document_id FROM doc_tags WHERE tag = ?)")
-            params.append(tag)
+        # List filters are one expression each whatever their length (json_each, not a
+        # chain of ANDs): SQLite caps expression depth at 1,000 and host parameters too.
+        if self.tags_all:
+            where.append(
+                "id IN (SELECT document_id FROM doc_tags WHERE tag IN (SELECT value FROM json_each(?)) "
+                "GROUP BY document_id HAVING count(DISTINCT tag) = ?)"
+            )
+            params += [json.dumps(self.tags_all), len(self.tags_all)]
         if self.tags_any:
             where.append(
                 f"id IN (SELECT document_id FROM doc_tags WHERE tag IN ({','.join('?' * len(self.tags_any))}))"
@@ -76,13 +83,14 @@ class Filters:
                 "EXISTS (SELECT 1 FROM content_chunks cc WHERE cc.mirror_hash = documents.mirror_hash AND cc.language = ?)"
             )
             params.append(self.lang.lower())
-        for term in self.exclude:
+        if self.exclude:
             where.append(
-                "NOT (instr(lower(coalesce(title, '') || ' ' || rel_path || ' ' || coalesce(author, '') || ' ' "
-                "|| coalesce(categories_json, '')), ?) > 0 OR EXISTS (SELECT 1 FROM content c "
-                "WHERE c.mirror_hash = documents.mirror_hash AND instr(lower(c.markdown), ?) > 0))"
+                "NOT EXISTS (SELECT 1 FROM json_each(?) AS term WHERE "
+                "instr(lower(coalesce(title, '') || ' ' || rel_path || ' ' || coalesce(author, '') || ' ' "
+                "|| coalesce(categories_json, '')), term.value) > 0 OR EXISTS (SELECT 1 FROM content c "
+                "WHERE c.mirror_hash = documents.mirror_hash AND instr(lower(c.markdown), term.value) > 0))"
             )
-            params += [term, term]
+            params.append(json.dumps(self.exclude))
         return ("AND " + " AND ".join(where)) if where else "", params
 
 
