@@ -66,6 +66,16 @@ WritePidFile = Annotated[
 MaxBody = Annotated[
     int, typer.Option("--max-body-bytes", min=1, hidden=True, help="Request body limit.")
 ]
+HeaderTimeoutMs = Annotated[
+    int,
+    typer.Option(
+        "--header-timeout-ms", min=1, hidden=True, help="Time a request's headers may take."
+    ),
+]
+BodyTimeoutMs = Annotated[
+    int,
+    typer.Option("--body-timeout-ms", min=1, hidden=True, help="Time a request's body may take."),
+]
 MaxWaiting = Annotated[
     int, typer.Option("--max-waiting-syncs", min=0, hidden=True, help="Sync queue depth.")
 ]
@@ -108,6 +118,8 @@ def serve(
     json_: JsonOut = False,
     write_pid_file: WritePidFile = False,
     max_body_bytes: MaxBody = 1024 * 1024,
+    header_timeout_ms: HeaderTimeoutMs = 10_000,
+    body_timeout_ms: BodyTimeoutMs = 30_000,
     max_waiting_syncs: MaxWaiting = 64,
     max_readers: MaxReaders = 4,
     max_queued_reads: MaxQueuedReads = 256,
@@ -138,6 +150,8 @@ def serve(
         tool_profile=mcp_tool_profile,
         write_pid_file=write_pid_file,
         max_body_bytes=max_body_bytes,
+        header_timeout_ms=header_timeout_ms,
+        body_timeout_ms=body_timeout_ms,
         max_waiting_syncs=max_waiting_syncs,
         max_readers=max_readers,
         max_queued_reads=max_queued_reads,
@@ -173,6 +187,8 @@ def daemon(
     json_: JsonOut = False,
     write_pid_file: WritePidFile = False,
     max_body_bytes: MaxBody = 1024 * 1024,
+    header_timeout_ms: HeaderTimeoutMs = 10_000,
+    body_timeout_ms: BodyTimeoutMs = 30_000,
     max_waiting_syncs: MaxWaiting = 64,
     max_readers: MaxReaders = 4,
     max_queued_reads: MaxQueuedReads = 256,
@@ -200,6 +216,8 @@ def daemon(
         tool_profile=mcp_tool_profile,
         write_pid_file=write_pid_file,
         max_body_bytes=max_body_bytes,
+        header_timeout_ms=header_timeout_ms,
+        body_timeout_ms=body_timeout_ms,
         max_waiting_syncs=max_waiting_syncs,
         max_readers=max_readers,
         max_queued_reads=max_queued_reads,
@@ -305,6 +323,8 @@ def _run(
     tool_profile: str | None,
     write_pid_file: bool,
     max_body_bytes: int,
+    header_timeout_ms: int,
+    body_timeout_ms: int,
     max_waiting_syncs: int,
     max_readers: int,
     max_queued_reads: int,
@@ -327,7 +347,13 @@ def _run(
     # GNO_API_TOKEN guards serve's REST routes; the daemon's listener is the gateway's alone.
     api_token = (os.environ.get("GNO_API_TOKEN") or None) if kind == "serve" else None
     options = ServeOptions(
-        gates=Gates(token=api_token, max_body_bytes=max_body_bytes, gateway=gateway),
+        gates=Gates(
+            token=api_token,
+            max_body_bytes=max_body_bytes,
+            gateway=gateway,
+            header_seconds=header_timeout_ms / 1000,
+            body_seconds=body_timeout_ms / 1000,
+        ),
         limits=Limits(
             readers=max_readers,
             max_queued_reads=max_queued_reads,

@@ -26,6 +26,11 @@ LIST_FIELDS = {
 }
 
 
+def rest_field(name: str) -> str:
+    """How a REST caller spells an operation input field (for error messages)."""
+    return next((rest for rest, op in LIST_FIELDS.items() if op == name), name)
+
+
 def _csv(value: str | None) -> list[str] | None:
     if value is None:
         return None

@@ -165,9 +165,29 @@ def _redact_bootstrap(payload: Any) -> None:
         onboarding["suggestedCollections"] = []  # suggestions are host folders
 
 
+def _mask_strings(node: Any) -> Any:
+    """Every absolute host path inside any string becomes ``<path>``."""
+    from gno.rest.errors import mask_paths
+
+    if isinstance(node, str):
+        return mask_paths(node, [], remote=True)
+    if isinstance(node, dict):
+        return {k: _mask_strings(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_mask_strings(v) for v in node]
+    return node
+
+
+# Answers that carry free text from the engine (job errors, per-file sync messages, the
+# paths a sync was asked for): every string is masked for a caller on another host.
+FREE_TEXT_OPERATIONS = frozenset({"job_status"})
+
+
 def redact(op_id: str, payload: Any) -> Any:
     """The answer for a caller that is not on this host: no host paths at all."""
     payload = _drop_keys(payload)
+    if op_id in FREE_TEXT_OPERATIONS:
+        payload = _mask_strings(payload)
     if where := COLLECTION_PATHS.get(op_id):
         _drop_path(payload, where)
     if op_id == "status":

@@ -50,6 +50,8 @@ class Filters:
         if self.collection:
             where.append("collection = ?")
             params.append(self.collection)
+        # List filters are one expression each whatever their length (json_each, not a
+        # chain of ANDs): SQLite caps expression depth at 1,000 and host parameters too.
         if self.tags_all:
             where.append(
                 "id IN (SELECT document_id FROM doc_tags WHERE tag IN (SELECT value FROM json_each(?)) "
@@ -82,13 +84,11 @@ class Filters:
             )
             params.append(self.lang.lower())
         if self.exclude:
-            # One condition over a JSON array, whatever the number of terms: one SQL term per
-            # value overflowed SQLite's expression depth (1,000) with "Internal error".
             where.append(
-                "NOT EXISTS (SELECT 1 FROM json_each(?) t WHERE "
+                "NOT EXISTS (SELECT 1 FROM json_each(?) AS term WHERE "
                 "instr(lower(coalesce(title, '') || ' ' || rel_path || ' ' || coalesce(author, '') || ' ' "
-                "|| coalesce(categories_json, '')), t.value) > 0 OR EXISTS (SELECT 1 FROM content c "
-                "WHERE c.mirror_hash = documents.mirror_hash AND instr(lower(c.markdown), t.value) > 0))"
+                "|| coalesce(categories_json, '')), term.value) > 0 OR EXISTS (SELECT 1 FROM content c "
+                "WHERE c.mirror_hash = documents.mirror_hash AND instr(lower(c.markdown), term.value) > 0))"
             )
             params.append(json.dumps(self.exclude))
         return ("AND " + " AND ".join(where)) if where else "", params
