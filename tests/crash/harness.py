@@ -85,6 +85,15 @@ def active_paths(db: Path | None = None) -> list[tuple[str, str]]:
         conn.close()
 
 
+def active_uris(db: Path | None = None) -> list[str]:
+    conn = apsw.Connection(str(db or db_path()), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        conn.set_busy_timeout(2000)
+        return [r[0] for r in conn.execute("SELECT uri FROM documents WHERE active = 1")]
+    finally:
+        conn.close()
+
+
 # ---- processes, from /proc
 
 
