@@ -12,8 +12,8 @@ then SQLite's write lock, never the other way round.
 
 from __future__ import annotations
 
-import fcntl
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -26,6 +26,36 @@ from gno.paths import Paths
 LOCK_WAIT_SECONDS = 30.0
 _POLL_SECONDS = 0.01
 _held = threading.local()  # paths this thread holds: nested guards join the outer one
+
+
+if sys.platform == "win32":  # no flock: a byte-range lock on the file's first byte
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOINHERIT", 0)
 
 
 def lock_path(paths: Paths) -> Path:
@@ -41,25 +71,21 @@ def index_guard(paths: Paths, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]
         yield
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = os.open(path, _OPEN_FLAGS, 0o600)
     try:
         deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockedError(
-                        "The index is busy: a collection change or sync batch did not finish "
-                        f"within {LOCK_WAIT_SECONDS:.0f} s; try again"
-                    ) from None
-                time.sleep(_POLL_SECONDS)
+        while not _try_lock(fd):
+            if time.monotonic() >= deadline:
+                raise LockedError(
+                    "The index is busy: a collection change or sync batch did not finish "
+                    f"within {wait:.0f} s; try again"
+                )
+            time.sleep(_POLL_SECONDS)
         held.add(path)
         try:
             yield
         finally:
             held.discard(path)
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            _unlock(fd)
     finally:
         os.close(fd)
