@@ -9,6 +9,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+import apsw
 import pytest
 from gno_contracts.models.collection_add_input import CollectionAddInput
 from gno_contracts.models.collection_remove_input import CollectionRemoveInput
@@ -136,6 +137,8 @@ def test_two_updates_at_once_converge(tmp_path: Path) -> None:
         )
         for _ in range(2)
     ]
+    h.wait_until(lambda: h.count_docs() > 0, "a first batch")
+    assert all(p.poll() is None for p in procs), "the two updates did not overlap"
     for proc in procs:
         _finish(proc)
     assert sorted(h.active_paths()) == sorted(_indexed_names(root, "notes"))
@@ -161,4 +164,23 @@ def test_cli_rename_while_the_server_syncs(tmp_path: Path) -> None:
         assert len(uris) == len(set(uris)) and all(u.startswith("gno://docs/") for u in uris)
     finally:
         server.stop()
+    assert_consistent(h.db_path())
+
+
+def test_update_and_cleanup_repair_documents_of_unconfigured_collections(tmp_path: Path) -> None:
+    """Rows left under a name the config does not have (what a crash between a rename's
+    row update and its index.yml write, or an older gno, leaves): `gno update` takes them
+    out of search, `gno cleanup` deletes them."""
+    root = tmp_path / "notes"
+    h.write_corpus(root, 20)
+    h.run("init", str(root), "--name", "notes")
+    h.run("update")
+    conn = apsw.Connection(str(h.db_path()))
+    conn.execute("UPDATE documents SET collection = 'gone' WHERE rel_path < 'n00010.md'")
+    conn.close()
+    h.run("update")  # re-adds the ten files under notes; the 'gone' rows must not stay active
+    assert_no_ghosts({"notes"})
+    assert sorted(h.active_paths()) == sorted(_indexed_names(root, "notes"))
+    assert json.loads(h.run("cleanup", "--json").stdout)["deletedDocuments"] == 10
+    assert h.count_docs(active_only=False) == 20
     assert_consistent(h.db_path())
