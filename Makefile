@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 
 PORT ?= 3000
 
-.PHONY: run test install browser generate check-generated lint unit contract bench clean
+.PHONY: run test install browser generate check-generated lint unit contract soak bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -45,6 +45,12 @@ contract: $(STAMP) browser
 
 test: check-generated lint browser
 	$(BIN)/pytest -n 2
+
+# The long runs `make test` leaves out (pytest marker `soak`): kill -9 of `gno update` and
+# `gno serve` at random points (GNO_SOAK_KILLS, default 24), thousands of mixed requests
+# against a real server (GNO_SOAK_REQUESTS, default 3000). GNO_SOAK_SEED replays a run.
+soak: $(STAMP)
+	GNO_SOAK=1 $(BIN)/pytest -m soak -s
 
 # Index a demo collection (this project's spec/ and README) and search it.
 run: $(STAMP)

@@ -17,6 +17,7 @@ import typer
 from gno.cli.app import app as root_app
 from gno.cli.commands_mcp import resolve_tool_profile
 from gno.cli.common import settings
+from gno.cli.output import write
 from gno.errors import ValidationError
 
 Port = Annotated[
@@ -261,7 +262,7 @@ def _manage(
         if stopped is None:
             raise typer.Exit(3)  # silent: nothing was running
         if not as_json:
-            typer.echo(f"gno {kind}: stopped (pid {stopped})")
+            write(f"gno {kind}: stopped (pid {stopped})")
         raise typer.Exit(0)
     if detach:
         record = process.detach(files, sys.argv[1:], host)
@@ -269,10 +270,10 @@ def _manage(
         if kind == "serve":
             started["url"] = process.loopback_url(host, record["port"])
         if as_json:
-            typer.echo(json.dumps(started))
+            write(json.dumps(started))
         else:
             where = f" at {started['url']}" if "url" in started else f" on port {record['port']}"
-            typer.echo(
+            write(
                 f"gno {kind}: running in the background (pid {record['pid']}){where}; "
                 f"log {files.log_file}; stop it with `gno {kind} --stop`"
             )
@@ -282,31 +283,31 @@ def _manage(
 
 def _print_status(payload: dict[str, Any], as_json: bool) -> None:
     if as_json:
-        typer.echo(json.dumps(payload, indent=2))
+        write(json.dumps(payload, indent=2))
         return
     kind = payload["cmd"]
     if not payload["running"]:
-        typer.echo(f"gno {kind}: not running (pid file {payload['pid_file']})")
+        write(f"gno {kind}: not running (pid file {payload['pid_file']})")
         return
     minutes, seconds = divmod(payload["uptime_seconds"], 60)
     hours, minutes = divmod(minutes, 60)
-    typer.echo(
+    write(
         f"gno {kind}: running (pid {payload['pid']}, port {payload['port']}, "
         f"up {hours}h{minutes:02d}m{seconds:02d}s, gno {payload['version']})"
     )
     resident = payload["resident"]
     if resident is not None:
         jobs = resident["jobs"]
-        typer.echo(
+        write(
             f"  admission {resident['admission']['state']}, "
             f"{resident['transport']['activeRequests']} active requests, "
             f"{jobs['active']} active jobs"
         )
     else:
-        typer.echo("  /api/resident/status did not answer (busy, or the gateway wants a token)")
+        write("  /api/resident/status did not answer (busy, or the gateway wants a token)")
     size = payload["log_size_bytes"]
-    typer.echo(f"  pid file {payload['pid_file']}")
-    typer.echo(f"  log {payload['log_file']}" + (f" ({size} bytes)" if size is not None else ""))
+    write(f"  pid file {payload['pid_file']}")
+    write(f"  log {payload['log_file']}" + (f" ({size} bytes)" if size is not None else ""))
 
 
 def _run(
@@ -371,9 +372,9 @@ def _run(
 
     def announce(url: str) -> None:
         if kind == "serve":
-            typer.echo(f"gno serve: {url}  (API {url}/api, docs {url}/docs, MCP {url}/mcp)")
+            write(f"gno serve: {url}  (API {url}/api, docs {url}/docs, MCP {url}/mcp)")
         else:
-            typer.echo(f"gno daemon: {url}  (MCP {url}/mcp, status {url}/api/resident/status)")
+            write(f"gno daemon: {url}  (MCP {url}/mcp, status {url}/api/resident/status)")
         sys.stdout.flush()
 
     run_server(

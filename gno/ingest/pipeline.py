@@ -3,6 +3,12 @@
 Runs in worker processes when many files changed (both cores work while the
 parent writes to SQLite), or inline for a handful. Everything here is picklable
 and free of store access.
+
+Workers are spawned (a fresh interpreter), never forked: a forked child would
+inherit every open descriptor of its parent, the data directory's ownership lock
+of `gno serve` and the index's SQLite file among them, and would be a copy of a
+multithreaded server. Each worker also dies with its parent (``parent_watch``),
+so a `gno update` or `gno serve` killed with SIGKILL leaves no process behind.
 """
 
 from __future__ import annotations
@@ -115,9 +121,12 @@ def _process(job: Job) -> Converted | Failed:
     )
 
 
-def _ignore_sigint() -> None:
+def _init_worker(parent: int) -> None:
     # Ctrl-C is the parent's to handle: it rolls back the open batch and stops the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from gno.ingest.parent_watch import die_with_parent
+
+    die_with_parent(parent)
 
 
 class JobRunner:
@@ -134,9 +143,11 @@ class JobRunner:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=context, initializer=_ignore_sigint
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(os.getpid(),),
             )
         return self._pool.map(process, jobs, chunksize=4)
 

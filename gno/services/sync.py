@@ -28,16 +28,18 @@ from gno.adapters.sqlite.rows import DocState, SourceFile
 from gno.adapters.sqlite.store import SqliteStore
 from gno.adapters.sqlite.writes import INGEST_VERSION
 from gno.app import App
-from gno.config import Collection
+from gno.config import Collection, load_config
 from gno.core.globs import FileRules
 from gno.core.identity import make_uri, normalize_collection_name
 from gno.errors import InvalidPathError, NotFoundError, ValidationError
+from gno.index_lock import index_guard
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular, special_kind
 from gno.ingest.walker import WalkEntry, inside, walk
 from gno.ports import INVALID_NAME, PERMANENT_CODES, READ_ERROR, TOO_LARGE, UNSUPPORTED
 from gno.services.cancel import Cancelled
 from gno.services.collections import check_file_name
+from gno.services.index_guard import CollectionChangedError, SyncGuard
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 BATCH_FILES = 200  # files per write transaction
@@ -95,9 +97,13 @@ class CollectionSync:
     """Syncs one collection; ``run`` raises KeyboardInterrupt after rolling back the open batch."""
 
     def __init__(
-        self, store: SqliteStore, collection: Collection, progress: Progress | None
+        self,
+        store: SqliteStore,
+        collection: Collection,
+        progress: Progress | None,
+        guard: SyncGuard,
     ) -> None:
-        self.store, self.coll = store, collection
+        self.store, self.coll, self.guard = store, collection, guard
         self.tally = CollectionTally(collection.name)
         self.progress = progress
         self._seen: set[str] = set()  # relative paths found by the walk
@@ -150,7 +156,7 @@ class CollectionSync:
             if state.active and rel not in self._seen and not _under_any(rel, unreadable):
                 gone.append(state.id)
                 self.tally.changed(rel, "removed")
-        with self.store.write():
+        with self.guard.commit(), self.store.write():
             if gone:
                 self.store.inactivate(gone)
             self.store.mark_synced(self.coll.name)
@@ -187,7 +193,7 @@ class CollectionSync:
         self._total = len(entries)
         self._apply_entries(entries, states)
         if gone:
-            with self.store.write():
+            with self.guard.commit(), self.store.write():
                 self.store.inactivate(gone)
         self.tally.inactivated = len(gone)
         return self.tally
@@ -296,10 +302,12 @@ class CollectionSync:
 
     def _flush(self) -> None:
         if self._pending:
-            with self.store.write():
-                for apply in self._pending:
-                    apply()
-            self._pending.clear()
+            try:
+                with self.guard.commit(), self.store.write():
+                    for apply in self._pending:
+                        apply()
+            finally:  # committed, or dropped whole (rolled back, or the collection changed)
+                self._pending.clear()
         self._last_flush = time.perf_counter()
 
     def _plan(self, entry: WalkEntry, state: DocState | None) -> Callable[[], None] | Job | None:
@@ -455,13 +463,19 @@ def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> Sync
     started = time.perf_counter()
     tallies: list[CollectionTally] = []
     interrupted = False
+    with index_guard(app.paths):  # ghosts of collections gone from the config leave search
+        configured = load_config(app.paths.config_file).collections
+        store.inactivate_collections_except([c.name for c in configured])
     for collection in collections:
-        sync = CollectionSync(store, collection, progress)
+        sync = CollectionSync(store, collection, progress, SyncGuard(app.paths, collection))
         try:
             if rel_paths is None:
                 tallies.append(sync.run(inp.gitPull, inp.runUpdateCmd))
             else:
                 tallies.append(sync.run_paths(rel_paths))
+        except CollectionChangedError as exc:
+            sync._error("", "COLLECTION_CHANGED", str(exc))
+            tallies.append(sync.tally)
         except (KeyboardInterrupt, Cancelled):  # Ctrl-C, or a server stopping its job
             tallies.append(sync.tally)
             interrupted = True
