@@ -25,7 +25,9 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-CORPUS = Path(os.environ.get("GNO_BENCH_CORPUS", "/work/shared/corpora/opentelemetry-docs"))
+# The shared folder sits beside the checkout (../shared); GNO_BENCH_CORPUS overrides it.
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "opentelemetry-docs"
+CORPUS = Path(os.environ.get("GNO_BENCH_CORPUS", str(DEFAULT_CORPUS)))
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 PYTHON = sys.executable
 GNO = str(Path(PYTHON).parent / "gno")  # the console script next to the venv python
