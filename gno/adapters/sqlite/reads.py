@@ -41,6 +41,17 @@ class DocumentReads:
         sql = f"SELECT {DOC_COLUMNS} FROM documents NOT INDEXED WHERE id IN ({marks}) AND active = 1 {where}"
         return {row[0]: doc_row(row) for row in self.conn.execute(sql, (*ids, *params))}
 
+    def ids_passing(
+        self, ids: Sequence[int], where: str = "", params: Sequence[Any] = ()
+    ) -> set[int]:
+        """Which of these document ids are active and pass ``where`` (ids only: cheaper
+        than loading rows for a whole candidate window)."""
+        if not ids:
+            return set()
+        marks = ",".join("?" * len(ids))
+        sql = f"SELECT id FROM documents NOT INDEXED WHERE id IN ({marks}) AND active = 1 {where}"
+        return {row[0] for row in self.conn.execute(sql, (*ids, *params))}
+
     def documents_with_mirrors(
         self, mirror_hashes: Sequence[str], where: str = "", params: Sequence[Any] = ()
     ) -> list[DocRow]:
