@@ -31,6 +31,7 @@ from pydantic import ValidationError as ModelError
 from starlette.requests import Request
 from starlette.responses import Response
 
+from gno.core.input_keys import known_arguments
 from gno.errors import GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.disconnect import run_until_disconnect
@@ -176,6 +177,7 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                     return args
             else:
                 args = _query_args(route, request)
+            args = known_arguments(_validator(route.input_schema).schema, args)
             if problem := schema_problem(route.input_schema, args):
                 raise ValidationError(problem)
             if to_input is not None and rest_model is not None:

@@ -242,6 +242,8 @@ def query(app: App, inp: QueryInput) -> SearchResults:
     }
     if run.filters.collection:
         meta["collection"] = run.filters.collection
+    if run.filters.collections:
+        meta["collections"] = run.filters.collections
     if inp.intent:
         meta["intent"] = inp.intent
     if run.modes:

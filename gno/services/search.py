@@ -90,6 +90,8 @@ def _meta(inp: SearchInput, filters: Filters, total: int, relaxed: bool) -> dict
     meta: dict[str, Any] = {"query": inp.query, "mode": "bm25", "totalResults": total}
     if filters.collection:
         meta["collection"] = filters.collection
+    if filters.collections:
+        meta["collections"] = filters.collections
     for key, value in (
         ("intent", inp.intent),
         ("lang", filters.lang),
