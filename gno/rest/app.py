@@ -25,6 +25,7 @@ from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Route
 from starlette.staticfiles import StaticFiles
 
 from gno import __version__
@@ -34,6 +35,7 @@ from gno.rest import assets, openapi, routes
 from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
 from gno.rest.mcp_gateway import McpGateway
+from gno.rest.mcp_http import ExactPath, WriteGate
 from gno.rest.security import GateMiddleware, Gates
 
 # What `gno daemon` serves besides /mcp: lifecycle and, to same-host callers, status.
@@ -115,7 +117,9 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     _error_handlers(api)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     if gateway is not None:
-        api.mount("/mcp", gateway)
+        mcp_app = WriteGate(gateway, enable_write=options.mcp_enable_write)
+        api.router.routes.append(Route("/mcp", ExactPath(mcp_app)))  # no 307 to /mcp/
+        api.mount("/mcp", mcp_app)
     if not daemon:
         mount_web_ui(api, options.web_ui_dir)
     api.add_middleware(GateMiddleware, gates=options.gates, runtime=runtime)
