@@ -32,6 +32,7 @@ from gno import __version__
 from gno.app import App
 from gno.resident.runtime import Limits, Resident
 from gno.rest import assets, openapi, routes
+from gno.rest.docs_page import add_docs
 from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
 from gno.rest.mcp_gateway import McpGateway
@@ -90,7 +91,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
         description=DESCRIPTION,
         lifespan=lifespan,
         redoc_url=None,
-        docs_url=None if daemon else "/docs",
+        docs_url=None,  # gno's own /docs (docs_page): Swagger UI served locally, no CDN
         openapi_url=None if daemon else "/openapi.json",
     )
     api.state.runtime = runtime
@@ -112,6 +113,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
             response_model=None,
         )
     if not daemon:
+        add_docs(api, "gno")
         add_events_route(api, runtime)
         assets.add_routes(api, runtime)  # /api/doc-asset: bytes, not a registry operation
     _error_handlers(api)
