@@ -11,7 +11,7 @@ from typing import Any
 
 from gno.core.frontmatter import nesting_depth
 from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, split_globs
-from gno.core.identity import normalize_collection_name
+from gno.core.identity import normalize_collection_name, validate_context_scope
 from gno.errors import ConfigError, ValidationError
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 
@@ -144,6 +144,10 @@ def parse_config(data: Any, source: str = "index.yml") -> Config:
             isinstance(item.get(k), str) for k in ("scopeType", "scopeKey", "text")
         ):
             raise ConfigError(f"{source}: contexts[{i}] needs scopeType, scopeKey and text")
+        try:
+            validate_context_scope(item["scopeType"], item["scopeKey"])
+        except ValidationError as exc:
+            raise ConfigError(f"{source}: contexts[{i}]: {exc.message}") from exc
         contexts.append(ContextEntry(item["scopeType"], item["scopeKey"], item["text"]))
     return Config(collections, contexts, TOKENIZERS[tokenizer], data)
 

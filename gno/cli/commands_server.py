@@ -338,13 +338,23 @@ def _run(
     from gno.resident.runtime import Limits
     from gno.rest.app import ServeOptions
     from gno.rest.gateway import build_gateway
+    from gno.rest.gateway_config import gateway_config
     from gno.rest.security import Gates
     from gno.rest.serve import serve as run_server
 
+    app = settings(ctx).make_app()
+    # index.yml's gateway block fills in what the command line does not say.
+    conf = gateway_config(_config_raw(app))
+    if kind == "daemon" and not _given(ctx, "host") and conf.host:
+        host = conf.host
+    token_file = token_file or conf.token_file
+    allowed_hosts = allowed_hosts or conf.allowed_hosts or None
+    allowed_origins = allowed_origins or conf.allowed_origins or None
+    if not _given(ctx, "max_body_bytes") and "maxBodyBytes" in conf.limits:
+        max_body_bytes = conf.limits["maxBodyBytes"]
     gateway = build_gateway(
         host, token_file, allowed_hosts, allowed_origins, whole_listener=kind == "daemon"
     )
-    app = settings(ctx).make_app()
     # GNO_API_TOKEN guards serve's REST routes; the daemon's listener is the gateway's alone.
     api_token = (os.environ.get("GNO_API_TOKEN") or None) if kind == "serve" else None
     options = ServeOptions(
@@ -366,7 +376,8 @@ def _run(
         sync_on_start=sync_on_start,
         embed_delay=embed_delay,
         mcp_enable_write=enable_write
-        or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes"),
+        or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes")
+        or bool(conf.enable_write),
         mcp_profile=resolve_tool_profile(app, tool_profile),
     )
 
@@ -385,3 +396,19 @@ def _run(
         host=host,
         pid_file=files.pid_file if write_pid_file else None,
     )
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """The flag was on the command line (or in its env variable), not left at its default."""
+    source = ctx.get_parameter_source(name)  # typer's own click: compare by name
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _config_raw(app: Any) -> dict[str, Any]:
+    """index.yml as parsed; {} before `gno init` (the server starts and says so per call)."""
+    from gno.errors import NotInitializedError
+
+    try:
+        return dict(app.config.raw)
+    except (FileNotFoundError, NotInitializedError):
+        return {}

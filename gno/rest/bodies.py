@@ -51,6 +51,8 @@ def _search_fields(body: Any, local: bool) -> dict[str, Any]:
             fields[name] = values
     if body.lang is not None:
         fields["lang"] = body.lang
+    if (collections := getattr(body, "collections", None)) is not None:
+        fields["collections"] = collections
     return fields
 
 
@@ -102,7 +104,15 @@ def docs(body: Any, local: bool) -> dict[str, Any]:
         if body.collection is None:
             raise ValidationError("pathPrefix needs collection")
         scope = make_uri(body.collection.lower(), body.pathPrefix)
-    fields: dict[str, Any] = {"limit": body.limit, "offset": body.offset}
+    fields: dict[str, Any] = {
+        "limit": body.limit,
+        "offset": body.offset,
+        "sortField": body.sortField,
+        "sortOrder": body.sortOrder,
+    }
+    for name in ("tagsAll", "tagsAny"):
+        if (tags := _csv(getattr(body, name))) is not None:
+            fields[name] = tags
     if scope is not None:
         fields["scope"] = scope
     return fields

@@ -31,6 +31,7 @@ from pydantic import ValidationError as ModelError
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
+from gno.core.input_keys import known_arguments
 from gno.core.wire_values import reject_constant, unusable_value
 from gno.errors import GnoError, ValidationError
 from gno.rest import bodies, openapi, views
@@ -182,6 +183,7 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 args = _query_args(route, request)
             if problem := unusable_value(args):
                 raise ValidationError(f"Invalid request: {problem}")
+            args = known_arguments(_validator(route.input_schema).schema, args)
             if problem := schema_problem(route.input_schema, args):
                 raise ValidationError(problem)
             if to_input is not None and rest_model is not None:

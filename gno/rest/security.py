@@ -36,11 +36,11 @@ CSP = (
     "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
     "form-action 'self'"
 )
-# The interactive OpenAPI page (/docs) loads Swagger UI from its CDN and starts it
-# with an inline script; that page alone gets a CSP that allows exactly that.
+# The interactive OpenAPI page (/docs) runs Swagger UI from this server's own files
+# (gno/rest/docs_page.py) and no inline script; Swagger UI sets inline styles and
+# draws icons from data: URIs, which that page alone may do.
 DOCS_CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' https://cdn.jsdelivr.net; img-src 'self' data: https://fastapi.tiangolo.com"
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:"
 )
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),

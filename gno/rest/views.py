@@ -82,27 +82,40 @@ def document(app: App, inp: Any) -> dict[str, Any]:
 
 
 def documents(app: App, inp: Any) -> dict[str, Any]:
-    listed = handler("ls")(app, inp)
+    """GET /api/docs: a page in GNO's shape (newest-modified first unless asked otherwise)."""
+    from gno.adapters.sqlite.rows import iso_from_ns
+    from gno.core.identity import make_uri
+    from gno.services.documents import list_page, list_scope
+
+    store = app.store()
+    rows, total = list_page(store, inp)
     items = []
-    for doc in listed.model_dump(mode="json", exclude_unset=True)["documents"]:
-        item = {"docid": doc["docid"], "uri": doc["uri"]}
-        if "title" in doc:
-            item["title"] = doc["title"]
-        source = doc["source"]
+    for doc in rows:
+        item = {
+            "docid": doc.docid,
+            "uri": make_uri(doc.collection, doc.rel_path, app.paths.index_name),
+        }
+        if doc.title:
+            item["title"] = doc.title
         items.append(
             item
             | {
-                "collection": doc["uri"].removeprefix("gno://").split("/", 1)[0],
-                "relPath": source["relPath"],
-                "sourceExt": source["ext"],
-                "sourceMime": source["mime"],
+                "collection": doc.collection,
+                "relPath": doc.rel_path,
+                "sourceExt": doc.ext,
+                "sourceMime": doc.mime,
+                "updatedAt": iso_from_ns(doc.mtime_ns),
             }
         )
+    collection, _ = list_scope(store, inp.scope)
     return {
         "documents": items,
-        "total": listed.meta.total,
+        "total": total,
         "limit": inp.limit,
         "offset": inp.offset,
+        "availableDateFields": store.date_field_names(collection),
+        "sortField": inp.sortField or "modified",
+        "sortOrder": str(inp.sortOrder),
     }
 
 

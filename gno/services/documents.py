@@ -16,6 +16,7 @@ from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.globs import compile_globs, split_globs
 from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri
+from gno.core.tags import validate_tag
 from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, ValidationError
 from gno.services.results import ResultBuilder
 
@@ -198,22 +199,45 @@ def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
     return MultiGetResult.model_validate({"documents": documents, "skipped": skipped, "meta": meta})
 
 
-def ls(app: App, inp: LsInput) -> DocumentList:
-    store = app.store()
+def list_scope(store: SqliteStore, scope: str | None) -> tuple[str | None, str | None]:
+    """(collection, rel-path prefix) of an ls scope: a collection name or gno://coll/prefix."""
     collection = prefix = None
-    if inp.scope:
-        if inp.scope.startswith("gno://"):
-            if "/" not in inp.scope[len("gno://") :]:
+    if scope:
+        if scope.startswith("gno://"):
+            if "/" not in scope[len("gno://") :]:
                 raise ValidationError(
-                    f"Scope {inp.scope} needs a trailing '/' (gno://<collection>/[prefix])"
+                    f"Scope {scope} needs a trailing '/' (gno://<collection>/[prefix])"
                 )
-            parsed = parse_uri(inp.scope)
+            parsed = parse_uri(scope)
             collection, prefix = parsed.collection, parsed.rel_path or None
         else:
-            collection = inp.scope.lower()
+            collection = scope.lower()
         if collection not in {c["name"] for c in store.collections()}:
             raise NotFoundError(f"Collection not found: {collection}")
-    docs, total = store.list_documents(collection, prefix, inp.limit, inp.offset)
+    return collection, prefix
+
+
+def list_page(store: SqliteStore, inp: LsInput) -> tuple[list[DocRow], int]:
+    """The page ``inp`` asks for: scope, tags, and the order (by URI unless sortField)."""
+    collection, prefix = list_scope(store, inp.scope)
+    field = inp.sortField
+    if field not in (None, "modified") and field not in store.date_field_names(collection):
+        raise ValidationError(
+            f"Unknown sortField {field!r}: use modified or one of availableDateFields"
+        )
+    return store.list_documents(
+        collection,
+        prefix,
+        inp.limit,
+        inp.offset,
+        tags_all=list(dict.fromkeys(validate_tag(t) for t in inp.tagsAll or [])),
+        tags_any=list(dict.fromkeys(validate_tag(t) for t in inp.tagsAny or [])),
+        order=(field, inp.sortOrder != "asc"),
+    )
+
+
+def ls(app: App, inp: LsInput) -> DocumentList:
+    docs, total = list_page(app.store(), inp)
     documents = []
     for doc in docs:
         item: dict[str, Any] = {

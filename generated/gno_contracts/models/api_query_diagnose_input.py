@@ -31,9 +31,6 @@ class ApiQueryDiagnoseInput(ContractModel):
     REST body of POST /api/query/diagnose: a query body plus the document to explain.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     query: Annotated[str, Field(min_length=1, pattern="\\S")]
     """
     The query (must contain a non-space character).

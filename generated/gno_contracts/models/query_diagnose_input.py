@@ -27,9 +27,6 @@ class QueryDiagnoseInput(ContractModel):
     Input of query diagnose: a query input plus the document to explain.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     query: Annotated[str, Field(min_length=1)]
     """
     Lexical query.
