@@ -34,7 +34,13 @@ MAX_PATTERN_CHARS = 1024
 MAX_BRACE_DEPTH = 8
 MAX_TEXT_CHARS = 4096  # longer than any path the OS allows; longer text never matches
 MAX_CACHED_SETS = 2048  # DFA states kept per matcher before the cache starts over
-MAX_MATCH_STEPS = 2_000_000  # automaton work one match may do (well under a second)
+# Work spent building DFA transitions over a glob's whole life: a fixed allowance (under a
+# second) plus a few steps per character matched so far. Cached transitions cost one lookup
+# a character; only patterns whose state sets never repeat (``*a`` then hundreds of ``?``)
+# keep building, and they stop here instead of running long. So the total time a glob can
+# take is linear in what it matched, with a small constant.
+MAX_BUILD_STEPS = 5_000_000
+BUILD_STEPS_PER_CHAR = 64
 
 _LIT, _NOT_SLASH, _CLASS = 0, 1, 2
 
@@ -195,7 +201,20 @@ class _Nfa:
 class Glob:
     """A compiled glob: ``match(text)`` is True when the whole text matches."""
 
-    __slots__ = ("_accept", "_ids", "_lock", "_nfa", "_rows", "_sets", "_start", "pattern", "steps")
+    __slots__ = (
+        "_accept",
+        "_final",
+        "_ids",
+        "_lock",
+        "_nfa",
+        "_rows",
+        "_sets",
+        "_start",
+        "built",
+        "chars",
+        "pattern",
+        "steps",
+    )
 
     def __init__(self, pattern: str) -> None:
         if len(pattern) > MAX_PATTERN_CHARS:
@@ -206,6 +225,8 @@ class Glob:
         self._accept = self._nfa.build(_Parser(pattern).sequence(0, True), self._start)
         self._lock = threading.Lock()
         self.steps = 0  # automaton work done so far (tests check it grows linearly)
+        self.built = 0  # the part of it spent building transitions (bounded)
+        self.chars = 0  # characters matched over the glob's life
         self._reset()
 
     @property
@@ -218,6 +239,7 @@ class Glob:
         self._sets: list[tuple[frozenset[int], bool]] = []
         self._ids: dict[tuple[frozenset[int], bool], int] = {}
         self._rows: list[dict[str, int]] = []
+        self._final: dict[int, bool] = {}
 
     def _intern(self, key: tuple[frozenset[int], bool]) -> int:
         found = self._ids.get(key)
@@ -265,22 +287,32 @@ class Glob:
             if len(self._sets) > MAX_CACHED_SETS:
                 self._reset()
             state = self._intern((frozenset((self._start,)), True))
-            budget = self.steps + MAX_MATCH_STEPS
+            self.chars += len(text)
             for ch in text:
                 self.steps += 1
                 nxt = self._rows[state].get(ch)
                 if nxt is None:
-                    states, seg_start = self._sets[state]
-                    after = self._advance(states, seg_start, ch)
-                    nxt = self._intern((after, ch == "/"))
-                    self._rows[state][ch] = nxt
-                    if self.steps > budget:
-                        raise ValidationError(
-                            f"Pattern is too complex to match (more than {MAX_MATCH_STEPS:,} "
-                            f"steps for one path): {self.pattern[:80]}"
-                        )
+                    nxt = self._build(state, ch)
                 if not self._sets[nxt][0]:
                     return False
                 state = nxt
-            states, seg_start = self._sets[state]
-            return self._accept in self._closure(states, seg_start, None)
+            final = self._final.get(state)
+            if final is None:
+                states, seg_start = self._sets[state]
+                final = self._accept in self._closure(states, seg_start, None)
+                self._final[state] = final
+            return final
+
+    def _build(self, state: int, ch: str) -> int:
+        before = self.steps
+        states, seg_start = self._sets[state]
+        nxt = self._intern((self._advance(states, seg_start, ch), ch == "/"))
+        self._rows[state][ch] = nxt
+        self.built += self.steps - before
+        if self.built > MAX_BUILD_STEPS + BUILD_STEPS_PER_CHAR * self.chars:
+            raise ValidationError(
+                f"Pattern is too complex to match (building its automaton took more than "
+                f"{MAX_BUILD_STEPS:,} steps + {BUILD_STEPS_PER_CHAR} per character): "
+                f"{self.pattern[:80]}"
+            )
+        return nxt

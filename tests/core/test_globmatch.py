@@ -213,14 +213,27 @@ def test_classes_and_braces():
         compile_globs("a[bc")
 
 
-def test_one_match_has_a_step_budget():
-    """A pattern whose state sets never repeat (``*a`` then 1,000 ``?``) on a 4,000-character
-    path would do tens of millions of steps: it stops at the budget with a clear error."""
-    from gno.core.globmatch import MAX_MATCH_STEPS
+def test_building_the_automaton_has_a_budget():
+    """A pattern whose state sets never repeat (``*a`` then 1,000 ``?``) would do tens of
+    millions of steps on long paths: it stops at the budget with a clear error, across matches
+    too (many paths, as multi_get over a whole collection). Short paths keep the state sets
+    small, so they never get there: work per character is bounded by the path, too."""
+    from gno.core.globmatch import BUILD_STEPS_PER_CHAR, MAX_BUILD_STEPS
 
-    glob = Glob("*a" + "?" * 1000)
+    def allowance(glob: Glob) -> int:
+        return MAX_BUILD_STEPS + BUILD_STEPS_PER_CHAR * glob.chars + 4 * glob.size
+
     rng = random.Random(7)
-    text = "".join(rng.choice("ab") for _ in range(4000))
+    glob = Glob("*a" + "?" * 1000)
     with pytest.raises(ValidationError, match="too complex"):
-        glob.match(text)
-    assert glob.steps <= MAX_MATCH_STEPS + 4 * glob.size
+        for _ in range(3000):
+            glob.match("".join(rng.choice("ab") for _ in range(400)))
+    assert glob.built <= allowance(glob)
+    assert glob.steps <= 2 * allowance(glob)  # + cached lookups and end-of-path checks
+
+
+def test_ordinary_patterns_stay_far_from_the_budget():
+    glob = compile_globs("{docs/**/*.md,README.md,src/**/[a-z]*.py}")
+    for i in range(5000):
+        glob.match(f"docs/section-{i % 50}/sub{i % 7}/page-{i}.md")
+    assert glob.built < 200_000
