@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import Qmd, find_qmd
 
-# ../shared next to the checkout, as the other tests and benches find it.
+# The shared folder sits beside the checkout (../shared); GNO_BENCH_CORPUS overrides it.
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "opentelemetry-docs"
 CORPUS = Path(os.environ.get("GNO_BENCH_CORPUS", str(DEFAULT_CORPUS)))
 RESULTS_DIR = Path(__file__).resolve().parent / "results"

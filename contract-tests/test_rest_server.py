@@ -35,7 +35,8 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def server(env: dict[str, str]) -> Any:
-    with running(env, "--max-body-bytes", "4096") as srv:
+    # gno.example.org: an allowed Host that names no loopback address (a remote caller)
+    with running(env, "--max-body-bytes", "4096", "--mcp-allowed-host", "gno.example.org") as srv:
         yield srv
 
 

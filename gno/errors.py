@@ -19,6 +19,7 @@ that from the exit code.
     ├── LockedError (LOCKED, 409, exit 2: another writer holds the index)
     ├── NotInitializedError (RUNTIME, 500, exit 2)
     ├── UnavailableError (UNAVAILABLE, 503, exit 2)
+    ├── DiskFullError (DISK_FULL, 507, exit 2: SQLite could not grow the index)
     └── InterruptedByUser (INTERRUPTED, 499, exit 130)
 """
 
@@ -98,6 +99,14 @@ class NotInitializedError(GnoError):
 class UnavailableError(GnoError):
     code = "UNAVAILABLE"
     http_status = 503
+
+
+class DiskFullError(GnoError):
+    """The disk (or the index's size limit) is full: the open transaction was rolled back,
+    every earlier batch is kept, and the same command can be run again once space is freed."""
+
+    code = "DISK_FULL"
+    http_status = 507
 
 
 class InterruptedByUser(GnoError):

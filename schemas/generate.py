@@ -156,7 +156,7 @@ def _param(raw: dict, schema: dict, positional: bool, where: str) -> str:
             f"{where}: {name} maps to {to!r}, not a field of {schema['$id']} (give `kind` for a hook)"
         )
     prop = props.get(to, {}) if to else {}
-    if raw.get("csv"):
+    if raw.get("csv") or raw.get("split"):
         kind = "str"
     elif raw.get("join") is not None:
         kind = "list"
@@ -170,7 +170,8 @@ def _param(raw: dict, schema: dict, positional: bool, where: str) -> str:
     required = raw.get("required", positional and to in schema.get("required", []))
     fields = {
         "name": name, "flags": flags, "help": raw["help"], "kind": kind, "to": to,
-        "csv": bool(raw.get("csv")), "join": raw.get("join"), "value": raw.get("value"),
+        "csv": bool(raw.get("csv")), "split": raw.get("split") and check_ref(raw["split"], where),
+        "join": raw.get("join"), "value": raw.get("value"),
         "append": raw.get("append"), "clears": raw.get("clears"), "excludes": raw.get("excludes"),
         "view": bool(raw.get("view") or to is None), "required": bool(required), "shown": shown,
     }  # fmt: skip
@@ -277,6 +278,7 @@ class CliParam(NamedTuple):
     kind: str  # "bool" | "int" | "float" | "str" | "list"
     to: str | None  # the input field it sets (None: a view flag only)
     csv: bool = False  # a comma-separated list
+    split: str | None = None  # "module:function" splitting a list (e.g. globs with braces)
     join: str | None = None  # words joined into one string
     value: object = None  # what a flag sets (None: the flag's own bool)
     append: str | None = None  # a flag adding this value to a list field

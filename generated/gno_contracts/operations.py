@@ -38,6 +38,7 @@ class CliParam(NamedTuple):
     kind: str  # "bool" | "int" | "float" | "str" | "list"
     to: str | None  # the input field it sets (None: a view flag only)
     csv: bool = False  # a comma-separated list
+    split: str | None = None  # "module:function" splitting a list (e.g. globs with braces)
     join: str | None = None  # words joined into one string
     value: object = None  # what a flag sets (None: the flag's own bool)
     append: str | None = None  # a flag adding this value to a list field
@@ -281,7 +282,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='name', flags=('-n', '--name'), help='Collection name (default: folder name).', kind='str', to='name'),
             CliParam(name='pattern', flags=('--pattern',), help='Glob of files to index (default **/*).', kind='str', to='pattern'),
             CliParam(name='include', flags=('--include',), help='Comma-separated extension allowlist (.md,.pdf).', kind='str', to='include', csv=True),
-            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated names or globs to skip.', kind='str', to='exclude', csv=True),
+            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated names or globs to skip.', kind='str', to='exclude', split='gno.core.globs:split_globs'),
             CliParam(name='update', flags=('--update',), help='Shell command run in the folder before each sync.', kind='str', to='updateCmd'),
             CliParam(name='language', flags=('--language',), help='BCP-47 language of the collection (skips detection).', kind='str', to='languageHint'),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:collection_added', exit=None, progress=None, quiet=True),
@@ -377,7 +378,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='name', flags=('--name',), help='Collection name (default: folder name).', kind='str', to='name'),
             CliParam(name='pattern', flags=('--pattern',), help='Glob of files to index (default **/*).', kind='str', to='pattern'),
             CliParam(name='include', flags=('--include',), help='Comma-separated extension allowlist (.md,.pdf).', kind='str', to='include', csv=True),
-            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated names or globs to skip.', kind='str', to='exclude', csv=True),
+            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated names or globs to skip.', kind='str', to='exclude', split='gno.core.globs:split_globs'),
             CliParam(name='update', flags=('--update',), help='Shell command run in the folder before each sync.', kind='str', to='updateCmd'),
             CliParam(name='tokenizer', flags=('--tokenizer',), help="FTS tokenizer: porter (default), unicode61, or GNO's 'snowball english' (= porter).", kind='str', to='tokenizer'),
             CliParam(name='language', flags=('--language',), help='BCP-47 language of the collection (skips detection).', kind='str', to='language'),
@@ -680,7 +681,7 @@ OPERATIONS: tuple[Operation, ...] = (
         id='query_diagnose',
         summary='Explain why a document did or did not come back for a query, stage by stage.',
         input_schema='gno://schemas/query-diagnose-input@1.0',
-        output_schema='gno://schemas/query-diagnose@1.0',
+        output_schema='gno://schemas/query-diagnose@1.2',
         input_model='query_diagnose_input:QueryDiagnoseInput',
         output_model='query_diagnose:QueryDiagnose',
         access='read',
@@ -787,7 +788,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=False,
         cli=None,
         mcp=McpBinding('gno_job_status', ('full',), None, None, False, True, None),
-        rest=RestBinding('GET', '/api/jobs/{jobId}', 200, None, None, 'gno://schemas/api-job@1.0', 'api_job:ApiJob', None, 'gno.rest.views:job', None, None),
+        rest=RestBinding('GET', '/api/jobs/{jobId}', 200, None, None, 'gno://schemas/api-job@1.0', 'api_job:ApiJob', None, 'gno.rest.views:job', 'gno.rest.views:mask_strings', None),
         handler='gno.services.jobs:job_status',
         starter=None,
         execution='memory',

@@ -145,7 +145,9 @@ def collect(shape: CliShape, values: dict[str, Any]) -> tuple[dict[str, Any], di
             continue
         if raw is None:
             continue
-        if p.csv:
+        if p.split is not None:
+            raw = resolve(p.split)(raw)
+        elif p.csv:
             raw = split_csv(raw)
         elif p.join is not None:
             raw = p.join.join(raw)

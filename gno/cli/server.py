@@ -41,6 +41,8 @@ class ServerFlags:
     json: bool = False
     write_pid_file: bool = False
     max_body_bytes: int = 1024 * 1024
+    header_timeout_ms: int = 10_000
+    body_timeout_ms: int = 30_000
     max_waiting_syncs: int = 64
     max_readers: int = 4
     max_queued_reads: int = 256
@@ -80,6 +82,8 @@ PROCESS = [
     _flag("json", bool, "--json", help="With --status or --detach: JSON (process-status@1.0)."),
     _flag("write_pid_file", bool, "--write-pid-file", hidden=True, help="Set by --detach for its child."),
     _flag("max_body_bytes", int, "--max-body-bytes", min=1, hidden=True, help="Request body limit."),
+    _flag("header_timeout_ms", int, "--header-timeout-ms", min=1, hidden=True, help="Time a request's headers may take."),
+    _flag("body_timeout_ms", int, "--body-timeout-ms", min=1, hidden=True, help="Time a request's body may take."),
     _flag("max_waiting_syncs", int, "--max-waiting-syncs", min=0, hidden=True, help="Sync queue depth."),
     _flag("max_readers", int, "--max-readers", min=1, hidden=True, help="Parallel SQLite readers."),
     _flag("max_queued_reads", int, "--max-queued-reads", min=0, hidden=True, help="Reads waiting for a reader."),
@@ -220,21 +224,36 @@ def _run(ctx: typer.Context, kind: str, flags: ServerFlags, files: Any) -> None:
     from gno.resident.runtime import Limits
     from gno.rest.app import ServeOptions
     from gno.rest.gateway import build_gateway
+    from gno.rest.gateway_config import gateway_config
     from gno.rest.security import Gates
     from gno.rest.serve import serve as run_server
 
+    app = settings(ctx).make_app()
+    # index.yml's gateway block fills in what the command line does not say.
+    conf = gateway_config(_config_raw(app))
+    host = flags.host
+    if kind == "daemon" and not _given(ctx, "host") and conf.host:
+        host = conf.host
+    max_body_bytes = flags.max_body_bytes
+    if not _given(ctx, "max_body_bytes") and "maxBodyBytes" in conf.limits:
+        max_body_bytes = conf.limits["maxBodyBytes"]
     gateway = build_gateway(
-        flags.host,
-        flags.mcp_token_file,
-        flags.mcp_allowed_host,
-        flags.mcp_allowed_origin,
+        host,
+        flags.mcp_token_file or conf.token_file,
+        flags.mcp_allowed_host or conf.allowed_hosts or None,
+        flags.mcp_allowed_origin or conf.allowed_origins or None,
         whole_listener=kind == "daemon",
     )
-    app = settings(ctx).make_app()
     # GNO_API_TOKEN guards serve's REST routes; the daemon's listener is the gateway's alone.
     api_token = (os.environ.get("GNO_API_TOKEN") or None) if kind == "serve" else None
     options = ServeOptions(
-        gates=Gates(token=api_token, max_body_bytes=flags.max_body_bytes, gateway=gateway),
+        gates=Gates(
+            token=api_token,
+            max_body_bytes=max_body_bytes,
+            gateway=gateway,
+            header_seconds=flags.header_timeout_ms / 1000,
+            body_seconds=flags.body_timeout_ms / 1000,
+        ),
         limits=Limits(
             readers=flags.max_readers,
             max_queued_reads=flags.max_queued_reads,
@@ -246,7 +265,8 @@ def _run(ctx: typer.Context, kind: str, flags: ServerFlags, files: Any) -> None:
         sync_on_start=not flags.no_sync_on_start,
         embed_delay=None if flags.no_auto_embed else flags.embed_delay_ms / 1000,
         mcp_enable_write=flags.mcp_enable_write
-        or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes"),
+        or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes")
+        or bool(conf.enable_write),
         mcp_profile=resolve_tool_profile(app, flags.mcp_tool_profile),
     )
 
@@ -258,4 +278,20 @@ def _run(ctx: typer.Context, kind: str, flags: ServerFlags, files: Any) -> None:
         sys.stdout.flush()
 
     pid_file = files.pid_file if flags.write_pid_file else None
-    run_server(app, flags.port, options, announce, host=flags.host, pid_file=pid_file)
+    run_server(app, flags.port, options, announce, host=host, pid_file=pid_file)
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """The flag was on the command line (or in its env variable), not left at its default."""
+    source = ctx.get_parameter_source(name)  # typer's own click: compare by name
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _config_raw(app: Any) -> dict[str, Any]:
+    """index.yml as parsed; {} before `gno init` (the server starts and says so per call)."""
+    from gno.errors import NotInitializedError
+
+    try:
+        return dict(app.config.raw)
+    except (FileNotFoundError, NotInitializedError):
+        return {}

@@ -18,6 +18,7 @@ from typing import Any
 from gno.app import App
 from gno.errors import GnoError, UnavailableError
 from gno.ports import Embedder, Reranker
+from gno.services.cancel import holding
 
 
 class ReadersBusyError(GnoError):
@@ -32,7 +33,7 @@ class _LockedEmbedder:
         self.max_tokens = inner.max_tokens
 
     def embed_batch(self, texts: list[str]) -> list[list[float]]:
-        with self._lock:
+        with holding(self._lock):
             return self._inner.embed_batch(texts)
 
 
@@ -42,7 +43,7 @@ class _LockedReranker:
         self.model_id = inner.model_id
 
     def rerank(self, query: str, documents: list[str]) -> list[float]:
-        with self._lock:
+        with holding(self._lock):
             return self._inner.rerank(query, documents)
 
 
@@ -57,13 +58,13 @@ class ReaderApp(App):
         self._seen_stamp: str | None = None
 
     def embedder(self) -> Embedder:
-        with self._model_lock:
+        with holding(self._model_lock):
             inner = self._owner.embedder()
             self.embed_uri = self._owner.embed_uri
         return _LockedEmbedder(inner, self._model_lock)
 
     def reranker(self) -> Reranker | None:
-        with self._model_lock:
+        with holding(self._model_lock):
             inner = self._owner.reranker()
         return None if inner is None else _LockedReranker(inner, self._model_lock)
 

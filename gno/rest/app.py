@@ -4,8 +4,8 @@ API routes come from the registry (``routes``); `/openapi.json` and `/docs`
 are FastAPI's, fed with the contract schemas; `/mcp` is the MCP gateway
 (``gno.mcp.server.http_app``), built on first use (``mcp_gateway``) so the API never
 waits for the MCP SDK import; its session manager runs inside this app's
-lifespan because mounted apps' own lifespans never run. The Web UI will mount
-its static files at ``WEB_UI_MOUNT`` (see ``mount_web_ui``). The daemon is the
+lifespan because mounted apps' own lifespans never run. The Web UI (``gno.web``: page
+routes and ``/assets``) comes after every API route. The daemon is the
 same app cut down to `/mcp`, `/api/resident/status` and (same-host callers
 only) `/api/status`, with no OpenAPI pages. Background services of both start
 in ``start_background``.
@@ -24,14 +24,17 @@ from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Route
 
 from gno import __version__
 from gno.app import App
 from gno.resident.runtime import Limits, Resident
 from gno.rest import assets, openapi, routes
+from gno.rest.docs_page import add_docs
 from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
 from gno.rest.mcp_gateway import McpGateway
+from gno.rest.mcp_http import ExactPath, WriteGate
 from gno.rest.security import GateMiddleware, Gates
 
 # What `gno daemon` serves besides /mcp: lifecycle and, to same-host callers, status.
@@ -84,7 +87,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
         description=DESCRIPTION,
         lifespan=lifespan,
         redoc_url=None,
-        docs_url=None if daemon else "/docs",
+        docs_url=None,  # gno's own /docs (docs_page): Swagger UI served locally, no CDN
         openapi_url=None if daemon else "/openapi.json",
     )
     api.state.runtime = runtime
@@ -106,12 +109,15 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
             response_model=None,
         )
     if not daemon:
+        add_docs(api, "gno")
         add_events_route(api, runtime)
         assets.add_routes(api, runtime)  # /api/doc-asset: bytes, not a registry operation
     _error_handlers(api)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     if gateway is not None:
-        api.mount("/mcp", gateway)
+        mcp_app = WriteGate(gateway, enable_write=options.mcp_enable_write)
+        api.router.routes.append(Route("/mcp", ExactPath(mcp_app)))  # no 307 to /mcp/
+        api.mount("/mcp", mcp_app)
     if not daemon and options.web_ui:
         from gno import web
 

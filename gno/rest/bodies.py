@@ -6,10 +6,10 @@ instead of refused, query uses `noExpand`/`noRerank`, sync never runs an
 updateCmd, collection add takes comma strings, and `absPath` is asked for only
 when the caller is on the same host.
 
-Each function is a registry ``rest.body``: it takes the REST model the route
-parsed (already checked against its schema) and builds the operation's input
-model with ``model_construct``, so a request is validated once, not again here.
-Every value it passes is one the REST schema already bounds at least as tightly.
+Each function is a registry ``rest.body``: it takes the typed REST model the
+route parsed and returns the operation's typed input model. Building that model
+validates what the mapping derived (a comma string becomes a list the operation
+bounds, e.g. at most 256 filter terms), so no bound of the operation is skipped.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from gno_contracts.models.api_search_input import ApiSearchInput
 from gno_contracts.models.api_sync_input import ApiSyncInput
 from gno_contracts.models.collection_add_input import CollectionAddInput
 from gno_contracts.models.get_input import GetInput
-from gno_contracts.models.ls_input import LsInput
+from gno_contracts.models.ls_input import LsInput, SortOrder
 from gno_contracts.models.query_diagnose_input import QueryDiagnoseInput
 from gno_contracts.models.query_input import QueryInput, QueryMode, QueryModeKind
 from gno_contracts.models.search_input import SearchInput
@@ -45,6 +45,11 @@ LIST_FIELDS = {
 }
 SearchBody: TypeAlias = ApiSearchInput | ApiQueryInput | ApiQueryDiagnoseInput
 QueryBody: TypeAlias = ApiQueryInput | ApiQueryDiagnoseInput
+
+
+def rest_field(name: str) -> str:
+    """How a REST caller spells an operation input field (for error messages)."""
+    return next((rest for rest, op in LIST_FIELDS.items() if op == name), name)
 
 
 def _csv(value: str | None) -> list[str] | None:
@@ -67,6 +72,8 @@ def _search_fields(body: SearchBody, local: bool) -> dict[str, Any]:
             fields[name] = values
     if body.lang is not None:
         fields["lang"] = body.lang
+    if (collections := getattr(body, "collections", None)) is not None:
+        fields["collections"] = collections
     return fields
 
 
@@ -76,8 +83,7 @@ def _query_fields(body: QueryBody, local: bool) -> dict[str, Any]:
         fields["candidateLimit"] = min(body.candidateLimit, CANDIDATE_LIMIT_MAX)
     if body.queryModes is not None:
         fields["queryModes"] = [
-            QueryMode.model_construct(mode=QueryModeKind(m.mode.value), text=m.text)
-            for m in body.queryModes
+            QueryMode(mode=QueryModeKind(m.mode.value), text=m.text) for m in body.queryModes
         ]
     if body.noExpand:
         fields["expand"] = False
@@ -91,20 +97,20 @@ def _query_fields(body: QueryBody, local: bool) -> dict[str, Any]:
 
 
 def search(body: ApiSearchInput, local: bool) -> SearchInput:
-    return SearchInput.model_construct(**_search_fields(body, local))
+    return SearchInput(**_search_fields(body, local))
 
 
 def query(body: ApiQueryInput, local: bool) -> QueryInput:
-    return QueryInput.model_construct(**_query_fields(body, local), explain=bool(body.explain))
+    return QueryInput(**_query_fields(body, local), explain=bool(body.explain))
 
 
 def diagnose(body: ApiQueryDiagnoseInput, local: bool) -> QueryDiagnoseInput:
-    return QueryDiagnoseInput.model_construct(**_query_fields(body, local), target=body.target)
+    return QueryDiagnoseInput(**_query_fields(body, local), target=body.target)
 
 
 def sync(body: ApiSyncInput, local: bool) -> UpdateInput:
     fields = body.model_dump(exclude_none=True)
-    return UpdateInput.model_construct(**fields, runUpdateCmd=False)
+    return UpdateInput(**fields, runUpdateCmd=False)
 
 
 def collection_add(body: ApiCollectionAddInput, local: bool) -> CollectionAddInput:
@@ -112,7 +118,7 @@ def collection_add(body: ApiCollectionAddInput, local: bool) -> CollectionAddInp
     for name in ("include", "exclude"):
         if name in fields:
             fields[name] = _csv(fields[name])
-    return CollectionAddInput.model_construct(**fields)
+    return CollectionAddInput(**fields)
 
 
 def docs(body: ApiDocsInput, local: bool) -> LsInput:
@@ -121,11 +127,19 @@ def docs(body: ApiDocsInput, local: bool) -> LsInput:
         if body.collection is None:
             raise ValidationError("pathPrefix needs collection")
         scope = make_uri(body.collection.lower(), body.pathPrefix)
-    fields: dict[str, Any] = {"limit": body.limit, "offset": body.offset}
+    fields: dict[str, Any] = {
+        "limit": body.limit,
+        "offset": body.offset,
+        "sortField": body.sortField,
+        "sortOrder": SortOrder(body.sortOrder.value),
+    }
+    for name in ("tagsAll", "tagsAny"):
+        if (tags := _csv(getattr(body, name))) is not None:
+            fields[name] = tags
     if scope is not None:
         fields["scope"] = scope
-    return LsInput.model_construct(**fields)
+    return LsInput(**fields)
 
 
 def doc(body: ApiDocInput, local: bool) -> GetInput:
-    return GetInput.model_construct(ref=body.uri, lineNumbers=False, includeAbsPath=local)
+    return GetInput(ref=body.uri, lineNumbers=False, includeAbsPath=local)

@@ -3,8 +3,9 @@
 A request becomes arguments (JSON body for POST, else query and path
 parameters), is validated against the JSON Schema the route publishes (the
 REST input schema when the binding names one, else the operation's), parsed
-once into that schema's generated model, mapped to the operation's input model
-by the binding's ``body`` function (typed, without validating again), run by
+into that schema's generated model, mapped to the operation's typed input model
+by the binding's ``body`` function (which checks the operation's own bounds on
+what it derived, e.g. comma strings become bounded lists), run by
 the same handler as the CLI and MCP where the operation's ``execution`` says (a
 pooled reader, the owner App one write at a time, process memory, or the
 search lane), and answered as the operation output or the binding's ``view``,
@@ -30,11 +31,13 @@ import anyio
 from gno_contracts.operations import OPERATIONS, Operation
 from pydantic import BaseModel
 from pydantic import ValidationError as ModelError
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
+from gno.core.input_keys import known_arguments
+from gno.core.wire_values import reject_constant, unusable_value
 from gno.errors import GnoError, ValidationError
-from gno.rest import openapi, views
+from gno.rest import bodies, openapi, views
 from gno.rest.disconnect import run_until_disconnect
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.result_cache import ResultCache
@@ -117,12 +120,15 @@ def _query_args(route: Route, request: Request) -> dict[str, Any]:
 
 
 async def _body_args(request: Request) -> dict[str, Any] | Response:
-    raw = await request.body()
+    try:
+        raw = await request.body()
+    except ClientDisconnect:  # gone (or cut by the body deadline): nobody to answer
+        return Response(status_code=Cancelled.http_status)
     if not raw.strip():
         return {}
     try:
-        parsed = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        parsed = json.loads(raw, parse_constant=reject_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError):  # NaN/Infinity, nesting too deep
         return catalog_response("INVALID_JSON")
     if not isinstance(parsed, dict):
         return catalog_response("NOT_AN_OBJECT")
@@ -175,15 +181,20 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                     return args
             else:
                 args = _query_args(route, request)
+            if problem := unusable_value(args):
+                raise ValidationError(f"Invalid request: {problem}")
+            args = known_arguments(_validator(route.input_schema).schema, args)
             if problem := schema_problem(route.input_schema, args):
                 raise ValidationError(problem)
             try:
                 parsed = parse.model_validate(args)
-            except ModelError as exc:
+                inp = body(parsed, local) if body is not None else parsed
+            except ModelError as exc:  # the REST model, or the operation input it maps to
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"]) or "input"
+                if body is not None:
+                    where = bodies.rest_field(where)
                 raise ValidationError(f"Invalid request: {where}: {first['msg']}") from None
-            inp = body(parsed, local) if body is not None else parsed
             slot = dispatcher.cache.slot(op.id, inp, local)
             if slot is not None and slot.body is not None:
                 return Response(slot.body, route.status, media_type="application/json")

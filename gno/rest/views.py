@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from gno_contracts.models.api_doc import ApiDoc
-from gno_contracts.models.api_docs import ApiDocs
 from gno_contracts.models.get_input import GetInput
 from gno_contracts.models.ls_input import LsInput
 from gno_contracts.operations import Operation
@@ -97,28 +96,42 @@ def document(app: App, inp: GetInput) -> ApiDoc:
     return ApiDoc.model_validate(fields)
 
 
-def documents(app: App, inp: LsInput) -> ApiDocs:
-    """`GET /api/docs`: the ls output in GNO's REST shape."""
-    from gno.services.documents import ls
+def documents(app: App, inp: LsInput) -> dict[str, Any]:
+    """GET /api/docs: a page in GNO's shape (newest-modified first unless asked otherwise)."""
+    from gno.adapters.sqlite.rows import iso_from_ns
+    from gno.core.identity import make_uri
+    from gno.services.documents import list_page, list_scope
 
-    listed = ls(app, inp)
+    store = app.store()
+    rows, total = list_page(store, inp)
     items = []
-    for doc in listed.documents:
-        item: dict[str, Any] = {"docid": doc.docid, "uri": doc.uri}
-        if "title" in doc.model_fields_set:
+    for doc in rows:
+        item = {
+            "docid": doc.docid,
+            "uri": make_uri(doc.collection, doc.rel_path, app.paths.index_name),
+        }
+        if doc.title:
             item["title"] = doc.title
         items.append(
             item
             | {
-                "collection": _collection_of(doc.uri),
-                "relPath": doc.source.relPath,
-                "sourceExt": doc.source.ext,
-                "sourceMime": doc.source.mime,
+                "collection": doc.collection,
+                "relPath": doc.rel_path,
+                "sourceExt": doc.ext,
+                "sourceMime": doc.mime,
+                "updatedAt": iso_from_ns(doc.mtime_ns),
             }
         )
-    return ApiDocs.model_validate(
-        {"documents": items, "total": listed.meta.total, "limit": inp.limit, "offset": inp.offset}
-    )
+    collection, _ = list_scope(store, inp.scope)
+    return {
+        "documents": items,
+        "total": total,
+        "limit": inp.limit,
+        "offset": inp.offset,
+        "availableDateFields": store.date_field_names(collection),
+        "sortField": inp.sortField or "modified",
+        "sortOrder": str(inp.sortOrder),
+    }
 
 
 # Host paths a remote caller never receives (surfaces.md §4.1): keys dropped anywhere,
@@ -161,6 +174,21 @@ def redact_bootstrap(payload: Any) -> Any:
     if isinstance(onboarding, dict) and onboarding.get("suggestedCollections"):
         onboarding["suggestedCollections"] = []  # suggestions are host folders
     return payload
+
+
+def mask_strings(node: Any) -> Any:
+    """Every absolute host path inside any string becomes ``<path>`` (a registry ``redact``
+    for answers that carry free text from the engine: job errors, per-file sync messages,
+    the paths a sync was asked for)."""
+    from gno.rest.errors import mask_paths
+
+    if isinstance(node, str):
+        return mask_paths(node, [], remote=True)
+    if isinstance(node, dict):
+        return {k: mask_strings(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [mask_strings(v) for v in node]
+    return node
 
 
 def redact(op: Operation, payload: Any) -> Any:
