@@ -131,7 +131,7 @@ def docs(body: ApiDocsInput, local: bool) -> LsInput:
         "limit": body.limit,
         "offset": body.offset,
         "sortField": body.sortField,
-        "sortOrder": SortOrder(body.sortOrder.value),
+        "sortOrder": SortOrder(body.sortOrder),
     }
     for name in ("tagsAll", "tagsAny"):
         if (tags := _csv(getattr(body, name))) is not None:
