@@ -80,6 +80,19 @@ def job(app: App, inp: Any) -> dict[str, Any]:
     return app.jobs.get(inp.jobId).to_rest()
 
 
+def search_marked(app: App, inp: Any) -> Any:
+    """POST /api/search: the search answer with the query's words in ``<mark>`` in each
+    snippet, as GNO's REST search (CLI and MCP snippets stay plain)."""
+    from gno.core.fts import parse_query
+    from gno.core.snippets import mark_terms
+
+    result = handler("search")(app, inp)
+    terms = parse_query(inp.query).terms
+    for hit in result.results:
+        hit.snippet = mark_terms(hit.snippet, terms)
+    return result
+
+
 def document(app: App, inp: Any) -> dict[str, Any]:
     got = handler("get")(app, inp).model_dump(mode="json", exclude_unset=True)
     source = got["source"]
@@ -147,6 +160,7 @@ VIEWS: dict[str, Callable[[App, Any], Any]] = {
     "models_pull": pull_receipt,
     "job_status": job,
     "status": full_status,
+    "search": search_marked,
     "get": document,
     "ls": documents,
 }
