@@ -162,19 +162,26 @@ def test_gateway_config_allowlists_and_flag_precedence(
         pass  # a malformed gateway block stops the start
     block = {"allowedHosts": ["gno.test:1"]}
     with with_gateway(corpus, tmp_path / "b", block) as env, running(env) as srv:
-        # Host allowlist from the config: a loopback Host not in it is refused on /mcp…
-        plain = _rpc(f"{srv.url}/mcp", INIT)
-        assert plain.status_code == 403
+        # Host allowlist from the config: its hosts are added to the loopback names (gno
+        # serve is loopback-only and its Web UI must answer at 127.0.0.1), others refused.
+        assert _rpc(f"{srv.url}/mcp", INIT).status_code == 200
         renamed = httpx.post(
             f"{srv.url}/mcp", json=INIT, headers=ACCEPT | {"Host": "gno.test:1"}, timeout=30
         )
         assert renamed.status_code == 200, renamed.text
+        other = httpx.post(
+            f"{srv.url}/mcp", json=INIT, headers=ACCEPT | {"Host": "other.test:1"}, timeout=30
+        )
+        assert other.status_code == 403
     # …and a flag wins over the config.
     with (
         with_gateway(corpus, tmp_path / "c", block) as env,
         running(env, "--mcp-allowed-host", "flag.test:2") as srv,
     ):
-        assert _rpc(f"{srv.url}/mcp", INIT).status_code == 403
+        from_config = httpx.post(
+            f"{srv.url}/mcp", json=INIT, headers=ACCEPT | {"Host": "gno.test:1"}, timeout=30
+        )
+        assert from_config.status_code == 403
         by_flag = httpx.post(
             f"{srv.url}/mcp", json=INIT, headers=ACCEPT | {"Host": "flag.test:2"}, timeout=30
         )
