@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from gno.adapters.sqlite.journal import DocumentJournal
 from gno.adapters.sqlite.rows import DocState, SourceFile, now_iso
 from gno.core.fts import index_text
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 INGEST_VERSION = 1
 
 
-class DocumentWrites:
+class DocumentWrites(DocumentJournal):
     conn: apsw.Connection
     # FTS rows written inside a transaction go in together just before COMMIT: FTS5
     # flushes its pending terms at every statement savepoint, so interleaving them
@@ -30,6 +31,7 @@ class DocumentWrites:
     write: Callable[[], AbstractContextManager[None]]  # provided by SqliteStore
 
     def doc_states(self, collection: str) -> dict[str, DocState]:
+        self.journal_sync_started()  # every sync of a collection starts here
         rows = self.conn.execute(
             "SELECT rel_path, id, source_size, source_mtime_ns, source_inode, source_hash, mirror_hash, active, "
             "ingest_version, last_error_code FROM documents WHERE collection = ?",
@@ -58,6 +60,7 @@ class DocumentWrites:
     ) -> int:
         """Upsert a converted document with its content, chunks, FTS row, tags and links."""
         a, ts = analysis, now_iso()
+        before = self.journal_prior(src.collection, src.rel_path)  # read before links go
         doc_id = self.conn.execute(
             """
             INSERT INTO documents (collection, rel_path, source_hash, source_mime, source_ext, source_size,
@@ -153,6 +156,8 @@ class DocumentWrites:
                 for lk in a.links
             ],
         )
+        self.save_relations(doc_id, a)
+        self.journal_saved(before, src, a)
         return doc_id
 
     def _replace_fts(
@@ -177,6 +182,7 @@ class DocumentWrites:
     def save_failure(self, src: SourceFile, code: str, message: str) -> None:
         """Record an ingest error; a document that failed has no searchable content."""
         ts = now_iso()
+        before = self.journal_prior(src.collection, src.rel_path)
         row = self.conn.execute(
             """
             INSERT INTO documents (collection, rel_path, source_hash, source_mime, source_ext, source_size,
@@ -203,6 +209,7 @@ class DocumentWrites:
             ),
         ).fetchone()
         self._drop_fts([row[0]])
+        self.journal_saved(before, src, None)
         self.record_error(src.collection, src.rel_path, code, message)
 
     def record_error(self, collection: str, rel_path: str, code: str, message: str) -> None:
@@ -217,6 +224,7 @@ class DocumentWrites:
             "WHERE d.id = ?",
             (doc_id,),
         ).fetchone()
+        self.journal_reactivated(doc_id)
         self.conn.execute(
             "UPDATE documents SET active = 1, updated_at = ? WHERE id = ?", (now_iso(), doc_id)
         )
@@ -225,6 +233,7 @@ class DocumentWrites:
 
     def inactivate(self, doc_ids: Sequence[int]) -> None:
         ts = now_iso()
+        self.journal_inactivated(doc_ids)
         self.conn.executemany(
             "UPDATE documents SET active = 0, updated_at = ? WHERE id = ?",
             [(ts, i) for i in doc_ids],
