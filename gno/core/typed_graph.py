@@ -52,6 +52,8 @@ class Projection:
     inbound: dict[int, list[TypedEdge]] = field(default_factory=dict)
     unresolved: dict[str, int] = field(default_factory=lambda: {"wiki": 0, "markdown": 0})
     unresolved_by_collection: dict[str, dict[str, int]] = field(default_factory=dict)
+    # target -> (source, link type, target_ref_norm, collection) of the link groups naming it
+    link_refs: dict[int, set[tuple[int, str, str, str]]] = field(default_factory=dict)
 
     @property
     def docs(self) -> dict[int, Doc]:
@@ -81,6 +83,8 @@ def build_projection(
                 per[link_type] += count
             continue
         pending.append((source, link_type, link_edge_type(link_type), found, count))
+        for target in found.targets:
+            proj.link_refs.setdefault(target, set()).add((source, link_type, norm, collection))
     for source, edge_type, target, collection in relations:
         if source not in active:
             continue

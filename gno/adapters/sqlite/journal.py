@@ -152,7 +152,9 @@ class DocumentJournal:
         else:
             kind = "create"
         new = _analysis_structure(analysis, after.dates_json) if analysis else j.EMPTY
-        sequence = self._append(kind, src.collection, previous, current, j.structure_delta(old, new))
+        sequence = self._append(
+            kind, src.collection, previous, current, j.structure_delta(old, new)
+        )
         if kind == "create" and after.source_hash:
             self._journal_creates[src.collection, after.source_hash] = (sequence, after.id)
 
@@ -221,8 +223,16 @@ class DocumentJournal:
             self.conn.execute(
                 "INSERT INTO document_changes (observed_at, kind, collection, rel_path, previous_path, "
                 "source_hash, entry_json, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING sequence",
-                (observed, kind, collection, snap.get("relPath", ""), previous_path,
-                 snap.get("sourceHash"), text, size),
+                (
+                    observed,
+                    kind,
+                    collection,
+                    snap.get("relPath", ""),
+                    previous_path,
+                    snap.get("sourceHash"),
+                    text,
+                    size,
+                ),
             ).fetchone()[0]
         )
         self.conn.execute(

@@ -315,3 +315,14 @@ class VectorStore:
             (model_id,),
         )
         return dict(rows.fetchall())
+
+    def chunk_embeddings(self, model_id: int, mirror_hash: str) -> list[bytes]:
+        """Every stored chunk vector of one mirror for this model, in chunk order."""
+        return [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT tv.embedding FROM chunk_vectors cv JOIN text_vectors tv ON tv.id = cv.vector_id "
+                "WHERE cv.model_id = ? AND cv.mirror_hash = ? ORDER BY cv.seq",
+                (model_id, mirror_hash),
+            )
+        ]

@@ -1,0 +1,88 @@
+"""The journal's pure half: bounded structure deltas, cursors, change ids, ``since``."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gno.core import journal as j
+from gno.errors import ValidationError
+
+NOW = datetime(2026, 8, 1, 12, 0, tzinfo=UTC)
+items = st.frozensets(st.text(min_size=1, max_size=400), max_size=40)
+
+
+def test_headings_skip_fences_and_frontmatter() -> None:
+    mirror = "---\ntitle: x\n# not\n---\n# Top\n\n```\n## in code\n```\n## Part ##\nnot # heading\n"
+    assert j.headings(mirror, 4) == frozenset({"# Top", "## Part"})
+
+
+@given(items, items)
+def test_set_delta_is_bounded_and_exact_when_small(
+    old: frozenset[str], new: frozenset[str]
+) -> None:
+    delta, truncated = j.set_delta(old, new)
+    for side in ("added", "removed"):
+        assert len(delta[side]) <= j.MAX_ITEMS
+        assert len(set(delta[side])) == len(delta[side])
+        for item in delta[side]:
+            assert 1 <= len(json.dumps(item, ensure_ascii=False).encode()) <= j.MAX_ITEM_BYTES
+    small = all(len(json.dumps(x).encode()) < j.MAX_ITEM_BYTES - 8 for x in old | new)
+    if small and len(new - old) <= j.MAX_ITEMS and len(old - new) <= j.MAX_ITEMS:
+        assert not truncated
+        assert set(delta["added"]) == set(new - old) - {""}
+        assert set(delta["removed"]) == set(old - new) - {""}
+    if len(new - old) > j.MAX_ITEMS:
+        assert truncated
+
+
+@given(
+    items,
+    items,
+    st.dictionaries(st.text(min_size=1, max_size=300), st.text(max_size=300), max_size=30),
+)
+def test_structure_delta_fits_its_byte_bound(
+    old: frozenset[str], new: frozenset[str], dates: dict[str, str]
+) -> None:
+    delta = j.structure_delta(j.Structure(old, old, old, {}), j.Structure(new, new, new, dates))
+    assert len(json.dumps(delta, ensure_ascii=False).encode()) <= j.MAX_DELTA_BYTES
+    assert set(delta) == {"headings", "links", "typedEdges", "dates", "truncated"}
+
+
+@given(st.integers(min_value=0, max_value=2**53))
+def test_cursor_round_trips(sequence: int) -> None:
+    cursor = j.encode_cursor(sequence)
+    assert cursor.startswith("gno-change-v1.")
+    assert j.decode_cursor(cursor) == sequence
+    assert j.parse_since(cursor, NOW).sequence == sequence
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["gno-change-v1.", "gno-change-v1.!!!", "gno-change-v1.eyJzZXF1ZW5jZSI6LTF9", "other.abc"],
+)
+def test_bad_cursors_are_validation_errors(bad: str) -> None:
+    with pytest.raises(ValidationError):
+        j.decode_cursor(bad)
+
+
+def test_since_forms() -> None:
+    assert j.parse_since("2h", NOW).time == "2026-08-01T10:00:00.000Z"
+    assert j.parse_since("7d", NOW).time == "2026-07-25T12:00:00.000Z"
+    assert j.parse_since("2026-07-01", NOW).time == "2026-07-01T00:00:00.000Z"
+    assert j.parse_since("2026-07-01T05:00:00+02:00", NOW).time == "2026-07-01T03:00:00.000Z"
+    assert j.parse_since(None, NOW) == j.Since()
+    for bad in ("yesterday-ish", "", "2h30", "x" * 600):
+        with pytest.raises(ValidationError):
+            j.parse_since(bad, NOW)
+
+
+def test_change_ids() -> None:
+    assert j.parse_change_id(j.change_id(42)) == 42
+    for bad in ("42", "gno-change-id-v1.x", "gno-change-id-v1.-1"):
+        with pytest.raises(ValidationError):
+            j.parse_change_id(bad)
