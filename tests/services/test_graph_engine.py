@@ -1,0 +1,242 @@
+"""Graph read handlers on real indexes built by real syncs: links, backlinks, tags,
+impact, graph query, neighbours and path, the graph report, similar; hostile input."""
+
+from __future__ import annotations
+
+import pydantic
+import pytest
+from gno_contracts.models.backlinks_input import BacklinksInput
+from gno_contracts.models.graph_input import GraphInput
+from gno_contracts.models.graph_query_input import GraphQueryInput
+from gno_contracts.models.impact_input import ImpactInput
+from gno_contracts.models.links_input import LinksInput
+from gno_contracts.models.similar_input import SimilarInput
+from gno_contracts.models.tags_input import TagsInput
+
+from gno.errors import DocumentNotFoundError, NotFoundError, UnavailableError, ValidationError
+from gno.services.graph_report import graph
+from gno.services.graph_walks import graph_query, impact, neighbors, path
+from gno.services.links import backlinks, links, tags
+from gno.services.similar import similar
+from tests.conftest import sync
+
+FILES = {
+    "hub.md": "---\ntags: [project/gno, hub]\n---\n# Hub\n\nSee [[Spoke One]] and [two](deep/spoke-two.md).\n",
+    "spoke-one.md": "---\ntitle: Spoke One\ntags: [project/gno]\n---\nBack to [[hub]].\n",
+    "deep/spoke-two.md": "---\nrelations:\n  depends_on: [hub.md]\n---\n# Spoke Two\n\nUp: [hub](../hub.md).\n",
+    "fan.md": "# Fan\n\n[[hub]] twice: [[Hub]]; self: [[fan]]; gone: [[nowhere]]; out: [x](../../outside.md)\n",
+    "lonely.md": "# Lonely\n\nNo links.\n",
+    "chain/a.md": "# A\n\n[[chain/b]]\n",
+    "chain/b.md": "# B\n\n[[chain/c]]\n",
+    "chain/c.md": "# C\n\n[[chain/a]] [[hub]]\n",
+}
+
+
+@pytest.fixture
+def app(make_app):
+    app, _ = make_app(FILES)
+    sync(app)
+    return app
+
+
+def test_links_positional_and_resolved(app) -> None:
+    out = links(app, LinksInput(ref="notes/fan.md"))
+    targets = [(x.targetRef, x.resolved) for x in out.links]
+    assert targets == [("hub", True), ("Hub", True), ("fan", True), ("nowhere", False)]
+    assert out.meta.totalLinks == 4 and out.meta.resolvedCount == 3
+    assert out.links[0].resolvedUri == "gno://notes/hub.md"
+    wiki = links(app, LinksInput(ref="notes/hub.md", type="markdown"))
+    assert [x.targetRef for x in wiki.links] == ["deep/spoke-two.md"]
+
+
+def test_a_link_leaving_the_collection_is_dropped(app) -> None:
+    stored = (
+        app.store()
+        .conn.execute("SELECT count(*) FROM doc_links WHERE target_ref LIKE '%outside%'")
+        .fetchone()[0]
+    )
+    assert stored == 0
+
+
+def test_links_as_typed_edges(app) -> None:
+    out = links(app, LinksInput(ref="notes/deep/spoke-two.md", edgeType="depends_on"))
+    assert [(x.targetUri, x.confidence.value, x.edgeSource.value) for x in out.links] == [
+        ("gno://notes/hub.md", "manual", "frontmatter-relation")
+    ]
+    assert out.meta.semantic
+    with pytest.raises(ValidationError):
+        links(app, LinksInput(ref="notes/hub.md", type="wiki", edgeType="mentions"))
+    with pytest.raises(ValidationError):
+        links(app, LinksInput(ref="notes/hub.md", edgeType="mentions", relation="related_to"))
+    with pytest.raises(ValidationError):
+        links(app, LinksInput(ref="notes/hub.md", edgeType="Not-Snake"))
+
+
+def test_backlinks_by_position_and_type(app) -> None:
+    out = backlinks(app, BacklinksInput(ref="notes/hub.md"))
+    assert [(x.sourceUri, x.startLine) for x in out.backlinks] == [
+        ("gno://notes/chain/c.md", 3),
+        ("gno://notes/deep/spoke-two.md", 7),
+        ("gno://notes/fan.md", 3),
+        ("gno://notes/fan.md", 3),
+        ("gno://notes/spoke-one.md", 5),
+    ]
+    typed = backlinks(app, BacklinksInput(ref="notes/hub.md", relation="depends_on"))
+    assert [x.sourceUri for x in typed.backlinks] == ["gno://notes/deep/spoke-two.md"]
+    with pytest.raises(NotFoundError):
+        backlinks(app, BacklinksInput(ref="notes/hub.md", collection="nope"))
+
+
+def test_tags(app) -> None:
+    out = tags(app, TagsInput())
+    assert [(t.tag, t.count) for t in out.tags] == [("project/gno", 2), ("hub", 1)]
+    assert tags(app, TagsInput(prefix="project/")).meta.prefix == "project"
+    assert [t.tag for t in tags(app, TagsInput(prefix="project")).tags] == ["project/gno"]
+    assert tags(app, TagsInput(prefix="proj")).tags == []  # whole segments only
+    with pytest.raises(ValidationError):
+        tags(app, TagsInput(prefix="Bad Tag!"))
+
+
+@pytest.mark.parametrize("handler", ["links", "backlinks", "impact", "graph_query", "similar"])
+def test_unknown_refs_are_not_found(app, handler: str) -> None:
+    calls = {
+        "links": lambda: links(app, LinksInput(ref="notes/missing.md")),
+        "backlinks": lambda: backlinks(app, BacklinksInput(ref="#abcdef12")),
+        "impact": lambda: impact(app, ImpactInput(ref="notes/missing.md")),
+        "graph_query": lambda: graph_query(app, GraphQueryInput(ref="notes/missing.md")),
+        "similar": lambda: similar(app, SimilarInput(ref="notes/missing.md")),
+    }
+    with pytest.raises(DocumentNotFoundError):
+        calls[handler]()
+
+
+@pytest.mark.parametrize(
+    "caps",
+    [{"maxDepth": 0}, {"maxDepth": 7}, {"maxNodes": 1001}, {"maxEdges": 0}, {"visitedLimit": 5001}],
+)
+def test_caps_out_of_range_are_rejected_by_the_input_model(caps) -> None:
+    with pytest.raises(pydantic.ValidationError):
+        ImpactInput(ref="notes/hub.md", **caps)
+
+
+def test_impact_lists_linkers_with_one_evidence_path(app) -> None:
+    out = impact(app, ImpactInput(ref="notes/hub.md"))
+    by_uri = {x.document.uri: x for x in out.impacted}
+    assert set(by_uri) == {
+        "gno://notes/chain/c.md",
+        "gno://notes/deep/spoke-two.md",
+        "gno://notes/fan.md",
+        "gno://notes/spoke-one.md",
+        "gno://notes/chain/b.md",
+        "gno://notes/chain/a.md",
+    }
+    b = by_uri["gno://notes/chain/b.md"]
+    assert b.depth == 2
+    assert [(s.source.uri, s.target.uri) for s in b.evidencePath] == [
+        ("gno://notes/chain/b.md", "gno://notes/chain/c.md"),
+        ("gno://notes/chain/c.md", "gno://notes/hub.md"),
+    ]
+    depths = [x.depth for x in out.impacted]
+    assert depths == sorted(depths)
+    assert not out.meta.truncated and out.meta.returnedNodes == 7
+    capped = impact(app, ImpactInput(ref="notes/hub.md", maxDepth=1, maxNodes=3))
+    assert capped.meta.truncated and capped.meta.returnedNodes <= 3
+
+
+def test_graph_query_follows_direction_and_type(app) -> None:
+    out = graph_query(app, GraphQueryInput(ref="notes/chain/a.md", direction="out", maxDepth=6))
+    # neighbours in edge order: type (mentions < related_to), then URIs
+    assert [n.relPath for n in out.nodes] == [
+        "chain/a.md",
+        "chain/b.md",
+        "chain/c.md",
+        "hub.md",
+        "spoke-one.md",
+        "deep/spoke-two.md",
+    ]
+    assert [n.depth for n in out.nodes] == [0, 1, 2, 3, 4, 4]
+    typed = graph_query(
+        app, GraphQueryInput(ref="notes/hub.md", direction="in", edgeType="depends_on")
+    )
+    assert [n.relPath for n in typed.nodes] == ["hub.md", "deep/spoke-two.md"]
+    assert typed.meta.edgeType == "depends_on"
+    one = graph_query(app, GraphQueryInput(ref="notes/hub.md", maxNodes=1))
+    assert one.meta.returnedNodes == 1 and one.meta.truncated
+
+
+def test_cycle_and_self_link_terminate(app) -> None:
+    out = graph_query(app, GraphQueryInput(ref="notes/chain/a.md", direction="both", maxDepth=6))
+    assert len({n.id for n in out.nodes}) == len(out.nodes)
+    assert all(e.source != e.target for e in out.edges)
+    assert ("fan.md", "fan.md") not in {(e.source, e.target) for e in out.edges}
+
+
+def test_neighbors_and_path(app) -> None:
+    near = neighbors(app, "Spoke One", "out")  # a bare title is a graph node
+    assert [n["node"]["relPath"] for n in near["neighbors"]] == ["hub.md"]
+    found = path(app, "chain/a.md", "spoke-one.md")
+    assert found["meta"]["found"] and [n["relPath"] for n in found["path"]["nodes"]] == [
+        "chain/a.md",
+        "chain/c.md",
+        "hub.md",
+        "spoke-one.md",
+    ]
+    assert path(app, "lonely.md", "hub.md")["path"] is None
+    with pytest.raises(ValidationError):
+        path(app, "hub.md", "fan.md", max_depth=13)
+    with pytest.raises(NotFoundError):
+        neighbors(app, "No Such Node")
+
+
+def test_graph_report(app) -> None:
+    out = graph(app, GraphInput())
+    assert out.report.hubs[0].relPath == "hub.md"
+    assert out.report.isolated.total == 1 and out.report.isolated.examples[0].relPath == "lonely.md"
+    assert out.report.unresolvedLinks.total == 1 and out.report.unresolvedLinks.byType.wiki == 1
+    assert out.meta.returnedNodes == 7  # linked only
+    assert {x.relPath for x in out.report.bridgeCandidates} >= {"hub.md", "chain/a.md"}
+    assert out.report.communities.total >= 1 and not out.report.communities.skipped
+    ids = {n.id for n in out.nodes}
+    assert all(link.source in ids and link.target in ids for link in out.links)
+    small = graph(app, GraphInput(limit=2, edgeLimit=1))
+    assert small.meta.truncated and len(small.nodes) == 2 and len(small.links) <= 1
+    assert small.report.edgeConfidence == out.report.edgeConfidence  # counted before limits
+    with pytest.raises(NotFoundError):
+        graph(app, GraphInput(collection="nope"))
+
+
+def test_communities_are_the_same_whatever_the_order_files_were_indexed(make_app) -> None:
+    app1, _ = make_app(FILES, name="one")
+    sync(app1)
+    first = graph(app1, GraphInput()).report.communities
+    reordered = dict(reversed(list(FILES.items())))
+    app2, _ = make_app(reordered, name="two")
+    sync(app2, collection="two")
+    second = graph(app2, GraphInput(collection="two")).report.communities
+
+    def by_path(c) -> list[list[str]]:
+        return sorted(sorted(n.relPath for n in top.topNodes) for top in c.top)
+
+    assert by_path(first) == by_path(second)
+    assert first.assignments.keys() == second.assignments.keys()
+
+
+def test_similar_without_vectors_names_the_fix(app) -> None:
+    with pytest.raises((NotFoundError, UnavailableError)) as err:
+        similar(app, SimilarInput(ref="notes/hub.md"))
+    assert "gno embed" in str(err.value) or "sqlite-vec" in str(err.value)
+
+
+def test_a_hub_with_ten_thousand_inbound_links_stays_within_caps(make_app) -> None:
+    files = {"hub.md": "# Hub\n"}
+    files |= {f"f/{i:04}.md": f"# F{i}\n\n" + "[[hub]] " * 10 for i in range(1000)}
+    app, _ = make_app(files)
+    sync(app)
+    assert backlinks(app, BacklinksInput(ref="notes/hub.md")).meta.totalBacklinks == 10_000
+    out = impact(app, ImpactInput(ref="notes/hub.md"))
+    assert out.meta.truncated and out.meta.returnedNodes == 100 and len(out.impacted) == 99
+    assert [x.document.relPath for x in out.impacted[:2]] == ["f/0000.md", "f/0001.md"]
+    query = graph_query(app, GraphQueryInput(ref="notes/hub.md", maxNodes=1000, visitedLimit=5000))
+    assert query.meta.returnedNodes <= 1000
+    report = graph(app, GraphInput(limit=50))
+    assert report.meta.returnedNodes == 50 and report.report.hubs[0].degree == 1000
