@@ -85,12 +85,12 @@ def build_projection(
         pending.append((source, link_type, link_edge_type(link_type), found, count))
         for target in found.targets:
             proj.link_refs.setdefault(target, set()).add((source, link_type, norm, collection))
-    for source, edge_type, target, collection in relations:
-        if source not in active:
+    for rel_source, edge_type, rel_target, rel_collection in relations:
+        if rel_source not in active:
             continue
-        found = resolver.relation(collection, target)
+        found = resolver.relation(rel_collection, rel_target)
         if found.targets:
-            pending.append((source, "relation", edge_type, found, 1))
+            pending.append((rel_source, "relation", edge_type, found, 1))
     # One edge per (source, target, type, edge source); weights add up.
     kinds: dict[tuple[int, int, str, str], tuple[str, str, Resolution]] = {}
     weights: defaultdict[tuple[int, int, str, str], int] = defaultdict(int)

@@ -167,7 +167,7 @@ def _communities(
     groups = group(label_propagation(uri_of.values(), weighted))
     groups.sort(key=lambda members: (-len(members), members[0]))
     assignment: dict[int, str] = {}
-    top = []
+    top: list[dict[str, Any]] = []
     for n, members in enumerate(groups, start=1):
         cid = f"c{n}"
         member_ids = [id_of[uri] for uri in members]

@@ -40,7 +40,7 @@ class EdgeStore:
 
     def _generation(self) -> tuple[int, int]:
         ((version,),) = self.conn.execute("PRAGMA data_version").fetchall()
-        return int(version), self.conn.total_changes()
+        return int(str(version)), self.conn.total_changes()
 
     def projection(self) -> Projection:
         """The resolved typed graph of the whole index, rebuilt only after a change."""
@@ -49,8 +49,13 @@ class EdgeStore:
             return self._projection[1]
         with self.conn:  # one read transaction: documents and links of the same state
             docs = [Doc(*row) for row in self.conn.execute(_DOCS)]
-            links = self.conn.execute(_LINKS).fetchall()
-            relations = self.conn.execute(_RELATIONS).fetchall()
+            links = [
+                (int(s), str(t), str(n), str(c), int(k))
+                for s, t, n, c, k in self.conn.execute(_LINKS)
+            ]  # type: ignore[arg-type]
+            relations = [
+                (int(s), str(e), str(t), str(c)) for s, e, t, c in self.conn.execute(_RELATIONS)
+            ]  # type: ignore[arg-type]
         built = build_projection(docs, links, relations)
         self._projection = (key, built)
         return built

@@ -112,13 +112,19 @@ class DocumentJournal:
             ).fetchone()
             if row:
                 heads = j.headings(row[0], _frontmatter_lines(row[0]))
-        links = self.conn.execute(
-            "SELECT link_type, target_ref_norm FROM doc_links WHERE source_doc_id = ? AND source = 'parsed'",
-            (doc_id,),
-        ).fetchall()
-        relations = self.conn.execute(
-            "SELECT edge_type, target_ref FROM doc_relations WHERE source_doc_id = ?", (doc_id,)
-        ).fetchall()
+        links = [
+            (str(t), str(norm))
+            for t, norm in self.conn.execute(
+                "SELECT link_type, target_ref_norm FROM doc_links WHERE source_doc_id = ? AND source = 'parsed'",
+                (doc_id,),
+            )
+        ]
+        relations = [
+            (str(edge), str(target))
+            for edge, target in self.conn.execute(
+                "SELECT edge_type, target_ref FROM doc_relations WHERE source_doc_id = ?", (doc_id,)
+            )
+        ]
         return _structure(heads, links, relations, dates_json)
 
     def save_relations(self, doc_id: int, analysis: Analysis) -> None:
@@ -219,7 +225,7 @@ class DocumentJournal:
         size = len(text.encode())
         snap = current or previous or {}
         observed = now_iso()
-        sequence = int(
+        sequence = _one(
             self.conn.execute(
                 "INSERT INTO document_changes (observed_at, kind, collection, rel_path, previous_path, "
                 "source_hash, entry_json, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING sequence",
@@ -233,7 +239,7 @@ class DocumentJournal:
                     text,
                     size,
                 ),
-            ).fetchone()[0]
+            ).fetchone()
         )
         self.conn.execute(
             "UPDATE document_change_journal_state SET last_sequence = ?, "
@@ -262,10 +268,12 @@ class DocumentJournal:
             "SELECT observed_at FROM document_changes ORDER BY sequence LIMIT 1"
         ).fetchone()
         if oldest and oldest[0] < cutoff:
-            bound = self.conn.execute(
-                "SELECT coalesce(max(sequence), 0) FROM document_changes WHERE observed_at < ?",
-                (cutoff,),
-            ).fetchone()[0]
+            bound = _one(
+                self.conn.execute(
+                    "SELECT coalesce(max(sequence), 0) FROM document_changes WHERE observed_at < ?",
+                    (cutoff,),
+                ).fetchone()
+            )
         if state.entries > j.RETENTION_ENTRIES:
             row = self.conn.execute(
                 "SELECT sequence FROM document_changes ORDER BY sequence LIMIT 1 OFFSET ?",
@@ -285,7 +293,7 @@ class DocumentJournal:
         entries, size = self.conn.execute(
             "SELECT count(*), coalesce(sum(bytes), 0) FROM document_changes WHERE sequence <= ?",
             (bound,),
-        ).fetchone()
+        ).fetchall()[0]
         self.conn.execute("DELETE FROM document_changes WHERE sequence <= ?", (bound,))
         self.conn.execute(
             "UPDATE document_change_journal_state SET retention_floor = ?, "
@@ -307,7 +315,8 @@ class DocumentJournal:
     ) -> list[JournalRow]:
         """Up to ``limit`` entries with sequence > ``after`` (observed at or after
         ``since_time``), oldest first."""
-        where, params = ["sequence > ?"], [after]
+        where: list[str] = ["sequence > ?"]
+        params: list[object] = [after]
         if since_time:
             where.append("observed_at >= ?")
             params.append(since_time)
@@ -337,6 +346,12 @@ class DocumentJournal:
             (collection, rel_path, rel_path),
         ).fetchone()
         return _journal_row(row) if row else None
+
+
+def _one(row: Any) -> int:
+    """The single integer of a one-column row."""
+    assert row is not None
+    return int(row[0])
 
 
 def _journal_row(row: Sequence[Any]) -> JournalRow:
