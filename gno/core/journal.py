@@ -14,7 +14,9 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+from gno.core.identity import docid_for, make_uri
 from gno.errors import ValidationError
 
 KINDS = ("create", "update", "rename", "inactivate", "reactivate")
@@ -30,8 +32,9 @@ CURSOR_PREFIX = "gno-change-v1."
 CHANGE_PREFIX = "gno-change-id-v1."
 MAX_CURSOR = 512
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+# Whole lines only, no nested quantifiers: the closing #s are stripped in code (linear time).
+_ATX_LINE = re.compile(r"^ {0,3}(#{1,6})[ \t]+([^\n]*)$", re.M)
+_FENCE_LINE = re.compile(r"^ {0,3}(?:```|~~~)[^\n]*$", re.M)
 _DURATION = re.compile(r"^(\d{1,6})\s*(s|m|h|d|w)$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
@@ -51,18 +54,36 @@ EMPTY = Structure()
 
 def headings(mirror: str, start_line: int = 0) -> frozenset[str]:
     """ATX headings outside fenced code, as ``#… title``; lines before ``start_line``
-    (the frontmatter) are skipped."""
+    (the frontmatter) are skipped. Regex scans, no per-line Python loop: this runs
+    for every document a sync writes."""
     if "#" not in mirror:
         return frozenset()
+    start = 0
+    for _ in range(start_line):
+        start = mirror.find("\n", start) + 1
+        if start == 0:
+            return frozenset()
+    fences: list[tuple[int, int]] = []
+    if "```" in mirror or "~~~" in mirror:
+        opened = -1
+        for m in _FENCE_LINE.finditer(mirror, start):
+            if opened < 0:
+                opened = m.start()
+            else:
+                fences.append((opened, m.end()))
+                opened = -1
+        if opened >= 0:
+            fences.append((opened, len(mirror)))
     found: set[str] = set()
-    in_fence = False
-    for i, line in enumerate(mirror.split("\n")):
-        if i < start_line:
+    for m in _ATX_LINE.finditer(mirror, start):
+        if fences and any(a <= m.start() < b for a, b in fences):
             continue
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence and line.lstrip(" ").startswith("#") and (m := _ATX.match(line)):
-            found.add(f"{m.group(1)} {m.group(2).strip()}")
+        text = m.group(2).rstrip(" \t")
+        bare = text.rstrip("#")
+        if bare != text and (not bare or bare[-1] in " \t"):
+            text = bare.rstrip(" \t")  # "## Title ##" → "Title"
+        if text.strip():
+            found.add(f"{m.group(1)} {text.strip()}")
     return frozenset(found)
 
 
@@ -76,6 +97,8 @@ def edge_key(edge_type: str, target: str) -> str:
 
 def _clip(value: str) -> tuple[str, bool]:
     """The value cut so that its JSON string is at most MAX_ITEM_BYTES."""
+    if len(value) <= 40:  # ≤ 6 bytes per escaped character + quotes: always fits
+        return value, False
     if len(json.dumps(value, ensure_ascii=False).encode()) <= MAX_ITEM_BYTES:
         return value, False
     cut = value
@@ -209,3 +232,71 @@ def parse_since(value: str | None, now: datetime) -> Since:
             f"since must be an ISO date/time, a duration such as 2h, or a change cursor: {text[:64]}"
         ) from None
     return Since(time=iso(moment))
+
+
+# ------------------------------------------------------------------ stored form
+#
+# Rows keep a compact form (about half the bytes of the wire shape): a snapshot is
+# [relPath, sourceHash, mirrorHash | "=" (same as source) | null, active]; docid and
+# URI are derived again on read; a delta keeps only its non-empty lists.
+
+_DELTA_KEYS = (("h", "headings"), ("l", "links"), ("e", "typedEdges"))
+_DATE_KEYS = (("da", "added"), ("dr", "removed"), ("dc", "changed"))
+
+
+def _pack_snapshot(snap: dict[str, Any] | None) -> list[Any] | None:
+    if snap is None:
+        return None
+    mirror = snap["mirrorHash"]
+    return [
+        snap["relPath"],
+        snap["sourceHash"],
+        "=" if mirror == snap["sourceHash"] else mirror,
+        1 if snap["active"] else 0,
+    ]
+
+
+def _unpack_snapshot(packed: list[Any] | None, collection: str) -> dict[str, Any] | None:
+    if packed is None:
+        return None
+    rel_path, source_hash, mirror, active = packed
+    return {
+        "relPath": rel_path,
+        "docid": docid_for(source_hash),
+        "uri": make_uri(collection, rel_path),
+        "sourceHash": source_hash,
+        "mirrorHash": source_hash if mirror == "=" else mirror,
+        "active": bool(active),
+    }
+
+
+def pack_entry(
+    previous: dict[str, Any] | None, current: dict[str, Any] | None, delta: dict[str, Any]
+) -> str:
+    packed: dict[str, Any] = {"p": _pack_snapshot(previous), "c": _pack_snapshot(current)}
+    for short, name in _DELTA_KEYS:
+        part = delta[name]
+        if part["added"] or part["removed"]:
+            packed[short] = [part["added"], part["removed"]]
+    for short, name in _DATE_KEYS:
+        if delta["dates"][name]:
+            packed[short] = delta["dates"][name]
+    if delta["truncated"]:
+        packed["t"] = 1
+    return json.dumps(packed, ensure_ascii=False, separators=(",", ":"))
+
+
+def unpack_entry(text: str, collection: str) -> dict[str, Any]:
+    """The wire shape (previous, current, structureDelta) of a stored entry."""
+    packed = json.loads(text)
+    delta: dict[str, Any] = {}
+    for short, name in _DELTA_KEYS:
+        added, removed = packed.get(short) or ([], [])
+        delta[name] = {"added": added, "removed": removed}
+    delta["dates"] = {name: packed.get(short) or [] for short, name in _DATE_KEYS}
+    delta["truncated"] = bool(packed.get("t"))
+    return {
+        "previous": _unpack_snapshot(packed["p"], collection),
+        "current": _unpack_snapshot(packed["c"], collection),
+        "structureDelta": delta,
+    }

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gno.core import journal as j
+from gno.core.identity import make_uri
 from gno.errors import ValidationError
 
 NOW = datetime(2026, 8, 1, 12, 0, tzinfo=UTC)
@@ -86,3 +87,37 @@ def test_change_ids() -> None:
     for bad in ("42", "gno-change-id-v1.x", "gno-change-id-v1.-1"):
         with pytest.raises(ValidationError):
             j.parse_change_id(bad)
+
+
+def test_headings_are_linear_on_hostile_lines() -> None:
+    """A heading line with a long run of spaces or hashes is one regex pass, not quadratic."""
+    hostile = "# a" + " " * 200_000 + "x\n" + "## " + " #" * 100_000 + "\n"
+    found = j.headings(hostile)
+    assert len(found) == 2 and all(len(h) < 500_000 for h in found)
+    assert j.headings("## Title ##\n### C# notes\n#NoSpace\n") == {"## Title", "### C# notes"}
+
+
+hexes = st.text("0123456789abcdef", min_size=64, max_size=64)
+snapshots = st.builds(
+    lambda path, source, mirror, active: {
+        "relPath": path,
+        "docid": "#" + source[:8],
+        "uri": make_uri("notes", path),
+        "sourceHash": source,
+        "mirrorHash": source if mirror == "same" else mirror,
+        "active": active,
+    },
+    st.text(min_size=1, max_size=40).filter(lambda p: "\x00" not in p),
+    hexes,
+    st.one_of(st.none(), st.just("same"), hexes),
+    st.booleans(),
+)
+
+
+@given(st.one_of(st.none(), snapshots), st.one_of(st.none(), snapshots), items, items)
+def test_stored_form_round_trips(previous, current, old, new) -> None:
+    delta = j.structure_delta(
+        j.Structure(old, old, new, {}), j.Structure(new, old, old, {"d": "x"})
+    )
+    entry = j.unpack_entry(j.pack_entry(previous, current, delta), "notes")
+    assert entry == {"previous": previous, "current": current, "structureDelta": delta}

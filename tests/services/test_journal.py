@@ -162,11 +162,11 @@ def test_retention_by_age(make_app) -> None:
 
 
 def test_retention_by_bytes(make_app, monkeypatch) -> None:
-    monkeypatch.setattr(j, "RETENTION_BYTES", 2500)
+    monkeypatch.setattr(j, "RETENTION_BYTES", 500)
     app, _ = make_app({f"n{i}.md": f"# N{i}\n" for i in range(8)})
     sync(app)
     state = app.store().journal_state()
-    assert state.bytes <= 2500 and state.entries < 8 and state.floor > 0
+    assert state.bytes <= 500 and state.entries < 8 and state.floor > 0
     (total,) = app.store().conn.execute("SELECT sum(bytes) FROM document_changes").fetchone()
     assert total == state.bytes
 

@@ -217,11 +217,11 @@ class DocumentJournal:
         delta: dict[str, Any],
         previous_path: str | None = None,
     ) -> int:
-        entry = {"previous": previous, "current": current, "structureDelta": delta}
-        text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        text = j.pack_entry(previous, current, delta)
         if len(text) > MAX_ROW_BYTES:  # snapshots are small; only a pathological delta gets here
-            entry["structureDelta"] = j.structure_delta(j.EMPTY, j.EMPTY) | {"truncated": True}
-            text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+            text = j.pack_entry(
+                previous, current, j.structure_delta(j.EMPTY, j.EMPTY) | {"truncated": True}
+            )
         size = len(text.encode())
         snap = current or previous or {}
         observed = now_iso()
@@ -355,7 +355,7 @@ def _one(row: Any) -> int:
 
 
 def _journal_row(row: Sequence[Any]) -> JournalRow:
-    return JournalRow(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]))
+    return JournalRow(row[0], row[1], row[2], row[3], row[4], j.unpack_entry(row[5], row[3]))
 
 
 def _parse_iso(text: str) -> datetime:
