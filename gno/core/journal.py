@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -181,6 +182,12 @@ def decode_cursor(cursor: str) -> int:
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
         raise ValidationError(f"Invalid change cursor: {cursor[:64]}")
     return seq
+
+
+def path_key(collection: str, rel_path: str) -> int:
+    """A 63-bit key of (collection, path) for the journal's path index."""
+    digest = hashlib.blake2b(f"{collection}\0{rel_path}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
 
 
 def change_id(sequence: int) -> str:

@@ -6,21 +6,45 @@ retained entry and says plainly when history is partial, expired or absent.
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
 
-from gno_contracts.models.changes import Changes
+from gno_contracts.models.changes import Change, Changes
 from gno_contracts.models.changes_input import ChangesInput
 from gno_contracts.models.diff_input import DiffInput
 from gno_contracts.models.document_diff import DocumentDiff
 
 from gno.adapters.sqlite.journal import JournalRow
+from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core import journal as j
 from gno.core.identity import parse_ref
 from gno.errors import DocumentNotFoundError
 from gno.services.documents import _check_index
 from gno.services.graph_refs import check_collection
+
+# A journal entry never changes once written and its sequence is never reused, so the
+# validated model of an entry can be kept: a resident server validates each entry once.
+MODEL_CACHE = 4096  # entries per open store
+_models: weakref.WeakKeyDictionary[SqliteStore, OrderedDict[int, Change]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _change_models(store: SqliteStore, rows: list[JournalRow]) -> list[Change]:
+    cache = _models.setdefault(store, OrderedDict())
+    found = []
+    for row in rows:
+        model = cache.get(row.sequence)
+        if model is None:
+            model = Change.model_validate(change_payload(row))
+            cache[row.sequence] = model
+            if len(cache) > MODEL_CACHE:
+                cache.popitem(last=False)
+        found.append(model)
+    return found
 
 
 def change_payload(row: JournalRow) -> dict[str, Any]:
@@ -70,7 +94,7 @@ def changes(app: App, inp: ChangesInput) -> Changes:
     return Changes.model_validate(
         {
             "schemaVersion": "1.0",
-            "changes": [change_payload(r) for r in rows],
+            "changes": _change_models(store, rows),
             "page": page,
             "warnings": warnings,
         }

@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -67,8 +68,11 @@ class JournalRow:
     observed_at: str
     kind: str
     collection: str
-    rel_path: str
-    entry: dict[str, Any]
+    text: str  # the stored form; unpacked on first use (a cached model never needs it)
+
+    @cached_property
+    def entry(self) -> dict[str, Any]:
+        return j.unpack_entry(self.text, self.collection)
 
 
 @dataclass(frozen=True)
@@ -227,15 +231,14 @@ class DocumentJournal:
         observed = now_iso()
         sequence = _one(
             self.conn.execute(
-                "INSERT INTO document_changes (observed_at, kind, collection, rel_path, previous_path, "
-                "source_hash, entry_json, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING sequence",
+                "INSERT INTO document_changes (observed_at, kind, collection, path_key, previous_key, "
+                "entry_json, bytes) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING sequence",
                 (
                     observed,
                     kind,
                     collection,
-                    snap.get("relPath", ""),
-                    previous_path,
-                    snap.get("sourceHash"),
+                    j.path_key(collection, snap.get("relPath", "")),
+                    j.path_key(collection, previous_path) if previous_path else None,
                     text,
                     size,
                 ),
@@ -324,7 +327,7 @@ class DocumentJournal:
             where.append("collection = ?")
             params.append(collection)
         rows = self.conn.execute(
-            "SELECT sequence, observed_at, kind, collection, rel_path, entry_json FROM document_changes "
+            "SELECT sequence, observed_at, kind, collection, entry_json FROM document_changes "
             f"WHERE {' AND '.join(where)} ORDER BY sequence LIMIT ?",
             (*params, limit),
         ).fetchall()
@@ -332,7 +335,7 @@ class DocumentJournal:
 
     def journal_entry(self, sequence: int) -> JournalRow | None:
         row = self.conn.execute(
-            "SELECT sequence, observed_at, kind, collection, rel_path, entry_json FROM document_changes "
+            "SELECT sequence, observed_at, kind, collection, entry_json FROM document_changes "
             "WHERE sequence = ?",
             (sequence,),
         ).fetchone()
@@ -340,12 +343,21 @@ class DocumentJournal:
 
     def journal_latest(self, collection: str, rel_path: str) -> JournalRow | None:
         """The newest retained entry whose current (or, for a rename, previous) path is this one."""
-        row = self.conn.execute(
-            "SELECT sequence, observed_at, kind, collection, rel_path, entry_json FROM document_changes "
-            "WHERE collection = ? AND (rel_path = ? OR previous_path = ?) ORDER BY sequence DESC LIMIT 1",
-            (collection, rel_path, rel_path),
-        ).fetchone()
-        return _journal_row(row) if row else None
+        key = j.path_key(collection, rel_path)
+        found = [
+            _journal_row(row)
+            for row in self.conn.execute(
+                "SELECT sequence, observed_at, kind, collection, entry_json FROM document_changes "
+                "WHERE path_key = ? OR previous_key = ? ORDER BY sequence DESC",
+                (key, key),
+            )
+        ]
+        # A 63-bit key can collide: confirm the path on the entry itself.
+        for row in found:
+            paths = {(row.entry[side] or {}).get("relPath") for side in ("previous", "current")}
+            if row.collection == collection and rel_path in paths:
+                return row
+        return None
 
 
 def _one(row: Any) -> int:
@@ -355,7 +367,7 @@ def _one(row: Any) -> int:
 
 
 def _journal_row(row: Sequence[Any]) -> JournalRow:
-    return JournalRow(row[0], row[1], row[2], row[3], row[4], j.unpack_entry(row[5], row[3]))
+    return JournalRow(row[0], row[1], row[2], row[3], row[4])
 
 
 def _parse_iso(text: str) -> datetime:
