@@ -209,6 +209,16 @@ class Since:
     time: str | None = None
 
 
+def ms_of_iso(text: str) -> int:
+    return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def iso_of_ms(ms: int) -> str:
+    return (
+        datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    )
+
+
 def iso(moment: datetime) -> str:
     return (
         moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
@@ -245,7 +255,8 @@ def parse_since(value: str | None, now: datetime) -> Since:
 #
 # Rows keep a compact form (about half the bytes of the wire shape): a snapshot is
 # [relPath, sourceHash, mirrorHash | "=" (same as source) | null, active]; docid and
-# URI are derived again on read; a delta keeps only its non-empty lists.
+# URI are derived again on read; a delta keeps only its non-empty lists, and typed edges
+# are left out when they are exactly the ones the links imply (mentions / related_to).
 
 _DELTA_KEYS = (("h", "headings"), ("l", "links"), ("e", "typedEdges"))
 _DATE_KEYS = (("da", "added"), ("dr", "removed"), ("dc", "changed"))
@@ -277,6 +288,18 @@ def _unpack_snapshot(packed: list[Any] | None, collection: str) -> dict[str, Any
     }
 
 
+_IMPLIED = (("wiki:", "mentions:"), ("markdown:", "related_to:"))
+
+
+def _implied_edges(links: list[str]) -> list[str]:
+    out = []
+    for item in links:
+        for prefix, edge in _IMPLIED:
+            if item.startswith(prefix):
+                out.append(edge + item[len(prefix) :])
+    return sorted(out)
+
+
 def pack_entry(
     previous: dict[str, Any] | None, current: dict[str, Any] | None, delta: dict[str, Any]
 ) -> str:
@@ -285,6 +308,12 @@ def pack_entry(
         part = delta[name]
         if part["added"] or part["removed"]:
             packed[short] = [part["added"], part["removed"]]
+    links, edges = delta["links"], delta["typedEdges"]
+    implied = [_implied_edges(links["added"]), _implied_edges(links["removed"])]
+    if implied == [edges["added"], edges["removed"]]:
+        packed.pop("e", None)
+    else:
+        packed["e"] = [edges["added"], edges["removed"]]
     for short, name in _DATE_KEYS:
         if delta["dates"][name]:
             packed[short] = delta["dates"][name]
@@ -300,6 +329,12 @@ def unpack_entry(text: str, collection: str) -> dict[str, Any]:
     for short, name in _DELTA_KEYS:
         added, removed = packed.get(short) or ([], [])
         delta[name] = {"added": added, "removed": removed}
+    if "e" not in packed:
+        links = delta["links"]
+        delta["typedEdges"] = {
+            "added": _implied_edges(links["added"]),
+            "removed": _implied_edges(links["removed"]),
+        }
     delta["dates"] = {name: packed.get(short) or [] for short, name in _DATE_KEYS}
     delta["truncated"] = bool(packed.get("t"))
     return {

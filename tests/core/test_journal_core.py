@@ -121,3 +121,15 @@ def test_stored_form_round_trips(previous, current, old, new) -> None:
     )
     entry = j.unpack_entry(j.pack_entry(previous, current, delta), "notes")
     assert entry == {"previous": previous, "current": current, "structureDelta": delta}
+
+
+@given(
+    st.frozensets(st.sampled_from(["wiki:a", "wiki:b", "markdown:c.md", "markdown:d/e.md"])),
+    st.frozensets(
+        st.sampled_from(["mentions:a", "related_to:c.md", "depends_on:x", "mentions:zz"])
+    ),
+)
+def test_stored_form_keeps_edges_the_links_do_not_imply(links, edges) -> None:
+    delta = j.structure_delta(j.EMPTY, j.Structure(frozenset(), links, edges, {}))
+    entry = j.unpack_entry(j.pack_entry(None, None, delta), "notes")
+    assert entry["structureDelta"] == delta

@@ -154,7 +154,7 @@ def test_retention_by_age(make_app) -> None:
     sync(app)
     store = app.store()
     with store.write():
-        store.conn.execute("UPDATE document_changes SET observed_at = '2000-01-01T00:00:00.000Z'")
+        store.conn.execute("UPDATE document_changes SET observed_ms = 946684800000")  # 2000
     (root / "d.md").write_text("# D\n")
     sync(app)
     assert [c.current.relPath for c in _all(app)] == ["d.md"]

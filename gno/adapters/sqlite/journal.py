@@ -12,15 +12,14 @@ Retention (30 days, 10,000 entries, 16 MiB) is enforced on every append.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from gno.adapters.sqlite.rows import now_iso
 from gno.core import journal as j
 from gno.core.relations import frontmatter_relations, link_edge_type
 
@@ -228,10 +227,10 @@ class DocumentJournal:
             )
         size = len(text.encode())
         snap = current or previous or {}
-        observed = now_iso()
+        observed = int(time.time() * 1000)
         sequence = _one(
             self.conn.execute(
-                "INSERT INTO document_changes (observed_at, kind, collection, path_key, previous_key, "
+                "INSERT INTO document_changes (observed_ms, kind, collection, path_key, previous_key, "
                 "entry_json, bytes) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING sequence",
                 (
                     observed,
@@ -263,17 +262,17 @@ class DocumentJournal:
                 (row[0],),
             )
 
-    def _retain(self, now: str) -> None:
+    def _retain(self, now_ms: int) -> None:
         state = self.journal_state()
-        cutoff = j.iso(_parse_iso(now) - timedelta(days=j.RETENTION_DAYS))
+        cutoff = now_ms - j.RETENTION_DAYS * 86_400_000
         bound = 0
         oldest = self.conn.execute(
-            "SELECT observed_at FROM document_changes ORDER BY sequence LIMIT 1"
+            "SELECT observed_ms FROM document_changes ORDER BY sequence LIMIT 1"
         ).fetchone()
         if oldest and oldest[0] < cutoff:
             bound = _one(
                 self.conn.execute(
-                    "SELECT coalesce(max(sequence), 0) FROM document_changes WHERE observed_at < ?",
+                    "SELECT coalesce(max(sequence), 0) FROM document_changes WHERE observed_ms < ?",
                     (cutoff,),
                 ).fetchone()
             )
@@ -321,13 +320,13 @@ class DocumentJournal:
         where: list[str] = ["sequence > ?"]
         params: list[object] = [after]
         if since_time:
-            where.append("observed_at >= ?")
-            params.append(since_time)
+            where.append("observed_ms >= ?")
+            params.append(j.ms_of_iso(since_time))
         if collection:
             where.append("collection = ?")
             params.append(collection)
         rows = self.conn.execute(
-            "SELECT sequence, observed_at, kind, collection, entry_json FROM document_changes "
+            "SELECT sequence, observed_ms, kind, collection, entry_json FROM document_changes "
             f"WHERE {' AND '.join(where)} ORDER BY sequence LIMIT ?",
             (*params, limit),
         ).fetchall()
@@ -335,7 +334,7 @@ class DocumentJournal:
 
     def journal_entry(self, sequence: int) -> JournalRow | None:
         row = self.conn.execute(
-            "SELECT sequence, observed_at, kind, collection, entry_json FROM document_changes "
+            "SELECT sequence, observed_ms, kind, collection, entry_json FROM document_changes "
             "WHERE sequence = ?",
             (sequence,),
         ).fetchone()
@@ -347,7 +346,7 @@ class DocumentJournal:
         found = [
             _journal_row(row)
             for row in self.conn.execute(
-                "SELECT sequence, observed_at, kind, collection, entry_json FROM document_changes "
+                "SELECT sequence, observed_ms, kind, collection, entry_json FROM document_changes "
                 "WHERE path_key = ? OR previous_key = ? ORDER BY sequence DESC",
                 (key, key),
             )
@@ -367,11 +366,7 @@ def _one(row: Any) -> int:
 
 
 def _journal_row(row: Sequence[Any]) -> JournalRow:
-    return JournalRow(row[0], row[1], row[2], row[3], row[4])
-
-
-def _parse_iso(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+    return JournalRow(row[0], j.iso_of_ms(row[1]), row[2], row[3], row[4])
 
 
 def _frontmatter_lines(mirror: str) -> int:

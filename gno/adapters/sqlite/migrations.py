@@ -270,7 +270,7 @@ def m005_journal_and_relations(conn: apsw.Connection, settings: dict[str, str]) 
         """
         CREATE TABLE document_changes (
             sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-            observed_at TEXT NOT NULL,
+            observed_ms INTEGER NOT NULL,
             kind TEXT NOT NULL,
             collection TEXT NOT NULL,
             path_key INTEGER NOT NULL,
