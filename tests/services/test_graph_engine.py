@@ -240,3 +240,53 @@ def test_a_hub_with_ten_thousand_inbound_links_stays_within_caps(make_app) -> No
     assert query.meta.returnedNodes <= 1000
     report = graph(app, GraphInput(limit=50))
     assert report.meta.returnedNodes == 50 and report.report.hubs[0].degree == 1000
+
+
+def _seed_vectors(app, vectors: dict[str, list[float]]) -> None:
+    """Chunk vectors for the active embedding model, stored as ``gno embed`` stores them."""
+    import hashlib
+    import struct
+
+    store = app.store()
+    assert store.load_vec(), "sqlite-vec is needed"
+    dims = len(next(iter(vectors.values())))
+    model_id = store.embed_model(app.embed_model_uri(), f"test:{dims}", dims)
+    texts, chunks = {}, []
+    for ref, vector in vectors.items():
+        collection, rel_path = ref.split("/", 1)
+        mirror = store.document_by_path(collection, rel_path).mirror_hash
+        blob = struct.pack(f"<{dims}f", *vector)
+        text_hash = hashlib.sha256(blob).hexdigest()
+        texts[text_hash] = blob
+        seqs = store.conn.execute(
+            "SELECT seq FROM content_chunks WHERE mirror_hash = ?", (mirror,)
+        ).fetchall()
+        chunks += [(mirror, seq, text_hash) for (seq,) in seqs]
+    with store.write():
+        store.save_embeddings(model_id, texts, chunks)
+
+
+def test_similar_ranks_by_the_mean_chunk_vector(make_app) -> None:
+    make_app({"d.md": "# D\n"}, name="other")
+    app, _ = make_app({"a.md": "# A\n", "b.md": "# B\n", "c.md": "# C\n"})
+    sync(app)  # both collections
+    near, far = [1.0, 0.1, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]
+    _seed_vectors(
+        app,
+        {
+            "notes/a.md": near,
+            "notes/b.md": [0.9, 0.2, 0.0, 0.0],
+            "notes/c.md": far,
+            "other/d.md": near,
+        },
+    )
+    out = similar(app, SimilarInput(ref="notes/a.md"))
+    assert [x.relPath for x in out.similar] == ["b.md"]
+    assert 0.95 < out.similar[0].score <= 1
+    wide = similar(app, SimilarInput(ref="notes/a.md", crossCollection=True, threshold=0.0))
+    assert [x.uri for x in wide.similar] == [
+        "gno://other/d.md",
+        "gno://notes/b.md",
+        "gno://notes/c.md",
+    ]
+    assert similar(app, SimilarInput(ref="notes/a.md", threshold=0.999)).similar == []
