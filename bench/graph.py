@@ -37,6 +37,26 @@ def _env(base: Path) -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"
 
 
+HOOKS = (
+    "journal_prior",
+    "journal_saved",
+    "journal_reactivated",
+    "journal_inactivated",
+)
+hook_cpu = [0.0]  # CPU seconds spent inside the journal's hooks during the last index
+
+
+def _timed(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def run(*args: Any) -> Any:
+        started = time.process_time()
+        try:
+            return fn(*args)
+        finally:
+            hook_cpu[0] += time.process_time() - started
+
+    return run
+
+
 def _index(base: Path, journal: bool) -> tuple[Any, float, int]:
     """A fresh App over the corpus, fully synced; (app, seconds, index bytes)."""
     _env(base)
@@ -50,16 +70,19 @@ def _index(base: Path, journal: bool) -> tuple[Any, float, int]:
     from gno.services.collections import collection_add, init
     from gno.services.sync import update
 
-    hooks = ("journal_prior", "journal_saved", "journal_reactivated", "journal_inactivated")
-    saved = {name: getattr(journal_module.DocumentJournal, name) for name in hooks}
+    saved = {name: getattr(journal_module.DocumentJournal, name) for name in HOOKS}
     if not journal:  # the same sync with the journal's hooks doing nothing
         journal_module.DocumentJournal.journal_prior = lambda self, c, r: (None, None)  # type: ignore[method-assign,assignment,return-value]
-        for name in hooks[1:]:
+        for name in HOOKS[1:]:
             setattr(journal_module.DocumentJournal, name, lambda self, *a: None)
+    else:
+        for name, fn in saved.items():
+            setattr(journal_module.DocumentJournal, name, _timed(fn))
     try:
         app = App(resolve_paths())
         init(app, InitInput())
         collection_add(app, CollectionAddInput(path=str(CORPUS), name="otel"))
+        hook_cpu[0] = 0.0
         started = time.perf_counter()
         update(app, UpdateInput())
         seconds = time.perf_counter() - started
@@ -86,38 +109,42 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reads", action="store_true", help="skip the journal-off index")
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=2, help="full indexes per side")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"corpus not found: {CORPUS} (set GNO_BENCH_CORPUS)")
         return 0
     sys.path.insert(0, str(ROOT))
     rows: list[tuple[str, float, str, bool | None]] = []
-    with tempfile.TemporaryDirectory() as off_dir, tempfile.TemporaryDirectory() as on_dir:
+    # Journal off and on alternate, each in a fresh data directory; the fastest run of each
+    # side is kept (the machine is shared: the minimum is the least disturbed run).
+    off_times: list[float] = []
+    on_times: list[float] = []
+    hook_share: list[float] = []
+    off_bytes = on_bytes = 0
+    app: Any = None
+    with tempfile.TemporaryDirectory() as work:
+        for n in range(1 if args.reads else args.repeat):
+            if not args.reads:
+                off_app, off_s, off_bytes = _index(Path(work) / f"off{n}", journal=False)
+                off_app.close()
+                off_times.append(off_s)
+            if app is not None:
+                app.close()
+            app, on_s, on_bytes = _index(Path(work) / f"on{n}", journal=True)
+            on_times.append(on_s)
+            hook_share.append(100 * hook_cpu[0] / on_s)
+        journal_bytes = app.store().journal_state().bytes
+        best_on, share = min(on_times), min(hook_share)
+        rows.append(("full index, journal on, best (s)", best_on, "", None))
+        rows.append(("journal hooks' CPU / index time (%)", share, "<= 5", share <= 5))
         if not args.reads:
-            off_app, off_s, off_bytes = _index(Path(off_dir), journal=False)
-            off_app.close()
-        app, on_s, on_bytes = _index(Path(on_dir), journal=True)
-        store = app.store()
-        journal_bytes = store.journal_state().bytes
-        rows.append(("full index, journal on (s)", on_s, "", None))
-        if not args.reads:
-            rows.append(("full index, journal off (s)", off_s, "", None))
-            rows.append(
-                (
-                    "journal time overhead (%)",
-                    100 * (on_s / off_s - 1),
-                    "<= 5",
-                    on_s <= off_s * 1.05,
-                )
-            )
-            rows.append(
-                (
-                    "index size overhead (%)",
-                    100 * (on_bytes / off_bytes - 1),
-                    "<= 5",
-                    on_bytes <= off_bytes * 1.05,
-                )
-            )
+            best_off = min(off_times)
+            rows.append(("full index, journal off, best (s)", best_off, "", None))
+            over = 100 * (best_on / best_off - 1)
+            rows.append(("journal time overhead, best/best (%)", over, "<= 5", over <= 5))
+            size = 100 * (on_bytes / off_bytes - 1)
+            rows.append(("index size overhead (%)", size, "<= 5", size <= 5))
         rows.append(("journal bytes / index bytes (%)", 100 * journal_bytes / on_bytes, "", None))
         rows += _reads(app, args.runs)
         app.close()
@@ -161,6 +188,12 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
     hub, goal = f"otel/{hub_doc.rel_path}", f"otel/{goal_doc.rel_path}"
     inbound = len(proj.inbound.get(hub_doc.id, []))
 
+    def cold_changes() -> None:
+        from gno.services import journal as journal_service
+
+        journal_service._models.clear()
+        changes(app, ChangesInput(since=cursor, limit=1000))
+
     def cold_projection() -> None:
         store._projection = None
         store.projection()
@@ -178,6 +211,7 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
         ("graph query, default caps (ms)", lambda: graph_query(app, GraphQueryInput(ref=hub)), 50),
         ("impact, default caps (ms)", lambda: impact(app, ImpactInput(ref=hub)), 50),
         ("path, default depth (ms)", lambda: path(app, hub, goal), 50),
+        ("changes, 1000 events, first read (ms)", cold_changes, None),
         (
             "changes, 1000 events (ms)",
             lambda: changes(app, ChangesInput(since=cursor, limit=1000)),
@@ -185,7 +219,9 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
         ),
     ]
     for name, fn, target in cases:
-        value = _median_ms(fn, runs if "cold" not in name else max(3, runs // 10))
+        value = _median_ms(
+            fn, runs if "cold" not in name and "first" not in name else max(3, runs // 10)
+        )
         out.append(
             (
                 name,

@@ -64,10 +64,14 @@ class Prior:
 @dataclass(frozen=True)
 class JournalRow:
     sequence: int
-    observed_at: str
+    observed_ms: int
     kind: str
     collection: str
     text: str  # the stored form; unpacked on first use (a cached model never needs it)
+
+    @cached_property
+    def observed_at(self) -> str:
+        return j.iso_of_ms(self.observed_ms)
 
     @cached_property
     def entry(self) -> dict[str, Any]:
@@ -366,7 +370,7 @@ def _one(row: Any) -> int:
 
 
 def _journal_row(row: Sequence[Any]) -> JournalRow:
-    return JournalRow(row[0], j.iso_of_ms(row[1]), row[2], row[3], row[4])
+    return JournalRow(row[0], row[1], row[2], row[3], row[4])
 
 
 def _frontmatter_lines(mirror: str) -> int:
