@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 from gno.core import journal as j
+from gno.core.identity import docid_for
 from gno.core.relations import frontmatter_relations, link_edge_type
 
 if TYPE_CHECKING:
@@ -148,28 +149,37 @@ class DocumentJournal:
         before: tuple[Prior | None, j.Structure],
         src: SourceFile,
         analysis: Analysis | None,
+        doc_id: int,
     ) -> None:
-        """After a document row was written (converted, or failed with ``analysis`` None)."""
+        """After document ``doc_id`` was written from ``src`` (converted, or failed with
+        ``analysis`` None); the new row is known from the write itself, not read back."""
         prior, old = before
-        after = self._prior("collection = ? AND rel_path = ?", (src.collection, src.rel_path))
-        current = after.snapshot() if after else None
-        if after is None or current is None:
-            return
+        if not src.source_hash:
+            return  # never read: nothing identifies it
+        mirror = analysis.mirror_hash if analysis else None
+        current = {
+            "relPath": src.rel_path,
+            "docid": docid_for(src.source_hash),
+            "uri": src.uri,
+            "sourceHash": src.source_hash,
+            "mirrorHash": mirror,
+            "active": True,
+        }
         previous = prior.snapshot() if prior else None
         if previous is not None and prior is not None and prior.active:
-            if (prior.source_hash, prior.mirror_hash) == (after.source_hash, after.mirror_hash):
+            if (prior.source_hash, prior.mirror_hash) == (src.source_hash, mirror):
                 return  # re-ingested, same content: no event
             kind = "update"
         elif previous is not None:
             kind = "reactivate"
         else:
             kind = "create"
-        new = _analysis_structure(analysis, after.dates_json) if analysis else j.EMPTY
+        new = _analysis_structure(analysis) if analysis else j.EMPTY
         sequence = self._append(
             kind, src.collection, previous, current, j.structure_delta(old, new)
         )
-        if kind == "create" and after.source_hash:
-            self._journal_creates[src.collection, after.source_hash] = (sequence, after.id)
+        if kind == "create":
+            self._journal_creates[src.collection, src.source_hash] = (sequence, doc_id)
 
     def journal_reactivated(self, doc_id: int) -> None:
         prior = self._prior("id = ?", (doc_id,))
@@ -247,12 +257,13 @@ class DocumentJournal:
                 ),
             ).fetchone()
         )
-        self.conn.execute(
+        state = self.conn.execute(
             "UPDATE document_change_journal_state SET last_sequence = ?, "
-            "retained_entries = retained_entries + 1, retained_bytes = retained_bytes + ? WHERE id = 1",
+            "retained_entries = retained_entries + 1, retained_bytes = retained_bytes + ? WHERE id = 1 "
+            "RETURNING last_sequence, retention_floor, retained_entries, retained_bytes",
             (sequence, size),
-        )
-        self._retain(observed)
+        ).fetchall()
+        self._retain(observed, JournalState(*(int(str(v)) for v in state[0])))
         return sequence
 
     def _drop(self, sequence: int) -> None:
@@ -266,12 +277,12 @@ class DocumentJournal:
                 (row[0],),
             )
 
-    def _retain(self, now_ms: int) -> None:
-        state = self.journal_state()
+    def _retain(self, now_ms: int, state: JournalState) -> None:
         cutoff = now_ms - j.RETENTION_DAYS * 86_400_000
         bound = 0
         oldest = self.conn.execute(
-            "SELECT observed_ms FROM document_changes ORDER BY sequence LIMIT 1"
+            "SELECT observed_ms FROM document_changes WHERE sequence > ? ORDER BY sequence LIMIT 1",
+            (state.floor,),
         ).fetchone()
         if oldest and oldest[0] < cutoff:
             bound = _one(
@@ -403,10 +414,12 @@ def _structure(
     )
 
 
-def _analysis_structure(a: Analysis, dates_json: str | None) -> j.Structure:
+def _analysis_structure(a: Analysis) -> j.Structure:
+    """The structure of a version about to be stored (its dates as ``writes.py`` stores them)."""
+    dates = a.metadata.date_fields
     return _structure(
         j.headings(a.mirror, a.body_start_line - 1),
         [(lk.link_type, lk.target_ref_norm) for lk in a.links],
         frontmatter_relations(a.mirror),
-        dates_json,
+        json.dumps(dates) if dates else None,
     )

@@ -157,7 +157,7 @@ class DocumentWrites(DocumentJournal):
             ],
         )
         self.save_relations(doc_id, a)
-        self.journal_saved(before, src, a)
+        self.journal_saved(before, src, a, doc_id)
         return doc_id
 
     def _replace_fts(
@@ -209,7 +209,7 @@ class DocumentWrites(DocumentJournal):
             ),
         ).fetchone()
         self._drop_fts([row[0]])
-        self.journal_saved(before, src, None)
+        self.journal_saved(before, src, None, row[0])
         self.record_error(src.collection, src.rel_path, code, message)
 
     def record_error(self, collection: str, rel_path: str, code: str, message: str) -> None:
