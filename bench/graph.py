@@ -173,8 +173,9 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
     from gno_contracts.models.tags_input import TagsInput
 
     from gno.core.journal import encode_cursor
+    from gno.services.graph_nodes import path
     from gno.services.graph_report import graph
-    from gno.services.graph_walks import graph_query, impact, path
+    from gno.services.graph_walks import graph_query, impact
     from gno.services.journal import changes
     from gno.services.links import backlinks, links, tags
 

@@ -20,7 +20,7 @@ from gno_contracts.models.graph_input import GraphInput
 from gno.app import App
 from gno.core.link_resolver import Doc
 from gno.core.traversal import group, label_propagation
-from gno.core.typed_graph import TypedEdge
+from gno.core.typed_graph import Projection, TypedEdge
 from gno.errors import NotFoundError
 from gno.services.graph_refs import check_collection
 
@@ -33,7 +33,7 @@ STRENGTH = {"explicit": 1.0, "inferred": 0.75, "ambiguous": 0.5, "similarity": 0
 CONFIDENCES = ("explicit", "inferred", "ambiguous", "similarity")
 
 
-def _report_node(doc: Doc, degree: int) -> dict[str, Any]:
+def report_node(doc: Doc, degree: int) -> dict[str, Any]:
     return {
         "id": doc.docid,
         "uri": doc.uri,
@@ -44,7 +44,7 @@ def _report_node(doc: Doc, degree: int) -> dict[str, Any]:
     }
 
 
-def _link(doc_of: dict[int, Doc], edge: TypedEdge) -> dict[str, Any]:
+def graph_link(doc_of: dict[int, Doc], edge: TypedEdge) -> dict[str, Any]:
     audit: dict[str, Any] = {"resolution": edge.resolution, "matchCount": edge.match_count}
     return {
         "source": doc_of[edge.source].docid,
@@ -56,6 +56,50 @@ def _link(doc_of: dict[int, Doc], edge: TypedEdge) -> dict[str, Any]:
     }
 
 
+def link_layer(
+    proj: Projection,
+) -> tuple[list[TypedEdge], dict[int, set[int]], dict[int, set[int]], dict[int, int]]:
+    """The wiki and Markdown edges, out and in neighbours, and each document's degree."""
+    links = [e for e in proj.edges if e.link_type != "relation"]
+    outs: defaultdict[int, set[int]] = defaultdict(set)
+    ins: defaultdict[int, set[int]] = defaultdict(set)
+    for e in links:
+        outs[e.source].add(e.target)
+        ins[e.target].add(e.source)
+    degree = {i: len(outs.get(i, set()) | ins.get(i, set())) for i in proj.docs}
+    return links, outs, ins, degree
+
+
+def base_meta(
+    proj: Projection, collection: str | None, node_limit: int, edge_limit: int, top_k: int
+) -> dict[str, Any]:
+    """graph@1.0 ``meta`` before anything is returned (the neighbour and path answers add to it)."""
+    links = [e for e in proj.edges if e.link_type != "relation"]
+    scope = {i for i, d in proj.docs.items() if collection is None or d.collection == collection}
+    unresolved = (
+        proj.unresolved
+        if collection is None
+        else proj.unresolved_by_collection.get(collection, {"wiki": 0, "markdown": 0})
+    )
+    return {
+        "collection": collection,
+        "nodeLimit": node_limit,
+        "edgeLimit": edge_limit,
+        "totalNodes": len(scope),
+        "totalEdges": sum(1 for e in links if e.source in scope and e.target in scope),
+        "totalEdgesUnresolved": sum(unresolved.values()),
+        "returnedNodes": 0,
+        "returnedEdges": 0,
+        "truncated": False,
+        "linkedOnly": True,
+        "includedSimilar": False,
+        "similarAvailable": False,
+        "similarTopK": top_k,
+        "similarTruncatedByComputeBudget": False,
+        "warnings": [],
+    }
+
+
 def graph(app: App, inp: GraphInput) -> Graph:
     collection = check_collection(app, inp.collection)
     store = app.store()
@@ -63,13 +107,7 @@ def graph(app: App, inp: GraphInput) -> Graph:
     docs = proj.docs
     if not docs:
         raise NotFoundError("No documents indexed. Run: gno update")
-    links = [e for e in proj.edges if e.link_type != "relation"]
-    outs: defaultdict[int, set[int]] = defaultdict(set)
-    ins: defaultdict[int, set[int]] = defaultdict(set)
-    for e in links:
-        outs[e.source].add(e.target)
-        ins[e.target].add(e.source)
-    degree = {i: len(outs[i] | ins[i]) for i in docs}
+    links, outs, ins, degree = link_layer(proj)
     scope = [i for i, d in docs.items() if collection is None or d.collection == collection]
     in_scope = set(scope)
     scoped = [e for e in links if e.source in in_scope and e.target in in_scope]
@@ -83,8 +121,8 @@ def graph(app: App, inp: GraphInput) -> Graph:
     truncated = len(candidates) > len(kept_ids) or len(edge_pool) > len(kept_edges)
 
     by_degree = sorted(scope, key=lambda i: (-degree[i], i))
-    hubs = [_report_node(docs[i], degree[i]) for i in by_degree if degree[i] > 0][:REPORT_TOP]
-    bridges = [_report_node(docs[i], degree[i]) for i in by_degree if outs[i] and ins[i]][
+    hubs = [report_node(docs[i], degree[i]) for i in by_degree if degree[i] > 0][:REPORT_TOP]
+    bridges = [report_node(docs[i], degree[i]) for i in by_degree if outs[i] and ins[i]][
         :REPORT_TOP
     ]
     isolated = sorted(i for i in scope if degree[i] == 0)
@@ -101,7 +139,7 @@ def graph(app: App, inp: GraphInput) -> Graph:
     communities, assignment = _communities(docs, kept_ids, kept_edges, degree)
     nodes = []
     for i in kept_ids:
-        item = _report_node(docs[i], degree[i])
+        item = report_node(docs[i], degree[i])
         if i in assignment:
             item["communityId"] = assignment[i]
         nodes.append(item)
@@ -110,7 +148,7 @@ def graph(app: App, inp: GraphInput) -> Graph:
         "bridgeCandidates": bridges,
         "isolated": {
             "total": len(isolated),
-            "examples": [_report_node(docs[i], 0) for i in isolated[:ISOLATED_EXAMPLES]],
+            "examples": [report_node(docs[i], 0) for i in isolated[:ISOLATED_EXAMPLES]],
         },
         "unresolvedLinks": {"total": sum(unresolved.values()), "byType": dict(unresolved)},
         "edgeTypes": types,
@@ -145,7 +183,7 @@ def graph(app: App, inp: GraphInput) -> Graph:
     return Graph.model_validate(
         {
             "nodes": nodes,
-            "links": [_link(docs, e) for e in kept_edges],
+            "links": [graph_link(docs, e) for e in kept_edges],
             "report": report,
             "meta": meta,
         }
@@ -188,7 +226,7 @@ def _communities(
                     "edgeCount": internal,
                     "density": round(internal / pairs, 6) if pairs else 0.0,
                     "topNodes": [
-                        _report_node(docs[i], degree[i]) for i in leaders[:COMMUNITY_TOP_NODES]
+                        report_node(docs[i], degree[i]) for i in leaders[:COMMUNITY_TOP_NODES]
                     ],
                 }
             )

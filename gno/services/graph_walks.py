@@ -1,5 +1,5 @@
-"""Bounded walks over the typed edge layer: ``impact`` (who depends on a document),
-``graph query`` (typed traversal), and the graph's neighbours and shortest path."""
+"""Bounded walks over the typed edge layer: ``impact`` (who depends on a document) and
+``graph query`` (typed traversal)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,10 @@ from gno_contracts.models.impact_input import ImpactInput
 
 from gno.app import App
 from gno.core.relations import EDGE_TYPE
-from gno.core.traversal import Caps, Step, shortest_path, walk
+from gno.core.traversal import Caps, Step, walk
 from gno.core.typed_graph import Projection, TypedEdge
 from gno.errors import ValidationError
-from gno.services.graph_refs import edge_order, graph_node_for, node, node_for, step
-
-PATH_MAX_DEPTH = 12
-PATH_DEFAULT_DEPTH = 6
+from gno.services.graph_refs import edge_order, node, node_for, step
 
 
 def _stepper(
@@ -144,51 +141,3 @@ def _query_edge(proj: Projection, edge: TypedEdge, depth: int) -> dict[str, Any]
         "edgeSource": edge.edge_source,
         "depth": depth,
     }
-
-
-# ------------------------------------------------------------------ neighbours and path
-
-
-def neighbors(app: App, ref: str, direction: str = "both") -> dict[str, Any]:
-    """One-hop neighbours of a graph node (``gno_graph_neighbors``' payload core)."""
-    if direction not in ("both", "out", "in"):
-        raise ValidationError("direction must be both, out or in")
-    store = app.store()
-    proj = store.projection()
-    source = graph_node_for(app, store, proj, ref)
-    found = []
-    for edge_id, other in _stepper(proj, direction)(source.id):
-        edge = proj.edges[edge_id]
-        found.append(
-            {
-                "node": node(proj.docs[other]),
-                "direction": "out" if edge.source == source.id else "in",
-                "edge": _query_edge(proj, edge, 1),
-            }
-        )
-    return {"source": node(source), "neighbors": found, "meta": {"direction": direction,
-            "totalNeighbors": len(found)}}  # fmt: skip
-
-
-def path(app: App, start: str, goal: str, max_depth: int = PATH_DEFAULT_DEPTH) -> dict[str, Any]:
-    """Shortest path over edges in either direction, at most ``max_depth`` hops (1–12)."""
-    if not 1 <= max_depth <= PATH_MAX_DEPTH:
-        raise ValidationError(f"maxDepth must be 1 to {PATH_MAX_DEPTH}")
-    store = app.store()
-    proj = store.projection()
-    a = graph_node_for(app, store, proj, start)
-    b = graph_node_for(app, store, proj, goal)
-    hops = shortest_path(a.id, b.id, _stepper(proj, "both"), max_depth)
-    found = None
-    if hops is not None:
-        found = {
-            "nodes": [node(a)] + [node(proj.docs[n]) for _, n in hops],
-            "edges": [_query_edge(proj, proj.edges[e], i + 1) for i, (e, _) in enumerate(hops)],
-        }
-    return {
-        "from": node(a),
-        "to": node(b),
-        "path": found,
-        "meta": {"maxDepth": max_depth, "found": found is not None,
-                 "hops": len(hops) if hops is not None else None},
-    }  # fmt: skip

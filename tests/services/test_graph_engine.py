@@ -14,8 +14,9 @@ from gno_contracts.models.similar_input import SimilarInput
 from gno_contracts.models.tags_input import TagsInput
 
 from gno.errors import DocumentNotFoundError, NotFoundError, UnavailableError, ValidationError
+from gno.services.graph_nodes import neighbors, path
 from gno.services.graph_report import graph
-from gno.services.graph_walks import graph_query, impact, neighbors, path
+from gno.services.graph_walks import graph_query, impact
 from gno.services.links import backlinks, links, tags
 from gno.services.similar import similar
 from tests.conftest import sync
@@ -174,6 +175,14 @@ def test_cycle_and_self_link_terminate(app) -> None:
 def test_neighbors_and_path(app) -> None:
     near = neighbors(app, "Spoke One", "out")  # a bare title is a graph node
     assert [n["node"]["relPath"] for n in near["neighbors"]] == ["hub.md"]
+    edge = near["neighbors"][0]["edge"]
+    assert (edge["type"], edge["confidence"], edge["weight"]) == ("wiki", "explicit", 1)
+    assert near["meta"]["totalNeighbors"] == 1 and near["meta"]["direction"] == "out"
+    both = neighbors(app, "notes/hub.md")
+    assert {(n["direction"], n["node"]["relPath"]) for n in both["neighbors"]} >= {
+        ("out", "spoke-one.md"),
+        ("in", "fan.md"),
+    }
     found = path(app, "chain/a.md", "spoke-one.md")
     assert found["meta"]["found"] and [n["relPath"] for n in found["path"]["nodes"]] == [
         "chain/a.md",
