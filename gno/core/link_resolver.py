@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from gno.core.identity import parse_uri
 from gno.errors import GnoError
@@ -29,7 +30,7 @@ MAX_REF = 4096
 
 def _lower(text: str) -> str:
     """ASCII-only lowercase, like SQLite's lower()."""
-    return text.translate(_ASCII_LOWER)
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
 
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
@@ -83,7 +84,6 @@ class Resolver:
         self._by_uri: dict[str, int] = {}
         self._title: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
         self._lpath: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
-        self._suffix: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
         for doc in sorted(docs, key=lambda d: d.id):
             self.docs[doc.id] = doc
             c = doc.collection
@@ -92,10 +92,19 @@ class Resolver:
             self._by_uri[doc.uri] = doc.id
             if doc.title:
                 self._title[c, _lower(doc.title)].append(doc.id)
-            lowered = _lower(doc.rel_path)
-            self._lpath[c, lowered].append(doc.id)
+            self._lpath[c, _lower(doc.rel_path)].append(doc.id)
+
+    @cached_property
+    def _suffix(self) -> dict[tuple[str, str], list[int]]:
+        """Every proper '/'-suffix of every path: built on the first wiki link that needs it
+        (ranks 7–8), so a Markdown-only index never pays for it."""
+        found: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
+        for (collection, lowered), ids in self._lpath.items():
             for suffix in _suffixes(lowered):
-                self._suffix[c, suffix].append(doc.id)
+                found[collection, suffix].extend(ids)
+        for ids in found.values():
+            ids.sort()
+        return dict(found)
 
     def markdown(self, collection: str, path: str) -> Resolution:
         found = self._path.get((collection, path))
