@@ -276,3 +276,25 @@ def test_the_hook_leaves_a_failed_write_unjournaled(make_app, monkeypatch) -> No
     assert len(_all(app)) == 3  # and so was its journal row
     sync(app)
     assert _kinds(app)[-1] == ("update", "a.md", "a.md")
+
+
+def test_paths_sync_journals_edits_and_removals(make_app) -> None:
+    app, root = make_app(FILES)
+    sync(app)
+    (root / "a.md").write_text("# A\n\n## Later\n")
+    (root / "c.md").unlink()
+    sync(app, collection="notes", paths=["a.md", "c.md"])
+    assert _kinds(app)[3:] == [("update", "a.md", "a.md"), ("inactivate", "c.md", "c.md")]
+
+
+def test_removing_a_collection_inactivates_its_documents(make_app) -> None:
+    from gno_contracts.models.collection_remove_input import CollectionRemoveInput
+
+    from gno.services.collections import collection_remove
+
+    app, _ = make_app(FILES)
+    sync(app)
+    collection_remove(app, CollectionRemoveInput(collection="notes"))
+    app.store()  # the config mirror runs and soft-deletes the collection's documents
+    kinds = [c.kind.value for c in changes(app, ChangesInput(limit=1000)).changes]
+    assert kinds == ["create"] * 3 + ["inactivate"] * 3
