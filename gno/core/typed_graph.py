@@ -35,7 +35,7 @@ class TypedEdge:
     graph_confidence: str  # explicit | inferred | ambiguous (graph@1.0)
     resolution: str  # audit.resolution of graph@1.0
     match_count: int
-    weight: int  # links between the pair behind this edge
+    weight: float  # links between the pair behind this edge (a similarity edge: its score)
 
 
 # (source doc id, link type, target_ref_norm, target collection, number of links)

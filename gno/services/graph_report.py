@@ -23,6 +23,7 @@ from gno.core.traversal import group, label_propagation
 from gno.core.typed_graph import Projection, TypedEdge
 from gno.errors import NotFoundError
 from gno.services.graph_refs import check_collection
+from gno.services.graph_similar import SIMILAR_NODE_BUDGET, similarity_edges
 
 REPORT_TOP = 10
 ISOLATED_EXAMPLES = 10
@@ -46,6 +47,8 @@ def report_node(doc: Doc, degree: int) -> dict[str, Any]:
 
 def graph_link(doc_of: dict[int, Doc], edge: TypedEdge) -> dict[str, Any]:
     audit: dict[str, Any] = {"resolution": edge.resolution, "matchCount": edge.match_count}
+    if edge.link_type == "similar":
+        audit = {"resolution": "similarity", "score": edge.weight}
     return {
         "source": doc_of[edge.source].docid,
         "target": doc_of[edge.target].docid,
@@ -116,6 +119,13 @@ def graph(app: App, inp: GraphInput) -> Graph:
     kept_ids = candidates[: inp.limit]
     kept = set(kept_ids)
     edge_pool = [e for e in scoped if e.source in kept and e.target in kept]
+    similar: list[TypedEdge] = []
+    similar_available = similar_cut = False
+    if inp.includeSimilar:
+        similar, similar_available, similar_cut = similarity_edges(
+            app, store, proj, kept_ids, inp.threshold, inp.similarTopK
+        )
+        edge_pool += similar
     edge_pool.sort(key=lambda e: (-e.weight, docs[e.source].uri, docs[e.target].uri, e.link_type))
     kept_edges = edge_pool[: inp.edgeLimit]
     truncated = len(candidates) > len(kept_ids) or len(edge_pool) > len(kept_edges)
@@ -133,7 +143,7 @@ def graph(app: App, inp: GraphInput) -> Graph:
     )
     confidence = dict.fromkeys(CONFIDENCES, 0)
     types = {"wiki": 0, "markdown": 0, "similar": 0}
-    for e in scoped:
+    for e in scoped + similar:
         confidence[e.graph_confidence] += 1
         types[e.link_type] += 1
     communities, assignment = _communities(docs, kept_ids, kept_edges, degree)
@@ -156,28 +166,32 @@ def graph(app: App, inp: GraphInput) -> Graph:
         "audit": {
             "inferredEdges": confidence["inferred"],
             "ambiguousEdges": confidence["ambiguous"],
-            "similarityEdges": 0,
+            "similarityEdges": confidence["similarity"],
         },
         "communities": communities,
     }
     warnings = []
-    if inp.includeSimilar:
-        warnings.append("similarity edges are not computed by this engine yet; links only")
+    if inp.includeSimilar and not similar_available:
+        warnings.append(
+            "no embeddings for the active model: similarity edges left out (run: gno embed)"
+        )
+    if similar_cut:
+        warnings.append(f"similarity edges computed for the first {SIMILAR_NODE_BUDGET} nodes only")
     meta = {
         "collection": collection,
         "nodeLimit": inp.limit,
         "edgeLimit": inp.edgeLimit,
         "totalNodes": len(scope),
-        "totalEdges": len(scoped),
+        "totalEdges": len(scoped) + len(similar),
         "totalEdgesUnresolved": sum(unresolved.values()),
         "returnedNodes": len(nodes),
         "returnedEdges": len(kept_edges),
         "truncated": truncated,
         "linkedOnly": inp.linkedOnly,
-        "includedSimilar": False,
-        "similarAvailable": False,
+        "includedSimilar": bool(inp.includeSimilar and similar_available),
+        "similarAvailable": similar_available,
         "similarTopK": inp.similarTopK,
-        "similarTruncatedByComputeBudget": False,
+        "similarTruncatedByComputeBudget": similar_cut,
         "warnings": warnings,
     }
     return Graph.model_validate(

@@ -299,3 +299,21 @@ def test_similar_ranks_by_the_mean_chunk_vector(make_app) -> None:
         "gno://notes/c.md",
     ]
     assert similar(app, SimilarInput(ref="notes/a.md", threshold=0.999)).similar == []
+
+
+def test_graph_report_adds_similarity_edges_from_first_chunks(make_app) -> None:
+    files = {"a.md": "# A\n\n[[b]]\n", "b.md": "# B\n\n[[c]]\n", "c.md": "# C\n\n[[a]]\n"}
+    app, _ = make_app(files)
+    sync(app)
+    without = graph(app, GraphInput(includeSimilar=True))
+    assert not without.meta.similarAvailable and without.meta.warnings  # no vectors: says so
+    _seed_vectors(app, {"notes/a.md": [1, 0, 0], "notes/b.md": [0.95, 0.1, 0], "notes/c.md": [0, 0, 1]})
+    out = graph(app, GraphInput(includeSimilar=True, threshold=0.8))
+    similar_links = [x for x in out.links if x.type.value == "similar"]
+    assert len(similar_links) == 1 and out.meta.includedSimilar and out.meta.similarAvailable
+    link = similar_links[0]
+    ids = {n.relPath: n.id for n in out.nodes}
+    assert {link.source, link.target} == {ids["a.md"], ids["b.md"]}
+    assert link.confidence.value == "similarity" and 0.8 <= link.weight <= 1
+    assert out.report.edgeTypes.similar == 1 and out.report.audit.similarityEdges == 1
+    assert not any(x.type.value == "similar" for x in graph(app, GraphInput()).links)
