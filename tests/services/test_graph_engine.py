@@ -307,7 +307,9 @@ def test_graph_report_adds_similarity_edges_from_first_chunks(make_app) -> None:
     sync(app)
     without = graph(app, GraphInput(includeSimilar=True))
     assert not without.meta.similarAvailable and without.meta.warnings  # no vectors: says so
-    _seed_vectors(app, {"notes/a.md": [1, 0, 0], "notes/b.md": [0.95, 0.1, 0], "notes/c.md": [0, 0, 1]})
+    _seed_vectors(
+        app, {"notes/a.md": [1, 0, 0], "notes/b.md": [0.95, 0.1, 0], "notes/c.md": [0, 0, 1]}
+    )
     out = graph(app, GraphInput(includeSimilar=True, threshold=0.8))
     similar_links = [x for x in out.links if x.type.value == "similar"]
     assert len(similar_links) == 1 and out.meta.includedSimilar and out.meta.similarAvailable
