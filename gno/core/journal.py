@@ -179,7 +179,7 @@ def decode_cursor(cursor: str) -> int:
     except (binascii.Error, ValueError, UnicodeDecodeError):
         raise ValidationError(f"Invalid change cursor: {cursor[:64]}") from None
     seq = data.get("sequence") if isinstance(data, dict) else None
-    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+    if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq < 2**63:
         raise ValidationError(f"Invalid change cursor: {cursor[:64]}")
     return seq
 
@@ -236,7 +236,11 @@ def parse_since(value: str | None, now: datetime) -> Since:
     if text.startswith(CURSOR_PREFIX):
         return Since(sequence=decode_cursor(text))
     if m := _DURATION.match(text):
-        return Since(time=iso(now - timedelta(seconds=int(m.group(1)) * _UNITS[m.group(2)])))
+        try:
+            start = now - timedelta(seconds=int(m.group(1)) * _UNITS[m.group(2)])
+        except OverflowError:  # before year 1: everything retained is newer
+            return Since()
+        return Since(time=iso(start))
     try:
         if len(text) == 10:
             moment = datetime.fromisoformat(text).replace(tzinfo=UTC)

@@ -77,6 +77,7 @@ def test_since_forms() -> None:
     assert j.parse_since("2026-07-01", NOW).time == "2026-07-01T00:00:00.000Z"
     assert j.parse_since("2026-07-01T05:00:00+02:00", NOW).time == "2026-07-01T03:00:00.000Z"
     assert j.parse_since(None, NOW) == j.Since()
+    assert j.parse_since("999999w", NOW) == j.Since()  # before year 1: from the start
     for bad in ("yesterday-ish", "", "2h30", "x" * 600):
         with pytest.raises(ValidationError):
             j.parse_since(bad, NOW)
@@ -133,3 +134,24 @@ def test_stored_form_keeps_edges_the_links_do_not_imply(links, edges) -> None:
     delta = j.structure_delta(j.EMPTY, j.Structure(frozenset(), links, edges, {}))
     entry = j.unpack_entry(j.pack_entry(None, None, delta), "notes")
     assert entry["structureDelta"] == delta
+
+
+@given(
+    st.one_of(st.text(max_size=80), st.builds(lambda b: "gno-change-v1." + b, st.text(max_size=60)))
+)
+def test_since_never_fails_other_than_validation(text: str) -> None:
+    try:
+        since = j.parse_since(text, NOW)
+    except ValidationError:
+        return
+    assert since.sequence is None or 0 <= since.sequence < 2**63
+
+
+def test_a_cursor_beyond_sqlite_integers_is_refused() -> None:
+    import base64
+
+    huge = (
+        "gno-change-v1." + base64.urlsafe_b64encode(b'{"sequence":99999999999999999999}').decode()
+    )
+    with pytest.raises(ValidationError):
+        j.decode_cursor(huge)
