@@ -91,11 +91,16 @@ class DocumentJournal:
     conn: apsw.Connection
     # (collection, source hash) -> (sequence, doc id) of creates in the running sync
     _journal_creates: dict[tuple[str, str], tuple[int, int]]
+    # (collection, paths with a row) when the running sync started
+    _journal_known: tuple[str, set[str]] | None = None
 
     # ------------------------------------------------------------ write hooks
 
-    def journal_sync_started(self) -> None:
+    def journal_sync_started(self, collection: str, known: set[str]) -> None:
+        """A sync of ``collection`` begins; ``known`` are the paths it has rows for, so a
+        new file's write needs no read of a previous row."""
         self._journal_creates = {}
+        self._journal_known = (collection, known)
 
     def _prior(self, where: str, params: tuple[Any, ...]) -> Prior | None:
         row = self.conn.execute(_PRIOR + where, params).fetchone()
@@ -105,6 +110,9 @@ class DocumentJournal:
 
     def journal_prior(self, collection: str, rel_path: str) -> tuple[Prior | None, j.Structure]:
         """The row a write is about to replace and its structure (read before links go)."""
+        known = self._journal_known
+        if known is not None and known[0] == collection and rel_path not in known[1]:
+            return None, j.EMPTY  # no row at sync start, and a sync writes a path once
         prior = self._prior("collection = ? AND rel_path = ?", (collection, rel_path))
         if prior is None or prior.snapshot() is None:
             return prior, j.EMPTY

@@ -31,15 +31,16 @@ class DocumentWrites(DocumentJournal):
     write: Callable[[], AbstractContextManager[None]]  # provided by SqliteStore
 
     def doc_states(self, collection: str) -> dict[str, DocState]:
-        self.journal_sync_started()  # every sync of a collection starts here
         rows = self.conn.execute(
             "SELECT rel_path, id, source_size, source_mtime_ns, source_inode, source_hash, mirror_hash, active, "
             "ingest_version, last_error_code FROM documents WHERE collection = ?",
             (collection,),
         )
-        return {
+        states = {
             r[0]: DocState(r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9]) for r in rows
         }
+        self.journal_sync_started(collection, set(states))  # every sync of a collection starts here
+        return states
 
     def touch_document(self, doc_id: int, size: int, mtime_ns: int, inode: int | None) -> None:
         self.conn.execute(
