@@ -155,6 +155,7 @@ def test_retention_by_age(make_app) -> None:
     store = app.store()
     with store.write():
         store.conn.execute("UPDATE document_changes SET observed_ms = 946684800000")  # 2000
+    store._journal_oldest = None  # remembered per floor; this test aged the rows behind its back
     (root / "d.md").write_text("# D\n")
     sync(app)
     assert [c.current.relPath for c in _all(app)] == ["d.md"]

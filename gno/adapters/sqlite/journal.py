@@ -93,6 +93,8 @@ class DocumentJournal:
     _journal_creates: dict[tuple[str, str], tuple[int, int]]
     # (collection, paths with a row) when the running sync started
     _journal_known: tuple[str, set[str]] | None = None
+    # (retention floor, observed_ms of the oldest entry above it)
+    _journal_oldest: tuple[int, int] | None = None
 
     # ------------------------------------------------------------ write hooks
 
@@ -288,11 +290,14 @@ class DocumentJournal:
     def _retain(self, now_ms: int, state: JournalState) -> None:
         cutoff = now_ms - j.RETENTION_DAYS * 86_400_000
         bound = 0
-        oldest = self.conn.execute(
-            "SELECT observed_ms FROM document_changes WHERE sequence > ? ORDER BY sequence LIMIT 1",
-            (state.floor,),
-        ).fetchone()
-        if oldest and oldest[0] < cutoff:
+        # The oldest retained time only changes when the floor moves: read it once per floor.
+        if self._journal_oldest is None or self._journal_oldest[0] != state.floor:
+            row = self.conn.execute(
+                "SELECT observed_ms FROM document_changes WHERE sequence > ? ORDER BY sequence LIMIT 1",
+                (state.floor,),
+            ).fetchone()
+            self._journal_oldest = (state.floor, int(row[0]) if row else now_ms)
+        if self._journal_oldest[1] < cutoff:
             bound = _one(
                 self.conn.execute(
                     "SELECT coalesce(max(sequence), 0) FROM document_changes WHERE observed_ms < ?",
