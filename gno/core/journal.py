@@ -9,6 +9,7 @@ and date fields (``key=value``) that were added or removed, each side capped.
 from __future__ import annotations
 
 import base64
+import bisect
 import binascii
 import hashlib
 import json
@@ -78,10 +79,13 @@ def headings(mirror: str, start_line: int = 0) -> frozenset[str]:
                 opened = -1
         if opened >= 0:
             fences.append((opened, len(body)))
+    starts = [a for a, _ in fences]  # fences are in order and disjoint
     found: set[str] = set()
     for m in _ATX_LINE.finditer(body):
-        if fences and any(a <= m.start() < b for a, b in fences):
-            continue
+        if fences:
+            i = bisect.bisect_right(starts, m.start()) - 1
+            if i >= 0 and m.start() < fences[i][1]:
+                continue
         text = m.group(2).rstrip(" \t")
         bare = text.rstrip("#")
         if bare != text and (not bare or bare[-1] in " \t"):

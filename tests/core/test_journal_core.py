@@ -155,3 +155,34 @@ def test_a_cursor_beyond_sqlite_integers_is_refused() -> None:
     )
     with pytest.raises(ValidationError):
         j.decode_cursor(huge)
+
+
+def _reference_headings(mirror: str) -> set[str]:
+    """Line by line: the obvious reading of 'ATX headings outside fences'."""
+    import re
+
+    found, fenced = set(), False
+    for line in mirror.split("\n"):
+        if re.match(r" {0,3}(```|~~~)", line):
+            fenced = not fenced
+            continue
+        m = re.match(r" {0,3}(#{1,6})[ \t]+(.*)", line)
+        if m and not fenced:
+            text = m.group(2).rstrip(" \t")
+            bare = text.rstrip("#")
+            if bare != text and (not bare or bare[-1] in " \t"):
+                text = bare.rstrip(" \t")
+            if text.strip():
+                found.add(f"{m.group(1)} {text.strip()}")
+    return found
+
+
+lines = st.sampled_from(
+    ["# A", "## B ##", "```", "~~~ py", "text", "   ### C", "    # code", "#x", ""]
+)
+
+
+@given(st.lists(lines, max_size=40))
+def test_headings_match_the_line_by_line_reading(parts: list[str]) -> None:
+    mirror = "\n".join(parts) + "\n"
+    assert j.headings(mirror) == _reference_headings(mirror)
