@@ -9,8 +9,8 @@ and date fields (``key=value``) that were added or removed, each side capped.
 from __future__ import annotations
 
 import base64
-import bisect
 import binascii
+import bisect
 import hashlib
 import json
 import re
