@@ -319,3 +319,33 @@ def test_graph_report_adds_similarity_edges_from_first_chunks(make_app) -> None:
     assert link.confidence.value == "similarity" and 0.8 <= link.weight <= 1
     assert out.report.edgeTypes.similar == 1 and out.report.audit.similarityEdges == 1
     assert not any(x.type.value == "similar" for x in graph(app, GraphInput()).links)
+
+
+def test_hostile_relations_are_bounded_and_never_escape(make_app) -> None:
+    many = "\n".join(f"    - t{i}.md" for i in range(600))
+    files = {
+        "a.md": "---\nrelations:\n  depends_on:\n" + many + "\n---\n# A\n",
+        "c.md": "---\nrelations:\n  Works-At: [b.md]\n  '123': [b.md]\n  '!!!': [b.md]\n"
+        "  self_ref: [c.md]\n  escapes: [../../etc/passwd, /etc/passwd, 'gno://other/x.md']\n---\n",
+        "b.md": "# B\n",
+        "t1.md": "# T1\n",
+    }
+    app, _ = make_app(files)
+    sync(app)
+    store = app.store()
+    per_doc = dict(
+        store.conn.execute(
+            "SELECT d.rel_path, count(*) FROM doc_relations r JOIN documents d ON d.id = r.source_doc_id "
+            "GROUP BY 1"
+        ).fetchall()
+    )
+    assert per_doc["a.md"] == 256  # MAX_RELATIONS per document
+    types = {t for (t,) in store.conn.execute("SELECT DISTINCT edge_type FROM doc_relations")}
+    assert types == {"depends_on", "works_at", "self_ref", "escapes"}  # normalised; others dropped
+    out = links(app, LinksInput(ref="notes/a.md", edgeType="depends_on"))
+    assert [x.targetUri for x in out.links] == ["gno://notes/t1.md"]
+    assert [
+        x.targetUri for x in links(app, LinksInput(ref="notes/c.md", edgeType="works_at")).links
+    ] == ["gno://notes/b.md"]
+    assert links(app, LinksInput(ref="notes/c.md", edgeType="self_ref")).links == []
+    assert links(app, LinksInput(ref="notes/c.md", edgeType="escapes")).links == []
