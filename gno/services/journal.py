@@ -27,7 +27,7 @@ from gno.services.graph_refs import check_collection
 
 # A journal entry never changes once written and its sequence is never reused, so the
 # validated model of an entry can be kept: a resident server validates each entry once.
-MODEL_CACHE = 4096  # entries per open store
+MODEL_CACHE = 1024  # entries per open store: one full page (a few MB at most)
 _models: weakref.WeakKeyDictionary[SqliteStore, OrderedDict[int, Change]] = (
     weakref.WeakKeyDictionary()
 )
