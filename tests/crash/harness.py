@@ -170,11 +170,11 @@ def kill9(proc: subprocess.Popen) -> set[int]:
 
 
 class Server:
-    """A real `gno serve --port 0` (watcher off unless asked), stdout read for its URL."""
+    """A real `gno serve --port 0` (or `gno daemon`), stdout read for its URL."""
 
-    def __init__(self, *extra: str) -> None:
+    def __init__(self, *extra: str, command: str = "serve") -> None:
         self.proc = subprocess.Popen(
-            [*GNO, "serve", "--port", "0", *extra],
+            [*GNO, command, "--port", "0", *extra],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
