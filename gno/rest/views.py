@@ -13,6 +13,8 @@ from typing import Any
 from gno_contracts.models.api_doc import ApiDoc
 from gno_contracts.models.get_input import GetInput
 from gno_contracts.models.ls_input import LsInput
+from gno_contracts.models.search_input import SearchInput
+from gno_contracts.models.search_results import SearchResults
 from gno_contracts.operations import Operation
 
 from gno.app import App
@@ -28,10 +30,29 @@ def sync_receipt(app: App, inp: Any) -> dict[str, Any]:
     return {"jobId": job.id, "status": "running" if job.status == "running" else "queued"}
 
 
-def embed_receipt(app: App, inp: Any) -> dict[str, Any]:
-    from gno.services.jobs import start_embed
+EMBED_RUNNING_NOTE = "An embedding run is already in progress; GET /api/status shows its progress (background.embedding)."
 
-    return start_embed(app, inp)
+
+def embed_now(app: App, inp: Any) -> dict[str, Any]:
+    """GNO's POST /api/embed: run an embedding job and answer its counts once it ends;
+    when one is already running, say so (and how many documents wait) instead."""
+    from gno.errors import GnoError
+    from gno.services.jobs import JobConflictError, start_embed
+    from gno.services.status_blocks import pending_documents
+
+    try:
+        receipt = start_embed(app, inp)
+    except JobConflictError as exc:
+        active = app.jobs.get((exc.details or {}).get("activeJobId", ""))
+        if active.type != "embed":
+            raise
+        return {"running": True, "pendingCount": pending_documents(app), "note": EMBED_RUNNING_NOTE}
+    job = app.jobs.get(receipt["jobId"])
+    job.done.wait()
+    if job.error is not None or not job.typed_result:
+        raise GnoError(f"Embedding failed: {job.error or 'no result'}")
+    value = job.typed_result["value"]
+    return {"embedded": value["embedded"], "errors": value["errors"]}
 
 
 def collection_added(app: App, inp: Any) -> dict[str, Any]:
@@ -66,6 +87,20 @@ def full_status(app: App, inp: Any) -> Any:
 
 def job(app: App, inp: Any) -> dict[str, Any]:
     return app.jobs.get(inp.jobId).to_rest()
+
+
+def search_marked(app: App, inp: SearchInput) -> SearchResults:
+    """POST /api/search: the search answer with the query's words in ``<mark>`` in each
+    snippet, as GNO's REST search (CLI and MCP snippets stay plain)."""
+    from gno.core.fts import parse_query
+    from gno.core.snippets import mark_terms
+    from gno.services.search import search
+
+    result = search(app, inp)
+    terms = parse_query(inp.query).terms
+    for hit in result.results:
+        hit.snippet = mark_terms(hit.snippet, terms)
+    return result
 
 
 def _collection_of(uri: str) -> str:
