@@ -36,7 +36,7 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
 
 def dump(model: Any) -> dict[str, Any] | list[Any]:
     """The wire form: fields the handler set (explicit nulls included), JSON types."""
-    return model.model_dump(mode="json", exclude_unset=True)  # type: ignore[no-any-return]
+    return model.model_dump(mode="json", exclude_unset=True)
 
 
 def _line(text: str) -> str:
