@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import typing
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -118,6 +119,28 @@ def main(
                 "".join(f"  {e}\n" for e in USAGE["examples"])
                 + "\nRun `gno --help` for all commands.\n"
             )
+
+
+# Root options GNO also accepts after the command (entry.py moves them to the front);
+# --json and --version stay where they are (commands have a --json of their own).
+NOT_HOISTED = frozenset({"--json", "--version"})
+
+
+def global_options() -> tuple[frozenset[str], frozenset[str]]:
+    """(options taking a value, flags) of the root command, read from ``main``'s declaration,
+    so the global options are declared once."""
+    with_value: set[str] = set()
+    flags: set[str] = set()
+    for name, hint in typing.get_type_hints(main, include_extras=True).items():
+        args = typing.get_args(hint)
+        info = next((a for a in args[1:] if isinstance(a, typer.models.OptionInfo)), None)
+        if name == "return" or info is None:
+            continue
+        # In an Annotated typer.Option the first name sits in ``default``.
+        first = [info.default] if isinstance(info.default, str) else []
+        decls = {*first, *(info.param_decls or ())} - NOT_HOISTED
+        (flags if args[0] is bool else with_value).update(decls)
+    return frozenset(with_value), frozenset(flags)
 
 
 from gno.cli import mcp, runner, server  # noqa: E402  (they import this module's settings)

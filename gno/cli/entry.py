@@ -13,13 +13,10 @@ import sys
 
 from gno.cli.output import json_text, write_err
 
-# Global options GNO accepts anywhere on the line; typer wants them before the
-# command, so they are moved there first.
-_GLOBAL_WITH_VALUE = {"--index", "--config"}
-_GLOBAL_FLAGS = {"--no-color", "--verbose", "--yes", "-q", "--quiet", "--offline", "--no-pager"}
 
-
-def hoist_globals(argv: list[str]) -> list[str]:
+def hoist_globals(argv: list[str], with_value: frozenset[str], flags: frozenset[str]) -> list[str]:
+    """Global options GNO accepts anywhere on the line (``app.global_options``) moved to the
+    front: typer wants them before the command."""
     front: list[str] = []
     rest: list[str] = []
     i = 0
@@ -29,13 +26,13 @@ def hoist_globals(argv: list[str]) -> list[str]:
             rest.extend(argv[i:])
             break
         name = arg.split("=", 1)[0]
-        if name in _GLOBAL_WITH_VALUE:
+        if name in with_value:
             if "=" in arg:
                 front.append(arg)
             else:
                 front.extend(argv[i : i + 2])
                 i += 1
-        elif arg in _GLOBAL_FLAGS:
+        elif arg in flags:
             front.append(arg)
         else:
             rest.append(arg)
@@ -72,11 +69,11 @@ def stop_on_sigterm() -> None:
 def run(argv: list[str]) -> int:
     from typer._click.exceptions import ClickException
 
-    from gno.cli.app import app
+    from gno.cli.app import app, global_options
     from gno.errors import GnoError
 
     stop_on_sigterm()
-    args = hoist_globals(argv)
+    args = hoist_globals(argv, *global_options())
     as_json = wants_json(args)
     try:
         result = app(args=args, prog_name="gno", standalone_mode=False)

@@ -97,3 +97,17 @@ def test_role_flags_append_and_all_clears() -> None:
     assert "roles" not in fields
     fields, _ = collect(shape, _defaults("models_pull"))
     assert "roles" not in fields
+
+
+def test_global_options_are_read_from_the_root_declaration() -> None:
+    """entry.py moves them to the front; the list comes from the root callback, once."""
+    from gno.cli.app import global_options
+    from gno.cli.entry import hoist_globals
+
+    with_value, flags = global_options()
+    assert with_value == {"--index", "--config"}
+    assert flags == {"--no-color", "--verbose", "--yes", "-q", "--quiet", "--offline", "--no-pager"}
+    argv = ["search", "x", "--index", "work", "-q", "--json", "--", "--yes"]
+    assert hoist_globals(argv, with_value, flags) == [
+        "--index", "work", "-q", "search", "x", "--json", "--", "--yes"
+    ]  # fmt: skip
