@@ -24,6 +24,7 @@ from typing import Any
 from gno_contracts.operations import OPERATIONS, Operation
 
 from gno.app import App
+from gno.core.wire_values import unusable_value
 from gno.errors import GnoError
 from gno.mcp.texts import render_text
 
@@ -118,6 +119,8 @@ def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
 
     from gno.services import handler, model
 
+    if problem := unusable_value(arguments):  # lone surrogates, NaN/Infinity
+        return failure("VALIDATION", f"Invalid arguments: {problem}")
     if problem := argument_error(tool, arguments):
         return failure("VALIDATION", problem)
     try:
