@@ -303,6 +303,47 @@ def test_soak_rest_routes(
     _settings(SOAK)(_rest_case(server, env, route))()
 
 
+def _field_cases(schema: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """One hostile value per field, chosen by the field's type (and a few for all)."""
+    for name, prop in schema.get("properties", {}).items():
+        kind = prop.get("type")
+        if kind == "string":
+            yield name, "\ud800"
+            yield name, "x" * 200_000
+        elif kind in ("integer", "number"):
+            yield name, math.nan
+            yield name, math.inf
+            yield name, 10**400
+        elif kind == "array":
+            yield name, ["w"] * 300
+        yield name, _nested(300)
+
+
+FIELD_CASES = [
+    (method, path, set(openapi.contract_schema(schema_id).get("properties", {})), name, value)
+    for method, path, schema_id in REST_ROUTES
+    if schema_id
+    for name, value in _field_cases(openapi.contract_schema(schema_id))
+]
+
+
+def test_rest_routes_refuse_each_hostile_value_field_by_field(
+    server: Server, env: dict[str, str]
+) -> None:
+    """Every field of every route with each hostile value of its type, the other fields
+    plausible: the cases random examples may miss, all of them, every run."""
+    plausible = {
+        "query": "lighthouse",
+        "uri": "gno://notes/alpha.md",
+        "target": "gno://notes/alpha.md",
+    }
+    for method, path, fields, name, value in FIELD_CASES:
+        args = {k: v for k, v in plausible.items() if k in fields and k != name} | {name: value}
+        args = _defused(env, args)
+        response = _rest_request(server, method, path, args)
+        _check_rest(method, path, response)
+
+
 # ---------------------------------------------------------------- Host and Origin
 
 ALL_PATHS = [
@@ -315,18 +356,34 @@ ALL_PATHS = [
 ] + [(m, p.replace("{collection}", "notes").replace("{jobId}", "x")) for m, p, _ in REST_ROUTES]
 
 
+def _raw_exchange(srv: Server, request: bytes) -> bytes:
+    """Send raw bytes; read until the server closes or CALL_SECONDS pass (an event
+    stream served by mistake never closes: the deadline ends the read)."""
+    import socket
+    import time
+
+    deadline = time.monotonic() + CALL_SECONDS
+    answer = b""
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=CALL_SECONDS) as sock:
+        sock.sendall(request)
+        while (left := deadline - time.monotonic()) > 0:
+            sock.settimeout(left)
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                break
+            if not chunk:
+                break
+            answer += chunk
+    return answer
+
+
 @pytest.mark.parametrize("host", REBINDING_HOSTS, ids=[str(h) for h in REBINDING_HOSTS])
 def test_every_route_refuses_rebinding_hosts(server: Server, host: str | None) -> None:
-    import socket
-
     for method, path in ALL_PATHS:
         header = f"Host: {host}\r\n" if host is not None else ""
         request = f"{method} {path} HTTP/1.1\r\n{header}Content-Length: 2\r\nConnection: close\r\n\r\n{{}}"
-        with socket.create_connection(("127.0.0.1", server.port), timeout=CALL_SECONDS) as sock:
-            sock.sendall(request.encode())
-            answer = b""
-            while chunk := sock.recv(65536):
-                answer += chunk
+        answer = _raw_exchange(server, request.encode())
         status_line = answer.split(b"\r\n", 1)[0]
         assert b" 403 " in status_line, (method, path, host, answer[:300])
         assert b"gno://" not in answer and b"lighthouse" not in answer
