@@ -61,9 +61,9 @@ ERROR_MODULES = (  # every module that defines a GnoError subclass (grep '    co
 )
 
 
-def _known_codes() -> tuple[set[str], set[str]]:
-    """Every wire code gno defines (the GnoError tree, all modules loaded, + the REST
-    catalog), and those documented as 503 (the only 5xx a caller may see)."""
+def _known_codes() -> dict[str, set[int]]:
+    """Every wire code gno defines with the HTTP statuses it goes with: the GnoError tree
+    (all modules loaded) and the REST catalog."""
     import importlib
 
     from gno.errors import GnoError
@@ -71,20 +71,22 @@ def _known_codes() -> tuple[set[str], set[str]]:
 
     for name in ERROR_MODULES:
         importlib.import_module(name)
-    codes: set[str] = {"VALIDATION"}
-    unavailable: set[str] = {"UNAVAILABLE"}
+    codes: dict[str, set[int]] = {}
     pending: list[type[GnoError]] = [GnoError]
     while pending:
         cls = pending.pop()
-        codes.add(cls.code)
-        if cls.http_status == 503:
-            unavailable.add(cls.code)
+        codes.setdefault(REST_CODES.get(cls.code, cls.code), set()).add(cls.http_status)
+        codes.setdefault(cls.code, set()).add(cls.http_status)
         pending.extend(cls.__subclasses__())
-    codes |= set(CATALOG) | set(REST_CODES.values())
-    return codes, unavailable
+    for key, (status, _) in CATALOG.items():
+        code = "VALIDATION" if key in ("INVALID_JSON", "NOT_AN_OBJECT") else key
+        codes.setdefault(code, set()).add(status)
+    return codes
 
 
-KNOWN_CODES, UNAVAILABLE_CODES = _known_codes()
+STATUSES_OF = _known_codes()
+KNOWN_CODES = set(STATUSES_OF)
+UNAVAILABLE_CODES = {code for code, statuses in STATUSES_OF.items() if 503 in statuses}
 
 # ---------------------------------------------------------------- hostile values
 
@@ -264,6 +266,7 @@ def _check_rest(method: str, path: str, response: httpx.Response) -> None:
         assert_valid(ERROR_SCHEMA, body)
         code = body["error"]["code"]
         assert code in KNOWN_CODES, (path, code)
+        assert status in STATUSES_OF[code], (path, status, code)
         assert "Traceback" not in body["error"]["message"]
         assert "Internal error" not in body["error"]["message"], (path, body)
         if status == 503:
