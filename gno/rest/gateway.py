@@ -210,7 +210,7 @@ class Gateway:
             return 403
         if self.loopback and not is_loopback_peer(client[0]):
             return 403
-        headers = {}
+        headers: dict[bytes, str] = {}
         for name, value in scope.get("headers", []):
             if name in (b"host", b"origin", b"authorization"):
                 headers.setdefault(name, value.decode("latin-1"))
