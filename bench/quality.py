@@ -21,6 +21,7 @@ import math
 import os
 import platform
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -48,7 +49,7 @@ GNO = str(Path(PYTHON).parent / "gno")
 MIB = 1024 * 1024
 K = 10  # cut-off of every metric; every mode is asked for 10 results
 EMBED_RSS_TARGET_MIB = 400
-MODES = ("search", "vsearch", "query --fast", "query")
+MODES = ("search", "vsearch", "query --fast", "query", "query --thorough")
 KINDS = ("identifier", "keyword", "paraphrase", "non-english")
 
 
@@ -61,7 +62,8 @@ class DevQuery:
     kind: str
     lang: str
     query: str
-    relevant: dict[str, int]  # relative path under the corpus root -> grade (2 answer, 1 useful)
+    relevant: dict[str, int]  # relative path under the corpus root -> grade (3 answer .. 1 useful)
+    half: str = "tune"  # "tune" (stages may be tuned on it) or "test" (held out)
 
 
 def load_devset(path: Path = DEVSET) -> list[DevQuery]:
@@ -89,11 +91,59 @@ def ndcg(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
     return dcg / best if best else 0.0
 
 
+def mrr(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
+    """1 / rank of the first labelled document in the top k (0 when none)."""
+    for rank, path in enumerate(dedupe(ranked)[:k], start=1):
+        if relevant.get(path, 0) > 0:
+            return 1.0 / rank
+    return 0.0
+
+
+def path_language(path: str) -> str:
+    """The language of a corpus page: website/<lang>/… , everything else is English."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "website" else "en"
+
+
 def recall(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
     """Share of the labelled documents (any grade) found in the top k."""
     found = {path for path in dedupe(ranked)[:k] if relevant.get(path, 0) > 0}
     wanted = [path for path, grade in relevant.items() if grade > 0]
     return len(found) / len(wanted) if wanted else 0.0
+
+
+STOPWORDS = frozenset(
+    "the and for with from that this what which how into does are can not its it's you your "
+    "should would will when where who why than then them they their there has have had was "
+    "were been being any all one only out off over about our ours".split()
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Lowercased words of 3+ letters, stop words dropped, cut to 5 letters (a crude stem)."""
+    words = re.findall(r"[^\W\d_]{3,}", text.lower())
+    return {w[:5] for w in words if w not in STOPWORDS}
+
+
+def word_overlap(query: str, page: str) -> float:
+    """Share of the query's content words (crude stems) that occur in the page."""
+    wanted = content_words(query)
+    return len(wanted & content_words(page)) / len(wanted) if wanted else 0.0
+
+
+def check_devset(queries: list[DevQuery]) -> str:
+    """Each paraphrase's word overlap with its grade-3 pages (the highest of them)."""
+    lines, shares = [], []
+    for q in queries:
+        if q.kind != "paraphrase":
+            continue
+        pages = [p for p, g in q.relevant.items() if g == 3]
+        share = max(word_overlap(q.query, (CORPUS / p).read_text(encoding="utf-8")) for p in pages)
+        shares.append(share)
+        lines.append(f"{q.id:<7}{share:>6.2f}  {q.query}")
+    lines.append(f"mean overlap {statistics.mean(shares):.2f} over {len(shares)} paraphrases; "
+                 f"{sum(1 for x in shares if x <= 0.5)} at or below 0.50")  # fmt: skip
+    return "\n".join(lines)
 
 
 # --- the corpus subset --------------------------------------------------------------------
@@ -191,6 +241,7 @@ def eval_worker(reps: int) -> None:
         "vsearch": lambda q: vsearch(app, SearchInput(query=q, limit=K)),
         "query --fast": lambda q: query(app, QueryInput(query=q, limit=K, fast=True)),
         "query": lambda q: query(app, QueryInput(query=q, limit=K)),
+        "query --thorough": lambda q: query(app, QueryInput(query=q, limit=K, thorough=True)),
     }
     queries = load_devset()
     out: dict[str, dict] = {mode: {} for mode in MODES}
@@ -244,6 +295,24 @@ def build_index(env: dict[str, str], source: Path) -> dict:
     }
 
 
+def percentile(values: list[float], share: float) -> float:
+    """Nearest-rank percentile (share in 0..1) of a non-empty list."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def summarize(per_query: dict[str, dict], queries: list[DevQuery]) -> dict:
+    """Mean nDCG@10, recall@10, MRR and "first hit in the query's language" of these queries."""
+    rows = [per_query[q.id] for q in queries]
+    if not rows:
+        return {}
+    return {
+        "n": len(rows),
+        **{key: statistics.mean(r[key] for r in rows) for key in ("ndcg", "recall", "mrr")},
+        "first_in_lang": statistics.mean(r["first_in_lang"] for r in rows),
+    }
+
+
 def evaluate(env: dict[str, str], reps: int, queries: list[DevQuery]) -> dict:
     embed_env = {**env, "GNO_EMBED_MODEL": f"file:{MODEL}"}
     run = measured([PYTHON, __file__, "--eval-worker", str(reps)], embed_env)
@@ -253,30 +322,41 @@ def evaluate(env: dict[str, str], reps: int, queries: list[DevQuery]) -> dict:
         per_query = {}
         for q in queries:
             got = raw[mode][q.id]
+            top = dedupe(got["paths"])
             per_query[q.id] = {
                 "ndcg": ndcg(got["paths"], q.relevant),
                 "recall": recall(got["paths"], q.relevant),
+                "mrr": mrr(got["paths"], q.relevant),
+                "first_in_lang": float(bool(top) and path_language(top[0]) == q.lang),
                 "median_ms": statistics.median(got["ms"]),
                 "max_ms": max(got["ms"]),
                 "results": len(got["paths"]),
-                "top": dedupe(got["paths"])[:3],
+                "top": top[:3],
                 **({"error": got["error"]} if "error" in got else {}),
                 **({"meta": got["meta"]} if got.get("meta") else {}),
             }
-        by_kind = {
-            kind: statistics.mean(per_query[q.id]["ndcg"] for q in queries if q.kind == kind)
-            for kind in KINDS
-            if any(q.kind == kind for q in queries)
+        calls = [ms for q in queries for ms in raw[mode][q.id]["ms"]]
+        groups = {
+            f"{half}/{kind}": summarize(
+                per_query,
+                [q for q in queries if half in ("all", q.half) and kind in ("all", q.kind)],
+            )
+            for half in ("tune", "test", "all")
+            for kind in ("all", *KINDS)
         }
         modes[mode] = {
             "ndcg": statistics.mean(r["ndcg"] for r in per_query.values()),
             "recall": statistics.mean(r["recall"] for r in per_query.values()),
-            "ndcg_by_kind": by_kind,
+            "mrr": statistics.mean(r["mrr"] for r in per_query.values()),
+            "ndcg_by_kind": {k: groups[f"all/{k}"]["ndcg"] for k in KINDS if groups[f"all/{k}"]},
+            "groups": groups,
             "empty": sum(1 for r in per_query.values() if r["results"] == 0),
             "errors": sum(1 for r in per_query.values() if "error" in r),
             "reranked": sum(1 for r in per_query.values() if r.get("meta", {}).get("reranked")),
             "expanded": sum(1 for r in per_query.values() if r.get("meta", {}).get("expanded")),
             "latency_median_ms": statistics.median(r["median_ms"] for r in per_query.values()),
+            "latency_p50_ms": percentile(calls, 0.50),
+            "latency_p95_ms": percentile(calls, 0.95),
             "latency_max_ms": max(r["max_ms"] for r in per_query.values()),
             "per_query": per_query,
         }
@@ -351,22 +431,28 @@ def format_report(result: dict, label: str) -> str:
         f"peak RSS of the query process (index + model): {result['query_process_peak_rss_mib']:.0f} MiB;"
         f" other processes kept {result['query_other_cores']:.2f} cores busy meanwhile",
         "",
-        f"{'mode':<14}{'nDCG@10':>9}{'recall@10':>11}{'empty':>7}{'median ms':>11}{'max ms':>9}",
+        f"{'mode':<18}{'nDCG@10':>9}{'recall@10':>11}{'MRR':>7}{'empty':>7}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}",
     ]
     for mode in MODES:
         m = modes[mode]
         lines.append(
-            f"{mode:<14}{m['ndcg']:>9.3f}{m['recall']:>11.3f}{m['empty']:>7}"
-            f"{m['latency_median_ms']:>11.1f}{m['latency_max_ms']:>9.1f}"
+            f"{mode:<18}{m['ndcg']:>9.3f}{m['recall']:>11.3f}{m['mrr']:>7.3f}{m['empty']:>7}"
+            f"{m['latency_p50_ms']:>9.1f}{m['latency_p95_ms']:>9.1f}{m['latency_max_ms']:>9.1f}"
         )
-    kinds = list(modes[MODES[0]]["ndcg_by_kind"])
-    lines += ["", f"{'nDCG@10 by kind':<16}" + "".join(f"{mode:>14}" for mode in MODES)]
-    counts = result["kinds"]
-    for kind in kinds:
-        lines.append(
-            f"{f'{kind} ({counts[kind]})':<16}"
-            + "".join(f"{modes[mode]['ndcg_by_kind'][kind]:>14.3f}" for mode in MODES)
-        )
+    for half in ("tune", "test", "all"):
+        for metric, title in (("ndcg", "nDCG@10"), ("recall", "recall@10"), ("mrr", "MRR"),
+                              ("first_in_lang", "first hit in the query's language")):  # fmt: skip
+            lines += ["", f"{half} half — {title}" if half != "all" else f"both halves — {title}"]
+            lines.append(f"{'kind':<22}" + "".join(f"{mode:>18}" for mode in MODES))
+            for kind in ("all", *KINDS):
+                group = modes[MODES[0]]["groups"][f"{half}/{kind}"]
+                if not group:
+                    continue
+                cells = "".join(
+                    f"{modes[mode]['groups'][f'{half}/{kind}'][metric]:>18.3f}" for mode in MODES
+                )
+                name = f"{kind} ({group['n']})"
+                lines.append(f"{name:<22}{cells}")
     notes = [
         f"{mode}: {modes[mode][key]} {key}"
         for mode in MODES
@@ -396,10 +482,15 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="index and embed the whole corpus")
     parser.add_argument("--per-query", action="store_true", help="print nDCG@10 per query")
     parser.add_argument("--home", type=Path, help="gno home to build in and keep, or to reuse")
+    parser.add_argument("--check-devset", action="store_true", help="paraphrase word overlap")
+    parser.add_argument("--label", help="also write bench/results/quality-<label>.json")
     parser.add_argument("--eval-worker", type=int, metavar="REPS", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.eval_worker is not None:
         eval_worker(args.eval_worker)
+        return
+    if args.check_devset:
+        print(check_devset(load_devset()))
         return
     if not CORPUS.is_dir() or not MODEL.is_file():
         print(
@@ -436,7 +527,7 @@ def main() -> None:
         print("bench: warning: the machine was not idle; timings are inflated.")
 
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(
+    text = (
         json.dumps(
             {
                 "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -455,10 +546,12 @@ def main() -> None:
             indent=2,
             ensure_ascii=False,
         )
-        + "\n",
-        encoding="utf-8",
+        + "\n"
     )
-    print(f"bench: wrote {RESULTS.relative_to(BENCH.parent)}")
+    targets = [RESULTS] + ([RESULTS.with_name(f"quality-{args.label}.json")] if args.label else [])
+    for target in targets:
+        target.write_text(text, encoding="utf-8")
+        print(f"bench: wrote {target.relative_to(BENCH.parent)}")
 
 
 if __name__ == "__main__":
