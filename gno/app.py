@@ -24,6 +24,7 @@ EXPAND_CONTEXT = 2048  # models.expandContextSize default (engine.md §1.7)
 INFERENCE_TIMEOUT_MS = 30_000  # models.inferenceTimeout default: one HTTP model request
 
 if TYPE_CHECKING:
+    from gno.retrieval_config import RetrievalConfig
     from gno.services.jobs import JobManager
 
 
@@ -68,12 +69,21 @@ class App:
         """Write index.yml atomically and mirror it into the index when one is open."""
         save_config(self.paths.config_file, config)
         self.__dict__["config"] = config
+        self.__dict__.pop("retrieval", None)
         if self._store is not None:
             self.sync_config_mirror(force=True)
 
     def reload_config(self) -> Config:
         self.__dict__.pop("config", None)
+        self.__dict__.pop("retrieval", None)
         return self.config
+
+    @cached_property
+    def retrieval(self) -> RetrievalConfig:
+        """The ``retrieval:`` switches of index.yml (every stage on when absent)."""
+        from gno.retrieval_config import parse_retrieval
+
+        return parse_retrieval(self.config.raw.get("retrieval"), str(self.paths.config_file))
 
     @cached_property
     def jobs(self) -> JobManager:

@@ -27,6 +27,7 @@ from gno.adapters.sqlite.vectors import pack
 from gno.app import App
 from gno.core.embedding_text import document_text, embed_fingerprint, query_text, text_hash
 from gno.core.identity import normalize_collection_name
+from gno.core.windows import plan_windows
 from gno.errors import NotFoundError, UnavailableError
 from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError
 from gno.services.cancel import Cancelled, checkpoint
@@ -69,6 +70,39 @@ def _embed_texts(embedder: Embedder, texts: dict[str, str]) -> dict[str, bytes]:
     return fresh
 
 
+def window_limit(app: App, embedder: Embedder) -> int:
+    """Windows per chunk for this model: the configured count when windows are on and the
+    embedder can count tokens (llama.cpp), else 1 (one vector per chunk, as before)."""
+    settings = app.retrieval
+    if not settings.embed_windows or not callable(getattr(embedder, "token_count", None)):
+        return 1
+    return settings.max_windows
+
+
+def _model_id(app: App, store: SqliteStore, embedder: Embedder, uri: str, windows: int) -> int:
+    """The vector set for this model and recipe, created on first use; a new windowed set
+    starts with the one-vector set's text vectors (window 0 is the same text)."""
+    fingerprint = embed_fingerprint(uri, embedder.dimensions, windows)
+    fresh = store.find_embed_model(fingerprint) is None
+    model_id = store.embed_model(uri, fingerprint, embedder.dimensions)
+    plain = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions))
+    if fresh and windows > 1 and plain is not None:
+        with store.write():
+            store.seed_text_vectors(model_id, plain)
+    return model_id
+
+
+def _chunk_texts(
+    embedder: Embedder, uri: str, title: str | None, chunk: str, windows: int
+) -> list[str]:
+    """What each window of one chunk becomes before embedding (window 0 = today's text)."""
+    whole = document_text(uri, title, chunk)
+    if windows == 1:
+        return [whole]
+    plan = plan_windows(chunk, embedder.token_count(whole), embedder.max_tokens, windows)  # type: ignore[attr-defined]
+    return [whole] + [document_text(uri, title, chunk[start:]) for start in plan.starts[1:]]
+
+
 def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedResult:
     started = time.perf_counter()
     store = _vector_store(app)
@@ -77,9 +111,8 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
         raise NotFoundError(f"Collection not found: {inp.collection}")
     embedder = app.embedder()
     uri = app.embed_uri or embedder.model_id
-    model_id = store.embed_model(
-        uri, embed_fingerprint(uri, embedder.dimensions), embedder.dimensions
-    )
+    windows = window_limit(app, embedder)
+    model_id = _model_id(app, store, embedder, uri, windows)
     if inp.force:
         store.clear_vectors(model_id, collection)
     total = store.embed_backlog_count(model_id, collection)
@@ -91,22 +124,28 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
             after = page[-1][0], page[-1][1]
             mirrors = store.contents(list({row[0] for row in page}))
             texts = {
-                (h, seq): document_text(uri, title, mirrors[h][pos:end])
+                (h, seq, win): text
                 for h, seq, pos, end, title in page
+                for win, text in enumerate(
+                    _chunk_texts(embedder, uri, title, mirrors[h][pos:end], windows)
+                )
             }
             hashes = {key: text_hash(text) for key, text in texts.items()}
             known = store.known_text_hashes(model_id, list(set(hashes.values())))
             wanted = {hashes[key]: text for key, text in texts.items() if hashes[key] not in known}
             fresh = _embed_texts(embedder, wanted)
+            saved = {key for key in texts if hashes[key] in known or hashes[key] in fresh}
+            # A chunk counts as embedded when its whole-chunk vector (window 0) is there.
             done = [
-                (key[0], key[1], hashes[key])
-                for key in texts
-                if hashes[key] in known or hashes[key] in fresh
+                (h, seq, hashes[h, seq, win], win)
+                for h, seq, win in texts
+                if (h, seq, 0) in saved and (h, seq, win) in saved
             ]
-            errors += len(texts) - len(done)
+            chunks_done = sum(1 for h, seq, win in saved if win == 0)
+            errors += len(page) - chunks_done
             with store.write():
                 store.save_embeddings(model_id, fresh, done)
-            embedded += len(done)
+            embedded += chunks_done
             if progress:
                 progress(embedded + errors, total)
     except (KeyboardInterrupt, Cancelled):  # Ctrl-C, or a server stopping its job
@@ -137,7 +176,10 @@ def vector_neighbours(
         )
     embedder = app.embedder()
     uri = app.embed_uri or embedder.model_id
-    model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions))
+    windows = window_limit(app, embedder)
+    model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions, windows))
+    if windows > 1 and model_id is None:  # windows on, but only a one-vector set exists
+        model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions))
     if model_id is None:
         raise UnavailableError(
             "No embeddings for the active model yet. Run: gno embed (or gno index)"
