@@ -113,9 +113,57 @@ def recall(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
 
 
 STOPWORDS = frozenset(
-    "the and for with from that this what which how into does are can not its it's you your "
-    "should would will when where who why than then them they their there has have had was "
-    "were been being any all one only out off over about our ours".split()
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "that",
+        "this",
+        "what",
+        "which",
+        "how",
+        "into",
+        "does",
+        "are",
+        "can",
+        "not",
+        "its",
+        "it's",
+        "you",
+        "your",
+        "should",
+        "would",
+        "will",
+        "when",
+        "where",
+        "who",
+        "why",
+        "than",
+        "then",
+        "them",
+        "they",
+        "their",
+        "there",
+        "has",
+        "have",
+        "had",
+        "was",
+        "were",
+        "been",
+        "being",
+        "any",
+        "all",
+        "one",
+        "only",
+        "out",
+        "off",
+        "over",
+        "about",
+        "our",
+        "ours",
+    ]
 )
 
 
@@ -271,9 +319,49 @@ def eval_worker(reps: int) -> None:
 # --- the pass -----------------------------------------------------------------------------
 
 
-def build_index(env: dict[str, str], source: Path) -> dict:
+def set_retrieval(env: dict[str, str], switches: dict[str, object]) -> None:
+    """Write the `retrieval:` block of the home's index.yml (the stage switches)."""
+    import yaml
+
+    path = Path(env["GNO_CONFIG_DIR"]) / "index.yml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data.pop("retrieval", None)
+    if switches:
+        data["retrieval"] = switches
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
+def parse_switches(text: str | None) -> dict[str, object]:
+    """`embedWindows=false,maxWindows=2` -> {"embedWindows": False, "maxWindows": 2}."""
+    out: dict[str, object] = {}
+    for item in filter(None, (text or "").split(",")):
+        key, _, value = item.partition("=")
+        out[key.strip()] = {"true": True, "false": False}.get(value.strip())
+        if out[key.strip()] is None:
+            out[key.strip()] = int(value)
+    return out
+
+
+def index_size(env: dict[str, str]) -> int:
+    data = Path(env["GNO_DATA_DIR"])
+    return sum(p.stat().st_size for p in data.glob("index-*.sqlite*"))
+
+
+def embed_only(env: dict[str, str]) -> dict:
+    """`gno embed` on an existing index (what a changed recipe still lacks), measured."""
+    embed_env = {**env, "GNO_EMBED_MODEL": f"file:{MODEL}"}
+    run = measured([GNO, "embed", "--json"], embed_env)
+    result = json.loads(run.stdout)
+    return {"chunks_embedded": result["embedded"], "embed_errors": result["errors"],
+            "embed_wall_s": run.seconds, "embed_handler_s": result["duration"],
+            "embed_cpu_s": run.cpu_s, "embed_other_cores": run.others,
+            "embed_peak_rss_mib": run.peak_rss_mib, "index_bytes": index_size(env)}  # fmt: skip
+
+
+def build_index(env: dict[str, str], source: Path, switches: dict[str, object]) -> dict:
     """init + update (timed for information), then `gno embed` measured."""
     measured([GNO, "init", str(source), "--name", "otel", "--yes"], env)
+    set_retrieval(env, switches)
     update = measured([GNO, "update", "--json"], env)
     synced = json.loads(update.stdout)
     embed_env = {**env, "GNO_EMBED_MODEL": f"file:{MODEL}"}
@@ -378,7 +466,12 @@ def gno_home(home: Path | None) -> Iterator[dict[str, str]]:
 
 
 def run_pass(
-    paths: list[str] | None, reps: int, queries: list[DevQuery], home: Path | None
+    paths: list[str] | None,
+    reps: int,
+    queries: list[DevQuery],
+    home: Path | None,
+    switches: dict[str, object],
+    embed_again: bool = False,
 ) -> dict:
     """Index the subset copied in (paths) or the corpus itself (None), then evaluate. With
     `home`, an index built there by an earlier run for the same files is reused as it is."""
@@ -389,8 +482,12 @@ def run_pass(
         if home is not None and marker.is_file():
             if marker.read_text(encoding="utf-8") != wanted:
                 sys.exit(f"bench: {home} holds an index of other files; remove it or pick another")
-            print(f"bench: reusing the index in {home} (no indexing or embedding figures)")
+            print(f"bench: reusing the index in {home}")
+            set_retrieval(env, switches)
             index = None
+            if embed_again:
+                print("bench: embedding what the current recipe lacks …", flush=True)
+                index = embed_only(env)
         else:
             source = CORPUS
             if paths is not None:
@@ -400,16 +497,26 @@ def run_pass(
                     shutil.copyfile(CORPUS / rel, source / rel)
             what = "the corpus" if paths is None else f"{len(paths)} files"
             print(f"bench: indexing and embedding {what} …", flush=True)
-            index = build_index(env, source)
+            index = build_index(env, source, switches)
             marker.write_text(wanted, encoding="utf-8")
         print(f"bench: {len(queries)} queries × {len(MODES)} modes …", flush=True)
-        return {"index": index, **evaluate(env, reps, queries)}
+        if index is not None:
+            index["index_bytes"] = index_size(env)
+        return {"index": index, "retrieval": switches, **evaluate(env, reps, queries)}
 
 
 # --- report -------------------------------------------------------------------------------
 
 
 def index_lines(ix: dict, label: str) -> list[str]:
+    if "docs" not in ix:  # embed_only on a reused index
+        per = ix["chunks_embedded"] / ix["embed_handler_s"] if ix["embed_handler_s"] else 0.0
+        return [
+            f"{label}: index reused; gno embed {ix['embed_wall_s']:.1f} s wall for "
+            f"{ix['chunks_embedded']} chunks ({per:.2f} chunks/s), {ix['embed_errors']} errors, "
+            f"{ix['embed_cpu_s']:.1f} CPU s; other processes kept {ix['embed_other_cores']:.2f} cores busy",
+            f"index size {ix['index_bytes'] / MIB:.1f} MiB; peak RSS {ix['embed_peak_rss_mib']:.0f} MiB",
+        ]
     rss = ix["embed_peak_rss_mib"]
     verdict = "PASS" if rss <= EMBED_RSS_TARGET_MIB else "MISS"
     return [
@@ -421,6 +528,7 @@ def index_lines(ix: dict, label: str) -> list[str]:
         f"  {ix['embed_cpu_s'] / max(1, ix['chunks_embedded']):.2f} CPU s per chunk; other processes "
         f"kept {ix['embed_other_cores']:.2f} cores busy meanwhile",
         f"peak RSS while embedding: {rss:.0f} MiB (target ≤ {EMBED_RSS_TARGET_MIB}) {verdict}",
+        f"index size {ix.get('index_bytes', 0) / MIB:.1f} MiB",
     ]
 
 
@@ -482,6 +590,9 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="index and embed the whole corpus")
     parser.add_argument("--per-query", action="store_true", help="print nDCG@10 per query")
     parser.add_argument("--home", type=Path, help="gno home to build in and keep, or to reuse")
+    parser.add_argument("--retrieval", help="retrieval switches for index.yml, e.g. "
+                        "feedback=false,maxWindows=2 (default: every stage on)")  # fmt: skip
+    parser.add_argument("--embed", action="store_true", help="with --home: run gno embed first")
     parser.add_argument("--check-devset", action="store_true", help="paraphrase word overlap")
     parser.add_argument("--label", help="also write bench/results/quality-<label>.json")
     parser.add_argument("--eval-worker", type=int, metavar="REPS", help=argparse.SUPPRESS)
@@ -512,7 +623,7 @@ def main() -> None:
 
     started, busy, own = time.perf_counter(), busy_cpu_seconds(), own_cpu_seconds()
     home = args.home.resolve() if args.home else None
-    result = run_pass(paths, args.reps, queries, home)
+    result = run_pass(paths, args.reps, queries, home, parse_switches(args.retrieval), args.embed)
     elapsed = time.perf_counter() - started
     others = max(0.0, (busy_cpu_seconds() - busy) - (own_cpu_seconds() - own)) / elapsed
     result["kinds"] = {kind: sum(1 for q in queries if q.kind == kind) for kind in KINDS}

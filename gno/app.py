@@ -41,6 +41,17 @@ def _seconds_env(name: str, default: float) -> float:
     return value / 1000 if value > 0 else default
 
 
+def _threads_env() -> int | None:
+    """``GNO_EMBED_THREADS``: llama.cpp threads for the local embedding model (default
+    min(2, cores)). On a machine other processes keep busy, 1 can be faster than 2: two
+    threads wait for each other at every step (bench/README.md "Batched embedding")."""
+    try:
+        value = int(os.environ.get("GNO_EMBED_THREADS", ""))
+    except ValueError:
+        return None
+    return value if 1 <= value <= 64 else None
+
+
 class App:
     def __init__(self, paths: Paths) -> None:
         self.paths = paths
@@ -117,7 +128,7 @@ class App:
                     )
                     from gno.adapters.llama.embedder import LlamaEmbedder
 
-                    self._embedder = LlamaEmbedder(path)
+                    self._embedder = LlamaEmbedder(path, n_threads=_threads_env())
             except EmbeddingError as exc:
                 raise UnavailableError(
                     f"Cannot load the embedding model {uri}: {exc.message}"
