@@ -402,7 +402,7 @@ def summarize(per_query: dict[str, dict], queries: list[DevQuery]) -> dict:
 
 
 def evaluate(env: dict[str, str], reps: int, queries: list[DevQuery]) -> dict:
-    embed_env = {**env, "GNO_EMBED_MODEL": f"file:{MODEL}"}
+    embed_env = {**env, "GNO_EMBED_MODEL": os.environ.get("GNO_BENCH_QUERY_MODEL", f"file:{MODEL}")}
     run = measured([PYTHON, __file__, "--eval-worker", str(reps)], embed_env)
     raw = json.loads(run.stdout)
     modes = {}
