@@ -200,14 +200,14 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     elif shape == IDENTIFIER:
         explain.append({"stage": "feedback", "message": "skipped: identifier query"})
     elif fused:
-        found = feedback(store, fused, text, filters, pool)
-        feedback_terms = found.terms
-        if found.keys:
-            lists.append(RankedList("feedback", found.keys))
+        fed = feedback(store, fused, text, filters, pool)
+        feedback_terms = fed.terms
+        if fed.keys:
+            lists.append(RankedList("feedback", fed.keys))
             fused = rrf(lists, weights=weights)
-        words = ", ".join(f"{w} ({score:g})" for w, score in found.terms) or "none"
+        words = ", ".join(f"{w} ({score:g})" for w, score in fed.terms) or "none"
         explain.append(
-            {"stage": "feedback", "message": f"terms: {words}; {len(found.keys)} candidates"}
+            {"stage": "feedback", "message": f"terms: {words}; {len(fed.keys)} candidates"}
         )
     if inp.fast or inp.graph is False or inp.noGraph:
         explain.append({"stage": "graph", "message": "skipped: disabled"})

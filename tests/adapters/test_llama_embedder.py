@@ -79,7 +79,10 @@ def test_batch_keeps_input_order(embedder: LlamaEmbedder) -> None:
 def test_packed_decodes_equal_one_at_a_time(embedder: LlamaEmbedder) -> None:
     # Several texts share one llama.cpp decode (their own sequence ids); each vector must
     # equal the text embedded alone, also for texts long enough to be truncated.
-    texts = [f"the search {w} index " * n for n, w in zip(range(1, 40, 3), "abcdefghijklmn")]
+    texts = [
+        f"the search {w} index " * n
+        for n, w in zip(range(1, 40, 3), "abcdefghijklmn", strict=False)
+    ]
     texts.append(LONG_TEXT)
     packs = embedder._packs([embedder._tokens(t) for t in texts])
     assert len(packs) < len(texts)  # packing really happened

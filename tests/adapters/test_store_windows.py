@@ -25,14 +25,18 @@ def test_migration_5_keeps_ids_sequence_and_triggers(tmp_path, monkeypatch) -> N
         patched.setattr(store_module, "MIGRATIONS", [m for m in MIGRATIONS if m[0] <= 4])
         store, model_id = _v4_store(path, vectors)
         # Delete the newest chunk vector: its id must never be handed out again.
-        store.conn.execute("DELETE FROM chunk_vectors WHERE id = (SELECT max(id) FROM chunk_vectors)")
+        store.conn.execute(
+            "DELETE FROM chunk_vectors WHERE id = (SELECT max(id) FROM chunk_vectors)"
+        )
         before = store.conn.execute("SELECT id, mirror_hash, seq, vector_id FROM chunk_vectors ORDER BY id").fetchall()  # fmt: skip
         high = store.conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'chunk_vectors'").fetchone()[0]  # fmt: skip
         store.close()
     store = SqliteStore.open(path)
     assert store.schema_version() >= 5
     rows = store.conn.execute("SELECT id, mirror_hash, seq, vector_id, win FROM chunk_vectors ORDER BY id").fetchall()  # fmt: skip
-    assert [tuple(r[:4]) for r in rows] == [tuple(r) for r in before] and {r[4] for r in rows} == {0}
+    assert [tuple(r[:4]) for r in rows] == [tuple(r) for r in before] and {r[4] for r in rows} == {
+        0
+    }
     assert store.load_vec()
     # A second window of a chunk is a new row with a fresh id above the old high-water mark;
     # the count trigger still runs and KNN returns the chunk for either vector.
@@ -63,8 +67,10 @@ def _v4_store(path, vectors):
         store.conn.executemany(
             "INSERT INTO chunk_vectors (model_id, mirror_hash, seq, vector_id, embedded_at) "
             "VALUES (?, ?, ?, (SELECT id FROM text_vectors WHERE text_hash = ?), '')",
-            [(model_id, mirror_of(i // 3), i % 3, hashlib.sha256(v.tobytes()).hexdigest())
-             for i, v in enumerate(vectors)],  # fmt: skip
+            [
+                (model_id, mirror_of(i // 3), i % 3, hashlib.sha256(v.tobytes()).hexdigest())
+                for i, v in enumerate(vectors)
+            ],
         )
     return store, model_id
 

@@ -50,7 +50,9 @@ def vectors(app) -> tuple[int, int]:
     tiny model have more windows (tests/services/test_embed_windows.py)."""
     conn = app.store().conn
     return (
-        conn.execute("SELECT count(DISTINCT vector_id) FROM chunk_vectors WHERE win = 0").fetchone()[0],
+        conn.execute(
+            "SELECT count(DISTINCT vector_id) FROM chunk_vectors WHERE win = 0"
+        ).fetchone()[0],
         conn.execute("SELECT count(*) FROM chunk_vectors WHERE win = 0").fetchone()[0],
     )
 

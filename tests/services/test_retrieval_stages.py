@@ -25,7 +25,9 @@ from gno.services.embed import embed
 from gno.services.query import query
 from tests.tiny_gguf import write_tiny_bert
 
-LONG = "\n\n".join(f"Paragraph {i}: the trace sample query index document model." for i in range(40))
+LONG = "\n\n".join(
+    f"Paragraph {i}: the trace sample query index document model." for i in range(40)
+)
 
 
 def set_retrieval(app, **switches) -> None:
@@ -48,7 +50,9 @@ def tiny_model(tmp_path_factory) -> Path:
 # --- windows ------------------------------------------------------------------------------
 
 
-def test_long_chunks_get_windows_and_reuse_the_whole_chunk_vector(make_app, tiny_model, monkeypatch):
+def test_long_chunks_get_windows_and_reuse_the_whole_chunk_vector(
+    make_app, tiny_model, monkeypatch
+):
     monkeypatch.setenv("GNO_EMBED_MODEL", f"file:{tiny_model}")
     app, _ = make_app({"long.md": f"# Long\n\n{LONG}\n", "short.md": "# Short\n\nthe trace\n"})
     sync(app)
@@ -77,7 +81,9 @@ def test_long_chunks_get_windows_and_reuse_the_whole_chunk_vector(make_app, tiny
     ).fetchone()[0]
     assert same == chunks
     result = query(app, QueryInput(query="trace sample", explain=True))
-    assert result.meta.vectorsUsed and explain_lines(result)["windows"].startswith("up to 3 windows")
+    assert result.meta.vectorsUsed and explain_lines(result)["windows"].startswith(
+        "up to 3 windows"
+    )
     set_retrieval(app, embedWindows=False)  # off again: the one-vector set answers
     result = query(app, QueryInput(query="trace sample", explain=True))
     assert explain_lines(result)["windows"] == "one vector per chunk" and result.results
@@ -104,12 +110,17 @@ def test_an_english_query_gets_the_original_and_a_japanese_one_the_translation(m
     assert explain_lines(result)["language"].startswith("en assumed")
     assert first("how does the collector retry") == "site/en/docs/retry.md"
     assert first("collector の再試行") == "site/ja/docs/retry.md"
-    target = diagnose(app, QueryDiagnoseInput(query="collector", target="gno://notes/site/en/docs/retry.md"))
+    target = diagnose(
+        app, QueryDiagnoseInput(query="collector", target="gno://notes/site/en/docs/retry.md")
+    )
     receipt = target.meta.retrieval
     assert (receipt.queryLanguage, receipt.targetLanguageMove.value) == ("en", "promoted")
 
 
-FILLER = {f"filler/{i}.md": f"# Note {i}\n\nUnrelated text about cooking pasta number {i}.\n" for i in range(30)}
+FILLER = {
+    f"filler/{i}.md": f"# Note {i}\n\nUnrelated text about cooking pasta number {i}.\n"
+    for i in range(30)
+}
 FEEDBACK = {
     "sampling/a.md": "# Sampling\n\nTail sampling decisions follow policies. Policies decide; policies rule.\n",
     "sampling/b.md": "# More sampling\n\nSampling decisions come from policies and policies only.\n",
@@ -132,18 +143,22 @@ def test_feedback_terms_bring_in_a_page_without_the_query_words(make_app):
     ident = query(app, QueryInput(query="OTEL_TRACES_SAMPLER", explain=True))
     assert explain_lines(ident)["feedback"] == "skipped: identifier query"
     assert explain_lines(ident)["shape"] == "identifier: bm25 weight 3.0, vector weight 1.0"
-    receipt = diagnose(app, QueryDiagnoseInput(query="sampling decisions", target="gno://notes/target.md")).meta.retrieval
+    receipt = diagnose(
+        app, QueryDiagnoseInput(query="sampling decisions", target="gno://notes/target.md")
+    ).meta.retrieval
     assert receipt.shape.value == "keyword" and receipt.feedbackTerms[0].term == "policies"
 
 
 def test_every_stage_can_be_switched_off_and_bad_switches_are_refused(make_app):
     app, _ = make_app(TRANSLATED)
     sync(app)
-    set_retrieval(app, embedWindows=False, feedback=False, shapeWeights=False, languagePreference=False)
+    set_retrieval(
+        app, embedWindows=False, feedback=False, shapeWeights=False, languagePreference=False
+    )
     lines = explain_lines(query(app, QueryInput(query="collector", explain=True)))
     assert [lines[s] for s in ("shape", "feedback", "language")] == ["skipped: disabled"] * 3
     set_retrieval(app, feedback="yes")
-    with pytest.raises(ConfigError, match="retrieval.feedback"):
+    with pytest.raises(ConfigError, match=r"retrieval\.feedback"):
         query(app, QueryInput(query="collector"))
     set_retrieval(app, maxWindows=99)
     with pytest.raises(ConfigError, match="maxWindows"):
