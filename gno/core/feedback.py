@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 FEEDBACK_DOCS = 3  # top documents of the first pass read
-FEEDBACK_CHARS = 12_000  # characters read from each
+FEEDBACK_CHARS = 6_000  # characters read from each (the costly part: ~1 ms per 1,000)
 FEEDBACK_CANDIDATES = 12  # most frequent shared words whose document frequency is looked up
 FEEDBACK_TERMS = 5  # terms added
 MIN_SHARED = 2  # a term must occur in this many of the documents read
@@ -143,18 +143,14 @@ def candidate_terms(texts: Sequence[str], query: str) -> list[tuple[str, float]]
         Counter(_WORD.findall(_NOISE.sub(" ", text[:FEEDBACK_CHARS]).lower()))
         for text in texts[:FEEDBACK_DOCS]
     ]
-    shared: dict[str, float] = {}
-    seen: Counter[str] = Counter()
-    for counts in per_doc:
-        for word, n in counts.items():
-            if word in STOPWORDS or stem(word) in asked:
-                continue
-            seen[word] += 1
-            shared[word] = shared.get(word, 0.0) + math.log1p(n)
     need = min(MIN_SHARED, len(per_doc))
-    ranked = sorted(
-        ((w, s) for w, s in shared.items() if seen[w] >= need), key=lambda ws: (-ws[1], ws[0])
-    )
+    seen = Counter(word for counts in per_doc for word in counts)
+    shared = {
+        word: sum(math.log1p(counts.get(word, 0)) for counts in per_doc)
+        for word, docs in seen.items()
+        if docs >= need and word not in STOPWORDS and stem(word) not in asked
+    }
+    ranked = sorted(shared.items(), key=lambda ws: (-ws[1], ws[0]))
     return ranked[:FEEDBACK_CANDIDATES]
 
 
