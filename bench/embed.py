@@ -84,6 +84,8 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=500)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--raw", type=int, help="time raw llama_cpp on the first N chunks only")
+    parser.add_argument("--windows", type=int, default=0, help="also time packed embedding "
+                        "of every chunk's windows (maxWindows N), as `gno embed` does")  # fmt: skip
     parser.add_argument("--service", action="store_true", help="also time `gno embed`")
     args = parser.parse_args()
     if not CORPUS.is_dir() or not MODEL.is_file():
@@ -117,7 +119,16 @@ def main() -> None:
         tokens = sum(min(len(gno._tokenize(t)), gno.max_tokens) for t in texts)
         gno.embed_batch(texts[:2])
         raw.embed(same_work[0])
-        wall = dict.fromkeys(("raw", "single", "packed", "single@raw", "packed@raw"), 0.0)
+        from gno.core.windows import plan_windows
+
+        windowed = []  # each chunk's window texts, as services/embed.py builds them
+        for text in texts:
+            prefix, chunk = text.split(" | text: ", 1)
+            plan = plan_windows(chunk, gno.token_count(text), gno.max_tokens, args.windows or 1)
+            windowed.append([text] + [f"{prefix} | text: {chunk[s:]}" for s in plan.starts[1:]])
+        wall = dict.fromkeys(
+            ("raw", "single", "packed", "windows", "single@raw", "packed@raw"), 0.0
+        )
         cpu = dict(wall)
         with_raw = min(len(texts), -(-(args.raw or len(texts)) // SLICE) * SLICE)  # whole slices
         lowest, singles = 1.0, 0
@@ -131,14 +142,20 @@ def main() -> None:
                 ),
                 ("single", lambda p=part: [gno.embed_batch([t])[0] for t in p]),
                 ("packed", lambda p=part: gno.embed_batch(p)),
+                (
+                    "windows",
+                    lambda w=windowed[start : start + SLICE]: gno.embed_batch(
+                        [t for ts in w for t in ts]
+                    ),
+                ),
             )
             timed_raw = start < with_raw
-            for name, run in ways if timed_raw else ways[1:]:
+            for name, run in ways[0 if timed_raw else 1 : None if args.windows else 3]:
                 w, c = time.perf_counter(), time.process_time()
                 out = run()
                 wall[name] += time.perf_counter() - w
                 cpu[name] += time.process_time() - c
-                if timed_raw and name != "raw":  # the same slices raw was timed on
+                if timed_raw and name in ("single", "packed"):  # the slices raw was timed on
                     wall[f"{name}@raw"] += time.perf_counter() - w
                     cpu[f"{name}@raw"] += time.process_time() - c
                 if name == "single":
@@ -165,6 +182,11 @@ def main() -> None:
             same = "raw" if name == "raw" else f"{name}@raw"
             print(f"{name:<8}{count / wall[name]:>10.2f}{wall['raw'] / wall[same]:>8.2f}"
                   f"{count / cpu[name]:>14.2f}{cpu['raw'] / cpu[same]:>8.2f}")  # fmt: skip
+        if args.windows:
+            count = sum(map(len, windowed))
+            print(f"windows (maxWindows {args.windows}): {count / n:.2f} vectors per chunk, "
+                  f"{wall['windows'] / n * 1000:.0f} ms per chunk = {wall['windows'] / wall['single']:.2f}x "
+                  f"one-at-a-time without windows (wall), {cpu['windows'] / cpu['single']:.2f}x (CPU)")  # fmt: skip
         print(f"packed vs single: {wall['single'] / wall['packed']:.2f}x wall, "
               f"{cpu['single'] / cpu['packed']:.2f}x CPU")  # fmt: skip
         verdict = "PASS" if lowest >= COS_TARGET else "MISS"
