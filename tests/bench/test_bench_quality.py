@@ -74,7 +74,10 @@ def test_the_dev_set_has_the_documented_shape(quality) -> None:
         of_kind = [q for q in queries if q.kind == kind]
         assert len(of_kind) >= 30, kind
         halves = [q.half for q in of_kind]
-        assert set(halves) == {"tune", "test"} and abs(halves.count("tune") - halves.count("test")) <= 1
+        assert (
+            set(halves) == {"tune", "test"}
+            and abs(halves.count("tune") - halves.count("test")) <= 1
+        )
     assert len({q.lang for q in queries if q.kind == "non-english"} & {"ja", "zh"}) == 2
     for q in queries:
         assert q.query.strip()
