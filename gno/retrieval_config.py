@@ -5,6 +5,7 @@ each on by default and each can be turned off to compare (bench/quality.py does)
       embedWindows: true        # overlapping windows for chunks longer than the model reads
       maxWindows: 3             # windows per chunk, 1..8
       feedback: true            # pseudo-relevance feedback terms on the BM25 leg
+      vectorFeedback: true      # and on the vector leg (the query vector moved to the top hits)
       shapeWeights: true        # fusion weights from the query's shape
       languagePreference: true  # prefer the page in the query's language among translations
 
@@ -22,6 +23,7 @@ from gno.errors import ConfigError
 _SWITCHES = {
     "embedWindows": "embed_windows",
     "feedback": "feedback",
+    "vectorFeedback": "vector_feedback",
     "shapeWeights": "shape_weights",
     "languagePreference": "language_preference",
 }
@@ -32,6 +34,7 @@ class RetrievalConfig:
     embed_windows: bool = True
     max_windows: int = 3
     feedback: bool = True
+    vector_feedback: bool = True
     shape_weights: bool = True
     language_preference: bool = True
 

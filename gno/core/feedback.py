@@ -19,6 +19,7 @@ FEEDBACK_CANDIDATES = 12  # most frequent shared words whose document frequency 
 FEEDBACK_TERMS = 5  # terms added
 MIN_SHARED = 2  # a term must occur in this many of the documents read
 MAX_DF_SHARE = 0.2  # a term in more than this share of the index says nothing
+VECTOR_BETA = 0.5  # vector feedback: how far the query vector moves toward the top chunks
 
 _WORD = re.compile(r"[a-z][a-z0-9]{3,23}")
 _NOISE = re.compile(r"```.*?```|https?://\S+|\{\{[<%].*?[%>]\}\}", re.S)

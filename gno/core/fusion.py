@@ -20,6 +20,7 @@ WEIGHTS = {
     "hyde": 0.7,
     "graph": 0.8,
     "feedback": 1.0,  # pseudo-relevance feedback terms (gno.core.feedback)
+    "vector_feedback": 1.0,  # the query vector moved toward the top chunks (Rocchio)
 }
 LEXICAL = {"bm25", "bm25_variant"}  # feedback adds score only: no rank, no top bonus
 SEMANTIC = {"vector", "vector_variant", "hyde"}

@@ -10,8 +10,10 @@ is counted and skipped, never losing the rest of its page.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from gno_contracts.models.embed_input import EmbedInput
@@ -162,12 +164,21 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
     return EmbedResult.model_validate(payload)
 
 
-def vector_neighbours(
+@dataclass
+class VectorSearch:
+    """A finished vector search: its vector set and the query vectors (for vector feedback)."""
+
+    model_id: int
+    vectors: list[list[float]]
+
+
+def vector_search(
     app: App, store: SqliteStore, texts: list[str], k: int, filters: Filters | None = None
-) -> list[list[tuple[str, int, float]]]:
+) -> tuple[list[list[tuple[str, int, float]]], VectorSearch]:
     """Nearest chunks (mirror_hash, seq, distance) of active documents for each query text,
-    with the active model. Owner ``filters`` apply inside the search, before ``k``.
-    Raises UnavailableError when there are no vectors for it (checked before loading a model)."""
+    with the active model (a chunk with several windows may come back once per window).
+    Owner ``filters`` apply inside the search, before ``k``. Raises UnavailableError when
+    there are no vectors for it (checked before loading a model)."""
     if not store.load_vec():
         raise UnavailableError("Vector search needs sqlite-vec: pip install 'gno[models]'")
     if not store.vector_count(store.latest_embed_model(app.embed_model_uri())):
@@ -186,7 +197,38 @@ def vector_neighbours(
         )
     vectors = embedder.embed_batch([query_text(uri, text) for text in texts])
     where, params = filters.sql() if filters else ("", [])
-    return store.knn(model_id, [pack(vector) for vector in vectors], k, where, params)
+    found = store.knn(model_id, [pack(vector) for vector in vectors], k, where, params)
+    return found, VectorSearch(model_id, vectors)
+
+
+def vector_neighbours(
+    app: App, store: SqliteStore, texts: list[str], k: int, filters: Filters | None = None
+) -> list[list[tuple[str, int, float]]]:
+    """``vector_search`` without its receipt."""
+    return vector_search(app, store, texts, k, filters)[0]
+
+
+def feedback_neighbours(
+    store: SqliteStore,
+    search: VectorSearch,
+    chunks: list[tuple[str, int]],
+    k: int,
+    filters: Filters | None,
+    beta: float,
+) -> list[tuple[str, int, float]]:
+    """Vector feedback (Rocchio): the first query vector moved toward the mean of these
+    chunks' vectors by ``beta``, normalized, searched again."""
+    blobs = store.chunk_vector_blobs(search.model_id, chunks)
+    if not blobs or not search.vectors:
+        return []
+    from gno.adapters.sqlite.vectors import unpack
+
+    rows = [unpack(blob) for blob in blobs]
+    query = search.vectors[0]
+    moved = [q + beta * sum(r[i] for r in rows) / len(rows) for i, q in enumerate(query)]
+    norm = math.sqrt(math.fsum(x * x for x in moved)) or 1.0
+    where, params = filters.sql() if filters else ("", [])
+    return store.knn(search.model_id, [pack([x / norm for x in moved])], k, where, params)[0]
 
 
 def nearest_per_mirror(neighbours: list[tuple[str, int, float]]) -> dict[str, tuple[float, int]]:

@@ -31,6 +31,7 @@ from gno_contracts.models.search_results import SearchResults
 from gno.adapters.sqlite.rows import iso_from_ns
 from gno.app import App
 from gno.core.dates import implicit_range, wants_recency
+from gno.core.feedback import FEEDBACK_DOCS, VECTOR_BETA
 from gno.core.fts import cjk_any, parse_query
 from gno.core.fusion import Fused, RankedList, blend, normalize, rrf
 from gno.core.query_shape import IDENTIFIER, query_shape, shape_weights
@@ -114,7 +115,12 @@ class QueryRun:
 
 
 def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
-    from gno.services.embed import nearest_per_mirror, vector_neighbours, window_limit
+    from gno.services.embed import (
+        feedback_neighbours,
+        nearest_per_mirror,
+        vector_search,
+        window_limit,
+    )
     from gno.services.expansion import expand
     from gno.services.stages import feedback, prefer_query_language
 
@@ -167,8 +173,9 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         for mode, mode_text in variants
         if mode != "term"
     ]
+    searched = None
     try:
-        neighbour_lists = vector_neighbours(
+        neighbour_lists, searched = vector_search(
             app, store, [t for _, t in semantic], pool * 4, filters
         )  # filtered inside the search: every neighbour passes the owner filters
         for (kind, _), found in zip(semantic, neighbour_lists, strict=True):
@@ -208,6 +215,25 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         words = ", ".join(f"{w} ({score:g})" for w, score in fed.terms) or "none"
         explain.append(
             {"stage": "feedback", "message": f"terms: {words}; {len(fed.keys)} candidates"}
+        )
+    if not settings.vector_feedback:
+        explain.append({"stage": "vector_feedback", "message": "skipped: disabled"})
+    elif shape == IDENTIFIER or searched is None or not fused:
+        why = "identifier query" if shape == IDENTIFIER else "no vectors"
+        explain.append({"stage": "vector_feedback", "message": f"skipped: {why}"})
+    else:
+        top = [(f.key, best_chunk.get(f.key, 0)) for f in fused[:FEEDBACK_DOCS]]
+        found = feedback_neighbours(store, searched, top, pool * 4, filters, VECTOR_BETA)
+        nearest = nearest_per_mirror(found)
+        if nearest:
+            lists.append(RankedList("vector_feedback", list(nearest)[:pool]))
+            fused = rrf(lists, weights=weights)
+        explain.append(
+            {
+                "stage": "vector_feedback",
+                "message": f"query vector moved {VECTOR_BETA} toward the top {len(top)} "
+                f"chunks; {len(nearest)} candidates",
+            }
         )
     if inp.fast or inp.graph is False or inp.noGraph:
         explain.append({"stage": "graph", "message": "skipped: disabled"})

@@ -198,6 +198,19 @@ class VectorStore:
             (model_id,) if model_id is not None else (),
         ).fetchone()[0]
 
+    def chunk_vector_blobs(self, model_id: int, chunks: Sequence[tuple[str, int]]) -> list[bytes]:
+        """The whole-chunk (window 0) vectors of these chunks that have one, in order."""
+        out = []
+        for mirror_hash, seq in chunks:
+            row = self.conn.execute(
+                "SELECT tv.embedding FROM chunk_vectors cv JOIN text_vectors tv ON tv.id = cv.vector_id "
+                "WHERE cv.model_id = ? AND cv.mirror_hash = ? AND cv.seq = ? AND cv.win = 0",
+                (model_id, mirror_hash, seq),
+            ).fetchone()
+            if row:
+                out.append(bytes(row[0]))
+        return out
+
     def seed_text_vectors(self, model_id: int, source_id: int) -> int:
         """Copy another vector set's text vectors (same model, same width, another recipe)
         into this one, so texts both recipes share are not embedded again. Call inside a
