@@ -170,6 +170,7 @@ class VectorSearch:
 
     model_id: int
     vectors: list[list[float]]
+    windows: int  # windows per chunk of the vector set searched (1: one vector per chunk)
 
 
 def vector_search(
@@ -190,6 +191,7 @@ def vector_search(
     windows = window_limit(app, embedder)
     model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions, windows))
     if windows > 1 and model_id is None:  # windows on, but only a one-vector set exists
+        windows = 1
         model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions))
     if model_id is None:
         raise UnavailableError(
@@ -198,7 +200,7 @@ def vector_search(
     vectors = embedder.embed_batch([query_text(uri, text) for text in texts])
     where, params = filters.sql() if filters else ("", [])
     found = store.knn(model_id, [pack(vector) for vector in vectors], k, where, params)
-    return found, VectorSearch(model_id, vectors)
+    return found, VectorSearch(model_id, vectors, windows)
 
 
 def vector_neighbours(

@@ -119,7 +119,6 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         feedback_neighbours,
         nearest_per_mirror,
         vector_search,
-        window_limit,
     )
     from gno.services.expansion import expand
     from gno.services.stages import feedback, prefer_query_language
@@ -184,7 +183,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
             for mirror_hash, (_, seq) in nearest.items():
                 best_chunk.setdefault(mirror_hash, seq)
         vectors_used = True
-        windows = window_limit(app, app.embedder())
+        windows = searched.windows
         explain.append(
             {"stage": "vector", "message": f"{len(lists[-len(semantic)].keys)} candidates"}
         )
@@ -193,7 +192,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
                 "stage": "windows",
                 "message": f"up to {windows} windows per chunk, a chunk scored by its best window"
                 if windows > 1
-                else "one vector per chunk",
+                else "one vector per chunk (windows off, or not embedded yet: gno embed)",
             }
         )
     except GnoError as exc:  # no vectors, no model, no sqlite-vec: BM25 alone
