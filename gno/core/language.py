@@ -353,6 +353,17 @@ def detect_query_language(text: str) -> str | None:
         return "ko"
     if _HAN.search(text):
         return "zh"
+    scores = query_language_scores(text)
+    if not scores:
+        return None
+    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return None
+    return ranked[0][0]
+
+
+def query_language_scores(text: str) -> dict[str, float]:
+    """Evidence per Latin-script language in a short query (see detect_query_language)."""
     lowered = text.lower()
     scores: dict[str, float] = {}
     for lang, pattern in _MARKERS:
@@ -362,9 +373,4 @@ def detect_query_language(text: str) -> str | None:
     for word in _QUERY_WORD.findall(lowered.replace("’", "'")):
         for lang in _QUERY_LOOKUP.get(word, ()):
             scores[lang] = scores.get(lang, 0) + 1
-    if not scores:
-        return None
-    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
-    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
-        return None
-    return ranked[0][0]
+    return scores

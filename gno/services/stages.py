@@ -12,7 +12,7 @@ from typing import Any
 from gno.core.feedback import FEEDBACK_DOCS, candidate_terms, pick_terms
 from gno.core.fts import parse_query
 from gno.core.fusion import Fused
-from gno.core.language import detect_query_language
+from gno.core.language import detect_query_language, query_language_scores
 from gno.core.translations import PageLanguage, page_language, prefer_language
 from gno.errors import ValidationError
 from gno.services.filters import Filters
@@ -59,12 +59,15 @@ class LanguageChoice:
 
 
 def query_language(text: str) -> tuple[str | None, bool]:
-    """The detected language, else English for text in plain ASCII letters (identifiers and
-    keyword lists say nothing; they are compared only with pages in language folders)."""
+    """The detected language, else English for text in plain ASCII letters with no sign of
+    another language (identifiers and keyword lists say nothing; they are compared only with
+    pages in language folders). "muestreo de trazas" stays undetected: `de` is Spanish,
+    Portuguese or French."""
     found = detect_query_language(text)
     if found is not None:
         return found, True
-    if text.isascii() and any(c.isalpha() for c in text):
+    evidence = query_language_scores(text)
+    if text.isascii() and any(c.isalpha() for c in text) and set(evidence) <= {"en"}:
         return "en", False
     return None, False
 

@@ -153,3 +153,12 @@ def test_feedback_terms_are_shared_rare_and_new() -> None:
     assert picked[0][0] == "policies" and "latency" not in dict(picked)  # too common: dropped
     assert len(picked) <= FEEDBACK_TERMS
     assert pick_terms(found, df, total_docs=0) == []
+
+
+def test_plain_ascii_counts_as_english_only_without_signs_of_another_language() -> None:
+    from gno.services.stages import query_language
+
+    assert query_language("batch span processor") == ("en", False)
+    assert query_language("how do I sample traces") == ("en", True)
+    assert query_language("muestreo de trazas") == (None, False)  # `de`: es, pt or fr
+    assert query_language("12345") == (None, False)
