@@ -1,11 +1,13 @@
-"""The ``retrieval:`` block of index.yml: switches for the retrieval stages of issue 12,
-each on by default and each can be turned off to compare (bench/quality.py does).
+"""The ``retrieval:`` block of index.yml: switches for the retrieval stages of issue 12, each
+of which can be turned on or off to compare (bench/quality.py does). The defaults are what
+the tune half of bench/devset.jsonl chose and its test half confirmed (bench/README.md):
+feedback and vector feedback did not help on the tune half and stay off.
 
     retrieval:
       embedWindows: true        # overlapping windows for chunks longer than the model reads
       maxWindows: 3             # windows per chunk, 1..8
-      feedback: true            # pseudo-relevance feedback terms on the BM25 leg
-      vectorFeedback: true      # and on the vector leg (the query vector moved to the top hits)
+      feedback: false           # pseudo-relevance feedback terms on the BM25 leg
+      vectorFeedback: false     # and on the vector leg (the query vector moved to the top hits)
       shapeWeights: true        # fusion weights from the query's shape
       languagePreference: true  # prefer the page in the query's language among translations
 
@@ -33,8 +35,8 @@ _SWITCHES = {
 class RetrievalConfig:
     embed_windows: bool = True
     max_windows: int = 3
-    feedback: bool = True
-    vector_feedback: bool = True
+    feedback: bool = False
+    vector_feedback: bool = False
     shape_weights: bool = True
     language_preference: bool = True
 

@@ -62,7 +62,7 @@ def test_long_chunks_get_windows_and_reuse_the_whole_chunk_vector(
     chunks = conn.execute("SELECT count(*) FROM content_chunks").fetchone()[0]
     assert plain.embedded == chunks
     assert conn.execute("SELECT count(*), max(win) FROM chunk_vectors").fetchone() == (chunks, 0)
-    set_retrieval(app, embedWindows=True, maxWindows=3)
+    set_retrieval(app, embedWindows=True, maxWindows=3, vectorFeedback=True)
     windowed = embed(app, EmbedInput())
     assert windowed.embedded == chunks and windowed.errors == 0
     rows = conn.execute(
@@ -84,7 +84,7 @@ def test_long_chunks_get_windows_and_reuse_the_whole_chunk_vector(
     assert result.meta.vectorsUsed and explain_lines(result)["windows"].startswith(
         "up to 3 windows"
     )
-    set_retrieval(app, embedWindows=False)  # off again: the one-vector set answers
+    set_retrieval(app, embedWindows=False, vectorFeedback=True)  # the one-vector set answers
     result = query(app, QueryInput(query="trace sample", explain=True))
     assert explain_lines(result)["windows"].startswith("one vector per chunk") and result.results
 
