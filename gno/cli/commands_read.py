@@ -347,4 +347,15 @@ def _diagnose(
         fate = "survived" if stage["survived"] else f"dropped ({stage['dropReason']})"
         lines.append(f"  {stage['id']:7s} {stage['status']:7s} {where:10s} {fate}")
     lines.append(f"Mode: {d['meta']['mode']}, results: {d['meta']['totalResults']}")
+    if receipt := d["meta"].get("retrieval"):
+        terms = ", ".join(t["term"] for t in receipt.get("feedbackTerms", [])) or "none"
+        lines.append(
+            f"Shape: {receipt.get('shape') or 'off'}; feedback terms: {terms}; windows per chunk: "
+            f"{receipt.get('windows', 1)}; language: {receipt.get('queryLanguage') or 'off'}"
+            + (
+                f" (target {receipt['targetLanguageMove']})"
+                if receipt.get("targetLanguageMove")
+                else ""
+            )
+        )
     write("\n".join(lines))
