@@ -21,6 +21,7 @@ import math
 import os
 import platform
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -48,7 +49,7 @@ GNO = str(Path(PYTHON).parent / "gno")
 MIB = 1024 * 1024
 K = 10  # cut-off of every metric; every mode is asked for 10 results
 EMBED_RSS_TARGET_MIB = 400
-MODES = ("search", "vsearch", "query --fast", "query")
+MODES = ("search", "vsearch", "query --fast", "query", "query --thorough")
 KINDS = ("identifier", "keyword", "paraphrase", "non-english")
 
 
@@ -61,7 +62,8 @@ class DevQuery:
     kind: str
     lang: str
     query: str
-    relevant: dict[str, int]  # relative path under the corpus root -> grade (2 answer, 1 useful)
+    relevant: dict[str, int]  # relative path under the corpus root -> grade (3 answer .. 1 useful)
+    half: str = "tune"  # "tune" (stages may be tuned on it) or "test" (held out)
 
 
 def load_devset(path: Path = DEVSET) -> list[DevQuery]:
@@ -89,11 +91,107 @@ def ndcg(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
     return dcg / best if best else 0.0
 
 
+def mrr(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
+    """1 / rank of the first labelled document in the top k (0 when none)."""
+    for rank, path in enumerate(dedupe(ranked)[:k], start=1):
+        if relevant.get(path, 0) > 0:
+            return 1.0 / rank
+    return 0.0
+
+
+def path_language(path: str) -> str:
+    """The language of a corpus page: website/<lang>/… , everything else is English."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "website" else "en"
+
+
 def recall(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
     """Share of the labelled documents (any grade) found in the top k."""
     found = {path for path in dedupe(ranked)[:k] if relevant.get(path, 0) > 0}
     wanted = [path for path, grade in relevant.items() if grade > 0]
     return len(found) / len(wanted) if wanted else 0.0
+
+
+STOPWORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "that",
+        "this",
+        "what",
+        "which",
+        "how",
+        "into",
+        "does",
+        "are",
+        "can",
+        "not",
+        "its",
+        "it's",
+        "you",
+        "your",
+        "should",
+        "would",
+        "will",
+        "when",
+        "where",
+        "who",
+        "why",
+        "than",
+        "then",
+        "them",
+        "they",
+        "their",
+        "there",
+        "has",
+        "have",
+        "had",
+        "was",
+        "were",
+        "been",
+        "being",
+        "any",
+        "all",
+        "one",
+        "only",
+        "out",
+        "off",
+        "over",
+        "about",
+        "our",
+        "ours",
+    ]
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Lowercased words of 3+ letters, stop words dropped, cut to 5 letters (a crude stem)."""
+    words = re.findall(r"[^\W\d_]{3,}", text.lower())
+    return {w[:5] for w in words if w not in STOPWORDS}
+
+
+def word_overlap(query: str, page: str) -> float:
+    """Share of the query's content words (crude stems) that occur in the page."""
+    wanted = content_words(query)
+    return len(wanted & content_words(page)) / len(wanted) if wanted else 0.0
+
+
+def check_devset(queries: list[DevQuery]) -> str:
+    """Each paraphrase's word overlap with its grade-3 pages (the highest of them)."""
+    lines, shares = [], []
+    for q in queries:
+        if q.kind != "paraphrase":
+            continue
+        pages = [p for p, g in q.relevant.items() if g == 3]
+        share = max(word_overlap(q.query, (CORPUS / p).read_text(encoding="utf-8")) for p in pages)
+        shares.append(share)
+        lines.append(f"{q.id:<7}{share:>6.2f}  {q.query}")
+    lines.append(f"mean overlap {statistics.mean(shares):.2f} over {len(shares)} paraphrases; "
+                 f"{sum(1 for x in shares if x <= 0.5)} at or below 0.50")  # fmt: skip
+    return "\n".join(lines)
 
 
 # --- the corpus subset --------------------------------------------------------------------
@@ -191,6 +289,7 @@ def eval_worker(reps: int) -> None:
         "vsearch": lambda q: vsearch(app, SearchInput(query=q, limit=K)),
         "query --fast": lambda q: query(app, QueryInput(query=q, limit=K, fast=True)),
         "query": lambda q: query(app, QueryInput(query=q, limit=K)),
+        "query --thorough": lambda q: query(app, QueryInput(query=q, limit=K, thorough=True)),
     }
     queries = load_devset()
     out: dict[str, dict] = {mode: {} for mode in MODES}
@@ -220,9 +319,49 @@ def eval_worker(reps: int) -> None:
 # --- the pass -----------------------------------------------------------------------------
 
 
-def build_index(env: dict[str, str], source: Path) -> dict:
+def set_retrieval(env: dict[str, str], switches: dict[str, object]) -> None:
+    """Write the `retrieval:` block of the home's index.yml (the stage switches)."""
+    import yaml
+
+    path = Path(env["GNO_CONFIG_DIR"]) / "index.yml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data.pop("retrieval", None)
+    if switches:
+        data["retrieval"] = switches
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
+def parse_switches(text: str | None) -> dict[str, object]:
+    """`embedWindows=false,maxWindows=2` -> {"embedWindows": False, "maxWindows": 2}."""
+    out: dict[str, object] = {}
+    for item in filter(None, (text or "").split(",")):
+        key, _, value = item.partition("=")
+        out[key.strip()] = {"true": True, "false": False}.get(value.strip())
+        if out[key.strip()] is None:
+            out[key.strip()] = int(value)
+    return out
+
+
+def index_size(env: dict[str, str]) -> int:
+    data = Path(env["GNO_DATA_DIR"])
+    return sum(p.stat().st_size for p in data.glob("index-*.sqlite*"))
+
+
+def embed_only(env: dict[str, str]) -> dict:
+    """`gno embed` on an existing index (what a changed recipe still lacks), measured."""
+    embed_env = {**env, "GNO_EMBED_MODEL": f"file:{MODEL}"}
+    run = measured([GNO, "embed", "--json"], embed_env)
+    result = json.loads(run.stdout)
+    return {"chunks_embedded": result["embedded"], "embed_errors": result["errors"],
+            "embed_wall_s": run.seconds, "embed_handler_s": result["duration"],
+            "embed_cpu_s": run.cpu_s, "embed_other_cores": run.others,
+            "embed_peak_rss_mib": run.peak_rss_mib, "index_bytes": index_size(env)}  # fmt: skip
+
+
+def build_index(env: dict[str, str], source: Path, switches: dict[str, object]) -> dict:
     """init + update (timed for information), then `gno embed` measured."""
     measured([GNO, "init", str(source), "--name", "otel", "--yes"], env)
+    set_retrieval(env, switches)
     update = measured([GNO, "update", "--json"], env)
     synced = json.loads(update.stdout)
     embed_env = {**env, "GNO_EMBED_MODEL": f"file:{MODEL}"}
@@ -244,8 +383,26 @@ def build_index(env: dict[str, str], source: Path) -> dict:
     }
 
 
+def percentile(values: list[float], share: float) -> float:
+    """Nearest-rank percentile (share in 0..1) of a non-empty list."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def summarize(per_query: dict[str, dict], queries: list[DevQuery]) -> dict:
+    """Mean nDCG@10, recall@10, MRR and "first hit in the query's language" of these queries."""
+    rows = [per_query[q.id] for q in queries]
+    if not rows:
+        return {}
+    return {
+        "n": len(rows),
+        **{key: statistics.mean(r[key] for r in rows) for key in ("ndcg", "recall", "mrr")},
+        "first_in_lang": statistics.mean(r["first_in_lang"] for r in rows),
+    }
+
+
 def evaluate(env: dict[str, str], reps: int, queries: list[DevQuery]) -> dict:
-    embed_env = {**env, "GNO_EMBED_MODEL": f"file:{MODEL}"}
+    embed_env = {**env, "GNO_EMBED_MODEL": os.environ.get("GNO_BENCH_QUERY_MODEL", f"file:{MODEL}")}
     run = measured([PYTHON, __file__, "--eval-worker", str(reps)], embed_env)
     raw = json.loads(run.stdout)
     modes = {}
@@ -253,30 +410,41 @@ def evaluate(env: dict[str, str], reps: int, queries: list[DevQuery]) -> dict:
         per_query = {}
         for q in queries:
             got = raw[mode][q.id]
+            top = dedupe(got["paths"])
             per_query[q.id] = {
                 "ndcg": ndcg(got["paths"], q.relevant),
                 "recall": recall(got["paths"], q.relevant),
+                "mrr": mrr(got["paths"], q.relevant),
+                "first_in_lang": float(bool(top) and path_language(top[0]) == q.lang),
                 "median_ms": statistics.median(got["ms"]),
                 "max_ms": max(got["ms"]),
                 "results": len(got["paths"]),
-                "top": dedupe(got["paths"])[:3],
+                "top": top[:3],
                 **({"error": got["error"]} if "error" in got else {}),
                 **({"meta": got["meta"]} if got.get("meta") else {}),
             }
-        by_kind = {
-            kind: statistics.mean(per_query[q.id]["ndcg"] for q in queries if q.kind == kind)
-            for kind in KINDS
-            if any(q.kind == kind for q in queries)
+        calls = [ms for q in queries for ms in raw[mode][q.id]["ms"]]
+        groups = {
+            f"{half}/{kind}": summarize(
+                per_query,
+                [q for q in queries if half in ("all", q.half) and kind in ("all", q.kind)],
+            )
+            for half in ("tune", "test", "all")
+            for kind in ("all", *KINDS)
         }
         modes[mode] = {
             "ndcg": statistics.mean(r["ndcg"] for r in per_query.values()),
             "recall": statistics.mean(r["recall"] for r in per_query.values()),
-            "ndcg_by_kind": by_kind,
+            "mrr": statistics.mean(r["mrr"] for r in per_query.values()),
+            "ndcg_by_kind": {k: groups[f"all/{k}"]["ndcg"] for k in KINDS if groups[f"all/{k}"]},
+            "groups": groups,
             "empty": sum(1 for r in per_query.values() if r["results"] == 0),
             "errors": sum(1 for r in per_query.values() if "error" in r),
             "reranked": sum(1 for r in per_query.values() if r.get("meta", {}).get("reranked")),
             "expanded": sum(1 for r in per_query.values() if r.get("meta", {}).get("expanded")),
             "latency_median_ms": statistics.median(r["median_ms"] for r in per_query.values()),
+            "latency_p50_ms": percentile(calls, 0.50),
+            "latency_p95_ms": percentile(calls, 0.95),
             "latency_max_ms": max(r["max_ms"] for r in per_query.values()),
             "per_query": per_query,
         }
@@ -298,7 +466,12 @@ def gno_home(home: Path | None) -> Iterator[dict[str, str]]:
 
 
 def run_pass(
-    paths: list[str] | None, reps: int, queries: list[DevQuery], home: Path | None
+    paths: list[str] | None,
+    reps: int,
+    queries: list[DevQuery],
+    home: Path | None,
+    switches: dict[str, object],
+    embed_again: bool = False,
 ) -> dict:
     """Index the subset copied in (paths) or the corpus itself (None), then evaluate. With
     `home`, an index built there by an earlier run for the same files is reused as it is."""
@@ -309,8 +482,12 @@ def run_pass(
         if home is not None and marker.is_file():
             if marker.read_text(encoding="utf-8") != wanted:
                 sys.exit(f"bench: {home} holds an index of other files; remove it or pick another")
-            print(f"bench: reusing the index in {home} (no indexing or embedding figures)")
+            print(f"bench: reusing the index in {home}")
+            set_retrieval(env, switches)
             index = None
+            if embed_again:
+                print("bench: embedding what the current recipe lacks …", flush=True)
+                index = embed_only(env)
         else:
             source = CORPUS
             if paths is not None:
@@ -320,16 +497,26 @@ def run_pass(
                     shutil.copyfile(CORPUS / rel, source / rel)
             what = "the corpus" if paths is None else f"{len(paths)} files"
             print(f"bench: indexing and embedding {what} …", flush=True)
-            index = build_index(env, source)
+            index = build_index(env, source, switches)
             marker.write_text(wanted, encoding="utf-8")
         print(f"bench: {len(queries)} queries × {len(MODES)} modes …", flush=True)
-        return {"index": index, **evaluate(env, reps, queries)}
+        if index is not None:
+            index["index_bytes"] = index_size(env)
+        return {"index": index, "retrieval": switches, **evaluate(env, reps, queries)}
 
 
 # --- report -------------------------------------------------------------------------------
 
 
 def index_lines(ix: dict, label: str) -> list[str]:
+    if "docs" not in ix:  # embed_only on a reused index
+        per = ix["chunks_embedded"] / ix["embed_handler_s"] if ix["embed_handler_s"] else 0.0
+        return [
+            f"{label}: index reused; gno embed {ix['embed_wall_s']:.1f} s wall for "
+            f"{ix['chunks_embedded']} chunks ({per:.2f} chunks/s), {ix['embed_errors']} errors, "
+            f"{ix['embed_cpu_s']:.1f} CPU s; other processes kept {ix['embed_other_cores']:.2f} cores busy",
+            f"index size {ix['index_bytes'] / MIB:.1f} MiB; peak RSS {ix['embed_peak_rss_mib']:.0f} MiB",
+        ]
     rss = ix["embed_peak_rss_mib"]
     verdict = "PASS" if rss <= EMBED_RSS_TARGET_MIB else "MISS"
     return [
@@ -341,6 +528,7 @@ def index_lines(ix: dict, label: str) -> list[str]:
         f"  {ix['embed_cpu_s'] / max(1, ix['chunks_embedded']):.2f} CPU s per chunk; other processes "
         f"kept {ix['embed_other_cores']:.2f} cores busy meanwhile",
         f"peak RSS while embedding: {rss:.0f} MiB (target ≤ {EMBED_RSS_TARGET_MIB}) {verdict}",
+        f"index size {ix.get('index_bytes', 0) / MIB:.1f} MiB",
     ]
 
 
@@ -351,22 +539,28 @@ def format_report(result: dict, label: str) -> str:
         f"peak RSS of the query process (index + model): {result['query_process_peak_rss_mib']:.0f} MiB;"
         f" other processes kept {result['query_other_cores']:.2f} cores busy meanwhile",
         "",
-        f"{'mode':<14}{'nDCG@10':>9}{'recall@10':>11}{'empty':>7}{'median ms':>11}{'max ms':>9}",
+        f"{'mode':<18}{'nDCG@10':>9}{'recall@10':>11}{'MRR':>7}{'empty':>7}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}",
     ]
     for mode in MODES:
         m = modes[mode]
         lines.append(
-            f"{mode:<14}{m['ndcg']:>9.3f}{m['recall']:>11.3f}{m['empty']:>7}"
-            f"{m['latency_median_ms']:>11.1f}{m['latency_max_ms']:>9.1f}"
+            f"{mode:<18}{m['ndcg']:>9.3f}{m['recall']:>11.3f}{m['mrr']:>7.3f}{m['empty']:>7}"
+            f"{m['latency_p50_ms']:>9.1f}{m['latency_p95_ms']:>9.1f}{m['latency_max_ms']:>9.1f}"
         )
-    kinds = list(modes[MODES[0]]["ndcg_by_kind"])
-    lines += ["", f"{'nDCG@10 by kind':<16}" + "".join(f"{mode:>14}" for mode in MODES)]
-    counts = result["kinds"]
-    for kind in kinds:
-        lines.append(
-            f"{f'{kind} ({counts[kind]})':<16}"
-            + "".join(f"{modes[mode]['ndcg_by_kind'][kind]:>14.3f}" for mode in MODES)
-        )
+    for half in ("tune", "test", "all"):
+        for metric, title in (("ndcg", "nDCG@10"), ("recall", "recall@10"), ("mrr", "MRR"),
+                              ("first_in_lang", "first hit in the query's language")):  # fmt: skip
+            lines += ["", f"{half} half — {title}" if half != "all" else f"both halves — {title}"]
+            lines.append(f"{'kind':<22}" + "".join(f"{mode:>18}" for mode in MODES))
+            for kind in ("all", *KINDS):
+                group = modes[MODES[0]]["groups"][f"{half}/{kind}"]
+                if not group:
+                    continue
+                cells = "".join(
+                    f"{modes[mode]['groups'][f'{half}/{kind}'][metric]:>18.3f}" for mode in MODES
+                )
+                name = f"{kind} ({group['n']})"
+                lines.append(f"{name:<22}{cells}")
     notes = [
         f"{mode}: {modes[mode][key]} {key}"
         for mode in MODES
@@ -396,10 +590,18 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="index and embed the whole corpus")
     parser.add_argument("--per-query", action="store_true", help="print nDCG@10 per query")
     parser.add_argument("--home", type=Path, help="gno home to build in and keep, or to reuse")
+    parser.add_argument("--retrieval", help="retrieval switches for index.yml, e.g. "
+                        "feedback=false,maxWindows=2 (default: every stage on)")  # fmt: skip
+    parser.add_argument("--embed", action="store_true", help="with --home: run gno embed first")
+    parser.add_argument("--check-devset", action="store_true", help="paraphrase word overlap")
+    parser.add_argument("--label", help="also write bench/results/quality-<label>.json")
     parser.add_argument("--eval-worker", type=int, metavar="REPS", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.eval_worker is not None:
         eval_worker(args.eval_worker)
+        return
+    if args.check_devset:
+        print(check_devset(load_devset()))
         return
     if not CORPUS.is_dir() or not MODEL.is_file():
         print(
@@ -421,7 +623,7 @@ def main() -> None:
 
     started, busy, own = time.perf_counter(), busy_cpu_seconds(), own_cpu_seconds()
     home = args.home.resolve() if args.home else None
-    result = run_pass(paths, args.reps, queries, home)
+    result = run_pass(paths, args.reps, queries, home, parse_switches(args.retrieval), args.embed)
     elapsed = time.perf_counter() - started
     others = max(0.0, (busy_cpu_seconds() - busy) - (own_cpu_seconds() - own)) / elapsed
     result["kinds"] = {kind: sum(1 for q in queries if q.kind == kind) for kind in KINDS}
@@ -436,7 +638,7 @@ def main() -> None:
         print("bench: warning: the machine was not idle; timings are inflated.")
 
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(
+    text = (
         json.dumps(
             {
                 "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -455,10 +657,12 @@ def main() -> None:
             indent=2,
             ensure_ascii=False,
         )
-        + "\n",
-        encoding="utf-8",
+        + "\n"
     )
-    print(f"bench: wrote {RESULTS.relative_to(BENCH.parent)}")
+    targets = [RESULTS] + ([RESULTS.with_name(f"quality-{args.label}.json")] if args.label else [])
+    for target in targets:
+        target.write_text(text, encoding="utf-8")
+        print(f"bench: wrote {target.relative_to(BENCH.parent)}")
 
 
 if __name__ == "__main__":

@@ -538,7 +538,9 @@ def _mcp_session(srv: Server) -> dict[str, str]:
 
 def _rpc_answer(response: httpx.Response) -> dict[str, Any]:
     if response.headers.get("content-type", "").startswith("text/event-stream"):
-        for line in response.text.splitlines():
+        # SSE lines end at \n only: str.splitlines would also split at U+2028, U+0085 …,
+        # which a JSON text may hold unescaped (an echoed hostile key).
+        for line in response.text.split("\n"):
             if line.startswith("data:") and line[5:].strip():
                 return json.loads(line[5:])
         raise AssertionError(f"no event in {response.text[:300]}")

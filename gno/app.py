@@ -24,6 +24,7 @@ EXPAND_CONTEXT = 2048  # models.expandContextSize default (engine.md §1.7)
 INFERENCE_TIMEOUT_MS = 30_000  # models.inferenceTimeout default: one HTTP model request
 
 if TYPE_CHECKING:
+    from gno.retrieval_config import RetrievalConfig
     from gno.services.jobs import JobManager
 
 
@@ -38,6 +39,17 @@ def _seconds_env(name: str, default: float) -> float:
     except ValueError:
         return default
     return value / 1000 if value > 0 else default
+
+
+def _threads_env() -> int | None:
+    """``GNO_EMBED_THREADS``: llama.cpp threads for the local embedding model (default
+    min(2, cores)). On a machine other processes keep busy, 1 can be faster than 2: two
+    threads wait for each other at every step (bench/README.md "Batched embedding")."""
+    try:
+        value = int(os.environ.get("GNO_EMBED_THREADS", ""))
+    except ValueError:
+        return None
+    return value if 1 <= value <= 64 else None
 
 
 class App:
@@ -68,12 +80,21 @@ class App:
         """Write index.yml atomically and mirror it into the index when one is open."""
         save_config(self.paths.config_file, config)
         self.__dict__["config"] = config
+        self.__dict__.pop("retrieval", None)
         if self._store is not None:
             self.sync_config_mirror(force=True)
 
     def reload_config(self) -> Config:
         self.__dict__.pop("config", None)
+        self.__dict__.pop("retrieval", None)
         return self.config
+
+    @cached_property
+    def retrieval(self) -> RetrievalConfig:
+        """The ``retrieval:`` switches of index.yml (every stage on when absent)."""
+        from gno.retrieval_config import parse_retrieval
+
+        return parse_retrieval(self.config.raw.get("retrieval"), str(self.paths.config_file))
 
     @cached_property
     def jobs(self) -> JobManager:
@@ -107,7 +128,7 @@ class App:
                     )
                     from gno.adapters.llama.embedder import LlamaEmbedder
 
-                    self._embedder = LlamaEmbedder(path)
+                    self._embedder = LlamaEmbedder(path, n_threads=_threads_env())
             except EmbeddingError as exc:
                 raise UnavailableError(
                     f"Cannot load the embedding model {uri}: {exc.message}"

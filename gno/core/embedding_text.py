@@ -30,13 +30,17 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def embed_fingerprint(model_uri: str, dims: int) -> str:
-    """Changes when the model, its width or the text recipe changes; vectors are keyed by it."""
-    recipe = {
+def embed_fingerprint(model_uri: str, dims: int, windows: int = 1) -> str:
+    """Changes when the model, its width or the text recipe changes; vectors are keyed by it.
+    ``windows`` > 1 (embedding windows, gno.core.windows) is a recipe of its own; 1 keeps
+    the fingerprint of indexes built before windows existed."""
+    recipe: dict[str, object] = {
         "chunking": "markdown-char-semantic-v1",
         "contextualFormatting": "contextual-embedding-v1",
         "dimensions": dims,
         "modelUri": model_uri,
         "profile": profile_id(model_uri),
     }
+    if windows > 1:
+        recipe["windows"] = f"overlapping-v1-max{windows}"
     return hashlib.sha256(json.dumps(recipe, separators=(",", ":")).encode()).hexdigest()

@@ -176,3 +176,18 @@ def parse_query(query: str) -> FtsQuery:
         tuple(dict.fromkeys(negatives)),
         tuple(dict.fromkeys(terms)),
     )
+
+
+MAX_CJK_TERMS = 32  # bigrams of a relaxed CJK query (each one more FTS5 term)
+
+
+def cjk_any(query: str) -> str | None:
+    """For a query with CJK text: every CJK bigram (and other word) as an alternative, or
+    None without CJK. A CJK question is one long run whose bigram phrase no page contains;
+    BM25 over its bigrams ranks the pages sharing most of them first."""
+    if not _CJK_RUN.search(query):
+        return None
+    words = list(dict.fromkeys(w for w in _words(query) if w not in STOPWORDS))
+    if not words:
+        return None
+    return "(" + " OR ".join(_quote(w) for w in words[:MAX_CJK_TERMS]) + ")"

@@ -8,7 +8,7 @@ order the lists are given in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 RRF_K = 60
@@ -19,8 +19,10 @@ WEIGHTS = {
     "vector_variant": 0.5,
     "hyde": 0.7,
     "graph": 0.8,
+    "feedback": 1.0,  # pseudo-relevance feedback terms (gno.core.feedback)
+    "vector_feedback": 1.0,  # the query vector moved toward the top chunks (Rocchio)
 }
-LEXICAL = {"bm25", "bm25_variant"}
+LEXICAL = {"bm25", "bm25_variant"}  # feedback adds score only: no rank, no top bonus
 SEMANTIC = {"vector", "vector_variant", "hyde"}
 TOP_BONUS, NEAR_BONUS, NEAR_RANK = 0.10, 0.04, 5
 
@@ -44,10 +46,13 @@ def _best(current: int | None, rank: int) -> int:
     return rank if current is None else min(current, rank)
 
 
-def rrf(lists: Sequence[RankedList], k: int = RRF_K) -> list[Fused]:
+def rrf(
+    lists: Sequence[RankedList], k: int = RRF_K, weights: Mapping[str, float] | None = None
+) -> list[Fused]:
+    """``weights`` overrides WEIGHTS per kind (the query-shape weights)."""
     fused: dict[str, Fused] = {}
     for ranked in lists:
-        weight = WEIGHTS[ranked.kind]
+        weight = (weights or {}).get(ranked.kind, WEIGHTS[ranked.kind])
         for rank, key in enumerate(dict.fromkeys(ranked.keys), start=1):
             item = fused.setdefault(key, Fused(key))
             item.score += weight / (k + rank)

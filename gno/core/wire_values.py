@@ -15,6 +15,10 @@ from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_SHOWN_PATH = 80
+# No gno input nests more than a few levels; deeper values would only reach validators
+# that recurse once per level (jsonschema's enum/const comparison, pydantic) and could
+# exhaust the stack there, so they are refused here, before anything recurses.
+MAX_DEPTH = 64
 
 
 def _where(trail: list[tuple[int, str | int]], at: int) -> str:
@@ -28,12 +32,12 @@ def _where(trail: list[tuple[int, str | int]], at: int) -> str:
 
 
 def unusable_value(value: Any) -> str | None:
-    """The first lone surrogate (in a string or a key) or non-finite number in ``value``,
-    as a message naming its place; None when there is none."""
+    """The first lone surrogate (in a string or a key), non-finite number or nesting deeper
+    than ``MAX_DEPTH`` in ``value``, as a message naming its place; None when there is none."""
     trail: list[tuple[int, str | int]] = [(0, "")]  # node id -> (parent id, key); 0 = root
-    stack: list[tuple[Any, int]] = [(value, 0)]
+    stack: list[tuple[Any, int, int]] = [(value, 0, 0)]
     while stack:
-        node, at = stack.pop()
+        node, at, depth = stack.pop()
         if isinstance(node, str):
             if _SURROGATE.search(node):
                 return f"{_where(trail, at)}: text holds a lone UTF-16 surrogate (not Unicode)"
@@ -41,12 +45,14 @@ def unusable_value(value: Any) -> str | None:
             if not math.isfinite(node):
                 return f"{_where(trail, at)}: {node} is not a JSON number"
         elif isinstance(node, dict | list):
+            if depth >= MAX_DEPTH:
+                return f"{_where(trail, at)}: nested deeper than {MAX_DEPTH} levels"
             items = node.items() if isinstance(node, dict) else enumerate(node)
             for key, item in items:
                 if isinstance(key, str) and _SURROGATE.search(key):
                     return f"{_where(trail, at)}: a key holds a lone UTF-16 surrogate (not Unicode)"
                 trail.append((at, key))
-                stack.append((item, len(trail) - 1))
+                stack.append((item, len(trail) - 1, depth + 1))
     return None
 
 

@@ -134,6 +134,15 @@ def diagnose(result: QueryDiagnose) -> str:
         fate = "survived" if stage.survived else f"dropped ({stage.dropReason.value})"
         lines.append(f"  {stage.id:7s} {stage.status:7s} {where:10s} {fate}")
     lines.append(f"Mode: {result.meta.mode}, results: {result.meta.totalResults}")
+    if receipt := result.meta.retrieval:
+        terms = ", ".join(t.term for t in receipt.feedbackTerms or []) or "none"
+        shape = receipt.shape.value if receipt.shape else None
+        move = receipt.targetLanguageMove.value if receipt.targetLanguageMove else None
+        lines.append(
+            f"Shape: {shape or 'off'}; feedback terms: {terms}; windows per chunk: "
+            f"{receipt.windows if receipt.windows is not None else 1}; "
+            f"language: {receipt.queryLanguage or 'off'}" + (f" (target {move})" if move else "")
+        )
     return "\n".join(lines)
 
 

@@ -152,4 +152,22 @@ def diagnose(app: App, inp: QueryDiagnoseInput) -> QueryDiagnose:
                  "reranked": run.reranked, "totalResults": min(inp.limit, len(run.fused))}  # fmt: skip
         if run.modes:
             meta["queryModes"] = mode_counts(run.modes)
+        meta["retrieval"] = retrieval_receipt(run, key)
     return QueryDiagnose.model_validate(result)
+
+
+def retrieval_receipt(run: QueryRun, key: str) -> dict[str, Any]:
+    """What the model-free stages did (query-diagnose@1.2 ``meta.retrieval``)."""
+    receipt: dict[str, Any] = {
+        "shape": run.shape,
+        "weights": run.weights,
+        "feedbackTerms": [{"term": t, "weight": w} for t, w in run.feedback_terms],
+        "windows": run.windows,
+    }
+    if run.language is not None:
+        receipt |= {
+            "queryLanguage": run.language.language,
+            "languageDetected": run.language.detected,
+            "targetLanguageMove": run.language.moved.get(key),
+        }
+    return receipt

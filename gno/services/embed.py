@@ -10,8 +10,10 @@ is counted and skipped, never losing the rest of its page.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from gno_contracts.models.embed_input import EmbedInput
@@ -27,6 +29,7 @@ from gno.adapters.sqlite.vectors import pack
 from gno.app import App
 from gno.core.embedding_text import document_text, embed_fingerprint, query_text, text_hash
 from gno.core.identity import normalize_collection_name
+from gno.core.windows import plan_windows
 from gno.errors import NotFoundError, UnavailableError
 from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError
 from gno.services.cancel import Cancelled, checkpoint
@@ -69,6 +72,39 @@ def _embed_texts(embedder: Embedder, texts: dict[str, str]) -> dict[str, bytes]:
     return fresh
 
 
+def window_limit(app: App, embedder: Embedder) -> int:
+    """Windows per chunk for this model: the configured count when windows are on and the
+    embedder can count tokens (llama.cpp), else 1 (one vector per chunk, as before)."""
+    settings = app.retrieval
+    if not settings.embed_windows or not callable(getattr(embedder, "token_count", None)):
+        return 1
+    return settings.max_windows
+
+
+def _model_id(app: App, store: SqliteStore, embedder: Embedder, uri: str, windows: int) -> int:
+    """The vector set for this model and recipe, created on first use; a new windowed set
+    starts with the one-vector set's text vectors (window 0 is the same text)."""
+    fingerprint = embed_fingerprint(uri, embedder.dimensions, windows)
+    fresh = store.find_embed_model(fingerprint) is None
+    model_id = store.embed_model(uri, fingerprint, embedder.dimensions)
+    plain = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions))
+    if fresh and windows > 1 and plain is not None:
+        with store.write():
+            store.seed_text_vectors(model_id, plain)
+    return model_id
+
+
+def _chunk_texts(
+    embedder: Embedder, uri: str, title: str | None, chunk: str, windows: int
+) -> list[str]:
+    """What each window of one chunk becomes before embedding (window 0 = today's text)."""
+    whole = document_text(uri, title, chunk)
+    if windows == 1:
+        return [whole]
+    plan = plan_windows(chunk, embedder.token_count(whole), embedder.max_tokens, windows)  # type: ignore[attr-defined]
+    return [whole] + [document_text(uri, title, chunk[start:]) for start in plan.starts[1:]]
+
+
 def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedResult:
     started = time.perf_counter()
     store = _vector_store(app)
@@ -77,9 +113,8 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
         raise NotFoundError(f"Collection not found: {inp.collection}")
     embedder = app.embedder()
     uri = app.embed_uri or embedder.model_id
-    model_id = store.embed_model(
-        uri, embed_fingerprint(uri, embedder.dimensions), embedder.dimensions
-    )
+    windows = window_limit(app, embedder)
+    model_id = _model_id(app, store, embedder, uri, windows)
     if inp.force:
         store.clear_vectors(model_id, collection)
     total = store.embed_backlog_count(model_id, collection)
@@ -91,22 +126,28 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
             after = page[-1][0], page[-1][1]
             mirrors = store.contents(list({row[0] for row in page}))
             texts = {
-                (h, seq): document_text(uri, title, mirrors[h][pos:end])
+                (h, seq, win): text
                 for h, seq, pos, end, title in page
+                for win, text in enumerate(
+                    _chunk_texts(embedder, uri, title, mirrors[h][pos:end], windows)
+                )
             }
             hashes = {key: text_hash(text) for key, text in texts.items()}
             known = store.known_text_hashes(model_id, list(set(hashes.values())))
             wanted = {hashes[key]: text for key, text in texts.items() if hashes[key] not in known}
             fresh = _embed_texts(embedder, wanted)
+            saved = {key for key in texts if hashes[key] in known or hashes[key] in fresh}
+            # A chunk counts as embedded when its whole-chunk vector (window 0) is there.
             done = [
-                (key[0], key[1], hashes[key])
-                for key in texts
-                if hashes[key] in known or hashes[key] in fresh
+                (h, seq, hashes[h, seq, win], win)
+                for h, seq, win in texts
+                if (h, seq, 0) in saved and (h, seq, win) in saved
             ]
-            errors += len(texts) - len(done)
+            chunks_done = sum(1 for h, seq, win in saved if win == 0)
+            errors += len(page) - chunks_done
             with store.write():
                 store.save_embeddings(model_id, fresh, done)
-            embedded += len(done)
+            embedded += chunks_done
             if progress:
                 progress(embedded + errors, total)
     except (KeyboardInterrupt, Cancelled):  # Ctrl-C, or a server stopping its job
@@ -123,12 +164,22 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
     return EmbedResult.model_validate(payload)
 
 
-def vector_neighbours(
+@dataclass
+class VectorSearch:
+    """A finished vector search: its vector set and the query vectors (for vector feedback)."""
+
+    model_id: int
+    vectors: list[list[float]]
+    windows: int  # windows per chunk of the vector set searched (1: one vector per chunk)
+
+
+def vector_search(
     app: App, store: SqliteStore, texts: list[str], k: int, filters: Filters | None = None
-) -> list[list[tuple[str, int, float]]]:
+) -> tuple[list[list[tuple[str, int, float]]], VectorSearch]:
     """Nearest chunks (mirror_hash, seq, distance) of active documents for each query text,
-    with the active model. Owner ``filters`` apply inside the search, before ``k``.
-    Raises UnavailableError when there are no vectors for it (checked before loading a model)."""
+    with the active model (a chunk with several windows may come back once per window).
+    Owner ``filters`` apply inside the search, before ``k``. Raises UnavailableError when
+    there are no vectors for it (checked before loading a model)."""
     if not store.load_vec():
         raise UnavailableError("Vector search needs sqlite-vec: pip install 'gno[models]'")
     if not store.vector_count(store.latest_embed_model(app.embed_model_uri())):
@@ -137,14 +188,49 @@ def vector_neighbours(
         )
     embedder = app.embedder()
     uri = app.embed_uri or embedder.model_id
-    model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions))
+    windows = window_limit(app, embedder)
+    model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions, windows))
+    if windows > 1 and model_id is None:  # windows on, but only a one-vector set exists
+        windows = 1
+        model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions))
     if model_id is None:
         raise UnavailableError(
             "No embeddings for the active model yet. Run: gno embed (or gno index)"
         )
     vectors = embedder.embed_batch([query_text(uri, text) for text in texts])
     where, params = filters.sql() if filters else ("", [])
-    return store.knn(model_id, [pack(vector) for vector in vectors], k, where, params)
+    found = store.knn(model_id, [pack(vector) for vector in vectors], k, where, params)
+    return found, VectorSearch(model_id, vectors, windows)
+
+
+def vector_neighbours(
+    app: App, store: SqliteStore, texts: list[str], k: int, filters: Filters | None = None
+) -> list[list[tuple[str, int, float]]]:
+    """``vector_search`` without its receipt."""
+    return vector_search(app, store, texts, k, filters)[0]
+
+
+def feedback_neighbours(
+    store: SqliteStore,
+    search: VectorSearch,
+    chunks: list[tuple[str, int]],
+    k: int,
+    filters: Filters | None,
+    beta: float,
+) -> list[tuple[str, int, float]]:
+    """Vector feedback (Rocchio): the first query vector moved toward the mean of these
+    chunks' vectors by ``beta``, normalized, searched again."""
+    blobs = store.chunk_vector_blobs(search.model_id, chunks)
+    if not blobs or not search.vectors:
+        return []
+    from gno.adapters.sqlite.vectors import unpack
+
+    rows = [unpack(blob) for blob in blobs]
+    query = search.vectors[0]
+    moved = [q + beta * sum(r[i] for r in rows) / len(rows) for i, q in enumerate(query)]
+    norm = math.sqrt(math.fsum(x * x for x in moved)) or 1.0
+    where, params = filters.sql() if filters else ("", [])
+    return store.knn(search.model_id, [pack([x / norm for x in moved])], k, where, params)[0]
 
 
 def nearest_per_mirror(neighbours: list[tuple[str, int, float]]) -> dict[str, tuple[float, int]]:

@@ -31,8 +31,10 @@ from gno_contracts.models.search_results import SearchResults
 from gno.adapters.sqlite.rows import iso_from_ns
 from gno.app import App
 from gno.core.dates import implicit_range, wants_recency
-from gno.core.fts import parse_query
+from gno.core.feedback import FEEDBACK_DOCS, VECTOR_BETA
+from gno.core.fts import cjk_any, parse_query
 from gno.core.fusion import Fused, RankedList, blend, normalize, rrf
+from gno.core.query_shape import IDENTIFIER, query_shape, shape_weights
 from gno.errors import GnoError, ValidationError
 from gno.ports import RerankError
 from gno.services.cancel import checkpoint
@@ -68,10 +70,11 @@ def _lexical(store: Any, text: str, filters: Filters, limit: int) -> list[str]:
 
 
 def _lexical_scored(
-    store: Any, text: str, filters: Filters, limit: int
+    store: Any, text: str, filters: Filters, limit: int, cjk: bool = False
 ) -> tuple[list[str], list[float]]:
     """``_lexical`` and the raw BM25 scores of its hits when every term matched (best
-    first; empty for a relaxed or failed query): the strong-signal check reads them."""
+    first; empty for a relaxed or failed query): the strong-signal check reads them. With
+    ``cjk`` (the language stage), a CJK query nothing matched falls back to its bigrams."""
     try:
         parsed = parse_query(text)
     except ValidationError:
@@ -81,6 +84,8 @@ def _lexical_scored(
     # Relaxed also when the filters removed every full match (an empty list helps nobody).
     if not hits and (any_term := relaxed_match(parsed)):
         (hits, _), raw = candidates(store, any_term, filters, limit), []
+    if cjk and not hits and (bigrams := cjk_any(text)):  # a CJK question: any bigram
+        (hits, _), raw = candidates(store, bigrams, filters, limit), []
     return list(dict.fromkeys(doc.mirror_hash for doc, _ in hits if doc.mirror_hash)), raw
 
 
@@ -103,11 +108,21 @@ class QueryRun:
     graph: Expansion | None = None
     recency: bool = False  # the query asked for the newest documents first
     expanded: bool = False  # generated variants took part (never with caller-given modes)
+    shape: str | None = None  # identifier | keyword | question, when shape weights were on
+    weights: dict[str, float] = field(default_factory=dict)  # fusion weights that differed
+    feedback_terms: list[tuple[str, float]] = field(default_factory=list)
+    language: Any = None  # stages.LanguageChoice when the language preference ran
+    windows: int = 1  # windows per chunk of the vector set searched
 
 
 def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
-    from gno.services.embed import nearest_per_mirror, vector_neighbours
+    from gno.services.embed import (
+        feedback_neighbours,
+        nearest_per_mirror,
+        vector_search,
+    )
     from gno.services.expansion import expand
+    from gno.services.stages import feedback, prefer_query_language
 
     supplied = [(m.mode.value, m.text.strip()) for m in inp.queryModes or []]
     text, modes = split_structured(inp.query, supplied)
@@ -122,7 +137,19 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     pool = inp.limit * 2 * multiplier
     graph = None
 
-    bm25_keys, bm25_raw = _lexical_scored(store, text, filters, pool)
+    settings = app.retrieval
+    shape = query_shape(text)
+    weights = shape_weights(shape) if settings.shape_weights else {}
+    explain.append(
+        {
+            "stage": "shape",
+            "message": f"{shape}: bm25 weight {weights.get('bm25', 2.0)}, vector weight "
+            f"{weights.get('vector', 2.0)}"
+            if weights
+            else "skipped: disabled",
+        }
+    )
+    bm25_keys, bm25_raw = _lexical_scored(store, text, filters, pool, settings.language_preference)
     lists = [RankedList("bm25", bm25_keys)]
     explain.append({"stage": "bm25", "message": f"{len(lists[0].keys)} candidates"})
     checkpoint()  # a REST client that went away stops the pipeline between stages
@@ -140,13 +167,15 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     checkpoint()
     best_chunk: dict[str, int] = {}
     vectors_used = False
+    windows = 1
     semantic = [("vector", text)] + [
         ("vector_variant" if mode == "intent" else "hyde", mode_text)
         for mode, mode_text in variants
         if mode != "term"
     ]
+    searched = None
     try:
-        neighbour_lists = vector_neighbours(
+        neighbour_lists, searched = vector_search(
             app, store, [t for _, t in semantic], pool * 4, filters
         )  # filtered inside the search: every neighbour passes the owner filters
         for (kind, _), found in zip(semantic, neighbour_lists, strict=True):
@@ -155,22 +184,82 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
             for mirror_hash, (_, seq) in nearest.items():
                 best_chunk.setdefault(mirror_hash, seq)
         vectors_used = True
+        windows = searched.windows
         explain.append(
             {"stage": "vector", "message": f"{len(lists[-len(semantic)].keys)} candidates"}
+        )
+        explain.append(
+            {
+                "stage": "windows",
+                "message": f"up to {windows} windows per chunk, a chunk scored by its best window"
+                if windows > 1
+                else "one vector per chunk (windows off, or not embedded yet: gno embed)",
+            }
         )
     except GnoError as exc:  # no vectors, no model, no sqlite-vec: BM25 alone
         explain.append({"stage": "vector", "message": f"skipped: {exc.message}"})
 
     checkpoint()
-    fused = rrf(lists)
+    fused = rrf(lists, weights=weights)
+    feedback_terms: list[tuple[str, float]] = []
+    if not settings.feedback:
+        explain.append({"stage": "feedback", "message": "skipped: disabled"})
+    elif shape == IDENTIFIER:
+        explain.append({"stage": "feedback", "message": "skipped: identifier query"})
+    elif fused:
+        fed = feedback(store, fused, text, filters, pool)
+        feedback_terms = fed.terms
+        if fed.keys:
+            lists.append(RankedList("feedback", fed.keys))
+            fused = rrf(lists, weights=weights)
+        words = ", ".join(f"{w} ({score:g})" for w, score in fed.terms) or "none"
+        explain.append(
+            {"stage": "feedback", "message": f"terms: {words}; {len(fed.keys)} candidates"}
+        )
+    if not settings.vector_feedback:
+        explain.append({"stage": "vector_feedback", "message": "skipped: disabled"})
+    elif shape == IDENTIFIER or searched is None or not fused:
+        why = "identifier query" if shape == IDENTIFIER else "no vectors"
+        explain.append({"stage": "vector_feedback", "message": f"skipped: {why}"})
+    else:
+        top = [(f.key, best_chunk.get(f.key, 0)) for f in fused[:FEEDBACK_DOCS]]
+        found = feedback_neighbours(store, searched, top, pool * 4, filters, VECTOR_BETA)
+        nearest = nearest_per_mirror(found)
+        if nearest:
+            lists.append(RankedList("vector_feedback", list(nearest)[:pool]))
+            fused = rrf(lists, weights=weights)
+        explain.append(
+            {
+                "stage": "vector_feedback",
+                "message": f"query vector moved {VECTOR_BETA} toward the top {len(top)} "
+                f"chunks; {len(nearest)} candidates",
+            }
+        )
     if inp.fast or inp.graph is False or inp.noGraph:
         explain.append({"stage": "graph", "message": "skipped: disabled"})
     elif fused:
         graph = graph_neighbours(store, [f.key for f in fused], filters, candidate_limit)
         if graph.mirrors:  # one more list; RRF is recomputed over all of them
             lists.append(RankedList("graph", graph.mirrors))
-            fused = rrf(lists)
+            fused = rrf(lists, weights=weights)
         explain.append({"stage": "graph", "message": f"{len(graph.mirrors)} linked candidates"})
+    language = None
+    if settings.language_preference:
+        where, params = filters.sql()
+        fused, language = prefer_query_language(store, fused, text, where, list(params))
+        how = "detected" if language.detected else "assumed (plain ASCII)"
+        moved = list(language.moved.values())
+        explain.append(
+            {
+                "stage": "language",
+                "message": f"{language.language} {how}: {moved.count('promoted')} promoted, "
+                f"{moved.count('demoted')} demoted"
+                if language.language
+                else "not detected: no preference",
+            }
+        )
+    else:
+        explain.append({"stage": "language", "message": "skipped: disabled"})
     fusion_order = [f.key for f in fused]
     explain.append({"stage": "fusion", "message": f"RRF k=60, {len(fused)} unique candidates"})
     scores = normalize([f.score for f in fused])
@@ -195,7 +284,8 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         why = "disabled" if inp.fast or inp.rerank is False else "no reranker available"
         explain.append({"stage": "rerank", "message": f"skipped: {why}"})
     return QueryRun(text, modes, filters, candidate_limit, lists, fusion_order, fused, scores, best_chunk,
-                    vectors_used, reranked, explain, graph, recency, expansion.expanded)  # fmt: skip
+                    vectors_used, reranked, explain, graph, recency, expansion.expanded,
+                    shape if weights else None, weights, feedback_terms, language, windows)  # fmt: skip
 
 
 def query(app: App, inp: QueryInput) -> SearchResults:

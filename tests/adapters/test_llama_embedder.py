@@ -70,9 +70,26 @@ def test_batch_keeps_input_order(embedder: LlamaEmbedder) -> None:
     texts = ["the model", "vector index", "document", "the model"]
     batch = embedder.embed_batch(texts)
     singles = [embedder.embed_batch([t])[0] for t in texts]
-    assert batch == singles
-    assert batch[0] == batch[3] and batch[0] != batch[1]
+    for packed, single in zip(batch, singles, strict=True):
+        assert packed == pytest.approx(single, abs=1e-5)
+    assert batch[0] == pytest.approx(batch[3], abs=1e-6) and cos(batch[0], batch[1]) < 0.999
     assert embedder.embed_batch([]) == []
+
+
+def test_packed_decodes_equal_one_at_a_time(embedder: LlamaEmbedder) -> None:
+    # Several texts share one llama.cpp decode (their own sequence ids); each vector must
+    # equal the text embedded alone, also for texts long enough to be truncated.
+    texts = [
+        f"the search {w} index " * n
+        for n, w in zip(range(1, 40, 3), "abcdefghijklmn", strict=False)
+    ]
+    texts.append(LONG_TEXT)
+    packs = embedder._packs([embedder._tokens(t) for t in texts])
+    assert len(packs) < len(texts)  # packing really happened
+    assert [len(p) for p in packs] and all(sum(map(len, p)) <= embedder._n_ctx for p in packs)
+    batch = embedder.embed_batch(texts)
+    for text, vector in zip(texts, batch, strict=True):
+        assert cos(vector, embedder.embed_batch([text])[0]) >= 0.9999
 
 
 def test_token_path_matches_llama_embed(embedder: LlamaEmbedder) -> None:
@@ -111,7 +128,7 @@ def test_decoder_model_without_pooling_key(tmp_path: Path) -> None:
     for vector in (first, empty, long):
         assert_unit(vector, 64)
     # The KV cache is cleared between texts: the same text gives the same vector.
-    assert embedder.embed_batch(["the search"])[0] == first
+    assert embedder.embed_batch(["the search"])[0] == pytest.approx(first, abs=1e-5)
     truncated = embedder._truncate(embedder._tokenize("word " * 3000))
     assert len(truncated) == 254 and truncated[0] == 1  # <s> kept
 

@@ -21,6 +21,16 @@ def quality():
         sys.path.remove(str(BENCH))
 
 
+def test_mrr_and_the_language_of_a_page(quality) -> None:
+    labels = {"a.md": 3, "b.md": 1}
+    assert quality.mrr(["x.md", "b.md", "a.md"], labels) == 0.5
+    assert quality.mrr(["x.md"], labels) == 0.0
+    assert quality.path_language("website/ja/docs/a.md") == "ja"
+    assert quality.path_language("specification/trace/sdk.md") == "en"
+    assert quality.percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.95) == 5.0
+    assert quality.word_overlap("keep slow requests", "We keep every request that is slow") == 1.0
+
+
 def test_ndcg_is_one_for_the_ideal_order_and_zero_without_hits(quality) -> None:
     labels = {"a.md": 2, "b.md": 1}
     assert quality.ndcg(["a.md", "b.md", "x.md"], labels) == pytest.approx(1.0)
@@ -57,13 +67,22 @@ def test_the_subset_holds_labels_and_translations_and_is_seeded(quality) -> None
 
 def test_the_dev_set_has_the_documented_shape(quality) -> None:
     queries = quality.load_devset()
-    assert 40 <= len(queries) <= 60
+    assert len(queries) >= 150
     assert len({q.id for q in queries}) == len(queries)
     assert {q.kind for q in queries} == set(quality.KINDS)
+    for kind in quality.KINDS:
+        of_kind = [q for q in queries if q.kind == kind]
+        assert len(of_kind) >= 30, kind
+        halves = [q.half for q in of_kind]
+        assert (
+            set(halves) == {"tune", "test"}
+            and abs(halves.count("tune") - halves.count("test")) <= 1
+        )
+    assert len({q.lang for q in queries if q.kind == "non-english"} & {"ja", "zh"}) == 2
     for q in queries:
         assert q.query.strip()
-        assert 1 <= len(q.relevant) <= 3, q.id
-        assert set(q.relevant.values()) <= {1, 2} and 2 in q.relevant.values(), q.id
+        assert 1 <= len(q.relevant) <= 4, q.id
+        assert set(q.relevant.values()) <= {1, 2, 3} and 3 in q.relevant.values(), q.id
         for path in q.relevant:
             assert not path.startswith("/") and ".." not in path.split("/"), path
             if quality.CORPUS.is_dir():

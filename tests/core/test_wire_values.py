@@ -45,10 +45,8 @@ def test_depth_costs_no_stack() -> None:
     deep: Any = "\udfff"
     for _ in range(100_000):
         deep = [deep]
-    problem = unusable_value(deep)
-    assert problem is not None and problem.endswith(
-        "…: text holds a lone UTF-16 surrogate (not Unicode)"
-    )
+    problem = unusable_value(deep)  # refused at the depth bound, before the surrogate
+    assert problem is not None and problem.endswith("nested deeper than 64 levels")
 
 
 def test_json_constants_are_refused_by_the_parser_hook() -> None:
@@ -59,3 +57,20 @@ def test_json_constants_are_refused_by_the_parser_hook() -> None:
             assert "not a JSON number" in str(exc)
         else:
             raise AssertionError(f"{text} was accepted")
+
+
+def test_nesting_deeper_than_the_bound_is_refused_without_recursion() -> None:
+    from gno.core.wire_values import MAX_DEPTH
+
+    def nested(levels: int) -> object:
+        value: object = "leaf"
+        for _ in range(levels):
+            value = [value]
+        return value
+
+    # The object is level 1; MAX_DEPTH - 1 lists inside it make MAX_DEPTH levels in all.
+    assert unusable_value({"roles": nested(MAX_DEPTH - 1)}) is None
+    problem = unusable_value({"roles": nested(MAX_DEPTH)})
+    assert problem is not None and f"deeper than {MAX_DEPTH}" in problem
+    # Far deeper than Python's recursion limit: still an answer, not a RecursionError.
+    assert unusable_value(nested(100_000)) is not None

@@ -137,11 +137,12 @@ def test_filters_apply_before_budgets_in_vsearch_and_query(app, f, limit, k, tex
         found = [r.uri for r in run.results]
         assert set(found) <= expected, f"excluded documents returned: {set(found) - expected}"
         assert len(found) == len(set(found)) == min(limit, len(expected))
-    # The chunk budget itself (what query's vector leg asks for): k allowed chunks, or all.
+    # The budget itself (what query's vector leg asks for): k allowed vectors, or all.
     store = app.store()
     marks = ",".join("?" * len(expected))
     mirrors = {r[0] for r in store.conn.execute(f"SELECT mirror_hash FROM documents WHERE uri IN ({marks})", tuple(expected))}  # fmt: skip
-    chunks = store.conn.execute(f"SELECT count(*) FROM content_chunks WHERE mirror_hash IN ({','.join('?' * len(mirrors))})", tuple(mirrors)).fetchone()[0]  # fmt: skip
+    # Vectors, not chunks: a chunk longer than the model reads has one per window.
+    chunks = store.conn.execute(f"SELECT count(*) FROM chunk_vectors WHERE mirror_hash IN ({','.join('?' * len(mirrors))})", tuple(mirrors)).fetchone()[0]  # fmt: skip
     neighbours = vector_neighbours(app, store, [text], k, build_filters(store, SearchInput(query=text, **f)))[0]  # fmt: skip
     assert {m for m, _, _ in neighbours} <= mirrors
     assert len(neighbours) == min(k, chunks)

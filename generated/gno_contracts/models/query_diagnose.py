@@ -174,6 +174,44 @@ class DiagnoseAffinity(ContractModel):
     source: Source
 
 
+class Shape(Enum):
+    IDENTIFIER = "identifier"
+    KEYWORD = "keyword"
+    QUESTION = "question"
+    NONE_TYPE_NONE = None
+
+
+class FeedbackTerm(ContractModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    term: str
+    weight: float
+
+
+class TargetLanguageMove(Enum):
+    PROMOTED = "promoted"
+    DEMOTED = "demoted"
+    NONE_TYPE_NONE = None
+
+
+class DiagnoseRetrieval(ContractModel):
+    """
+    What the model-free retrieval stages did for this query (gno extension, since 1.2): the query shape and the fusion weights it chose, the pseudo-relevance feedback terms, the query language and what the language preference did to the target, the embedding windows per chunk. A stage switched off in index.yml (retrieval:) is absent or null.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    shape: Shape | None = None
+    weights: dict[str, float] | None = None
+    feedbackTerms: Annotated[list[FeedbackTerm] | None, Field(max_length=16)] = None
+    queryLanguage: str | None = None
+    languageDetected: bool | None = None
+    targetLanguageMove: TargetLanguageMove | None = None
+    windows: Annotated[int | None, Field(ge=1)] = None
+
+
 class DiagnoseMeta(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -183,6 +221,7 @@ class DiagnoseMeta(ContractModel):
     reranked: bool
     totalResults: Annotated[int, Field(ge=0)]
     queryModes: DiagnoseQueryModes | None = None
+    retrieval: DiagnoseRetrieval | None = None
 
 
 class QueryDiagnose(ContractModel):

@@ -2,8 +2,10 @@
 
 Truncation is done here, on token ids, before llama.cpp sees the input: an input
 longer than the trained context makes llama.cpp hit a GGML_ASSERT, which aborts
-the whole process instead of raising. Each text is decoded on its own (packing
-several sequences into one batch is ~4x slower for BERT models).
+the whole process instead of raising. ``embed_batch`` packs several texts into one
+llama.cpp batch (each its own sequence id, so attention and positions stay per text
+and the vectors equal the one-at-a-time ones; bench/README.md "Batched embedding"):
+fewer decodes, and far fewer waits between llama.cpp's threads on a busy machine.
 
 ``llama_cpp`` (and with it numpy) is imported only when a model is loaded.
 """
@@ -15,10 +17,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from gno.adapters.llama.gguf import decode_pooled, load_model
+from gno.adapters.llama.gguf import MAX_CONTEXT, decode_pooled_many, load_model
 from gno.ports import EMBED_FAILED, EmbeddingError
 
 DEFAULT_MAX_TOKENS = 256  # sentence-transformers' max_seq_length for MiniLM
+PACK_TOKENS = 1024  # tokens per packed decode (several texts); bench/embed.py measured it
+MAX_PACKED = 16  # texts per packed decode
 
 # llama_pooling_type values as stored in ``<arch>.pooling_type``: MEAN, CLS, LAST.
 _POOLING_KEEP = (1, 2, 3)
@@ -34,6 +38,7 @@ class LlamaEmbedder:
         *,
         n_threads: int | None = None,
         max_tokens: int | None = None,
+        pack_tokens: int = PACK_TOKENS,
     ) -> None:
         self.model_id = "file:" + str(Path(path).expanduser().resolve())
 
@@ -41,13 +46,13 @@ class LlamaEmbedder:
             value = meta.get(f"{arch}.pooling_type")
             return value if value in _POOLING_KEEP else _POOLING_DEFAULT
 
-        loaded = load_model(path, EmbeddingError, pooling, n_threads)
+        loaded = load_model(path, EmbeddingError, pooling, n_threads, pack_tokens=pack_tokens)
         self._llama_cpp, self._llm = loaded.llama_cpp, loaded.llm
         n_ctx, n_ctx_train = loaded.n_ctx, loaded.n_ctx_train
         self.dimensions: int = self._llm.n_embd()
-        self._n_ctx = n_ctx
+        self._n_ctx = n_ctx  # the batch size: one decode holds at most this many tokens
         limit = max_tokens if max_tokens is not None else min(DEFAULT_MAX_TOKENS, n_ctx_train - 2)
-        self.max_tokens: int = max(4, min(limit, n_ctx))
+        self.max_tokens: int = max(4, min(limit, n_ctx_train, MAX_CONTEXT))
         self._head, self._tail = self._special_counts()
         self._lock = threading.Lock()  # one llama context: one decode at a time
 
@@ -73,27 +78,45 @@ class LlamaEmbedder:
         tail = tokens[len(tokens) - self._tail :] if self._tail else []
         return tokens[: self._head + keep] + tail
 
-    def _embed_tokens(self, tokens: list[int]) -> list[float]:
-        ptr = decode_pooled(self._llm, self._llama_cpp, tokens)
-        if ptr is None:
-            raise EmbeddingError(EMBED_FAILED, "llama.cpp returned no pooled embedding")
-        return ptr[: self.dimensions]
+    def token_count(self, text: str) -> int:
+        """Tokens of ``text`` with the special tokens, before truncation (for windows)."""
+        with self._lock:
+            return len(self._tokenize(text))
+
+    def _tokens(self, text: str) -> list[int]:
+        tokens = self._truncate(self._tokenize(text))
+        if not tokens:
+            raise EmbeddingError(EMBED_FAILED, "input has no tokens")
+        if len(tokens) > self._n_ctx:  # cannot happen; never let it reach llama.cpp
+            raise EmbeddingError(EMBED_FAILED, f"{len(tokens)} tokens > n_ctx")
+        return tokens
+
+    def _packs(self, sequences: list[list[int]]) -> list[list[list[int]]]:
+        """Consecutive sequences grouped so each group fits one decode."""
+        packs: list[list[list[int]]] = []
+        used = 0
+        for tokens in sequences:
+            if not packs or used + len(tokens) > self._n_ctx or len(packs[-1]) >= MAX_PACKED:
+                packs.append([])
+                used = 0
+            packs[-1].append(tokens)
+            used += len(tokens)
+        return packs
 
     def embed_batch(self, texts: list[str]) -> list[list[float]]:
-        vectors = []
+        vectors: list[list[float]] = []
         with self._lock:
-            for text in texts:
-                try:
-                    tokens = self._truncate(self._tokenize(text))
-                    if not tokens:
-                        raise EmbeddingError(EMBED_FAILED, "input has no tokens")
-                    if len(tokens) > self._n_ctx:  # cannot happen; never let it reach llama.cpp
-                        raise EmbeddingError(EMBED_FAILED, f"{len(tokens)} tokens > n_ctx")
-                    vectors.append(_normalize(self._embed_tokens(tokens)))
-                except EmbeddingError:
-                    raise
-                except Exception as exc:
-                    raise EmbeddingError(EMBED_FAILED, f"embedding failed: {exc}") from exc
+            try:
+                sequences = [self._tokens(text) for text in texts]
+                for pack in self._packs(sequences):
+                    pooled = decode_pooled_many(self._llm, self._llama_cpp, pack)
+                    if any(ptr is None for ptr in pooled):
+                        raise EmbeddingError(EMBED_FAILED, "llama.cpp returned no pooled embedding")
+                    vectors += [_normalize(ptr[: self.dimensions]) for ptr in pooled]
+            except EmbeddingError:
+                raise
+            except Exception as exc:
+                raise EmbeddingError(EMBED_FAILED, f"embedding failed: {exc}") from exc
         return vectors
 
     def close(self) -> None:

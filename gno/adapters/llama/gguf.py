@@ -115,13 +115,17 @@ def load_model(
     *,
     n_ctx: int | None = None,
     seed: int | None = None,
+    pack_tokens: int | None = None,
 ) -> LoadedModel:
     """Validate the header, pick the pooling (``choose_pooling`` may refuse by raising), load.
 
     With ``choose_pooling`` the model is loaded for pooled outputs (embeddings, rank scores)
     with a context of ``min(trained context, MAX_CONTEXT)``; without it, for generation with
     a context of ``min(trained context, n_ctx)`` (default ``MAX_CONTEXT``) and logits for
-    sampling. Every failure is ``error(MODEL_LOAD_FAILED, message)``."""
+    sampling. ``pack_tokens`` (pooled models) widens the batch so several sequences of at
+    most ``min(trained context, MAX_CONTEXT)`` tokens each share one decode; positions
+    restart per sequence, so no sequence sees more than the trained context. Every failure
+    is ``error(MODEL_LOAD_FAILED, message)``."""
     path = Path(path).expanduser().resolve()
     if not path.is_file():
         raise error(MODEL_LOAD_FAILED, f"model file not found: {path}")
@@ -134,8 +138,8 @@ def load_model(
     if not isinstance(arch, str) or not isinstance(n_ctx_train, int) or n_ctx_train < 8:
         raise error(MODEL_LOAD_FAILED, f"{path}: no architecture/context length")
     pooling = choose_pooling(arch, meta) if choose_pooling is not None else None
-    if pooling is not None:  # one sequence per decode: the whole context is one batch
-        n_ctx = n_batch = min(n_ctx_train, MAX_CONTEXT)
+    if pooling is not None:  # the whole context is one batch (one or several sequences)
+        n_ctx = n_batch = max(min(n_ctx_train, MAX_CONTEXT), pack_tokens or 0)
     else:  # generation: the caller sizes the context, the prompt is decoded in batches
         n_ctx = min(n_ctx_train, n_ctx or MAX_CONTEXT)
         n_batch = min(n_ctx, MAX_CONTEXT)
@@ -170,13 +174,25 @@ def load_model(
 
 def decode_pooled(llm: Any, llama_cpp: Any, tokens: list[int]) -> Any:
     """Decode one token sequence on its own and return llama.cpp's pooled output for it
-    (None when there is none). This is ``Llama.embed``'s decode step without its
-    tokenizing and packing (llama-cpp-python 0.3.36 internals: ``_batch``, ``_ctx``)."""
+    (None when there is none)."""
+    return decode_pooled_many(llm, llama_cpp, [tokens])[0]
+
+
+def decode_pooled_many(llm: Any, llama_cpp: Any, sequences: list[list[int]]) -> list[Any]:
+    """Decode several token sequences in one batch, each with its own sequence id (so the
+    attention mask keeps them apart and positions restart at 0), and return llama.cpp's
+    pooled output per sequence (None when there is none). The caller keeps the total within
+    the batch size. This is ``Llama.embed``'s decode step without its tokenizing
+    (llama-cpp-python 0.3.36 internals: ``_batch``, ``_ctx``)."""
     llm._batch.reset()
-    llm._batch.add_sequence(tokens, 0, True)
+    for seq_id, tokens in enumerate(sequences):
+        llm._batch.add_sequence(tokens, seq_id, True)
     llm._ctx.kv_cache_clear()
     try:
         llm._ctx.decode(llm._batch)
     finally:
         llm._batch.reset()
-    return llama_cpp.llama_get_embeddings_seq(llm._ctx.ctx, 0) or None
+    return [
+        llama_cpp.llama_get_embeddings_seq(llm._ctx.ctx, seq_id) or None
+        for seq_id in range(len(sequences))
+    ]

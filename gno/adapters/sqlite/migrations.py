@@ -295,3 +295,41 @@ def m005_journal_and_relations(conn: apsw.Connection, settings: dict[str, str]) 
         ) WITHOUT ROWID;
         """
     )
+
+
+@migration(6)
+def m006_chunk_windows(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """A chunk may have several vectors per model: one per embedding window (``win``, 0 for
+    the whole chunk; gno.core.windows). ``chunk_vectors`` is rebuilt with ``win`` in its
+    unique key, ids (the KNN rowids) and the AUTOINCREMENT high-water mark kept, so no KNN
+    code changes meaning and the triggers are recreated as they were."""
+    conn.execute(
+        """
+        CREATE TABLE chunk_vectors_m6 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            model_id INTEGER NOT NULL REFERENCES embed_models (id) ON DELETE CASCADE,
+            mirror_hash TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            win INTEGER NOT NULL DEFAULT 0,
+            vector_id INTEGER NOT NULL,
+            embedded_at TEXT NOT NULL,
+            UNIQUE (model_id, mirror_hash, seq, win),
+            FOREIGN KEY (mirror_hash, seq) REFERENCES content_chunks (mirror_hash, seq) ON DELETE CASCADE
+        );
+        INSERT INTO chunk_vectors_m6 (id, model_id, mirror_hash, seq, win, vector_id, embedded_at)
+            SELECT id, model_id, mirror_hash, seq, 0, vector_id, embedded_at FROM chunk_vectors;
+        DELETE FROM sqlite_sequence WHERE name = 'chunk_vectors_m6';
+        INSERT INTO sqlite_sequence (name, seq)
+            SELECT 'chunk_vectors_m6', seq FROM sqlite_sequence WHERE name = 'chunk_vectors';
+        DROP TABLE chunk_vectors;
+        ALTER TABLE chunk_vectors_m6 RENAME TO chunk_vectors;
+        CREATE INDEX chunk_vectors_chunk ON chunk_vectors (mirror_hash, seq);
+        CREATE TRIGGER chunk_vectors_added AFTER INSERT ON chunk_vectors BEGIN
+            UPDATE embed_models SET vectors = vectors + 1 WHERE id = NEW.model_id;
+        END;
+        CREATE TRIGGER chunk_vectors_removed AFTER DELETE ON chunk_vectors BEGIN
+            UPDATE embed_models SET vectors = vectors - 1 WHERE id = OLD.model_id;
+            INSERT OR IGNORE INTO knn_stale (chunk_id, model_id) VALUES (OLD.id, OLD.model_id);
+        END;
+        """
+    )

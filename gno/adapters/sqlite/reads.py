@@ -33,6 +33,22 @@ class DocumentReads:
         except apsw.SQLError as exc:
             raise ValidationError(f"Invalid search syntax: {exc}") from exc
 
+    def fts_document_frequency(self, words: Sequence[str]) -> dict[str, int]:
+        """How many indexed documents contain each plain word (body, title or path)."""
+        out = {}
+        for word in words:
+            row = self.conn.execute(
+                "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?",
+                ('"' + word.replace('"', '""') + '"',),
+            ).fetchone()
+            out[word] = int(row[0])
+        return out
+
+    def active_document_count(self) -> int:
+        return int(
+            self.conn.execute("SELECT count(*) FROM documents WHERE active = 1").fetchone()[0]
+        )
+
     def documents_by_ids(
         self, ids: Sequence[int], where: str = "", params: Sequence[Any] = ()
     ) -> dict[int, DocRow]:

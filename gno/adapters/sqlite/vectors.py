@@ -198,6 +198,30 @@ class VectorStore:
             (model_id,) if model_id is not None else (),
         ).fetchone()[0]
 
+    def chunk_vector_blobs(self, model_id: int, chunks: Sequence[tuple[str, int]]) -> list[bytes]:
+        """The whole-chunk (window 0) vectors of these chunks that have one, in order."""
+        out = []
+        for mirror_hash, seq in chunks:
+            row = self.conn.execute(
+                "SELECT tv.embedding FROM chunk_vectors cv JOIN text_vectors tv ON tv.id = cv.vector_id "
+                "WHERE cv.model_id = ? AND cv.mirror_hash = ? AND cv.seq = ? AND cv.win = 0",
+                (model_id, mirror_hash, seq),
+            ).fetchone()
+            if row:
+                out.append(bytes(row[0]))
+        return out
+
+    def seed_text_vectors(self, model_id: int, source_id: int) -> int:
+        """Copy another vector set's text vectors (same model, same width, another recipe)
+        into this one, so texts both recipes share are not embedded again. Call inside a
+        write transaction. Returns how many were copied."""
+        self.conn.execute(
+            "INSERT OR IGNORE INTO text_vectors (model_id, text_hash, embedding) "
+            "SELECT ?, text_hash, embedding FROM text_vectors WHERE model_id = ?",
+            (model_id, source_id),
+        )
+        return self.conn.changes()
+
     def known_text_hashes(self, model_id: int, text_hashes: Sequence[str]) -> set[str]:
         marks = ",".join("?" * len(text_hashes))
         rows = self.conn.execute(
@@ -207,11 +231,16 @@ class VectorStore:
         return {r[0] for r in rows}
 
     def save_embeddings(
-        self, model_id: int, new_vectors: dict[str, bytes], chunks: Sequence[tuple[str, int, str]]
+        self,
+        model_id: int,
+        new_vectors: dict[str, bytes],
+        chunks: Sequence[tuple[str, int, str] | tuple[str, int, str, int]],
     ) -> None:
-        """Store new text vectors and point chunks (mirror_hash, seq, text_hash) at them, KNN
-        codes included; every text hash must be stored already or be in ``new_vectors``.
-        Call inside a write transaction, with sqlite-vec loaded. Bulk statements only."""
+        """Store new text vectors and point chunks (mirror_hash, seq, text_hash[, window])
+        at them, KNN codes included; every text hash must be stored already or be in
+        ``new_vectors``. Window 0 (the default) is the whole chunk; a chunk longer than the
+        model reads has more (gno.core.windows). Call inside a write transaction, with
+        sqlite-vec loaded. Bulk statements only."""
         dims = self._dims(model_id)
         _check_widths(new_vectors.values(), dims)
         knn.drop_stale(self.conn, model_id)
@@ -223,9 +252,13 @@ class VectorStore:
         before = self.conn.execute("SELECT coalesce(max(id), 0) FROM chunk_vectors").fetchone()[0]
         ts = now_iso()
         self.conn.executemany(
-            "INSERT INTO chunk_vectors (model_id, mirror_hash, seq, vector_id, embedded_at) VALUES "
-            "(?1, ?2, ?3, (SELECT id FROM text_vectors WHERE model_id = ?1 AND text_hash = ?4), ?5)",
-            [(model_id, mirror_hash, seq, h, ts) for mirror_hash, seq, h in chunks],
+            "INSERT INTO chunk_vectors (model_id, mirror_hash, seq, win, vector_id, embedded_at) "
+            "VALUES (?1, ?2, ?3, ?6, "
+            "(SELECT id FROM text_vectors WHERE model_id = ?1 AND text_hash = ?4), ?5)",
+            [
+                (model_id, row[0], row[1], row[2], ts, row[3] if len(row) > 3 else 0)
+                for row in chunks
+            ],
         )
         knn.index_chunks(self.conn, model_id, dims, after_id=before)
 
@@ -311,7 +344,8 @@ class VectorStore:
         rows = self.conn.execute(
             "SELECT d.collection, count(*) FROM (SELECT DISTINCT collection, mirror_hash FROM documents "
             "WHERE active = 1 AND mirror_hash IS NOT NULL) d JOIN chunk_vectors v "
-            "ON v.mirror_hash = d.mirror_hash AND v.model_id = ? GROUP BY d.collection",
+            "ON v.mirror_hash = d.mirror_hash AND v.model_id = ? AND v.win = 0 "
+            "GROUP BY d.collection",
             (model_id,),
         )
         return dict(rows.fetchall())

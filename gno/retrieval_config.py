@@ -1,0 +1,64 @@
+"""The ``retrieval:`` block of index.yml: switches for the retrieval stages of issue 12, each
+of which can be turned on or off to compare (bench/quality.py does). The defaults are what
+the tune half of bench/devset.jsonl chose and its test half confirmed (bench/README.md):
+feedback and vector feedback did not help on the tune half and stay off.
+
+    retrieval:
+      embedWindows: true        # overlapping windows for chunks longer than the model reads
+      maxWindows: 3             # windows per chunk, 1..8
+      feedback: false           # pseudo-relevance feedback terms on the BM25 leg
+      vectorFeedback: false     # and on the vector leg (the query vector moved to the top hits)
+      shapeWeights: true        # fusion weights from the query's shape
+      languagePreference: true  # prefer the page in the query's language among translations
+
+Unknown keys are ignored (GNO does not know the block; it keeps it as it is).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gno.core.windows import MAX_WINDOWS_CAP
+from gno.errors import ConfigError
+
+_SWITCHES = {
+    "embedWindows": "embed_windows",
+    "feedback": "feedback",
+    "vectorFeedback": "vector_feedback",
+    "shapeWeights": "shape_weights",
+    "languagePreference": "language_preference",
+}
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    embed_windows: bool = True
+    max_windows: int = 3
+    feedback: bool = False
+    vector_feedback: bool = False
+    shape_weights: bool = True
+    language_preference: bool = True
+
+
+def parse_retrieval(raw: Any, source: str = "index.yml") -> RetrievalConfig:
+    if raw is None:
+        return RetrievalConfig()
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: retrieval must be a mapping")
+    values: dict[str, Any] = {}
+    for key, field_name in _SWITCHES.items():
+        if key in raw:
+            if not isinstance(raw[key], bool):
+                raise ConfigError(f"{source}: retrieval.{key} must be true or false")
+            values[field_name] = raw[key]
+    if "maxWindows" in raw:
+        count = raw["maxWindows"]
+        if (
+            isinstance(count, bool)
+            or not isinstance(count, int)
+            or not 1 <= count <= MAX_WINDOWS_CAP
+        ):
+            raise ConfigError(f"{source}: retrieval.maxWindows must be 1..{MAX_WINDOWS_CAP}")
+        values["max_windows"] = count
+    return RetrievalConfig(**values)

@@ -1,0 +1,99 @@
+"""The model-free retrieval stages of ``gno query`` (issue 12 §3-§4): pseudo-relevance
+feedback on the BM25 leg and the query-language preference among translations. Each is a
+function of the store and a first fused order; ``services/query.py`` decides when to run
+them (``retrieval:`` switches in index.yml) and records what they did for ``--explain``
+and ``query diagnose``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gno.core.feedback import FEEDBACK_DOCS, candidate_terms, pick_terms
+from gno.core.fts import parse_query
+from gno.core.fusion import Fused
+from gno.core.language import detect_query_language, query_language_scores
+from gno.core.translations import PageLanguage, page_language, prefer_language
+from gno.errors import ValidationError
+from gno.services.filters import Filters
+from gno.services.search import candidates
+
+LANGUAGE_WINDOW = 60  # fused candidates the language preference looks at (the rest stay)
+
+
+@dataclass
+class Feedback:
+    terms: list[tuple[str, float]] = field(default_factory=list)  # (word, tf·idf)
+    keys: list[str] = field(default_factory=list)  # mirrors of the feedback BM25 list
+
+
+def feedback(store: Any, fused: list[Fused], text: str, filters: Filters, limit: int) -> Feedback:
+    """Terms from the top documents of the first pass, and the BM25 list of the query's own
+    terms OR those terms (any may match; BM25 ranks documents with more of them first)."""
+    top = [f.key for f in fused[:FEEDBACK_DOCS]]
+    if len(top) < 2:
+        return Feedback()
+    mirrors = store.contents(top)
+    found = candidate_terms([mirrors.get(key, "") for key in top], text)
+    if not found:
+        return Feedback()
+    df = store.fts_document_frequency([word for word, _ in found])
+    terms = pick_terms(found, df, store.active_document_count())
+    if not terms:
+        return Feedback()
+    try:
+        own = list(parse_query(text).positives)
+    except ValidationError:
+        own = []
+    expr = "(" + " OR ".join(own + [f'"{word}"' for word, _ in terms]) + ")"
+    hits, _ = candidates(store, expr, filters, limit)
+    keys = list(dict.fromkeys(doc.mirror_hash for doc, _ in hits if doc.mirror_hash))
+    return Feedback(terms, keys)
+
+
+@dataclass
+class LanguageChoice:
+    language: str | None  # the query's language as used (detected, or "en" for plain ASCII)
+    detected: bool  # False: not detected, English assumed for plain ASCII text
+    moved: dict[str, str] = field(default_factory=dict)  # mirror -> "demoted" | "promoted"
+
+
+def query_language(text: str) -> tuple[str | None, bool]:
+    """The detected language, else English for text in plain ASCII letters with no sign of
+    another language (identifiers and keyword lists say nothing; they are compared only with
+    pages in language folders). "muestreo de trazas" stays undetected: `de` is Spanish,
+    Portuguese or French."""
+    found = detect_query_language(text)
+    if found is not None:
+        return found, True
+    evidence = query_language_scores(text)
+    if text.isascii() and any(c.isalpha() for c in text) and set(evidence) <= {"en"}:
+        return "en", False
+    return None, False
+
+
+def prefer_query_language(
+    store: Any, fused: list[Fused], text: str, where: str, params: list[Any]
+) -> tuple[list[Fused], LanguageChoice]:
+    """Fused candidates reordered for the query's language (see core/translations)."""
+    language, detected = query_language(text)
+    choice = LanguageChoice(language, detected)
+    if language is None or not fused:
+        return fused, choice
+    head = fused[:LANGUAGE_WINDOW]
+    docs = store.documents_with_mirrors([f.key for f in head], where, params)
+    pages: dict[str, PageLanguage] = {}
+    for doc in sorted(docs, key=lambda d: d.id):
+        if doc.mirror_hash and doc.mirror_hash not in pages:
+            page = page_language(doc.rel_path)
+            key = f"{doc.collection}:{page.key}" if page.key else None
+            pages[doc.mirror_hash] = PageLanguage(page.language, key)
+    order, scores, moved = prefer_language(
+        [f.key for f in head], [f.score for f in head], pages, language
+    )
+    by_key = {f.key: f for f in head}
+    for key, score in zip(order, scores, strict=True):
+        by_key[key].score = score
+    choice.moved = moved
+    merged = [by_key[key] for key in order] + fused[LANGUAGE_WINDOW:]
+    return sorted(merged, key=lambda f: -round(f.score, 9)), choice  # stable on ties
