@@ -62,7 +62,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/rest.py
 	$(BIN)/python bench/mcp_stdio.py
 	$(BIN)/python bench/tokenizers.py
-	$(BIN)/python bench/embed.py --windows 3
+	$(BIN)/python bench/embed.py --windows 2
 	$(BIN)/python bench/quality.py
 
 clean:
