@@ -91,7 +91,7 @@ bench: $(STAMP)
 	$(MAKE) --no-print-directory browser
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/tokenizers.py
-	$(BIN)/python bench/embed.py --windows 3
+	$(BIN)/python bench/embed.py --windows 2
 	$(BIN)/python bench/quality.py
 
 clean:

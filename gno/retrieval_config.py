@@ -5,7 +5,7 @@ feedback and vector feedback did not help on the tune half and stay off.
 
     retrieval:
       embedWindows: true        # overlapping windows for chunks longer than the model reads
-      maxWindows: 3             # windows per chunk, 1..8
+      maxWindows: 2             # windows per chunk, 1..8
       feedback: false           # pseudo-relevance feedback terms on the BM25 leg
       vectorFeedback: false     # and on the vector leg (the query vector moved to the top hits)
       shapeWeights: true        # fusion weights from the query's shape
@@ -34,7 +34,7 @@ _SWITCHES = {
 @dataclass(frozen=True)
 class RetrievalConfig:
     embed_windows: bool = True
-    max_windows: int = 3
+    max_windows: int = 2
     feedback: bool = False
     vector_feedback: bool = False
     shape_weights: bool = True
