@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from gno.adapters.sqlite.store import SqliteStore
 from gno.config import Config, load_config, save_config
@@ -45,7 +45,7 @@ class App:
         self.paths = paths
         self._store: SqliteStore | None = None
         self._embedder: Embedder | None = None
-        self._reranker: Reranker | bool | None = None  # False: looked, none available
+        self._reranker: Reranker | Literal[False] | None = None  # False: looked, none available
         self._generators: dict[str, Generator | None] = {}  # None: looked, none available
         self.embed_uri: str | None = None
         self.mode = "direct-cli"  # resident-status mode of this process ("stdio" under `gno mcp`)
@@ -133,8 +133,8 @@ class App:
             except (RerankError, GnoError) as exc:  # not on disk, bad URI, not a RANK model
                 self.unavailable["rerank"] = getattr(exc, "message", str(exc))
                 self._reranker = False
-                return None
-        return self._reranker
+        found = self._reranker
+        return None if found is False else found
 
     def forget_missing_models(self) -> None:
         """Optional roles found without a model are looked up again on next use (after a

@@ -16,21 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from gno.errors import UnavailableError
+from gno.errors import ModelUnavailableError
 from gno.models.catalog import ModelUri
 from gno.models.quant import pick_quant_file
 
 _TRUE = {"1", "true", "yes"}
-
-
-class ModelUnavailableError(UnavailableError):
-    code = "MODEL_UNAVAILABLE"
-
-
-class ModelDownloadError(UnavailableError):
-    """A download was tried and failed (hub error, network, or a file that is not a valid GGUF)."""
-
-    code = "MODEL_DOWNLOAD_FAILED"
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from gno.app import App
-from gno.errors import GnoError, UnavailableError
+from gno.errors import ReadersBusyError, UnavailableError
 from gno.ports import Embedder, Reranker
-
-
-class ReadersBusyError(GnoError):
-    code = "RATE_LIMITED"
-    http_status = 429
 
 
 class _LockedEmbedder:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
+
+from pydantic import BaseModel
 
 HANDLERS: dict[str, str] = {
     "search": "gno.services.search:search",
@@ -53,10 +55,11 @@ HANDLERS: dict[str, str] = {
 
 def handler(op_id: str) -> Callable[..., Any]:
     module, _, name = HANDLERS[op_id].partition(":")
-    return getattr(importlib.import_module(module), name)
+    return cast(Callable[..., Any], getattr(importlib.import_module(module), name))
 
 
-def model(ref: str) -> type:
+def model(ref: str) -> type[BaseModel]:
     """``"module:Class"`` from the registry -> the generated pydantic class."""
     module, _, name = ref.partition(":")
-    return getattr(importlib.import_module(f"gno_contracts.models.{module}"), name)
+    found = getattr(importlib.import_module(f"gno_contracts.models.{module}"), name)
+    return cast(type[BaseModel], found)

@@ -96,7 +96,7 @@ def get(app: App, inp: GetInput) -> GetResult:
     payload["totalLines"] = len(lines)
     if ranged and selected:
         payload["returnedLines"] = {"start": start, "end": start + len(selected) - 1}
-    chunks = store.chunks(doc.mirror_hash)
+    chunks = store.chunks(doc.mirror_hash or "")
     if chunks and chunks[0][5]:
         payload["language"] = chunks[0][5]
     payload["source"] = builder.source(doc)
@@ -191,7 +191,7 @@ def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
             reason = "conversion_error"
         if mirror is None:
             skipped.append({"ref": raw, "reason": reason})
-        elif doc.id not in seen:
+        elif doc is not None and doc.id not in seen:
             seen.add(doc.id)
             documents.append(_document_entry(builder, doc, mirror, inp))
     meta = {

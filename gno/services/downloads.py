@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from gno_contracts.models.models_pull_input import ModelsPullInput
+from gno_contracts.models.models_pull_input import ModelRole, ModelsPullInput
 from gno_contracts.models.models_status import ModelsStatus
 from gno_contracts.models.models_status_input import ModelsStatusInput
 
@@ -69,7 +69,8 @@ def state_of(app: App) -> DownloadState:
     with _CREATE_LOCK:
         if jobs.downloads is None:
             jobs.downloads = DownloadState()
-        return jobs.downloads
+        state: DownloadState = jobs.downloads
+        return state
 
 
 def models_status(app: App, inp: ModelsStatusInput) -> ModelsStatus:
@@ -79,7 +80,7 @@ def models_status(app: App, inp: ModelsStatusInput) -> ModelsStatus:
 def start_pull(app: App, inp: ModelsPullInput) -> dict[str, Any]:
     """Check what can fail at once (offline mode, a pull already running), then start the
     pull job and answer GNO's receipt."""
-    from gno.services.jobs import JobConflictError
+    from gno.errors import JobConflictError
     from gno.services.models import check_pull_allowed
 
     check_pull_allowed()
@@ -151,7 +152,9 @@ def _pull_role(app: App, role: str, force: bool, state: DownloadState) -> dict[s
             checkpoint()  # a server shutting down drops the partial file
 
     try:
-        pulled = models_pull(app, ModelsPullInput(roles=[role], force=force), progress=progress)
+        pulled = models_pull(
+            app, ModelsPullInput(roles=[ModelRole(role)], force=force), progress=progress
+        )
         entry = pulled.results[0].model_dump(mode="json", exclude_none=True)
     except GnoError as exc:
         details = (exc.details or {}).get("results") or [{}]

@@ -27,9 +27,9 @@ from gno.adapters.sqlite.vectors import pack
 from gno.app import App
 from gno.core.embedding_text import document_text, embed_fingerprint, query_text, text_hash
 from gno.core.identity import normalize_collection_name
-from gno.errors import NotFoundError, UnavailableError
+from gno.errors import Cancelled, NotFoundError, UnavailableError
 from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError
-from gno.services.cancel import Cancelled, checkpoint
+from gno.services.cancel import checkpoint
 from gno.services.filters import Filters, build_filters
 from gno.services.results import ResultBuilder
 

@@ -45,7 +45,7 @@ from gno_contracts.models.sync_result import SyncResult
 from gno_contracts.models.update_input import UpdateInput
 
 from gno.app import App
-from gno.errors import ConflictError, GnoError, NotFoundError
+from gno.errors import JobConflictError, NotFoundError, QueueFullError
 from gno.services.cancel import CancelToken, bound, checkpoint
 
 KEEP_SECONDS = 3600
@@ -54,15 +54,6 @@ MAX_WAITING = 64
 INDEX_LANE = "index"  # syncs, embeds, collection adds: one at a time
 
 Work = Callable[[App], dict[str, Any]]  # runs the job on its own App; returns typedResult
-
-
-class JobConflictError(ConflictError):
-    code = "JOB_CONFLICT"
-
-
-class QueueFullError(GnoError):
-    code = "QUEUE_FULL"
-    http_status = 429
 
 
 @dataclass
@@ -427,7 +418,8 @@ def add_collection(app: App, inp: CollectionAddInput) -> SyncResult:
     from gno.services import handler
 
     added = handler("collection_add")(app, inp)
-    return handler("update")(app, UpdateInput(collection=added.collection.name))
+    synced: SyncResult = handler("update")(app, UpdateInput(collection=added.collection.name))
+    return synced
 
 
 # ---- job queries ----

@@ -210,7 +210,8 @@ def query(app: App, inp: QueryInput) -> SearchResults:
     by_mirror: dict[str, list[Any]] = {}
     for doc in sorted(docs, key=lambda d: d.uri):
         by_mirror.setdefault(doc.mirror_hash or "", []).append(doc)
-    scored, explained = [], []
+    scored: list[tuple[Any, float]] = []
+    explained: list[Fused] = []
     wanted = inp.limit * 3 if run.recency else inp.limit
     for fused_item, score in ranked:
         for doc in by_mirror.get(fused_item.key, []):

@@ -27,6 +27,7 @@ from gno.app import App
 from gno.core.fts import parse_query
 from gno.core.identity import make_uri
 from gno.errors import GnoError, NotInitializedError
+from gno.models.catalog import preset_label
 from gno.resident.watcher import root_problem
 
 PROBE_DOCS = 3
@@ -35,9 +36,12 @@ _PROBE_WORD = re.compile(r"[^\W\d_]{4,}")
 EMPTY_RULES_FINGERPRINT = hashlib.sha256(b"[]").hexdigest()
 
 
+def zeros(*keys: str) -> dict[str, int]:
+    return dict.fromkeys(keys, 0)
+
+
 def direct_resident(mode: str = "direct-cli") -> dict[str, Any]:
     """resident-status for a process that is not a resident server (CLI, stdio MCP)."""
-    zeros = lambda *keys: dict.fromkeys(keys, 0)  # noqa: E731
     return {
         "schemaVersion": "1.0",
         "mode": mode,
@@ -73,7 +77,8 @@ def direct_resident(mode: str = "direct-cli") -> dict[str, Any]:
 def resident_of(app: App) -> dict[str, Any]:
     """The serving process's lifecycle snapshot: the resident runtime's under `gno serve`."""
     if app.runtime is not None:
-        return app.runtime.snapshot()
+        snapshot: dict[str, Any] = app.runtime.snapshot()
+        return snapshot
     return direct_resident(app.mode)
 
 
@@ -195,6 +200,7 @@ def status(app: App, inp: StatusInput) -> Status:
             entry["rootError"] = {"code": problem[0], "message": problem[1]}
         collections.append(entry)
     activation_state = activation(store, counts)
+    preset_id, preset_name = preset_label(app.config.raw)
     payload = {
         "resident": resident_of(app),
         "indexName": app.paths.index_name,
@@ -207,7 +213,7 @@ def status(app: App, inp: StatusInput) -> Status:
         "recentErrors": totals["errors_24h"],
         "lastUpdated": totals["last_updated"],
         "healthy": all(c["healthy"] for c in collections) and store.integrity_ok(),
-        "activePreset": {"id": "slim-tuned", "name": "Slim Tuned"},
+        "activePreset": {"id": preset_id, "name": preset_name},
         "capabilities": _capabilities(embedded),
         "contentTypeBoost": {"rulesFingerprint": EMPTY_RULES_FINGERPRINT, "rules": []},
         "activation": activation_state,

@@ -87,7 +87,7 @@ def onboarding(
             "action": "sync" if documents == 0 else "embed",
         },
     ]
-    current = next((s["id"] for s in steps if not s["done"]), None)
+    current: str | None = next((str(s["id"]) for s in steps if not s["done"]), None)
     out_steps = []
     seen_current = False
     for step in steps:
@@ -227,7 +227,7 @@ def background_block(app: App, embed_ready: bool) -> dict[str, Any]:
     jobs = app.jobs.all()
     embed_jobs = [j for j in jobs if j.type in ("embed", "index")]
     finished = [j for j in embed_jobs if j.completed_at is not None]
-    last = max(finished, key=lambda j: j.completed_at) if finished else None
+    last = max(finished, key=lambda j: j.completed_at or j.started_at) if finished else None
     last_result = None
     if last is not None and last.typed_result:
         value = last.typed_result["value"]
@@ -313,14 +313,10 @@ def bootstrap_models(app: App) -> list[dict[str, Any]]:
 
 def bootstrap(app: App, models: list[dict[str, Any]]) -> dict[str, Any]:
     from gno.models.availability import download_policy
-    from gno.models.catalog import active_preset
+    from gno.models.catalog import preset_label
 
     policy = download_policy()
-    try:
-        preset = active_preset(app.config.raw)
-        preset_id, preset_name = preset.id, preset.name
-    except GnoError:
-        preset_id = preset_name = str((app.config.raw.get("models") or {}).get("activePreset", ""))
+    preset_id, preset_name = preset_label(app.config.raw)
     cache_dir = app.paths.models_dir
     cached_bytes = _cache_bytes(cache_dir)
     cached = sum(e["cached"] for e in models)

@@ -30,11 +30,10 @@ from gno.app import App
 from gno.config import Collection
 from gno.core.globs import FileRules
 from gno.core.identity import make_uri, normalize_collection_name
-from gno.errors import InvalidPathError, NotFoundError, ValidationError
+from gno.errors import Cancelled, InvalidPathError, NotFoundError, ValidationError
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.walker import WalkEntry, walk
 from gno.ports import PERMANENT_CODES, READ_ERROR, TOO_LARGE
-from gno.services.cancel import Cancelled
 from gno.services.collections import check_file_name
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
@@ -99,7 +98,7 @@ class CollectionSync:
         self.tally = CollectionTally(collection.name)
         self.progress = progress
         self._seen: set[str] = set()  # relative paths found by the walk
-        self._pending: list[Callable[[], None]] = []  # store writes of the open batch
+        self._pending: list[Callable[[], object]] = []  # store writes of the open batch
         self._last_flush = time.perf_counter()
         self._done = self._total = 0
 
@@ -218,7 +217,7 @@ class CollectionSync:
         if self.progress:
             self.progress(self.coll.name, self._done, self._total)
 
-    def _queue(self, write: Callable[[], None]) -> None:
+    def _queue(self, write: Callable[[], object]) -> None:
         self._pending.append(write)
         if (
             len(self._pending) >= BATCH_FILES
@@ -257,7 +256,7 @@ class CollectionSync:
             entry.inode,
         )
 
-    def _saver(self, src: SourceFile, result: Converted) -> Callable[[], None]:
+    def _saver(self, src: SourceFile, result: Converted) -> Callable[[], object]:
         return lambda: self.store.save_document(
             src,
             result.analysis,
@@ -268,7 +267,7 @@ class CollectionSync:
             language_hint=self.coll.language_hint,
         )
 
-    def _failure(self, src: SourceFile, code: str, message: str) -> Callable[[], None]:
+    def _failure(self, src: SourceFile, code: str, message: str) -> Callable[[], object]:
         self._error(src.rel_path, code, message)
         return lambda: self.store.save_failure(src, code, message)
 
@@ -280,7 +279,7 @@ class CollectionSync:
             self._pending.clear()
         self._last_flush = time.perf_counter()
 
-    def _plan(self, entry: WalkEntry, state: DocState | None) -> Callable[[], None] | Job | None:
+    def _plan(self, entry: WalkEntry, state: DocState | None) -> Callable[[], object] | Job | None:
         """Decide what a file needs: nothing, a store write, or a conversion job."""
         same_stat = (
             state is not None
@@ -289,14 +288,14 @@ class CollectionSync:
             and state.inode == entry.inode
             and state.ingest_version == INGEST_VERSION
         )
-        if same_stat and state.error_code is None and state.mirror_hash:
+        if same_stat and state is not None and state.error_code is None and state.mirror_hash:
             if state.active:
                 self.tally.unchanged += 1
                 return None
             self.tally.updated += 1
             self.tally.changed(entry.rel_path, "added")  # back in the index
             return lambda: self.store.reactivate(state.id)
-        if same_stat and state.error_code in PERMANENT_CODES:
+        if same_stat and state is not None and state.error_code in PERMANENT_CODES:
             self.tally.skipped += 1
             return None
         ext = _ext(entry.rel_path)

@@ -8,6 +8,7 @@ from typing import Any
 
 import apsw
 
+from gno.adapters.sqlite.cursor import all_rows, scalar
 from gno.adapters.sqlite.rows import DOC_COLUMNS, DocRow, doc_row, iso_from_ns
 from gno.errors import ValidationError
 
@@ -69,16 +70,15 @@ class DocumentReads:
     def list_documents(
         self, collection: str | None, prefix: str | None, limit: int, offset: int
     ) -> tuple[list[DocRow], int]:
-        where, params = "active = 1 AND mirror_hash IS NOT NULL", []
+        where = "active = 1 AND mirror_hash IS NOT NULL"
+        params: list[str | int] = []
         if collection:
             where += " AND collection = ?"
             params.append(collection)
         if prefix:
             where += " AND substr(rel_path, 1, ?) = ?"
             params += [len(prefix), prefix]
-        total = self.conn.execute(
-            f"SELECT count(*) FROM documents WHERE {where}", params
-        ).fetchone()[0]
+        total = scalar(self.conn.execute(f"SELECT count(*) FROM documents WHERE {where}", params))
         rows = self.conn.execute(
             f"SELECT {DOC_COLUMNS} FROM documents WHERE {where} ORDER BY uri LIMIT ? OFFSET ?",
             (*params, limit, offset),
@@ -152,17 +152,21 @@ class DocumentReads:
     def collection_counts(self) -> dict[str, tuple[int, int]]:
         """Per collection: (active documents, chunks of their mirrors)."""
         docs = dict(
-            self.conn.execute(
-                "SELECT collection, count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL "
-                "GROUP BY collection"
-            ).fetchall()
+            all_rows(
+                self.conn.execute(
+                    "SELECT collection, count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL "
+                    "GROUP BY collection"
+                )
+            )
         )
         chunks = dict(
-            self.conn.execute(
-                "SELECT d.collection, count(*) FROM (SELECT DISTINCT collection, mirror_hash FROM documents "
-                "WHERE active = 1 AND mirror_hash IS NOT NULL) d JOIN content_chunks c ON c.mirror_hash = d.mirror_hash "
-                "GROUP BY d.collection"
-            ).fetchall()
+            all_rows(
+                self.conn.execute(
+                    "SELECT d.collection, count(*) FROM (SELECT DISTINCT collection, mirror_hash FROM documents "
+                    "WHERE active = 1 AND mirror_hash IS NOT NULL) d JOIN content_chunks c ON c.mirror_hash = d.mirror_hash "
+                    "GROUP BY d.collection"
+                )
+            )
         )
         return {name: (docs.get(name, 0), chunks.get(name, 0)) for name in set(docs) | set(chunks)}
 
@@ -175,7 +179,7 @@ class DocumentReads:
         return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
     def totals(self) -> dict[str, Any]:
-        one = lambda sql, *p: self.conn.execute(sql, p).fetchone()[0]  # noqa: E731
+        one = lambda sql, *p: scalar(self.conn.execute(sql, p))  # noqa: E731
         return {
             "documents": one(
                 "SELECT count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL"

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 from gno.adapters.sqlite import knn
+from gno.adapters.sqlite.cursor import all_rows, scalar
 from gno.adapters.sqlite.knn import Neighbour
 from gno.adapters.sqlite.rows import now_iso
 from gno.errors import ValidationError
@@ -73,9 +74,11 @@ class VectorStore:
             # Rescoring and exact scans read float vectors at random places: mapped pages
             # skip a read() and a copy each (exact scans about 2x faster at 100k vectors).
             self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-            stale = self.conn.execute(
-                "SELECT id, dims FROM embed_models WHERE knn_layout != ?", (knn.KNN_LAYOUT,)
-            ).fetchall()
+            stale = all_rows(
+                self.conn.execute(
+                    "SELECT id, dims FROM embed_models WHERE knn_layout != ?", (knn.KNN_LAYOUT,)
+                )
+            )
             if stale:
                 with self.write():
                     for model_id, dims in stale:
@@ -113,11 +116,13 @@ class VectorStore:
                     knn.drop_stale(self.conn, model_id)
             return model_id
         with self.write():
-            model_id = self.conn.execute(
-                "INSERT INTO embed_models (model_uri, fingerprint, dims, created_at, knn_layout) "
-                "VALUES (?, ?, ?, ?, ?) RETURNING id",
-                (uri, fingerprint, dims, now_iso(), knn.KNN_LAYOUT),
-            ).fetchone()[0]
+            model_id = scalar(
+                self.conn.execute(
+                    "INSERT INTO embed_models (model_uri, fingerprint, dims, created_at, knn_layout) "
+                    "VALUES (?, ?, ?, ?, ?) RETURNING id",
+                    (uri, fingerprint, dims, now_iso(), knn.KNN_LAYOUT),
+                )
+            )
             knn.create(self.conn, model_id, dims)
         return int(model_id)
 
@@ -170,15 +175,17 @@ class VectorStore:
 
     def embed_backlog_count(self, model_id: int, collection: str | None) -> int:
         scope = "AND collection = ?" if collection else ""
-        return self.conn.execute(
-            f"""
+        return scalar(
+            self.conn.execute(
+                f"""
             SELECT count(*) FROM content_chunks c
             WHERE c.mirror_hash IN (SELECT mirror_hash FROM documents WHERE active = 1 {scope})
                 AND NOT EXISTS (SELECT 1 FROM chunk_vectors v
                                 WHERE v.model_id = ? AND v.mirror_hash = c.mirror_hash AND v.seq = c.seq)
             """,
-            (*((collection,) if collection else ()), model_id),
-        ).fetchone()[0]
+                (*((collection,) if collection else ()), model_id),
+            )
+        )
 
     def pending_documents(self, model_id: int | None) -> int:
         """Active documents with at least one chunk lacking a vector for this model (every
@@ -189,14 +196,16 @@ class VectorStore:
             if model_id is not None
             else "1"
         )
-        return self.conn.execute(
-            f"""
+        return scalar(
+            self.conn.execute(
+                f"""
             SELECT count(*) FROM documents d
             WHERE d.active = 1 AND d.mirror_hash IS NOT NULL AND EXISTS (
                 SELECT 1 FROM content_chunks c WHERE c.mirror_hash = d.mirror_hash AND {missing})
             """,
-            (model_id,) if model_id is not None else (),
-        ).fetchone()[0]
+                (model_id,) if model_id is not None else (),
+            )
+        )
 
     def known_text_hashes(self, model_id: int, text_hashes: Sequence[str]) -> set[str]:
         marks = ",".join("?" * len(text_hashes))
@@ -220,7 +229,7 @@ class VectorStore:
             [(model_id, h, blob) for h, blob in new_vectors.items()],
         )
         # AUTOINCREMENT: the new chunk vectors are exactly those above the current maximum.
-        before = self.conn.execute("SELECT coalesce(max(id), 0) FROM chunk_vectors").fetchone()[0]
+        before = scalar(self.conn.execute("SELECT coalesce(max(id), 0) FROM chunk_vectors"))
         ts = now_iso()
         self.conn.executemany(
             "INSERT INTO chunk_vectors (model_id, mirror_hash, seq, vector_id, embedded_at) VALUES "
@@ -260,11 +269,13 @@ class VectorStore:
         )
         args = {"m": model_id, "c": collection}
         with self.write():
-            kept = self.conn.execute(
-                f"SELECT count(*) FROM chunk_vectors WHERE model_id = :m "
-                f"AND mirror_hash IN ({mine}) AND mirror_hash IN ({shared})",
-                args,
-            ).fetchone()[0]
+            kept = scalar(
+                self.conn.execute(
+                    f"SELECT count(*) FROM chunk_vectors WHERE model_id = :m "
+                    f"AND mirror_hash IN ({mine}) AND mirror_hash IN ({shared})",
+                    args,
+                )
+            )
             self.conn.execute(
                 f"DELETE FROM chunk_vectors WHERE model_id = :m "
                 f"AND mirror_hash IN ({mine}) AND mirror_hash NOT IN ({shared})",
@@ -275,7 +286,7 @@ class VectorStore:
         return removed, kept
 
     def embed_model_uris(self) -> dict[int, str]:
-        return dict(self.conn.execute("SELECT id, model_uri FROM embed_models").fetchall())
+        return dict(all_rows(self.conn.execute("SELECT id, model_uri FROM embed_models")))
 
     def knn(
         self,
@@ -299,9 +310,7 @@ class VectorStore:
 
     def _dims(self, model_id: int) -> int:
         return int(
-            self.conn.execute("SELECT dims FROM embed_models WHERE id = ?", (model_id,)).fetchone()[
-                0
-            ]
+            scalar(self.conn.execute("SELECT dims FROM embed_models WHERE id = ?", (model_id,)))
         )
 
     def embedded_chunks(self, model_id: int | None) -> dict[str, int]:
@@ -314,4 +323,4 @@ class VectorStore:
             "ON v.mirror_hash = d.mirror_hash AND v.model_id = ? GROUP BY d.collection",
             (model_id,),
         )
-        return dict(rows.fetchall())
+        return dict(all_rows(rows))

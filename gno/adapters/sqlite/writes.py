@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.rows import DocState, SourceFile, now_iso
 from gno.core.fts import index_text
 
@@ -58,8 +59,9 @@ class DocumentWrites:
     ) -> int:
         """Upsert a converted document with its content, chunks, FTS row, tags and links."""
         a, ts = analysis, now_iso()
-        doc_id = self.conn.execute(
-            """
+        doc_id = scalar(
+            self.conn.execute(
+                """
             INSERT INTO documents (collection, rel_path, source_hash, source_mime, source_ext, source_size,
                 source_mtime_ns, source_inode, docid, uri, title, mirror_hash, converter_id, converter_version,
                 language_hint, content_type, content_type_source, categories_json, author, frontmatter_date,
@@ -81,25 +83,26 @@ class DocumentWrites:
                 updated_at = excluded.updated_at
             RETURNING id
             """,
-            (
-                *src.values(),
-                a.title,
-                a.mirror_hash,
-                converter_id,
-                converter_version,
-                language_hint,
-                a.content_type,
-                a.content_type_source,
-                json.dumps(a.categories),
-                a.metadata.author,
-                a.metadata.frontmatter_date,
-                json.dumps(a.metadata.date_fields) if a.metadata.date_fields else None,
-                INGEST_VERSION,
-                ts,
-                ts,
-                ts,
-            ),
-        ).fetchone()[0]
+                (
+                    *src.values(),
+                    a.title,
+                    a.mirror_hash,
+                    converter_id,
+                    converter_version,
+                    language_hint,
+                    a.content_type,
+                    a.content_type_source,
+                    json.dumps(a.categories),
+                    a.metadata.author,
+                    a.metadata.frontmatter_date,
+                    json.dumps(a.metadata.date_fields) if a.metadata.date_fields else None,
+                    INGEST_VERSION,
+                    ts,
+                    ts,
+                    ts,
+                ),
+            )
+        )
         inserted = self.conn.execute(
             "INSERT INTO content (mirror_hash, markdown, line_count) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1",
             (a.mirror_hash, a.mirror, a.mirror.count("\n")),
@@ -201,8 +204,8 @@ class DocumentWrites:
                 ts,
                 ts,
             ),
-        ).fetchone()
-        self._drop_fts([row[0]])
+        )
+        self._drop_fts([scalar(row)])
         self.record_error(src.collection, src.rel_path, code, message)
 
     def record_error(self, collection: str, rel_path: str, code: str, message: str) -> None:
