@@ -200,3 +200,16 @@ class Generator(Protocol):
         max_tokens: int = DEFAULT_GENERATE_TOKENS,
         timeout: float | None = None,
     ) -> str: ...
+
+
+class ServerState(Protocol):
+    """What a resident server (`gno serve`, `gno daemon`) tells handlers about itself.
+
+    ``snapshot`` is resident-status@1.0 (admission, transport, readers, jobs); ``background_status`` is
+    status@1.0's ``background.watcher`` and ``background.events`` blocks plus
+    ``nextEmbedAt``. Both are cheap and never block on a running job.
+    """
+
+    def snapshot(self) -> dict[str, Any]: ...
+
+    def background_status(self) -> dict[str, Any]: ...

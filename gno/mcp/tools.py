@@ -130,7 +130,8 @@ def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
         if tool.op.job:
             from gno.services.jobs import STARTERS
 
-            payload = STARTERS[tool.op.id](app, inp)
+            receipt = STARTERS[tool.op.id](app, inp)
+            payload = receipt.model_dump(mode="json", exclude_unset=True)
         else:
             payload = handler(tool.op.id)(app, inp).model_dump(mode="json", exclude_unset=True)
     except GnoError as exc:

@@ -151,7 +151,8 @@ def _initial_sync(runtime: Resident) -> None:
 
     def report() -> None:
         job.done.wait()
-        totals = (job.typed_result or {}).get("value") or {}
+        result = job.result.value if job.result is not None else None
+        totals = result.model_dump(mode="json") if result is not None else {}
         outcome = (
             f"failed: {job.error}"
             if job.error
@@ -174,7 +175,6 @@ def mount_web_ui(api: FastAPI, directory: Path | None) -> None:
 
 def _mcp(runtime: Resident, options: ServeOptions) -> tuple[Any, Any]:
     from gno.mcp.server import http_app
-    from gno.resident.readers import ReaderApp
 
     port, gateway = options.gates.port, options.gates.gateway
     hosts = origins = None
@@ -184,7 +184,7 @@ def _mcp(runtime: Resident, options: ServeOptions) -> tuple[Any, Any]:
         hosts = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
         origins = [f"http://{h}" for h in hosts]
     # MCP calls get their own connection but share the runtime's jobs and models.
-    mcp_app = ReaderApp(runtime.owner, runtime.readers.model_lock)
+    mcp_app = runtime.owner.derive()
     return http_app(
         mcp_app,
         enable_write=options.mcp_enable_write,

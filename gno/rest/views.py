@@ -23,7 +23,7 @@ def sync_receipt(app: App, inp: Any) -> dict[str, Any]:
     return {"jobId": job.id, "status": "running" if job.status == "running" else "queued"}
 
 
-def embed_receipt(app: App, inp: Any) -> dict[str, Any]:
+def embed_receipt(app: App, inp: Any) -> Any:
     from gno.services.jobs import start_embed
 
     return start_embed(app, inp)
@@ -33,11 +33,11 @@ def collection_added(app: App, inp: Any) -> dict[str, Any]:
     from gno.services.jobs import start_add_collection
 
     receipt = start_add_collection(app, inp)
-    added = app.config.find(receipt["collection"])
-    collection = {"name": receipt["collection"]}
+    added = app.config.find(receipt.collection)
+    collection = {"name": receipt.collection}
     if added is not None:
         collection["path"] = added.path
-    return {"jobId": receipt["jobId"], "collection": collection}
+    return {"jobId": receipt.jobId, "collection": collection}
 
 
 def collection_removed(app: App, inp: Any) -> dict[str, Any]:
@@ -57,8 +57,10 @@ def full_status(app: App, inp: Any) -> Any:
     return build(app, inp)
 
 
-def job(app: App, inp: Any) -> dict[str, Any]:
-    return app.jobs.get(inp.jobId).to_rest()
+def job(app: App, inp: Any) -> Any:
+    from gno.services.jobs import api_job
+
+    return api_job(app.jobs.get(inp.jobId))
 
 
 def document(app: App, inp: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ is counted and skipped, never losing the rest of its page.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gno_contracts.models.embed_input import EmbedInput
@@ -31,6 +31,7 @@ from gno.errors import Cancelled, NotFoundError, UnavailableError
 from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError
 from gno.services.cancel import checkpoint
 from gno.services.filters import Filters, build_filters
+from gno.services.job_runtime import Changes
 from gno.services.results import ResultBuilder
 
 Progress = Callable[[int, int], None]  # (chunks done, chunks known so far)
@@ -195,20 +196,27 @@ def index(
     app: App, inp: IndexInput, progress: Callable[[str, int, int], None] | None = None
 ) -> IndexResult:
     """`gno index`: sync, then embed (skipped with noEmbed or after an interrupted sync)."""
-    from gno.services.sync import update
+    return index_collections(app, inp, progress)[0]
 
-    synced = update(
+
+def index_collections(
+    app: App, inp: IndexInput, progress: Callable[[str, int, int], None] | None = None
+) -> tuple[IndexResult, Sequence[Changes]]:
+    """`index`, and what its sync changed per collection."""
+    from gno.services.sync import sync_collections
+
+    synced, changes = sync_collections(
         app,
         UpdateInput(collection=inp.collection, gitPull=inp.gitPull, runUpdateCmd=inp.runUpdateCmd),
         progress=progress,
     )
     payload: dict[str, Any] = {"syncResult": synced.model_dump(mode="json", exclude_unset=True)}
     if inp.noEmbed or synced.interrupted:
-        return IndexResult.model_validate(payload | {"embedSkipped": True})
+        return IndexResult.model_validate(payload | {"embedSkipped": True}), changes
     embed_progress = (lambda done, total: progress("embed", done, total)) if progress else None
     embedded = embed(app, EmbedInput(collection=inp.collection), progress=embed_progress)
     payload |= {
         "embedSkipped": False,
         "embedResult": embedded.model_dump(mode="json", exclude_unset=True),
     }
-    return IndexResult.model_validate(payload)
+    return IndexResult.model_validate(payload), changes

@@ -23,8 +23,8 @@ from gno.app import App
 from gno.errors import ModelDownloadError, ModelUnavailableError, ValidationError
 from gno.models.availability import (
     download_policy,
-    hf_cache_path,
 )
+from gno.models.cache import hf_cache_path
 from gno.models.catalog import (
     PRESETS,
     ROLES,

@@ -76,9 +76,8 @@ def direct_resident(mode: str = "direct-cli") -> dict[str, Any]:
 
 def resident_of(app: App) -> dict[str, Any]:
     """The serving process's lifecycle snapshot: the resident runtime's under `gno serve`."""
-    if app.runtime is not None:
-        snapshot: dict[str, Any] = app.runtime.snapshot()
-        return snapshot
+    if app.server is not None:
+        return app.server.snapshot()
     return direct_resident(app.mode)
 
 

@@ -403,6 +403,13 @@ def check_paths(app: App, inp: UpdateInput) -> list[str] | None:
 
 
 def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> SyncResult:
+    return sync_collections(app, inp, progress)[0]
+
+
+def sync_collections(
+    app: App, inp: UpdateInput, progress: Progress | None = None
+) -> tuple[SyncResult, list[CollectionTally]]:
+    """`update`, and what it changed per collection (a server job publishes it as events)."""
     rel_paths = check_paths(app, inp)
     store = app.store(create=True)  # a config whose index was deleted gets a fresh one
     collections = app.config.collections
@@ -425,8 +432,6 @@ def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> Sync
             tallies.append(sync.tally)
             interrupted = True
             break
-    if app.change_log is not None:
-        app.change_log.extend(tallies)
     payload: dict[str, Any] = {
         "collections": [t.as_dict() for t in tallies],
         "totalDurationMs": round((time.perf_counter() - started) * 1000),
@@ -438,4 +443,4 @@ def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> Sync
     }
     if interrupted:
         payload["interrupted"] = True
-    return SyncResult.model_validate(payload)
+    return SyncResult.model_validate(payload), tallies
