@@ -23,7 +23,7 @@ from gno.app_models import Models, model_uri
 from gno.config import Config, load_config, save_config
 from gno.errors import NotInitializedError
 from gno.paths import Paths
-from gno.ports import Embedder, Generator, Reranker, ServerState
+from gno.ports import Embedder, Generator, Reranker, ServerState, Store
 from gno.services.job_runtime import JobManager
 
 
@@ -153,7 +153,7 @@ class App:
 
     # ---- store
 
-    def store(self, *, create: bool = False) -> SqliteStore:
+    def store(self, *, create: bool = False) -> Store:
         """The open index; ``create`` makes a missing index file (init and sync do)."""
         if self._store is None:
             if not create and not self.paths.config_file.exists():

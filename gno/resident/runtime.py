@@ -126,7 +126,7 @@ class Resident:
     def _job_finished(self, job: Any) -> None:
         """On the job's thread: publish what it changed, note watcher syncs, and let the
         watcher re-read roots (an add or remove job changed the collections)."""
-        from gno.adapters.sqlite.rows import now_iso
+        from gno.rows import now_iso
 
         at = now_iso()
         try:

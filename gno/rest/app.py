@@ -2,8 +2,9 @@
 
 API routes come from the registry (``routes``); `/openapi.json` and `/docs`
 are FastAPI's, fed with the contract schemas; `/mcp` is the MCP gateway
-(``gno.mcp.server.http_app``), built on first use (``mcp_gateway``) so the API never
-waits for the MCP SDK import; its session manager runs inside this app's
+(``ServeOptions.mcp``: the MCP surface's ``http_app``, handed in by the command that
+starts the server, so the two surfaces never import each other), built on first use
+(``mcp_gateway``) so the API never waits for the MCP SDK import; its session manager runs inside this app's
 lifespan because mounted apps' own lifespans never run. The Web UI will mount
 its static files at ``WEB_UI_MOUNT`` (see ``mount_web_ui``). The daemon is the
 same app cut down to `/mcp`, `/api/resident/status` and (same-host callers
@@ -18,7 +19,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
@@ -47,13 +48,29 @@ DESCRIPTION = (
 )
 
 
+class McpApp(Protocol):
+    """The MCP surface over Streamable HTTP for one App: (ASGI app, the async context
+    manager its life must run inside)."""
+
+    def __call__(
+        self,
+        app: App,
+        *,
+        enable_write: bool = ...,
+        profile: str = ...,
+        allowed_hosts: list[str] | None = ...,
+        allowed_origins: list[str] | None = ...,
+    ) -> tuple[Any, Any]: ...
+
+
 @dataclass
 class ServeOptions:
     gates: Gates = field(default_factory=Gates)
     limits: Limits = field(default_factory=Limits)
     mode: str = "serve"  # serve | daemon
     sync_on_start: bool = False  # daemon: sync every collection once, as a background job
-    mcp: bool = True
+    # Builds the `/mcp` mount (``gno.mcp.server.http_app``); None: no `/mcp`.
+    mcp: McpApp | None = None
     mcp_enable_write: bool = False
     mcp_profile: str = "full"
     web_ui_dir: Path | None = None  # static Web UI build, once there is one
@@ -70,7 +87,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     daemon = options.mode == "daemon"
     runtime = Resident(app, options.limits, mode=options.mode)
     runtime.port = options.gates.port
-    gateway = McpGateway(partial(_mcp, runtime, options)) if options.mcp else None
+    gateway = McpGateway(partial(_mcp, runtime, options)) if options.mcp is not None else None
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -174,8 +191,8 @@ def mount_web_ui(api: FastAPI, directory: Path | None) -> None:
 
 
 def _mcp(runtime: Resident, options: ServeOptions) -> tuple[Any, Any]:
-    from gno.mcp.server import http_app
-
+    http_app = options.mcp
+    assert http_app is not None
     port, gateway = options.gates.port, options.gates.gateway
     hosts = origins = None
     if gateway is not None:  # the gateway checks first; the SDK's own check stays as a backstop

@@ -45,7 +45,7 @@ def collection_removed(app: App, inp: Any) -> dict[str, Any]:
     return {"success": True, "collection": result.collection, "note": REMOVED_NOTE}
 
 
-def pull_receipt(app: App, inp: Any) -> dict[str, Any]:
+def pull_receipt(app: App, inp: Any) -> Any:
     from gno.services.downloads import start_pull
 
     return start_pull(app, inp)

@@ -14,10 +14,10 @@ from typing import Any
 from gno_contracts.models.query_diagnose import QueryDiagnose
 from gno_contracts.models.query_diagnose_input import QueryDiagnoseInput
 
-from gno.adapters.sqlite.rows import DocRow
 from gno.app import App
 from gno.core.fusion import LEXICAL, SEMANTIC
 from gno.core.identity import make_uri, parse_ref
+from gno.rows import DocRow
 from gno.services.filters import Filters, build_filters
 from gno.services.query import QueryRun, mode_counts, run_pipeline
 

@@ -12,12 +12,12 @@ from gno_contracts.models.ls_input import LsInput
 from gno_contracts.models.multi_get import MultiGetResult
 from gno_contracts.models.multi_get_input import MultiGetInput
 
-from gno.adapters.sqlite.rows import DocRow
-from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.globs import compile_globs
 from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri
 from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, ValidationError
+from gno.ports import Store
+from gno.rows import DocRow
 from gno.services.results import ResultBuilder
 
 GLOB_CHARS = set("*?[]")
@@ -31,7 +31,7 @@ def _check_index(app: App, ref: Ref) -> None:
         )
 
 
-def resolve(app: App, store: SqliteStore, ref: Ref) -> DocRow | None:
+def resolve(app: App, store: Store, ref: Ref) -> DocRow | None:
     _check_index(app, ref)
     if ref.docid:
         docs = store.documents_by_docid(ref.docid)
@@ -122,7 +122,7 @@ def _truncate(text: str, max_bytes: int) -> tuple[str, bool]:
     return cut.decode("utf-8", errors="ignore"), True
 
 
-def _expand(app: App, store: SqliteStore, item: str) -> list[str] | None:
+def _expand(app: App, store: Store, item: str) -> list[str] | None:
     """A glob ref -> matching ``collection/relPath`` refs (None when it is not a glob)."""
     pattern = item.split("?index=")[0] if item.startswith("gno://") else item
     if not GLOB_CHARS & set(pattern):

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gno_contracts.models.api_models_pull_receipt import ApiModelsPullReceipt
 from gno_contracts.models.models_pull_input import ModelRole, ModelsPullInput
 from gno_contracts.models.models_status import ModelsStatus
 from gno_contracts.models.models_status_input import ModelsStatusInput
@@ -90,7 +91,7 @@ def models_status(app: App, inp: ModelsStatusInput) -> ModelsStatus:
     return ModelsStatus.model_validate(state_of(app).snapshot())
 
 
-def start_pull(app: App, inp: ModelsPullInput) -> dict[str, Any]:
+def start_pull(app: App, inp: ModelsPullInput) -> ApiModelsPullReceipt:
     """Check what can fail at once (offline mode, a pull already running), then start the
     pull job and answer GNO's receipt."""
     from gno.errors import JobConflictError
@@ -114,7 +115,7 @@ def start_pull(app: App, inp: ModelsPullInput) -> dict[str, Any]:
             state.active = False
             raise
         state.job_id = job.id
-    return {"started": True, "message": STARTED_MESSAGE, "jobId": job.id}
+    return ApiModelsPullReceipt(started=True, message=STARTED_MESSAGE, jobId=job.id)
 
 
 class PullJobValue(BaseModel):

@@ -22,13 +22,12 @@ from gno_contracts.models.search_input import SearchInput
 from gno_contracts.models.search_results import SearchResults
 from gno_contracts.models.update_input import UpdateInput
 
-from gno.adapters.sqlite.store import SqliteStore
-from gno.adapters.sqlite.vectors import pack
 from gno.app import App
 from gno.core.embedding_text import document_text, embed_fingerprint, query_text, text_hash
 from gno.core.identity import normalize_collection_name
 from gno.errors import Cancelled, NotFoundError, UnavailableError
-from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError
+from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError, Store
+from gno.rows import pack
 from gno.services.cancel import checkpoint
 from gno.services.filters import Filters, build_filters
 from gno.services.job_runtime import Changes
@@ -38,7 +37,7 @@ Progress = Callable[[int, int], None]  # (chunks done, chunks known so far)
 KNN_OVERFETCH = 4
 
 
-def _vector_store(app: App) -> SqliteStore:
+def _vector_store(app: App) -> Store:
     store = app.store()
     if not store.load_vec():
         raise UnavailableError("Vector search needs sqlite-vec: pip install 'gno[models]'")
@@ -125,7 +124,7 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
 
 
 def vector_neighbours(
-    app: App, store: SqliteStore, texts: list[str], k: int, filters: Filters | None = None
+    app: App, store: Store, texts: list[str], k: int, filters: Filters | None = None
 ) -> list[list[tuple[str, int, float]]]:
     """Nearest chunks (mirror_hash, seq, distance) of active documents for each query text,
     with the active model. Owner ``filters`` apply inside the search, before ``k``.

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gno.adapters.sqlite.store import SqliteStore
 from gno.core.dates import resolve_bound
 from gno.core.identity import normalize_collection_name
 from gno.core.tags import validate_tag
 from gno.errors import NotFoundError
+from gno.ports import Store
 
 DOC_DATE_SQL = "COALESCE(frontmatter_date, strftime('%Y-%m-%dT%H:%M:%fZ', source_mtime_ns / 1000000000.0, 'unixepoch'))"
 
@@ -90,7 +90,7 @@ def _clean_list(values: list[str] | None) -> list[str]:
     return list(dict.fromkeys(v.strip().lower() for v in values or [] if v.strip()))
 
 
-def build_filters(store: SqliteStore, inp: Any) -> Filters:
+def build_filters(store: Store, inp: Any) -> Filters:
     """From any search-family input model (MCP spellings)."""
     collection = None
     if inp.collection:

@@ -198,8 +198,13 @@ def mcp_status(job: Job, instance_id: str) -> McpJobStatus:
         out["completedAt"] = _iso(job.completed_at)
     if job.result is not None:
         value = _dumped(job.result)
-        typed = {"sync": SyncTyped, "embed": EmbedTyped, "index": IndexTyped}[job.result.kind]
-        out["typedResult"] = typed(value=value)
+        kinds: dict[str, type[BaseModel]] = {
+            "sync": SyncTyped,
+            "embed": EmbedTyped,
+            "index": IndexTyped,
+        }
+        typed = kinds[job.result.kind]
+        out["typedResult"] = typed.model_validate({"kind": job.result.kind, "value": value})
         legacy = value if job.result.kind == "sync" else value.get("sync")
         if legacy is not None:
             out["result"] = legacy

@@ -28,13 +28,13 @@ from typing import Any
 from gno_contracts.models.query_input import QueryInput
 from gno_contracts.models.search_results import SearchResults
 
-from gno.adapters.sqlite.rows import iso_from_ns
 from gno.app import App
 from gno.core.dates import implicit_range, wants_recency
 from gno.core.fts import parse_query
 from gno.core.fusion import Fused, RankedList, blend, normalize, rrf
 from gno.errors import GnoError, ValidationError
 from gno.ports import RerankError
+from gno.rows import iso_from_ns
 from gno.services.cancel import checkpoint
 from gno.services.filters import Filters, build_filters
 from gno.services.graph import Expansion, graph_neighbours

@@ -14,10 +14,10 @@ from typing import Any
 from gno_contracts.models.search_input import SearchInput
 from gno_contracts.models.search_results import SearchResults
 
-from gno.adapters.sqlite.rows import DocRow
-from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.fts import STOPWORDS, FtsQuery, parse_query
+from gno.ports import Store
+from gno.rows import DocRow
 from gno.services.cancel import checkpoint
 from gno.services.filters import Filters, build_filters
 from gno.services.results import ResultBuilder
@@ -27,7 +27,7 @@ MAX_CANDIDATES = 100_000
 
 
 def candidates(
-    store: SqliteStore, match: str, filters: Filters, limit: int
+    store: Store, match: str, filters: Filters, limit: int
 ) -> tuple[list[tuple[DocRow, float]], bool]:
     """Top ``limit`` matches that pass the filters, and whether anything matched at all."""
     where, params = filters.sql()

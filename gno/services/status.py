@@ -21,14 +21,14 @@ from gno_contracts.models.status import Status
 from gno_contracts.models.status_input import StatusInput
 
 from gno import __version__
-from gno.adapters.sqlite.rows import iso_from_ns, now_iso
-from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.fts import parse_query
 from gno.core.identity import make_uri
 from gno.errors import GnoError, NotInitializedError
+from gno.ingest.roots import root_problem
 from gno.models.catalog import preset_label
-from gno.resident.watcher import root_problem
+from gno.ports import Store
+from gno.rows import iso_from_ns, now_iso
 
 PROBE_DOCS = 3
 PROBE_DEPTH = 20
@@ -93,7 +93,7 @@ def _stage(status: str, started: float, code: str | None = None) -> dict[str, An
     return stage
 
 
-def _lexical_proof(store: SqliteStore, collection: str) -> tuple[bool, str | None]:
+def _lexical_proof(store: Store, collection: str) -> tuple[bool, str | None]:
     """Search a word taken from a document's title and check that document comes back."""
     docs = [d for d in store.active_paths(collection) if d.mirror_hash][:PROBE_DOCS]
     if not docs:
@@ -112,7 +112,7 @@ def _lexical_proof(store: SqliteStore, collection: str) -> tuple[bool, str | Non
     return False, "no_probe_term"
 
 
-def activation(store: SqliteStore, counts: dict[str, tuple[int, int]]) -> dict[str, Any]:
+def activation(store: Store, counts: dict[str, tuple[int, int]]) -> dict[str, Any]:
     collections = []
     for coll in store.collections():
         started = time.perf_counter()
@@ -169,7 +169,7 @@ def activation(store: SqliteStore, counts: dict[str, tuple[int, int]]) -> dict[s
     }
 
 
-def embedded_counts(app: App, store: SqliteStore) -> dict[str, int]:
+def embedded_counts(app: App, store: Store) -> dict[str, int]:
     """Per collection: chunks with a vector from the active embedding model."""
     try:
         return store.embedded_chunks(store.latest_embed_model(app.embed_model_uri()))

@@ -1,8 +1,10 @@
 """Sync (``gno update``): bring the index in line with the collection folders.
 
-Change detection is stat-first: a file whose (size, mtime_ns, inode) match the
-index is skipped without being read; only a changed stat costs a read and a
-SHA-256, and only a changed hash costs a conversion. Writes are applied in
+The planner (``sync_plan.py``, no I/O) decides from the walk and the index what each
+file needs; this module applies the plan. Change detection is stat-first: a file
+whose (size, mtime_ns, inode) match the index is skipped without being read; only a
+changed stat costs a read and a SHA-256, and only a changed hash costs a conversion.
+Writes are applied in
 batches, each one transaction, so Ctrl-C or a crash leaves every finished batch
 committed and nothing half-written. Files that vanished are soft-deleted
 (``active = 0``) only after a complete walk, and come back when restored.
@@ -22,19 +24,18 @@ from typing import Any
 from gno_contracts.models.sync_result import SyncResult
 from gno_contracts.models.update_input import UpdateInput
 
-from gno.adapters.converters.mime import SUPPORTED_EXTENSIONS, sniff_mime
-from gno.adapters.sqlite.rows import DocState, SourceFile
-from gno.adapters.sqlite.store import SqliteStore
-from gno.adapters.sqlite.writes import INGEST_VERSION
 from gno.app import App
 from gno.config import Collection
 from gno.core.globs import FileRules
 from gno.core.identity import make_uri, normalize_collection_name
+from gno.core.mime import SUPPORTED_EXTENSIONS, sniff_mime
 from gno.errors import Cancelled, InvalidPathError, NotFoundError, ValidationError
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.walker import WalkEntry, walk
-from gno.ports import PERMANENT_CODES, READ_ERROR, TOO_LARGE
+from gno.ports import READ_ERROR, TOO_LARGE, Store
+from gno.rows import DocState, SourceFile
 from gno.services.collections import check_file_name
+from gno.services.sync_plan import ContentStep, Step, SyncPlan, content_step, plan_sync
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 BATCH_FILES = 200  # files per write transaction
@@ -91,13 +92,11 @@ def _ext(rel_path: str) -> str:
 class CollectionSync:
     """Syncs one collection; ``run`` raises KeyboardInterrupt after rolling back the open batch."""
 
-    def __init__(
-        self, store: SqliteStore, collection: Collection, progress: Progress | None
-    ) -> None:
+    def __init__(self, store: Store, collection: Collection, progress: Progress | None) -> None:
         self.store, self.coll = store, collection
         self.tally = CollectionTally(collection.name)
         self.progress = progress
-        self._seen: set[str] = set()  # relative paths found by the walk
+        self._vanished: list[str] = []  # walked, then gone before it could be read
         self._pending: list[Callable[[], object]] = []  # store writes of the open batch
         self._last_flush = time.perf_counter()
         self._done = self._total = 0
@@ -134,14 +133,15 @@ class CollectionSync:
         )
         entries = list(walk(root, rules))
         states = self.store.doc_states(self.coll.name)
+        plan = plan_sync(entries, states)
         self._total = len(entries)
-        self._apply_entries(entries, states)
+        self._apply_entries(entries, states, plan)
         # Only a complete walk may soft-delete: an interrupted one never gets here.
+        vanished = [(rel, states[rel].id) for rel in self._vanished if states[rel].active]
         gone = []
-        for rel, state in states.items():
-            if state.active and rel not in self._seen:
-                gone.append(state.id)
-                self.tally.changed(rel, "removed")
+        for rel, doc_id in [*plan.gone, *vanished]:
+            gone.append(doc_id)
+            self.tally.changed(rel, "removed")
         with self.store.write():
             if gone:
                 self.store.inactivate(gone)
@@ -171,34 +171,39 @@ class CollectionSync:
                 WalkEntry(rel, os.path.join(real_root, rel), st.st_size, st.st_mtime_ns, st.st_ino)
             )
         self._total = len(entries)
-        self._apply_entries(entries, states)
+        self._apply_entries(entries, states, plan_sync(entries, states, complete=False))
         if gone:
             with self.store.write():
                 self.store.inactivate(gone)
         self.tally.inactivated = len(gone)
         return self.tally
 
-    def _apply_entries(self, entries: list[WalkEntry], states: dict[str, DocState]) -> None:
+    def _apply_entries(
+        self, entries: list[WalkEntry], states: dict[str, DocState], plan: SyncPlan
+    ) -> None:
         """Convert and write these files; on any exception (Ctrl-C included) the workers stop."""
         runner = JobRunner()
         try:
-            self._apply_all(entries, states, runner)
+            self._apply_all(entries, states, plan, runner)
         except BaseException:
             runner.close(cancel=True)
             raise
         runner.close()
 
     def _apply_all(
-        self, entries: list[WalkEntry], states: dict[str, DocState], runner: JobRunner
+        self,
+        entries: list[WalkEntry],
+        states: dict[str, DocState],
+        plan: SyncPlan,
+        runner: JobRunner,
     ) -> None:
-        """Plan every file; convert changed ones in windows; write in batches."""
+        """Apply every file's step; convert changed ones in windows; write in batches."""
         window: list[tuple[WalkEntry, DocState | None, Job]] = []
         window_bytes = 0
-        for entry in entries:
+        for entry, (_, step) in zip(entries, plan.steps, strict=True):
             self.tally.processed += 1
-            self._seen.add(entry.rel_path)
             state = states.get(entry.rel_path)
-            planned = self._plan(entry, state)
+            planned = self._apply_step(entry, state, step)
             if isinstance(planned, Job):
                 window.append((entry, state, planned))
                 window_bytes += len(planned.data)
@@ -279,23 +284,18 @@ class CollectionSync:
             self._pending.clear()
         self._last_flush = time.perf_counter()
 
-    def _plan(self, entry: WalkEntry, state: DocState | None) -> Callable[[], object] | Job | None:
-        """Decide what a file needs: nothing, a store write, or a conversion job."""
-        same_stat = (
-            state is not None
-            and state.size == entry.size
-            and state.mtime_ns == entry.mtime_ns
-            and state.inode == entry.inode
-            and state.ingest_version == INGEST_VERSION
-        )
-        if same_stat and state is not None and state.error_code is None and state.mirror_hash:
-            if state.active:
-                self.tally.unchanged += 1
-                return None
+    def _apply_step(
+        self, entry: WalkEntry, state: DocState | None, step: Step
+    ) -> Callable[[], object] | Job | None:
+        """What a file's step comes to: nothing, a store write, or a conversion job."""
+        if step is Step.KEEP:
+            self.tally.unchanged += 1
+            return None
+        if step is Step.REACTIVATE and state is not None:
             self.tally.updated += 1
             self.tally.changed(entry.rel_path, "added")  # back in the index
             return lambda: self.store.reactivate(state.id)
-        if same_stat and state is not None and state.error_code in PERMANENT_CODES:
+        if step is Step.SKIP:
             self.tally.skipped += 1
             return None
         ext = _ext(entry.rel_path)
@@ -307,17 +307,14 @@ class CollectionSync:
             data = Path(entry.abs_path).read_bytes()
         except FileNotFoundError:  # deleted since the walk: treat it as absent
             self.tally.processed -= 1
-            self._seen.discard(entry.rel_path)
+            self._vanished.append(entry.rel_path)
             return None
         except OSError as exc:
             return self._failure(unread, READ_ERROR, exc.strerror or str(exc))
         source_hash = hashlib.sha256(data).hexdigest()
-        if (
-            state is not None
-            and state.source_hash == source_hash
-            and state.ingest_version == INGEST_VERSION
-        ):
-            if state.error_code is None and state.mirror_hash:
+        content = content_step(source_hash, state)
+        if state is not None and content is not ContentStep.CONVERT:
+            if content is ContentStep.TOUCH:
                 if state.active:
                     self.tally.unchanged += 1
                 else:
@@ -330,11 +327,10 @@ class CollectionSync:
                         self.store.reactivate(state.id)
 
                 return touch
-            if state.error_code in PERMANENT_CODES:
-                self.tally.skipped += 1
-                return lambda: self.store.touch_document(
-                    state.id, entry.size, entry.mtime_ns, entry.inode
-                )
+            self.tally.skipped += 1  # the same bytes failed for good before
+            return lambda: self.store.touch_document(
+                state.id, entry.size, entry.mtime_ns, entry.inode
+            )
         return Job(
             entry.rel_path,
             entry.abs_path,

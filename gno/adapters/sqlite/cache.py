@@ -12,8 +12,8 @@ from contextlib import AbstractContextManager
 
 import apsw
 
-from gno.adapters.sqlite.rows import now_iso
 from gno.errors import LockedError
+from gno.rows import now_iso
 
 MAX_ENTRIES = 5000
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import apsw
 
 from gno.adapters.sqlite.cursor import all_rows
+from gno.rows import Edge
 
-Edge = tuple[int, int, str]  # (source doc id, target doc id, confidence)
 MAX_EDGES = 10_000
 
 

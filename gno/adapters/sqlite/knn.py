@@ -35,11 +35,10 @@ from gno.core.knn_plan import (
     next_shard_k,
     shard_k,
 )
+from gno.rows import Neighbour
 
 KNN_LAYOUT = 1  # bump when the vec table changes shape; stale tables are rebuilt on load
 
-# A neighbour: (mirror_hash, seq, cosine distance)
-Neighbour = tuple[str, int, float]
 
 # A zero vector has no direction: vec_distance_cosine returns NULL. It ranks as orthogonal.
 DISTANCE = "coalesce(vec_distance_cosine(tv.embedding, ?), 1.0)"

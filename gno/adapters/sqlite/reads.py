@@ -9,8 +9,8 @@ from typing import Any
 import apsw
 
 from gno.adapters.sqlite.cursor import all_rows, scalar
-from gno.adapters.sqlite.rows import DOC_COLUMNS, DocRow, doc_row, iso_from_ns
 from gno.errors import ValidationError
+from gno.rows import DOC_COLUMNS, DocRow, doc_row, iso_from_ns
 
 BM25_WEIGHTS = "1.5, 4.0, 1.0"  # filepath, title, body (GNO's weights)
 

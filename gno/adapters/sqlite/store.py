@@ -25,11 +25,11 @@ from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.graph import GraphStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
-from gno.adapters.sqlite.rows import iso_from_ns, now_iso
 from gno.adapters.sqlite.vectors import VectorStore
 from gno.adapters.sqlite.writes import DocumentWrites
 from gno.core.fts import TOKENIZER
 from gno.errors import GnoError, LockedError, NotInitializedError
+from gno.rows import iso_from_ns, now_iso
 
 BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
 TOKENIZE_BY_NAME = {"porter": TOKENIZER, "unicode61": "unicode61 remove_diacritics 2"}

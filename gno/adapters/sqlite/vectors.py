@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -19,17 +18,13 @@ import apsw
 
 from gno.adapters.sqlite import knn
 from gno.adapters.sqlite.cursor import all_rows, scalar
-from gno.adapters.sqlite.knn import Neighbour
-from gno.adapters.sqlite.rows import now_iso
 from gno.errors import ValidationError
+from gno.rows import BacklogRow, Neighbour, now_iso
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
 MMAP_BYTES = 1 << 30
-
-# A chunk waiting for a vector: (mirror_hash, seq, pos, end, title of a document using it)
-BacklogRow = tuple[str, int, int, int, str | None]
 
 
 def vec_extension_path() -> str | None:
@@ -38,14 +33,6 @@ def vec_extension_path() -> str | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     return os.path.join(next(iter(spec.submodule_search_locations)), "vec0")
-
-
-def pack(vector: Sequence[float]) -> bytes:
-    return array("f", vector).tobytes()
-
-
-def unpack(blob: bytes) -> list[float]:
-    return array("f", blob).tolist()
 
 
 def _check_widths(blobs: Iterable[bytes], dims: int) -> None:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import apsw
 
 from gno.adapters.sqlite.cursor import scalar
-from gno.adapters.sqlite.rows import DocState, SourceFile, now_iso
 from gno.core.fts import index_text
+from gno.rows import INGEST_VERSION, DocState, SourceFile, now_iso
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from gno.core.document import Analysis
 
 # Bump when ingestion changes what it stores: every document is then re-read once.
-INGEST_VERSION = 1
 
 
 class DocumentWrites:

@@ -1,14 +1,35 @@
-"""Row types shared by the store's parts: what sync, reads and services exchange."""
+"""Row types the index and the services exchange (``gno/ports.py`` names the methods):
+documents, ingest state, backlog rows, neighbours, link edges, vectors as bytes, and the
+timestamps the index writes."""
 
 from __future__ import annotations
 
 import json
 import time
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gno.core.identity import docid_for
+
+INGEST_VERSION = 1  # bump when ingestion changes what it stores: every file is re-read
+
+# A chunk waiting for a vector: (mirror_hash, seq, pos, end, title of a document using it)
+BacklogRow = tuple[str, int, int, int, str | None]
+# A neighbour: (mirror_hash, seq, cosine distance)
+Neighbour = tuple[str, int, float]
+# A resolved link: (source doc id, target doc id, confidence)
+Edge = tuple[int, int, str]
+
+
+def pack(vector: Sequence[float]) -> bytes:
+    """A vector as the index stores it: float32, native byte order."""
+    return array("f", vector).tobytes()
+
+
+def unpack(blob: bytes) -> list[float]:
+    return array("f", blob).tolist()
 
 
 def now_iso() -> str:
