@@ -7,15 +7,30 @@ export HF_HUB_OFFLINE := 1
 
 PORT ?= 3000
 
-.PHONY: run test install generate check-generated lint unit contract bench clean
+.PHONY: run test install browser constraints generate check-generated lint unit contract soak bench clean
 
-$(STAMP): pyproject.toml
+# Exact versions from constraints.txt; pyproject.toml holds compatible ranges. The
+# office extra (markitdown) is optional for users but installed here for the tests.
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev,models]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,models,office]'
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# Chromium for the Web UI browser tests (Debian's package; Playwright's own download is not
+# used). Installed when missing and we are root; otherwise those tests skip and say why.
+browser:
+	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] \
+		|| apt-get install -y -qq chromium >/dev/null 2>&1 \
+		|| { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1; } \
+		|| echo "make browser: could not install chromium; the Web UI tests will skip"
+
+# Rewrite constraints.txt from the venv after changing a dependency in pyproject.toml.
+constraints: $(STAMP)
+	{ sed -n '1,2p' constraints.txt; $(BIN)/python -m pip freeze --exclude-editable | grep -v '^gno=='; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
 
 generate: $(STAMP)
 	$(BIN)/python schemas/generate.py
@@ -33,11 +48,17 @@ lint: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest -n 2 tests
 
-contract: $(STAMP)
+contract: $(STAMP) browser
 	$(BIN)/pytest -n 2 contract-tests
 
-test: check-generated lint
+test: check-generated lint browser
 	$(BIN)/pytest -n 2
+
+# The long runs `make test` leaves out (pytest marker `soak`): kill -9 of `gno update` and
+# `gno serve` at random points (GNO_SOAK_KILLS, default 24), thousands of mixed requests
+# against a real server (GNO_SOAK_REQUESTS, default 3000). GNO_SOAK_SEED replays a run.
+soak: $(STAMP)
+	GNO_SOAK=1 $(BIN)/pytest -m soak -s
 
 # Index a demo collection (this project's spec/ and README) and search it.
 run: $(STAMP)
@@ -58,10 +79,13 @@ run: $(STAMP)
 # else with its Python generator; a missing wrk never fails the bench.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/scale.py
 	@command -v wrk >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || apt-get install -y wrk >/dev/null 2>&1 \
 		|| { apt-get update >/dev/null 2>&1 && apt-get install -y wrk >/dev/null 2>&1; } || true
 	$(BIN)/python bench/rest.py
 	$(BIN)/python bench/mcp_stdio.py
+	$(MAKE) --no-print-directory browser
+	$(BIN)/python bench/web.py
 	$(BIN)/python bench/tokenizers.py
 	$(BIN)/python bench/embed.py
 	$(BIN)/python bench/quality.py

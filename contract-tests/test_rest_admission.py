@@ -81,8 +81,8 @@ def held(models: FakeOpenAI, path: str) -> Iterator[threading.Event]:
         models.holds.pop(path, None)
 
 
-def _poll(what: str, check: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + DEADLINE
+def _poll(what: str, check: Callable[[], bool], within: float = DEADLINE) -> None:
+    deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if check():
             return
@@ -159,6 +159,42 @@ def test_disconnect_cancels_the_query_and_frees_the_reader(
         # the server goes on serving
         again = httpx.post(f"{srv.url}{path}", json=body, timeout=DEADLINE)
         assert again.status_code == 200
+    assert "Traceback" not in "".join(srv.stderr)
+
+
+def test_disconnect_cancels_a_read_still_waiting_for_the_model(
+    env: dict[str, str], models: FakeOpenAI
+) -> None:
+    """Two vsearches: the first holds the (serialized) embedding model, the second waits
+    for it. The second client goes away: its wait ends at once (its reader comes back
+    while the first call is still in flight) and it never makes a model call."""
+    body = json.dumps({"query": "lighthouse keeper"}).encode()
+    search = {"query": "lighthouse"}
+    with running(env) as srv:
+        warm = httpx.post(f"{srv.url}/api/vsearch", json=search, timeout=DEADLINE)
+        assert warm.status_code == 200, warm.text  # the embedder is loaded: calls only now
+        with held(models, EMBEDDINGS) as release:
+            embeds = models.count(EMBEDDINGS)
+            first = _in_thread(
+                lambda: httpx.post(f"{srv.url}/api/vsearch", json=search, timeout=DEADLINE)
+            )
+            assert models.wait_until(lambda: models.count(EMBEDDINGS) == embeds + 1)
+            client = socket.create_connection(("127.0.0.1", srv.port), timeout=DEADLINE)
+            client.sendall(
+                f"POST /api/vsearch HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            _poll("the second read to hold a reader", lambda: _readers(srv)["active"] == 2)
+            client.shutdown(socket.SHUT_WR)  # gone while waiting for the model
+            assert client.recv(65536) == b""  # no answer
+            client.close()
+            # Bounded well below the held call's 30 s HTTP timeout: the wait itself ends.
+            _poll("the waiting reader to be released", lambda: _readers(srv)["active"] == 1, 10)
+            assert models.count(EMBEDDINGS) == embeds + 1
+            release.set()
+            assert _result(*first).status_code == 200
+        assert models.count(EMBEDDINGS) == embeds + 1, "an embedding for a client that was gone"
     assert "Traceback" not in "".join(srv.stderr)
 
 

@@ -35,7 +35,8 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def server(env: dict[str, str]) -> Any:
-    with running(env, "--max-body-bytes", "4096") as srv:
+    # gno.example.org: an allowed Host that names no loopback address (a remote caller)
+    with running(env, "--max-body-bytes", "4096", "--mcp-allowed-host", "gno.example.org") as srv:
         yield srv
 
 
@@ -53,7 +54,9 @@ def _error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
 def test_health_status_and_security_headers(server: Any) -> None:
     response = httpx.get(f"{server.url}/api/health")
     assert response.json() == {"ok": True}
-    assert response.headers["content-security-policy"] == "default-src 'self'; script-src 'self'"
+    csp = response.headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "script-src 'self';" in csp
+    assert "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp
     assert response.headers["x-content-type-options"] == "nosniff"
     status = httpx.get(f"{server.url}/api/status").json()
     assert_valid("gno://schemas/status@1.0", status)

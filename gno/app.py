@@ -181,13 +181,16 @@ class App:
             return
         if not force and store.get_meta("config_stamp") == stamp:
             return
-        config = self.config if force else self.reload_config()
-        store.replace_config(
-            [c.to_dict() for c in config.collections],
-            [(c.scope_type, c.scope_key, c.text) for c in config.contexts],
-            stamp,
-        )
-        store.inactivate_collections_except([c.name for c in config.collections])
+        from gno.index_lock import index_guard
+
+        with index_guard(self.paths):  # not while a sync commits a batch of a removed name
+            config = self.config if force else self.reload_config()
+            store.replace_config(
+                [c.to_dict() for c in config.collections],
+                [(c.scope_type, c.scope_key, c.text) for c in config.contexts],
+                stamp,
+            )
+            store.inactivate_collections_except([c.name for c in config.collections])
 
     def close(self) -> None:
         if self._store is not None:

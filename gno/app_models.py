@@ -4,7 +4,8 @@
 of them are given the same ``Models``, so a model file is loaded once per process and an
 optional role that had no model is looked up again for all of them after a pull
 (``forget_missing``). Embedding and reranking calls are serialized by one process-wide
-lock (a llama.cpp context is not thread-safe, and one at a time keeps memory bounded);
+lock (a llama.cpp context is not thread-safe, and one at a time keeps memory bounded),
+waited for with ``services/cancel.holding`` (a cancelled request stops waiting);
 a generator serializes its own calls (it checks its timeout while it waits).
 
 Which model plays a role comes from the config at the time of the call
@@ -30,6 +31,7 @@ from gno.ports import (
     Reranker,
     RerankError,
 )
+from gno.services.cancel import holding
 
 GENERATOR_ROLES = ("expand", "gen")
 EXPAND_CONTEXT = 2048  # models.expandContextSize default (engine.md §1.7)
@@ -53,23 +55,23 @@ def models_int(config: Config, key: str, default: int, minimum: int) -> int:
 
 
 class _LockedEmbedder:
-    def __init__(self, inner: Embedder, lock: threading.RLock) -> None:
+    def __init__(self, inner: Embedder, lock: threading.Lock) -> None:
         self._inner, self._lock = inner, lock
         self.model_id, self.dimensions = inner.model_id, inner.dimensions
         self.max_tokens = inner.max_tokens
 
     def embed_batch(self, texts: list[str]) -> list[list[float]]:
-        with self._lock:
+        with holding(self._lock):
             return self._inner.embed_batch(texts)
 
 
 class _LockedReranker:
-    def __init__(self, inner: Reranker, lock: threading.RLock) -> None:
+    def __init__(self, inner: Reranker, lock: threading.Lock) -> None:
         self._inner, self._lock = inner, lock
         self.model_id = inner.model_id
 
     def rerank(self, query: str, documents: list[str]) -> list[float]:
-        with self._lock:
+        with holding(self._lock):
             return self._inner.rerank(query, documents)
 
 
@@ -78,7 +80,7 @@ class Models:
 
     def __init__(self, models_dir: Path) -> None:
         self.models_dir = models_dir
-        self.lock = threading.RLock()  # loads, and every embedding or rerank call
+        self.lock = threading.Lock()  # loads, and every embedding or rerank call
         self._embedder: Embedder | None = None
         self.embed_uri: str | None = None  # the URI the embedder was loaded from
         self._reranker: Reranker | Literal[False] | None = None  # False: looked, none
@@ -88,7 +90,7 @@ class Models:
     def embedder(self, config: Config) -> Embedder:
         """The embedding model, loaded once. A missing hf: model is downloaded first when
         the download policy allows it; otherwise this fails fast naming the fix."""
-        with self.lock:
+        with holding(self.lock):
             if self._embedder is None:
                 self._embedder = self._load_embedder(config)
             return _LockedEmbedder(self._embedder, self.lock)
@@ -117,7 +119,7 @@ class Models:
 
     def reranker(self, config: Config) -> Reranker | None:
         """The reranker, or None when none is available (reranking is optional)."""
-        with self.lock:
+        with holding(self.lock):
             if self._reranker is None:
                 try:
                     self._reranker = self._load_reranker(config)
@@ -132,7 +134,7 @@ class Models:
         optional: never an error; ``unavailable[role]`` says why)."""
         if role not in GENERATOR_ROLES:
             raise ValueError(f"not a generator role: {role}")
-        with self.lock:
+        with holding(self.lock):
             if role not in self._generators:
                 try:
                     self._generators[role] = self._load_generator(config, role)

@@ -9,11 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs
-from gno.core.identity import normalize_collection_name
+from gno.core.frontmatter import nesting_depth
+from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, split_globs
+from gno.core.identity import normalize_collection_name, validate_context_scope
 from gno.errors import ConfigError, ValidationError
+from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 
 CONFIG_VERSION = "1.0"
+MAX_CONFIG_BYTES = 1024 * 1024  # index.yml is a few KiB; --config may name anything
+MAX_CONFIG_DEPTH = 64
 LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[a-z]{2}|-[a-z]{4})?$", re.I)
 # GNO's "snowball english" needs a loadable extension; gno's porter + CJK bigrams
 # is the equivalent English stemmer, so the GNO spelling is accepted as an alias.
@@ -70,7 +74,7 @@ def _str_list(value: Any, where: str) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
+        return split_globs(value)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return list(value)
     raise ConfigError(f"{where} must be a list of strings")
@@ -140,6 +144,10 @@ def parse_config(data: Any, source: str = "index.yml") -> Config:
             isinstance(item.get(k), str) for k in ("scopeType", "scopeKey", "text")
         ):
             raise ConfigError(f"{source}: contexts[{i}] needs scopeType, scopeKey and text")
+        try:
+            validate_context_scope(item["scopeType"], item["scopeKey"])
+        except ValidationError as exc:
+            raise ConfigError(f"{source}: contexts[{i}]: {exc.message}") from exc
         contexts.append(ContextEntry(item["scopeType"], item["scopeKey"], item["text"]))
     return Config(collections, contexts, TOKENIZERS[tokenizer], data)
 
@@ -148,11 +156,18 @@ def load_config(path: Path) -> Config:
     import yaml
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(str(path), MAX_CONFIG_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise
+    except NotRegularFile as exc:  # /dev/zero streams forever, a named pipe blocks forever
+        raise ConfigError(f"Config {path} is not a regular file ({exc})") from exc
+    except FileTooLarge as exc:
+        limit = MAX_CONFIG_BYTES // 1024
+        raise ConfigError(f"Config {path} is larger than {limit} KiB") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"Cannot read config {path}: {exc}") from exc
+    if nesting_depth(text) > MAX_CONFIG_DEPTH:  # PyYAML recurses once per level
+        raise ConfigError(f"Config {path} nests deeper than {MAX_CONFIG_DEPTH} levels")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

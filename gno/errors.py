@@ -31,6 +31,7 @@ that from the exit code.
     ├── UnavailableError (UNAVAILABLE, 503, exit 2)
     │   ├── ModelUnavailableError (MODEL_UNAVAILABLE: not on disk, may not be fetched)
     │   └── ModelDownloadError (MODEL_DOWNLOAD_FAILED: a download was tried and failed)
+    ├── DiskFullError (DISK_FULL, 507, exit 2: SQLite could not grow the index)
     ├── InterruptedByUser (INTERRUPTED, 499, exit 130)
     └── Cancelled (CANCELLED, 499, exit 130: stopped at a checkpoint; never sent to anyone)
 """
@@ -111,6 +112,14 @@ class NotInitializedError(GnoError):
 class UnavailableError(GnoError):
     code = "UNAVAILABLE"
     http_status = 503
+
+
+class DiskFullError(GnoError):
+    """The disk (or the index's size limit) is full: the open transaction was rolled back,
+    every earlier batch is kept, and the same command can be run again once space is freed."""
+
+    code = "DISK_FULL"
+    http_status = 507
 
 
 class InterruptedByUser(GnoError):

@@ -53,7 +53,7 @@ class Paths:
 
 
 def resolve_paths(config: str | Path | None = None, index: str | None = None) -> Paths:
-    name = index or DEFAULT_INDEX
+    name = DEFAULT_INDEX if index is None else index  # "" is an invalid name, not the default
     index_identity(name)  # validate early: a bad name is a usage error
     config_file = Path(config).expanduser().absolute() if config else _dir("config") / "index.yml"
     return Paths(config_file, _dir("data"), _dir("cache"), name)

@@ -30,6 +30,7 @@ UNSUPPORTED = "UNSUPPORTED"
 CONVERSION_FAILED = "CONVERSION_FAILED"
 NOT_FOUND = "NOT_FOUND"
 READ_ERROR = "READ_ERROR"
+INVALID_NAME = "INVALID_NAME"  # a file name that is not UTF-8: reported, never stored
 PERMANENT_CODES = frozenset({CORRUPT, PERMISSION, TOO_LARGE, UNSUPPORTED})
 
 
@@ -247,9 +248,23 @@ class IndexReads(Protocol):
 
     def document_by_path(self, collection: str, rel_path: str) -> DocRow | None: ...
 
+    def ids_passing(
+        self, ids: Sequence[int], where: str = "", params: Sequence[Any] = ()
+    ) -> set[int]: ...
+
     def list_documents(
-        self, collection: str | None, prefix: str | None, limit: int, offset: int
+        self,
+        collection: str | None,
+        prefix: str | None,
+        limit: int,
+        offset: int,
+        *,
+        tags_all: Sequence[str] = (),
+        tags_any: Sequence[str] = (),
+        order: tuple[str | None, bool] = (None, False),
     ) -> tuple[list[DocRow], int]: ...
+
+    def date_field_names(self, collection: str | None) -> list[str]: ...
 
     def active_paths(self, collection: str) -> list[DocRow]: ...
 
@@ -300,6 +315,8 @@ class IndexWrites(Protocol):
     def reactivate(self, doc_id: int) -> None: ...
 
     def inactivate(self, doc_ids: Sequence[int]) -> None: ...
+
+    def inactivate_collections_except(self, names: Sequence[str]) -> int: ...
 
     def mark_synced(self, collection: str) -> None: ...
 

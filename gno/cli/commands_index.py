@@ -11,7 +11,8 @@ import typer
 
 from gno.cli.app import app, collection_app, summary
 from gno.cli.common import build, call, pick_format, settings, split_csv
-from gno.cli.output import dump, write, write_json
+from gno.cli.output import dump, write, write_err, write_json
+from gno.core.globs import split_globs
 
 Json = Annotated[bool, typer.Option("--json", help="JSON output.")]
 Md = Annotated[bool, typer.Option("--md", help="Markdown output.")]
@@ -47,7 +48,7 @@ def _collection_fields(
         "name": name,
         "pattern": pattern,
         "include": split_csv(include),
-        "exclude": split_csv(exclude),
+        "exclude": None if exclude is None else split_globs(exclude),
         "updateCmd": update,
     }
 
@@ -258,15 +259,11 @@ def update(
                 f"{c['filesMarkedInactive']} removed ({c['durationMs']} ms)",
             )
             for err in c["errors"][:10]:
-                sys.stderr.write(
-                    f"  {err['code']}: {err['relPath'] or c['collection']}: {err['message']}\n"
-                )
+                write_err(f"  {err['code']}: {err['relPath'] or c['collection']}: {err['message']}")
         if not r["collections"]:
             _say(ctx, "No collections configured. Add one: gno collection add <path> --name <name>")
     if r.get("interrupted"):
-        sys.stderr.write(
-            "Interrupted: finished files are saved; run `gno update` again to continue.\n"
-        )
+        write_err("Interrupted: finished files are saved; run `gno update` again to continue.")
         raise typer.Exit(130)
 
 
@@ -318,9 +315,7 @@ def embed(
             f"Embedded {r['embedded']} chunks with {r['model']} ({r['errors']} errors, {r['duration']:.1f} s)",
         )
     if r.get("interrupted"):
-        sys.stderr.write(
-            "Interrupted: finished vectors are saved; run `gno embed` again to continue.\n"
-        )
+        write_err("Interrupted: finished vectors are saved; run `gno embed` again to continue.")
         raise typer.Exit(130)
 
 

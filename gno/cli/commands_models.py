@@ -9,7 +9,7 @@ import typer
 
 from gno.cli.app import models_app, summary
 from gno.cli.common import build, call, pick_format, settings
-from gno.cli.output import dump, write, write_json
+from gno.cli.output import dump, write, write_err, write_json
 
 Json = Annotated[bool, typer.Option("--json", help="JSON output.")]
 Md = Annotated[bool, typer.Option("--md", help="Markdown output.")]
@@ -147,4 +147,4 @@ def models_use(
     r = dump(result)
     write(f"Active preset: {r['activePreset']} (was {r['previousPreset'] or 'unknown'})")
     if r["embedModelChanged"]:
-        sys.stderr.write(f"Warning: {r['note']}\n")
+        write_err(f"Warning: {r['note']}")

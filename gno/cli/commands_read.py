@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any
 
 import typer
@@ -15,6 +14,7 @@ from gno.cli.output import (
     render_multi_get,
     render_search,
     write,
+    write_err,
     write_json,
 )
 from gno.errors import ValidationError
@@ -164,7 +164,7 @@ def query_command(
     result = call(ctx, "query", build(QueryInput, **fields, **extra))
     if explain and fmt != "json" and result.meta.explain:
         for line in result.meta.explain.lines:
-            sys.stderr.write(f"[explain] {line.stage}: {line.message}\n")
+            write_err(f"[explain] {line.stage}: {line.message}")
     _render(result, fmt, full, line_numbers)
 
 

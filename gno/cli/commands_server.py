@@ -17,6 +17,7 @@ import typer
 from gno.cli.app import app as root_app
 from gno.cli.commands_mcp import resolve_tool_profile
 from gno.cli.common import settings
+from gno.cli.output import write
 from gno.errors import ValidationError
 
 Port = Annotated[
@@ -66,6 +67,16 @@ WritePidFile = Annotated[
 MaxBody = Annotated[
     int, typer.Option("--max-body-bytes", min=1, hidden=True, help="Request body limit.")
 ]
+HeaderTimeoutMs = Annotated[
+    int,
+    typer.Option(
+        "--header-timeout-ms", min=1, hidden=True, help="Time a request's headers may take."
+    ),
+]
+BodyTimeoutMs = Annotated[
+    int,
+    typer.Option("--body-timeout-ms", min=1, hidden=True, help="Time a request's body may take."),
+]
 MaxWaiting = Annotated[
     int, typer.Option("--max-waiting-syncs", min=0, hidden=True, help="Sync queue depth.")
 ]
@@ -108,6 +119,8 @@ def serve(
     json_: JsonOut = False,
     write_pid_file: WritePidFile = False,
     max_body_bytes: MaxBody = 1024 * 1024,
+    header_timeout_ms: HeaderTimeoutMs = 10_000,
+    body_timeout_ms: BodyTimeoutMs = 30_000,
     max_waiting_syncs: MaxWaiting = 64,
     max_readers: MaxReaders = 4,
     max_queued_reads: MaxQueuedReads = 256,
@@ -138,6 +151,8 @@ def serve(
         tool_profile=mcp_tool_profile,
         write_pid_file=write_pid_file,
         max_body_bytes=max_body_bytes,
+        header_timeout_ms=header_timeout_ms,
+        body_timeout_ms=body_timeout_ms,
         max_waiting_syncs=max_waiting_syncs,
         max_readers=max_readers,
         max_queued_reads=max_queued_reads,
@@ -173,6 +188,8 @@ def daemon(
     json_: JsonOut = False,
     write_pid_file: WritePidFile = False,
     max_body_bytes: MaxBody = 1024 * 1024,
+    header_timeout_ms: HeaderTimeoutMs = 10_000,
+    body_timeout_ms: BodyTimeoutMs = 30_000,
     max_waiting_syncs: MaxWaiting = 64,
     max_readers: MaxReaders = 4,
     max_queued_reads: MaxQueuedReads = 256,
@@ -200,6 +217,8 @@ def daemon(
         tool_profile=mcp_tool_profile,
         write_pid_file=write_pid_file,
         max_body_bytes=max_body_bytes,
+        header_timeout_ms=header_timeout_ms,
+        body_timeout_ms=body_timeout_ms,
         max_waiting_syncs=max_waiting_syncs,
         max_readers=max_readers,
         max_queued_reads=max_queued_reads,
@@ -243,7 +262,7 @@ def _manage(
         if stopped is None:
             raise typer.Exit(3)  # silent: nothing was running
         if not as_json:
-            typer.echo(f"gno {kind}: stopped (pid {stopped})")
+            write(f"gno {kind}: stopped (pid {stopped})")
         raise typer.Exit(0)
     if detach:
         record = process.detach(files, sys.argv[1:], host)
@@ -251,10 +270,10 @@ def _manage(
         if kind == "serve":
             started["url"] = process.loopback_url(host, record["port"])
         if as_json:
-            typer.echo(json.dumps(started))
+            write(json.dumps(started))
         else:
             where = f" at {started['url']}" if "url" in started else f" on port {record['port']}"
-            typer.echo(
+            write(
                 f"gno {kind}: running in the background (pid {record['pid']}){where}; "
                 f"log {files.log_file}; stop it with `gno {kind} --stop`"
             )
@@ -264,31 +283,31 @@ def _manage(
 
 def _print_status(payload: dict[str, Any], as_json: bool) -> None:
     if as_json:
-        typer.echo(json.dumps(payload, indent=2))
+        write(json.dumps(payload, indent=2))
         return
     kind = payload["cmd"]
     if not payload["running"]:
-        typer.echo(f"gno {kind}: not running (pid file {payload['pid_file']})")
+        write(f"gno {kind}: not running (pid file {payload['pid_file']})")
         return
     minutes, seconds = divmod(payload["uptime_seconds"], 60)
     hours, minutes = divmod(minutes, 60)
-    typer.echo(
+    write(
         f"gno {kind}: running (pid {payload['pid']}, port {payload['port']}, "
         f"up {hours}h{minutes:02d}m{seconds:02d}s, gno {payload['version']})"
     )
     resident = payload["resident"]
     if resident is not None:
         jobs = resident["jobs"]
-        typer.echo(
+        write(
             f"  admission {resident['admission']['state']}, "
             f"{resident['transport']['activeRequests']} active requests, "
             f"{jobs['active']} active jobs"
         )
     else:
-        typer.echo("  /api/resident/status did not answer (busy, or the gateway wants a token)")
+        write("  /api/resident/status did not answer (busy, or the gateway wants a token)")
     size = payload["log_size_bytes"]
-    typer.echo(f"  pid file {payload['pid_file']}")
-    typer.echo(f"  log {payload['log_file']}" + (f" ({size} bytes)" if size is not None else ""))
+    write(f"  pid file {payload['pid_file']}")
+    write(f"  log {payload['log_file']}" + (f" ({size} bytes)" if size is not None else ""))
 
 
 def _run(
@@ -305,6 +324,8 @@ def _run(
     tool_profile: str | None,
     write_pid_file: bool,
     max_body_bytes: int,
+    header_timeout_ms: int,
+    body_timeout_ms: int,
     max_waiting_syncs: int,
     max_readers: int,
     max_queued_reads: int,
@@ -317,20 +338,36 @@ def _run(
     from gno.resident.runtime import Limits
     from gno.rest.app import ServeOptions
     from gno.rest.gateway import build_gateway
+    from gno.rest.gateway_config import gateway_config
     from gno.rest.security import Gates
     from gno.rest.serve import serve as run_server
 
+    app = settings(ctx).make_app()
+    # index.yml's gateway block fills in what the command line does not say.
+    conf = gateway_config(_config_raw(app))
+    if kind == "daemon" and not _given(ctx, "host") and conf.host:
+        host = conf.host
+    token_file = token_file or conf.token_file
+    allowed_hosts = allowed_hosts or conf.allowed_hosts or None
+    allowed_origins = allowed_origins or conf.allowed_origins or None
+    if not _given(ctx, "max_body_bytes") and "maxBodyBytes" in conf.limits:
+        max_body_bytes = conf.limits["maxBodyBytes"]
     gateway = build_gateway(
         host, token_file, allowed_hosts, allowed_origins, whole_listener=kind == "daemon"
     )
-    app = settings(ctx).make_app()
     # GNO_API_TOKEN guards serve's REST routes; the daemon's listener is the gateway's alone.
     api_token = (os.environ.get("GNO_API_TOKEN") or None) if kind == "serve" else None
     from gno.mcp.hosting import http_app
 
     options = ServeOptions(
         mcp=http_app,
-        gates=Gates(token=api_token, max_body_bytes=max_body_bytes, gateway=gateway),
+        gates=Gates(
+            token=api_token,
+            max_body_bytes=max_body_bytes,
+            gateway=gateway,
+            header_seconds=header_timeout_ms / 1000,
+            body_seconds=body_timeout_ms / 1000,
+        ),
         limits=Limits(
             readers=max_readers,
             max_queued_reads=max_queued_reads,
@@ -342,15 +379,16 @@ def _run(
         sync_on_start=sync_on_start,
         embed_delay=embed_delay,
         mcp_enable_write=enable_write
-        or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes"),
+        or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes")
+        or bool(conf.enable_write),
         mcp_profile=resolve_tool_profile(app, tool_profile),
     )
 
     def announce(url: str) -> None:
         if kind == "serve":
-            typer.echo(f"gno serve: {url}  (API {url}/api, docs {url}/docs, MCP {url}/mcp)")
+            write(f"gno serve: {url}  (API {url}/api, docs {url}/docs, MCP {url}/mcp)")
         else:
-            typer.echo(f"gno daemon: {url}  (MCP {url}/mcp, status {url}/api/resident/status)")
+            write(f"gno daemon: {url}  (MCP {url}/mcp, status {url}/api/resident/status)")
         sys.stdout.flush()
 
     run_server(
@@ -361,3 +399,19 @@ def _run(
         host=host,
         pid_file=files.pid_file if write_pid_file else None,
     )
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """The flag was on the command line (or in its env variable), not left at its default."""
+    source = ctx.get_parameter_source(name)  # typer's own click: compare by name
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _config_raw(app: Any) -> dict[str, Any]:
+    """index.yml as parsed; {} before `gno init` (the server starts and says so per call)."""
+    from gno.errors import NotInitializedError
+
+    try:
+        return dict(app.config.raw)
+    except (FileNotFoundError, NotInitializedError):
+        return {}

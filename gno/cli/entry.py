@@ -8,9 +8,10 @@ Exit codes (surfaces.md §2.1): 0 success, 1 validation/usage, 2 runtime,
 from __future__ import annotations
 
 import contextlib
-import json
 import signal
 import sys
+
+from gno.cli.output import json_text, write_err
 
 # Global options GNO accepts anywhere on the line; typer wants them before the
 # command, so they are moved there first.
@@ -51,9 +52,9 @@ def emit_error(code: str, message: str, as_json: bool, details: dict | None = No
         body: dict = {"code": code, "message": message}
         if details:
             body["details"] = details
-        sys.stderr.write(json.dumps({"error": body}, indent=2, ensure_ascii=False) + "\n")
+        sys.stderr.write(json_text({"error": body}) + "\n")
     else:
-        sys.stderr.write(f"Error: {message}\n")
+        write_err(f"Error: {message}")
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -1,8 +1,16 @@
-"""Rendering command results: JSON (the schema object) and the text formats."""
+"""Rendering command results: JSON (the schema object) and the text formats.
+
+Everything the CLI prints goes through ``write``/``write_err`` (text, made
+``terminal_safe``) or ``write_json``/``json_text`` (JSON, control characters
+escaped): indexed data (titles, file names, snippets) is hostile, and a control
+sequence in it must not reach the terminal (set its title, clear it, move the
+cursor, answer back), with or without colour.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -19,17 +27,46 @@ def quoteattr(text: str) -> str:
     return '"' + escape(text).replace('"', "&quot;") + '"'
 
 
+# What a terminal acts on: C0 controls but TAB and LF (ESC starts every sequence, CR
+# overwrites the line), DEL, and C1 (U+0080-U+009F; U+009B is a one-character CSI).
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# json.dumps escapes C0 itself; DEL and C1 it leaves raw unless ensure_ascii.
+_JSON_RAW = re.compile("[\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` without the control characters a terminal would interpret."""
+    return _CONTROLS.sub("", text)
+
+
+def json_text(value: Any, *, indent: int | None = 2) -> str:
+    """JSON with every control character escaped: the data stays intact, the terminal
+    sees none of it raw."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def dump(model: Any) -> dict[str, Any] | list[Any]:
     """The wire form: fields the handler set (explicit nulls included), JSON types."""
     return model.model_dump(mode="json", exclude_unset=True)
 
 
+def _line(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
+
+
 def write(text: str) -> None:
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    """Human text to stdout, terminal-safe."""
+    sys.stdout.write(_line(terminal_safe(text)))
+
+
+def write_err(text: str) -> None:
+    """Human text to stderr (errors, warnings, explain lines), terminal-safe."""
+    sys.stderr.write(_line(terminal_safe(text)))
 
 
 def write_json(model: Any) -> None:
-    write(json.dumps(dump(model), indent=2, ensure_ascii=False))
+    sys.stdout.write(_line(json_text(dump(model))))
 
 
 def _cut(text: str, limit: int, full: bool = False) -> str:

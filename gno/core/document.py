@@ -3,6 +3,7 @@ links, chunks with their language, and the text FTS5 indexes. Pure."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -11,7 +12,7 @@ from gno.core.frontmatter import Metadata, extract_metadata, parse_frontmatter
 from gno.core.language import detect_language
 from gno.core.links import Link, parse_links
 from gno.core.mirror import canonicalize, sha256_text
-from gno.core.regions import Regions
+from gno.core.regions import Regions, fence_spans
 from gno.core.tags import collect_tags, hashtags
 
 CODE_EXTENSIONS = frozenset(
@@ -36,7 +37,6 @@ CODE_EXTENSIONS = frozenset(
     ]
 )
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _PATH_TYPES = (
     (re.compile(r"meeting|standup|retro|minutes"), "meeting"),
     (re.compile(r"spec|rfc|adr|design"), "spec"),
@@ -66,13 +66,18 @@ class Analysis:
 
 
 def first_h1(mirror: str, start_line: int = 0) -> str | None:
-    in_fence = False
+    """The first level-1 ATX heading after ``start_line`` outside fenced code."""
+    fences = fence_spans(mirror)
+    fence_starts = [start for start, _ in fences]
+    offset = 0
     for i, line in enumerate(mirror.split("\n")):
-        if i < start_line:
+        at, offset = offset, offset + len(line) + 1
+        if i < start_line or not line.startswith("#"):
             continue
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence and (m := _H1.match(line)):
+        k = bisect.bisect_right(fence_starts, at) - 1
+        if k >= 0 and at < fences[k][1]:
+            continue
+        if m := _H1.match(line):
             return m.group(1).strip()
     return None
 

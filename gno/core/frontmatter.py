@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.S)
-_KEY_LINE = re.compile(r"^([A-Za-z0-9_][\w .-]*?)\s*:(?:\s+(.*))?$")
+_KEY = re.compile(r"[A-Za-z0-9_][\w .-]*")
+# Logseq page property `key:: value` (the first lines of a page without frontmatter).
+_PROPERTY = re.compile(r"([A-Za-z0-9_][\w-]*)::[ \t]*(.*)")
+LOGSEQ_PROPERTY_LINES = 10
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _DATE_KEY = re.compile(
     r"(^|_)(date|time|created|updated|published|modified|deadline|expires|expiry|start|end)(_|$)"
@@ -23,6 +26,43 @@ DATE_KEYS = ("date", "published", "published_at", "created", "created_at", "upda
 AUTHOR_KEYS = ("author", "by", "owner", "creator")
 
 Value = str | list[str] | dict[str, "Value"]
+
+# YAML is parsed recursively (PyYAML builds nested values with recursive calls), so a
+# block nested a few hundred levels deep would exhaust the stack: deeper is refused.
+MAX_FRONTMATTER_DEPTH = 64
+
+
+class FrontmatterError(ValueError):
+    """Frontmatter gno refuses to parse (nested deeper than ``MAX_FRONTMATTER_DEPTH``)."""
+
+
+def nesting_depth(block: str) -> int:
+    """An upper bound of a YAML block's nesting: indentation levels, compact ``- - x``
+    sequences and open ``[``/``{`` flow collections (quoted brackets count too: erring
+    high only refuses absurd blocks sooner). Linear in the block's length."""
+    deepest = flow = 0
+    indents: list[int] = []
+    for line in block.split("\n"):
+        body = line.lstrip(" ")
+        if not body or body.startswith("#"):
+            continue
+        indent = len(line) - len(body)
+        while indents and indents[-1] >= indent:
+            indents.pop()
+        indents.append(indent)
+        dashes = 0
+        while body == "-" or body.startswith("- "):
+            dashes += 1
+            body = body[2:].lstrip(" ")
+        peak = flow
+        for ch in body:
+            if ch in "[{":
+                flow += 1
+                peak = max(peak, flow)
+            elif ch in "]}" and flow:
+                flow -= 1
+        deepest = max(deepest, len(indents) + dashes + peak)
+    return deepest
 
 
 @dataclass
@@ -51,9 +91,37 @@ def normalize_key(key: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", key).strip("_")
 
 
+def _key_line(line: str) -> tuple[str, Value] | None:
+    """``key: value`` (or Logseq's ``key:: value``, whose value is a comma list, never a
+    YAML ``[a, b]``) -> (key, value); found with ``find`` and a fullmatch on the key, so
+    a hostile line costs one pass."""
+    colon = line.find(":")
+    if colon <= 0:
+        return None
+    key = line[:colon].rstrip()
+    rest = line[colon + 1 :]
+    logseq = rest.startswith(":")
+    if logseq:
+        rest = rest[1:]
+    if not _KEY.fullmatch(key) or (rest and not rest[0].isspace()):
+        return None
+    return key, rest.strip() if logseq else _scalar_or_list(rest)
+
+
+def logseq_properties(text: str) -> dict[str, Value]:
+    """Logseq page properties (``key:: value``) among the first lines of a page."""
+    data: dict[str, Value] = {}
+    for line in text.split("\n", LOGSEQ_PROPERTY_LINES)[:LOGSEQ_PROPERTY_LINES]:
+        if m := _PROPERTY.fullmatch(line.strip()):
+            data.setdefault(m.group(1), m.group(2).strip())
+    return data
+
+
 def _yaml_block(block: str) -> dict[str, Value] | None:
     import yaml
 
+    if nesting_depth(block) > MAX_FRONTMATTER_DEPTH:
+        raise FrontmatterError(f"Frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH} levels")
     loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
     try:
         data = yaml.load(block, Loader=loader)
@@ -71,10 +139,14 @@ def frontmatter_span(text: str) -> tuple[int, int]:
 def parse_frontmatter(text: str) -> Frontmatter:
     match = _FRONTMATTER.match(text)
     if not match:
-        return Frontmatter()
+        return Frontmatter(data=logseq_properties(text) if "::" in text else {})
     end_offset = match.end()
     end_line = text.count("\n", 0, end_offset)
-    parsed = _yaml_block(match.group(1) or "")
+    block = match.group(1) or ""
+    # Logseq `key:: value` lines mean nothing sensible as YAML (`tags:: #a` is a comment
+    # there): such a block goes to the line parser, which reads them as properties.
+    logseq = "::" in block and any(_PROPERTY.fullmatch(line) for line in block.split("\n"))
+    parsed = None if logseq else _yaml_block(block)
     if parsed is not None:
         return Frontmatter(
             data={str(k): v for k, v in parsed.items()}, end_line=end_line, end_offset=end_offset
@@ -93,18 +165,18 @@ def parse_frontmatter(text: str) -> Frontmatter:
                 items = existing if isinstance(existing, list) else []
                 items.append(_unquote(stripped[2:]))
                 data[current] = items
-            elif line[0] in " \t" and (nested := _KEY_LINE.match(stripped)):
+            elif line[0] in " \t" and (nested := _key_line(stripped)):
                 existing = data.get(current)
                 mapping = existing if isinstance(existing, dict) else {}
-                mapping[nested.group(1)] = _scalar_or_list(nested.group(2) or "")
+                mapping[nested[0]] = nested[1]
                 data[current] = mapping
             continue
-        key_match = _KEY_LINE.match(line)
-        if not key_match:
+        key_value = _key_line(line)
+        if not key_value:
             current = None
             continue
-        current = key_match.group(1)
-        data[current] = _scalar_or_list(key_match.group(2) or "")
+        current = key_value[0]
+        data[current] = key_value[1]
     return Frontmatter(data=data, end_line=end_line, end_offset=end_offset)
 
 
@@ -147,6 +219,26 @@ class Metadata:
     doc_type: str | None = None
 
 
+def _flatten(value: Value | None) -> Value | None:
+    """YAML reads a Logseq ``tags:: [[a]], [[b]]`` as lists of lists: one level is enough."""
+    if not isinstance(value, list):
+        return value
+    flat: list[str] = []
+    for item in value:
+        if isinstance(item, list):
+            flat += [v for v in item if isinstance(v, str)]
+        elif isinstance(item, str):
+            flat.append(item)
+    return flat
+
+
+def _unwrap_ref(value: str) -> str:
+    """Logseq writes tags as page refs or hashtags: ``[[project]]``, ``#urgent``."""
+    if value.startswith("[[") and value.endswith("]]"):
+        return value[2:-2].strip()
+    return value.lstrip("#")
+
+
 def extract_metadata(fm: Frontmatter) -> Metadata:
     normalized = {normalize_key(k): v for k, v in fm.data.items()}
     meta = Metadata()
@@ -168,5 +260,5 @@ def extract_metadata(fm: Frontmatter) -> Metadata:
     meta.categories = [c.lower() for c in as_list(raw_categories)]
     doc_type = normalized.get("type")
     meta.doc_type = doc_type.strip() if isinstance(doc_type, str) and doc_type.strip() else None
-    meta.tags = as_list(normalized.get("tags"))
+    meta.tags = [_unwrap_ref(tag) for tag in as_list(_flatten(normalized.get("tags")))]
     return meta

@@ -10,10 +10,10 @@ directory prefix. ``include`` is an extension allowlist.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gno.core.globmatch import Glob
 from gno.errors import ValidationError
 
 DEFAULT_PATTERN = "**/*"
@@ -31,77 +31,33 @@ DEFAULT_EXCLUDES = (
 GLOB_CHARS = set("*?[]{}")
 
 
-def _split_braces(pattern: str) -> list[str]:
-    """Expand every {a,b} group (nested groups too)."""
-    start = pattern.find("{")
-    if start < 0:
-        return [pattern]
-    depth = 0
-    for end in range(start, len(pattern)):
-        if pattern[end] == "{":
-            depth += 1
-        elif pattern[end] == "}":
-            depth -= 1
-            if depth == 0:
-                break
-    else:
-        raise ValidationError(f"Unbalanced '{{' in pattern: {pattern}")
-    options, depth, current = [], 0, ""
-    for ch in pattern[start + 1 : end]:
-        if ch == "," and depth == 0:
-            options.append(current)
-            current = ""
-            continue
-        depth += ch == "{"
-        depth -= ch == "}"
-        current += ch
-    options.append(current)
-    head, tail = pattern[:start], pattern[end + 1 :]
-    return [expanded for option in options for expanded in _split_braces(head + option + tail)]
-
-
-def _segment_regex(segment: str) -> str:
-    out, i = [], 0
-    if segment[:1] in ("*", "?", "["):
-        out.append(r"(?!\.)")  # wildcards never match a leading dot
-    while i < len(segment):
-        ch = segment[i]
-        if ch == "*":
-            out.append(r"[^/]*")
-        elif ch == "?":
-            out.append(r"[^/]")
-        elif ch == "[":
-            close = segment.find("]", i + 1)
-            if close < 0:
-                raise ValidationError(f"Unbalanced '[' in pattern: {segment}")
-            body = segment[i + 1 : close]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = close
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    return "".join(out)
-
-
-def glob_regex(pattern: str) -> str:
-    segments = pattern.split("/")
-    out = []
-    for i, segment in enumerate(segments):
-        last = i == len(segments) - 1
-        if segment == "**":
-            out.append(r"(?:(?!\.)[^/]+/)*" + (r"(?!\.)[^/]+" if last else ""))
-        else:
-            out.append(_segment_regex(segment) + ("" if last else "/"))
-    return "".join(out)
-
-
-def compile_globs(pattern: str) -> re.Pattern[str]:
+def compile_globs(pattern: str) -> Glob:
+    """The linear-time matcher of ``pattern`` (``gno.core.globmatch``); bounds are checked there."""
     if pattern.startswith("/") or ".." in pattern.split("/"):
         raise ValidationError(f"Pattern must be relative and must not contain '..': {pattern}")
-    alternatives = [glob_regex(p) for p in _split_braces(pattern)]
-    return re.compile("^(?:" + "|".join(alternatives) + ")$")
+    return Glob(pattern)
+
+
+def split_globs(value: str) -> list[str]:
+    """Split a comma-separated list of globs at the commas that separate them: commas inside
+    ``{a,b}`` groups or ``[...]`` classes belong to the glob (``{a[0-9].md,b.md}`` is one)."""
+    parts: list[str] = []
+    depth, start, i = 0, 0, 0
+    while i < len(value):
+        ch = value[i]
+        if ch == "[":
+            close = value.find("]", i + 2)  # a ']' right after '[' is a member
+            i = close if close > 0 else i
+        elif ch == "{":
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+        elif ch == "," and not depth:
+            parts.append(value[start:i])
+            start = i + 1
+        i += 1
+    parts.append(value[start:])
+    return [part.strip() for part in parts if part.strip()]
 
 
 def normalize_extension(ext: str) -> str:
@@ -111,9 +67,9 @@ def normalize_extension(ext: str) -> str:
 
 @dataclass(frozen=True)
 class FileRules:
-    pattern: re.Pattern[str]
+    pattern: Glob
     include: frozenset[str]  # lowercase extensions with the dot
-    exclude_globs: tuple[re.Pattern[str], ...]
+    exclude_globs: tuple[Glob, ...]
     exclude_names: frozenset[str]
 
     @classmethod
@@ -123,7 +79,8 @@ class FileRules:
         include_set = frozenset(normalize_extension(e) for e in include if e.strip()) or frozenset(
             supported
         )
-        globs, names = [], []
+        globs: list[Glob] = []
+        names: list[str] = []
         for entry in exclude:
             entry = entry.strip().strip("/")
             if not entry:
@@ -152,4 +109,4 @@ class FileRules:
         dot = name.rfind(".")
         if dot <= 0 or name[dot:].lower() not in self.include:
             return False
-        return bool(self.pattern.match(rel_path)) and not self.excluded(rel_path)
+        return self.pattern.match(rel_path) and not self.excluded(rel_path)

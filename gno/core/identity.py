@@ -17,7 +17,10 @@ from gno.errors import ValidationError
 
 DEFAULT_INDEX = "default"
 COLLECTION_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-DOCID_RE = re.compile(r"^#[a-f0-9]{6,}$")
+# A docid is "#" + 8 lowercase hex; a reference may give its first 6 to 8 (GNO's prefix
+# form). Longer can never match, uppercase is not a docid: both are invalid, not "not found".
+DOCID_RE = re.compile(r"#[a-f0-9]{8}")
+DOCID_REF_RE = re.compile(r"#[a-f0-9]{6,8}")
 _LINE_SUFFIX_RE = re.compile(r"^(.*):(\d+)$")
 # Characters encodeURIComponent leaves alone besides ASCII alphanumerics and "_.-~".
 _URI_SAFE = "!*'()"
@@ -25,6 +28,11 @@ _URI_SAFE = "!*'()"
 
 def docid_for(source_hash: str) -> str:
     return "#" + source_hash[:8]
+
+
+def is_docid(text: str) -> bool:
+    """Exactly ``#`` + 8 lowercase hex (no surrounding space, no trailing newline)."""
+    return DOCID_RE.fullmatch(text) is not None
 
 
 @functools.lru_cache(maxsize=8192)  # pure; every search result builds one URI per hit
@@ -54,12 +62,18 @@ def parse_uri(uri: str) -> ParsedUri:
     if "?" in body:
         body, query = body.split("?", 1)
         for pair in query.split("&"):
-            key, _, value = pair.partition("=")
-            if key == "index" and value:
-                index = unquote(value)
+            key, eq, value = pair.partition("=")
+            if key != "index":
+                continue
+            if not eq or not value:
+                raise ValidationError(f"Invalid gno:// URI (empty ?index=): {uri}")
+            index = unquote(value)
+            index_identity(index)  # a bad name is invalid, never "some other index"
     collection, sep, path = body.partition("/")
     if not collection or not sep:
         raise ValidationError(f"Invalid gno:// URI (expected gno://<collection>/<path>): {uri}")
+    if "" in path.split("/")[:-1]:  # "//": an empty segment names no file or folder
+        raise ValidationError(f"Invalid gno:// URI (empty path segment): {uri}")
     return ParsedUri(normalize_collection_name(collection), unquote(path), index)
 
 
@@ -81,9 +95,9 @@ def parse_ref(ref: str) -> Ref:
     if not text:
         raise ValidationError("Reference cannot be empty")
     if text.startswith("#"):
-        if not DOCID_RE.match(text):
+        if not DOCID_REF_RE.fullmatch(text):
             raise ValidationError(
-                f"Invalid docid: {text} (expected # followed by 6+ lowercase hex)"
+                f"Invalid docid: {text} (expected # followed by 6 to 8 lowercase hex)"
             )
         return Ref(raw=ref, docid=text)
     line = None
@@ -103,6 +117,37 @@ def parse_ref(ref: str) -> Ref:
             f"Invalid reference: {ref} (use #docid, gno://collection/path or collection/path)"
         )
     return Ref(ref, None, normalize_collection_name(collection), path, line)
+
+
+CONTEXT_SCOPE_TYPES = ("global", "collection", "prefix")
+
+
+def validate_context_scope(scope_type: str, scope_key: str) -> None:
+    """A context's scope (engine.md §1.5): global ``/``, collection ``<name>:``, prefix
+    ``gno://<collection>/<path prefix>``. Anything else is invalid."""
+    if scope_type == "global":
+        if scope_key != "/":
+            raise ValidationError(f"Global context scope must be '/', not {scope_key!r}")
+    elif scope_type == "collection":
+        name = scope_key[:-1] if scope_key.endswith(":") else None
+        if not name or COLLECTION_NAME_RE.fullmatch(name) is None:
+            raise ValidationError(
+                f"Collection context scope must be '<collection>:' (lowercase name), not {scope_key!r}"
+            )
+    elif scope_type == "prefix":
+        if not scope_key.startswith("gno://") or "?" in scope_key:
+            raise ValidationError(
+                f"Prefix context scope must be gno://<collection>/<prefix>, not {scope_key!r}"
+            )
+        parsed = parse_uri(scope_key)
+        if scope_key[len("gno://") :].split("/", 1)[0] != parsed.collection:
+            raise ValidationError(
+                f"Prefix context scope must name a lowercase collection: {scope_key!r}"
+            )
+    else:
+        raise ValidationError(
+            f"Context scopeType must be global, collection or prefix, not {scope_type!r}"
+        )
 
 
 def normalize_collection_name(name: str) -> str:

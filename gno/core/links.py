@@ -2,10 +2,19 @@
 
 Lines and columns are 1-based; columns count code points; ends are exclusive.
 Frontmatter, fenced code, inline code and HTML comments never yield links.
+
+Forms: ``[[target]]``, ``[[target|text]]``, ``[[target#anchor]]``,
+``[[collection:target]]`` (a lowercase collection name before the colon); Logseq's
+``[text]([[target]])`` is one wiki link with that text (not a Markdown link to a file
+called ``[[target]]``), ``{{embed [[target]]}}`` links its target and
+``{{embed ((block-id))}}`` links nothing (a block id names no document). Markdown
+``[text](path#anchor)`` keeps the anchor out of the target. Every pattern is a
+single pass over negated character classes: no backtracking on hostile input.
 """
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 import unicodedata
@@ -17,6 +26,8 @@ _WIKI = re.compile(r"\[\[([^\[\]\n|]+?)(?:\|([^\[\]\n]+?))?\]\]")
 # Starts at '[' (a leading lookbehind would run at every offset); '![image](...)' is
 # filtered in code.
 _MARKDOWN = re.compile(r"\[([^\[\]\n]*)\]\(\s*<?([^()\s<>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
+_LOGSEQ = re.compile(r"\[([^\[\]\n]*)\]\(\[\[([^\[\]\n]+)\]\]\)")
+_COLLECTION_PREFIX = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}:")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 MAX_LINK_TEXT = 256
@@ -68,52 +79,61 @@ def parse_links(mirror: str, source_rel_path: str, regions: Regions | None = Non
         return mirror.count("\n", 0, line_start) + 1, offset - line_start + 1
 
     found: list[tuple[int, Link]] = []
-    for m in _WIKI.finditer(mirror):
-        raw, alias = m.group(1).strip(), m.group(2)
-        if not raw or raw.startswith("//") or _URL.match(raw) or regions.contains(m.start()):
-            continue
+    logseq_spans: list[tuple[int, int]] = []
+
+    def wiki(start: int, end: int, raw: str, alias: str | None) -> None:
+        raw = raw.strip()
+        if not raw or raw.startswith("//") or _URL.match(raw) or regions.contains(start):
+            return
         collection = None
-        if re.match(r"^[a-z0-9][a-z0-9_-]{0,63}:", raw):
-            collection, raw = raw.split(":", 1)
+        if m := _COLLECTION_PREFIX.match(raw):
+            collection, raw = m.group(0)[:-1], raw[m.end() :]
         target, _, anchor = raw.partition("#")
+        target = target.strip()
+        if not target:  # [[#Heading]]: a place in this document, not a link to another
+            return
         norm = unicodedata.normalize("NFC", target).lower().strip()
-        (sl, sc), (el, ec) = position(m.start()), position(m.end())
-        found.append(
-            (
-                m.start(),
-                Link(
-                    "wiki",
-                    target,
-                    norm,
-                    anchor or None,
-                    collection,
-                    _display(alias, target),
-                    sl,
-                    sc,
-                    el,
-                    ec,
-                ),
-            )
+        (sl, sc), (el, ec) = position(start), position(end)
+        display = _display(alias.strip() if alias else None, target)
+        link = Link(
+            "wiki", target, norm, anchor.strip() or None, collection, display, sl, sc, el, ec
         )
+        found.append((start, link))
+
+    if "([[" in mirror:
+        for m in _LOGSEQ.finditer(mirror):
+            logseq_spans.append(m.span())
+            wiki(m.start(), m.end(), m.group(2), m.group(1))
+    logseq_starts = [start for start, _ in logseq_spans]
+
+    def in_logseq(pos: int) -> bool:
+        i = bisect.bisect_right(logseq_starts, pos) - 1
+        return i >= 0 and pos < logseq_spans[i][1]
+
+    for m in _WIKI.finditer(mirror):
+        if not in_logseq(m.start()):
+            wiki(m.start(), m.end(), m.group(1), m.group(2))
     for m in _MARKDOWN.finditer(mirror):
         if m.start() and mirror[m.start() - 1] == "!":
+            continue
+        if in_logseq(m.start()):
             continue
         raw = m.group(2)
         resolved = _resolve_markdown(raw, source_rel_path)
         if resolved is None or regions.contains(m.start()):
             continue
-        anchor = raw.split("#", 1)[1] if "#" in raw else None
+        target, _, anchor = raw.partition("#")
         (sl, sc), (el, ec) = position(m.start()), position(m.end())
         found.append(
             (
                 m.start(),
                 Link(
                     "markdown",
-                    raw,
+                    target,
                     resolved,
                     anchor or None,
                     None,
-                    _display(m.group(1), raw),
+                    _display(m.group(1), target),
                     sl,
                     sc,
                     el,

@@ -3,6 +3,12 @@
 Runs in worker processes when many files changed (both cores work while the
 parent writes to SQLite), or inline for a handful. Everything here is picklable
 and free of store access.
+
+Workers are spawned (a fresh interpreter), never forked: a forked child would
+inherit every open descriptor of its parent, the data directory's ownership lock
+of `gno serve` and the index's SQLite file among them, and would be a copy of a
+multithreaded server. Each worker also dies with its parent (``parent_watch``),
+so a `gno update` or `gno serve` killed with SIGKILL leaves no process behind.
 """
 
 from __future__ import annotations
@@ -14,7 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gno.ports import TOO_LARGE, UNSUPPORTED, ConversionError, Converter
+from gno.core.frontmatter import FrontmatterError
+from gno.ports import (
+    CONVERSION_FAILED,
+    CORRUPT,
+    TOO_LARGE,
+    UNSUPPORTED,
+    ConversionError,
+    Converter,
+)
 
 if TYPE_CHECKING:  # analysis and process pools load only when a file needs converting
     from concurrent.futures import ProcessPoolExecutor
@@ -66,18 +80,30 @@ def default_converters() -> tuple[Converter, ...]:
 
 
 def process(job: Job) -> Converted | Failed:
+    """One file's conversion and analysis. Never raises for a bad file: whatever goes wrong
+    becomes this file's ingest error, so one file cannot stop a sync."""
+    try:
+        return _process(job)
+    except ConversionError as exc:
+        return Failed(exc.code, exc.message)
+    except FrontmatterError as exc:
+        return Failed(CORRUPT, str(exc))
+    except (RecursionError, MemoryError) as exc:
+        return Failed(CORRUPT, f"File is too complex to analyze ({type(exc).__name__})")
+    except Exception as exc:  # a converter or analysis bug on this file: reported, not fatal
+        return Failed(CONVERSION_FAILED, f"{type(exc).__name__}: {exc}"[:500])
+
+
+def _process(job: Job) -> Converted | Failed:
     from gno.core.document import analyze
     from gno.core.fts import index_text
 
     converter = next((c for c in default_converters() if c.can_handle(job.ext, job.mime)), None)
     if converter is None:
         return Failed(UNSUPPORTED, f"No converter for {job.ext or 'this file'}")
-    try:
-        conversion = converter.convert(Path(job.abs_path), job.data, job.ext, job.mime)
-        if len(conversion.markdown) > MAX_MIRROR_CHARS:
-            raise ConversionError(TOO_LARGE, "Converted text exceeds 50,000,000 characters")
-    except ConversionError as exc:
-        return Failed(exc.code, exc.message)
+    conversion = converter.convert(Path(job.abs_path), job.data, job.ext, job.mime)
+    if len(conversion.markdown) > MAX_MIRROR_CHARS:
+        raise ConversionError(TOO_LARGE, "Converted text exceeds 50,000,000 characters")
     analysis = analyze(
         conversion.markdown,
         job.rel_path,
@@ -95,9 +121,12 @@ def process(job: Job) -> Converted | Failed:
     )
 
 
-def _ignore_sigint() -> None:
+def _init_worker(parent: int) -> None:
     # Ctrl-C is the parent's to handle: it rolls back the open batch and stops the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from gno.ingest.parent_watch import die_with_parent
+
+    die_with_parent(parent)
 
 
 class JobRunner:
@@ -114,9 +143,11 @@ class JobRunner:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=context, initializer=_ignore_sigint
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(os.getpid(),),
             )
         return self._pool.map(process, jobs, chunksize=4)
 

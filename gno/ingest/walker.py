@@ -1,14 +1,24 @@
 """Walk a collection root: files only, hidden entries skipped, directory symlinks
-never followed, file symlinks kept only when they resolve inside the root."""
+never followed, file symlinks kept only when they resolve inside the root.
+
+A folder that cannot be listed (permissions, I/O error) is reported in
+``unreadable`` with its reason: the walk is then incomplete *for that folder*, and the
+sync must leave every document under it as it is. Entries that are not regular files
+(named pipes, sockets, devices) are yielded with ``special`` set, so the sync can report
+them without ever opening one; a symlink to one is dropped like any link that leaves
+the root or loops.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from gno.core.globs import FileRules
+from gno.ingest.reading import special_kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,16 +28,30 @@ class WalkEntry:
     size: int
     mtime_ns: int
     inode: int
+    special: str | None = None  # "named pipe", "socket", … when not a regular file
 
 
-def walk(root: Path, rules: FileRules) -> Iterator[WalkEntry]:
+def inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def walk(
+    root: Path, rules: FileRules, unreadable: list[tuple[str, str]] | None = None
+) -> Iterator[WalkEntry]:
+    """Yield the files of ``root`` the rules accept; ``unreadable`` collects
+    ``(rel_dir, reason)`` for each folder that could not be listed ("" is the root)."""
     real_root = os.path.realpath(root)
     stack = [("", real_root)]
     while stack:
         rel_dir, abs_dir = stack.pop()
         try:
-            entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
-        except (PermissionError, FileNotFoundError, NotADirectoryError):
+            with os.scandir(abs_dir) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except FileNotFoundError:
+            continue  # removed while walking: its files are gone too
+        except OSError as exc:
+            if unreadable is not None:
+                unreadable.append((rel_dir, exc.strerror or type(exc).__name__))
             continue
         subdirs = []
         for entry in entries:
@@ -43,15 +67,18 @@ def walk(root: Path, rules: FileRules) -> Iterator[WalkEntry]:
                 if not rules.accepts(rel):
                     continue
                 if entry.is_symlink():
+                    # realpath stops at a loop; the target must be a regular file in the root
                     target = os.path.realpath(entry.path)
-                    if not target.startswith(real_root + os.sep) or not os.path.isfile(target):
+                    if not inside(target, real_root) or target == real_root:
                         continue
                     st = os.stat(target)
-                elif entry.is_file(follow_symlinks=False):
-                    st = entry.stat(follow_symlinks=False)
+                    if not stat.S_ISREG(st.st_mode):
+                        continue
                 else:
-                    continue
+                    st = entry.stat(follow_symlinks=False)
             except OSError:
-                continue  # vanished or unreadable while walking: treated as absent
-            yield WalkEntry(rel, entry.path, st.st_size, st.st_mtime_ns, st.st_ino)
+                continue  # vanished, looping or unreadable link while walking: treated as absent
+            yield WalkEntry(
+                rel, entry.path, st.st_size, st.st_mtime_ns, st.st_ino, special_kind(st.st_mode)
+            )
         stack.extend(reversed(subdirs))

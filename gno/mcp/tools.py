@@ -24,6 +24,7 @@ from typing import Any
 from gno_contracts.operations import OPERATIONS, Operation
 
 from gno.app import App
+from gno.core.input_keys import known_arguments
 from gno.errors import GnoError
 from gno.mcp.texts import render_text
 
@@ -118,6 +119,7 @@ def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
 
     from gno.services import handler, model
 
+    arguments = known_arguments(tool.input_schema, arguments)  # GNO ignores unknown keys
     if problem := argument_error(tool, arguments):
         return failure("VALIDATION", problem)
     try:

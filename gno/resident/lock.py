@@ -1,8 +1,11 @@
 """One exclusive owner per data directory: an advisory lock on ``resident.lock``.
 
-The kernel drops an flock when its process dies, so a crashed server never
-leaves a stale lock behind; the file's JSON body only tells a refused second
-server who the owner is.
+The kernel drops an flock when the last descriptor of its open file goes, so a
+crashed server never leaves a stale lock behind as long as no other process
+holds a copy of the descriptor: it is opened close-on-exec, and the sync's
+worker processes are spawned, not forked (``gno.ingest.pipeline``), so they
+never inherit it. The file's JSON body only tells a refused second server who
+the owner is.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ class DataDirLock:
     def acquire(self, info: dict[str, Any]) -> None:
         """Take the lock or raise ``OwnerLockedError`` naming the running owner."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

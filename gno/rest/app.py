@@ -4,9 +4,9 @@ API routes come from the registry (``routes``); `/openapi.json` and `/docs`
 are FastAPI's, fed with the contract schemas; `/mcp` is the MCP gateway
 (``ServeOptions.mcp``: the MCP surface's ``http_app``, handed in by the command that
 starts the server, so the two surfaces never import each other), built on first use
-(``mcp_gateway``) so the API never waits for the MCP SDK import; its session manager runs inside this app's
-lifespan because mounted apps' own lifespans never run. The Web UI will mount
-its static files at ``WEB_UI_MOUNT`` (see ``mount_web_ui``). The daemon is the
+(``mcp_gateway``) so the API never waits for the MCP SDK import; its session manager
+runs inside this app's lifespan because mounted apps' own lifespans never run. The Web UI
+(``gno.web``: page routes and ``/assets``) comes after every API route. The daemon is the
 same app cut down to `/mcp`, `/api/resident/status` and (same-host callers
 only) `/api/status`, with no OpenAPI pages. Background services of both start
 in ``start_background``.
@@ -18,7 +18,6 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any, Protocol
 
 from fastapi import FastAPI
@@ -26,21 +25,22 @@ from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 
 from gno import __version__
 from gno.app import App
 from gno.resident.runtime import Limits, Resident
 from gno.rest import assets, openapi, routes
+from gno.rest.docs_page import add_docs
 from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
 from gno.rest.mcp_gateway import McpGateway
+from gno.rest.mcp_http import ExactPath, WriteGate
 from gno.rest.security import GateMiddleware, Gates
 
 # What `gno daemon` serves besides /mcp: lifecycle and, to same-host callers, status.
 DAEMON_OPERATIONS = frozenset({"resident_status", "status"})
 DAEMON_SAME_HOST_ONLY = frozenset({"/api/status"})
-WEB_UI_MOUNT = "/"  # the Web UI (not built yet) is served from here, after /api and /mcp
 DESCRIPTION = (
     "The local gno engine over HTTP: the same operations as the CLI and MCP "
     "(schemas in gno://schemas/…). Loopback only; errors are "
@@ -73,7 +73,7 @@ class ServeOptions:
     mcp: McpApp | None = None
     mcp_enable_write: bool = False
     mcp_profile: str = "full"
-    web_ui_dir: Path | None = None  # static Web UI build, once there is one
+    web_ui: bool = True  # the browser pages at /, /search, … (serve only)
     watch: bool = True  # the file watcher (`--no-watch` turns it off)
     embed_delay: float | None = None  # daemon: embed what syncs changed this long after
     # False when the host runs the lifespan per request (in-process test clients) and
@@ -105,7 +105,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
         description=DESCRIPTION,
         lifespan=lifespan,
         redoc_url=None,
-        docs_url=None if daemon else "/docs",
+        docs_url=None,  # gno's own /docs (docs_page): Swagger UI served locally, no CDN
         openapi_url=None if daemon else "/openapi.json",
     )
     api.state.runtime = runtime
@@ -127,14 +127,19 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
             response_model=None,
         )
     if not daemon:
+        add_docs(api, "gno")
         add_events_route(api, runtime)
         assets.add_routes(api, runtime)  # /api/doc-asset: bytes, not a registry operation
     _error_handlers(api)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     if gateway is not None:
-        api.mount("/mcp", gateway)
-    if not daemon:
-        mount_web_ui(api, options.web_ui_dir)
+        mcp_app = WriteGate(gateway, enable_write=options.mcp_enable_write)
+        api.router.routes.append(Route("/mcp", ExactPath(mcp_app)))  # no 307 to /mcp/
+        api.mount("/mcp", mcp_app)
+    if not daemon and options.web_ui:
+        from gno import web
+
+        web.add_routes(api)
     api.add_middleware(GateMiddleware, gates=options.gates, runtime=runtime)
     return api
 
@@ -182,12 +187,6 @@ def _initial_sync(runtime: Resident) -> None:
         print(f"gno {runtime.owner.mode}: initial sync {outcome}", file=sys.stderr, flush=True)
 
     threading.Thread(target=report, name="gno-initial-sync-report", daemon=True).start()
-
-
-def mount_web_ui(api: FastAPI, directory: Path | None) -> None:
-    """Where the Web UI's static build will be served (after every API route)."""
-    if directory is not None:
-        api.mount(WEB_UI_MOUNT, StaticFiles(directory=directory, html=True), name="web-ui")
 
 
 def _mcp(runtime: Resident, options: ServeOptions) -> tuple[Any, Any]:

@@ -9,7 +9,11 @@ Not a registry operation: the answer is the file itself, not JSON. Which file:
   this host only (a remote caller never names host paths).
 
 Symlinks are resolved first and the real file must lie inside the collection's
-real root, else 403 FORBIDDEN. The lookup borrows a reader (so 429/503 apply like
+real root, else 403 FORBIDDEN. Only what the collection may index is served: a path
+with a hidden segment (``.env``, ``.git/config``) or one its exclude rules leave out
+(``node_modules/…`` by default) is 403 FORBIDDEN too, unless it is an indexed document.
+The file is stat'ed before it is opened and only a regular file is opened (non-blocking):
+a FIFO or device under a root is 404 FILE_NOT_FOUND and never blocks a reader. The lookup borrows a reader (so 429/503 apply like
 any read); the bytes are then streamed in chunks from a file opened before the
 answer starts, with no reader held. Errors use the JSON envelope, except 416,
 which is bare with ``Content-Range: bytes */size``.
@@ -35,6 +39,7 @@ from starlette.responses import Response, StreamingResponse
 
 from gno.app import App
 from gno.core.identity import index_identity, parse_uri
+from gno.core.wire_values import unusable_value
 from gno.errors import FileMissingError, ForbiddenError, GnoError, NotFoundError, ValidationError
 from gno.rest import openapi
 from gno.rest.byteranges import Unsatisfiable, parse_range
@@ -61,6 +66,9 @@ ACTIVE_TYPES = frozenset(
 )
 
 
+NOT_SERVED = "The file is not part of the collection (hidden, or left out by its exclude rules)"
+
+
 @dataclass
 class Asset:
     file: IO[bytes]
@@ -71,6 +79,32 @@ class Asset:
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _collection_may_serve(app: App, collection: str, root: str, real: str) -> bool:
+    """An active document of the collection, or a file its walk could reach: no hidden
+    segment and nothing its exclude rules leave out (the pattern is not applied, so the
+    image beside a note is served)."""
+    from gno.core.globs import FileRules
+
+    rel = os.path.relpath(real, root).replace(os.sep, "/")
+    doc = app.store().document_by_path(collection, rel)
+    if doc is not None and doc.active:
+        return True
+    if any(part.startswith(".") for part in rel.split("/")):
+        return False
+    coll = app.config.find(collection)
+    if coll is None:
+        return False
+    rules = FileRules.build(coll.pattern, coll.include, coll.exclude, ())
+    return not _folder_excluded(rules, rel)
+
+
+def _folder_excluded(rules: Any, rel: str) -> bool:
+    parts = rel.split("/")
+    return rules.excluded(rel) or any(
+        rules.dir_excluded("/".join(parts[: i + 1]), part) for i, part in enumerate(parts[:-1])
+    )
 
 
 def _real_roots(app: App) -> dict[str, str]:
@@ -110,7 +144,10 @@ def locate(
         owners = sorted((r for r in roots.items() if _inside(real, r[1])), key=lambda r: -len(r[1]))
         if not owners:
             raise ForbiddenError("The path is outside every collection root")
-        return real, owners[0][0], os.path.basename(path), None
+        owner, owner_root = owners[0]
+        if not _collection_may_serve(app, owner, owner_root, real):
+            raise ForbiddenError(NOT_SERVED)
+        return real, owner, os.path.basename(path), None
     assert uri is not None
     doc = _document(app, uri)
     root = roots.get(doc.collection)
@@ -121,6 +158,8 @@ def locate(
     real = os.path.realpath(target)
     if not _inside(real, root):
         raise ForbiddenError("The path leads outside the document's collection")
+    if path is not None and not _collection_may_serve(app, doc.collection, root, real):
+        raise ForbiddenError(NOT_SERVED)
     mime = str(doc.mime) if path is None else None
     return real, doc.collection, os.path.basename(os.path.normpath(target)), mime
 
@@ -137,16 +176,25 @@ def _mime(app: App, real: str, collection: str) -> str:
 
 def open_asset(app: App, uri: str | None, path: str | None, local: bool) -> Asset:
     real, collection, name, mime = locate(app, uri, path, local)
+    missing = FileMissingError(f"The source file is gone from disk: {uri or name}")
     try:
-        file = open(real, "rb", buffering=0)  # noqa: SIM115 - closed by the stream
+        before = os.stat(real)
+    except OSError:
+        raise missing from None
+    if not stat.S_ISREG(before.st_mode):  # a FIFO would block open() until a writer comes
+        raise FileMissingError(f"Not a regular file: {uri or name}")
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(real, flags)  # swapped for a FIFO meanwhile: O_NONBLOCK returns at once
     except PermissionError:
         raise ForbiddenError("The file is not readable by the server") from None
     except OSError:
-        raise FileMissingError(f"The source file is gone from disk: {uri or name}") from None
-    info = os.fstat(file.fileno())
+        raise missing from None
+    file = os.fdopen(fd, "rb", buffering=0)
+    info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         file.close()
-        raise FileMissingError(f"Not a file: {uri or name}")
+        raise FileMissingError(f"Not a regular file: {uri or name}")
     return Asset(file, info.st_size, mime or _mime(app, real, collection), name)
 
 
@@ -195,6 +243,8 @@ def endpoint(runtime: Any) -> Any:
         local = same_host(request.scope)
         args: dict[str, Any] = dict(request.query_params)
         try:
+            if problem := unusable_value(args):
+                raise ValidationError(f"Invalid request: {problem}")
             if problem := schema_problem(INPUT_SCHEMA, args):
                 raise ValidationError(problem)
             asset = await anyio.to_thread.run_sync(partial(lookup, args, local))

@@ -26,6 +26,11 @@ LIST_FIELDS = {
 }
 
 
+def rest_field(name: str) -> str:
+    """How a REST caller spells an operation input field (for error messages)."""
+    return next((rest for rest, op in LIST_FIELDS.items() if op == name), name)
+
+
 def _csv(value: str | None) -> list[str] | None:
     if value is None:
         return None
@@ -46,6 +51,8 @@ def _search_fields(body: Any, local: bool) -> dict[str, Any]:
             fields[name] = values
     if body.lang is not None:
         fields["lang"] = body.lang
+    if (collections := getattr(body, "collections", None)) is not None:
+        fields["collections"] = collections
     return fields
 
 
@@ -97,7 +104,15 @@ def docs(body: Any, local: bool) -> dict[str, Any]:
         if body.collection is None:
             raise ValidationError("pathPrefix needs collection")
         scope = make_uri(body.collection.lower(), body.pathPrefix)
-    fields: dict[str, Any] = {"limit": body.limit, "offset": body.offset}
+    fields: dict[str, Any] = {
+        "limit": body.limit,
+        "offset": body.offset,
+        "sortField": body.sortField,
+        "sortOrder": body.sortOrder,
+    }
+    for name in ("tagsAll", "tagsAny"):
+        if (tags := _csv(getattr(body, name))) is not None:
+            fields[name] = tags
     if scope is not None:
         fields["scope"] = scope
     return fields

@@ -20,8 +20,10 @@ CATALOG: dict[str, tuple[int, str]] = {
     "NOT_FOUND": (404, "No such route"),
     "METHOD_NOT_ALLOWED": (405, "Method not allowed on this route"),
     "CSRF_VIOLATION": (403, "Forbidden"),
+    "FORBIDDEN": (403, "Forbidden"),
     "UNAUTHORIZED": (401, "Missing or invalid X-GNO-Token"),
     "PAYLOAD_TOO_LARGE": (413, "Request body too large"),
+    "REQUEST_TIMEOUT": (408, "Request not received in time"),  # written by rest/deadlines.py
     "UNAVAILABLE": (503, "The server is shutting down"),
     "RUNTIME": (500, "Internal error; the server log has the details"),
     "INVALID_JSON": (400, "Request body is not valid JSON"),

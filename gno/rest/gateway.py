@@ -188,6 +188,8 @@ class Gateway:
         return is_loopback_bind(self.host)
 
     def hosts(self) -> list[str]:
+        if not self.whole_listener:  # serve (loopback only): its routes all share one list
+            return [*default_hosts(self.port), *self.allowed_hosts]
         return self.allowed_hosts or default_hosts(self.port)
 
     def origins(self) -> list[str]:

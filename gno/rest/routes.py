@@ -28,9 +28,11 @@ import anyio
 from gno_contracts.operations import OPERATIONS, Operation
 from pydantic import BaseModel
 from pydantic import ValidationError as ModelError
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
+from gno.core.input_keys import known_arguments
+from gno.core.wire_values import reject_constant, unusable_value
 from gno.errors import Cancelled, GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.disconnect import run_until_disconnect
@@ -118,12 +120,15 @@ def _query_args(route: Route, request: Request) -> dict[str, Any]:
 
 
 async def _body_args(request: Request) -> dict[str, Any] | Response:
-    raw = await request.body()
+    try:
+        raw = await request.body()
+    except ClientDisconnect:  # gone (or cut by the body deadline): nobody to answer
+        return Response(status_code=Cancelled.http_status)
     if not raw.strip():
         return {}
     try:
-        parsed = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        parsed = json.loads(raw, parse_constant=reject_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError):  # NaN/Infinity, nesting too deep
         return catalog_response("INVALID_JSON")
     if not isinstance(parsed, dict):
         return catalog_response("NOT_AN_OBJECT")
@@ -175,6 +180,9 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                     return args
             else:
                 args = _query_args(route, request)
+            if problem := unusable_value(args):
+                raise ValidationError(f"Invalid request: {problem}")
+            args = known_arguments(_validator(route.input_schema).schema, args)
             if problem := schema_problem(route.input_schema, args):
                 raise ValidationError(problem)
             if to_input is not None and rest_model is not None:
@@ -184,6 +192,8 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
             except ModelError as exc:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"]) or "input"
+                if to_input is not None:
+                    where = bodies.rest_field(where)
                 raise ValidationError(f"Invalid request: {where}: {first['msg']}") from None
             slot = dispatcher.cache.slot(op.id, inp, local)
             if slot is not None and slot.body is not None:

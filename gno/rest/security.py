@@ -1,7 +1,8 @@
 """Request gates of the REST server (surfaces.md §4.1), as one ASGI middleware.
 
 Order per request: the gateway for the paths it guards (``gateway.py``: peer,
-Host, Origin, bearer; `/mcp` on serve, everything on the daemon), else the API
+Host, Origin, bearer; `/mcp` on serve, everything on the daemon), else the exact
+``Host`` allowlist (403 FORBIDDEN: a DNS-rebinding page names its own host), the API
 token (when ``GNO_API_TOKEN`` is set) and CSRF for unsafe methods → same-host-only
 paths (404 for anyone else) → admission (503 while shutting down) → body size
 (413) → the app; every answer gets the security headers. ``same_host`` (loopback
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gno.rest.errors import catalog_response
-from gno.rest.gateway import Gateway, refusal_response
+from gno.rest.gateway import Gateway, default_hosts, refusal_response
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -28,12 +29,18 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 FORWARDING_HEADERS = frozenset(
     {b"forwarded", b"x-forwarded-for", b"x-forwarded-host", b"x-forwarded-proto", b"x-real-ip"}
 )
-CSP = "default-src 'self'; script-src 'self'"
-# The interactive OpenAPI page (/docs) loads Swagger UI from its CDN and starts it
-# with an inline script; that page alone gets a CSP that allows exactly that.
+# The Web UI and every API answer: scripts, styles, images and connections from this origin
+# only; no plugins, no <base> rewrites, no framing. The pages use no inline script or style.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+    "form-action 'self'"
+)
+# The interactive OpenAPI page (/docs) runs Swagger UI from this server's own files
+# (gno/rest/docs_page.py) and no inline script; Swagger UI sets inline styles and
+# draws icons from data: URIs, which that page alone may do.
 DOCS_CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' https://cdn.jsdelivr.net; img-src 'self' data: https://fastapi.tiangolo.com"
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:"
 )
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
@@ -50,11 +57,23 @@ class Gates:
     port: int | None = None  # bound port: the allowed local Origins follow it
     gateway: Gateway | None = None
     same_host_only: frozenset[str] = field(default_factory=frozenset)  # others get 404
+    header_seconds: float = 10.0  # a request's headers must arrive within (rest/deadlines.py)
+    body_seconds: float = 30.0  # and its body within this after them
 
     def local_origins(self) -> set[str]:
         if not self.port:
             return set()
-        return {f"http://localhost:{self.port}", f"http://127.0.0.1:{self.port}"}
+        return {f"http://{host}" for host in default_hosts(self.port)}
+
+    def allowed_hosts(self) -> frozenset[str] | None:
+        """Exact ``Host`` values every route accepts: the loopback names with the bound
+        port plus the configured ``--mcp-allowed-host`` entries. None before a port is
+        bound (in-process apps): nothing to compare with."""
+        if not self.port:
+            return None
+        if self.gateway is not None and not self.gateway.whole_listener:
+            return frozenset(h.lower() for h in self.gateway.hosts())
+        return frozenset(default_hosts(self.port))
 
 
 def _host_name(host: str) -> str:
@@ -113,6 +132,8 @@ class GateMiddleware:
                 await refusal_response(status)(scope, receive, send_with_headers)
                 return
             refusal = None  # the gateway's Origin allowlist stands in for CSRF here
+        elif not self._host_allowed(scope):
+            refusal = "FORBIDDEN"
         else:
             refusal = self._refusal(scope)
         if refusal is None and path in self.gates.same_host_only and not same_host(scope):
@@ -129,6 +150,13 @@ class GateMiddleware:
         finally:
             if runtime is not None:
                 runtime.leave_request()
+
+    def _host_allowed(self, scope: Scope) -> bool:
+        allowed = self.gates.allowed_hosts()
+        if allowed is None:
+            return True
+        host = _header(scope, b"host")
+        return host is not None and host.strip().lower() in allowed
 
     def _refusal(self, scope: Scope) -> str | None:
         path = scope.get("path", "")

@@ -28,6 +28,7 @@ from gno.app import App
 from gno.errors import PortUnavailableError
 from gno.resident.lock import DataDirLock
 from gno.resident.process import remove_pid_file, write_pid_file
+from gno.rest import deadlines
 from gno.rest.app import ServeOptions, create_app
 
 HOST = "127.0.0.1"
@@ -126,7 +127,8 @@ def serve(
         config = uvicorn.Config(
             api,
             loop="asyncio",  # uvloop, if installed, starves the search threads (bench/README)
-            http="auto",  # httptools (a dependency), h11 without it
+            # httptools (a dependency) with deadlines for headers and body (slow clients)
+            http=deadlines.protocol(options.gates.header_seconds, options.gates.body_seconds),
             log_level="warning",
             lifespan="on",
             timeout_graceful_shutdown=GRACEFUL_SECONDS,

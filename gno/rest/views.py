@@ -84,27 +84,40 @@ def document(app: App, inp: Any) -> dict[str, Any]:
 
 
 def documents(app: App, inp: Any) -> dict[str, Any]:
-    listed = handler("ls")(app, inp)
+    """GET /api/docs: a page in GNO's shape (newest-modified first unless asked otherwise)."""
+    from gno.core.identity import make_uri
+    from gno.rows import iso_from_ns
+    from gno.services.documents import list_page, list_scope
+
+    store = app.store()
+    rows, total = list_page(store, inp)
     items = []
-    for doc in listed.model_dump(mode="json", exclude_unset=True)["documents"]:
-        item = {"docid": doc["docid"], "uri": doc["uri"]}
-        if "title" in doc:
-            item["title"] = doc["title"]
-        source = doc["source"]
+    for doc in rows:
+        item = {
+            "docid": doc.docid,
+            "uri": make_uri(doc.collection, doc.rel_path, app.paths.index_name),
+        }
+        if doc.title:
+            item["title"] = doc.title
         items.append(
             item
             | {
-                "collection": doc["uri"].removeprefix("gno://").split("/", 1)[0],
-                "relPath": source["relPath"],
-                "sourceExt": source["ext"],
-                "sourceMime": source["mime"],
+                "collection": doc.collection,
+                "relPath": doc.rel_path,
+                "sourceExt": doc.ext,
+                "sourceMime": doc.mime,
+                "updatedAt": iso_from_ns(doc.mtime_ns),
             }
         )
+    collection, _ = list_scope(store, inp.scope)
     return {
         "documents": items,
-        "total": listed.meta.total,
+        "total": total,
         "limit": inp.limit,
         "offset": inp.offset,
+        "availableDateFields": store.date_field_names(collection),
+        "sortField": inp.sortField or "modified",
+        "sortOrder": str(inp.sortOrder),
     }
 
 
@@ -167,9 +180,29 @@ def _redact_bootstrap(payload: Any) -> None:
         onboarding["suggestedCollections"] = []  # suggestions are host folders
 
 
+def _mask_strings(node: Any) -> Any:
+    """Every absolute host path inside any string becomes ``<path>``."""
+    from gno.rest.errors import mask_paths
+
+    if isinstance(node, str):
+        return mask_paths(node, [], remote=True)
+    if isinstance(node, dict):
+        return {k: _mask_strings(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_mask_strings(v) for v in node]
+    return node
+
+
+# Answers that carry free text from the engine (job errors, per-file sync messages, the
+# paths a sync was asked for): every string is masked for a caller on another host.
+FREE_TEXT_OPERATIONS = frozenset({"job_status"})
+
+
 def redact(op_id: str, payload: Any) -> Any:
     """The answer for a caller that is not on this host: no host paths at all."""
     payload = _drop_keys(payload)
+    if op_id in FREE_TEXT_OPERATIONS:
+        payload = _mask_strings(payload)
     if where := COLLECTION_PATHS.get(op_id):
         _drop_path(payload, where)
     if op_id == "status":

@@ -53,3 +53,25 @@ def checkpoint() -> None:
     token = _current.get()
     if token is not None and token.cancelled:
         raise Cancelled(f"Stopped: {token.reason}")
+
+
+LOCK_POLL_SECONDS = 0.05
+
+
+@contextmanager
+def holding(lock: threading.Lock) -> Iterator[None]:
+    """``with lock:`` that gives up when the bound token is cancelled: work waiting for a
+    shared model (held by another request) stops waiting once nobody wants its answer,
+    and never starts the call it waited for."""
+    token = _current.get()
+    if token is None:
+        with lock:
+            yield
+        return
+    while not lock.acquire(timeout=LOCK_POLL_SECONDS):
+        checkpoint()
+    try:
+        checkpoint()
+        yield
+    finally:
+        lock.release()

@@ -35,6 +35,7 @@ from gno.errors import (
     UnavailableError,
     ValidationError,
 )
+from gno.services.index_guard import config_change
 
 
 def _dangerous_roots() -> set[str]:
@@ -128,6 +129,11 @@ def _add(app: App, config: Config, collection: Collection) -> None:
 
 
 def init(app: App, inp: InitInput) -> InitResult:
+    with config_change(app):
+        return _init(app, inp)
+
+
+def _init(app: App, inp: InitInput) -> InitResult:
     created = not app.paths.config_file.exists() or not app.paths.db_path.exists()
     config = _config_or_empty(app)
     tokenizer = inp.tokenizer.value if inp.tokenizer else None
@@ -175,10 +181,10 @@ def collection_list(app: App, inp: CollectionListInput) -> CollectionList:
 
 
 def collection_add(app: App, inp: CollectionAddInput) -> CollectionChange:
-    config = app.config
     collection = _build_collection(inp, inp.name, inp.path)
-    _add(app, config, collection)
-    app.store()  # opening the index mirrors the new config into it
+    with config_change(app):
+        _add(app, app.config, collection)
+        app.store()  # opening the index mirrors the new config into it
     return CollectionChange.model_validate(
         {
             "schemaVersion": "1.0",
@@ -199,16 +205,19 @@ def _references(config: Config, name: str) -> list[str]:
 
 
 def collection_remove(app: App, inp: CollectionRemoveInput) -> CollectionChange:
-    config = app.config
-    name = inp.collection.lower()
-    collection = config.find(name)
-    if collection is None:
-        raise NotFoundError(f"Collection not found: {inp.collection}")
-    if refs := _references(config, name):
-        raise HasReferencesError(f"Contexts still reference collection {name}: {', '.join(refs)}")
-    config.collections.remove(collection)
-    app.store()
-    app.save_config(config)
+    with config_change(app):
+        config = app.config
+        name = inp.collection.lower()
+        collection = config.find(name)
+        if collection is None:
+            raise NotFoundError(f"Collection not found: {inp.collection}")
+        if refs := _references(config, name):
+            raise HasReferencesError(
+                f"Contexts still reference collection {name}: {', '.join(refs)}"
+            )
+        config.collections.remove(collection)
+        app.store()
+        app.save_config(config)  # mirrors it: the collection's documents become inactive
     return CollectionChange.model_validate(
         {
             "schemaVersion": "1.0",
@@ -261,6 +270,11 @@ def clear_collection_embeddings(app: App, inp: ClearEmbeddingsInput) -> ClearEmb
 
 
 def collection_rename(app: App, inp: CollectionRenameInput) -> CollectionChange:
+    with config_change(app):
+        return _rename(app, inp)
+
+
+def _rename(app: App, inp: CollectionRenameInput) -> CollectionChange:
     config = app.config
     old = config.find(inp.oldName)
     if old is None:
@@ -291,5 +305,9 @@ def collection_rename(app: App, inp: CollectionRenameInput) -> CollectionChange:
 
 
 def cleanup(app: App, inp: CleanupInput) -> CleanupResult:
-    counts = app.store().cleanup()
+    """Deletes inactive documents, those of collections no longer configured included."""
+    with config_change(app):
+        store = app.store()
+        store.inactivate_collections_except([c.name for c in app.config.collections])
+        counts = store.cleanup()
     return CleanupResult.model_validate({"schemaVersion": "1.0", **counts})

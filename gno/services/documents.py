@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
 from typing import Any
 
 from gno_contracts.models.get import GetResult
@@ -13,8 +12,9 @@ from gno_contracts.models.multi_get import MultiGetResult
 from gno_contracts.models.multi_get_input import MultiGetInput
 
 from gno.app import App
-from gno.core.globs import compile_globs
+from gno.core.globs import compile_globs, split_globs
 from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri
+from gno.core.tags import validate_tag
 from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, ValidationError
 from gno.ports import Store
 from gno.rows import DocRow
@@ -131,9 +131,10 @@ def _expand(app: App, store: Store, item: str) -> list[str] | None:
     collection, _, path_glob = pattern.partition("/")
     try:
         matcher = compile_globs(path_glob or "**")  # '*' stays inside one folder, '**' crosses them
+        owner = compile_globs(collection.lower() or "*")
     except ValidationError:
         return []
-    names = [c["name"] for c in store.collections() if fnmatchcase(c["name"], collection.lower())]
+    names = [c["name"] for c in store.collections() if owner.match(c["name"])]
     return [
         f"{name}/{doc.rel_path}"
         for name in names
@@ -165,12 +166,7 @@ def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
     if bool(inp.refs) == bool(inp.pattern):
         raise ValidationError("Provide either refs or pattern, not both and not neither")
     store = app.store()
-    items = [
-        part.strip()
-        for raw in (inp.refs or [inp.pattern or ""])
-        for part in raw.split(",")
-        if part.strip()
-    ]
+    items = [part.strip() for raw in (inp.refs or [inp.pattern or ""]) for part in split_globs(raw)]
     refs: list[str] = []  # globs count as the refs they expand to
     for item in items:
         expanded = _expand(app, store, item)
@@ -203,22 +199,45 @@ def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
     return MultiGetResult.model_validate({"documents": documents, "skipped": skipped, "meta": meta})
 
 
-def ls(app: App, inp: LsInput) -> DocumentList:
-    store = app.store()
+def list_scope(store: Store, scope: str | None) -> tuple[str | None, str | None]:
+    """(collection, rel-path prefix) of an ls scope: a collection name or gno://coll/prefix."""
     collection = prefix = None
-    if inp.scope:
-        if inp.scope.startswith("gno://"):
-            if "/" not in inp.scope[len("gno://") :]:
+    if scope:
+        if scope.startswith("gno://"):
+            if "/" not in scope[len("gno://") :]:
                 raise ValidationError(
-                    f"Scope {inp.scope} needs a trailing '/' (gno://<collection>/[prefix])"
+                    f"Scope {scope} needs a trailing '/' (gno://<collection>/[prefix])"
                 )
-            parsed = parse_uri(inp.scope)
+            parsed = parse_uri(scope)
             collection, prefix = parsed.collection, parsed.rel_path or None
         else:
-            collection = inp.scope.lower()
+            collection = scope.lower()
         if collection not in {c["name"] for c in store.collections()}:
             raise NotFoundError(f"Collection not found: {collection}")
-    docs, total = store.list_documents(collection, prefix, inp.limit, inp.offset)
+    return collection, prefix
+
+
+def list_page(store: Store, inp: LsInput) -> tuple[list[DocRow], int]:
+    """The page ``inp`` asks for: scope, tags, and the order (by URI unless sortField)."""
+    collection, prefix = list_scope(store, inp.scope)
+    field = inp.sortField
+    if field not in (None, "modified") and field not in store.date_field_names(collection):
+        raise ValidationError(
+            f"Unknown sortField {field!r}: use modified or one of availableDateFields"
+        )
+    return store.list_documents(
+        collection,
+        prefix,
+        inp.limit,
+        inp.offset,
+        tags_all=list(dict.fromkeys(validate_tag(t) for t in inp.tagsAll or [])),
+        tags_any=list(dict.fromkeys(validate_tag(t) for t in inp.tagsAny or [])),
+        order=(field, inp.sortOrder != "asc"),
+    )
+
+
+def ls(app: App, inp: LsInput) -> DocumentList:
+    docs, total = list_page(app.store(), inp)
     documents = []
     for doc in docs:
         item: dict[str, Any] = {

@@ -188,6 +188,8 @@ def vsearch(app: App, inp: SearchInput) -> SearchResults:
     }
     if filters.collection:
         meta["collection"] = filters.collection
+    if filters.collections:
+        meta["collections"] = filters.collections
     return SearchResults.model_validate({"results": results, "meta": meta})
 
 

@@ -3,13 +3,14 @@ as one SQL condition on ``documents``, applied before any result limit."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from gno.core.dates import resolve_bound
 from gno.core.identity import normalize_collection_name
 from gno.core.tags import validate_tag
-from gno.errors import NotFoundError
+from gno.errors import NotFoundError, ValidationError
 from gno.ports import Store
 
 DOC_DATE_SQL = "COALESCE(frontmatter_date, strftime('%Y-%m-%dT%H:%M:%fZ', source_mtime_ns / 1000000000.0, 'unixepoch'))"
@@ -18,6 +19,7 @@ DOC_DATE_SQL = "COALESCE(frontmatter_date, strftime('%Y-%m-%dT%H:%M:%fZ', source
 @dataclass
 class Filters:
     collection: str | None = None
+    collections: list[str] = field(default_factory=list)  # several (REST `collections`)
     tags_all: list[str] = field(default_factory=list)
     tags_any: list[str] = field(default_factory=list)
     since: str | None = None
@@ -32,6 +34,7 @@ class Filters:
         return any(
             (
                 self.collection,
+                self.collections,
                 self.tags_all,
                 self.tags_any,
                 self.since,
@@ -44,13 +47,22 @@ class Filters:
         )
 
     def sql(self) -> tuple[str, list[Any]]:
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
         if self.collection:
             where.append("collection = ?")
             params.append(self.collection)
-        for tag in self.tags_all:
-            where.append("id IN (SELECT document_id FROM doc_tags WHERE tag = ?)")
-            params.append(tag)
+        if self.collections:
+            where.append(f"collection IN ({','.join('?' * len(self.collections))})")
+            params += self.collections
+        # List filters are one expression each whatever their length (json_each, not a
+        # chain of ANDs): SQLite caps expression depth at 1,000 and host parameters too.
+        if self.tags_all:
+            where.append(
+                "id IN (SELECT document_id FROM doc_tags WHERE tag IN (SELECT value FROM json_each(?)) "
+                "GROUP BY document_id HAVING count(DISTINCT tag) = ?)"
+            )
+            params += [json.dumps(self.tags_all), len(self.tags_all)]
         if self.tags_any:
             where.append(
                 f"id IN (SELECT document_id FROM doc_tags WHERE tag IN ({','.join('?' * len(self.tags_any))}))"
@@ -76,18 +88,36 @@ class Filters:
                 "EXISTS (SELECT 1 FROM content_chunks cc WHERE cc.mirror_hash = documents.mirror_hash AND cc.language = ?)"
             )
             params.append(self.lang.lower())
-        for term in self.exclude:
+        if self.exclude:
             where.append(
-                "NOT (instr(lower(coalesce(title, '') || ' ' || rel_path || ' ' || coalesce(author, '') || ' ' "
-                "|| coalesce(categories_json, '')), ?) > 0 OR EXISTS (SELECT 1 FROM content c "
-                "WHERE c.mirror_hash = documents.mirror_hash AND instr(lower(c.markdown), ?) > 0))"
+                "NOT EXISTS (SELECT 1 FROM json_each(?) AS term WHERE "
+                "instr(lower(coalesce(title, '') || ' ' || rel_path || ' ' || coalesce(author, '') || ' ' "
+                "|| coalesce(categories_json, '')), term.value) > 0 OR EXISTS (SELECT 1 FROM content c "
+                "WHERE c.mirror_hash = documents.mirror_hash AND instr(lower(c.markdown), term.value) > 0))"
             )
-            params += [term, term]
+            params.append(json.dumps(self.exclude))
         return ("AND " + " AND ".join(where)) if where else "", params
 
 
 def _clean_list(values: list[str] | None) -> list[str]:
     return list(dict.fromkeys(v.strip().lower() for v in values or [] if v.strip()))
+
+
+def _collections(store: Store, inp: Any) -> list[str]:
+    """``collections`` (several, sorted): not with ``collection``; unknown names are one
+    NOT_FOUND naming each."""
+    names = getattr(inp, "collections", None)
+    if names is None:
+        return []
+    if inp.collection:
+        raise ValidationError("Use collection or collections, not both")
+    wanted = {normalize_collection_name(name): name for name in names}
+    known = {c["name"] for c in store.collections()}
+    if missing := [raw for name, raw in wanted.items() if name not in known]:
+        raise NotFoundError(
+            f"Collections not found: {', '.join(missing)}", details={"collections": missing}
+        )
+    return sorted(wanted)
 
 
 def build_filters(store: Store, inp: Any) -> Filters:
@@ -99,6 +129,7 @@ def build_filters(store: Store, inp: Any) -> Filters:
             raise NotFoundError(f"Collection not found: {inp.collection}")
     return Filters(
         collection=collection,
+        collections=_collections(store, inp),
         tags_all=list(dict.fromkeys(validate_tag(t) for t in inp.tagsAll or [])),
         tags_any=list(dict.fromkeys(validate_tag(t) for t in inp.tagsAny or [])),
         since=resolve_bound(inp.since, end=False) if inp.since else None,

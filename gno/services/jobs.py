@@ -39,7 +39,7 @@ from gno_contracts.models.update_input import UpdateInput
 from pydantic import BaseModel
 
 from gno.app import App
-from gno.errors import NotFoundError
+from gno.errors import NotFoundError, ValidationError
 from gno.services.cancel import checkpoint
 from gno.services.job_runtime import INDEX_LANE, Job, JobResult
 
@@ -70,9 +70,30 @@ def _sync_work(inp: UpdateInput) -> Work:
     return work
 
 
+# A collection's updateCmd is a shell command: only the CLI, run by the user, runs it.
+# Tools and REST (whoever can reach them) may neither run one nor store one.
+RUN_UPDATE_CMD_REFUSED = (
+    "runUpdateCmd: only the CLI (`gno update`, run by the user) runs a collection's updateCmd; "
+    "MCP and REST never run shell commands"
+)
+UPDATE_CMD_REFUSED = (
+    "updateCmd: set it with the CLI (`gno collection add --update`); "
+    "MCP and REST never store shell commands"
+)
+
+
+def refuse_shell_commands(inp: Any) -> None:
+    """``ValidationError`` when a tool or REST input asks to run or store an updateCmd."""
+    if getattr(inp, "runUpdateCmd", None):
+        raise ValidationError(RUN_UPDATE_CMD_REFUSED)
+    if getattr(inp, "updateCmd", None) is not None:
+        raise ValidationError(UPDATE_CMD_REFUSED)
+
+
 def start_update(app: App, inp: UpdateInput) -> McpSyncResult:
     from gno.services.sync import check_paths
 
+    refuse_shell_commands(inp)
     collections = _collections(app, inp.collection)
     if (paths := check_paths(app, inp)) is not None:
         inp = inp.model_copy(update={"paths": paths})
@@ -120,8 +141,8 @@ def start_embed(app: App, inp: EmbedInput) -> McpEmbedResult:
 def start_index(app: App, inp: IndexInput) -> McpIndexResult:
     from gno.services.embed import index_collections
 
+    refuse_shell_commands(inp)
     collections = _collections(app, inp.collection)
-    inp = inp.model_copy(update={"runUpdateCmd": False})  # never run shell commands from a tool
 
     def work(job_app: App) -> JobResult:
         result, changes = index_collections(job_app, inp, progress=_stop_point)
@@ -150,6 +171,7 @@ def start_index(app: App, inp: IndexInput) -> McpIndexResult:
 def start_add_collection(app: App, inp: CollectionAddInput) -> McpAddCollectionResult:
     from gno.services.collections import collection_add
 
+    refuse_shell_commands(inp)
     added = collection_add(app, inp)
     name = added.collection.name
     job = app.jobs.start("add", _sync_work(UpdateInput(collection=name)))
@@ -287,8 +309,9 @@ def submit_sync(app: App, inp: UpdateInput, origin: str = "sync") -> Job:
     or joined."""
     from gno.services.sync import check_paths
 
+    refuse_shell_commands(inp)
     _collections(app, inp.collection)
-    inp = inp.model_copy(update={"runUpdateCmd": False, "paths": check_paths(app, inp)})
+    inp = inp.model_copy(update={"paths": check_paths(app, inp)})
     if inp.collection:
         inp = inp.model_copy(update={"collection": inp.collection.lower()})
     job, _ = app.jobs.submit("sync", inp.collection or "*", inp, _widen, _sync_work, origin)

@@ -210,6 +210,13 @@ def _preset_ids(raw: dict[str, Any]) -> list[str]:
 def models_use(app: App, inp: ModelsUseInput) -> ModelsUse:
     """Write ``models.activePreset`` to index.yml; say when the embedding model changes,
     since vectors of the old model do not serve the new one (``gno embed`` re-embeds)."""
+    from gno.services.index_guard import config_change
+
+    with config_change(app):  # no lost update against a concurrent collection change
+        return _models_use(app, inp)
+
+
+def _models_use(app: App, inp: ModelsUseInput) -> ModelsUse:
     config = app.config
     known = _preset_ids(config.raw)
     if inp.preset not in known:

@@ -76,9 +76,10 @@ def _lexical_scored(
         parsed = parse_query(text)
     except ValidationError:
         return [], []
-    hits, matched = candidates(store, parsed.match_all(), filters, limit)
+    hits, _ = candidates(store, parsed.match_all(), filters, limit)
     raw = [score for _, score in hits]
-    if not matched and (any_term := relaxed_match(parsed)):
+    # Relaxed also when the filters removed every full match (an empty list helps nobody).
+    if not hits and (any_term := relaxed_match(parsed)):
         (hits, _), raw = candidates(store, any_term, filters, limit), []
     return list(dict.fromkeys(doc.mirror_hash for doc, _ in hits if doc.mirror_hash)), raw
 
@@ -242,6 +243,8 @@ def query(app: App, inp: QueryInput) -> SearchResults:
     }
     if run.filters.collection:
         meta["collection"] = run.filters.collection
+    if run.filters.collections:
+        meta["collections"] = run.filters.collections
     if inp.intent:
         meta["intent"] = inp.intent
     if run.modes:

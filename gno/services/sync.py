@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import subprocess
 import time
 from collections.abc import Callable
@@ -25,16 +26,19 @@ from gno_contracts.models.sync_result import SyncResult
 from gno_contracts.models.update_input import UpdateInput
 
 from gno.app import App
-from gno.config import Collection
+from gno.config import Collection, load_config
 from gno.core.globs import FileRules
 from gno.core.identity import make_uri, normalize_collection_name
 from gno.core.mime import SUPPORTED_EXTENSIONS, sniff_mime
 from gno.errors import Cancelled, InvalidPathError, NotFoundError, ValidationError
+from gno.index_lock import index_guard
 from gno.ingest.pipeline import Converted, Job, JobRunner
-from gno.ingest.walker import WalkEntry, walk
-from gno.ports import READ_ERROR, TOO_LARGE, Store
+from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular, special_kind
+from gno.ingest.walker import WalkEntry, inside, walk
+from gno.ports import INVALID_NAME, READ_ERROR, TOO_LARGE, UNSUPPORTED, Store
 from gno.rows import DocState, SourceFile
 from gno.services.collections import check_file_name
+from gno.services.index_guard import CollectionChangedError, SyncGuard
 from gno.services.sync_plan import ContentStep, Step, SyncPlan, content_step, plan_sync
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
@@ -92,8 +96,14 @@ def _ext(rel_path: str) -> str:
 class CollectionSync:
     """Syncs one collection; ``run`` raises KeyboardInterrupt after rolling back the open batch."""
 
-    def __init__(self, store: Store, collection: Collection, progress: Progress | None) -> None:
-        self.store, self.coll = store, collection
+    def __init__(
+        self,
+        store: Store,
+        collection: Collection,
+        progress: Progress | None,
+        guard: SyncGuard,
+    ) -> None:
+        self.store, self.coll, self.guard = store, collection, guard
         self.tally = CollectionTally(collection.name)
         self.progress = progress
         self._vanished: list[str] = []  # walked, then gone before it could be read
@@ -131,18 +141,23 @@ class CollectionSync:
         rules = FileRules.build(
             self.coll.pattern, self.coll.include, self.coll.exclude, SUPPORTED_EXTENSIONS
         )
-        entries = list(walk(root, rules))
+        unreadable: list[tuple[str, str]] = []
+        entries = list(walk(root, rules, unreadable))
+        for rel_dir, reason in unreadable:
+            # Like a missing root: report it and leave every document under it alone.
+            self._error(rel_dir, READ_ERROR, f"Cannot read folder {rel_dir or root}: {reason}")
         states = self.store.doc_states(self.coll.name)
-        plan = plan_sync(entries, states)
+        plan = plan_sync(entries, states, unreadable=[rel for rel, _ in unreadable])
         self._total = len(entries)
         self._apply_entries(entries, states, plan)
-        # Only a complete walk may soft-delete: an interrupted one never gets here.
+        # Only a complete walk may soft-delete: an interrupted one never gets here, and
+        # nothing under a folder the walk could not read counts as gone (the plan's rule).
         vanished = [(rel, states[rel].id) for rel in self._vanished if states[rel].active]
         gone = []
         for rel, doc_id in [*plan.gone, *vanished]:
             gone.append(doc_id)
             self.tally.changed(rel, "removed")
-        with self.store.write():
+        with self.guard.commit(), self.store.write():
             if gone:
                 self.store.inactivate(gone)
             self.store.mark_synced(self.coll.name)
@@ -159,21 +174,27 @@ class CollectionSync:
         states = self.store.doc_states(self.coll.name)
         entries, gone = [], []
         for rel in rel_paths:
+            path = os.path.join(real_root, rel)
             try:
-                st = os.stat(os.path.join(real_root, rel))
+                real = os.path.realpath(path)
+                st = os.stat(real)
             except FileNotFoundError:
                 state = states.get(rel)
                 if state is not None and state.active:
                     gone.append(state.id)
                     self.tally.changed(rel, "removed")
                 continue
-            entries.append(
-                WalkEntry(rel, os.path.join(real_root, rel), st.st_size, st.st_mtime_ns, st.st_ino)
-            )
+            except OSError as exc:  # a link loop, a folder that became unreadable…
+                self._error(rel, READ_ERROR, exc.strerror or type(exc).__name__)
+                continue
+            if not inside(real, real_root) or stat.S_ISDIR(st.st_mode):
+                continue  # a link that now leaves the root, or a folder: not a file to index
+            special = special_kind(st.st_mode)
+            entries.append(WalkEntry(rel, path, st.st_size, st.st_mtime_ns, st.st_ino, special))
         self._total = len(entries)
         self._apply_entries(entries, states, plan_sync(entries, states, complete=False))
         if gone:
-            with self.store.write():
+            with self.guard.commit(), self.store.write():
                 self.store.inactivate(gone)
         self.tally.inactivated = len(gone)
         return self.tally
@@ -202,6 +223,15 @@ class CollectionSync:
         window_bytes = 0
         for entry, (_, step) in zip(entries, plan.steps, strict=True):
             self.tally.processed += 1
+            if not _storable(entry.rel_path):
+                # The index, URIs and JSON hold text: a name that is not UTF-8 cannot be
+                # addressed, so it is reported (with its bytes escaped) and skipped.
+                shown = os.fsencode(entry.rel_path).decode("utf-8", "backslashreplace")
+                self._error(
+                    shown, INVALID_NAME, "File name is not valid UTF-8; rename it to index it"
+                )
+                self._advance()
+                continue
             state = states.get(entry.rel_path)
             planned = self._apply_step(entry, state, step)
             if isinstance(planned, Job):
@@ -278,10 +308,12 @@ class CollectionSync:
 
     def _flush(self) -> None:
         if self._pending:
-            with self.store.write():
-                for apply in self._pending:
-                    apply()
-            self._pending.clear()
+            try:
+                with self.guard.commit(), self.store.write():
+                    for apply in self._pending:
+                        apply()
+            finally:  # committed, or dropped whole (rolled back, or the collection changed)
+                self._pending.clear()
         self._last_flush = time.perf_counter()
 
     def _apply_step(
@@ -300,15 +332,21 @@ class CollectionSync:
             return None
         ext = _ext(entry.rel_path)
         unread = self._source(entry, None, "application/octet-stream", ext)
+        if entry.special:
+            return self._failure(unread, UNSUPPORTED, f"Not a regular file ({entry.special})")
         if entry.size > MAX_FILE_BYTES:
             limit = MAX_FILE_BYTES // (1024 * 1024)
             return self._failure(unread, TOO_LARGE, f"File is larger than {limit} MiB")
         try:
-            data = Path(entry.abs_path).read_bytes()
+            data = read_regular(entry.abs_path, MAX_FILE_BYTES)
         except FileNotFoundError:  # deleted since the walk: treat it as absent
             self.tally.processed -= 1
             self._vanished.append(entry.rel_path)
             return None
+        except NotRegularFile as exc:  # replaced by a pipe or device since the walk
+            return self._failure(unread, UNSUPPORTED, str(exc))
+        except FileTooLarge as exc:  # grew past the limit since the walk
+            return self._failure(unread, TOO_LARGE, str(exc))
         except OSError as exc:
             return self._failure(unread, READ_ERROR, exc.strerror or str(exc))
         source_hash = hashlib.sha256(data).hexdigest()
@@ -343,6 +381,14 @@ class CollectionSync:
 
 
 MAX_SYNC_PATHS = 256
+
+
+def _storable(rel: str) -> bool:
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes come back from the OS as lone surrogates
+        return False
+    return True
 
 
 def _inside(path: str, root: str) -> bool:
@@ -417,13 +463,19 @@ def sync_collections(
     started = time.perf_counter()
     tallies: list[CollectionTally] = []
     interrupted = False
+    with index_guard(app.paths):  # ghosts of collections gone from the config leave search
+        configured = load_config(app.paths.config_file).collections
+        store.inactivate_collections_except([c.name for c in configured])
     for collection in collections:
-        sync = CollectionSync(store, collection, progress)
+        sync = CollectionSync(store, collection, progress, SyncGuard(app.paths, collection))
         try:
             if rel_paths is None:
                 tallies.append(sync.run(inp.gitPull, inp.runUpdateCmd))
             else:
                 tallies.append(sync.run_paths(rel_paths))
+        except CollectionChangedError as exc:
+            sync._error("", "COLLECTION_CHANGED", str(exc))
+            tallies.append(sync.tally)
         except (KeyboardInterrupt, Cancelled):  # Ctrl-C, or a server stopping its job
             tallies.append(sync.tally)
             interrupted = True

@@ -90,15 +90,26 @@ def content_step(source_hash: str, state: DocState | None) -> ContentStep:
 
 
 def plan_sync(
-    entries: Sequence[Stat], states: Mapping[str, DocState], *, complete: bool = True
+    entries: Sequence[Stat],
+    states: Mapping[str, DocState],
+    *,
+    complete: bool = True,
+    unreadable: Sequence[str] = (),
 ) -> SyncPlan:
-    """The plan for a walk. Only a ``complete`` walk may remove documents: an unmounted
-    folder or a partial walk never does."""
+    """The plan for a walk. Only a ``complete`` walk may remove documents (an unmounted
+    folder or a partial walk never does), and nothing under a folder it could not read
+    (``unreadable``: relative folders, "" for the root) counts as gone."""
     steps = tuple((e.rel_path, stat_step(e, states.get(e.rel_path))) for e in entries)
     gone: tuple[tuple[str, int], ...] = ()
     if complete:
         seen = {e.rel_path for e in entries}
         gone = tuple(
-            (rel, state.id) for rel, state in states.items() if state.active and rel not in seen
+            (rel, state.id)
+            for rel, state in states.items()
+            if state.active and rel not in seen and not under_any(rel, unreadable)
         )
     return SyncPlan(steps, gone)
+
+
+def under_any(rel: str, folders: Sequence[str]) -> bool:
+    return any(not folder or rel.startswith(folder + "/") for folder in folders)

@@ -96,3 +96,26 @@ def test_ls_scopes(app):
         ls(app, LsInput(scope="gno://notes"))
     with pytest.raises(NotFoundError):
         ls(app, LsInput(scope="nope"))
+
+
+def test_multi_get_pattern_with_braces_and_classes(make_app):
+    """Issue 11: a brace group holding a bracket class is one glob, not split at its comma."""
+    app, _ = make_app({"a1.md": "one\n", "a2.md": "two\n", "b.md": "bee\n", "ax.md": "no\n"})
+    sync(app)
+    out = multi_get(app, MultiGetInput(pattern="notes/{a[0-9].md,b.md}"))
+    assert sorted(d.uri for d in out.documents) == [
+        "gno://notes/a1.md",
+        "gno://notes/a2.md",
+        "gno://notes/b.md",
+    ]
+    assert out.skipped == []
+
+
+def test_multi_get_pathological_pattern_answers(make_app):
+    """Defect 1: `coll/****************x` made the regex translation backtrack for minutes."""
+    app, _ = make_app({("a" * 40) + ".md": "long name\n", "x.md": "ex\n"})
+    sync(app)
+    out = multi_get(app, MultiGetInput(pattern="notes/" + "*" * 16 + "x"))
+    assert out.documents == []  # `x.md` ends in `.md`, not `x`
+    out = multi_get(app, MultiGetInput(pattern="notes/" + "*" * 16 + "x.md"))
+    assert [d.uri for d in out.documents] == ["gno://notes/x.md"]

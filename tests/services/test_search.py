@@ -77,7 +77,8 @@ def test_metadata_filters(app):
     ]
     assert uris(search(app, "tail", since="2025-01-01")) == []  # dated 2024 in its frontmatter
     assert "gno://notes/ja/sampling.md" in uris(search(app, "サンプリング", lang="ja"))
-    assert uris(search(app, "tail sampling", exclude=["head"])) == []
+    # the only full match mentions "head"; the relaxed page never holds it either
+    assert "gno://notes/en/sampling.md" not in uris(search(app, "tail sampling", exclude=["head"]))
     assert search(app, "sampling", collection="NOTES").meta.collection == "notes"
     with pytest.raises(NotFoundError):
         search(app, "sampling", collection="nope")
@@ -95,3 +96,37 @@ def test_min_score_and_limit(app):
     result = search(app, "sampling", minScore=0.99)
     assert all(r.score >= 0.99 for r in result.results) and result.results
     assert len(search(app, "sampling", limit=1).results) == 1
+
+
+def test_relaxed_when_the_filters_leave_no_full_match(make_app):
+    """Every term matches only outside the filter: the page relaxes to any term inside it
+    instead of coming back empty (`-c sub` found nothing for a longer question)."""
+    app, _ = make_app({"full.md": "How do I keep only slow traces? Tail sampling.\n"})
+    sub, _ = make_app({"slow.md": "Keep only slow traces with a latency policy.\n"}, name="sub")
+    sync(sub)  # one index (the same data dir), two collections
+    unscoped = search(app, "how do I keep only slow traces")
+    assert uris(unscoped) == ["gno://notes/full.md"] and unscoped.meta.relaxed is None
+    scoped = search(app, "how do I keep only slow traces", collection="sub")
+    assert scoped.meta.relaxed is True
+    assert uris(scoped) == ["gno://sub/slow.md"]
+
+
+def test_scores_do_not_depend_on_the_page_size(make_app):
+    """The same document scores the same with -n 2 and -n 5; the last hit of a page is
+    not 0 just for being last, so minScore keeps the same documents whatever the limit."""
+    files = {f"d{i}.md": "sampling " * (i + 1) + f"\nfiller words number {i}\n" for i in range(12)}
+    app, _ = make_app(files)
+    sync(app)
+    small = {r.uri: r.score for r in search(app, "sampling", limit=2).results}
+    large = {r.uri: r.score for r in search(app, "sampling", limit=5).results}
+    assert len(small) == 2 and len(large) == 5
+    for uri, score in small.items():
+        assert large[uri] == score
+    assert min(small.values()) > 0.0  # the page's last hit is not the window's worst
+    assert max(large.values()) == 1.0
+    kept_small = [r.uri for r in search(app, "sampling", limit=2, minScore=0.5).results]
+    kept_large = [r.uri for r in search(app, "sampling", limit=5, minScore=0.5).results]
+    assert kept_small == kept_large[: len(kept_small)]
+    # The window's worst match (here the 12th of 12) is the one that scores 0.
+    everything = search(app, "sampling", limit=100).results
+    assert len(everything) == 12 and everything[-1].score == 0.0

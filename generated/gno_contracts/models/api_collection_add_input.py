@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class ApiCollectionAddInput(ContractModel):
@@ -12,9 +12,6 @@ class ApiCollectionAddInput(ContractModel):
     REST body of POST /api/collections (include/exclude are comma strings).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     path: Annotated[str, Field(min_length=1)]
     """
     Root folder (absolute or ~).

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class ApiDocAssetInput(ContractModel):
@@ -12,9 +12,6 @@ class ApiDocAssetInput(ContractModel):
     Query of GET/HEAD /api/doc-asset: the document (uri) whose original bytes to stream, or a file beside it (a path relative to the document's folder), or an absolute path inside a collection root (same-host callers only). At least one of uri and path.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     uri: Annotated[str | None, Field(min_length=1)] = None
     """
     gno:// URI of an active document.

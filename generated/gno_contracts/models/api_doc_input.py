@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class ApiDocInput(ContractModel):
@@ -12,9 +12,6 @@ class ApiDocInput(ContractModel):
     Query of GET /api/doc.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     uri: Annotated[str, Field(min_length=1)]
     """
     gno:// URI (a #docid or collection/path also works).

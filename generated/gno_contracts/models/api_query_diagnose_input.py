@@ -31,9 +31,6 @@ class ApiQueryDiagnoseInput(ContractModel):
     REST body of POST /api/query/diagnose: a query body plus the document to explain.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     query: Annotated[str, Field(min_length=1, pattern="\\S")]
     """
     The query (must contain a non-space character).
@@ -61,19 +58,19 @@ class ApiQueryDiagnoseInput(ContractModel):
     """
     exclude: str | None = None
     """
-    Hard-prune documents mentioning these terms. Comma-separated.
+    Hard-prune documents mentioning these terms. Comma-separated, at most 256 values.
     """
     category: str | None = None
     """
-    Categories, any of them (GNO spells it singular). Comma-separated.
+    Categories, any of them (GNO spells it singular). Comma-separated, at most 256 values.
     """
     tagsAll: str | None = None
     """
-    Tags the document must all carry. Comma-separated.
+    Tags the document must all carry. Comma-separated, at most 256 values.
     """
     tagsAny: str | None = None
     """
-    Tags of which the document must carry one. Comma-separated.
+    Tags of which the document must carry one. Comma-separated, at most 256 values.
     """
     projectHints: Annotated[list[str] | None, Field(max_length=16)] = None
     """

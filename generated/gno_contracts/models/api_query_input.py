@@ -31,9 +31,6 @@ class ApiQueryInput(ContractModel):
     REST body of POST /api/query (GNO's spellings: comma strings, `category`, noExpand/noRerank).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     query: Annotated[str, Field(min_length=1, pattern="\\S")]
     """
     The query (must contain a non-space character).
@@ -41,6 +38,10 @@ class ApiQueryInput(ContractModel):
     collection: Annotated[str | None, Field(min_length=1)] = None
     """
     Restrict to one collection (case-insensitive).
+    """
+    collections: Annotated[list[str] | None, Field(max_length=256, min_length=1)] = None
+    """
+    Restrict to several collections (case-insensitive; not together with collection). Unknown names: NOT_FOUND listing each.
     """
     minScore: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
     intent: str | None = None
@@ -61,19 +62,19 @@ class ApiQueryInput(ContractModel):
     """
     exclude: str | None = None
     """
-    Hard-prune documents mentioning these terms. Comma-separated.
+    Hard-prune documents mentioning these terms. Comma-separated, at most 256 values.
     """
     category: str | None = None
     """
-    Categories, any of them (GNO spells it singular). Comma-separated.
+    Categories, any of them (GNO spells it singular). Comma-separated, at most 256 values.
     """
     tagsAll: str | None = None
     """
-    Tags the document must all carry. Comma-separated.
+    Tags the document must all carry. Comma-separated, at most 256 values.
     """
     tagsAny: str | None = None
     """
-    Tags of which the document must carry one. Comma-separated.
+    Tags of which the document must carry one. Comma-separated, at most 256 values.
     """
     projectHints: Annotated[list[str] | None, Field(max_length=16)] = None
     """

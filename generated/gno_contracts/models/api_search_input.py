@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class ApiSearchInput(ContractModel):
@@ -12,9 +12,6 @@ class ApiSearchInput(ContractModel):
     REST body of POST /api/search and /api/vsearch (GNO's spellings: comma strings, `category`).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     query: Annotated[str, Field(min_length=1, pattern="\\S")]
     """
     The query (must contain a non-space character).
@@ -22,6 +19,10 @@ class ApiSearchInput(ContractModel):
     collection: Annotated[str | None, Field(min_length=1)] = None
     """
     Restrict to one collection (case-insensitive).
+    """
+    collections: Annotated[list[str] | None, Field(max_length=256, min_length=1)] = None
+    """
+    Restrict to several collections (case-insensitive; not together with collection). Unknown names: NOT_FOUND listing each.
     """
     minScore: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
     intent: str | None = None
@@ -42,19 +43,19 @@ class ApiSearchInput(ContractModel):
     """
     exclude: str | None = None
     """
-    Hard-prune documents mentioning these terms. Comma-separated.
+    Hard-prune documents mentioning these terms. Comma-separated, at most 256 values.
     """
     category: str | None = None
     """
-    Categories, any of them (GNO spells it singular). Comma-separated.
+    Categories, any of them (GNO spells it singular). Comma-separated, at most 256 values.
     """
     tagsAll: str | None = None
     """
-    Tags the document must all carry. Comma-separated.
+    Tags the document must all carry. Comma-separated, at most 256 values.
     """
     tagsAny: str | None = None
     """
-    Tags of which the document must carry one. Comma-separated.
+    Tags of which the document must carry one. Comma-separated, at most 256 values.
     """
     projectHints: Annotated[list[str] | None, Field(max_length=16)] = None
     """

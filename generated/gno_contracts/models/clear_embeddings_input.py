@@ -5,7 +5,7 @@ from enum import Enum
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class Mode(Enum):
@@ -22,9 +22,6 @@ class ClearEmbeddingsInput(ContractModel):
     Input of gno_clear_collection_embeddings.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     collection: Annotated[str, Field(min_length=1)]
     """
     Collection name (case-insensitive).

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class EmbedInput(ContractModel):
@@ -12,9 +12,6 @@ class EmbedInput(ContractModel):
     Input of embed: vectors for chunks that lack one for the active embedding model.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     collection: Annotated[str | None, Field(min_length=1)] = None
     """
     Only this collection (default: all).

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class GetInput(ContractModel):
@@ -12,9 +12,6 @@ class GetInput(ContractModel):
     Input of get (CLI / MCP gno_get).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     ref: Annotated[str, Field(min_length=1)]
     """
     #docid, gno://coll/path[:N] or coll/path[:N].
@@ -22,4 +19,8 @@ class GetInput(ContractModel):
     fromLine: Annotated[int | None, Field(ge=1)] = None
     lineCount: Annotated[int | None, Field(ge=1)] = None
     lineNumbers: bool = True
+    traceId: Annotated[str | None, Field(max_length=128, min_length=1)] = None
+    """
+    GNO: a retrieval trace to record the read in. Accepted; gno keeps no retrieval traces yet.
+    """
     includeAbsPath: bool = True

@@ -2,14 +2,9 @@
 from __future__ import annotations
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict
 
 
 class HealthInput(ContractModel):
     """
     Input of GET /api/health (no parameters).
     """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class JobListInput(ContractModel):
@@ -12,9 +12,6 @@ class JobListInput(ContractModel):
     Input of gno_list_jobs.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     limit: Annotated[int, Field(ge=1, le=100)] = 10
     """
     Recent jobs to list.

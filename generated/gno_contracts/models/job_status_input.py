@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class JobStatusInput(ContractModel):
@@ -12,9 +12,6 @@ class JobStatusInput(ContractModel):
     Input of gno_job_status.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     jobId: Annotated[str, Field(max_length=128, min_length=1)]
     """
     Id returned by a write tool.

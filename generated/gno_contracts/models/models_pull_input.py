@@ -4,7 +4,6 @@ from __future__ import annotations
 from enum import StrEnum
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict
 
 
 class ModelRole(StrEnum):
@@ -19,9 +18,6 @@ class ModelsPullInput(ContractModel):
     Input of models pull: which roles' models to download (none given = all roles of the active preset and overrides).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     roles: list[ModelRole] | None = None
     force: bool = False
     """

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class MultiGetInput(ContractModel):
@@ -12,9 +12,6 @@ class MultiGetInput(ContractModel):
     Input of multi-get; exactly one of refs/pattern (enforced in code).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     refs: Annotated[list[str] | None, Field(min_length=1)] = None
     """
     Refs, docids or globs; bad ones are skipped as invalid_ref.

@@ -2,10 +2,20 @@
 from __future__ import annotations
 
 from enum import Enum, StrEnum
-from typing import Annotated, Literal
+from typing import Annotated
 
 from gno_contracts.base import ContractModel
 from pydantic import ConfigDict, Field
+
+
+class SchemaVersion(StrEnum):
+    """
+    Payload version: 1.0 unless an auxiliary signal is active.
+    """
+
+    FIELD_1_0 = "1.0"
+    FIELD_1_1 = "1.1"
+    FIELD_1_2 = "1.2"
 
 
 class TargetStatus(StrEnum):
@@ -95,6 +105,75 @@ class DiagnoseQueryModes(ContractModel):
     hyde: bool
 
 
+class RawScoreKind(StrEnum):
+    BM25 = "bm25"
+    HYBRID_BLENDED = "hybrid_blended"
+    NORMALIZED = "normalized"
+    VECTOR_DISTANCE = "vector_distance"
+
+
+class RuleSource(StrEnum):
+    CONFIGURED_ID = "configured-id"
+    PREFIX = "prefix"
+
+
+class ContentTypeBoostReceipt(ContractModel):
+    """
+    How a content-type boost moved the target's score (surfaces.md §5.0).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    baseScore: Annotated[float, Field(ge=0.0, le=1.0)]
+    cappedContribution: Annotated[float, Field(ge=-0.05, le=0.05)]
+    combinedAuxiliaryApplied: Annotated[float, Field(ge=-0.08, le=0.08)]
+    combinedAuxiliaryCap: float
+    combinedAuxiliaryRequested: float
+    configuredFactor: Annotated[float, Field(ge=0.5, le=2.0)]
+    contentType: str
+    finalScore: Annotated[float, Field(ge=0.0, le=1.0)]
+    rawContribution: float
+    rawScore: float
+    rawScoreKind: RawScoreKind
+    ruleSource: RuleSource
+    rulesFingerprint: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
+
+
+class Source(Enum):
+    CLI_CWD = "cli_cwd"
+    CLI_EXPLICIT = "cli_explicit"
+    CLI_WORKTREE = "cli_worktree"
+    PROJECT_PROFILE = "project_profile"
+    NONE_TYPE_NONE = None
+
+
+class DiagnoseAffinity(ContractModel):
+    """
+    Project affinity of a trusted local CLI call (1.1 only; redacted aliases, never paths).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    affinityAdjustedScore: Annotated[float, Field(ge=0.0, le=1.0)]
+    affinityApplied: float
+    affinityRequested: float
+    affinityWeight: Annotated[float, Field(ge=0.0, le=0.03)]
+    baseScore: Annotated[float, Field(ge=0.0, le=1.0)]
+    collectionAlias: Annotated[str | None, Field(pattern="^collection_[a-f0-9]{12}$")]
+    combinedAuxiliaryApplied: Annotated[float, Field(ge=-0.08, le=0.08)]
+    combinedAuxiliaryCap: float
+    combinedAuxiliaryRequested: float
+    finalBlendedScore: Annotated[float, Field(ge=0.0, le=1.0)]
+    finalScore: Annotated[float, Field(ge=0.0, le=1.0)]
+    matched: bool
+    rawScore: float
+    rawScoreKind: RawScoreKind
+    rootAlias: Annotated[str | None, Field(pattern="^root_[a-f0-9]{12}$")]
+    source: Source
+
+
 class DiagnoseMeta(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -108,15 +187,20 @@ class DiagnoseMeta(ContractModel):
 
 class QueryDiagnose(ContractModel):
     """
-    Why a document did or did not come back for a query: its status and its fate at each pipeline stage.
+    Why a document did or did not come back for a query: its status and its fate at each pipeline stage. schemaVersion picks the branch: 1.0 (no auxiliary signal active; what gno emits while it has no content-type boosts), 1.1 (trusted local CLI with a project root: `affinity`), 1.2 (a content-type boost is active: `contentTypeBoost`).
     """
 
     model_config = ConfigDict(
         extra="forbid",
     )
-    schemaVersion: Literal["1.0"] = "1.0"
+    schemaVersion: SchemaVersion
+    """
+    Payload version: 1.0 unless an auxiliary signal is active.
+    """
     query: str
     target: DiagnoseTarget
     stages: list[DiagnoseStage]
     chunk: DiagnoseChunk
     meta: DiagnoseMeta
+    affinity: DiagnoseAffinity | None = None
+    contentTypeBoost: ContentTypeBoostReceipt | None = None

@@ -27,9 +27,6 @@ class QueryDiagnoseInput(ContractModel):
     Input of query diagnose: a query input plus the document to explain.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     query: Annotated[str, Field(min_length=1)]
     """
     Lexical query.
@@ -48,7 +45,7 @@ class QueryDiagnoseInput(ContractModel):
     """
     Steers snippets; never searched.
     """
-    exclude: list[str] | None = None
+    exclude: Annotated[list[str] | None, Field(max_length=256)] = None
     """
     Hard-prune documents mentioning these terms.
     """
@@ -60,10 +57,10 @@ class QueryDiagnoseInput(ContractModel):
     """
     ISO date/time or relative token.
     """
-    categories: list[str] | None = None
+    categories: Annotated[list[str] | None, Field(max_length=256)] = None
     author: str | None = None
-    tagsAll: list[str] | None = None
-    tagsAny: list[str] | None = None
+    tagsAll: Annotated[list[str] | None, Field(max_length=256)] = None
+    tagsAny: Annotated[list[str] | None, Field(max_length=256)] = None
     projectHints: Annotated[list[str] | None, Field(max_length=16)] = None
     full: bool = False
     """

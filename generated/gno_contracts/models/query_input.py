@@ -27,9 +27,6 @@ class QueryInput(ContractModel):
     Input of query: hybrid retrieval (BM25 + vectors, fused), same filters as search.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     query: Annotated[str, Field(min_length=1)]
     """
     Lexical query.
@@ -37,6 +34,10 @@ class QueryInput(ContractModel):
     collection: Annotated[str | None, Field(min_length=1)] = None
     """
     Restrict to one collection (case-insensitive).
+    """
+    collections: Annotated[list[str] | None, Field(max_length=256, min_length=1)] = None
+    """
+    Restrict to several collections (case-insensitive; not together with collection). Unknown names: NOT_FOUND listing each.
     """
     limit: Annotated[int, Field(ge=1, le=100)] = 5
     minScore: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
@@ -48,7 +49,7 @@ class QueryInput(ContractModel):
     """
     Steers snippets; never searched.
     """
-    exclude: list[str] | None = None
+    exclude: Annotated[list[str] | None, Field(max_length=256)] = None
     """
     Hard-prune documents mentioning these terms.
     """
@@ -60,10 +61,10 @@ class QueryInput(ContractModel):
     """
     ISO date/time or relative token.
     """
-    categories: list[str] | None = None
+    categories: Annotated[list[str] | None, Field(max_length=256)] = None
     author: str | None = None
-    tagsAll: list[str] | None = None
-    tagsAny: list[str] | None = None
+    tagsAll: Annotated[list[str] | None, Field(max_length=256)] = None
+    tagsAny: Annotated[list[str] | None, Field(max_length=256)] = None
     projectHints: Annotated[list[str] | None, Field(max_length=16)] = None
     full: bool = False
     """

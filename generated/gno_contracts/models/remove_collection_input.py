@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class RemoveCollectionInput(ContractModel):
@@ -12,9 +12,6 @@ class RemoveCollectionInput(ContractModel):
     Input of gno_remove_collection.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     collection: Annotated[str, Field(min_length=1)]
     """
     Collection name (case-insensitive).

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class SearchInput(ContractModel):
@@ -12,9 +12,6 @@ class SearchInput(ContractModel):
     Input of search (CLI flags / MCP gno_search).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     query: Annotated[str, Field(min_length=1)]
     """
     Lexical query.
@@ -22,6 +19,10 @@ class SearchInput(ContractModel):
     collection: Annotated[str | None, Field(min_length=1)] = None
     """
     Restrict to one collection (case-insensitive).
+    """
+    collections: Annotated[list[str] | None, Field(max_length=256, min_length=1)] = None
+    """
+    Restrict to several collections (case-insensitive; not together with collection). Unknown names: NOT_FOUND listing each.
     """
     limit: Annotated[int, Field(ge=1, le=100)] = 5
     minScore: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
@@ -33,7 +34,7 @@ class SearchInput(ContractModel):
     """
     Steers snippets; never searched.
     """
-    exclude: list[str] | None = None
+    exclude: Annotated[list[str] | None, Field(max_length=256)] = None
     """
     Hard-prune documents mentioning these terms.
     """
@@ -45,10 +46,10 @@ class SearchInput(ContractModel):
     """
     ISO date/time or relative token.
     """
-    categories: list[str] | None = None
+    categories: Annotated[list[str] | None, Field(max_length=256)] = None
     author: str | None = None
-    tagsAll: list[str] | None = None
-    tagsAny: list[str] | None = None
+    tagsAll: Annotated[list[str] | None, Field(max_length=256)] = None
+    tagsAny: Annotated[list[str] | None, Field(max_length=256)] = None
     projectHints: Annotated[list[str] | None, Field(max_length=16)] = None
     full: bool = False
     """

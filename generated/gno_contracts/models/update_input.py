@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class UpdateInput(ContractModel):
@@ -12,9 +12,6 @@ class UpdateInput(ContractModel):
     Input of update (sync without embedding).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     collection: Annotated[str | None, Field(min_length=1)] = None
     """
     Only this collection (default: all).

@@ -1,10 +1,40 @@
-"""Markdown, plain text and code: decoded as UTF-8 (lossy), no conversion."""
+"""Markdown, plain text and code: decoded as UTF-8 (lossy), no conversion.
+
+Bytes that are not text (an image or archive renamed ``.md``) are refused rather than
+indexed as replacement characters; see ``looks_binary`` for the rule.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from gno.ports import Conversion
+from gno.ports import UNSUPPORTED, Conversion, ConversionError
+
+BINARY_SNIFF_BYTES = 8192
+BINARY_BAD_SHARE = 0.10  # of the sniffed characters: replacement characters or controls
+_TEXT_CONTROLS = frozenset("\t\n\r\f\v\x1b")
+
+
+def looks_binary(data: bytes) -> bool:
+    """A NUL byte in the first 8 KiB, or more than 10 % of those 8 KiB's characters that are
+    invalid UTF-8 or C0 controls other than tab, newlines, form feed and escape."""
+    head = data[:BINARY_SNIFF_BYTES]
+    if b"\0" in head:
+        return True
+    text = head.decode("utf-8", errors="replace")
+    if len(head) == BINARY_SNIFF_BYTES:  # the cut may split one last character
+        text = text[:-1]
+    if not text:
+        return False
+    bad = sum(1 for ch in text if ch == "\ufffd" or (ch < " " and ch not in _TEXT_CONTROLS))
+    return bad > BINARY_BAD_SHARE * len(text)
+
+
+def decode_text(data: bytes) -> str:
+    if looks_binary(data):
+        raise ConversionError(UNSUPPORTED, "Binary content in a text file (not indexed)")
+    return data.decode("utf-8", errors="replace")
+
 
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown"})
 TEXT_EXTENSIONS = frozenset(
@@ -20,7 +50,7 @@ class MarkdownConverter:
         return ext in MARKDOWN_EXTENSIONS
 
     def convert(self, path: Path, data: bytes, ext: str, mime: str) -> Conversion:
-        return Conversion(data.decode("utf-8", errors="replace"), None, self.id, self.version)
+        return Conversion(decode_text(data), None, self.id, self.version)
 
 
 class PlainTextConverter:
@@ -31,4 +61,4 @@ class PlainTextConverter:
         return ext in TEXT_EXTENSIONS
 
     def convert(self, path: Path, data: bytes, ext: str, mime: str) -> Conversion:
-        return Conversion(data.decode("utf-8", errors="replace"), None, self.id, self.version)
+        return Conversion(decode_text(data), None, self.id, self.version)

@@ -85,6 +85,7 @@ class MarkitdownConverter:
 
     def convert(self, path: Path, data: bytes, ext: str, mime: str) -> Conversion:
         kind = _kind_of(ext, mime)
+        _require_markitdown(kind)
         if kind == ".pdf":
             _screen_pdf(data)
         else:
@@ -129,6 +130,28 @@ class MarkitdownConverter:
             if self._engine is None:
                 self._engine = _build_markitdown()
             return self._engine
+
+
+OFFICE_EXTRA_HINT = (
+    "{kind} files need the office extra (markitdown): pip install 'gno[office]', "
+    "then run gno update again"
+)
+
+
+def _require_markitdown(kind: str) -> None:
+    """markitdown is the optional `office` extra (~300 MB with pandas, numpy and
+    onnxruntime): without it, each such file is an ingest error naming the extra, not
+    a failed sync. The code is retryable, so the next sync after installing it converts
+    the file."""
+    from importlib.util import find_spec  # finds it without importing it (~1.5 s)
+
+    try:
+        installed = find_spec("markitdown") is not None
+    except ValueError:  # a module with no spec stands in for it: treat as missing
+        installed = False
+    if not installed:
+        label = kind.lstrip(".").upper()
+        raise ConversionError(CONVERSION_FAILED, OFFICE_EXTRA_HINT.format(kind=label))
 
 
 def _build_markitdown() -> Any:

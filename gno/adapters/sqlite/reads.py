@@ -42,6 +42,17 @@ class DocumentReads:
         sql = f"SELECT {DOC_COLUMNS} FROM documents NOT INDEXED WHERE id IN ({marks}) AND active = 1 {where}"
         return {row[0]: doc_row(row) for row in self.conn.execute(sql, (*ids, *params))}
 
+    def ids_passing(
+        self, ids: Sequence[int], where: str = "", params: Sequence[Any] = ()
+    ) -> set[int]:
+        """Which of these document ids are active and pass ``where`` (ids only: cheaper
+        than loading rows for a whole candidate window)."""
+        if not ids:
+            return set()
+        marks = ",".join("?" * len(ids))
+        sql = f"SELECT id FROM documents NOT INDEXED WHERE id IN ({marks}) AND active = 1 {where}"
+        return {row[0] for row in self.conn.execute(sql, (*ids, *params))}
+
     def documents_with_mirrors(
         self, mirror_hashes: Sequence[str], where: str = "", params: Sequence[Any] = ()
     ) -> list[DocRow]:
@@ -68,22 +79,64 @@ class DocumentReads:
         return doc_row(row) if row else None
 
     def list_documents(
-        self, collection: str | None, prefix: str | None, limit: int, offset: int
+        self,
+        collection: str | None,
+        prefix: str | None,
+        limit: int,
+        offset: int,
+        *,
+        tags_all: Sequence[str] = (),
+        tags_any: Sequence[str] = (),
+        order: tuple[str | None, bool] = (None, False),
     ) -> tuple[list[DocRow], int]:
+        """A page of active documents with a mirror. ``order`` = (field, descending):
+        field None sorts by URI, ``modified`` by the source mtime, any other name by that
+        frontmatter date (documents without it last); ties by URI."""
         where = "active = 1 AND mirror_hash IS NOT NULL"
-        params: list[str | int] = []
+        params: list[Any] = []
         if collection:
             where += " AND collection = ?"
             params.append(collection)
         if prefix:
             where += " AND substr(rel_path, 1, ?) = ?"
             params += [len(prefix), prefix]
+        for tag in tags_all:
+            where += " AND id IN (SELECT document_id FROM doc_tags WHERE tag = ?)"
+            params.append(tag)
+        if tags_any:
+            marks = ",".join("?" * len(tags_any))
+            where += f" AND id IN (SELECT document_id FROM doc_tags WHERE tag IN ({marks}))"
+            params += list(tags_any)
         total = scalar(self.conn.execute(f"SELECT count(*) FROM documents WHERE {where}", params))
+        field, descending = order
+        direction = "DESC" if descending else "ASC"
+        order_params: list[Any] = []
+        if field is None:
+            order_by = "uri"
+        elif field == "modified":
+            order_by = f"source_mtime_ns {direction}, uri"
+        else:
+            key = "json_extract(date_fields_json, ?)"
+            order_by = f"{key} IS NULL, {key} {direction}, uri"
+            order_params = [f'$."{field}"', f'$."{field}"']
         rows = self.conn.execute(
-            f"SELECT {DOC_COLUMNS} FROM documents WHERE {where} ORDER BY uri LIMIT ? OFFSET ?",
-            (*params, limit, offset),
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE {where} ORDER BY {order_by} LIMIT ? OFFSET ?",
+            (*params, *order_params, limit, offset),
         )
         return [doc_row(r) for r in rows], total
+
+    def date_field_names(self, collection: str | None) -> list[str]:
+        """Frontmatter date keys carried by active documents (of one collection), sorted."""
+        where, params = "d.active = 1 AND d.date_fields_json IS NOT NULL", []
+        if collection:
+            where += " AND d.collection = ?"
+            params.append(collection)
+        rows = self.conn.execute(
+            f"SELECT DISTINCT j.key FROM documents d, json_each(d.date_fields_json) j "
+            f"WHERE {where} ORDER BY j.key",
+            params,
+        )
+        return [r[0] for r in rows]
 
     def active_paths(self, collection: str) -> list[DocRow]:
         rows = self.conn.execute(

@@ -28,11 +28,18 @@ from gno.adapters.sqlite.reads import DocumentReads
 from gno.adapters.sqlite.vectors import VectorStore
 from gno.adapters.sqlite.writes import DocumentWrites
 from gno.core.fts import TOKENIZER
-from gno.errors import GnoError, LockedError, NotInitializedError
+from gno.errors import DiskFullError, GnoError, LockedError, NotInitializedError
 from gno.rows import iso_from_ns, now_iso
 
 BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
 TOKENIZE_BY_NAME = {"porter": TOKENIZER, "unicode61": "unicode61 remove_diacritics 2"}
+
+
+def _disk_full(path: Path) -> DiskFullError:
+    return DiskFullError(
+        f"The disk holding the index is full ({path.parent}): nothing of the last batch was "
+        "written; free some space and run the command again"
+    )
 
 
 class SqliteStore(DocumentWrites, DocumentReads, VectorStore, GraphStore, ExpansionCache):
@@ -122,15 +129,25 @@ class SqliteStore(DocumentWrites, DocumentReads, VectorStore, GraphStore, Expans
         try:
             yield
             self._flush_fts()
-        except BaseException:
+        except BaseException as exc:
             self._fts_pending.clear()
-            self.conn.execute("ROLLBACK")
+            self._rollback()
+            if isinstance(exc, apsw.FullError):
+                raise _disk_full(self.path) from exc
             raise
         try:
             self.conn.execute("COMMIT")
         except apsw.BusyError as exc:
-            self.conn.execute("ROLLBACK")
+            self._rollback()
             raise LockedError("The index is locked by another reader or writer; try again") from exc
+        except apsw.FullError as exc:
+            self._rollback()
+            raise _disk_full(self.path) from exc
+
+    def _rollback(self) -> None:
+        # SQLite may already have rolled back (it does on SQLITE_FULL): ROLLBACK would fail.
+        if not self.conn.get_autocommit():
+            self.conn.execute("ROLLBACK")
 
     def get_meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM schema_meta WHERE key = ?", (key,)).fetchone()

@@ -1,0 +1,46 @@
+"""`query-diagnose@1.2`: one schema for payload versions 1.0, 1.1 and 1.2, the payload's
+schemaVersion picking the branch (surfaces.md §1.5, §5.7). gno has no content-type boosts
+or trusted project roots yet, so it emits 1.0 (GNO's byte-identical legacy form)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from contract_helpers import validator
+from gno_contracts.operations import OPERATIONS
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "schemas" / "examples" / "query-diagnose"
+SCHEMA = "gno://schemas/query-diagnose@1.2"
+
+
+def _example(name: str) -> dict[str, Any]:
+    return json.loads((EXAMPLES / name).read_text())
+
+
+def test_the_operation_answers_with_the_current_schema() -> None:
+    op = next(o for o in OPERATIONS if o.id == "query_diagnose")
+    assert op.output_schema == SCHEMA
+
+
+def test_branches_follow_schema_version() -> None:
+    check = validator(SCHEMA)
+    legacy, boosted = _example("01.json"), _example("03-content-type-boost.json")
+    assert legacy["schemaVersion"] == "1.0" and check.is_valid(legacy)
+    assert boosted["schemaVersion"] == "1.2" and check.is_valid(boosted)
+    receipt = boosted["contentTypeBoost"]
+    # 1.0 carries no auxiliary receipt; 1.2 must carry one; 1.1 needs affinity.
+    assert not check.is_valid(legacy | {"contentTypeBoost": receipt})
+    assert not check.is_valid({k: v for k, v in boosted.items() if k != "contentTypeBoost"})
+    assert not check.is_valid(legacy | {"schemaVersion": "1.1"})
+    bad = copy.deepcopy(boosted)
+    bad["contentTypeBoost"]["cappedContribution"] = 0.2  # outside ±0.05
+    assert not check.is_valid(bad)
+
+
+@pytest.mark.parametrize("version", ["1.3", "2.0", 1.0])
+def test_unknown_versions_are_invalid(version: Any) -> None:
+    assert not validator(SCHEMA).is_valid(_example("01.json") | {"schemaVersion": version})

@@ -1,0 +1,224 @@
+"""The MCP server against hostile clients (issue 10), as real processes:
+
+- over stdio every request gets an answer: a line that is not JSON is -32700, JSON that
+  is not a JSON-RPC request -32600, a lone surrogate in the params -32602 (with the
+  request's id), and a malformed ``resources/list`` cursor -32602, never code 0 with a
+  Python message; the session goes on serving afterwards;
+- a write-enabled client can neither store a collection's ``updateCmd`` nor run one
+  (``gno_add_collection`` with ``updateCmd``, ``gno_sync``/``gno_index`` with
+  ``runUpdateCmd: true``): only the CLI, run by the user, runs it. Over stdio and over
+  `/mcp` of `gno serve`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import queue
+import subprocess
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from contract_helpers import GNO, NOTES, gno_env, run_gno, write_tree
+from rest_helpers import running
+
+mcp = pytest.importorskip("mcp")
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+DEADLINE = 30
+PARSE, INVALID_REQUEST, INVALID_PARAMS, INTERNAL = -32700, -32600, -32602, -32603
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("mcp-hardening")
+    notes = write_tree(root / "corpus" / "notes", NOTES)
+    env = gno_env(root)
+    for args in (
+        ["init", "--json"],
+        ["collection", "add", str(notes), "--name", "notes", "--json"],
+        ["update", "--json"],
+    ):
+        done = run_gno(env, *args)
+        assert done.returncode == 0, done.stderr
+    # Set by the user through the CLI (after the CLI's own sync): no tool may run it.
+    scripted = write_tree(root / "corpus" / "scripted", {"s.md": "# S\n"})
+    marker = root / "ran-update-cmd"
+    done = run_gno(
+        env, "collection", "add", str(scripted), "--name", "scripted",
+        "--update", f"touch {marker}", "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return {"root": root, "env": env, "notes": notes, "marker": marker}
+
+
+class RawStdio:
+    """`gno mcp` with JSON-RPC lines written and read by hand (bounded reads)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def send(self, raw: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(raw.rstrip(b"\n") + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self) -> dict[str, Any]:
+        try:
+            line = self.lines.get(timeout=DEADLINE)
+        except queue.Empty:
+            raise AssertionError("no answer from gno mcp (request dropped)") from None
+        return json.loads(line)
+
+
+@contextlib.contextmanager
+def raw_stdio(corpus: dict[str, Any]) -> Iterator[RawStdio]:
+    proc = subprocess.Popen(
+        [str(GNO), "mcp"],
+        env=corpus["env"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=corpus["root"],
+    )
+    session = RawStdio(proc)
+    try:
+        session.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "0"},
+                    },
+                }
+            ).encode()
+        )
+        assert session.answer()["id"] == 0
+        session.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        yield session
+    finally:
+        if proc.stdin:
+            proc.stdin.close()
+        try:
+            proc.wait(timeout=DEADLINE)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        assert proc.stderr is not None
+        assert b"Traceback" not in proc.stderr.read()
+
+
+def _error(answer: dict[str, Any], code: int, request_id: Any) -> str:
+    assert answer.get("id") == request_id, answer
+    assert "result" not in answer, answer
+    assert answer["error"]["code"] == code, answer
+    message = answer["error"]["message"]
+    assert message and "Traceback" not in message
+    return message
+
+
+def test_stdio_answers_every_malformed_request_with_a_json_rpc_code(
+    corpus: dict[str, Any],
+) -> None:
+    call = '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"gno_search","arguments":{"query":"%s"}}}'
+    with raw_stdio(corpus) as session:
+        session.send((call % ("5", "\\ud800")).encode())
+        _error(session.answer(), INVALID_PARAMS, 5)
+        session.send((call % ('"s-6"', "light\\udfffhouse")).encode())
+        _error(session.answer(), INVALID_PARAMS, "s-6")
+        session.send(b"{not json")
+        _error(session.answer(), PARSE, None)
+        session.send(b'{"jsonrpc":"2.0","id":8}')
+        _error(session.answer(), INVALID_REQUEST, 8)
+        session.send(b"[1, 2]")
+        _error(session.answer(), INVALID_REQUEST, None)
+        session.send(b'{"jsonrpc":"2.0","id":9,"method":"tools/list","params":7}')
+        _error(session.answer(), INVALID_REQUEST, 9)
+        for i, cursor in enumerate(["\u00b2", "9" * 5000, "-1", "abc"]):
+            session.send(
+                json.dumps(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 20 + i,
+                        "method": "resources/list",
+                        "params": {"cursor": cursor},
+                    }
+                ).encode()
+            )
+            message = _error(session.answer(), INVALID_PARAMS, 20 + i)
+            assert "cursor" in message.lower()
+        # the session goes on serving
+        session.send((call % ("30", "lighthouse")).encode())
+        answer = session.answer()
+        assert answer["id"] == 30 and not answer["result"]["isError"], answer
+
+
+# ---------------------------------------------------------------- updateCmd
+
+
+@contextlib.asynccontextmanager
+async def _client(target: Any) -> AsyncIterator[Any]:
+    async with Client(target, mode="legacy") as client:
+        yield client
+
+
+@contextlib.contextmanager
+def _targets(corpus: dict[str, Any], transport: str) -> Iterator[Any]:
+    if transport == "stdio":
+        yield StdioServerParameters(
+            command=str(GNO),
+            args=["mcp", "--enable-write"],
+            env=corpus["env"],
+            cwd=str(corpus["root"]),
+        )
+        return
+    with running(corpus["env"], "--no-watch", "--mcp-enable-write") as srv:
+        yield f"{srv.url}/mcp"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_mcp_never_stores_or_runs_an_update_cmd(corpus: dict[str, Any], transport: str) -> None:
+    root: Path = corpus["root"]
+    marker = root / f"ran-{transport}"
+    folder = root / "corpus" / f"cmd-{transport}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "a.md").write_text("# A\n")
+    config = Path(corpus["env"]["GNO_CONFIG_DIR"]) / "index.yml"
+
+    async def session(target: Any) -> None:
+        async with _client(target) as client:
+            added = await client.call_tool(
+                "gno_add_collection",
+                {"path": str(folder), "name": f"cmd-{transport}", "updateCmd": f"touch {marker}"},
+            )
+            assert added.is_error, added.content[0].text
+            assert added.structured_content["error"] == "VALIDATION"
+            assert "updateCmd" in added.content[0].text
+            for tool in ("gno_sync", "gno_index"):
+                ran = await client.call_tool(tool, {"runUpdateCmd": True})
+                assert ran.is_error, (tool, ran.content[0].text)
+                assert ran.structured_content["error"] == "VALIDATION"
+                assert "runUpdateCmd" in ran.content[0].text
+            plain = await client.call_tool("gno_sync", {"runUpdateCmd": False})
+            assert not plain.is_error, plain.content[0].text
+
+    before = config.read_text()
+    with _targets(corpus, transport) as target:
+        anyio.run(session, target)
+    assert f"cmd-{transport}" not in config.read_text() and str(marker) not in before
+    assert not marker.exists() and not corpus["marker"].exists()

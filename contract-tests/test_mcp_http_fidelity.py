@@ -1,0 +1,180 @@
+"""`/mcp` on a real `gno serve` as GNO answers it: `/mcp` itself (no redirect), the
+write gate's HTTP 403 before dispatch, and the `gateway` block of index.yml
+(flag → config → default)."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from contract_helpers import assert_valid
+from rest_helpers import build_corpus, running
+
+httpx = pytest.importorskip("httpx")
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw-http", "version": "0"},
+    },
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _own_servers(request: pytest.FixtureRequest) -> None:
+    if request.config.getoption("--base-url"):
+        pytest.skip("starts its own gno serve processes")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return build_corpus(tmp_path_factory.mktemp("mcp-http"), vectors=False)
+
+
+@contextlib.contextmanager
+def with_gateway(env: dict[str, str], tmp: Path, block: dict[str, Any]) -> Iterator[dict[str, str]]:
+    """A copy of the corpus's config dir whose index.yml has this gateway block."""
+    config_dir = tmp / "config"
+    shutil.copytree(env["GNO_CONFIG_DIR"], config_dir)
+    config_file = config_dir / "index.yml"
+    data = yaml.safe_load(config_file.read_text())
+    data["gateway"] = block
+    config_file.write_text(yaml.safe_dump(data))
+    yield env | {"GNO_CONFIG_DIR": str(config_dir)}
+
+
+def _rpc(url: str, message: dict[str, Any], session: str | None = None) -> httpx.Response:
+    headers = ACCEPT | ({"Mcp-Session-Id": session} if session else {})
+    return httpx.post(url, json=message, headers=headers, follow_redirects=False, timeout=30)
+
+
+def _json_body(response: httpx.Response) -> dict[str, Any]:
+    """A JSON-RPC answer sent as JSON or as one SSE event."""
+    if response.headers["content-type"].startswith("application/json"):
+        return response.json()
+    data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+    import json
+
+    return json.loads(data[-1])
+
+
+def _session(url: str) -> str:
+    opened = _rpc(url, INIT)
+    assert opened.status_code == 200, (opened.status_code, opened.text)
+    session = opened.headers["mcp-session-id"]
+    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert _rpc(url, done, session).status_code == 202
+    return session
+
+
+def _call(url: str, session: str, tool: str, arguments: dict[str, Any], rid: int) -> httpx.Response:
+    message = {
+        "jsonrpc": "2.0",
+        "id": rid,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    return _rpc(url, message, session)
+
+
+def test_mcp_without_trailing_slash_is_served_not_redirected(corpus: dict[str, str]) -> None:
+    with running(corpus) as srv:
+        for path in ("/mcp", "/mcp/"):
+            opened = _rpc(f"{srv.url}{path}", INIT)
+            assert opened.status_code == 200, (path, opened.status_code, opened.text)
+            assert _json_body(opened)["result"]["serverInfo"]["name"] == "gno"
+        session = _session(f"{srv.url}/mcp")
+        listed = _rpc(
+            f"{srv.url}/mcp", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session
+        )
+        assert "gno_search" in {t["name"] for t in _json_body(listed)["result"]["tools"]}
+
+
+def test_write_tool_with_writes_off_is_403_before_dispatch(corpus: dict[str, str]) -> None:
+    with running(corpus) as srv:
+        url = f"{srv.url}/mcp"
+        session = _session(url)
+        refused = _call(url, session, "gno_sync", {}, 7)
+        assert refused.status_code == 403
+        body = refused.json()
+        assert_valid("gno://schemas/mcp-http-error@1.0", body)
+        assert body == {
+            "jsonrpc": "2.0",
+            "error": {"code": -32000, "message": "Forbidden"},
+            "id": 7,
+        }
+        # Nothing ran: no job was started.
+        assert httpx.get(f"{srv.url}/api/jobs/active").json() == {"activeJob": None}
+        # A read tool on the same session still works, and an unknown tool stays -32602.
+        read = _call(url, session, "gno_status", {}, 8)
+        assert read.status_code == 200 and "result" in _json_body(read)
+        unknown = _call(url, session, "gno_nope", {}, 9)
+        assert unknown.status_code == 200 and _json_body(unknown)["error"]["code"] == -32602
+
+
+def test_gateway_config_enables_writes_and_sets_the_profile(
+    corpus: dict[str, str], tmp_path: Path
+) -> None:
+    block = {"enableWrite": True, "toolProfile": "core", "limits": {"maxBodyBytes": 2048}}
+    with with_gateway(corpus, tmp_path, block) as env, running(env) as srv:
+        url = f"{srv.url}/mcp"
+        session = _session(url)
+        listed = _rpc(url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session)
+        names = [t["name"] for t in _json_body(listed)["result"]["tools"]]
+        assert names == ["gno_search", "gno_get", "gno_multi_get", "gno_query"]  # core, no writes
+        # maxBodyBytes from the config: a bigger body is 413.
+        big = httpx.post(
+            f"{srv.url}/api/search", json={"query": "x" * 4096}, headers=ACCEPT, timeout=30
+        )
+        assert big.status_code == 413
+
+
+def test_gateway_config_write_gate_open(corpus: dict[str, str], tmp_path: Path) -> None:
+    with with_gateway(corpus, tmp_path, {"enableWrite": True}) as env, running(env) as srv:
+        url = f"{srv.url}/mcp"
+        session = _session(url)
+        started = _call(url, session, "gno_sync", {}, 3)
+        assert started.status_code == 200
+        result = _json_body(started)["result"]
+        assert not result.get("isError"), result
+        assert result["structuredContent"]["status"] == "started"
+
+
+def test_gateway_config_allowlists_and_flag_precedence(
+    corpus: dict[str, str], tmp_path: Path
+) -> None:
+    block = {"allowedHosts": ["gno.test:1"], "enableWrite": "yes"}
+    with (
+        with_gateway(corpus, tmp_path, block) as env,
+        pytest.raises(AssertionError, match="enableWrite"),
+        running(env),
+    ):
+        pass  # a malformed gateway block stops the start
+    block = {"allowedHosts": ["gno.test:1"]}
+    with with_gateway(corpus, tmp_path / "b", block) as env, running(env) as srv:
+        # Host allowlist from the config: a loopback Host not in it is refused on /mcp…
+        plain = _rpc(f"{srv.url}/mcp", INIT)
+        assert plain.status_code == 403
+        renamed = httpx.post(
+            f"{srv.url}/mcp", json=INIT, headers=ACCEPT | {"Host": "gno.test:1"}, timeout=30
+        )
+        assert renamed.status_code == 200, renamed.text
+    # …and a flag wins over the config.
+    with (
+        with_gateway(corpus, tmp_path / "c", block) as env,
+        running(env, "--mcp-allowed-host", "flag.test:2") as srv,
+    ):
+        assert _rpc(f"{srv.url}/mcp", INIT).status_code == 403
+        by_flag = httpx.post(
+            f"{srv.url}/mcp", json=INIT, headers=ACCEPT | {"Host": "flag.test:2"}, timeout=30
+        )
+        assert by_flag.status_code == 200, by_flag.text

@@ -1,0 +1,287 @@
+"""The Web UI in a real Chromium (Debian's package, driven by Playwright) against a real
+`gno serve` on a temp index: every page loads clean, search → open → read, keyboard
+navigation, adding a collection and following its job, hostile documents that must execute
+nothing, and the "changed on disk" banner from /api/events.
+
+Screenshots of each page go to `$GNO_SCREENSHOTS` (default `.artifacts/screenshots/`, git-ignored).
+`make test` installs Chromium when it can (`make browser`); without it these tests skip and say why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from contract_helpers import NOTES, REPO, gno_env, run_gno, write_tree
+from rest_helpers import Server, running
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = os.environ.get("GNO_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(os.environ.get("GNO_SCREENSHOTS") or REPO / ".artifacts" / "screenshots")
+TIMEOUT_MS = 15_000
+
+XSS = (
+    "# Hostile page\n\n"
+    "Plain words: zanzibarite.\n\n"
+    '<script>window.__pwned = "script"</script>\n\n'
+    '<img src="x" onerror="window.__pwned = \'onerror\'">\n\n'
+    "[click me](javascript:window.__pwned='link') and [data](data:text/html,<script>alert(1)</script>)\n\n"
+    "![logo](evil.svg)\n\n"
+    '<svg onload="window.__pwned=\'svg\'"><script>window.__pwned="svg-script"</script></svg>\n'
+)
+EVIL_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned=\'asset\'">'
+    "<script>window.__pwned='asset-script'</script><rect width='10' height='10'/></svg>\n"
+)
+MARKDOWN = (
+    "# Lighthouse manual\n\n"
+    "## Lamps\n\nThe **zephyrquartz** lamp needs `oil` and care. See [alpha](alpha.md).\n\n"
+    "```python\ndef light(lamp):\n    return 'on'  # keep it burning\n```\n\n"
+    "- [x] trim the wick\n- [ ] polish the lens\n\n"
+    "| part | state |\n|---|---|\n| lens | clean |\n"
+)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(
+            f"Chromium not found at {CHROMIUM}: run `make browser` (apt-get install chromium)"
+        )
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("webui")
+    notes = write_tree(
+        root / "corpus" / "notes",
+        {**NOTES, "manual.md": MARKDOWN, "hostile.md": XSS, "evil.svg": EVIL_SVG},
+    )
+    env = gno_env(root)
+    for args in (
+        ["init", "--json"],
+        ["collection", "add", str(notes), "--name", "notes", "--json"],
+        ["update", "--json"],
+    ):
+        done = run_gno(env, *args)
+        assert done.returncode == 0, (args, done.stderr)
+    return {"env": env, "root": root, "notes": notes}
+
+
+@pytest.fixture(scope="module")
+def server(home: dict[str, Any]) -> Iterator[Server]:
+    with running(home["env"]) as server:
+        yield server
+
+
+class PageWatch:
+    """What went wrong on a page: console errors, failed requests, HTTP errors."""
+
+    def __init__(self, page: Any) -> None:
+        self.problems: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        page.on("requestfailed", self._failed)
+        page.on("response", self._response)
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.problems.append(f"console: {message.text}")
+
+    def _failed(self, request: Any) -> None:
+        # Leaving a page aborts its event stream and pending fetches: not a failure.
+        if request.failure and "ERR_ABORTED" in request.failure:
+            return
+        self.problems.append(f"request failed: {request.url} {request.failure}")
+
+    def _response(self, response: Any) -> None:
+        if response.status >= 400:
+            self.problems.append(f"HTTP {response.status}: {response.url}")
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    yield page
+    context.close()
+
+
+def open_page(page: Any, url: str) -> None:
+    """Go to a page and wait until it rendered and its requests settled."""
+    page.goto(url)
+    page.wait_for_selector("body[data-rendered]")
+
+
+def poll(page: Any, expression: str, seconds: float = 15) -> None:
+    """Wait until a page expression is true. (page.wait_for_function evaluates its predicate
+    with eval, which the Web UI's CSP rightly forbids; page.evaluate does not.)"""
+    deadline = time.monotonic() + seconds
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"still false after {seconds} s: {expression}"
+        page.wait_for_timeout(100)
+
+
+def shoot(page: Any, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def test_every_page_loads_clean(server: Server, page: Any) -> None:
+    watch = PageWatch(page)
+    uri = "gno://notes/manual.md"
+    pages = {
+        "home": "/",
+        "search": "/search?q=zephyrquartz",
+        "browse": "/browse",
+        "collections": "/collections",
+        "doc": f"/doc?uri={uri}",
+    }
+    for name, path in pages.items():
+        open_page(page, server.url + path)
+        shoot(page, name)
+    assert watch.problems == []
+    # The document page rendered Markdown: headings with anchors, code, a task list, a table.
+    assert page.locator("article h2#lamps").inner_text() == "Lamps"
+    assert page.locator("article pre.code .tok-keyword").first.inner_text() == "def"
+    assert page.locator("article input[type=checkbox]").count() == 2
+    assert page.locator("article table td").first.inner_text() == "lens"
+    assert page.locator("nav.outline a[href='#lamps']").count() == 1
+
+
+def test_home_shows_the_index_and_health(server: Server, page: Any) -> None:
+    open_page(page, server.url + "/")
+    page.wait_for_selector("[data-testid=total-documents]")
+    status = json.loads(page.evaluate("fetch('/api/status').then(r => r.text())"))
+    shown = page.locator("[data-testid=total-documents]").inner_text()
+    assert shown == str(status["totalDocuments"]) and status["totalDocuments"] > 0
+    assert page.locator(".checks li").count() == len(status["health"]["checks"])
+
+
+def test_search_then_open_a_result_with_the_keyboard(server: Server, page: Any) -> None:
+    open_page(page, server.url + "/search")
+    box = page.locator("input[name=q]")
+    box.fill("zephyrquartz")  # keyword search runs as you type
+    page.wait_for_selector("li.result")
+    titles = page.locator("li.result a.title").all_inner_texts()
+    assert "Lighthouse manual" in titles
+    first = page.locator("li.result mark").first.inner_text()
+    assert first.lower() == "zephyrquartz"  # the term is highlighted
+    assert "q=zephyrquartz" in page.url  # the URL keeps the search
+    index = titles.index("Lighthouse manual")
+    page.locator("main h1").click()  # focus leaves the box; j/↓ move through the results
+    for _ in range(index + 1):
+        page.keyboard.press("ArrowDown")
+    assert "selected" in (page.locator("li.result").nth(index).get_attribute("class") or "")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/doc?**")
+    page.wait_for_selector("[data-testid=doc-body]")
+    assert "zephyrquartz" in page.locator("[data-testid=doc-body]").inner_text()
+
+
+def test_why_this_result_shows_the_stages(server: Server, page: Any) -> None:
+    open_page(page, server.url + "/search?q=zephyrquartz&mode=hybrid&depth=fast")
+    page.wait_for_selector("li.result")
+    page.locator("li.result button.link").first.click()
+    page.wait_for_selector(".why table.stages td")
+    stages = page.locator(".why table.stages tbody tr td:first-child").all_inner_texts()
+    assert "bm25" in stages
+
+
+def test_hostile_documents_execute_nothing(server: Server, page: Any) -> None:
+    watch = PageWatch(page)
+    open_page(page, server.url + "/doc?uri=gno://notes/hostile.md")
+    body = page.locator("[data-testid=doc-body]")
+    text = body.inner_text()
+    assert '<script>window.__pwned = "script"</script>' in text  # shown as text, not run
+    assert page.evaluate("window.__pwned") is None
+    assert body.locator("script, iframe, object, embed, svg, [onerror], [onload]").count() == 0
+    hrefs = [a.get_attribute("href") or "" for a in body.locator("a").all()]
+    assert not any(h.lower().startswith(("javascript:", "data:")) for h in hrefs)
+    # The SVG image goes through /api/doc-asset as an <img>: scripts in it never run.
+    poll(page, "[...document.images].every(i => i.complete)")
+    assert page.evaluate("window.__pwned") is None
+    assert watch.problems == []
+    # Opened directly, the SVG is served sandboxed: the browser blocks its scripts.
+    page.goto(server.url + "/api/doc-asset?uri=gno://notes/hostile.md&path=evil.svg")
+    assert page.evaluate("window.__pwned ?? null") is None
+    blocked = [p for p in watch.problems if "Blocked script execution" in p]
+    assert blocked, "the SVG's scripts were not even attempted"
+    # The sandboxed page has an opaque origin, so its favicon request is refused too.
+    others = [p for p in watch.problems if p not in blocked and "ERR_BLOCKED_BY_RESPONSE" not in p]
+    assert others == []
+
+
+def test_add_a_collection_and_follow_its_job(
+    server: Server, page: Any, home: dict[str, Any]
+) -> None:
+    extra = write_tree(home["root"] / "corpus" / "extra", {"one.md": "# One\n\nquillworthy\n"})
+    open_page(page, server.url + "/collections")
+    page.fill("input[name=path]", str(extra))
+    page.fill("input[name=name]", "extra")
+    page.click("form.add-collection button[type=submit]")
+    page.wait_for_selector("[data-testid=job-log] p.ok", timeout=30_000)
+    assert "completed" in page.locator("[data-testid=job-log] p.ok").first.inner_text()
+    page.wait_for_selector("tr[data-collection=extra]")
+    found = page.evaluate(
+        "fetch('/api/search', {method: 'POST', headers: {'content-type': 'application/json'},"
+        " body: JSON.stringify({query: 'quillworthy'})}).then(r => r.json())"
+    )
+    assert [r["uri"] for r in found["results"]] == ["gno://extra/one.md"]
+
+
+def test_a_file_changed_on_disk_shows_a_banner(
+    server: Server, page: Any, home: dict[str, Any]
+) -> None:
+    open_page(page, server.url + "/doc?uri=gno://notes/manual.md")
+    page.wait_for_selector("#live.on")  # the event stream is connected
+    banner = page.locator("[data-testid=changed-banner]")
+    assert banner.is_hidden()
+    target = home["notes"] / "manual.md"
+    target.write_text(MARKDOWN + "\nA new paragraph.\n", encoding="utf-8")
+    deadline = time.monotonic() + 30
+    while banner.is_hidden() and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+    assert banner.is_visible(), "no document-changed event reached the page"
+    assert "changed on disk" in banner.inner_text()
+    banner.locator("a").click()
+    poll(
+        page,
+        "document.querySelector('[data-testid=doc-body]')?.innerText.includes('A new paragraph')",
+    )
+
+
+def test_time_to_first_render(server: Server, page: Any) -> None:
+    """Records the first render of / and /search (Performance API) for `make bench`."""
+    figures = {}
+    for name, path in {"home": "/", "search": "/search?q=lighthouse"}.items():
+        open_page(page, server.url + path)
+        figures[name] = page.evaluate(
+            "performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint')"
+            "?.startTime ?? performance.now()"
+        )
+        assert figures[name] > 0
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / "first-render-ms.json").write_text(json.dumps(figures), encoding="utf-8")

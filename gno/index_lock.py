@@ -1,0 +1,91 @@
+"""The guard that serializes collection changes with sync commits (see
+``gno.services.index_guard`` for who takes it and why).
+
+An advisory ``flock`` on ``index-<name>.lock`` in the data directory, one per
+index, taken through a fresh descriptor each time (flock conflicts between
+descriptors of one process too, so the threads of `gno serve` take turns as
+well), opened close-on-exec; the kernel drops it when its holder dies, so a
+crash never leaves it behind. Nested use on one thread joins the outer hold. A
+waiter gives up after ``LOCK_WAIT_SECONDS`` with LOCKED. Lock order: this guard,
+then SQLite's write lock, never the other way round.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from gno.errors import LockedError
+from gno.paths import Paths
+
+LOCK_WAIT_SECONDS = 30.0
+_POLL_SECONDS = 0.01
+_held = threading.local()  # paths this thread holds: nested guards join the outer one
+
+
+if sys.platform == "win32":  # no flock: a byte-range lock on the file's first byte
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOINHERIT", 0)
+
+
+def lock_path(paths: Paths) -> Path:
+    return paths.data_dir / f"index-{paths.index_identity}.lock"
+
+
+@contextmanager
+def index_guard(paths: Paths, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+    """Hold the index's config/sync guard for the block."""
+    path = lock_path(paths)
+    held: set[Path] = _held.__dict__.setdefault("paths", set())
+    if path in held:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, _OPEN_FLAGS, 0o600)
+    try:
+        deadline = time.monotonic() + wait
+        while not _try_lock(fd):
+            if time.monotonic() >= deadline:
+                raise LockedError(
+                    "The index is busy: a collection change or sync batch did not finish "
+                    f"within {wait:.0f} s; try again"
+                )
+            time.sleep(_POLL_SECONDS)
+        held.add(path)
+        try:
+            yield
+        finally:
+            held.discard(path)
+            _unlock(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,68 @@
+"""Read a source file's bytes without ever blocking on something that is not a file.
+
+``open()`` on a named pipe waits for a writer forever, and a device can stream without
+end. So the file is opened with ``O_NONBLOCK`` (an open that cannot block) and
+``fstat`` of the opened descriptor must say *regular file* before a byte is read; the
+size is checked on that same descriptor, and reading stops one byte past the limit in
+case the file grows meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+_CHUNK = 1024 * 1024
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "named pipe"),
+    (stat.S_ISSOCK, "socket"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+)
+
+
+def special_kind(mode: int) -> str | None:
+    """What a non-regular, non-folder file is ("named pipe", …); None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _SPECIAL_KINDS if test(mode)), "special file")
+
+
+class NotRegularFile(OSError):
+    """The path is a named pipe, socket or device (or turned into one since the walk)."""
+
+
+class FileTooLarge(OSError):
+    """The file is (or grew) larger than the limit."""
+
+
+def read_regular(path: str, max_bytes: int) -> bytes:
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise NotRegularFile("Not a regular file (folder)")
+        kind = special_kind(st.st_mode)
+        if kind is not None:
+            raise NotRegularFile(f"Not a regular file ({kind})")
+        if st.st_size > max_bytes:
+            raise FileTooLarge(_too_large(max_bytes))
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                return b"".join(chunks)
+            total += len(chunk)
+            if total > max_bytes:
+                raise FileTooLarge(_too_large(max_bytes))
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def _too_large(max_bytes: int) -> str:
+    if max_bytes >= 1024 * 1024:
+        return f"File is larger than {max_bytes // (1024 * 1024)} MiB"
+    return f"File is larger than {max_bytes // 1024} KiB"

@@ -1,0 +1,104 @@
+"""What `/mcp` answers before the MCP SDK sees a request (surfaces.md §3.6).
+
+- ``/mcp`` itself is served, not redirected: Starlette's mount matches ``/mcp/…`` only
+  and answers ``/mcp`` with a 307 that a client which does not follow redirects (or
+  will not re-send a POST body) treats as a failure. ``ExactPath`` hands the request
+  to the mounted app as if it were ``/mcp/``.
+- The write gate: with writes off, a ``tools/call`` of a write tool is refused with
+  HTTP 403 and ``mcp-http-error@1.0`` (``-32000 Forbidden``, the request's id) before
+  dispatch, as GNO does, instead of reaching the SDK, which would answer 200 with
+  ``-32602`` (stdio keeps that answer: it has no HTTP status). Only POST bodies are
+  read, already capped by the gate middleware's body limit; the body is replayed to
+  the SDK unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from gno_contracts.operations import OPERATIONS
+from starlette.responses import Response
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGI = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+WRITE_TOOLS = frozenset(
+    op.mcp.tool for op in OPERATIONS if op.mcp is not None and op.access == "write"
+)
+
+
+class ExactPath:
+    """``/mcp`` (no trailing slash) served by the app mounted at ``/mcp``."""
+
+    def __init__(self, app: ASGI, mount: str = "/mcp") -> None:
+        self.app, self.mount = app, mount
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        child = dict(scope)
+        child["path"] = self.mount + "/"
+        child["raw_path"] = child["path"].encode()
+        child["root_path"] = scope.get("root_path", "") + self.mount
+        await self.app(child, receive, send)
+
+
+def _write_call_id(body: bytes) -> tuple[bool, Any]:
+    """(does the body call a write tool, the id of that call); unparsable bodies are the
+    SDK's to answer."""
+    try:
+        parsed = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return False, None
+    for message in parsed if isinstance(parsed, list) else [parsed]:
+        if not isinstance(message, dict) or message.get("method") != "tools/call":
+            continue
+        params = message.get("params")
+        if isinstance(params, dict) and params.get("name") in WRITE_TOOLS:
+            request_id = message.get("id")
+            return True, request_id if isinstance(request_id, str | int) else None
+    return False, None
+
+
+def forbidden(request_id: Any) -> Response:
+    body = {"jsonrpc": "2.0", "error": {"code": -32000, "message": "Forbidden"}, "id": request_id}
+    return Response(
+        json.dumps(body, separators=(",", ":")).encode(),
+        status_code=403,
+        media_type="application/json",
+    )
+
+
+class WriteGate:
+    """Refuses write-tool calls with HTTP 403 while writes are off; passes the rest."""
+
+    def __init__(self, app: ASGI, *, enable_write: bool) -> None:
+        self.app, self.enable_write = app, enable_write
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.enable_write or scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        messages: list[Message] = []
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        is_write, request_id = _write_call_id(b"".join(chunks))
+        if is_write:
+            await forbidden(request_id)(scope, receive, send)
+            return
+        pending = list(messages)
+
+        async def replay() -> Message:
+            return pending.pop(0) if pending else await receive()
+
+        await self.app(scope, replay, send)

@@ -1,0 +1,180 @@
+"""One bad file or folder never stops a sync nor loses documents (issue 10, defects 4, 5, 8).
+
+Each test reproduces what broke: an unreadable folder soft-deleted its documents, an
+undecodable name or deep frontmatter failed the whole `gno update` with "Internal error",
+binary `.md` files were indexed as replacement characters, a named pipe blocked the sync
+forever. Anything that could hang runs in a child process bounded by a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import search, sync
+from tests.hostile_corpus import DEEP, permissions_enforced, preexec
+
+GNO = [sys.executable, "-m", "gno.cli.entry"]
+
+
+def gno_update(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*GNO, "update", "--json", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=os.environ.copy(),
+        preexec_fn=preexec(),
+    )
+
+
+def errors_of(result) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {e.relPath: e.code for c in result.collections for e in c.errors}
+
+
+def active_paths(app) -> set[str]:  # type: ignore[no-untyped-def]
+    return {d.rel_path for d in app.store().active_paths("notes")}
+
+
+# --- defect 4: an unreadable folder wiped its documents ----------------------------------
+
+
+@pytest.mark.parametrize("locked", ["sub", ""])
+def test_unreadable_folder_keeps_its_documents(make_app, tmp_path, locked):
+    if not permissions_enforced(tmp_path):
+        pytest.skip("cannot make a folder unreadable for a child process here")
+    app, root = make_app({"top.md": "# Top\n\ntopword\n", "sub/a.md": "# A\n\nsubword\n"})
+    sync(app)
+    assert active_paths(app) == {"top.md", "sub/a.md"}
+    folder = root / locked if locked else root
+    folder.chmod(0)
+    try:
+        done = gno_update()
+    finally:
+        folder.chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    tally = json.loads(done.stdout)["collections"][0]
+    assert tally["filesMarkedInactive"] == 0
+    assert [(e["relPath"], e["code"]) for e in tally["errors"]] == [(locked, "READ_ERROR")]
+    assert "Permission denied" in tally["errors"][0]["message"]
+    assert active_paths(app) == {"top.md", "sub/a.md"}
+    assert [r.uri for r in search(app, "subword").results] == ["gno://notes/sub/a.md"]
+    # readable again: the next sync is complete and clean
+    sync(app)
+    assert active_paths(app) == {"top.md", "sub/a.md"}
+
+
+def test_a_folder_that_is_really_gone_still_removes_its_documents(make_app):
+    app, root = make_app({"top.md": "# Top\n", "sub/a.md": "# A\n"})
+    sync(app)
+    (root / "sub" / "a.md").unlink()
+    (root / "sub").rmdir()
+    result = sync(app)
+    assert result.collections[0].filesMarkedInactive == 1 and errors_of(result) == {}
+
+
+# --- defect 5: one bad file stopped every sync -------------------------------------------
+
+
+def test_undecodable_file_name_is_reported_and_the_rest_indexed(make_app):
+    app, root = make_app({"ok.md": "# Ok\n\ngoodword\n"})
+    with open(os.path.join(os.fsencode(root), b"caf\xe9-\xff.md"), "wb") as f:
+        f.write(b"# Latin-1 name\n")
+    result = sync(app)
+    assert errors_of(result) == {"caf\\xe9-\\xff.md": "INVALID_NAME"}
+    assert result.totalFilesAdded == 1 and active_paths(app) == {"ok.md"}
+    assert [r.uri for r in search(app, "goodword").results] == ["gno://notes/ok.md"]
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        "a:\n" + "".join(" " * (i + 1) + "a:\n" for i in range(DEEP)),
+        "a: " + "[" * DEEP + "]" * DEEP + "\n",
+        "a: " + "{b: " * DEEP + "c" + "}" * DEEP + "\n",
+        "- " * DEEP + "x\n",
+    ],
+    ids=["block", "flow-list", "flow-map", "compact-list"],
+)
+def test_deep_frontmatter_is_that_files_error(make_app, frontmatter):
+    app, _ = make_app({"deep.md": f"---\n{frontmatter}---\ndeepword\n", "ok.md": "goodword\n"})
+    result = sync(app)
+    assert errors_of(result) == {"deep.md": "CORRUPT"}
+    assert "deeper than 64" in result.collections[0].errors[0].message
+    assert [r.uri for r in search(app, "goodword").results] == ["gno://notes/ok.md"]
+
+
+def test_reasonable_frontmatter_still_parses(make_app):
+    nested = "a:\n" + "".join(" " * (i + 1) + f"k{i}:\n" for i in range(20)) + " " * 21 + "v\n"
+    app, _ = make_app({"fine.md": f"---\ntitle: Fine\ntags: [x, y]\n{nested}---\nbody\n"})
+    result = sync(app)
+    assert errors_of(result) == {} and result.totalFilesAdded == 1
+
+
+def test_binary_files_named_as_text_are_errors(make_app):
+    app, _ = make_app(
+        {
+            "image.md": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8,
+            "noise.txt": bytes((i * 97 + 13) % 256 for i in range(1, 4000)),
+            "latin1.md": "# Caf\xe9\n\nna\xefve text with one odd byte\n".encode("latin-1"),
+            "ok.md": "goodword\n",
+        }
+    )
+    result = sync(app)
+    assert errors_of(result) == {"image.md": "UNSUPPORTED", "noise.txt": "UNSUPPORTED"}
+    assert "Binary content" in result.collections[0].errors[0].message
+    assert active_paths(app) >= {"latin1.md", "ok.md"}  # a few bad bytes are still text
+
+
+# --- defect 8: a named pipe blocked the sync forever -------------------------------------
+
+
+def test_named_pipe_in_a_collection_does_not_block_update(make_app):
+    app, root = make_app({"ok.md": "goodword\n"})
+    os.mkfifo(root / "t.md")
+    done = gno_update(timeout=60)  # before: blocked in open() until killed
+    assert done.returncode == 0, done.stderr
+    tally = json.loads(done.stdout)["collections"][0]
+    assert [(e["relPath"], e["code"]) for e in tally["errors"]] == [("t.md", "UNSUPPORTED")]
+    assert "named pipe" in tally["errors"][0]["message"]
+    assert [r.uri for r in search(app, "goodword").results] == ["gno://notes/ok.md"]
+
+
+def test_named_pipe_listed_by_the_watcher_does_not_block_a_path_sync(make_app):
+    """The server's watcher syncs listed paths (``run_paths``): it stat'ed and opened them."""
+    app, root = make_app({"ok.md": "goodword\n"})
+    sync(app)
+    os.mkfifo(root / "t.md")
+    probe = (
+        "import json\n"
+        "from gno_contracts.models.update_input import UpdateInput\n"
+        "from gno.app import App\nfrom gno.paths import resolve_paths\n"
+        "from gno.services.sync import update\n"
+        "out = update(App(resolve_paths()), UpdateInput(collection='notes', paths=['t.md']))\n"
+        "print(json.dumps([(e.relPath, e.code) for c in out.collections for e in c.errors]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [["t.md", "UNSUPPORTED"]]
+
+
+def test_symlink_loops_and_escapes_are_not_followed(make_app, tmp_path: Path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("escapedsecretword\n")
+    app, root = make_app({"ok.md": "goodword\n", "target.md": "targetword\n"})
+    (root / "loop-a.md").symlink_to(root / "loop-b.md")
+    (root / "loop-b.md").symlink_to(root / "loop-a.md")
+    (root / "escape.md").symlink_to(outside / "secret.md")
+    (root / "escape-dir").symlink_to(outside, target_is_directory=True)
+    (root / "self").symlink_to(root, target_is_directory=True)
+    (root / "inner.md").symlink_to(root / "target.md")
+    result = sync(app)
+    assert errors_of(result) == {}
+    assert active_paths(app) == {"ok.md", "target.md", "inner.md"}
+    assert search(app, "escapedsecretword").results == []
