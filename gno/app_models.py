@@ -144,10 +144,11 @@ class Models:
             return self._generators[role]
 
     def loaded(self) -> int:
-        """How many models this process holds (embedder, reranker, generators)."""
-        with self.lock:
-            generators = sum(g is not None for g in self._generators.values())
-            return int(self._embedder is not None) + int(bool(self._reranker)) + generators
+        """How many models this process holds (embedder, reranker, generators). Read
+        without the lock, which a model call holds for its whole length: status answers
+        while a model works."""
+        generators = sum(g is not None for g in list(self._generators.values()))
+        return int(self._embedder is not None) + int(bool(self._reranker)) + generators
 
     def forget_missing(self) -> None:
         """Optional roles found without a model are looked up again on next use (after a
