@@ -172,3 +172,22 @@ def test_rest_docs_newest_first_with_date_fields(server: Server) -> None:
     )
     bad_order = httpx.get(f"{server.url}/api/docs", params={"sortOrder": "sideways"})
     assert bad_order.status_code == 400
+
+
+# ---------------------------------------------------------------- <mark> in REST snippets
+
+
+def test_rest_search_marks_terms_mcp_and_query_do_not(server: Server) -> None:
+    body = _ok(httpx.post(f"{server.url}/api/search", json={"query": "zephyrquartz protocol"}))
+    (hit,) = [h for h in body["results"] if h["uri"] == "gno://notes/alpha.md"]
+    assert "<mark>zephyrquartz</mark> <mark>protocol</mark>" in hit["snippet"]
+    query = _ok(httpx.post(f"{server.url}/api/query", json={"query": "zephyrquartz"}))
+    assert all("<mark>" not in h["snippet"] for h in query["results"])
+
+    async def session() -> None:
+        async with Client(f"{server.url}/mcp") as client:
+            found = await client.call_tool("gno_search", {"query": "zephyrquartz"})
+            assert "zephyrquartz" in found.structured_content["results"][0]["snippet"]
+            assert "<mark>" not in found.structured_content["results"][0]["snippet"]
+
+    anyio.run(session)

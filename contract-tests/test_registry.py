@@ -26,7 +26,8 @@ REGISTRY_YAML = SCHEMAS / "operations.yaml"
 RAW = yaml.safe_load(REGISTRY_YAML.read_text(encoding="utf-8"))["operations"]
 OP_IDS = [op.id for op in OPERATIONS]
 
-GNO_200_JOBS = frozenset({"models_pull"})  # POST /api/models/pull: {started: true}
+# POST /api/models/pull: {started: true}; POST /api/embed waits for the run: {embedded, errors}
+GNO_200_JOBS = frozenset({"models_pull", "embed"})
 
 
 def test_registry_is_not_empty() -> None:

@@ -15,10 +15,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from gno.rows import BacklogRow, DocRow, DocState, Edge, Neighbour, SourceFile
+from gno.rows import (
+    BacklogRow,
+    DocRow,
+    DocState,
+    Edge,
+    JournalRow,
+    JournalState,
+    LinkRow,
+    Neighbour,
+    SourceFile,
+)
 
 if TYPE_CHECKING:
     from gno.core.document import Analysis
+    from gno.core.typed_graph import Projection
 
 # Ingest error codes recorded per file (``ingest_errors.code``). The first four
 # are permanent for unchanged bytes: a file failing with them is not retried
@@ -373,11 +384,38 @@ class IndexVectors(Protocol):
 
     def embedded_chunks(self, model_id: int | None) -> dict[str, int]: ...
 
+    def chunk_embeddings(
+        self, model_id: int, mirror_hash: str, first_only: bool = False
+    ) -> list[bytes]: ...
+
 
 class IndexGraph(Protocol):
-    """Links between documents, resolved at read time."""
+    """Links between documents, resolved at read time; the typed-edge projection."""
 
     def link_edges(self, doc_ids: Sequence[int]) -> list[Edge]: ...
+
+    def projection(self) -> Projection:
+        """Documents and typed edges of the current index generation (kept until the
+        index changes)."""
+        ...
+
+    def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]: ...
+
+    def tag_counts(self, collection: str | None, prefix: str | None) -> list[tuple[str, int]]: ...
+
+
+class IndexJournal(Protocol):
+    """The document change journal: what changed, in order, within its retention."""
+
+    def journal_state(self) -> JournalState: ...
+
+    def journal_page(
+        self, after: int, since_time: str | None, collection: str | None, limit: int
+    ) -> list[JournalRow]: ...
+
+    def journal_entry(self, sequence: int) -> JournalRow | None: ...
+
+    def journal_latest(self, collection: str, rel_path: str) -> JournalRow | None: ...
 
 
 class IndexCaches(Protocol):
@@ -400,5 +438,14 @@ class IndexMeta(Protocol):
     def integrity_ok(self) -> bool: ...
 
 
-class Store(IndexReads, IndexWrites, IndexVectors, IndexGraph, IndexCaches, IndexMeta, Protocol):
+class Store(
+    IndexReads,
+    IndexWrites,
+    IndexVectors,
+    IndexGraph,
+    IndexJournal,
+    IndexCaches,
+    IndexMeta,
+    Protocol,
+):
     """The whole index, as ``App.store()`` gives it to services."""

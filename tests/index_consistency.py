@@ -56,9 +56,31 @@ def assert_consistent(db: Path) -> int:
             "SELECT count(*) FROM content c WHERE NOT EXISTS "
             "(SELECT 1 FROM documents d WHERE d.mirror_hash = c.mirror_hash)",
         ), "content no document uses"
+        _journal_agrees(conn)
         return len(searchable)
     finally:
         conn.close()
+
+
+def _journal_agrees(conn: apsw.Connection) -> None:
+    """The change journal's counters match its rows, and every active document that was
+    read has an event (its create, or a later one) that committed with it."""
+    state = conn.execute(
+        "SELECT last_sequence, retention_floor, retained_entries, retained_bytes "
+        "FROM document_change_journal_state"
+    ).fetchall()
+    (last, floor, entries, size) = state[0]
+    count, total, top = conn.execute(
+        "SELECT count(*), coalesce(sum(bytes), 0), coalesce(max(sequence), 0) FROM document_changes"
+    ).fetchone()
+    assert (entries, size) == (count, total), "journal counters disagree with its rows"
+    assert top <= last and floor <= last
+    if floor == 0:
+        journaled = count
+        read = _one(
+            conn, "SELECT count(*) FROM documents WHERE active = 1 AND source_hash IS NOT NULL"
+        )
+        assert journaled >= read, "an active document without a journal event"
 
 
 def documents(db: Path) -> int:

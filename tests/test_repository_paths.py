@@ -1,7 +1,7 @@
 """No tracked file names a path of this machine: the shared folder is `../shared/…`,
 corpora and models come from env variables or paths relative to the checkout.
 
-Flagged: `/work/…` and `/root/…` as absolute paths, the home folder of whoever runs the
+Flagged: absolute paths under the machine's work folder and under root's home, the home folder of whoever runs the
 test and of every account of this machine with a home under `/home`. Examples with
 made-up users (`/home/ada/notes` in schema examples) are not machine paths and stay.
 """

@@ -221,7 +221,7 @@ OPERATIONS: tuple[Operation, ...] = (
         job=True,
         cli='embed',
         mcp=McpBinding('gno_embed', ('full',), 'gno://schemas/mcp-embed-result@1.0', None, False, True),
-        rest=RestBinding('POST', '/api/embed', 202, None, None, 'gno://schemas/mcp-embed-result@1.0', 'mcp_embed_result:McpEmbedResult'),
+        rest=RestBinding('POST', '/api/embed', 200, None, None, 'gno://schemas/api-embed-result@1.0', 'api_embed_result:ApiEmbedResult'),
     ),
     Operation(
         id='vsearch',

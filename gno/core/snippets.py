@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import AnyStr
 
@@ -88,3 +89,24 @@ def best_snippet(
     while len(lines) > 1 and not lines[-1].strip():
         lines.pop()
     return Snippet("\n".join(lines), line_no, line_no + len(lines) - 1)
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def mark_terms(text: str, terms: tuple[str, ...]) -> str:
+    """``text`` with each word that a query term (or its stem, as the snippet search
+    uses) begins wrapped in ``<mark>…</mark>``: GNO's REST search snippets. One pass over
+    the words; the text is not otherwise changed (no HTML escaping, as GNO's FTS5
+    ``snippet()`` output)."""
+    stems = tuple(stem.lower() for stem in _stems(terms) if stem)
+    if not stems or not text:
+        return text
+    out: list[str] = []
+    last = 0
+    for m in _WORD.finditer(text):
+        if m.group(0).lower().startswith(stems):
+            out += [text[last : m.start()], "<mark>", m.group(0), "</mark>"]
+            last = m.end()
+    out.append(text[last:])
+    return "".join(out)

@@ -29,6 +29,19 @@ from gno.errors import GnoError
 from gno.mcp.texts import render_text
 
 PROFILES = ("full", "core")
+# GNO's core profile in its playbook's retrieval order (gno_query first); the registry
+# says which tools are in core, this only orders them (tools gno lacks are skipped).
+CORE_ORDER = (
+    "gno_query",
+    "gno_search",
+    "gno_get",
+    "gno_multi_get",
+    "gno_context",
+    "gno_changes",
+    "gno_recall",
+    "gno_capture",
+    "gno_remember",
+)
 JSON_SCHEMA_2020 = "https://json-schema.org/draft/2020-12/schema"
 
 
@@ -59,7 +72,7 @@ def tools(profile: str = "full", enable_write: bool = False) -> dict[str, Tool]:
     """The tools of a server with this profile and write gate, by name, in registry order."""
     if profile not in PROFILES:
         raise ValueError(f"Unknown tool profile {profile!r} (choose {' or '.join(PROFILES)})")
-    found = {}
+    found: dict[str, Tool] = {}
     for op in OPERATIONS:
         if op.mcp is None or profile not in op.mcp.profiles:
             continue
@@ -76,6 +89,9 @@ def tools(profile: str = "full", enable_write: bool = False) -> dict[str, Tool]:
             destructive=op.mcp.destructive,
             idempotent=op.access == "read" or op.mcp.idempotent,
         )
+    if profile == "core":
+        rank = {name: i for i, name in enumerate(CORE_ORDER)}
+        found = dict(sorted(found.items(), key=lambda item: rank.get(item[0], len(rank))))
     return found
 
 

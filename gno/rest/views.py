@@ -23,10 +23,29 @@ def sync_receipt(app: App, inp: Any) -> dict[str, Any]:
     return {"jobId": job.id, "status": "running" if job.status == "running" else "queued"}
 
 
-def embed_receipt(app: App, inp: Any) -> Any:
-    from gno.services.jobs import start_embed
+EMBED_RUNNING_NOTE = "An embedding run is already in progress; GET /api/status shows its progress (background.embedding)."
 
-    return start_embed(app, inp)
+
+def embed_now(app: App, inp: Any) -> dict[str, Any]:
+    """GNO's POST /api/embed: run an embedding job and answer its counts once it ends;
+    when one is already running, say so (and how many documents wait) instead."""
+    from gno.errors import GnoError, JobConflictError
+    from gno.services.jobs import start_embed
+    from gno.services.status_blocks import pending_documents
+
+    try:
+        receipt = start_embed(app, inp)
+    except JobConflictError as exc:
+        active = app.jobs.get((exc.details or {}).get("activeJobId", ""))
+        if active.type != "embed":
+            raise
+        return {"running": True, "pendingCount": pending_documents(app), "note": EMBED_RUNNING_NOTE}
+    job = app.jobs.get(receipt.jobId)
+    job.done.wait()
+    if job.error is not None or job.result is None:
+        raise GnoError(f"Embedding failed: {job.error or 'no result'}")
+    value = job.result.value.model_dump(mode="json")
+    return {"embedded": value["embedded"], "errors": value["errors"]}
 
 
 def collection_added(app: App, inp: Any) -> dict[str, Any]:
@@ -61,6 +80,19 @@ def job(app: App, inp: Any) -> Any:
     from gno.services.jobs import api_job
 
     return api_job(app.jobs.get(inp.jobId))
+
+
+def search_marked(app: App, inp: Any) -> Any:
+    """POST /api/search: the search answer with the query's words in ``<mark>`` in each
+    snippet, as GNO's REST search (CLI and MCP snippets stay plain)."""
+    from gno.core.fts import parse_query
+    from gno.core.snippets import mark_terms
+
+    result = handler("search")(app, inp)
+    terms = parse_query(inp.query).terms
+    for hit in result.results:
+        hit.snippet = mark_terms(hit.snippet, terms)
+    return result
 
 
 def document(app: App, inp: Any) -> dict[str, Any]:
@@ -124,12 +156,13 @@ def documents(app: App, inp: Any) -> dict[str, Any]:
 # operation id -> how REST runs it, when not ``handler(op)`` dumped as is
 VIEWS: dict[str, Callable[[App, Any], Any]] = {
     "update": sync_receipt,
-    "embed": embed_receipt,
+    "embed": embed_now,
     "add_collection": collection_added,
     "remove_collection": collection_removed,
     "models_pull": pull_receipt,
     "job_status": job,
     "status": full_status,
+    "search": search_marked,
     "get": document,
     "ls": documents,
 }

@@ -110,3 +110,14 @@ def test_fast_snippet_search_finds_the_same_lines_as_str_lower():
         )
         assert _best_offset(mirror, stems, 0) == expected
     assert best_snippet("日本語\nfirst\nAlpha beta\n", ("alpha", "beta")).start_line == 3
+
+
+def test_mark_terms_wraps_words_the_terms_begin() -> None:
+    from gno.core.snippets import mark_terms
+
+    text = "Tail sampling keeps samples.\nSampler, TAIL-based; retail."
+    assert mark_terms(text, ("tail", "sampling")) == (
+        "<mark>Tail</mark> <mark>sampling</mark> keeps <mark>samples</mark>.\n"
+        "<mark>Sampler</mark>, <mark>TAIL</mark>-based; retail."
+    )
+    assert mark_terms(text, ()) == text

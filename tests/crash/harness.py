@@ -9,6 +9,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -170,13 +171,15 @@ def kill9(proc: subprocess.Popen) -> set[int]:
 
 
 class Server:
-    """A real `gno serve --port 0` (watcher off unless asked), stdout read for its URL."""
+    """A real `gno serve --port 0` (or `gno daemon`), stdout read for its URL."""
 
-    def __init__(self, *extra: str) -> None:
+    def __init__(self, *extra: str, command: str = "serve") -> None:
+        # stderr goes to a file: a pipe nobody reads would block a server that logs a lot
+        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (closed by stop)
         self.proc = subprocess.Popen(
-            [*GNO, "serve", "--port", "0", *extra],
+            [*GNO, command, "--port", "0", *extra],
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=self.log,
             text=True,
         )
         self.url = self._announced()
@@ -188,8 +191,9 @@ class Server:
         line = self.proc.stdout.readline() if ready else ""
         if "http://" not in line:
             self.proc.kill()
-            _, err = self.proc.communicate(timeout=DEADLINE)
-            raise AssertionError(f"gno serve did not start: {line!r} {err}")
+            self.proc.communicate(timeout=DEADLINE)
+            self.log.seek(0)
+            raise AssertionError(f"gno serve did not start: {line!r} {self.log.read()}")
         return line.split()[2]
 
     def sync(self, **body: object) -> str:
@@ -217,10 +221,7 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.communicate()
-
-    def kill9(self) -> set[int]:
-        self.http.close()
-        return kill9(self.proc)
+        self.log.close()
 
 
 def status_json(*args: str) -> dict:

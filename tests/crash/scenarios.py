@@ -23,6 +23,11 @@ class KillLog:
     orphans_checked: int = 0  # children alive at the moment of a kill, all gone afterwards
 
 
+def _watching(server: h.Server) -> bool:
+    status = server.http.get("/api/status").json()
+    return "notes" in status["background"]["watcher"]["activeCollections"]
+
+
 def on_disk(root: Path) -> set[tuple[str, str]]:
     return {("notes", p.relative_to(root).as_posix()) for p in root.rglob("*.md")}
 
@@ -91,3 +96,34 @@ def kill_serve_round(root: Path, index: int, rng: random.Random, log: KillLog) -
         pid = again.proc.pid
         again.stop()
     h.assert_no_orphans({pid}, h.data_dir())
+
+
+def kill_watched_serve_round(root: Path, index: int, rng: random.Random, log: KillLog) -> None:
+    """The sync comes from the file watcher: the round's files appear while serve runs."""
+    server = h.Server()
+    h.wait_until(lambda: _watching(server), "the watcher")
+    prefix = _new_round(root, index)
+    kids = _kill_when(server.proc, prefix, rng, log)
+    _check_after_kill(kids, log)
+    again = h.Server("--no-watch")
+    try:
+        assert again.wait_job(again.sync())["status"] == "completed"
+        assert sorted(h.active_paths()) == sorted(on_disk(root))
+        assert_consistent(h.db_path())
+    finally:
+        pid = again.proc.pid
+        again.stop()
+    h.assert_no_orphans({pid}, h.data_dir())
+
+
+def kill_daemon_round(root: Path, index: int, rng: random.Random, log: KillLog) -> None:
+    """`gno daemon` syncs every collection when it starts: killed during that sync."""
+    prefix = _new_round(root, index)
+    daemon = h.Server("--no-watch", command="daemon")
+    kids = _kill_when(daemon.proc, prefix, rng, log)
+    _check_after_kill(kids, log)
+    again = h.Server("--no-watch", "--no-sync-on-start", command="daemon")
+    again.stop()  # it started: the data directory was free
+    h.run("update", timeout=h.DEADLINE * 3)
+    assert sorted(h.active_paths()) == sorted(on_disk(root))
+    assert_consistent(h.db_path())

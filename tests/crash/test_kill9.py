@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.crash import harness as h
-from tests.crash.scenarios import KillLog, kill_serve_round, kill_update_round
+from tests.crash.scenarios import (
+    KillLog,
+    kill_daemon_round,
+    kill_serve_round,
+    kill_update_round,
+    kill_watched_serve_round,
+)
 
 pytestmark = [
     pytest.mark.slow,
@@ -48,11 +54,14 @@ def test_kill9_of_serve_mid_sync_frees_the_data_dir_and_converges(tmp_path: Path
 
 @pytest.mark.soak
 def test_soak_kill9_update_and_serve_at_random_points(tmp_path: Path) -> None:
-    """At least 20 kills alternating `gno update` and `gno serve`; figures on stderr."""
+    """At least 20 kills, in turn of `gno update`, `gno serve` syncing through REST,
+    `gno serve` syncing what its watcher saw, and `gno daemon` syncing on start; figures
+    on stderr."""
     root, rng, log = _init(tmp_path), _rng(), KillLog()
     rounds = int(os.environ.get("GNO_SOAK_KILLS", "24"))
+    kinds = (kill_update_round, kill_serve_round, kill_watched_serve_round, kill_daemon_round)
     for index in range(rounds):
-        (kill_update_round if index % 2 == 0 else kill_serve_round)(root, index, rng, log)
+        kinds[index % len(kinds)](root, index, rng, log)
     sys.stderr.write(
         f"soak kill -9: {log.kills} kills survived, {log.orphans_checked} child processes "
         f"checked gone, committed at kill {log.committed_at_kill}\n"

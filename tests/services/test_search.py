@@ -130,3 +130,13 @@ def test_scores_do_not_depend_on_the_page_size(make_app):
     # The window's worst match (here the 12th of 12) is the one that scores 0.
     everything = search(app, "sampling", limit=100).results
     assert len(everything) == 12 and everything[-1].score == 0.0
+
+
+def test_filter_check_takes_more_ids_than_sqlite_variables(app):
+    """The filtered window may check tens of thousands of candidates: more than the 32766
+    variables one SQLite statement takes."""
+    ids = [doc.id for doc in app.store().documents_by_docid("#")] + list(
+        range(10**6, 10**6 + 40_000)
+    )
+    passing = app.store().ids_passing(ids, "AND collection = ?", ["notes"])
+    assert passing == {doc.id for doc in app.store().documents_by_docid("#")}

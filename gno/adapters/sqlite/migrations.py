@@ -253,3 +253,47 @@ def m004_expansion_cache(conn: apsw.Connection, settings: dict[str, str]) -> Non
         );
         """
     )
+
+
+@migration(5)
+def m005_journal_and_relations(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """The knowledge delta journal (engine.md §8.1, spec/graph.md) and frontmatter relations.
+
+    ``document_changes`` holds one row per lifecycle event, metadata only: the
+    snapshots and the bounded structure delta as compact JSON, never a body; the path is
+    found by ``path_key`` (a 63-bit hash of collection and path: an 8-byte index entry
+    instead of the path, the journal costs less than 5 % of the index). ``sequence`` is
+    AUTOINCREMENT so a pruned number is never reused (cursors stay monotonic);
+    ``document_change_journal_state`` keeps the last sequence, the retention floor (every
+    sequence at or below it was pruned) and the retained counters that retention checks.
+    ``doc_relations`` keeps a document's ``relations:`` frontmatter as written; like
+    links, they are resolved when read."""
+    conn.execute(
+        """
+        CREATE TABLE document_changes (
+            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+            observed_ms INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            collection TEXT NOT NULL,
+            path_key INTEGER NOT NULL,
+            previous_key INTEGER,
+            entry_json TEXT NOT NULL,
+            bytes INTEGER NOT NULL
+        );
+        CREATE INDEX document_changes_path ON document_changes (path_key);
+        CREATE TABLE document_change_journal_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            last_sequence INTEGER NOT NULL,
+            retention_floor INTEGER NOT NULL,
+            retained_entries INTEGER NOT NULL,
+            retained_bytes INTEGER NOT NULL
+        );
+        INSERT INTO document_change_journal_state VALUES (1, 0, 0, 0, 0);
+        CREATE TABLE doc_relations (
+            source_doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            edge_type TEXT NOT NULL,
+            target_ref TEXT NOT NULL,
+            PRIMARY KEY (source_doc_id, edge_type, target_ref)
+        ) WITHOUT ROWID;
+        """
+    )

@@ -15,6 +15,9 @@ from gno.rows import DOC_COLUMNS, DocRow, doc_row, iso_from_ns
 BM25_WEIGHTS = "1.5, 4.0, 1.0"  # filepath, title, body (GNO's weights)
 
 
+ID_BATCH = 10_000  # ids per IN (...) list
+
+
 class DocumentReads:
     conn: apsw.Connection
 
@@ -47,11 +50,15 @@ class DocumentReads:
     ) -> set[int]:
         """Which of these document ids are active and pass ``where`` (ids only: cheaper
         than loading rows for a whole candidate window)."""
-        if not ids:
-            return set()
-        marks = ",".join("?" * len(ids))
-        sql = f"SELECT id FROM documents NOT INDEXED WHERE id IN ({marks}) AND active = 1 {where}"
-        return {row[0] for row in self.conn.execute(sql, (*ids, *params))}
+        passing: set[int] = set()
+        for start in range(0, len(ids), ID_BATCH):  # SQLite allows 32766 variables
+            batch = ids[start : start + ID_BATCH]
+            marks = ",".join("?" * len(batch))
+            sql = (
+                f"SELECT id FROM documents NOT INDEXED WHERE id IN ({marks}) AND active = 1 {where}"
+            )
+            passing.update(row[0] for row in self.conn.execute(sql, (*batch, *params)))
+        return passing
 
     def documents_with_mirrors(
         self, mirror_hashes: Sequence[str], where: str = "", params: Sequence[Any] = ()

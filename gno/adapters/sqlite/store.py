@@ -22,6 +22,7 @@ import apsw
 
 from gno.adapters.sqlite.cache import ExpansionCache
 from gno.adapters.sqlite.cursor import scalar
+from gno.adapters.sqlite.edges import EdgeStore
 from gno.adapters.sqlite.graph import GraphStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
@@ -42,7 +43,9 @@ def _disk_full(path: Path) -> DiskFullError:
     )
 
 
-class SqliteStore(DocumentWrites, DocumentReads, VectorStore, GraphStore, ExpansionCache):
+class SqliteStore(
+    DocumentWrites, DocumentReads, VectorStore, GraphStore, EdgeStore, ExpansionCache
+):
     """One index file: lifecycle, transactions and the config mirror here; document
     writes, reads, vectors and the expansion cache in the mixins."""
 
@@ -50,6 +53,7 @@ class SqliteStore(DocumentWrites, DocumentReads, VectorStore, GraphStore, Expans
         self.conn = conn
         self.path = path
         self._fts_pending: list[tuple[int, str, str, str]] = []
+        self._journal_creates = {}
         self._vec_loaded: bool | None = None
         self.busy_timeout_ms = BUSY_TIMEOUT_MS
         self._integrity: tuple[tuple[int, int, int], bool] | None = None  # (generation, ok)

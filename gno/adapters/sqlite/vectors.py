@@ -311,3 +311,18 @@ class VectorStore:
             (model_id,),
         )
         return dict(all_rows(rows))
+
+    def chunk_embeddings(
+        self, model_id: int, mirror_hash: str, first_only: bool = False
+    ) -> list[bytes]:
+        """Every stored chunk vector of one mirror for this model, in chunk order
+        (``first_only``: the seq 0 chunk's, if embedded)."""
+        first = "AND cv.seq = 0" if first_only else ""
+        return [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT tv.embedding FROM chunk_vectors cv JOIN text_vectors tv ON tv.id = cv.vector_id "
+                f"WHERE cv.model_id = ? AND cv.mirror_hash = ? {first} ORDER BY cv.seq",
+                (model_id, mirror_hash),
+            )
+        ]

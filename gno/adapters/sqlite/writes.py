@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from gno.adapters.sqlite.cursor import scalar
+from gno.adapters.sqlite.journal import DocumentJournal
 from gno.core.fts import index_text
 from gno.rows import INGEST_VERSION, DocState, SourceFile, now_iso
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 # Bump when ingestion changes what it stores: every document is then re-read once.
 
 
-class DocumentWrites:
+class DocumentWrites(DocumentJournal):
     conn: apsw.Connection
     # FTS rows written inside a transaction go in together just before COMMIT: FTS5
     # flushes its pending terms at every statement savepoint, so interleaving them
@@ -35,9 +36,11 @@ class DocumentWrites:
             "ingest_version, last_error_code FROM documents WHERE collection = ?",
             (collection,),
         )
-        return {
+        states = {
             r[0]: DocState(r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9]) for r in rows
         }
+        self.journal_sync_started(collection, set(states))  # every sync of a collection starts here
+        return states
 
     def touch_document(self, doc_id: int, size: int, mtime_ns: int, inode: int | None) -> None:
         self.conn.execute(
@@ -58,6 +61,7 @@ class DocumentWrites:
     ) -> int:
         """Upsert a converted document with its content, chunks, FTS row, tags and links."""
         a, ts = analysis, now_iso()
+        before = self.journal_prior(src.collection, src.rel_path)  # read before links go
         doc_id = scalar(
             self.conn.execute(
                 """
@@ -155,6 +159,8 @@ class DocumentWrites:
                 for lk in a.links
             ],
         )
+        self.save_relations(doc_id, a)
+        self.journal_saved(before, src, a, doc_id)
         return doc_id
 
     def _replace_fts(
@@ -179,6 +185,7 @@ class DocumentWrites:
     def save_failure(self, src: SourceFile, code: str, message: str) -> None:
         """Record an ingest error; a document that failed has no searchable content."""
         ts = now_iso()
+        before = self.journal_prior(src.collection, src.rel_path)
         row = self.conn.execute(
             """
             INSERT INTO documents (collection, rel_path, source_hash, source_mime, source_ext, source_size,
@@ -204,7 +211,9 @@ class DocumentWrites:
                 ts,
             ),
         )
-        self._drop_fts([scalar(row)])
+        failed_id = scalar(row)
+        self._drop_fts([failed_id])
+        self.journal_saved(before, src, None, failed_id)
         self.record_error(src.collection, src.rel_path, code, message)
 
     def record_error(self, collection: str, rel_path: str, code: str, message: str) -> None:
@@ -219,6 +228,7 @@ class DocumentWrites:
             "WHERE d.id = ?",
             (doc_id,),
         ).fetchone()
+        self.journal_reactivated(doc_id)
         self.conn.execute(
             "UPDATE documents SET active = 1, updated_at = ? WHERE id = ?", (now_iso(), doc_id)
         )
@@ -227,6 +237,7 @@ class DocumentWrites:
 
     def inactivate(self, doc_ids: Sequence[int]) -> None:
         ts = now_iso()
+        self.journal_inactivated(doc_ids)
         self.conn.executemany(
             "UPDATE documents SET active = 0, updated_at = ? WHERE id = ?",
             [(ts, i) for i in doc_ids],

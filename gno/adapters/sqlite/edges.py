@@ -1,0 +1,112 @@
+"""The typed edge layer, read from the index (mixed into SqliteStore).
+
+Links and relations are stored as written and resolved here, at read time, into a
+``Projection`` (``gno.core.typed_graph``) that is kept until the index changes:
+the key is SQLite's ``PRAGMA data_version`` (moves when another connection
+commits) with this connection's ``total_changes()`` (moves with its own writes),
+so a read never sees edges older than the documents it reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import apsw
+
+from gno.core.link_resolver import Doc
+from gno.core.typed_graph import Projection, build_projection
+from gno.rows import LinkRow
+
+_DOCS = (
+    "SELECT id, collection, rel_path, docid, uri, title FROM documents "
+    "WHERE active = 1 AND docid IS NOT NULL"
+)
+# One row per source, type, target and collection, with the number of links behind it.
+_LINKS = """
+    SELECT l.source_doc_id, l.link_type, l.target_ref_norm,
+           coalesce(l.target_collection, d.collection), count(*)
+    FROM doc_links l JOIN documents d ON d.id = l.source_doc_id AND d.active = 1
+    GROUP BY 1, 2, 3, 4
+"""
+_RELATIONS = """
+    SELECT r.source_doc_id, r.edge_type, r.target_ref, d.collection
+    FROM doc_relations r JOIN documents d ON d.id = r.source_doc_id AND d.active = 1
+"""
+
+
+class EdgeStore:
+    conn: apsw.Connection
+    _projection: tuple[tuple[int, int], Projection] | None = None
+
+    def _generation(self) -> tuple[int, int]:
+        ((version,),) = self.conn.execute("PRAGMA data_version").fetchall()
+        return int(str(version)), self.conn.total_changes()
+
+    def projection(self) -> Projection:
+        """The resolved typed graph of the whole index, rebuilt only after a change."""
+        key = self._generation()
+        if self._projection is not None and self._projection[0] == key:
+            return self._projection[1]
+        with self.conn:  # one read transaction: documents and links of the same state
+            docs = [Doc(*row) for row in self.conn.execute(_DOCS)]
+            links = [
+                (int(s), str(t), str(n), str(c), int(k))
+                for s, t, n, c, k in self.conn.execute(_LINKS)
+            ]
+            relations = [
+                (int(s), str(e), str(t), str(c)) for s, e, t, c in self.conn.execute(_RELATIONS)
+            ]
+        built = build_projection(docs, links, relations)
+        self._projection = (key, built)
+        return built
+
+    def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]:
+        """Stored links written by these documents (naming one of ``norms`` when given),
+        in document and position order."""
+        rows: list[LinkRow] = []
+        extra, extra_params = "", tuple(norms)
+        if norms:
+            extra = f"AND l.target_ref_norm IN ({','.join('?' * len(norms))})"
+        for start in range(0, len(doc_ids), 400):
+            chunk = doc_ids[start : start + 400]
+            marks = ",".join("?" * len(chunk))
+            rows += [
+                LinkRow(*r)
+                for r in self.conn.execute(
+                    f"""
+                    SELECT l.source_doc_id, l.link_type, l.target_ref, l.target_ref_norm, l.target_anchor,
+                           l.target_collection, coalesce(l.target_collection, d.collection), l.link_text,
+                           l.start_line, l.start_col, l.end_line, l.end_col, l.source
+                    FROM doc_links l JOIN documents d ON d.id = l.source_doc_id
+                    WHERE l.source_doc_id IN ({marks}) {extra}
+                    """,
+                    (*chunk, *extra_params),
+                )
+            ]
+        rows.sort(key=lambda r: (r.source_doc_id, r.start_line, r.start_col))
+        return rows
+
+    def tag_counts(self, collection: str | None, prefix: str | None) -> list[tuple[str, int]]:
+        """(tag, active documents carrying it), most used first, then by tag."""
+        where, params = ["d.active = 1"], []
+        if collection:
+            where.append("d.collection = ?")
+            params.append(collection)
+        if prefix:
+            where.append("(t.tag = ? OR t.tag LIKE ? ESCAPE '\\')")
+            params += [prefix, _like_literal(prefix) + "/%"]
+        return [
+            (str(tag), int(count))
+            for tag, count in self.conn.execute(
+                f"""
+                SELECT lower(t.tag), count(DISTINCT t.document_id) FROM doc_tags t
+                JOIN documents d ON d.id = t.document_id
+                WHERE {" AND ".join(where)} GROUP BY 1 ORDER BY 2 DESC, 1
+                """,
+                tuple(params),
+            )
+        ]
+
+
+def _like_literal(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -1,0 +1,413 @@
+"""The knowledge delta journal (mixed into SqliteStore): lifecycle events of documents.
+
+Writes call the ``journal_*`` hooks from ``writes.py`` inside the sync's own
+transaction, so an event commits exactly when the document change it describes
+does. Renames: a sync sees the new path first (a ``create``) and the vanished old
+path last (an ``inactivate``); when both carry the same source hash in the same
+collection within one sync, the ``create`` row is replaced by one ``rename`` at a
+new sequence, so a reader that already saw the create still replays correctly.
+Retention (30 days, 10,000 entries, 16 MiB) is enforced on every append.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import apsw
+
+from gno.core import journal as j
+from gno.core.identity import docid_for
+from gno.core.relations import frontmatter_relations, link_edge_type
+from gno.rows import JournalRow, JournalState
+
+if TYPE_CHECKING:
+    from gno.core.document import Analysis
+    from gno.rows import SourceFile
+
+MAX_ROW_BYTES = 128 * 1024
+_PRIOR = (
+    "SELECT id, collection, rel_path, docid, uri, source_hash, mirror_hash, active, date_fields_json "
+    "FROM documents WHERE "
+)
+
+
+@dataclass(frozen=True)
+class Prior:
+    """A document row as it was before a write."""
+
+    id: int
+    collection: str
+    rel_path: str
+    docid: str | None
+    uri: str
+    source_hash: str | None
+    mirror_hash: str | None
+    active: bool
+    dates_json: str | None
+
+    def snapshot(self, active: bool | None = None) -> dict[str, Any] | None:
+        if not self.source_hash or not self.docid:
+            return None  # never read (too large, unreadable): nothing to identify it by
+        return {
+            "relPath": self.rel_path,
+            "docid": self.docid,
+            "uri": self.uri,
+            "sourceHash": self.source_hash,
+            "mirrorHash": self.mirror_hash,
+            "active": self.active if active is None else active,
+        }
+
+
+class DocumentJournal:
+    conn: apsw.Connection
+    # (collection, source hash) -> (sequence, doc id) of creates in the running sync
+    _journal_creates: dict[tuple[str, str], tuple[int, int]]
+    # (collection, paths with a row) when the running sync started
+    _journal_known: tuple[str, set[str]] | None = None
+    # (retention floor, observed_ms of the oldest entry above it)
+    _journal_oldest: tuple[int, int] | None = None
+
+    # ------------------------------------------------------------ write hooks
+
+    def journal_sync_started(self, collection: str, known: set[str]) -> None:
+        """A sync of ``collection`` begins; ``known`` are the paths it has rows for, so a
+        new file's write needs no read of a previous row."""
+        self._journal_creates = {}
+        self._journal_known = (collection, known)
+
+    def _prior(self, where: str, params: tuple[Any, ...]) -> Prior | None:
+        row = self.conn.execute(_PRIOR + where, params).fetchone()
+        if row is None:
+            return None
+        return Prior(row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8])
+
+    def journal_prior(self, collection: str, rel_path: str) -> tuple[Prior | None, j.Structure]:
+        """The row a write is about to replace and its structure (read before links go)."""
+        known = self._journal_known
+        if known is not None and known[0] == collection and rel_path not in known[1]:
+            return None, j.EMPTY  # no row at sync start, and a sync writes a path once
+        prior = self._prior("collection = ? AND rel_path = ?", (collection, rel_path))
+        if prior is None or prior.snapshot() is None:
+            return prior, j.EMPTY
+        return prior, self.stored_structure(prior.id, prior.mirror_hash, prior.dates_json)
+
+    def stored_structure(
+        self, doc_id: int, mirror_hash: str | None, dates_json: str | None
+    ) -> j.Structure:
+        heads: frozenset[str] = frozenset()
+        if mirror_hash:
+            row = self.conn.execute(
+                "SELECT markdown FROM content WHERE mirror_hash = ?", (mirror_hash,)
+            ).fetchone()
+            if row:
+                heads = j.headings(row[0], _frontmatter_lines(row[0]))
+        links = [
+            (str(t), str(norm))
+            for t, norm in self.conn.execute(
+                "SELECT link_type, target_ref_norm FROM doc_links WHERE source_doc_id = ? AND source = 'parsed'",
+                (doc_id,),
+            )
+        ]
+        relations = [
+            (str(edge), str(target))
+            for edge, target in self.conn.execute(
+                "SELECT edge_type, target_ref FROM doc_relations WHERE source_doc_id = ?", (doc_id,)
+            )
+        ]
+        return _structure(heads, links, relations, dates_json)
+
+    def save_relations(self, doc_id: int, analysis: Analysis) -> None:
+        self.conn.execute("DELETE FROM doc_relations WHERE source_doc_id = ?", (doc_id,))
+        pairs = frontmatter_relations(analysis.mirror)
+        if pairs:
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO doc_relations (source_doc_id, edge_type, target_ref) VALUES (?, ?, ?)",
+                [(doc_id, edge, target) for edge, target in pairs],
+            )
+
+    def journal_saved(
+        self,
+        before: tuple[Prior | None, j.Structure],
+        src: SourceFile,
+        analysis: Analysis | None,
+        doc_id: int,
+    ) -> None:
+        """After document ``doc_id`` was written from ``src`` (converted, or failed with
+        ``analysis`` None); the new row is known from the write itself, not read back."""
+        prior, old = before
+        if not src.source_hash:
+            return  # never read: nothing identifies it
+        mirror = analysis.mirror_hash if analysis else None
+        current = {
+            "relPath": src.rel_path,
+            "docid": docid_for(src.source_hash),
+            "uri": src.uri,
+            "sourceHash": src.source_hash,
+            "mirrorHash": mirror,
+            "active": True,
+        }
+        previous = prior.snapshot() if prior else None
+        if previous is not None and prior is not None and prior.active:
+            if (prior.source_hash, prior.mirror_hash) == (src.source_hash, mirror):
+                return  # re-ingested, same content: no event
+            kind = "update"
+        elif previous is not None:
+            kind = "reactivate"
+        else:
+            kind = "create"
+        new = _analysis_structure(analysis) if analysis else j.EMPTY
+        sequence = self._append(
+            kind, src.collection, previous, current, j.structure_delta(old, new)
+        )
+        if kind == "create":
+            self._journal_creates[src.collection, src.source_hash] = (sequence, doc_id)
+
+    def journal_reactivated(self, doc_id: int) -> None:
+        prior = self._prior("id = ?", (doc_id,))
+        if prior is None or prior.active or prior.snapshot() is None:
+            return
+        self._append(
+            "reactivate",
+            prior.collection,
+            prior.snapshot(active=False),
+            prior.snapshot(active=True),
+            j.structure_delta(j.EMPTY, j.EMPTY),
+        )
+
+    def journal_inactivated(self, doc_ids: Sequence[int]) -> None:
+        for doc_id in doc_ids:
+            prior = self._prior("id = ?", (doc_id,))
+            if prior is None or not prior.active or prior.snapshot() is None:
+                continue
+            old = self.stored_structure(prior.id, prior.mirror_hash, prior.dates_json)
+            created = self._journal_creates.pop((prior.collection, prior.source_hash or ""), None)
+            if created is not None:
+                target = self._prior("id = ? AND active = 1", (created[1],))
+                current = target.snapshot() if target else None
+                if target is not None and current is not None and target.rel_path != prior.rel_path:
+                    self._drop(created[0])
+                    new = self.stored_structure(target.id, target.mirror_hash, target.dates_json)
+                    self._append(
+                        "rename",
+                        prior.collection,
+                        prior.snapshot(),
+                        current,
+                        j.structure_delta(old, new),
+                        previous_path=prior.rel_path,
+                    )
+                    continue
+            self._append(
+                "inactivate",
+                prior.collection,
+                prior.snapshot(),
+                prior.snapshot(active=False),
+                j.structure_delta(j.EMPTY, j.EMPTY),
+            )
+
+    # ------------------------------------------------------------ append and retention
+
+    def _append(
+        self,
+        kind: str,
+        collection: str,
+        previous: dict[str, Any] | None,
+        current: dict[str, Any] | None,
+        delta: dict[str, Any],
+        previous_path: str | None = None,
+    ) -> int:
+        text = j.pack_entry(previous, current, delta)
+        if len(text) > MAX_ROW_BYTES:  # snapshots are small; only a pathological delta gets here
+            text = j.pack_entry(
+                previous, current, j.structure_delta(j.EMPTY, j.EMPTY) | {"truncated": True}
+            )
+        size = len(text.encode())
+        snap = current or previous or {}
+        observed = int(time.time() * 1000)
+        sequence = _one(
+            self.conn.execute(
+                "INSERT INTO document_changes (observed_ms, kind, collection, path_key, previous_key, "
+                "entry_json, bytes) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING sequence",
+                (
+                    observed,
+                    kind,
+                    collection,
+                    j.path_key(collection, snap.get("relPath", "")),
+                    j.path_key(collection, previous_path) if previous_path else None,
+                    text,
+                    size,
+                ),
+            ).fetchone()
+        )
+        state = self.conn.execute(
+            "UPDATE document_change_journal_state SET last_sequence = ?, "
+            "retained_entries = retained_entries + 1, retained_bytes = retained_bytes + ? WHERE id = 1 "
+            "RETURNING last_sequence, retention_floor, retained_entries, retained_bytes",
+            (sequence, size),
+        ).fetchall()
+        self._retain(observed, JournalState(*(int(str(v)) for v in state[0])))
+        return sequence
+
+    def _drop(self, sequence: int) -> None:
+        row = self.conn.execute(
+            "DELETE FROM document_changes WHERE sequence = ? RETURNING bytes", (sequence,)
+        ).fetchone()
+        if row:
+            self.conn.execute(
+                "UPDATE document_change_journal_state SET retained_entries = retained_entries - 1, "
+                "retained_bytes = retained_bytes - ? WHERE id = 1",
+                (row[0],),
+            )
+
+    def _retain(self, now_ms: int, state: JournalState) -> None:
+        cutoff = now_ms - j.RETENTION_DAYS * 86_400_000
+        bound = 0
+        # The oldest retained time only changes when the floor moves: read it once per floor.
+        if self._journal_oldest is None or self._journal_oldest[0] != state.floor:
+            row = self.conn.execute(
+                "SELECT observed_ms FROM document_changes WHERE sequence > ? ORDER BY sequence LIMIT 1",
+                (state.floor,),
+            ).fetchone()
+            self._journal_oldest = (state.floor, int(row[0]) if row else now_ms)
+        if self._journal_oldest[1] < cutoff:
+            bound = _one(
+                self.conn.execute(
+                    "SELECT coalesce(max(sequence), 0) FROM document_changes WHERE observed_ms < ?",
+                    (cutoff,),
+                ).fetchone()
+            )
+        if state.entries > j.RETENTION_ENTRIES:
+            row = self.conn.execute(
+                "SELECT sequence FROM document_changes ORDER BY sequence LIMIT 1 OFFSET ?",
+                (state.entries - j.RETENTION_ENTRIES - 1,),
+            ).fetchone()
+            bound = max(bound, row[0] if row else 0)
+        if state.bytes > j.RETENTION_BYTES:
+            excess = state.bytes - j.RETENTION_BYTES
+            for sequence, size in self.conn.execute(
+                "SELECT sequence, bytes FROM document_changes ORDER BY sequence"
+            ):
+                bound, excess = max(bound, sequence), excess - size
+                if excess <= 0:
+                    break
+        if bound <= state.floor:
+            return
+        entries, size = self.conn.execute(
+            "SELECT count(*), coalesce(sum(bytes), 0) FROM document_changes WHERE sequence <= ?",
+            (bound,),
+        ).fetchall()[0]
+        self.conn.execute("DELETE FROM document_changes WHERE sequence <= ?", (bound,))
+        self.conn.execute(
+            "UPDATE document_change_journal_state SET retention_floor = ?, "
+            "retained_entries = retained_entries - ?, retained_bytes = retained_bytes - ? WHERE id = 1",
+            (bound, entries, size),
+        )
+
+    # ------------------------------------------------------------ reads
+
+    def journal_state(self) -> JournalState:
+        row = self.conn.execute(
+            "SELECT last_sequence, retention_floor, retained_entries, retained_bytes "
+            "FROM document_change_journal_state WHERE id = 1"
+        ).fetchone()
+        return JournalState(*row) if row else JournalState(0, 0, 0, 0)
+
+    def journal_page(
+        self, after: int, since_time: str | None, collection: str | None, limit: int
+    ) -> list[JournalRow]:
+        """Up to ``limit`` entries with sequence > ``after`` (observed at or after
+        ``since_time``), oldest first."""
+        where: list[str] = ["sequence > ?"]
+        params: list[object] = [after]
+        if since_time:
+            where.append("observed_ms >= ?")
+            params.append(j.ms_of_iso(since_time))
+        if collection:
+            where.append("collection = ?")
+            params.append(collection)
+        rows = self.conn.execute(
+            "SELECT sequence, observed_ms, kind, collection, entry_json FROM document_changes "
+            f"WHERE {' AND '.join(where)} ORDER BY sequence LIMIT ?",
+            (*params, limit),
+        ).fetchall()
+        return [_journal_row(r) for r in rows]
+
+    def journal_entry(self, sequence: int) -> JournalRow | None:
+        row = self.conn.execute(
+            "SELECT sequence, observed_ms, kind, collection, entry_json FROM document_changes "
+            "WHERE sequence = ?",
+            (sequence,),
+        ).fetchone()
+        return _journal_row(row) if row else None
+
+    def journal_latest(self, collection: str, rel_path: str) -> JournalRow | None:
+        """The newest retained entry whose current (or, for a rename, previous) path is this one."""
+        key = j.path_key(collection, rel_path)
+        found = [
+            _journal_row(row)
+            for row in self.conn.execute(
+                "SELECT sequence, observed_ms, kind, collection, entry_json FROM document_changes "
+                "WHERE path_key = ? OR previous_key = ? ORDER BY sequence DESC",
+                (key, key),
+            )
+        ]
+        # A 63-bit key can collide: confirm the path on the entry itself.
+        for row in found:
+            paths = {(row.entry[side] or {}).get("relPath") for side in ("previous", "current")}
+            if row.collection == collection and rel_path in paths:
+                return row
+        return None
+
+
+def _one(row: Any) -> int:
+    """The single integer of a one-column row."""
+    assert row is not None
+    return int(row[0])
+
+
+def _journal_row(row: Sequence[Any]) -> JournalRow:
+    return JournalRow(row[0], row[1], row[2], row[3], row[4])
+
+
+def _frontmatter_lines(mirror: str) -> int:
+    from gno.core.frontmatter import frontmatter_span
+
+    return frontmatter_span(mirror)[0]
+
+
+def _dates(dates_json: str | None) -> dict[str, str]:
+    if not dates_json:
+        return {}
+    data = json.loads(dates_json)
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _structure(
+    heads: frozenset[str],
+    links: Sequence[tuple[str, str]],
+    relations: Sequence[tuple[str, str]],
+    dates_json: str | None,
+) -> j.Structure:
+    return j.Structure(
+        headings=heads,
+        links=frozenset(j.link_key(t, norm) for t, norm in links),
+        edges=frozenset(
+            [j.edge_key(link_edge_type(t), norm) for t, norm in links]
+            + [j.edge_key(edge, target) for edge, target in relations]
+        ),
+        dates=_dates(dates_json),
+    )
+
+
+def _analysis_structure(a: Analysis) -> j.Structure:
+    """The structure of a version about to be stored (its dates as ``writes.py`` stores them)."""
+    dates = a.metadata.date_fields
+    return _structure(
+        j.headings(a.mirror, a.body_start_line - 1),
+        [(lk.link_type, lk.target_ref_norm) for lk in a.links],
+        frontmatter_relations(a.mirror),
+        json.dumps(dates) if dates else None,
+    )

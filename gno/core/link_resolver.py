@@ -1,0 +1,191 @@
+"""Which active document a link names (engine.md §7.2). Pure, built once per index state.
+
+Wiki targets match within their collection, best rank wins, ties by lowest
+document id. Comparisons are lowercase (ASCII, as SQLite ``lower()``):
+
+1 title = ref · 2 title + ``.md`` = ref · 3 ref ends with ``/title`` ·
+4 ref ends with ``/title.md`` · 5 path = ref · 6 path = ref + ``.md`` ·
+7 path ends with ``/ref`` · 8 path ends with ``/ref.md`` · 9 ref ends with ``/path`` ·
+10 ref + ``.md`` ends with ``/path``.
+
+Markdown links name an exact path. Confidence: Markdown ⇒ ``explicit``; more than
+one document at the best rank ⇒ ``ambiguous``; ranks 1, 2, 5, 6 ⇒ ``explicit``;
+other ranks ⇒ ``inferred``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+
+from gno.core.identity import parse_uri
+from gno.errors import GnoError
+
+EXPLICIT_RANKS = frozenset({1, 2, 5, 6})
+TITLE_RANKS = frozenset({1, 2, 3, 4})
+MAX_REF = 4096
+
+
+def _lower(text: str) -> str:
+    """ASCII-only lowercase, like SQLite's lower()."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+@dataclass(frozen=True, slots=True)
+class Doc:
+    id: int
+    collection: str
+    rel_path: str
+    docid: str
+    uri: str
+    title: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    targets: tuple[int, ...]
+    rank: int  # 0 for Markdown / direct references
+    confidence: str  # explicit | inferred | ambiguous
+
+    @property
+    def audit(self) -> str:
+        """graph@1.0 ``audit.resolution``."""
+        if self.confidence == "ambiguous":
+            return "ambiguous-fallback"
+        if self.rank in TITLE_RANKS and self.rank in EXPLICIT_RANKS:
+            return "exact-title"
+        if self.rank == 0 or self.rank in EXPLICIT_RANKS:
+            return "exact-path"
+        return "path-fallback"
+
+
+UNRESOLVED = Resolution((), 0, "")
+
+
+def _suffixes(text: str) -> list[str]:
+    """Proper '/'-suffixes: ``a/b/c`` → ``b/c``, ``c``."""
+    out, i = [], text.find("/")
+    while i >= 0:
+        out.append(text[i + 1 :])
+        i = text.find("/", i + 1)
+    return [s for s in out if s]
+
+
+class Resolver:
+    def __init__(self, docs: Iterable[Doc]) -> None:
+        self.docs: dict[int, Doc] = {}
+        self._path: dict[tuple[str, str], int] = {}
+        self._by_docid: defaultdict[str, list[int]] = defaultdict(list)
+        self._by_uri: dict[str, int] = {}
+        self._title: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
+        self._lpath: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
+        for doc in sorted(docs, key=lambda d: d.id):
+            self.docs[doc.id] = doc
+            c = doc.collection
+            self._path[c, doc.rel_path] = doc.id
+            self._by_docid[doc.docid].append(doc.id)
+            self._by_uri[doc.uri] = doc.id
+            if doc.title:
+                self._title[c, _lower(doc.title)].append(doc.id)
+            self._lpath[c, _lower(doc.rel_path)].append(doc.id)
+
+    @cached_property
+    def _suffix(self) -> dict[tuple[str, str], list[int]]:
+        """Every proper '/'-suffix of every path: built on the first wiki link that needs it
+        (ranks 7–8), so a Markdown-only index never pays for it."""
+        found: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
+        for (collection, lowered), ids in self._lpath.items():
+            for suffix in _suffixes(lowered):
+                found[collection, suffix].extend(ids)
+        for ids in found.values():
+            ids.sort()
+        return dict(found)
+
+    def markdown(self, collection: str, path: str) -> Resolution:
+        found = self._path.get((collection, path))
+        return Resolution((found,), 0, "explicit") if found is not None else UNRESOLVED
+
+    def wiki(self, collection: str, norm: str) -> Resolution:
+        ref = _lower(norm.strip())
+        if not ref or len(ref) > MAX_REF:
+            return UNRESOLVED
+        ref_md = ref if ref.endswith(".md") else ref + ".md"
+        bare = ref.removesuffix(".md")
+        ref_suffixes = _suffixes(ref)
+        md_suffixes = _suffixes(ref_md)
+        t, p, s = self._title, self._lpath, self._suffix
+        ranks: list[tuple[int, list[int]]] = [
+            (1, t.get((collection, ref), [])),
+            (2, t.get((collection, bare), []) if ref.endswith(".md") else []),
+            (3, _union(t.get((collection, x), []) for x in ref_suffixes)),
+            (4, _union(t.get((collection, x.removesuffix(".md")), []) for x in md_suffixes)),
+            (5, p.get((collection, ref), [])),
+            (6, p.get((collection, ref + ".md"), [])),
+            (7, s.get((collection, ref), [])),
+            (8, s.get((collection, ref + ".md"), [])),
+            (9, _union(p.get((collection, x), []) for x in ref_suffixes)),
+            (10, _union(p.get((collection, x), []) for x in md_suffixes)),
+        ]
+        for rank, ids in ranks:
+            if ids:
+                targets = tuple(sorted(set(ids)))
+                if len(targets) > 1:
+                    return Resolution(targets, rank, "ambiguous")
+                confidence = "explicit" if rank in EXPLICIT_RANKS else "inferred"
+                return Resolution(targets, rank, confidence)
+        return UNRESOLVED
+
+    def relation(self, collection: str, target: str, collections: Iterable[str] = ()) -> Resolution:
+        """A frontmatter relation target: ``#docid``, ``gno://`` URI, ``collection:path``,
+        a path in the source's collection, ``collection/path``, then a wiki-style name."""
+        target = target.strip()
+        if not target or len(target) > MAX_REF:
+            return UNRESOLVED
+        if target.startswith("#"):
+            ids = self._by_docid.get(_lower(target), [])
+            return Resolution((ids[0],), 0, "explicit") if ids else UNRESOLVED
+        if target.startswith("gno://"):
+            try:
+                parsed = parse_uri(target)
+            except GnoError:
+                return UNRESOLVED
+            return self.markdown(parsed.collection, parsed.rel_path)
+        head, sep, rest = target.partition(":")
+        if sep and rest and "/" not in head:
+            found = self.markdown(head, rest)
+            if found.targets:
+                return found
+        found = self.markdown(collection, target)
+        if found.targets:
+            return found
+        head, sep, rest = target.partition("/")
+        if sep and rest:
+            found = self.markdown(head, rest)
+            if found.targets:
+                return found
+        return self.wiki(collection, target)
+
+    def by_docid(self, docid: str) -> list[int]:
+        return self._by_docid.get(docid, [])
+
+    def by_path(self, collection: str, rel_path: str) -> int | None:
+        return self._path.get((collection, rel_path))
+
+    def by_title(self, title: str) -> list[int]:
+        low = _lower(title)
+        return sorted(i for (_, t), ids in self._title.items() if t == low for i in ids)
+
+    def by_rel_path(self, rel_path: str) -> list[int]:
+        return sorted(i for (_, p), i in self._path.items() if p == rel_path)
+
+
+def _union(groups: Iterable[list[int]]) -> list[int]:
+    out: list[int] = []
+    for ids in groups:
+        out.extend(ids)
+    return out

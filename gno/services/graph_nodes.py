@@ -1,0 +1,123 @@
+"""A graph node's neighbours and the shortest path between two (GNO's
+``gno_graph_neighbors`` / ``gno_graph_path`` payloads), over the same wiki and Markdown
+link layer as the graph report, with its node and link shapes.
+
+A graph node ref is a document ref, a bare relPath or an exact title. No input schema
+exists for these yet (GNO publishes none); the surfaces will bind them with the registry.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gno.app import App
+from gno.core.traversal import Step, shortest_path
+from gno.core.typed_graph import Projection, TypedEdge
+from gno.errors import ValidationError
+from gno.services.graph_refs import check_collection, graph_node_for
+from gno.services.graph_report import base_meta, graph_link, link_layer, report_node
+
+PATH_MAX_DEPTH = 12
+PATH_DEFAULT_DEPTH = 6
+DIRECTIONS = ("both", "out", "in")
+NODE_LIMIT, EDGE_LIMIT, SIMILAR_TOP_K = 2000, 10000, 5  # graph@1.0 defaults, echoed in meta
+
+
+def _adjacency(
+    proj: Projection, collection: str | None
+) -> tuple[dict[int, list[TypedEdge]], dict[int, list[TypedEdge]], dict[int, int]]:
+    links, _, _, degree = link_layer(proj)
+    outs: defaultdict[int, list[TypedEdge]] = defaultdict(list)
+    ins: defaultdict[int, list[TypedEdge]] = defaultdict(list)
+    for e in links:
+        docs = proj.docs
+        if (
+            collection is None
+            or collection == docs[e.source].collection == docs[e.target].collection
+        ):
+            outs[e.source].append(e)
+            ins[e.target].append(e)
+    return outs, ins, degree
+
+
+def _ordered(
+    proj: Projection, edges: list[TypedEdge], other: Callable[[TypedEdge], int]
+) -> list[TypedEdge]:
+    return sorted(edges, key=lambda e: (proj.docs[other(e)].uri, e.link_type))
+
+
+def neighbors(
+    app: App, ref: str, direction: str = "both", collection: str | None = None
+) -> dict[str, Any]:
+    if direction not in DIRECTIONS:
+        raise ValidationError("direction must be both, out or in")
+    wanted = check_collection(app, collection)
+    store = app.store()
+    proj = store.projection()
+    source = graph_node_for(app, store, proj, ref)
+    outs, ins, degree = _adjacency(proj, wanted)
+    found: list[dict[str, Any]] = []
+    if direction in ("both", "out"):
+        for e in _ordered(proj, outs.get(source.id, []), lambda e: e.target):
+            found.append({"node": report_node(proj.docs[e.target], degree[e.target]),
+                          "direction": "out", "edge": graph_link(proj.docs, e)})  # fmt: skip
+    if direction in ("both", "in"):
+        for e in _ordered(proj, ins.get(source.id, []), lambda e: e.source):
+            found.append({"node": report_node(proj.docs[e.source], degree[e.source]),
+                          "direction": "in", "edge": graph_link(proj.docs, e)})  # fmt: skip
+    meta = base_meta(proj, wanted, NODE_LIMIT, EDGE_LIMIT, SIMILAR_TOP_K)
+    meta |= {
+        "returnedNodes": len({n["node"]["id"] for n in found}) + 1,
+        "returnedEdges": len(found),
+        "direction": direction,
+        "totalNeighbors": len(found),
+    }
+    return {"source": report_node(source, degree[source.id]), "neighbors": found, "meta": meta}
+
+
+def path(
+    app: App,
+    start: str,
+    goal: str,
+    max_depth: int = PATH_DEFAULT_DEPTH,
+    collection: str | None = None,
+) -> dict[str, Any]:
+    """Shortest path over links in either direction, at most ``max_depth`` hops (1–12)."""
+    if not 1 <= max_depth <= PATH_MAX_DEPTH:
+        raise ValidationError(f"maxDepth must be 1 to {PATH_MAX_DEPTH}")
+    wanted = check_collection(app, collection)
+    store = app.store()
+    proj = store.projection()
+    a = graph_node_for(app, store, proj, start)
+    b = graph_node_for(app, store, proj, goal)
+    outs, ins, degree = _adjacency(proj, wanted)
+
+    def steps(doc_id: int) -> Sequence[Step]:
+        out = [(e.id, e.target) for e in _ordered(proj, outs.get(doc_id, []), lambda e: e.target)]
+        back = [(e.id, e.source) for e in _ordered(proj, ins.get(doc_id, []), lambda e: e.source)]
+        return out + back
+
+    hops = shortest_path(a.id, b.id, steps, max_depth)
+    found = None
+    if hops is not None:
+        ids = [a.id] + [n for _, n in hops]
+        found = {
+            "nodes": [report_node(proj.docs[i], degree[i]) for i in ids],
+            "edges": [graph_link(proj.docs, proj.edges[e]) for e, _ in hops],
+        }
+    meta = base_meta(proj, wanted, NODE_LIMIT, EDGE_LIMIT, SIMILAR_TOP_K)
+    meta |= {
+        "returnedNodes": len(found["nodes"]) if found else 0,
+        "returnedEdges": len(found["edges"]) if found else 0,
+        "maxDepth": max_depth,
+        "found": found is not None,
+        "hops": len(hops) if hops is not None else None,
+    }
+    return {
+        "from": report_node(a, degree[a.id]),
+        "to": report_node(b, degree[b.id]),
+        "path": found,
+        "meta": meta,
+    }

@@ -1,0 +1,78 @@
+"""Shared by the graph and journal handlers: document refs → projection nodes, node
+shapes of the wire schemas, collection checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gno.app import App
+from gno.core.identity import parse_ref
+from gno.core.link_resolver import Doc
+from gno.core.typed_graph import Projection, TypedEdge
+from gno.errors import DocumentNotFoundError, NotFoundError, ValidationError
+from gno.ports import Store
+from gno.services.documents import resolve
+
+
+def check_collection(app: App, name: str | None) -> str | None:
+    """The collection's canonical name; an unknown one is NOT_FOUND."""
+    if name is None:
+        return None
+    found = app.config.find(name.strip())
+    if found is None:
+        raise NotFoundError(f"Collection not found: {name}")
+    return found.name
+
+
+def node_for(app: App, store: Store, proj: Projection, ref: str) -> Doc:
+    """The active document a ref names (``#docid``, ``gno://…``, ``collection/path``)."""
+    doc = resolve(app, store, parse_ref(ref))
+    if doc is None or doc.id not in proj.docs:
+        raise DocumentNotFoundError(f"Document not found: {ref}")
+    return proj.docs[doc.id]
+
+
+def graph_node_for(app: App, store: Store, proj: Projection, ref: str) -> Doc:
+    """Graph-node refs: any document ref, or a bare relPath or an exact title."""
+    text = ref.strip()
+    if not text:
+        raise ValidationError("Reference cannot be empty")
+    try:
+        return node_for(app, store, proj, text)
+    except (ValidationError, DocumentNotFoundError):
+        for ids in (proj.resolver.by_rel_path(text), proj.resolver.by_title(text)):
+            if ids:
+                return proj.docs[ids[0]]
+        raise NotFoundError(f"Graph node not found: {ref}") from None
+
+
+def node(doc: Doc) -> dict[str, Any]:
+    """``{id, uri, title, collection, relPath}``: the node of impact/graph-query."""
+    return {
+        "id": doc.docid,
+        "uri": doc.uri,
+        "title": doc.title,
+        "collection": doc.collection,
+        "relPath": doc.rel_path,
+    }
+
+
+def endpoint(doc: Doc) -> dict[str, str]:
+    return {"id": doc.docid, "uri": doc.uri}
+
+
+def step(proj: Projection, edge: TypedEdge) -> dict[str, Any]:
+    """One typed edge as an evidence step (impact@1.0)."""
+    return {
+        "source": endpoint(proj.docs[edge.source]),
+        "target": endpoint(proj.docs[edge.target]),
+        "edgeType": edge.edge_type,
+        "relationType": edge.edge_type,
+        "confidence": edge.confidence,
+        "edgeSource": edge.edge_source,
+    }
+
+
+def edge_order(proj: Projection, edge: TypedEdge) -> tuple[str, str, str]:
+    """Deterministic order of edges: type, source URI, target URI."""
+    return edge.edge_type, proj.docs[edge.source].uri, proj.docs[edge.target].uri

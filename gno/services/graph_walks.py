@@ -1,0 +1,143 @@
+"""Bounded walks over the typed edge layer: ``impact`` (who depends on a document) and
+``graph query`` (typed traversal)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import Any
+
+from gno_contracts.models.graph_query import GraphQuery
+from gno_contracts.models.graph_query_input import GraphQueryInput
+from gno_contracts.models.impact import Impact
+from gno_contracts.models.impact_input import ImpactInput
+
+from gno.app import App
+from gno.core.relations import EDGE_TYPE
+from gno.core.traversal import Caps, Step, walk
+from gno.core.typed_graph import Projection, TypedEdge
+from gno.errors import ValidationError
+from gno.services.graph_refs import edge_order, node, node_for, step
+
+
+def _stepper(
+    proj: Projection, direction: str, edge_type: str | None = None
+) -> Callable[[int], Sequence[Step]]:
+    """Neighbour steps of a node, sorted by edge type, source URI, target URI (cached per walk)."""
+
+    @cache
+    def steps(doc_id: int) -> Sequence[Step]:
+        found: list[tuple[tuple[str, str, str], Step]] = []
+        if direction in ("out", "both"):
+            for edge in proj.out.get(doc_id, ()):
+                if edge_type is None or edge.edge_type == edge_type:
+                    found.append((edge_order(proj, edge), (edge.id, edge.target)))
+        if direction in ("in", "both"):
+            for edge in proj.inbound.get(doc_id, ()):
+                if edge_type is None or edge.edge_type == edge_type:
+                    found.append((edge_order(proj, edge), (edge.id, edge.source)))
+        found.sort()
+        return tuple(s for _, s in found)
+
+    return steps
+
+
+def impact(app: App, inp: ImpactInput) -> Impact:
+    store = app.store()
+    proj = store.projection()
+    root = node_for(app, store, proj, inp.ref)
+    caps = Caps(inp.maxDepth, inp.maxNodes, inp.maxEdges, inp.frontierLimit, inp.visitedLimit)
+    result = walk(root.id, _stepper(proj, "in"), caps)
+    impacted = []
+    for doc_id in result.order[1:]:
+        edges = [proj.edges[e] for e in result.path(doc_id)]
+        first = edges[0]
+        impacted.append(
+            (
+                (result.depth[doc_id], *edge_order(proj, first)),
+                {
+                    "document": node(proj.docs[doc_id]),
+                    "depth": result.depth[doc_id],
+                    "evidencePath": [step(proj, e) for e in edges],
+                },
+            )
+        )
+    impacted.sort(key=lambda item: item[0])
+    return Impact.model_validate(
+        {
+            "schemaVersion": "1.0",
+            "root": node(root),
+            "impacted": [item for _, item in impacted],
+            "meta": {
+                "maxDepth": caps.max_depth,
+                "maxNodes": caps.max_nodes,
+                "maxEdges": caps.max_edges,
+                "frontierLimit": caps.frontier_limit,
+                "visitedLimit": caps.visited_limit,
+                "returnedNodes": len(result.order),
+                "returnedEdges": len(result.edges),
+                "truncated": result.truncated,
+                "warnings": result.reasons,
+            },
+        }
+    )
+
+
+def edge_type_filter(edge_type: str | None, relation: str | None) -> str | None:
+    """``edgeType`` and its alias ``relation``: both given must match; lower snake case."""
+    if edge_type and relation and edge_type != relation:
+        raise ValidationError("edgeType and relation must match when both are given")
+    wanted = edge_type or relation
+    if wanted is not None and not EDGE_TYPE.match(wanted):
+        raise ValidationError(f"Invalid edge type (lower snake case expected): {wanted}")
+    return wanted
+
+
+def graph_query(app: App, inp: GraphQueryInput) -> GraphQuery:
+    wanted = edge_type_filter(inp.edgeType, inp.relation)
+    store = app.store()
+    proj = store.projection()
+    root = node_for(app, store, proj, inp.ref)
+    direction = str(getattr(inp.direction, "value", inp.direction or "both"))
+    caps = Caps(inp.maxDepth, inp.maxNodes, inp.maxNodes * 50, inp.frontierLimit, inp.visitedLimit)
+    result = walk(root.id, _stepper(proj, direction, wanted), caps, cross_edges=True)
+    nodes = [
+        node(proj.docs[doc_id]) | {"depth": result.depth[doc_id], "graphHints": []}
+        for doc_id in result.order
+    ]
+    edges = sorted(
+        ((proj.edges[e], depth) for e, depth in result.edges),
+        key=lambda item: (item[1], *edge_order(proj, item[0])),
+    )
+    return GraphQuery.model_validate(
+        {
+            "schemaVersion": "1.0",
+            "root": nodes[0],
+            "nodes": nodes,
+            "edges": [_query_edge(proj, e, depth) for e, depth in edges],
+            "meta": {
+                "direction": direction,
+                "edgeType": wanted,
+                "maxDepth": caps.max_depth,
+                "maxNodes": caps.max_nodes,
+                "frontierLimit": caps.frontier_limit,
+                "visitedLimit": caps.visited_limit,
+                "returnedNodes": len(nodes),
+                "returnedEdges": len(edges),
+                "truncated": result.truncated,
+                "warnings": result.reasons,
+            },
+        }
+    )
+
+
+def _query_edge(proj: Projection, edge: TypedEdge, depth: int) -> dict[str, Any]:
+    return {
+        "source": proj.docs[edge.source].docid,
+        "target": proj.docs[edge.target].docid,
+        "edgeType": edge.edge_type,
+        "relationType": edge.edge_type,
+        "confidence": edge.confidence,
+        "edgeSource": edge.edge_source,
+        "depth": depth,
+    }

@@ -1,0 +1,176 @@
+"""``changes`` and ``diff``: reading the knowledge delta journal (engine.md §8.1).
+
+Entries are metadata only; ``diff`` reports a document's structural change from its
+retained entry and says plainly when history is partial, expired or absent.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import OrderedDict
+from datetime import UTC, datetime
+from typing import Any
+
+from gno_contracts.models.changes import Change, Changes
+from gno_contracts.models.changes_input import ChangesInput
+from gno_contracts.models.diff_input import DiffInput
+from gno_contracts.models.document_diff import DocumentDiff
+
+from gno.app import App
+from gno.core import journal as j
+from gno.core.identity import parse_ref
+from gno.errors import DocumentNotFoundError
+from gno.ports import Store
+from gno.rows import JournalRow
+from gno.services.documents import _check_index
+from gno.services.graph_refs import check_collection
+
+# A journal entry never changes once written and its sequence is never reused, so the
+# validated model of an entry can be kept: a resident server validates each entry once.
+MODEL_CACHE = 1024  # entries per open store: one full page (a few MB at most)
+_models: weakref.WeakKeyDictionary[Store, OrderedDict[int, Change]] = weakref.WeakKeyDictionary()
+
+
+def _change_models(store: Store, rows: list[JournalRow]) -> list[Change]:
+    cache = _models.setdefault(store, OrderedDict())
+    found = []
+    for row in rows:
+        model = cache.get(row.sequence)
+        if model is None:
+            model = Change.model_validate(change_payload(row))
+            cache[row.sequence] = model
+            if len(cache) > MODEL_CACHE:
+                cache.popitem(last=False)
+        found.append(model)
+    return found
+
+
+def change_payload(row: JournalRow) -> dict[str, Any]:
+    return {
+        "id": j.change_id(row.sequence),
+        "kind": row.kind,
+        "collection": row.collection,
+        "observedAt": row.observed_at,
+        **row.entry,
+    }
+
+
+def changes(app: App, inp: ChangesInput) -> Changes:
+    collection = check_collection(app, inp.collection)
+    since = j.parse_since(inp.since, datetime.now(UTC))
+    store = app.store()
+    state = store.journal_state()
+    page: dict[str, Any] = {
+        "nextCursor": None,
+        "earliestCursor": j.encode_cursor(state.floor),
+        "latestCursor": j.encode_cursor(state.last_sequence),
+        "cursorExpired": False,
+        "truncated": False,
+        "retentionTruncated": False,
+    }
+    warnings: list[str] = []
+    if since.sequence is not None and since.sequence < state.floor:
+        page |= {"cursorExpired": True, "retentionTruncated": True}
+        warnings.append(
+            "cursor is older than the retained journal; start again from earliestCursor"
+        )
+        return Changes.model_validate(
+            {"schemaVersion": "1.0", "changes": [], "page": page, "warnings": warnings}
+        )
+    limit = inp.limit or j.PAGE_DEFAULT
+    after = since.sequence or 0
+    rows = store.journal_page(after, since.time, collection, limit + 1)
+    if len(rows) > limit:
+        rows = rows[:limit]
+        page["truncated"] = True
+        page["nextCursor"] = j.encode_cursor(rows[-1].sequence)
+    if state.floor > 0 and since.sequence is None:
+        oldest = store.journal_page(state.floor, None, None, 1)
+        page["retentionTruncated"] = (
+            since.time is None or not oldest or oldest[0].observed_at > since.time
+        )
+    return Changes.model_validate(
+        {
+            "schemaVersion": "1.0",
+            "changes": _change_models(store, rows),
+            "page": page,
+            "warnings": warnings,
+        }
+    )
+
+
+def _history(row: JournalRow) -> dict[str, Any]:
+    if row.entry["structureDelta"].get("truncated"):
+        return {"status": "partial", "reason": "structure_delta_truncated"}
+    return {"status": "available", "reason": None}
+
+
+def diff(app: App, inp: DiffInput) -> DocumentDiff:
+    ref = parse_ref(inp.ref)
+    _check_index(app, ref)
+    store = app.store()
+    if ref.docid:
+        found = store.documents_by_docid(ref.docid)
+        doc = found[0] if found else None
+    else:
+        assert ref.collection and ref.rel_path
+        doc = store.document_by_path(ref.collection, ref.rel_path)
+    if doc is None or not doc.docid:
+        raise DocumentNotFoundError(f"Document not found: {inp.ref}")
+    document = {
+        "id": doc.docid,
+        "uri": doc.uri,
+        "title": doc.title,
+        "collection": doc.collection,
+        "relPath": doc.rel_path,
+        "active": doc.active,
+    }
+    payload: dict[str, Any] = {
+        "schemaVersion": "1.0",
+        "document": document,
+        "content": {"status": "not_retained", "reason": "journal_metadata_only"},
+        "warnings": [],
+        "change": None,
+    }
+    row: JournalRow | None
+    if inp.change is not None:
+        sequence = j.parse_change_id(inp.change)
+        if sequence <= store.journal_state().floor:
+            return DocumentDiff.model_validate(
+                payload
+                | {
+                    "status": "expired",
+                    "history": {"status": "unavailable", "reason": "change_expired"},
+                }
+            )
+        row = store.journal_entry(sequence)
+        if row is not None and not _about(row, doc.collection, doc.rel_path):
+            row = None
+        if row is None:
+            return DocumentDiff.model_validate(
+                payload
+                | {
+                    "status": "unavailable",
+                    "history": {"status": "unavailable", "reason": "change_not_found"},
+                }
+            )
+    else:
+        row = store.journal_latest(doc.collection, doc.rel_path)
+        if row is None:
+            return DocumentDiff.model_validate(
+                payload
+                | {
+                    "status": "unavailable",
+                    "history": {"status": "unavailable", "reason": "no_retained_change"},
+                }
+            )
+    return DocumentDiff.model_validate(
+        payload | {"status": "available", "change": change_payload(row), "history": _history(row)}
+    )
+
+
+def _about(row: JournalRow, collection: str, rel_path: str) -> bool:
+    if row.collection != collection:
+        return False
+    paths = {(row.entry.get(side) or {}).get("relPath") for side in ("previous", "current")}
+    return rel_path in paths
