@@ -1,10 +1,9 @@
 """Ports: the narrow interfaces the engine depends on.
 
-Services receive adapters through these protocols and never import an adapter
-module: converters, models (embedder, reranker, generator), the index (one Protocol
-per concern: reads, writes, vectors, graph, caches, meta; ``Store`` is all of them)
-and what a resident server says about itself. Invariants each adapter must keep are
-in the docstrings.
+Services receive adapters through these protocols and never import an adapter module:
+converters, models, the index (one Protocol per concern: reads, writes, vectors, graph,
+journal, caches, meta; ``Store`` is all of them) and what a resident server says about
+itself. Invariants each adapter must keep are in the docstrings.
 """
 
 from __future__ import annotations
