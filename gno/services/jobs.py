@@ -91,7 +91,7 @@ def refuse_shell_commands(inp: Any) -> None:
 
 
 def start_update(app: App, inp: UpdateInput) -> McpSyncResult:
-    from gno.services.sync import check_paths
+    from gno.services.sync_paths import check_paths
 
     refuse_shell_commands(inp)
     collections = _collections(app, inp.collection)
@@ -292,7 +292,7 @@ def job_list(app: App, inp: JobListInput) -> McpJobList:
 def _widen(waiting: UpdateInput, incoming: UpdateInput) -> UpdateInput:
     """A sync joining a waiting one: listed files add up (past the limit, or with a
     whole-collection request, the pass covers the whole collection); gitPull sticks."""
-    from gno.services.sync import MAX_SYNC_PATHS
+    from gno.services.sync_paths import MAX_SYNC_PATHS
 
     paths = None
     if waiting.paths is not None and incoming.paths is not None:
@@ -307,7 +307,7 @@ def _widen(waiting: UpdateInput, incoming: UpdateInput) -> UpdateInput:
 def submit_sync(app: App, inp: UpdateInput, origin: str = "sync") -> Job:
     """REST (or file watcher) sync: checked now (collection, paths), then started, queued
     or joined."""
-    from gno.services.sync import check_paths
+    from gno.services.sync_paths import check_paths
 
     refuse_shell_commands(inp)
     _collections(app, inp.collection)

@@ -30,15 +30,15 @@ from gno.config import Collection, load_config
 from gno.core.globs import FileRules
 from gno.core.identity import make_uri, normalize_collection_name
 from gno.core.mime import SUPPORTED_EXTENSIONS, sniff_mime
-from gno.errors import Cancelled, InvalidPathError, NotFoundError, ValidationError
+from gno.errors import Cancelled, NotFoundError
 from gno.index_lock import index_guard
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular, special_kind
 from gno.ingest.walker import WalkEntry, inside, walk
 from gno.ports import INVALID_NAME, READ_ERROR, TOO_LARGE, UNSUPPORTED, Store
 from gno.rows import DocState, SourceFile
-from gno.services.collections import check_file_name
 from gno.services.index_guard import CollectionChangedError, SyncGuard
+from gno.services.sync_paths import check_paths
 from gno.services.sync_plan import ContentStep, Step, SyncPlan, content_step, plan_sync
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
@@ -165,7 +165,7 @@ class CollectionSync:
         return self.tally
 
     def run_paths(self, rel_paths: list[str]) -> CollectionTally:
-        """Re-read only these files (checked by ``resolve_paths``); one that is gone leaves the index."""
+        """Re-read only these files (checked by ``sync_paths.resolve_paths``); one that is gone leaves the index."""
         root = Path(self.coll.path).expanduser()
         if not root.is_dir():
             self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
@@ -380,68 +380,12 @@ class CollectionSync:
         )
 
 
-MAX_SYNC_PATHS = 256
-
-
 def _storable(rel: str) -> bool:
     try:
         rel.encode("utf-8")
     except UnicodeEncodeError:  # undecodable bytes come back from the OS as lone surrogates
         return False
     return True
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def resolve_paths(collection: Collection, paths: list[str]) -> list[str]:
-    """The listed files as collection-relative paths, each one a file the collection indexes
-    (or one that no longer exists). Anything else is refused before any work starts."""
-    root = os.path.abspath(os.path.expanduser(collection.path))
-    real_root = os.path.realpath(root)
-    rules = FileRules.build(
-        collection.pattern, collection.include, collection.exclude, SUPPORTED_EXTENSIONS
-    )
-    resolved: list[str] = []
-    for given in paths:
-        check_file_name(given)
-        candidate = os.path.normpath(os.path.join(root, os.path.expanduser(given)))
-        if not _inside(candidate, root) or candidate == root:
-            raise InvalidPathError(f"Path is outside collection {collection.name}: {given}")
-        rel = os.path.relpath(candidate, root).replace(os.sep, "/")
-        if os.path.lexists(candidate):
-            real = os.path.realpath(candidate)
-            if not _inside(real, real_root):
-                raise InvalidPathError(
-                    f"Path leaves collection {collection.name} through a link: {given}"
-                )
-            if os.path.isdir(real):
-                raise InvalidPathError(f"Path is a directory, not a file: {given}")
-        if any(part.startswith(".") for part in rel.split("/")) or not rules.accepts(rel):
-            raise InvalidPathError(
-                f"Collection {collection.name} does not index this file (pattern, include "
-                f"or exclude rules): {given}"
-            )
-        if rel not in resolved:
-            resolved.append(rel)
-    return resolved
-
-
-def check_paths(app: App, inp: UpdateInput) -> list[str] | None:
-    """Validate ``paths`` of an update: only with one collection, never with gitPull."""
-    if inp.paths is None:
-        return None
-    if not inp.collection:
-        raise ValidationError("paths needs collection")
-    if inp.gitPull:
-        raise ValidationError("paths cannot be combined with gitPull")
-    if not inp.paths or len(inp.paths) > MAX_SYNC_PATHS:
-        raise ValidationError(f"paths must list 1 to {MAX_SYNC_PATHS} files")
-    collection = app.config.find(inp.collection)
-    if collection is None:
-        raise NotFoundError(f"Collection not found: {inp.collection}")
-    return resolve_paths(collection, inp.paths)
 
 
 def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> SyncResult:
