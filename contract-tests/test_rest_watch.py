@@ -192,7 +192,8 @@ def test_watched_changes_become_searchable_and_stream_as_events(tmp_path: Path) 
 def test_a_folder_renamed_away_is_reported_without_paths_and_clears(tmp_path: Path) -> None:
     env = build_corpus(tmp_path / "home", vectors=False)
     misc = roots(env)["misc"]
-    with running(env) as srv:
+    # gno.example.org: an allowed Host that names no loopback address (a remote caller)
+    with running(env, "--mcp-allowed-host", "gno.example.org") as srv:
         wait_watching(srv.url, "notes", "misc")
         assert status(srv.url)["health"]["state"] in ("healthy", "needs-attention")
         misc.rename(misc.with_name("misc-away"))

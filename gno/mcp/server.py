@@ -25,6 +25,7 @@ from gno import __version__
 from gno.app import App
 from gno.errors import GnoError, NotFoundError
 from gno.mcp.tools import Outcome, call, failure, tools
+from gno.mcp.wire import guarded, stdio_relay
 
 RESOURCE_NOT_FOUND = -32002  # MCP's code for an unknown resource
 TEMPLATE = "gno://{collection}/{+path}"
@@ -91,8 +92,7 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
         from gno.services.resources import MIME
         from gno.services.resources import list_resources as page_of
 
-        cursor = getattr(params, "cursor", None) if params else None
-        offset = int(cursor) if cursor and cursor.isdigit() else 0
+        offset = _cursor_offset(getattr(params, "cursor", None) if params else None)
         try:
             page, following = await anyio.to_thread.run_sync(
                 partial(_locked, lock, page_of, app, offset)
@@ -145,12 +145,27 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
         get_tool_input_schema=lambda name: (
             available[name].input_schema if name in available else None
         ),
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_list_resource_templates=list_templates,
-        on_read_resource=read_resource,
+        on_list_tools=guarded(list_tools),
+        on_call_tool=guarded(call_tool),
+        on_list_resources=guarded(list_resources),
+        on_list_resource_templates=guarded(list_templates),
+        on_read_resource=guarded(read_resource),
     )
+
+
+MAX_CURSOR_DIGITS = 12
+
+
+def _cursor_offset(cursor: str | None) -> int:
+    """The offset a ``nextCursor`` of ours stands for; anything else is -32602."""
+    if cursor is None or cursor == "":
+        return 0
+    if not (cursor.isascii() and cursor.isdigit() and len(cursor) <= MAX_CURSOR_DIGITS):
+        raise MCPError(
+            code=t.INVALID_PARAMS,
+            message="Invalid cursor: pass the nextCursor of the previous page",
+        )
+    return int(cursor)
 
 
 def _locked(lock: threading.Lock, fn: Any, *args: Any) -> Any:
@@ -167,7 +182,12 @@ async def serve_stdio(app: App, *, enable_write: bool, profile: str) -> None:
     app.mode = "stdio"
     server = build_server(app, enable_write=enable_write, profile=profile)
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+        # Lines the SDK cannot decode are answered by the relay (wire.py), not dropped.
+        inbound, decoded = anyio.create_memory_object_stream[Any](0)
+        async with anyio.create_task_group() as group:
+            group.start_soon(stdio_relay, read, write, inbound)
+            await server.run(decoded, write, server.create_initialization_options())
+            group.cancel_scope.cancel()
 
 
 def http_app(

@@ -25,6 +25,7 @@ from gno_contracts.operations import OPERATIONS, Operation
 
 from gno.app import App
 from gno.core.input_keys import known_arguments
+from gno.core.wire_values import unusable_value
 from gno.errors import GnoError
 from gno.mcp.texts import render_text
 
@@ -135,6 +136,8 @@ def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
 
     from gno.services import handler, model
 
+    if problem := unusable_value(arguments):  # lone surrogates, NaN/Infinity
+        return failure("VALIDATION", f"Invalid arguments: {problem}")
     arguments = known_arguments(tool.input_schema, arguments)  # GNO ignores unknown keys
     if problem := argument_error(tool, arguments):
         return failure("VALIDATION", problem)

@@ -160,10 +160,8 @@ class GateMiddleware:
 
     def _refusal(self, scope: Scope) -> str | None:
         path = scope.get("path", "")
-        token = _header(scope, b"x-gno-token")
-        token_ok = (
-            bool(self.gates.token) and token is not None and _same(token, self.gates.token or "")
-        )
+        token, expected = _header(scope, b"x-gno-token"), self.gates.token
+        token_ok = bool(expected) and token is not None and _same(token, expected or "")
         protected = path.startswith("/api/") and path != "/api/health"
         if self.gates.token and protected and not token_ok:
             return "UNAUTHORIZED"

@@ -1,0 +1,120 @@
+"""JSON-RPC errors for what the MCP SDK cannot read, and for handler failures.
+
+The SDK's stdio transport hands a line it cannot decode to the session as an exception,
+and the session drops it: the client waits forever for its answer. ``stdio_relay`` sits
+between the transport and the server and answers such a line itself, as JSON-RPC says:
+
+- not JSON at all: -32700 (id null);
+- JSON, but no JSON-RPC request (not an object, bad ``jsonrpc``/``id``/``method``/
+  ``params``): -32600, with the request's id when it has a usable one;
+- a request the SDK's strict parser refused while Python's accepts it (a lone UTF-16
+  surrogate, NaN/Infinity): -32602 with the request's id;
+- a notification (no id) or a stray response: no answer, as JSON-RPC wants.
+
+``guarded`` turns an unexpected exception of a request handler into -32603 with a fixed
+message (the SDK would send code 0 and the exception's text); the trace goes to stderr.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import anyio
+import mcp_types as t
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+
+from gno.core.wire_values import unusable_value
+
+INTERNAL_MESSAGE = "Internal error; the server log has the details"
+R = TypeVar("R")
+
+
+def _usable_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _reply(request_id: Any, code: int, message: str) -> SessionMessage:
+    error = t.JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=t.ErrorData(code=code, message=message)
+    )
+    return SessionMessage(error)
+
+
+def error_reply(exc: Exception) -> SessionMessage | None:
+    """The answer to a message the SDK could not decode, or None when none is due."""
+    raw = _message_of(exc)
+    strict_refused = isinstance(raw, str | bytes)  # the SDK's parser rejected the text
+    parsed = raw
+    if strict_refused:
+        try:
+            parsed = json.loads(raw)
+        except (ValueError, RecursionError):
+            return _reply(None, t.PARSE_ERROR, "Parse error: the line is not JSON")
+    if not isinstance(parsed, dict):
+        return _reply(None, t.INVALID_REQUEST, "Invalid Request: not a JSON-RPC object")
+    if "method" not in parsed and ("result" in parsed or "error" in parsed):
+        return None  # a malformed response to one of ours: nobody waits for an answer
+    if "id" not in parsed and isinstance(parsed.get("method"), str):
+        return None  # a notification: never answered
+    request_id = parsed.get("id") if _usable_id(parsed.get("id")) else None
+    if strict_refused and request_id is not None and (problem := unusable_value(parsed)):
+        where, _, what = problem.partition(": ")
+        return _reply(request_id, t.INVALID_PARAMS, f"Invalid params: {where}: {what}")
+    if strict_refused:
+        return _reply(request_id, t.PARSE_ERROR, "Parse error: the line is not valid JSON")
+    return _reply(
+        request_id, t.INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request or notification"
+    )
+
+
+def _message_of(exc: Exception) -> Any:
+    """What the SDK failed to decode: the line itself (not JSON to its parser), else the
+    decoded message, found among its union errors (some only show the failing field)."""
+    errors = exc.errors() if hasattr(exc, "errors") else []
+    for error in errors:
+        if error.get("type") == "json_invalid":
+            return error.get("input")
+    inputs = [e.get("input") for e in errors]
+    for value in inputs:
+        if isinstance(value, dict) and {"jsonrpc", "id", "method"} & set(value):
+            return value
+    return inputs[0] if inputs else None
+
+
+async def stdio_relay(
+    read: Any, write: Any, inbound: anyio.abc.ObjectSendStream[SessionMessage | Exception]
+) -> None:
+    """Forward decoded messages to the server; answer undecodable ones on ``write``."""
+    async with inbound:
+        async for item in read:
+            if isinstance(item, Exception):
+                reply = error_reply(item)
+                if reply is not None:
+                    try:
+                        await write.send(reply)
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        return
+                continue
+            await inbound.send(item)
+
+
+def guarded(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
+    """A request handler whose unexpected failures are -32603, never code 0 with a trace."""
+
+    @functools.wraps(handler)
+    async def run(*args: Any, **kwargs: Any) -> R:
+        try:
+            return await handler(*args, **kwargs)
+        except MCPError:
+            raise
+        except Exception:
+            traceback.print_exc(file=sys.stderr)  # stdout belongs to the protocol
+            raise MCPError(code=t.INTERNAL_ERROR, message=INTERNAL_MESSAGE) from None
+
+    return run
