@@ -48,6 +48,7 @@ snapshots: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check gno schemas tests contract-tests bench
 	$(BIN)/ruff format --check gno schemas tests contract-tests bench
+	$(BIN)/mypy
 
 unit: $(STAMP)
 	$(BIN)/pytest -n 2 tests

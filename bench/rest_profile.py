@@ -255,7 +255,7 @@ def report(env: dict[str, str], args: argparse.Namespace) -> None:
     from gno.paths import resolve_paths
     from gno.rest.app import ServeOptions, create_app
 
-    api = create_app(App(resolve_paths()), options=ServeOptions(mcp=False, drain_on_shutdown=False))
+    api = create_app(App(resolve_paths()), options=ServeOptions(mcp=None, drain_on_shutdown=False))
     try:
         full = full_requests(api, args.requests, "unique", args.profile)
         hits = full_requests(api, args.requests, "repeated")

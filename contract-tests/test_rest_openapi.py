@@ -78,7 +78,7 @@ def api_schema(
 
     owner = App(resolve_paths())
     # No file watcher: fuzzed collection adds must not start background syncs.
-    api = create_app(owner, options=ServeOptions(mcp=False, watch=False, drain_on_shutdown=False))
+    api = create_app(owner, options=ServeOptions(mcp=None, watch=False, drain_on_shutdown=False))
     try:
         yield schemathesis.openapi.from_asgi("/openapi.json", api)
     finally:

@@ -13,14 +13,17 @@ import threading
 import time
 from pathlib import Path
 
-import apsw
 import pytest
 from contract_helpers import gno_env, run_gno
 from rest_helpers import start_server
 
 httpx = pytest.importorskip("httpx")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.index_consistency import assert_consistent  # noqa: E402
+from tests.index_consistency import (  # noqa: E402
+    assert_consistent,
+    wait_for_documents,
+    writes_held,
+)
 
 FILES = 3000
 DEADLINE = 60
@@ -32,17 +35,17 @@ def _own_servers(request: pytest.FixtureRequest) -> None:
         pytest.skip("starts its own gno serve processes")
 
 
-def _documents(db: Path) -> int:
-    if not db.exists():
-        return 0
-    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        conn.setbusytimeout(1000)
-        return int(conn.execute("SELECT count(*) FROM documents").fetchone()[0])
-    except apsw.Error:  # the schema is still being created
-        return 0
-    finally:
-        conn.close()
+def _wait_until_draining(url: str) -> None:
+    """Until the server refuses new requests (503) or stops listening: it got the signal."""
+    deadline = time.monotonic() + DEADLINE
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/api/health", timeout=5).status_code == 503:
+                return
+        except httpx.TransportError:
+            return
+        time.sleep(0.02)
+    raise AssertionError("the server did not start draining")
 
 
 def _lock_is_free(data_dir: Path) -> bool:
@@ -62,6 +65,8 @@ def test_sigterm_mid_sync_exits_cleanly_and_keeps_the_index_consistent(tmp_path:
     for i in range(FILES):
         (root / f"n{i:04d}.md").write_text(f"# Note {i}\n\n" + f"word{i} shared text " * 40)
     env = gno_env(tmp_path / "home")
+    # The job waits for the lock this test holds instead of failing with LOCKED.
+    env["GNO_BUSY_TIMEOUT_MS"] = "120000"
     for args in (["init", "--json"], ["collection", "add", str(root), "--name", "many"]):
         assert run_gno(env, *args).returncode == 0
     db = Path(env["GNO_DATA_DIR"]) / "index-default.sqlite"
@@ -70,11 +75,13 @@ def test_sigterm_mid_sync_exits_cleanly_and_keeps_the_index_consistent(tmp_path:
     try:
         started = httpx.post(f"{srv.url}/api/sync", json={})
         assert started.status_code == 202 and started.json()["status"] == "running"
-        deadline = time.monotonic() + DEADLINE
-        while _documents(db) == 0:  # the first batch is committed: the job is mid-way
-            assert time.monotonic() < deadline, "no batch was committed"
-            time.sleep(0.05)
-        srv.proc.send_signal(signal.SIGTERM)
+        wait_for_documents(db, DEADLINE)  # the first batch is committed: the job is mid-way
+        # SIGTERM goes out while the job provably has files left: it cannot commit while
+        # the write lock is held here. The lock is let go once the server is draining.
+        with writes_held(db) as before:
+            assert 0 < before < FILES, "the sync finished before it could be interrupted"
+            srv.proc.send_signal(signal.SIGTERM)
+            _wait_until_draining(srv.url)
         assert srv.proc.wait(timeout=DEADLINE) == 0  # drain deadline 10 s, plus margin
     finally:
         if srv.proc.poll() is None:
@@ -89,7 +96,7 @@ def test_sigterm_mid_sync_exits_cleanly_and_keeps_the_index_consistent(tmp_path:
     assert _lock_is_free(Path(env["GNO_DATA_DIR"]))
 
     docs = assert_consistent(db)
-    assert 0 < docs <= FILES
+    assert before <= docs < FILES  # the job stopped: committed batches stay, no more
     final = json.loads(run_gno(env, "update", "--json").stdout)
     assert final["totalFilesAdded"] == FILES - docs
     assert assert_consistent(db) == FILES == len(list(root.iterdir()))

@@ -290,7 +290,7 @@ def test_events_are_503_while_shutting_down(tmp_path: Path) -> None:
     from gno.rest.app import ServeOptions, create_app
 
     app = App(Paths(tmp_path / "index.yml", tmp_path / "data", tmp_path / "cache", "default"))
-    api = create_app(app, options=ServeOptions(mcp=False, watch=False, drain_on_shutdown=False))
+    api = create_app(app, options=ServeOptions(mcp=None, watch=False, drain_on_shutdown=False))
     runtime = api.state.runtime
     runtime.stop_background()  # what the signal does first
 

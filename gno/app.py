@@ -1,31 +1,31 @@
-"""The composition root: one ``App`` per process (CLI run, server, test).
+"""The composition root: it reads the environment and the config file and wires adapters.
 
-It is the only place that reads the environment and the config file and wires
-adapters; services get everything they need from it. The config is mirrored
-into the index (collections, contexts) and re-read only when ``index.yml``
-changed, so read commands such as ``gno search`` never parse YAML.
+An ``App`` is what a handler is called with: the paths, the config (mirrored into the
+index and re-read only when ``index.yml`` changed, so read commands such as ``gno
+search`` never parse YAML), one store connection, and the process-wide parts it is given:
+
+- ``models`` (``gno/app_models.py``): the loaded models, shared by every App of the
+  process (the owner of `gno serve`, its readers, its jobs);
+- ``jobs`` (``services/job_runtime.py``): the background jobs, made on first use;
+- ``server``: what a resident server tells handlers about itself (``ServerState``),
+  None outside `gno serve`/`gno daemon`.
+
+``derive()`` makes another App for the same process: same models, jobs and server, its
+own connection (a reader of the pool, a job).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
 
 from gno.adapters.sqlite.store import SqliteStore
+from gno.app_models import Models, model_uri
 from gno.config import Config, load_config, save_config
-from gno.errors import GnoError, NotInitializedError, UnavailableError
+from gno.errors import NotInitializedError
 from gno.paths import Paths
-from gno.ports import Embedder, Generator, Reranker
-
-GENERATOR_ROLES = ("expand", "gen")
-EXPAND_CONTEXT = 2048  # models.expandContextSize default (engine.md §1.7)
-INFERENCE_TIMEOUT_MS = 30_000  # models.inferenceTimeout default: one HTTP model request
-
-if TYPE_CHECKING:
-    from gno.retrieval_config import RetrievalConfig
-    from gno.services.jobs import JobManager
+from gno.ports import Embedder, Generator, Reranker, ServerState, Store
+from gno.retrieval_config import RetrievalConfig
+from gno.services.job_runtime import JobManager
 
 
 def _stamp(st: os.stat_result) -> str:
@@ -41,183 +41,123 @@ def _seconds_env(name: str, default: float) -> float:
     return value / 1000 if value > 0 else default
 
 
-def _threads_env() -> int | None:
-    """``GNO_EMBED_THREADS``: llama.cpp threads for the local embedding model (default
-    min(2, cores)). On a machine other processes keep busy, 1 can be faster than 2: two
-    threads wait for each other at every step (bench/README.md "Batched embedding")."""
-    try:
-        value = int(os.environ.get("GNO_EMBED_THREADS", ""))
-    except ValueError:
-        return None
-    return value if 1 <= value <= 64 else None
-
-
 class App:
-    def __init__(self, paths: Paths) -> None:
+    def __init__(
+        self,
+        paths: Paths,
+        *,
+        models: Models | None = None,
+        jobs: JobManager[App] | None = None,
+        server: ServerState | None = None,
+        mode: str = "direct-cli",
+    ) -> None:
         self.paths = paths
+        self.models = models if models is not None else Models(paths.models_dir)
+        self._jobs = jobs
+        self.server = server
+        self.mode = mode  # resident-status mode of this process ("stdio" under `gno mcp`)
         self._store: SqliteStore | None = None
-        self._embedder: Embedder | None = None
-        self._reranker: Reranker | bool | None = None  # False: looked, none available
-        self._generators: dict[str, Generator | None] = {}  # None: looked, none available
-        self.embed_uri: str | None = None
-        self.mode = "direct-cli"  # resident-status mode of this process ("stdio" under `gno mcp`)
-        self.unavailable: dict[str, str] = {}  # optional role -> why it has no model
-        self.runtime: Any = None  # the resident runtime when `gno serve` owns this process
-        # Set on a background job's App: each sync appends its per-collection tallies
-        # (counts and changed documents), which become document-changed events.
-        self.change_log: list[Any] | None = None
+        self._config: Config | None = None
+        self._config_stamp: str | None = None  # index.yml as it was when _config was read
+        self._retrieval: tuple[Config, RetrievalConfig] | None = None  # parsed for that config
 
-    @cached_property
+    def derive(self) -> App:
+        """Another App of this process: the same models, jobs and server, its own
+        store connection and config."""
+        return App(
+            self.paths, models=self.models, jobs=self.jobs, server=self.server, mode=self.mode
+        )
+
+    # ---- config
+
+    @property
     def config(self) -> Config:
+        if self._config is None:
+            stamp = self._file_stamp()
+            try:
+                self._config = load_config(self.paths.config_file)
+            except FileNotFoundError:
+                raise NotInitializedError(
+                    f"GNO not initialized (no config at {self.paths.config_file}). Run: gno init"
+                ) from None
+            self._config_stamp = stamp
+        return self._config
+
+    @property
+    def retrieval(self) -> RetrievalConfig:
+        """The ``retrieval:`` switches of index.yml (every stage on when absent), parsed once
+        per config object: a reload or save gives a new one."""
+        config = self.config
+        if self._retrieval is None or self._retrieval[0] is not config:
+            from gno.retrieval_config import parse_retrieval
+
+            parsed = parse_retrieval(config.raw.get("retrieval"), str(self.paths.config_file))
+            self._retrieval = (config, parsed)
+        return self._retrieval[1]
+
+    def _file_stamp(self) -> str | None:
         try:
-            return load_config(self.paths.config_file)
+            return _stamp(self.paths.config_file.stat())
         except FileNotFoundError:
-            raise NotInitializedError(
-                f"GNO not initialized (no config at {self.paths.config_file}). Run: gno init"
-            ) from None
+            return None
 
     def save_config(self, config: Config) -> None:
         """Write index.yml atomically and mirror it into the index when one is open."""
         save_config(self.paths.config_file, config)
-        self.__dict__["config"] = config
-        self.__dict__.pop("retrieval", None)
+        self._config, self._config_stamp = config, self._file_stamp()
         if self._store is not None:
             self.sync_config_mirror(force=True)
 
     def reload_config(self) -> Config:
-        self.__dict__.pop("config", None)
-        self.__dict__.pop("retrieval", None)
+        self._config = None
         return self.config
 
-    @cached_property
-    def retrieval(self) -> RetrievalConfig:
-        """The ``retrieval:`` switches of index.yml (every stage on when absent)."""
-        from gno.retrieval_config import parse_retrieval
+    def refresh_config(self) -> None:
+        """Long-running servers: pick up index.yml edits made since this App read it. The
+        file itself is compared: another App of the process may already have mirrored the
+        edit into the index, which would hide it from this App's cached config."""
+        if self._config is not None and self._file_stamp() != self._config_stamp:
+            self._config = None
+        if self._store is not None:
+            self.sync_config_mirror()
 
-        return parse_retrieval(self.config.raw.get("retrieval"), str(self.paths.config_file))
+    # ---- jobs
 
-    @cached_property
-    def jobs(self) -> JobManager:
+    @property
+    def jobs(self) -> JobManager[App]:
         """Background jobs of this process (server surfaces); each job gets its own App."""
-        from gno.services.jobs import JobManager
+        if self._jobs is None:
+            self._jobs = JobManager(self.derive, App.close)
+        return self._jobs
 
-        return JobManager(lambda: App(self.paths))
+    # ---- models
+
+    def model_uri(self, role: str) -> str:
+        """URI of a role's model (env override, else the active preset), without loading it."""
+        return model_uri(self.config, role)
 
     def embed_model_uri(self) -> str:
         """URI of the active embedding model, without loading it."""
         return self.model_uri("embed")
 
+    @property
+    def embed_uri(self) -> str | None:
+        """The URI the loaded embedding model came from (None before it is loaded)."""
+        return self.models.embed_uri
+
+    @property
+    def unavailable(self) -> dict[str, str]:
+        """Optional role -> why it has no model (once it was looked up)."""
+        return self.models.unavailable
+
     def embedder(self) -> Embedder:
-        """The embedding model for this process, loaded once. A missing hf: model is downloaded
-        first when the download policy allows it; otherwise this fails fast naming the fix."""
-        if self._embedder is None:
-            from gno.models.availability import download_policy, local_model_file
-            from gno.models.catalog import parse_model_uri
-            from gno.ports import EmbeddingError
-
-            uri = self.embed_model_uri()
-            model = parse_model_uri(uri)
-            try:
-                if model.scheme == "http":  # an OpenAI-compatible server
-                    from gno.adapters.openai_http.embedder import HttpEmbedder
-
-                    self._embedder = HttpEmbedder(model.url or "", model.model)
-                else:
-                    path = local_model_file(
-                        "embed", model, self.paths.models_dir, download_policy()
-                    )
-                    from gno.adapters.llama.embedder import LlamaEmbedder
-
-                    self._embedder = LlamaEmbedder(path, n_threads=_threads_env())
-            except EmbeddingError as exc:
-                raise UnavailableError(
-                    f"Cannot load the embedding model {uri}: {exc.message}"
-                ) from exc
-            self.embed_uri = uri
-        return self._embedder
-
-    def model_uri(self, role: str) -> str:
-        """URI of a role's model (env override, else the active preset), without loading it."""
-        from gno.models.catalog import role_uri
-
-        return role_uri(role, self.config.raw)[0]
+        return self.models.embedder(self.config)
 
     def reranker(self) -> Reranker | None:
-        """The reranker, or None when none is available (reranking is optional: never an error)."""
-        if self._reranker is False:
-            return None
-        if self._reranker is None:
-            from gno.ports import RerankError
-
-            try:
-                self._reranker = self._load_optional("rerank")
-            except (RerankError, GnoError) as exc:  # not on disk, bad URI, not a RANK model
-                self.unavailable["rerank"] = getattr(exc, "message", str(exc))
-                self._reranker = False
-                return None
-        return self._reranker
-
-    def forget_missing_models(self) -> None:
-        """Optional roles found without a model are looked up again on next use (after a
-        pull); loaded models stay loaded."""
-        if self._reranker is False:
-            self._reranker = None
-        self._generators = {r: g for r, g in self._generators.items() if g is not None}
-        self.unavailable.clear()
+        return self.models.reranker(self.config)
 
     def generator(self, role: str) -> Generator | None:
-        """The ``expand`` or ``gen`` model, or None when it is not available (both are
-        optional: never an error; ``unavailable[role]`` says why)."""
-        if role not in GENERATOR_ROLES:
-            raise ValueError(f"not a generator role: {role}")
-        if role not in self._generators:
-            from gno.ports import GenerationError
-
-            try:
-                self._generators[role] = self._load_optional(role)
-            except (GenerationError, GnoError) as exc:
-                self.unavailable[role] = getattr(exc, "message", str(exc))
-                self._generators[role] = None
-        return self._generators[role]
-
-    def _load_optional(self, role: str) -> Any:
-        """Load an optional role's model: an OpenAI-compatible server or a local GGUF."""
-        from gno.models.availability import download_policy, local_model_file
-        from gno.models.catalog import parse_model_uri
-
-        model = parse_model_uri(self.model_uri(role))
-        if model.scheme == "http":
-            timeout = self._models_int("inferenceTimeout", INFERENCE_TIMEOUT_MS, 1) / 1000
-            if role == "rerank":
-                from gno.adapters.openai_http.reranker import HttpReranker
-
-                return HttpReranker(model.url or "", model.model, timeout=timeout)
-            from gno.adapters.openai_http.generator import HttpGenerator
-
-            return HttpGenerator(model.url or "", model.model, timeout=timeout)
-        # Optional roles use what is on disk: a query never waits on a large download
-        # (`gno models pull` fetches them); embedding downloads on demand, as it must.
-        cached_only = replace(download_policy(), allow_auto_download=False)
-        path = local_model_file(role, model, self.paths.models_dir, cached_only)
-        if role == "rerank":
-            from gno.adapters.llama.reranker import LlamaReranker
-
-            return LlamaReranker(path)
-        from gno.adapters.llama.generator import LlamaGenerator
-
-        context = self._expand_context() if role == "expand" else None
-        return LlamaGenerator(path, max_context=context)
-
-    def _expand_context(self) -> int:
-        return self._models_int("expandContextSize", EXPAND_CONTEXT, 256)
-
-    def _models_int(self, key: str, default: int, minimum: int) -> int:
-        """An integer setting of index.yml's ``models`` block (GNO's names), else ``default``."""
-        models = self.config.raw.get("models")
-        value = models.get(key) if isinstance(models, dict) else None
-        if isinstance(value, bool) or not isinstance(value, int):
-            return default
-        return max(minimum, value)
+        return self.models.generator(self.config, role)
 
     def expand_timeout(self) -> float:
         """Seconds one expansion call may take (``GNO_EXPAND_TIMEOUT_MS``, default 5 s)."""
@@ -225,7 +165,9 @@ class App:
 
         return _seconds_env("GNO_EXPAND_TIMEOUT_MS", TIMEOUT_SECONDS)
 
-    def store(self, *, create: bool = False) -> SqliteStore:
+    # ---- store
+
+    def store(self, *, create: bool = False) -> Store:
         """The open index; ``create`` makes a missing index file (init and sync do)."""
         if self._store is None:
             if not create and not self.paths.config_file.exists():
@@ -248,9 +190,8 @@ class App:
         """Copy collections and contexts from index.yml into the index when the file changed."""
         store = self._store
         assert store is not None
-        try:
-            stamp = _stamp(self.paths.config_file.stat())
-        except FileNotFoundError:
+        stamp = self._file_stamp()
+        if stamp is None:
             return
         if not force and store.get_meta("config_stamp") == stamp:
             return
@@ -264,11 +205,6 @@ class App:
                 stamp,
             )
             store.inactivate_collections_except([c.name for c in config.collections])
-
-    def refresh_config(self) -> None:
-        """Long-running servers: pick up index.yml edits made since the index was opened."""
-        if self._store is not None:
-            self.sync_config_mirror()
 
     def close(self) -> None:
         if self._store is not None:

@@ -10,17 +10,30 @@ that from the exit code.
     ├── ValidationError (VALIDATION, 400, exit 1)
     │   ├── InvalidPathError (INVALID_PATH)
     │   ├── PathNotFoundError (PATH_NOT_FOUND)
-    │   └── ConfigError (VALIDATION: malformed index.yml)
+    │   ├── ConfigError (VALIDATION: malformed index.yml)
+    │   └── HasReferencesError (HAS_REFERENCES: contexts still name the collection)
+    ├── ForbiddenError (FORBIDDEN, 403, exit 1: a doc asset outside its collection)
     ├── NotFoundError (NOT_FOUND, 404, exit 1)
     │   └── DocumentNotFoundError (NOT_FOUND, 404, exit 2: `gno get` mirrors GNO)
+    ├── FileMissingError (FILE_NOT_FOUND, 404, exit 1: a doc asset that is not there)
     ├── DuplicateError (DUPLICATE, 409, exit 1)
     ├── ConflictError (CONFLICT, 409, exit 2)
+    │   └── JobConflictError (JOB_CONFLICT: a job of that lane is running)
     ├── ClientConfigError (RUNTIME, 500, exit 2: another program's config file gno cannot edit)
     ├── LockedError (LOCKED, 409, exit 2: another writer holds the index)
+    ├── OwnerLockedError (LOCKED, 409, exit 2: another server owns the data directory)
     ├── NotInitializedError (RUNTIME, 500, exit 2)
+    ├── GatewayConfigError (RUNTIME, 500, exit 2: a listener that may not start as configured)
+    ├── PortUnavailableError (RUNTIME, 500, exit 2: the address cannot be bound)
+    ├── ProcessError (RUNTIME, 500, exit 2: a detached start or a stop that failed)
+    ├── QueueFullError (QUEUE_FULL, 429, exit 2: too many syncs already wait)
+    ├── ReadersBusyError (RATE_LIMITED, 429, exit 2: every reader busy, the queue full)
     ├── UnavailableError (UNAVAILABLE, 503, exit 2)
+    │   ├── ModelUnavailableError (MODEL_UNAVAILABLE: not on disk, may not be fetched)
+    │   └── ModelDownloadError (MODEL_DOWNLOAD_FAILED: a download was tried and failed)
     ├── DiskFullError (DISK_FULL, 507, exit 2: SQLite could not grow the index)
-    └── InterruptedByUser (INTERRUPTED, 499, exit 130)
+    ├── InterruptedByUser (INTERRUPTED, 499, exit 130)
+    └── Cancelled (CANCELLED, 499, exit 130: stopped at a checkpoint; never sent to anyone)
 """
 
 from __future__ import annotations
@@ -112,4 +125,69 @@ class DiskFullError(GnoError):
 class InterruptedByUser(GnoError):
     code = "INTERRUPTED"
     http_status = 499
+    exit_code = 130
+
+
+class HasReferencesError(ValidationError):
+    code = "HAS_REFERENCES"
+
+
+class ForbiddenError(GnoError):
+    code = "FORBIDDEN"
+    http_status = 403
+    exit_code = 1
+
+
+class FileMissingError(GnoError):
+    code = "FILE_NOT_FOUND"
+    http_status = 404
+    exit_code = 1
+
+
+class JobConflictError(ConflictError):
+    code = "JOB_CONFLICT"
+
+
+class OwnerLockedError(GnoError):
+    code = "LOCKED"
+    http_status = 409
+
+
+class GatewayConfigError(GnoError):
+    """A listener that may not start as configured (exit 2)."""
+
+
+class PortUnavailableError(GnoError):
+    code = "RUNTIME"
+
+
+class ProcessError(GnoError):
+    """A detached start or a stop that failed (exit 2)."""
+
+
+class QueueFullError(GnoError):
+    code = "QUEUE_FULL"
+    http_status = 429
+
+
+class ReadersBusyError(GnoError):
+    code = "RATE_LIMITED"
+    http_status = 429
+
+
+class ModelUnavailableError(UnavailableError):
+    code = "MODEL_UNAVAILABLE"
+
+
+class ModelDownloadError(UnavailableError):
+    """A download was tried and failed (hub error, network, or a file that is not a valid GGUF)."""
+
+    code = "MODEL_DOWNLOAD_FAILED"
+
+
+class Cancelled(GnoError):
+    """The work was cancelled at a checkpoint; its caller no longer waits for it."""
+
+    code = "CANCELLED"
+    http_status = 499  # client closed request: never actually sent to anyone
     exit_code = 130

@@ -1,14 +1,34 @@
 """Ports: the narrow interfaces the engine depends on.
 
-Services receive adapters through these protocols and never import an adapter
-module. Invariants each adapter must keep are in the docstrings.
+Services receive adapters through these protocols and never import an adapter module:
+converters, models, the index (one Protocol per concern: reads, writes, vectors, graph,
+journal, caches, meta; ``Store`` is all of them) and what a resident server says about
+itself. Invariants each adapter must keep are in the docstrings.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from gno.rows import (
+    BacklogRow,
+    DocRow,
+    DocState,
+    Edge,
+    JournalRow,
+    JournalState,
+    LinkRow,
+    Neighbour,
+    SourceFile,
+)
+
+if TYPE_CHECKING:
+    from gno.core.document import Analysis
+    from gno.core.typed_graph import Projection
 
 # Ingest error codes recorded per file (``ingest_errors.code``). The first four
 # are permanent for unchanged bytes: a file failing with them is not retried
@@ -201,3 +221,239 @@ class Generator(Protocol):
         max_tokens: int = DEFAULT_GENERATE_TOKENS,
         timeout: float | None = None,
     ) -> str: ...
+
+
+class ServerState(Protocol):
+    """What a resident server (`gno serve`, `gno daemon`) tells handlers about itself.
+
+    ``snapshot`` is resident-status@1.0 (admission, transport, readers, jobs); ``background_status`` is
+    status@1.0's ``background.watcher`` and ``background.events`` blocks plus
+    ``nextEmbedAt``. Both are cheap and never block on a running job.
+    """
+
+    def snapshot(self) -> dict[str, Any]: ...
+
+    def background_status(self) -> dict[str, Any]: ...
+
+
+# ---- the index (``adapters/sqlite``): one Protocol per concern; ``Store`` is all of them.
+# Row types live in ``gno/rows.py``. Methods that read return what is committed; methods
+# that write join the open ``write()`` transaction when there is one.
+
+
+class IndexReads(Protocol):
+    """Documents, their content and counts."""
+
+    def fts_candidates(self, match: str, limit: int) -> list[tuple[int, float]]: ...
+
+    def documents_by_ids(
+        self, ids: Sequence[int], where: str = "", params: Sequence[Any] = ()
+    ) -> dict[int, DocRow]: ...
+
+    def documents_with_mirrors(
+        self, mirror_hashes: Sequence[str], where: str = "", params: Sequence[Any] = ()
+    ) -> list[DocRow]: ...
+
+    def documents_by_docid(self, docid: str) -> list[DocRow]: ...
+
+    def document_by_path(self, collection: str, rel_path: str) -> DocRow | None: ...
+
+    def ids_passing(
+        self, ids: Sequence[int], where: str = "", params: Sequence[Any] = ()
+    ) -> set[int]: ...
+
+    def list_documents(
+        self,
+        collection: str | None,
+        prefix: str | None,
+        limit: int,
+        offset: int,
+        *,
+        tags_all: Sequence[str] = (),
+        tags_any: Sequence[str] = (),
+        order: tuple[str | None, bool] = (None, False),
+    ) -> tuple[list[DocRow], int]: ...
+
+    def date_field_names(self, collection: str | None) -> list[str]: ...
+
+    def active_paths(self, collection: str) -> list[DocRow]: ...
+
+    def contents(self, mirror_hashes: Sequence[str]) -> dict[str, str]: ...
+
+    def chunk_spans(
+        self, mirror_hashes: Sequence[str]
+    ) -> dict[str, list[tuple[int, int, int, str | None]]]: ...
+
+    def content(self, mirror_hash: str) -> str | None: ...
+
+    def chunks(self, mirror_hash: str) -> list[tuple[int, int, int, int, int, str | None]]: ...
+
+    def tags_for(self, doc_ids: Sequence[int]) -> dict[int, list[str]]: ...
+
+    def recent_documents(self, limit: int) -> list[DocRow]: ...
+
+    def collection_counts(self) -> dict[str, tuple[int, int]]: ...
+
+    def document_breakdown(self) -> dict[str, tuple[int, int, int]]: ...
+
+    def totals(self) -> dict[str, Any]: ...
+
+
+class IndexWrites(Protocol):
+    """What a sync applies. Each call is one statement group; ``write()`` batches them."""
+
+    def write(self) -> AbstractContextManager[None]: ...
+
+    def doc_states(self, collection: str) -> dict[str, DocState]: ...
+
+    def touch_document(self, doc_id: int, size: int, mtime_ns: int, inode: int | None) -> None: ...
+
+    def save_document(
+        self,
+        src: SourceFile,
+        analysis: Analysis,
+        *,
+        fts_title: str,
+        fts_body: str,
+        converter_id: str,
+        converter_version: str,
+        language_hint: str | None,
+    ) -> int: ...
+
+    def save_failure(self, src: SourceFile, code: str, message: str) -> None: ...
+
+    def reactivate(self, doc_id: int) -> None: ...
+
+    def inactivate(self, doc_ids: Sequence[int]) -> None: ...
+
+    def inactivate_collections_except(self, names: Sequence[str]) -> int: ...
+
+    def mark_synced(self, collection: str) -> None: ...
+
+    def cleanup(self) -> dict[str, int]:
+        """Delete inactive documents and what only they used; counts of what went."""
+        ...
+
+    def rename_collection_rows(
+        self, old: str, new: str, uris: Sequence[tuple[int, str]]
+    ) -> None: ...
+
+
+class IndexVectors(Protocol):
+    """Embedding models, vectors (packed by ``gno.rows.pack``) and KNN search."""
+
+    def load_vec(self) -> bool: ...
+
+    def embed_model(self, uri: str, fingerprint: str, dims: int) -> int: ...
+
+    def vector_count(self, model_id: int | None) -> int: ...
+
+    def latest_embed_model(self, uri: str) -> int | None: ...
+
+    def find_embed_model(self, fingerprint: str) -> int | None: ...
+
+    def embed_backlog(
+        self, model_id: int, collection: str | None, after: tuple[str, int], limit: int
+    ) -> list[BacklogRow]: ...
+
+    def embed_backlog_count(self, model_id: int, collection: str | None) -> int: ...
+
+    def pending_documents(self, model_id: int | None) -> int: ...
+
+    def known_text_hashes(self, model_id: int, text_hashes: Sequence[str]) -> set[str]: ...
+
+    def save_embeddings(
+        self,
+        model_id: int,
+        new_vectors: dict[str, bytes],
+        chunks: Sequence[tuple[str, int, str] | tuple[str, int, str, int]],
+    ) -> None: ...
+
+    def seed_text_vectors(self, model_id: int, source_id: int) -> int: ...
+
+    def chunk_vector_blobs(
+        self, model_id: int, chunks: Sequence[tuple[str, int]]
+    ) -> list[bytes]: ...
+
+    def clear_vectors(self, model_id: int, collection: str | None = None) -> int: ...
+
+    def clear_collection_vectors(self, model_id: int, collection: str) -> tuple[int, int]: ...
+
+    def embed_model_uris(self) -> dict[int, str]: ...
+
+    def knn(
+        self,
+        model_id: int,
+        queries: Sequence[bytes],
+        k: int,
+        where: str = "",
+        params: Sequence[Any] = (),
+    ) -> list[list[Neighbour]]: ...
+
+    def embedded_chunks(self, model_id: int | None) -> dict[str, int]: ...
+
+    def chunk_embeddings(
+        self, model_id: int, mirror_hash: str, first_only: bool = False
+    ) -> list[bytes]: ...
+
+
+class IndexGraph(Protocol):
+    """Links between documents, resolved at read time; the typed-edge projection."""
+
+    def link_edges(self, doc_ids: Sequence[int]) -> list[Edge]: ...
+
+    def projection(self) -> Projection:
+        """Documents and typed edges of the current index generation (kept until the
+        index changes)."""
+        ...
+
+    def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]: ...
+
+    def tag_counts(self, collection: str | None, prefix: str | None) -> list[tuple[str, int]]: ...
+
+
+class IndexJournal(Protocol):
+    """The document change journal: what changed, in order, within its retention."""
+
+    def journal_state(self) -> JournalState: ...
+
+    def journal_page(
+        self, after: int, since_time: str | None, collection: str | None, limit: int
+    ) -> list[JournalRow]: ...
+
+    def journal_entry(self, sequence: int) -> JournalRow | None: ...
+
+    def journal_latest(self, collection: str, rel_path: str) -> JournalRow | None: ...
+
+
+class IndexCaches(Protocol):
+    """The expansion cache: best effort, never waits on a busy index."""
+
+    def cached_expansion(self, key: str) -> str | None: ...
+
+    def cache_expansion(self, key: str, model_uri: str, answer_json: str) -> bool: ...
+
+
+class IndexMeta(Protocol):
+    """The index's own state: metadata, the config mirror, integrity."""
+
+    def get_meta(self, key: str) -> str | None: ...
+
+    def collections(self) -> list[dict[str, Any]]: ...
+
+    def contexts(self) -> list[tuple[str, str, str]]: ...
+
+    def integrity_ok(self) -> bool: ...
+
+
+class Store(
+    IndexReads,
+    IndexWrites,
+    IndexVectors,
+    IndexGraph,
+    IndexJournal,
+    IndexCaches,
+    IndexMeta,
+    Protocol,
+):
+    """The whole index, as ``App.store()`` gives it to services."""

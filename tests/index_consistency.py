@@ -3,6 +3,9 @@ server): SQLite's own integrity check passes, and the tables agree with each oth
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import apsw
@@ -78,3 +81,42 @@ def _journal_agrees(conn: apsw.Connection) -> None:
             conn, "SELECT count(*) FROM documents WHERE active = 1 AND source_hash IS NOT NULL"
         )
         assert journaled >= read, "an active document without a journal event"
+
+
+def documents(db: Path) -> int:
+    """Document rows committed so far (0 while the index or its schema does not exist)."""
+    if not db.exists():
+        return 0
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        conn.set_busy_timeout(1000)
+        return _one(conn, "SELECT count(*) FROM documents")
+    except apsw.Error:  # the schema is still being created
+        return 0
+    finally:
+        conn.close()
+
+
+def wait_for_documents(db: Path, timeout: float = 60) -> int:
+    """Wait until a sync committed its first batch; returns the document count."""
+    deadline = time.monotonic() + timeout
+    while (count := documents(db)) == 0:
+        assert time.monotonic() < deadline, "no batch was committed"
+        time.sleep(0.02)
+    return count
+
+
+@contextmanager
+def writes_held(db: Path) -> Iterator[int]:
+    """Hold the index's write lock (``BEGIN IMMEDIATE``) for the block; yields the number
+    of documents committed before it. A sync commits nothing more until the block ends, so
+    a count below the total proves the sync is not finished while the block runs (the
+    syncing process needs a busy timeout longer than the block)."""
+    conn = apsw.Connection(str(db))
+    conn.set_busy_timeout(60_000)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield _one(conn, "SELECT count(*) FROM documents")
+    finally:
+        conn.execute("ROLLBACK")
+        conn.close()

@@ -246,7 +246,10 @@ def _run(ctx: typer.Context, kind: str, flags: ServerFlags, files: Any) -> None:
     )
     # GNO_API_TOKEN guards serve's REST routes; the daemon's listener is the gateway's alone.
     api_token = (os.environ.get("GNO_API_TOKEN") or None) if kind == "serve" else None
+    from gno.mcp.hosting import http_app
+
     options = ServeOptions(
+        mcp=http_app,
         gates=Gates(
             token=api_token,
             max_body_bytes=max_body_bytes,

@@ -54,7 +54,8 @@ def _first_on_best_line(
     if not hits:
         return None
     hits.sort()
-    best, best_count, line_end, stems_on_line = None, 0, -1, set()
+    best, best_count, line_end = None, 0, -1
+    stems_on_line: set[int] = set()
     for pos, k in hits:
         if pos > line_end:  # a new line starts
             line_end = text.find(newline, pos)

@@ -53,7 +53,7 @@ def error_reply(exc: Exception) -> SessionMessage | None:
     parsed = raw
     if strict_refused:
         try:
-            parsed = json.loads(raw)  # type: ignore[arg-type]
+            parsed = json.loads(raw)
         except (ValueError, RecursionError):
             return _reply(None, t.PARSE_ERROR, "Parse error: the line is not JSON")
     if not isinstance(parsed, dict):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -45,7 +46,12 @@ def _malformed(path: Path, why: str) -> ClientConfigError:
 
 def open_config(target: Target, path: Path, text: str | None) -> ClientConfig:
     """An editor over ``text`` (None: the file does not exist yet)."""
-    editor = {"jsonc": JsoncConfig, "toml": TomlConfig, "yaml": YamlConfig}[target.format]
+    editors: dict[str, Callable[[Path, str, str], ClientConfig]] = {
+        "jsonc": JsoncConfig,
+        "toml": TomlConfig,
+        "yaml": YamlConfig,
+    }
+    editor = editors[target.format]
     return editor(path, text or "", target.container)
 
 
@@ -135,13 +141,14 @@ class TomlConfig:
 
         from gno.mcpinstall.tomltext import splice
 
+        candidate: str | None
         if self.entry() is None:  # append as new tables: every existing byte stays put
             body = self.text.rstrip("\r\n")
             candidate = (body + self.newline * 2 if body else "") + self._tables_text(entry)
         else:
             candidate = splice(self.text, self.container, SERVER_NAME, self._tables_text(entry))
-        if self._verified(candidate, entry):
-            return candidate  # type: ignore[return-value]
+        if candidate is not None and self._verified(candidate, entry):
+            return candidate
         # Layouts the text rules do not cover (inline tables, dotted keys): tomlkit.
         servers = self.doc.setdefault(self.container, tomlkit.table(is_super_table=True))
         servers[SERVER_NAME] = self._table(entry, inline=isinstance(servers, InlineTable))
@@ -155,15 +162,15 @@ class TomlConfig:
         if self.entry() is None:
             return self.text
         candidate = splice(self.text, self.container, SERVER_NAME, "")
-        if self._verified(candidate, None):
-            return candidate  # type: ignore[return-value]
+        if candidate is not None and self._verified(candidate, None):
+            return candidate
         del self.doc[self.container][SERVER_NAME]
         return tomlkit.dumps(self.doc)
 
 
 def _toml_entry(doc: Any, container: str) -> Any:
     servers = doc.get(container) or {}
-    found = servers.get(SERVER_NAME)
+    found: Any = servers.get(SERVER_NAME)
     return found.unwrap() if hasattr(found, "unwrap") else found
 
 
@@ -251,8 +258,8 @@ class YamlConfig:
             body = self.text.rstrip("\r\n")
             gap = self.newline * 2 if body else ""
             candidate = f"{body}{gap}{self.container}:{self.newline}{self._block(entry)}"
-        if self._verified(candidate, entry):
-            return candidate  # type: ignore[return-value]
+        if candidate is not None and self._verified(candidate, entry):
+            return candidate
         if self.data.get(self.container) is None:  # layouts the line rules miss: ruamel
             self.data[self.container] = CommentedMap()
         self.data[self.container][SERVER_NAME] = entry
@@ -264,8 +271,8 @@ class YamlConfig:
         if self.entry() is None:
             return self.text
         candidate = remove(self.text, self.container, SERVER_NAME)
-        if self._verified(candidate, None):
-            return candidate  # type: ignore[return-value]
+        if candidate is not None and self._verified(candidate, None):
+            return candidate
         del self.data[self.container][SERVER_NAME]
         return self._dump(self.data)
 

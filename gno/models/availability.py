@@ -16,21 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from gno.errors import UnavailableError
+from gno.errors import ModelUnavailableError
+from gno.models.cache import hf_cache_path
 from gno.models.catalog import ModelUri
-from gno.models.quant import pick_quant_file
 
 _TRUE = {"1", "true", "yes"}
-
-
-class ModelUnavailableError(UnavailableError):
-    code = "MODEL_UNAVAILABLE"
-
-
-class ModelDownloadError(UnavailableError):
-    """A download was tried and failed (hub error, network, or a file that is not a valid GGUF)."""
-
-    code = "MODEL_DOWNLOAD_FAILED"
 
 
 @dataclass(frozen=True)
@@ -51,27 +41,6 @@ def download_policy(environ: Mapping[str, str] = os.environ) -> DownloadPolicy:
     if flag("GNO_NO_AUTO_DOWNLOAD"):
         return DownloadPolicy(False, False, "no-auto-download")
     return DownloadPolicy(False, True, "default")
-
-
-def hf_cache_path(uri: ModelUri, models_dir: Path) -> Path | None:
-    """Where `gno models pull` puts an hf: model: ``<models>/hf/<org>/<repo>/<file>``.
-
-    A QUANT URI resolves to the cached file of that repo carrying the quant (the file a
-    pull chose, by the rule of ``gno.models.quant``), or None when none is cached."""
-    if uri.scheme != "hf" or not uri.repo:
-        return None
-    folder = models_dir / "hf" / uri.repo
-    if uri.filename:
-        return folder / uri.filename
-    if not folder.is_dir():
-        return None
-    local = [
-        p.relative_to(folder).as_posix()
-        for p in folder.rglob("*.gguf")
-        if not any(part.startswith(".") for part in p.relative_to(folder).parts)
-    ]
-    picked = pick_quant_file(local, uri.quant or "")
-    return folder / picked if picked else None
 
 
 def local_model_file(role: str, uri: ModelUri, models_dir: Path, policy: DownloadPolicy) -> Path:

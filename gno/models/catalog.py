@@ -114,6 +114,17 @@ def active_preset(config_raw: Mapping[str, Any]) -> Preset:
     return PRESETS[preset_id]
 
 
+def preset_label(config_raw: Mapping[str, Any]) -> tuple[str, str]:
+    """(id, name) of the active preset; an id index.yml names but nothing defines is
+    reported as it is written (status still answers)."""
+    try:
+        preset = active_preset(config_raw)
+    except ValidationError:
+        raw = str((config_raw.get("models") or {}).get("activePreset", ""))
+        return raw, raw
+    return preset.id, preset.name
+
+
 def role_uri(
     role: str,
     config_raw: Mapping[str, Any],

@@ -24,9 +24,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gno.errors import ValidationError
+from gno.errors import ModelDownloadError, ValidationError
 from gno.models import manifest
-from gno.models.availability import ModelDownloadError, hf_cache_path
+from gno.models.cache import hf_cache_path
 from gno.models.catalog import ModelUri
 from gno.models.locks import cache_lock, lock_path
 from gno.models.progress import DownloadProgress

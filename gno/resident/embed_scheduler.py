@@ -16,8 +16,7 @@ import threading
 import time
 from typing import Any
 
-from gno.errors import ConflictError, GnoError
-from gno.resident.readers import ReadersBusyError
+from gno.errors import ConflictError, GnoError, ReadersBusyError
 
 DELAY_SECONDS = 10.0
 

@@ -39,7 +39,7 @@ def job_events(job: Any, index_name: str, at: str) -> list[dict[str, Any]]:
     """The events of one finished job, from the tallies its syncs recorded."""
     events: list[dict[str, Any]] = []
     origin = job.origin if job.origin == "watcher" else "sync"
-    for tally in job.tallies:
+    for tally in job.changes:
         if len(tally.changes) > DOCUMENT_EVENTS_MAX:
             events.append(
                 {

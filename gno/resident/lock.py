@@ -17,14 +17,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gno.errors import GnoError
+from gno.errors import OwnerLockedError
 
 LOCK_NAME = "resident.lock"
-
-
-class OwnerLockedError(GnoError):
-    code = "LOCKED"
-    http_status = 409
 
 
 class DataDirLock:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from gno import __version__
-from gno.errors import GnoError, ValidationError
+from gno.errors import ProcessError, ValidationError
 
 KINDS = ("serve", "daemon")
 READY_SECONDS = 60.0  # --detach: how long the child may take to answer
@@ -40,10 +40,6 @@ LOG_TAIL_LINES = 20
 # (a reused pid). The server starts before it writes the file, so the slack only absorbs
 # /proc's whole-second boot time and small clock steps.
 START_SLACK_SECONDS = 30.0
-
-
-class ProcessError(GnoError):
-    """A detached start or a stop that failed (exit 2)."""
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,10 @@
 """A pool of reader Apps: parallel reads, one SQLite connection each.
 
 A single connection would serialize every request behind one lock. Each pooled
-App has its own connection but shares the owner's job manager, runtime and
-models: a model is loaded once per process and its calls are serialized
-(llama.cpp contexts are not thread-safe), while BM25 and KNN queries run in
-parallel (SQLite releases the GIL).
+App (``App.derive``) has its own connection but shares the owner's job manager,
+server state and models (``gno/app_models.py``): a model is loaded once per
+process and its calls are serialized (llama.cpp contexts are not thread-safe),
+while BM25 and KNN queries run in parallel (SQLite releases the GIL).
 """
 
 from __future__ import annotations
@@ -16,70 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from gno.app import App
-from gno.errors import GnoError, UnavailableError
-from gno.ports import Embedder, Reranker
-from gno.services.cancel import holding
-
-
-class ReadersBusyError(GnoError):
-    code = "RATE_LIMITED"
-    http_status = 429
-
-
-class _LockedEmbedder:
-    def __init__(self, inner: Embedder, lock: threading.Lock) -> None:
-        self._inner, self._lock = inner, lock
-        self.model_id, self.dimensions = inner.model_id, inner.dimensions
-        self.max_tokens = inner.max_tokens
-
-    def embed_batch(self, texts: list[str]) -> list[list[float]]:
-        with holding(self._lock):
-            return self._inner.embed_batch(texts)
-
-
-class _LockedReranker:
-    def __init__(self, inner: Reranker, lock: threading.Lock) -> None:
-        self._inner, self._lock = inner, lock
-        self.model_id = inner.model_id
-
-    def rerank(self, query: str, documents: list[str]) -> list[float]:
-        with holding(self._lock):
-            return self._inner.rerank(query, documents)
-
-
-class ReaderApp(App):
-    """An App with its own store connection; everything else comes from the owner."""
-
-    def __init__(self, owner: App, model_lock: threading.Lock) -> None:
-        super().__init__(owner.paths)
-        self._owner, self._model_lock = owner, model_lock
-        self.mode, self.runtime = owner.mode, owner.runtime
-        self.__dict__["jobs"] = owner.jobs  # one job manager per process
-        self._seen_stamp: str | None = None
-
-    def embedder(self) -> Embedder:
-        with holding(self._model_lock):
-            inner = self._owner.embedder()
-            self.embed_uri = self._owner.embed_uri
-        return _LockedEmbedder(inner, self._model_lock)
-
-    def reranker(self) -> Reranker | None:
-        with holding(self._model_lock):
-            inner = self._owner.reranker()
-        return None if inner is None else _LockedReranker(inner, self._model_lock)
-
-    def refresh_config(self) -> None:
-        # Another reader may already have mirrored an index.yml edit into the index, which
-        # would hide the change from this App's cached config: compare the file itself.
-        try:
-            st = self.paths.config_file.stat()
-            stamp = f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
-        except FileNotFoundError:
-            stamp = None
-        if stamp != self._seen_stamp:
-            self.__dict__.pop("config", None)
-            self._seen_stamp = stamp
-        super().refresh_config()
+from gno.errors import ReadersBusyError, UnavailableError
 
 
 class ReaderPool:
@@ -89,9 +26,8 @@ class ReaderPool:
 
     def __init__(self, owner: App, size: int, max_queued: int) -> None:
         self.size, self.max_queued = size, max_queued
-        self.model_lock = threading.Lock()  # one model call at a time, process-wide
         self._owner = owner
-        self._idle: queue.LifoQueue[ReaderApp] = queue.LifoQueue()
+        self._idle: queue.LifoQueue[App] = queue.LifoQueue()
         self._created = 0
         self._lock = threading.Lock()
         self.active = self.queued = 0
@@ -127,7 +63,7 @@ class ReaderPool:
         with self._lock:
             self.queued += delta
 
-    def _take(self) -> ReaderApp:
+    def _take(self) -> App:
         try:
             return self._idle.get_nowait()
         except queue.Empty:
@@ -137,7 +73,7 @@ class ReaderPool:
             if grow:
                 self._created += 1
         if grow:
-            return ReaderApp(self._owner, self.model_lock)
+            return self._owner.derive()
         return self._idle.get()
 
     def close(self) -> None:

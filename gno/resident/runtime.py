@@ -36,7 +36,7 @@ class Resident:
 
     def __init__(self, owner: App, limits: Limits, mode: str = "serve") -> None:
         self.owner, self.limits = owner, limits
-        owner.mode, owner.runtime = mode, self
+        owner.mode, owner.server = mode, self  # handlers read status through ServerState
         owner.jobs.max_waiting = limits.max_waiting_syncs
         self.readers = ReaderPool(owner, limits.readers, limits.max_queued_reads)
         self.started = time.monotonic()
@@ -126,7 +126,7 @@ class Resident:
     def _job_finished(self, job: Any) -> None:
         """On the job's thread: publish what it changed, note watcher syncs, and let the
         watcher re-read roots (an add or remove job changed the collections)."""
-        from gno.adapters.sqlite.rows import now_iso
+        from gno.rows import now_iso
 
         at = now_iso()
         try:
@@ -246,8 +246,7 @@ class Resident:
                 "activeLeases": 0,
                 "leaseAcquisitions": 0,
                 "leaseReleases": 0,
-                "loadedModels": int(self.owner._embedder is not None)
-                + int(bool(self.owner._reranker)),
+                "loadedModels": self.owner.models.loaded(),
                 "loadAttempts": 0,
                 "loadSuccesses": 0,
                 "loadFailures": 0,

@@ -33,6 +33,7 @@ from typing import Any
 
 from gno.config import Collection, load_config
 from gno.errors import GnoError
+from gno.ingest.roots import root_problem
 from gno.paths import Paths
 from gno.resident.change_plan import WatchScope, plan_changes
 
@@ -47,17 +48,8 @@ STOP_SECONDS = 5.0
 Submit = Callable[[str, list[str] | None], bool]
 
 
-def root_problem(path: str) -> tuple[str, str] | None:
-    """Why a collection root cannot be used, as (code, message) without the path."""
-    if not os.path.isdir(path):
-        return "PATH_NOT_FOUND", "The collection folder is missing or not a directory."
-    if not os.access(path, os.R_OK | os.X_OK):
-        return "PERMISSION_DENIED", "The collection folder cannot be read."
-    return None
-
-
 def _now_iso() -> str:
-    from gno.adapters.sqlite.rows import now_iso
+    from gno.rows import now_iso
 
     return now_iso()
 
@@ -208,8 +200,8 @@ class Watcher:
 
     def _ensure(self, collection: Collection) -> None:
         """Watch this collection's root if it can be watched (under the lock)."""
-        from gno.adapters.converters.mime import SUPPORTED_EXTENSIONS
         from gno.core.globs import FileRules
+        from gno.core.mime import SUPPORTED_EXTENSIONS
 
         name = collection.name
         current = self._roots.get(name)

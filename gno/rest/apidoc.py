@@ -69,7 +69,7 @@ def document() -> dict[str, Any]:
 
     nowhere = Path("/nonexistent/gno")  # building the app touches no file
     app = App(Paths(nowhere / "index.yml", nowhere, nowhere, "default"))
-    return create_app(app, options=ServeOptions(mcp=False)).openapi()
+    return create_app(app, options=ServeOptions(mcp=None)).openapi()
 
 
 def main() -> None:

@@ -2,10 +2,11 @@
 
 API routes come from the registry (``routes``); `/openapi.json` and `/docs`
 are FastAPI's, fed with the contract schemas; `/mcp` is the MCP gateway
-(``gno.mcp.server.http_app``), built on first use (``mcp_gateway``) so the API never
-waits for the MCP SDK import; its session manager runs inside this app's
-lifespan because mounted apps' own lifespans never run. The Web UI (``gno.web``: page
-routes and ``/assets``) comes after every API route. The daemon is the
+(``ServeOptions.mcp``: the MCP surface's ``http_app``, handed in by the command that
+starts the server, so the two surfaces never import each other), built on first use
+(``mcp_gateway``) so the API never waits for the MCP SDK import; its session manager
+runs inside this app's lifespan because mounted apps' own lifespans never run. The Web UI
+(``gno.web``: page routes and ``/assets``) comes after every API route. The daemon is the
 same app cut down to `/mcp`, `/api/resident/status` and (same-host callers
 only) `/api/status`, with no OpenAPI pages. Background services of both start
 in ``start_background``.
@@ -17,7 +18,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
@@ -46,13 +47,29 @@ DESCRIPTION = (
 )
 
 
+class McpApp(Protocol):
+    """The MCP surface over Streamable HTTP for one App: (ASGI app, the async context
+    manager its life must run inside)."""
+
+    def __call__(
+        self,
+        app: App,
+        *,
+        enable_write: bool = ...,
+        profile: str = ...,
+        allowed_hosts: list[str] | None = ...,
+        allowed_origins: list[str] | None = ...,
+    ) -> tuple[Any, Any]: ...
+
+
 @dataclass
 class ServeOptions:
     gates: Gates = field(default_factory=Gates)
     limits: Limits = field(default_factory=Limits)
     mode: str = "serve"  # serve | daemon
     sync_on_start: bool = False  # daemon: sync every collection once, as a background job
-    mcp: bool = True
+    # Builds the `/mcp` mount (``gno.mcp.server.http_app``); None: no `/mcp`.
+    mcp: McpApp | None = None
     mcp_enable_write: bool = False
     mcp_profile: str = "full"
     web_ui: bool = True  # the browser pages at /, /search, … (serve only)
@@ -69,7 +86,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     daemon = options.mode == "daemon"
     runtime = Resident(app, options.limits, mode=options.mode)
     runtime.port = options.gates.port
-    gateway = McpGateway(partial(_mcp, runtime, options)) if options.mcp else None
+    gateway = McpGateway(partial(_mcp, runtime, options)) if options.mcp is not None else None
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -155,7 +172,8 @@ def _initial_sync(runtime: Resident) -> None:
 
     def report() -> None:
         job.done.wait()
-        totals = (job.typed_result or {}).get("value") or {}
+        result = job.result.value if job.result is not None else None
+        totals = result.model_dump(mode="json") if result is not None else {}
         outcome = (
             f"failed: {job.error}"
             if job.error
@@ -171,9 +189,8 @@ def _initial_sync(runtime: Resident) -> None:
 
 
 def _mcp(runtime: Resident, options: ServeOptions) -> tuple[Any, Any]:
-    from gno.mcp.server import http_app
-    from gno.resident.readers import ReaderApp
-
+    http_app = options.mcp
+    assert http_app is not None
     port, gateway = options.gates.port, options.gates.gateway
     hosts = origins = None
     if gateway is not None:  # the gateway checks first; the SDK's own check stays as a backstop
@@ -182,7 +199,7 @@ def _mcp(runtime: Resident, options: ServeOptions) -> tuple[Any, Any]:
         hosts = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
         origins = [f"http://{h}" for h in hosts]
     # MCP calls get their own connection but share the runtime's jobs and models.
-    mcp_app = ReaderApp(runtime.owner, runtime.readers.model_lock)
+    mcp_app = runtime.owner.derive()
     return http_app(
         mcp_app,
         enable_write=options.mcp_enable_write,

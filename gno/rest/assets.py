@@ -40,7 +40,7 @@ from starlette.responses import Response, StreamingResponse
 from gno.app import App
 from gno.core.identity import index_identity, parse_uri
 from gno.core.wire_values import unusable_value
-from gno.errors import GnoError, NotFoundError, ValidationError
+from gno.errors import FileMissingError, ForbiddenError, GnoError, NotFoundError, ValidationError
 from gno.rest import openapi
 from gno.rest.byteranges import Unsatisfiable, parse_range
 from gno.rest.errors import catalog_response, gno_error_response
@@ -67,18 +67,6 @@ ACTIVE_TYPES = frozenset(
 
 
 NOT_SERVED = "The file is not part of the collection (hidden, or left out by its exclude rules)"
-
-
-class ForbiddenError(GnoError):
-    code = "FORBIDDEN"
-    http_status = 403
-    exit_code = 1
-
-
-class FileMissingError(GnoError):
-    code = "FILE_NOT_FOUND"
-    http_status = 404
-    exit_code = 1
 
 
 @dataclass

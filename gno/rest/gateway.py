@@ -33,7 +33,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from gno.errors import GnoError
+from gno.errors import GatewayConfigError
 from gno.resident.process import is_loopback_host as is_loopback_bind
 
 Scope = MutableMapping[str, Any]
@@ -42,10 +42,6 @@ TOKEN_MIN, TOKEN_MAX = 32, 512  # characters, visible ASCII; 256 random bits nee
 _VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
 _BEARER = re.compile(r"bearer ([\x21-\x7e]+)", re.IGNORECASE)
 MESSAGES = {401: "Unauthorized", 403: "Forbidden", 503: "Resident runtime unavailable"}
-
-
-class GatewayConfigError(GnoError):
-    """A listener that may not start as configured (exit 2)."""
 
 
 # ---------------------------------------------------------------- addresses

@@ -36,7 +36,7 @@ from starlette.responses import Response
 
 from gno.core.input_keys import known_arguments
 from gno.core.wire_values import reject_constant, unusable_value
-from gno.errors import GnoError, ValidationError
+from gno.errors import Cancelled, GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.disconnect import run_until_disconnect
 from gno.rest.errors import catalog_response, gno_error_response
@@ -44,7 +44,6 @@ from gno.rest.result_cache import ResultCache
 from gno.rest.search_lane import SearchLane
 from gno.rest.security import BodyTooLarge, same_host
 from gno.services import handler, model, resolve
-from gno.services.cancel import Cancelled
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 429, 503)

@@ -19,7 +19,8 @@ from typing import TypeVar
 import anyio
 import anyio.to_thread
 
-from gno.resident.readers import ReaderPool, ReadersBusyError
+from gno.errors import ReadersBusyError
+from gno.resident.readers import ReaderPool
 
 T = TypeVar("T")
 

@@ -25,7 +25,7 @@ from types import FrameType
 import uvicorn
 
 from gno.app import App
-from gno.errors import GnoError
+from gno.errors import PortUnavailableError
 from gno.resident.lock import DataDirLock
 from gno.resident.process import remove_pid_file, write_pid_file
 from gno.rest import deadlines
@@ -33,10 +33,6 @@ from gno.rest.app import ServeOptions, create_app
 
 HOST = "127.0.0.1"
 GRACEFUL_SECONDS = 10
-
-
-class PortUnavailableError(GnoError):
-    code = "RUNTIME"
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -36,8 +36,8 @@ EMBED_RUNNING_NOTE = "An embedding run is already in progress; GET /api/status s
 def embed_now(app: App, inp: Any) -> dict[str, Any]:
     """GNO's POST /api/embed: run an embedding job and answer its counts once it ends;
     when one is already running, say so (and how many documents wait) instead."""
-    from gno.errors import GnoError
-    from gno.services.jobs import JobConflictError, start_embed
+    from gno.errors import GnoError, JobConflictError
+    from gno.services.jobs import start_embed
     from gno.services.status_blocks import pending_documents
 
     try:
@@ -47,11 +47,11 @@ def embed_now(app: App, inp: Any) -> dict[str, Any]:
         if active.type != "embed":
             raise
         return {"running": True, "pendingCount": pending_documents(app), "note": EMBED_RUNNING_NOTE}
-    job = app.jobs.get(receipt["jobId"])
+    job = app.jobs.get(receipt.jobId)
     job.done.wait()
-    if job.error is not None or not job.typed_result:
+    if job.error is not None or job.result is None:
         raise GnoError(f"Embedding failed: {job.error or 'no result'}")
-    value = job.typed_result["value"]
+    value = job.result.value.model_dump(mode="json")
     return {"embedded": value["embedded"], "errors": value["errors"]}
 
 
@@ -59,11 +59,11 @@ def collection_added(app: App, inp: Any) -> dict[str, Any]:
     from gno.services.jobs import start_add_collection
 
     receipt = start_add_collection(app, inp)
-    added = app.config.find(receipt["collection"])
-    collection = {"name": receipt["collection"]}
+    added = app.config.find(receipt.collection)
+    collection = {"name": receipt.collection}
     if added is not None:
         collection["path"] = added.path
-    return {"jobId": receipt["jobId"], "collection": collection}
+    return {"jobId": receipt.jobId, "collection": collection}
 
 
 def collection_removed(app: App, inp: Any) -> dict[str, Any]:
@@ -73,7 +73,7 @@ def collection_removed(app: App, inp: Any) -> dict[str, Any]:
     return {"success": True, "collection": result.collection, "note": REMOVED_NOTE}
 
 
-def pull_receipt(app: App, inp: Any) -> dict[str, Any]:
+def pull_receipt(app: App, inp: Any) -> Any:
     from gno.services.downloads import start_pull
 
     return start_pull(app, inp)
@@ -85,8 +85,10 @@ def full_status(app: App, inp: Any) -> Any:
     return build(app, inp)
 
 
-def job(app: App, inp: Any) -> dict[str, Any]:
-    return app.jobs.get(inp.jobId).to_rest()
+def job(app: App, inp: Any) -> Any:
+    from gno.services.jobs import api_job
+
+    return api_job(app.jobs.get(inp.jobId))
 
 
 def search_marked(app: App, inp: SearchInput) -> SearchResults:
@@ -133,8 +135,8 @@ def document(app: App, inp: GetInput) -> ApiDoc:
 
 def documents(app: App, inp: LsInput) -> dict[str, Any]:
     """GET /api/docs: a page in GNO's shape (newest-modified first unless asked otherwise)."""
-    from gno.adapters.sqlite.rows import iso_from_ns
     from gno.core.identity import make_uri
+    from gno.rows import iso_from_ns
     from gno.services.documents import list_page, list_scope
 
     store = app.store()

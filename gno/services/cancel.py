@@ -18,15 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from gno.errors import GnoError
-
-
-class Cancelled(GnoError):
-    """The work was cancelled at a checkpoint; its caller no longer waits for it."""
-
-    code = "CANCELLED"
-    http_status = 499  # client closed request: never actually sent to anyone
-    exit_code = 130
+from gno.errors import Cancelled
 
 
 class CancelToken:

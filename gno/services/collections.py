@@ -9,7 +9,7 @@ from typing import Any
 
 from gno_contracts.models.cleanup_input import CleanupInput
 from gno_contracts.models.cleanup_result import CleanupResult
-from gno_contracts.models.clear_embeddings import ClearEmbeddings
+from gno_contracts.models.clear_embeddings import ClearEmbeddings, Mode
 from gno_contracts.models.clear_embeddings_input import ClearEmbeddingsInput
 from gno_contracts.models.collection_add_input import CollectionAddInput
 from gno_contracts.models.collection_change import CollectionChange
@@ -28,6 +28,7 @@ from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, nor
 from gno.core.identity import make_uri, normalize_collection_name
 from gno.errors import (
     DuplicateError,
+    HasReferencesError,
     InvalidPathError,
     NotFoundError,
     PathNotFoundError,
@@ -35,10 +36,6 @@ from gno.errors import (
     ValidationError,
 )
 from gno.services.index_guard import config_change
-
-
-class HasReferencesError(ValidationError):
-    code = "HAS_REFERENCES"
 
 
 def _dangerous_roots() -> set[str]:
@@ -239,7 +236,7 @@ def remove_collection(app: App, inp: RemoveCollectionInput) -> McpRemoveResult:
         collection=removed.collection.name,
         configUpdated=True,
         indexedDataRetained=True,
-        note=removed.note,
+        note=removed.note or "",
     )
 
 
@@ -252,7 +249,7 @@ def clear_collection_embeddings(app: App, inp: ClearEmbeddingsInput) -> ClearEmb
     store = app.store()
     if not store.load_vec():
         raise UnavailableError("Clearing vectors needs sqlite-vec: pip install 'gno[models]'")
-    mode = getattr(inp.mode, "value", inp.mode) or "stale"
+    mode = str(getattr(inp.mode, "value", inp.mode) or "stale")
     active = store.latest_embed_model(app.embed_model_uri())
     deleted = protected = 0
     models: list[str] = []
@@ -265,7 +262,7 @@ def clear_collection_embeddings(app: App, inp: ClearEmbeddingsInput) -> ClearEmb
             models.append(uri)
     return ClearEmbeddings(
         collection=collection.name,
-        mode=mode,
+        mode=Mode(mode),
         deletedVectors=deleted,
         deletedModels=sorted(set(models)),
         protectedSharedVectors=protected,

@@ -14,10 +14,10 @@ from typing import Any
 from gno_contracts.models.query_diagnose import QueryDiagnose
 from gno_contracts.models.query_diagnose_input import QueryDiagnoseInput
 
-from gno.adapters.sqlite.rows import DocRow
 from gno.app import App
 from gno.core.fusion import LEXICAL, SEMANTIC
 from gno.core.identity import make_uri, parse_ref
+from gno.rows import DocRow
 from gno.services.filters import Filters, build_filters
 from gno.services.query import QueryRun, mode_counts, run_pipeline
 
@@ -25,9 +25,10 @@ from gno.services.query import QueryRun, mode_counts, run_pipeline
 def _find(store: Any, ref: str) -> DocRow | None:
     parsed = parse_ref(ref)
     if parsed.docid:
-        docs = store.documents_by_docid(parsed.docid)
+        docs: list[DocRow] = store.documents_by_docid(parsed.docid)
         return docs[0] if docs else None
-    return store.document_by_path(parsed.collection, parsed.rel_path)
+    found: DocRow | None = store.document_by_path(parsed.collection, parsed.rel_path)
+    return found
 
 
 def _filter_reasons(store: Any, doc: DocRow, filters: Filters) -> list[str]:
@@ -108,7 +109,7 @@ def diagnose(app: App, inp: QueryDiagnoseInput) -> QueryDiagnose:
         "reranked": False,
         "totalResults": 0,
     }
-    result = {"schemaVersion": "1.0", "query": inp.query, "target": target, "stages": [], "chunk": empty_chunk,
+    result: dict[str, Any] = {"schemaVersion": "1.0", "query": inp.query, "target": target, "stages": [], "chunk": empty_chunk,
               "meta": meta}  # fmt: skip
     if doc is None:
         return QueryDiagnose.model_validate(result)

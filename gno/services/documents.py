@@ -11,13 +11,13 @@ from gno_contracts.models.ls_input import LsInput
 from gno_contracts.models.multi_get import MultiGetResult
 from gno_contracts.models.multi_get_input import MultiGetInput
 
-from gno.adapters.sqlite.rows import DocRow
-from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.globs import compile_globs, split_globs
 from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri
 from gno.core.tags import validate_tag
 from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, ValidationError
+from gno.ports import Store
+from gno.rows import DocRow
 from gno.services.results import ResultBuilder
 
 GLOB_CHARS = set("*?[]")
@@ -31,7 +31,7 @@ def _check_index(app: App, ref: Ref) -> None:
         )
 
 
-def resolve(app: App, store: SqliteStore, ref: Ref) -> DocRow | None:
+def resolve(app: App, store: Store, ref: Ref) -> DocRow | None:
     _check_index(app, ref)
     if ref.docid:
         docs = store.documents_by_docid(ref.docid)
@@ -96,7 +96,7 @@ def get(app: App, inp: GetInput) -> GetResult:
     payload["totalLines"] = len(lines)
     if ranged and selected:
         payload["returnedLines"] = {"start": start, "end": start + len(selected) - 1}
-    chunks = store.chunks(doc.mirror_hash)
+    chunks = store.chunks(doc.mirror_hash or "")
     if chunks and chunks[0][5]:
         payload["language"] = chunks[0][5]
     payload["source"] = builder.source(doc)
@@ -122,7 +122,7 @@ def _truncate(text: str, max_bytes: int) -> tuple[str, bool]:
     return cut.decode("utf-8", errors="ignore"), True
 
 
-def _expand(app: App, store: SqliteStore, item: str) -> list[str] | None:
+def _expand(app: App, store: Store, item: str) -> list[str] | None:
     """A glob ref -> matching ``collection/relPath`` refs (None when it is not a glob)."""
     pattern = item.split("?index=")[0] if item.startswith("gno://") else item
     if not GLOB_CHARS & set(pattern):
@@ -187,7 +187,7 @@ def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
             reason = "conversion_error"
         if mirror is None:
             skipped.append({"ref": raw, "reason": reason})
-        elif doc.id not in seen:
+        elif doc is not None and doc.id not in seen:
             seen.add(doc.id)
             documents.append(_document_entry(builder, doc, mirror, inp))
     meta = {
@@ -199,7 +199,7 @@ def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
     return MultiGetResult.model_validate({"documents": documents, "skipped": skipped, "meta": meta})
 
 
-def list_scope(store: SqliteStore, scope: str | None) -> tuple[str | None, str | None]:
+def list_scope(store: Store, scope: str | None) -> tuple[str | None, str | None]:
     """(collection, rel-path prefix) of an ls scope: a collection name or gno://coll/prefix."""
     collection = prefix = None
     if scope:
@@ -217,7 +217,7 @@ def list_scope(store: SqliteStore, scope: str | None) -> tuple[str | None, str |
     return collection, prefix
 
 
-def list_page(store: SqliteStore, inp: LsInput) -> tuple[list[DocRow], int]:
+def list_page(store: Store, inp: LsInput) -> tuple[list[DocRow], int]:
     """The page ``inp`` asks for: scope, tags, and the order (by URI unless sortField)."""
     collection, prefix = list_scope(store, inp.scope)
     field = inp.sortField

@@ -13,16 +13,21 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gno_contracts.models.models_pull_input import ModelsPullInput
+from gno_contracts.models.api_models_pull_receipt import ApiModelsPullReceipt
+from gno_contracts.models.models_pull_input import ModelRole, ModelsPullInput
 from gno_contracts.models.models_status import ModelsStatus
 from gno_contracts.models.models_status_input import ModelsStatusInput
+from pydantic import BaseModel
 
 from gno.app import App
 from gno.errors import GnoError
 from gno.services.cancel import checkpoint
+from gno.services.job_runtime import JobManager, JobResult
 
 PULL_LANE = "models"
 STARTED_MESSAGE = "Download started; poll /api/models/status for progress."
@@ -63,23 +68,33 @@ class DownloadState:
             }
 
 
+# The download state of each process's job manager (every App of a server shares it).
+_STATES: weakref.WeakKeyDictionary[JobManager[App], DownloadState] = weakref.WeakKeyDictionary()
+
+
 def state_of(app: App) -> DownloadState:
-    """The process-wide state (kept on the job manager, which every reader shares)."""
-    jobs = app.jobs
+    """The process-wide state (kept per job manager, which every reader shares)."""
     with _CREATE_LOCK:
-        if jobs.downloads is None:
-            jobs.downloads = DownloadState()
-        return jobs.downloads
+        return _STATES.setdefault(app.jobs, DownloadState())
+
+
+def downloading(app: App) -> bool:
+    """A POST /api/models/pull of this server is running (never, outside a server)."""
+    if app.server is None:
+        return False
+    with _CREATE_LOCK:
+        state = _STATES.get(app.jobs)
+    return state is not None and bool(state.snapshot()["active"])
 
 
 def models_status(app: App, inp: ModelsStatusInput) -> ModelsStatus:
     return ModelsStatus.model_validate(state_of(app).snapshot())
 
 
-def start_pull(app: App, inp: ModelsPullInput) -> dict[str, Any]:
+def start_pull(app: App, inp: ModelsPullInput) -> ApiModelsPullReceipt:
     """Check what can fail at once (offline mode, a pull already running), then start the
     pull job and answer GNO's receipt."""
-    from gno.services.jobs import JobConflictError
+    from gno.errors import JobConflictError
     from gno.services.models import check_pull_allowed
 
     check_pull_allowed()
@@ -100,13 +115,22 @@ def start_pull(app: App, inp: ModelsPullInput) -> dict[str, Any]:
             state.active = False
             raise
         state.job_id = job.id
-    return {"started": True, "message": STARTED_MESSAGE, "jobId": job.id}
+    return ApiModelsPullReceipt(started=True, message=STARTED_MESSAGE, jobId=job.id)
 
 
-def _pull_work(owner: App, state: DownloadState, roles: list[str] | None, force: bool) -> Any:
+class PullJobValue(BaseModel):
+    """A finished pull job's result as GET /api/jobs/{jobId} reports it (api-job@1.0
+    ``result`` for ``pull``: ``{results: [{role, uri, status, size?, reason?}]}``)."""
+
+    results: list[dict[str, Any]]
+
+
+def _pull_work(
+    owner: App, state: DownloadState, roles: list[str] | None, force: bool
+) -> Callable[[App], JobResult]:
     from gno.models.catalog import ROLES
 
-    def work(app: App) -> dict[str, Any]:
+    def work(app: App) -> JobResult:
         results: list[dict[str, Any]] = []
         try:
             for role in roles or list(ROLES):
@@ -124,12 +148,12 @@ def _pull_work(owner: App, state: DownloadState, roles: list[str] | None, force:
         finally:
             with state.lock:
                 state.active, state.current_type, state.progress = False, None, None
-            _forget_missing_models(owner)
+            owner.models.forget_missing()  # a role without a model may have one now
         failed = [r for r in results if r["status"] == "failed"]
         if failed:
             listed = "; ".join(f"{r['role']}: {r['reason']}" for r in failed)
             raise GnoError(f"{len(failed)} of {len(results)} model download(s) failed. {listed}")
-        return {"kind": "pull", "value": {"results": results}}
+        return JobResult("pull", PullJobValue(results=results))
 
     return work
 
@@ -151,7 +175,9 @@ def _pull_role(app: App, role: str, force: bool, state: DownloadState) -> dict[s
             checkpoint()  # a server shutting down drops the partial file
 
     try:
-        pulled = models_pull(app, ModelsPullInput(roles=[role], force=force), progress=progress)
+        pulled = models_pull(
+            app, ModelsPullInput(roles=[ModelRole(role)], force=force), progress=progress
+        )
         entry = pulled.results[0].model_dump(mode="json", exclude_none=True)
     except GnoError as exc:
         details = (exc.details or {}).get("results") or [{}]
@@ -159,11 +185,3 @@ def _pull_role(app: App, role: str, force: bool, state: DownloadState) -> dict[s
         entry |= {"status": "failed", "reason": details[0].get("reason") or exc.message}
     keep = ("role", "uri", "status", "size", "reason")
     return {k: entry[k] for k in keep if entry.get(k) is not None}
-
-
-def _forget_missing_models(owner: App) -> None:
-    """A role found without a model before the pull may have one now: look again."""
-    runtime = owner.runtime
-    lock = runtime.readers.model_lock if runtime is not None else threading.Lock()
-    with lock:
-        owner.forget_missing_models()

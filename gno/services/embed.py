@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,23 +24,23 @@ from gno_contracts.models.search_input import SearchInput
 from gno_contracts.models.search_results import SearchResults
 from gno_contracts.models.update_input import UpdateInput
 
-from gno.adapters.sqlite.store import SqliteStore
-from gno.adapters.sqlite.vectors import pack
 from gno.app import App
 from gno.core.embedding_text import document_text, embed_fingerprint, query_text, text_hash
 from gno.core.identity import normalize_collection_name
 from gno.core.windows import plan_windows
-from gno.errors import NotFoundError, UnavailableError
-from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError
-from gno.services.cancel import Cancelled, checkpoint
+from gno.errors import Cancelled, NotFoundError, UnavailableError
+from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError, Store
+from gno.rows import pack, unpack
+from gno.services.cancel import checkpoint
 from gno.services.filters import Filters, build_filters
+from gno.services.job_runtime import Changes
 from gno.services.results import ResultBuilder
 
 Progress = Callable[[int, int], None]  # (chunks done, chunks known so far)
 KNN_OVERFETCH = 4
 
 
-def _vector_store(app: App) -> SqliteStore:
+def _vector_store(app: App) -> Store:
     store = app.store()
     if not store.load_vec():
         raise UnavailableError("Vector search needs sqlite-vec: pip install 'gno[models]'")
@@ -81,7 +81,7 @@ def window_limit(app: App, embedder: Embedder) -> int:
     return settings.max_windows
 
 
-def _model_id(app: App, store: SqliteStore, embedder: Embedder, uri: str, windows: int) -> int:
+def _model_id(app: App, store: Store, embedder: Embedder, uri: str, windows: int) -> int:
     """The vector set for this model and recipe, created on first use; a new windowed set
     starts with the one-vector set's text vectors (window 0 is the same text)."""
     fingerprint = embed_fingerprint(uri, embedder.dimensions, windows)
@@ -174,7 +174,7 @@ class VectorSearch:
 
 
 def vector_search(
-    app: App, store: SqliteStore, texts: list[str], k: int, filters: Filters | None = None
+    app: App, store: Store, texts: list[str], k: int, filters: Filters | None = None
 ) -> tuple[list[list[tuple[str, int, float]]], VectorSearch]:
     """Nearest chunks (mirror_hash, seq, distance) of active documents for each query text,
     with the active model (a chunk with several windows may come back once per window).
@@ -204,14 +204,14 @@ def vector_search(
 
 
 def vector_neighbours(
-    app: App, store: SqliteStore, texts: list[str], k: int, filters: Filters | None = None
+    app: App, store: Store, texts: list[str], k: int, filters: Filters | None = None
 ) -> list[list[tuple[str, int, float]]]:
     """``vector_search`` without its receipt."""
     return vector_search(app, store, texts, k, filters)[0]
 
 
 def feedback_neighbours(
-    store: SqliteStore,
+    store: Store,
     search: VectorSearch,
     chunks: list[tuple[str, int]],
     k: int,
@@ -223,8 +223,6 @@ def feedback_neighbours(
     blobs = store.chunk_vector_blobs(search.model_id, chunks)
     if not blobs or not search.vectors:
         return []
-    from gno.adapters.sqlite.vectors import unpack
-
     rows = [unpack(blob) for blob in blobs]
     query = search.vectors[0]
     moved = [q + beta * sum(r[i] for r in rows) / len(rows) for i, q in enumerate(query)]
@@ -283,20 +281,27 @@ def index(
     app: App, inp: IndexInput, progress: Callable[[str, int, int], None] | None = None
 ) -> IndexResult:
     """`gno index`: sync, then embed (skipped with noEmbed or after an interrupted sync)."""
-    from gno.services.sync import update
+    return index_collections(app, inp, progress)[0]
 
-    synced = update(
+
+def index_collections(
+    app: App, inp: IndexInput, progress: Callable[[str, int, int], None] | None = None
+) -> tuple[IndexResult, Sequence[Changes]]:
+    """`index`, and what its sync changed per collection."""
+    from gno.services.sync import sync_collections
+
+    synced, changes = sync_collections(
         app,
         UpdateInput(collection=inp.collection, gitPull=inp.gitPull, runUpdateCmd=inp.runUpdateCmd),
         progress=progress,
     )
     payload: dict[str, Any] = {"syncResult": synced.model_dump(mode="json", exclude_unset=True)}
     if inp.noEmbed or synced.interrupted:
-        return IndexResult.model_validate(payload | {"embedSkipped": True})
+        return IndexResult.model_validate(payload | {"embedSkipped": True}), changes
     embed_progress = (lambda done, total: progress("embed", done, total)) if progress else None
     embedded = embed(app, EmbedInput(collection=inp.collection), progress=embed_progress)
     payload |= {
         "embedSkipped": False,
         "embedResult": embedded.model_dump(mode="json", exclude_unset=True),
     }
-    return IndexResult.model_validate(payload)
+    return IndexResult.model_validate(payload), changes

@@ -7,11 +7,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from gno.adapters.sqlite.store import SqliteStore
 from gno.core.dates import resolve_bound
 from gno.core.identity import normalize_collection_name
 from gno.core.tags import validate_tag
 from gno.errors import NotFoundError, ValidationError
+from gno.ports import Store
 
 DOC_DATE_SQL = "COALESCE(frontmatter_date, strftime('%Y-%m-%dT%H:%M:%fZ', source_mtime_ns / 1000000000.0, 'unixepoch'))"
 
@@ -103,7 +103,7 @@ def _clean_list(values: list[str] | None) -> list[str]:
     return list(dict.fromkeys(v.strip().lower() for v in values or [] if v.strip()))
 
 
-def _collections(store: SqliteStore, inp: Any) -> list[str]:
+def _collections(store: Store, inp: Any) -> list[str]:
     """``collections`` (several, sorted): not with ``collection``; unknown names are one
     NOT_FOUND naming each."""
     names = getattr(inp, "collections", None)
@@ -120,7 +120,7 @@ def _collections(store: SqliteStore, inp: Any) -> list[str]:
     return sorted(wanted)
 
 
-def build_filters(store: SqliteStore, inp: Any) -> Filters:
+def build_filters(store: Store, inp: Any) -> Filters:
     """From any search-family input model (MCP spellings)."""
     collection = None
     if inp.collection:

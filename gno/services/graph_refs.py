@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.identity import parse_ref
 from gno.core.link_resolver import Doc
 from gno.core.typed_graph import Projection, TypedEdge
 from gno.errors import DocumentNotFoundError, NotFoundError, ValidationError
+from gno.ports import Store
 from gno.services.documents import resolve
 
 
@@ -24,7 +24,7 @@ def check_collection(app: App, name: str | None) -> str | None:
     return found.name
 
 
-def node_for(app: App, store: SqliteStore, proj: Projection, ref: str) -> Doc:
+def node_for(app: App, store: Store, proj: Projection, ref: str) -> Doc:
     """The active document a ref names (``#docid``, ``gno://…``, ``collection/path``)."""
     doc = resolve(app, store, parse_ref(ref))
     if doc is None or doc.id not in proj.docs:
@@ -32,7 +32,7 @@ def node_for(app: App, store: SqliteStore, proj: Projection, ref: str) -> Doc:
     return proj.docs[doc.id]
 
 
-def graph_node_for(app: App, store: SqliteStore, proj: Projection, ref: str) -> Doc:
+def graph_node_for(app: App, store: Store, proj: Projection, ref: str) -> Doc:
     """Graph-node refs: any document ref, or a bare relPath or an exact title."""
     text = ref.strip()
     if not text:

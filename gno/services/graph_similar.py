@@ -10,9 +10,9 @@ nodes are queried (highest degree first); beyond it the report says
 
 from __future__ import annotations
 
-from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.typed_graph import Projection, TypedEdge
+from gno.ports import Store
 
 SIMILAR_NODE_BUDGET = 300
 OVERFETCH = 4  # chunks asked per wanted neighbour (most chunks are not seq 0)
@@ -20,7 +20,7 @@ OVERFETCH = 4  # chunks asked per wanted neighbour (most chunks are not seq 0)
 
 def similarity_edges(
     app: App,
-    store: SqliteStore,
+    store: Store,
     proj: Projection,
     ids: list[int],
     threshold: float,

@@ -16,24 +16,22 @@ from gno_contracts.models.changes_input import ChangesInput
 from gno_contracts.models.diff_input import DiffInput
 from gno_contracts.models.document_diff import DocumentDiff
 
-from gno.adapters.sqlite.journal import JournalRow
-from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core import journal as j
 from gno.core.identity import parse_ref
 from gno.errors import DocumentNotFoundError
+from gno.ports import Store
+from gno.rows import JournalRow
 from gno.services.documents import _check_index
 from gno.services.graph_refs import check_collection
 
 # A journal entry never changes once written and its sequence is never reused, so the
 # validated model of an entry can be kept: a resident server validates each entry once.
 MODEL_CACHE = 1024  # entries per open store: one full page (a few MB at most)
-_models: weakref.WeakKeyDictionary[SqliteStore, OrderedDict[int, Change]] = (
-    weakref.WeakKeyDictionary()
-)
+_models: weakref.WeakKeyDictionary[Store, OrderedDict[int, Change]] = weakref.WeakKeyDictionary()
 
 
-def _change_models(store: SqliteStore, rows: list[JournalRow]) -> list[Change]:
+def _change_models(store: Store, rows: list[JournalRow]) -> list[Change]:
     cache = _models.setdefault(store, OrderedDict())
     found = []
     for row in rows:

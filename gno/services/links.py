@@ -12,12 +12,12 @@ from gno_contracts.models.links_list import LinksList
 from gno_contracts.models.tags_input import TagsInput
 from gno_contracts.models.tags_list import TagsList
 
-from gno.adapters.sqlite.edges import LinkRow
 from gno.app import App
 from gno.core.link_resolver import Doc, Resolution
 from gno.core.tags import validate_tag
 from gno.core.typed_graph import Projection
 from gno.errors import ValidationError
+from gno.rows import LinkRow
 from gno.services.graph_refs import check_collection, node_for
 from gno.services.graph_walks import edge_type_filter
 

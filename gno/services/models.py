@@ -20,13 +20,11 @@ from gno_contracts.models.models_use import ModelsUse
 from gno_contracts.models.models_use_input import ModelsUseInput
 
 from gno.app import App
-from gno.errors import ValidationError
+from gno.errors import ModelDownloadError, ModelUnavailableError, ValidationError
 from gno.models.availability import (
-    ModelDownloadError,
-    ModelUnavailableError,
     download_policy,
-    hf_cache_path,
 )
+from gno.models.cache import hf_cache_path
 from gno.models.catalog import (
     PRESETS,
     ROLES,

@@ -28,7 +28,6 @@ from typing import Any
 from gno_contracts.models.query_input import QueryInput
 from gno_contracts.models.search_results import SearchResults
 
-from gno.adapters.sqlite.rows import iso_from_ns
 from gno.app import App
 from gno.core.dates import implicit_range, wants_recency
 from gno.core.feedback import FEEDBACK_DOCS, VECTOR_BETA
@@ -37,6 +36,7 @@ from gno.core.fusion import Fused, RankedList, blend, normalize, rrf
 from gno.core.query_shape import IDENTIFIER, query_shape, shape_weights
 from gno.errors import GnoError, ValidationError
 from gno.ports import RerankError
+from gno.rows import iso_from_ns
 from gno.services.cancel import checkpoint
 from gno.services.filters import Filters, build_filters
 from gno.services.graph import Expansion, graph_neighbours
@@ -301,7 +301,8 @@ def query(app: App, inp: QueryInput) -> SearchResults:
     by_mirror: dict[str, list[Any]] = {}
     for doc in sorted(docs, key=lambda d: d.uri):
         by_mirror.setdefault(doc.mirror_hash or "", []).append(doc)
-    scored, explained = [], []
+    scored: list[tuple[Any, float]] = []
+    explained: list[Fused] = []
     wanted = inp.limit * 3 if run.recency else inp.limit
     for fused_item, score in ranked:
         for doc in by_mirror.get(fused_item.key, []):

@@ -5,17 +5,17 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
-from gno.adapters.sqlite.rows import DocRow, iso_from_ns
-from gno.adapters.sqlite.store import SqliteStore
 from gno.core.frontmatter import frontmatter_span
 from gno.core.identity import make_uri
 from gno.core.snippets import best_snippet
+from gno.ports import Store
+from gno.rows import DocRow, iso_from_ns
 
 
 class ResultBuilder:
     """Loads what results need (roots, contexts, tags, mirrors) once per request."""
 
-    def __init__(self, store: SqliteStore, index_name: str, include_abs_path: bool = True) -> None:
+    def __init__(self, store: Store, index_name: str, include_abs_path: bool = True) -> None:
         self.store = store
         self.index_name = index_name
         self.include_abs_path = include_abs_path

@@ -20,10 +20,10 @@ from typing import Any
 from gno_contracts.models.search_input import SearchInput
 from gno_contracts.models.search_results import SearchResults
 
-from gno.adapters.sqlite.rows import DocRow
-from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.fts import STOPWORDS, FtsQuery, parse_query
+from gno.ports import Store
+from gno.rows import DocRow
 from gno.services.cancel import checkpoint
 from gno.services.filters import Filters, build_filters
 from gno.services.results import ResultBuilder
@@ -37,7 +37,7 @@ SCORE_WINDOW = 100
 
 
 def ranked_window(
-    store: SqliteStore, match: str, filters: Filters, window: int = SCORE_WINDOW
+    store: Store, match: str, filters: Filters, window: int = SCORE_WINDOW
 ) -> tuple[list[tuple[int, float]], bool]:
     """(rowid, bm25 rank) of the best ``window`` matches that pass the filters, best first,
     and whether anything matched at all (filters aside)."""
@@ -56,7 +56,7 @@ def ranked_window(
 
 
 def candidates(
-    store: SqliteStore, match: str, filters: Filters, limit: int
+    store: Store, match: str, filters: Filters, limit: int
 ) -> tuple[list[tuple[DocRow, float]], bool]:
     """Top ``limit`` matches that pass the filters, and whether anything matched at all."""
     ranked, matched = ranked_window(store, match, filters, max(limit, 1))

@@ -15,9 +15,9 @@ from typing import Any
 from gno_contracts.models.similar import Similar
 from gno_contracts.models.similar_input import SimilarInput
 
-from gno.adapters.sqlite.vectors import pack, unpack
 from gno.app import App
 from gno.errors import NotFoundError, UnavailableError
+from gno.rows import pack, unpack
 from gno.services.graph_refs import node_for
 
 MAX_K = 200

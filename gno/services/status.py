@@ -21,13 +21,14 @@ from gno_contracts.models.status import Status
 from gno_contracts.models.status_input import StatusInput
 
 from gno import __version__
-from gno.adapters.sqlite.rows import iso_from_ns, now_iso
-from gno.adapters.sqlite.store import SqliteStore
 from gno.app import App
 from gno.core.fts import parse_query
 from gno.core.identity import make_uri
 from gno.errors import GnoError, NotInitializedError
-from gno.resident.watcher import root_problem
+from gno.ingest.roots import root_problem
+from gno.models.catalog import preset_label
+from gno.ports import Store
+from gno.rows import iso_from_ns, now_iso
 
 PROBE_DOCS = 3
 PROBE_DEPTH = 20
@@ -35,9 +36,12 @@ _PROBE_WORD = re.compile(r"[^\W\d_]{4,}")
 EMPTY_RULES_FINGERPRINT = hashlib.sha256(b"[]").hexdigest()
 
 
+def zeros(*keys: str) -> dict[str, int]:
+    return dict.fromkeys(keys, 0)
+
+
 def direct_resident(mode: str = "direct-cli") -> dict[str, Any]:
     """resident-status for a process that is not a resident server (CLI, stdio MCP)."""
-    zeros = lambda *keys: dict.fromkeys(keys, 0)  # noqa: E731
     return {
         "schemaVersion": "1.0",
         "mode": mode,
@@ -72,8 +76,8 @@ def direct_resident(mode: str = "direct-cli") -> dict[str, Any]:
 
 def resident_of(app: App) -> dict[str, Any]:
     """The serving process's lifecycle snapshot: the resident runtime's under `gno serve`."""
-    if app.runtime is not None:
-        return app.runtime.snapshot()
+    if app.server is not None:
+        return app.server.snapshot()
     return direct_resident(app.mode)
 
 
@@ -89,7 +93,7 @@ def _stage(status: str, started: float, code: str | None = None) -> dict[str, An
     return stage
 
 
-def _lexical_proof(store: SqliteStore, collection: str) -> tuple[bool, str | None]:
+def _lexical_proof(store: Store, collection: str) -> tuple[bool, str | None]:
     """Search a word taken from a document's title and check that document comes back."""
     docs = [d for d in store.active_paths(collection) if d.mirror_hash][:PROBE_DOCS]
     if not docs:
@@ -108,7 +112,7 @@ def _lexical_proof(store: SqliteStore, collection: str) -> tuple[bool, str | Non
     return False, "no_probe_term"
 
 
-def activation(store: SqliteStore, counts: dict[str, tuple[int, int]]) -> dict[str, Any]:
+def activation(store: Store, counts: dict[str, tuple[int, int]]) -> dict[str, Any]:
     collections = []
     for coll in store.collections():
         started = time.perf_counter()
@@ -165,7 +169,7 @@ def activation(store: SqliteStore, counts: dict[str, tuple[int, int]]) -> dict[s
     }
 
 
-def embedded_counts(app: App, store: SqliteStore) -> dict[str, int]:
+def embedded_counts(app: App, store: Store) -> dict[str, int]:
     """Per collection: chunks with a vector from the active embedding model."""
     try:
         return store.embedded_chunks(store.latest_embed_model(app.embed_model_uri()))
@@ -195,6 +199,7 @@ def status(app: App, inp: StatusInput) -> Status:
             entry["rootError"] = {"code": problem[0], "message": problem[1]}
         collections.append(entry)
     activation_state = activation(store, counts)
+    preset_id, preset_name = preset_label(app.config.raw)
     payload = {
         "resident": resident_of(app),
         "indexName": app.paths.index_name,
@@ -207,7 +212,7 @@ def status(app: App, inp: StatusInput) -> Status:
         "recentErrors": totals["errors_24h"],
         "lastUpdated": totals["last_updated"],
         "healthy": all(c["healthy"] for c in collections) and store.integrity_ok(),
-        "activePreset": {"id": "slim-tuned", "name": "Slim Tuned"},
+        "activePreset": {"id": preset_id, "name": preset_name},
         "capabilities": _capabilities(embedded),
         "contentTypeBoost": {"rulesFingerprint": EMPTY_RULES_FINGERPRINT, "rules": []},
         "activation": activation_state,

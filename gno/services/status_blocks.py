@@ -87,7 +87,7 @@ def onboarding(
             "action": "sync" if documents == 0 else "embed",
         },
     ]
-    current = next((s["id"] for s in steps if not s["done"]), None)
+    current: str | None = next((str(s["id"]) for s in steps if not s["done"]), None)
     out_steps = []
     seen_current = False
     for step in steps:
@@ -222,15 +222,14 @@ def health(base: dict[str, Any], embed_ready: bool) -> dict[str, Any]:
 
 
 def background_block(app: App, embed_ready: bool) -> dict[str, Any]:
-    runtime = app.runtime
-    live = runtime.background_status() if runtime is not None else None
+    live = app.server.background_status() if app.server is not None else None
     jobs = app.jobs.all()
     embed_jobs = [j for j in jobs if j.type in ("embed", "index")]
     finished = [j for j in embed_jobs if j.completed_at is not None]
-    last = max(finished, key=lambda j: j.completed_at) if finished else None
+    last = max(finished, key=lambda j: j.completed_at or j.started_at) if finished else None
     last_result = None
-    if last is not None and last.typed_result:
-        value = last.typed_result["value"]
+    if last is not None and last.result is not None:
+        value = last.result.value.model_dump(mode="json", exclude_none=True)
         embed = value.get("embed", value)
         last_result = {
             "embedded": int(embed.get("embedded", 0)),
@@ -275,7 +274,7 @@ def pending_documents(app: App) -> int:
 
 def bootstrap_models(app: App) -> list[dict[str, Any]]:
     """One entry per role of the active setup, from the disk only."""
-    from gno.models.availability import hf_cache_path
+    from gno.models.cache import hf_cache_path
     from gno.models.catalog import ROLES, parse_model_uri
 
     entries = []
@@ -313,14 +312,10 @@ def bootstrap_models(app: App) -> list[dict[str, Any]]:
 
 def bootstrap(app: App, models: list[dict[str, Any]]) -> dict[str, Any]:
     from gno.models.availability import download_policy
-    from gno.models.catalog import active_preset
+    from gno.models.catalog import preset_label
 
     policy = download_policy()
-    try:
-        preset = active_preset(app.config.raw)
-        preset_id, preset_name = preset.id, preset.name
-    except GnoError:
-        preset_id = preset_name = str((app.config.raw.get("models") or {}).get("activePreset", ""))
+    preset_id, preset_name = preset_label(app.config.raw)
     cache_dir = app.paths.models_dir
     cached_bytes = _cache_bytes(cache_dir)
     cached = sum(e["cached"] for e in models)
@@ -392,5 +387,6 @@ def size_label(size: int) -> str:
 
 def _downloading(app: App) -> bool:
     """A POST /api/models/pull of this server is running (never, outside `gno serve`)."""
-    downloads = app.jobs.downloads if "jobs" in app.__dict__ else None
-    return bool(downloads is not None and downloads.snapshot()["active"])
+    from gno.services.downloads import downloading
+
+    return downloading(app)

@@ -1,8 +1,10 @@
 """Sync (``gno update``): bring the index in line with the collection folders.
 
-Change detection is stat-first: a file whose (size, mtime_ns, inode) match the
-index is skipped without being read; only a changed stat costs a read and a
-SHA-256, and only a changed hash costs a conversion. Writes are applied in
+The planner (``sync_plan.py``, no I/O) decides from the walk and the index what each
+file needs; this module applies the plan. Change detection is stat-first: a file
+whose (size, mtime_ns, inode) match the index is skipped without being read; only a
+changed stat costs a read and a SHA-256, and only a changed hash costs a conversion.
+Writes are applied in
 batches, each one transaction, so Ctrl-C or a crash leaves every finished batch
 committed and nothing half-written. Files that vanished are soft-deleted
 (``active = 0``) only after a complete walk, and come back when restored.
@@ -23,23 +25,21 @@ from typing import Any
 from gno_contracts.models.sync_result import SyncResult
 from gno_contracts.models.update_input import UpdateInput
 
-from gno.adapters.converters.mime import SUPPORTED_EXTENSIONS, sniff_mime
-from gno.adapters.sqlite.rows import DocState, SourceFile
-from gno.adapters.sqlite.store import SqliteStore
-from gno.adapters.sqlite.writes import INGEST_VERSION
 from gno.app import App
 from gno.config import Collection, load_config
 from gno.core.globs import FileRules
 from gno.core.identity import make_uri, normalize_collection_name
-from gno.errors import InvalidPathError, NotFoundError, ValidationError
+from gno.core.mime import SUPPORTED_EXTENSIONS, sniff_mime
+from gno.errors import Cancelled, NotFoundError
 from gno.index_lock import index_guard
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular, special_kind
 from gno.ingest.walker import WalkEntry, inside, walk
-from gno.ports import INVALID_NAME, PERMANENT_CODES, READ_ERROR, TOO_LARGE, UNSUPPORTED
-from gno.services.cancel import Cancelled
-from gno.services.collections import check_file_name
+from gno.ports import INVALID_NAME, READ_ERROR, TOO_LARGE, UNSUPPORTED, Store
+from gno.rows import DocState, SourceFile
 from gno.services.index_guard import CollectionChangedError, SyncGuard
+from gno.services.sync_paths import check_paths
+from gno.services.sync_plan import ContentStep, Step, SyncPlan, content_step, plan_sync
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 BATCH_FILES = 200  # files per write transaction
@@ -98,7 +98,7 @@ class CollectionSync:
 
     def __init__(
         self,
-        store: SqliteStore,
+        store: Store,
         collection: Collection,
         progress: Progress | None,
         guard: SyncGuard,
@@ -106,8 +106,8 @@ class CollectionSync:
         self.store, self.coll, self.guard = store, collection, guard
         self.tally = CollectionTally(collection.name)
         self.progress = progress
-        self._seen: set[str] = set()  # relative paths found by the walk
-        self._pending: list[Callable[[], None]] = []  # store writes of the open batch
+        self._vanished: list[str] = []  # walked, then gone before it could be read
+        self._pending: list[Callable[[], object]] = []  # store writes of the open batch
         self._last_flush = time.perf_counter()
         self._done = self._total = 0
 
@@ -147,15 +147,16 @@ class CollectionSync:
             # Like a missing root: report it and leave every document under it alone.
             self._error(rel_dir, READ_ERROR, f"Cannot read folder {rel_dir or root}: {reason}")
         states = self.store.doc_states(self.coll.name)
+        plan = plan_sync(entries, states, unreadable=[rel for rel, _ in unreadable])
         self._total = len(entries)
-        self._apply_entries(entries, states)
+        self._apply_entries(entries, states, plan)
         # Only a complete walk may soft-delete: an interrupted one never gets here, and
-        # nothing under a folder the walk could not read counts as gone.
+        # nothing under a folder the walk could not read counts as gone (the plan's rule).
+        vanished = [(rel, states[rel].id) for rel in self._vanished if states[rel].active]
         gone = []
-        for rel, state in states.items():
-            if state.active and rel not in self._seen and not _under_any(rel, unreadable):
-                gone.append(state.id)
-                self.tally.changed(rel, "removed")
+        for rel, doc_id in [*plan.gone, *vanished]:
+            gone.append(doc_id)
+            self.tally.changed(rel, "removed")
         with self.guard.commit(), self.store.write():
             if gone:
                 self.store.inactivate(gone)
@@ -164,7 +165,7 @@ class CollectionSync:
         return self.tally
 
     def run_paths(self, rel_paths: list[str]) -> CollectionTally:
-        """Re-read only these files (checked by ``resolve_paths``); one that is gone leaves the index."""
+        """Re-read only these files (checked by ``sync_paths.resolve_paths``); one that is gone leaves the index."""
         root = Path(self.coll.path).expanduser()
         if not root.is_dir():
             self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
@@ -191,30 +192,36 @@ class CollectionSync:
             special = special_kind(st.st_mode)
             entries.append(WalkEntry(rel, path, st.st_size, st.st_mtime_ns, st.st_ino, special))
         self._total = len(entries)
-        self._apply_entries(entries, states)
+        self._apply_entries(entries, states, plan_sync(entries, states, complete=False))
         if gone:
             with self.guard.commit(), self.store.write():
                 self.store.inactivate(gone)
         self.tally.inactivated = len(gone)
         return self.tally
 
-    def _apply_entries(self, entries: list[WalkEntry], states: dict[str, DocState]) -> None:
+    def _apply_entries(
+        self, entries: list[WalkEntry], states: dict[str, DocState], plan: SyncPlan
+    ) -> None:
         """Convert and write these files; on any exception (Ctrl-C included) the workers stop."""
         runner = JobRunner()
         try:
-            self._apply_all(entries, states, runner)
+            self._apply_all(entries, states, plan, runner)
         except BaseException:
             runner.close(cancel=True)
             raise
         runner.close()
 
     def _apply_all(
-        self, entries: list[WalkEntry], states: dict[str, DocState], runner: JobRunner
+        self,
+        entries: list[WalkEntry],
+        states: dict[str, DocState],
+        plan: SyncPlan,
+        runner: JobRunner,
     ) -> None:
-        """Plan every file; convert changed ones in windows; write in batches."""
+        """Apply every file's step; convert changed ones in windows; write in batches."""
         window: list[tuple[WalkEntry, DocState | None, Job]] = []
         window_bytes = 0
-        for entry in entries:
+        for entry, (_, step) in zip(entries, plan.steps, strict=True):
             self.tally.processed += 1
             if not _storable(entry.rel_path):
                 # The index, URIs and JSON hold text: a name that is not UTF-8 cannot be
@@ -225,9 +232,8 @@ class CollectionSync:
                 )
                 self._advance()
                 continue
-            self._seen.add(entry.rel_path)
             state = states.get(entry.rel_path)
-            planned = self._plan(entry, state)
+            planned = self._apply_step(entry, state, step)
             if isinstance(planned, Job):
                 window.append((entry, state, planned))
                 window_bytes += len(planned.data)
@@ -246,7 +252,7 @@ class CollectionSync:
         if self.progress:
             self.progress(self.coll.name, self._done, self._total)
 
-    def _queue(self, write: Callable[[], None]) -> None:
+    def _queue(self, write: Callable[[], object]) -> None:
         self._pending.append(write)
         if (
             len(self._pending) >= BATCH_FILES
@@ -285,7 +291,7 @@ class CollectionSync:
             entry.inode,
         )
 
-    def _saver(self, src: SourceFile, result: Converted) -> Callable[[], None]:
+    def _saver(self, src: SourceFile, result: Converted) -> Callable[[], object]:
         return lambda: self.store.save_document(
             src,
             result.analysis,
@@ -296,7 +302,7 @@ class CollectionSync:
             language_hint=self.coll.language_hint,
         )
 
-    def _failure(self, src: SourceFile, code: str, message: str) -> Callable[[], None]:
+    def _failure(self, src: SourceFile, code: str, message: str) -> Callable[[], object]:
         self._error(src.rel_path, code, message)
         return lambda: self.store.save_failure(src, code, message)
 
@@ -310,23 +316,18 @@ class CollectionSync:
                 self._pending.clear()
         self._last_flush = time.perf_counter()
 
-    def _plan(self, entry: WalkEntry, state: DocState | None) -> Callable[[], None] | Job | None:
-        """Decide what a file needs: nothing, a store write, or a conversion job."""
-        same_stat = (
-            state is not None
-            and state.size == entry.size
-            and state.mtime_ns == entry.mtime_ns
-            and state.inode == entry.inode
-            and state.ingest_version == INGEST_VERSION
-        )
-        if same_stat and state.error_code is None and state.mirror_hash:
-            if state.active:
-                self.tally.unchanged += 1
-                return None
+    def _apply_step(
+        self, entry: WalkEntry, state: DocState | None, step: Step
+    ) -> Callable[[], object] | Job | None:
+        """What a file's step comes to: nothing, a store write, or a conversion job."""
+        if step is Step.KEEP:
+            self.tally.unchanged += 1
+            return None
+        if step is Step.REACTIVATE and state is not None:
             self.tally.updated += 1
             self.tally.changed(entry.rel_path, "added")  # back in the index
             return lambda: self.store.reactivate(state.id)
-        if same_stat and state.error_code in PERMANENT_CODES:
+        if step is Step.SKIP:
             self.tally.skipped += 1
             return None
         ext = _ext(entry.rel_path)
@@ -340,7 +341,7 @@ class CollectionSync:
             data = read_regular(entry.abs_path, MAX_FILE_BYTES)
         except FileNotFoundError:  # deleted since the walk: treat it as absent
             self.tally.processed -= 1
-            self._seen.discard(entry.rel_path)
+            self._vanished.append(entry.rel_path)
             return None
         except NotRegularFile as exc:  # replaced by a pipe or device since the walk
             return self._failure(unread, UNSUPPORTED, str(exc))
@@ -349,12 +350,9 @@ class CollectionSync:
         except OSError as exc:
             return self._failure(unread, READ_ERROR, exc.strerror or str(exc))
         source_hash = hashlib.sha256(data).hexdigest()
-        if (
-            state is not None
-            and state.source_hash == source_hash
-            and state.ingest_version == INGEST_VERSION
-        ):
-            if state.error_code is None and state.mirror_hash:
+        content = content_step(source_hash, state)
+        if state is not None and content is not ContentStep.CONVERT:
+            if content is ContentStep.TOUCH:
                 if state.active:
                     self.tally.unchanged += 1
                 else:
@@ -367,11 +365,10 @@ class CollectionSync:
                         self.store.reactivate(state.id)
 
                 return touch
-            if state.error_code in PERMANENT_CODES:
-                self.tally.skipped += 1
-                return lambda: self.store.touch_document(
-                    state.id, entry.size, entry.mtime_ns, entry.inode
-                )
+            self.tally.skipped += 1  # the same bytes failed for good before
+            return lambda: self.store.touch_document(
+                state.id, entry.size, entry.mtime_ns, entry.inode
+            )
         return Job(
             entry.rel_path,
             entry.abs_path,
@@ -383,13 +380,6 @@ class CollectionSync:
         )
 
 
-MAX_SYNC_PATHS = 256
-
-
-def _under_any(rel: str, folders: list[tuple[str, str]]) -> bool:
-    return any(not d or rel.startswith(d + "/") for d, _ in folders)
-
-
 def _storable(rel: str) -> bool:
     try:
         rel.encode("utf-8")
@@ -398,60 +388,14 @@ def _storable(rel: str) -> bool:
     return True
 
 
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def resolve_paths(collection: Collection, paths: list[str]) -> list[str]:
-    """The listed files as collection-relative paths, each one a file the collection indexes
-    (or one that no longer exists). Anything else is refused before any work starts."""
-    root = os.path.abspath(os.path.expanduser(collection.path))
-    real_root = os.path.realpath(root)
-    rules = FileRules.build(
-        collection.pattern, collection.include, collection.exclude, SUPPORTED_EXTENSIONS
-    )
-    resolved: list[str] = []
-    for given in paths:
-        check_file_name(given)
-        candidate = os.path.normpath(os.path.join(root, os.path.expanduser(given)))
-        if not _inside(candidate, root) or candidate == root:
-            raise InvalidPathError(f"Path is outside collection {collection.name}: {given}")
-        rel = os.path.relpath(candidate, root).replace(os.sep, "/")
-        if os.path.lexists(candidate):
-            real = os.path.realpath(candidate)
-            if not _inside(real, real_root):
-                raise InvalidPathError(
-                    f"Path leaves collection {collection.name} through a link: {given}"
-                )
-            if os.path.isdir(real):
-                raise InvalidPathError(f"Path is a directory, not a file: {given}")
-        if any(part.startswith(".") for part in rel.split("/")) or not rules.accepts(rel):
-            raise InvalidPathError(
-                f"Collection {collection.name} does not index this file (pattern, include "
-                f"or exclude rules): {given}"
-            )
-        if rel not in resolved:
-            resolved.append(rel)
-    return resolved
-
-
-def check_paths(app: App, inp: UpdateInput) -> list[str] | None:
-    """Validate ``paths`` of an update: only with one collection, never with gitPull."""
-    if inp.paths is None:
-        return None
-    if not inp.collection:
-        raise ValidationError("paths needs collection")
-    if inp.gitPull:
-        raise ValidationError("paths cannot be combined with gitPull")
-    if not inp.paths or len(inp.paths) > MAX_SYNC_PATHS:
-        raise ValidationError(f"paths must list 1 to {MAX_SYNC_PATHS} files")
-    collection = app.config.find(inp.collection)
-    if collection is None:
-        raise NotFoundError(f"Collection not found: {inp.collection}")
-    return resolve_paths(collection, inp.paths)
-
-
 def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> SyncResult:
+    return sync_collections(app, inp, progress)[0]
+
+
+def sync_collections(
+    app: App, inp: UpdateInput, progress: Progress | None = None
+) -> tuple[SyncResult, list[CollectionTally]]:
+    """`update`, and what it changed per collection (a server job publishes it as events)."""
     rel_paths = check_paths(app, inp)
     store = app.store(create=True)  # a config whose index was deleted gets a fresh one
     collections = app.config.collections
@@ -480,8 +424,6 @@ def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> Sync
             tallies.append(sync.tally)
             interrupted = True
             break
-    if app.change_log is not None:
-        app.change_log.extend(tallies)
     payload: dict[str, Any] = {
         "collections": [t.as_dict() for t in tallies],
         "totalDurationMs": round((time.perf_counter() - started) * 1000),
@@ -493,4 +435,4 @@ def update(app: App, inp: UpdateInput, progress: Progress | None = None) -> Sync
     }
     if interrupted:
         payload["interrupted"] = True
-    return SyncResult.model_validate(payload)
+    return SyncResult.model_validate(payload), tallies

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gno.adapters.converters.mime import SUPPORTED_EXTENSIONS, sniff_mime
 from gno.adapters.converters.office import MarkitdownConverter
+from gno.core.mime import SUPPORTED_EXTENSIONS, sniff_mime
 from gno.ports import CORRUPT, PERMISSION, ConversionError, Converter
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

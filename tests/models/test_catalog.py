@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from gno.errors import ValidationError
-from gno.models.availability import ModelUnavailableError, download_policy, local_model_file
+from gno.errors import ModelUnavailableError, ValidationError
+from gno.models.availability import download_policy, local_model_file
 from gno.models.catalog import DEFAULT_PRESET, PRESETS, parse_model_uri, role_uri
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from gno.errors import ValidationError
 from gno.models import manifest
-from gno.models.availability import hf_cache_path
+from gno.models.cache import hf_cache_path
 from gno.models.catalog import parse_model_uri
 from gno.models.pull import fetch_model
 from gno.models.quant import matches_quant, pick_quant_file

@@ -3,8 +3,8 @@ folders, and the 256-file limit (pure: directories are told, not looked up)."""
 
 from __future__ import annotations
 
-from gno.adapters.converters.mime import SUPPORTED_EXTENSIONS
 from gno.core.globs import DEFAULT_EXCLUDES, FileRules
+from gno.core.mime import SUPPORTED_EXTENSIONS
 from gno.resident.change_plan import ADDED, DELETED, MAX_PATHS, MODIFIED, WatchScope, plan_changes
 
 ROOT = "/srv/notes"

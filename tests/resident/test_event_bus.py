@@ -86,7 +86,7 @@ def test_a_client_that_stops_reading_is_dropped_and_close_ends_streams() -> None
 class FinishedJob:
     id: str
     origin: str
-    tallies: list[CollectionTally] = field(default_factory=list)
+    changes: list[CollectionTally] = field(default_factory=list)
 
 
 def test_a_job_becomes_one_event_per_document_or_one_per_busy_collection() -> None:

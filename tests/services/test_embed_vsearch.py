@@ -208,7 +208,7 @@ def test_query_reranks_when_a_reranker_is_on_disk(app, tmp_path, monkeypatch):
     monkeypatch.setenv(
         "GNO_RERANK_MODEL", f"file:{write_tiny_bert(tmp_path / 'rank.gguf', rank=True)}"
     )
-    app._reranker = None  # a new process would look again; this one cached "none"
+    app.models.forget_missing()  # as after a pull: look again for the roles without a model
     ranked = query(app, QueryInput(query="sample trace", limit=5, explain=True))
     assert ranked.meta.reranked is True and ranked.meta.mode.value == "hybrid"
     assert sorted(r.uri for r in ranked.results) == sorted(r.uri for r in plain.results)

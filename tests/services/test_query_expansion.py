@@ -12,6 +12,7 @@ import yaml
 from gno_contracts.models.query_input import QueryInput
 
 from gno.app import App
+from gno.app_models import models_int
 from gno.paths import resolve_paths
 from gno.services.query import query
 from tests.conftest import sync
@@ -241,8 +242,8 @@ def test_app_reads_models_settings(make_app, monkeypatch) -> None:
     app, _ = make_app(NOTES)
     set_models(app, {"expandContextSize": 100, "inferenceTimeout": 1500})
     fresh = App(resolve_paths())
-    assert fresh._expand_context() == 256  # GNO's minimum
-    assert fresh._models_int("inferenceTimeout", 30_000, 1) == 1500
+    assert models_int(fresh.config, "expandContextSize", 2048, 256) == 256  # GNO's minimum
+    assert models_int(fresh.config, "inferenceTimeout", 30_000, 1) == 1500
     monkeypatch.setenv("GNO_EXPAND_TIMEOUT_MS", "250")
     assert fresh.expand_timeout() == 0.25
     monkeypatch.setenv("GNO_EXPAND_TIMEOUT_MS", "soon")

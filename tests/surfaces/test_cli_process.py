@@ -5,11 +5,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from gno.adapters.sqlite.store import SqliteStore
-from tests.index_consistency import assert_consistent
+from tests.index_consistency import assert_consistent, wait_for_documents, writes_held
 
 GNO = [sys.executable, "-m", "gno.cli.entry"]
 HEAVY = (
@@ -99,70 +97,59 @@ def test_global_flags_anywhere_and_named_index(tmp_path):
     assert bad.returncode == 1
 
 
-def test_ctrl_c_during_update_keeps_index_consistent(tmp_path):
+def _interrupted_update(tmp_path: Path, sig: signal.Signals) -> tuple[int, str, int, Path]:
+    """`gno update --json` over 3000 files, sent ``sig`` while it is provably mid-way: the
+    signal goes out while this test holds the index's write lock and fewer than 3000
+    documents are committed, so the sync cannot have finished. Returns (exit code, stdout,
+    documents committed before the signal, index path)."""
     root = tmp_path / "big"
     root.mkdir()
     for i in range(3000):
-        (root / f"n{i:04d}.md").write_text(
-            f"# Note {i}\n\n" + f"word{i} sampling text " * 40 + "\n"
-        )
+        (root / f"n{i:04d}.md").write_text(f"# Note {i}\n\n" + f"term{i} body text " * 40 + "\n")
     run("init", str(root), "--name", "big")
+    # The sync waits for the held lock instead of failing with LOCKED after 200 ms.
+    env = os.environ | {"GNO_BUSY_TIMEOUT_MS": "120000"}
     proc = subprocess.Popen(
-        [*GNO, "update", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*GNO, "update", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     db = Path(os.environ["GNO_DATA_DIR"]) / "index-default.sqlite"
-    deadline = time.time() + 30
-    while time.time() < deadline:  # wait until the first batch is committed
-        if (
-            db.exists()
-            and SqliteStore.open(db).conn.execute("SELECT count(*) FROM documents").fetchone()[0]
-        ):
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
-    store = SqliteStore.open(db)
-    docs = store.conn.execute("SELECT count(*) FROM documents WHERE active = 1").fetchone()[0]
-    fts = store.conn.execute("SELECT count(*) FROM documents_fts").fetchone()[0]
-    assert store.integrity_ok() and docs == fts
-    if proc.returncode == 130:  # stopped mid-way (the usual case)
-        assert json.loads(out)["interrupted"] is True and 0 < docs < 3000
-    else:  # the sync won the race; it must then be complete
-        assert proc.returncode == 0 and docs == 3000
-    store.close()
+    try:
+        wait_for_documents(db)
+        with writes_held(db) as before:
+            assert 0 < before < 3000, "the sync finished before it could be interrupted"
+            proc.send_signal(sig)
+        # communicate() returns at EOF of the pipes, which workers would hold open
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "Traceback" not in err
+    return proc.returncode, out, before, db
+
+
+def test_ctrl_c_during_update_keeps_index_consistent(tmp_path):
+    code, out, before, db = _interrupted_update(tmp_path, signal.SIGINT)
+    assert code == 130 and json.loads(out)["interrupted"] is True
+    docs = assert_consistent(db)
+    assert before <= docs < 3000  # committed batches stay, the rest was never written
     final = json.loads(run("update", "--json").stdout)
     assert final["totalFilesAdded"] == 3000 - docs
+    assert assert_consistent(db) == 3000
 
 
 def test_sigterm_during_update_leaves_a_consistent_index(tmp_path):
     """SIGTERM stops `gno update` like Ctrl-C: what was committed stays, the open batch
     is dropped whole, no worker process outlives it, and the next update indexes
     exactly the rest."""
-    root = tmp_path / "big"
-    root.mkdir()
-    for i in range(3000):
-        (root / f"n{i:04d}.md").write_text(f"# Note {i}\n\n" + f"term{i} body text " * 40 + "\n")
-    run("init", str(root), "--name", "big")
-    proc = subprocess.Popen(
-        [*GNO, "update", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    db = Path(os.environ["GNO_DATA_DIR"]) / "index-default.sqlite"
-    deadline = time.time() + 30
-    while time.time() < deadline:  # wait until the first batch is committed
-        if (
-            db.exists()
-            and SqliteStore.open(db).conn.execute("SELECT count(*) FROM documents").fetchone()[0]
-        ):
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGTERM)
-    # communicate() returns at EOF of the pipes, which workers would hold open
-    out, _ = proc.communicate(timeout=60)
+    code, out, before, db = _interrupted_update(tmp_path, signal.SIGTERM)
+    assert code == 130 and json.loads(out)["interrupted"] is True
     docs = assert_consistent(db)
-    if proc.returncode == 130:  # stopped mid-way (the usual case)
-        assert json.loads(out)["interrupted"] is True and 0 < docs < 3000
-    else:  # the sync won the race; it must then be complete
-        assert proc.returncode == 0 and docs == 3000
+    assert before <= docs < 3000
     final = json.loads(run("update", "--json").stdout)
     assert final["totalFilesAdded"] == 3000 - docs
-    assert assert_consistent(db) == 3000 == len(list(root.iterdir()))
+    assert assert_consistent(db) == 3000 == len(list((tmp_path / "big").iterdir()))

@@ -12,8 +12,9 @@ import anyio
 import pytest
 
 from gno.app import App
+from gno.errors import ReadersBusyError
 from gno.paths import resolve_paths
-from gno.resident.readers import ReaderPool, ReadersBusyError
+from gno.resident.readers import ReaderPool
 from gno.rest.search_lane import SearchLane
 
 DEADLINE = 30.0

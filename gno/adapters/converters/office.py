@@ -19,7 +19,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from gno.adapters.converters.mime import OOXML_MIMES, PDF_MIME
+from gno.core.mime import OOXML_MIMES, PDF_MIME
 from gno.ports import (
     CONVERSION_FAILED,
     CORRUPT,

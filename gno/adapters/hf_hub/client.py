@@ -18,7 +18,7 @@ import huggingface_hub
 from huggingface_hub import errors as hub_errors
 from huggingface_hub.utils import logging as hub_logging
 
-from gno.models.availability import ModelDownloadError
+from gno.errors import ModelDownloadError
 
 ByteProgress = Callable[[int, int | None], None]  # (bytes done, bytes total or None)
 
@@ -112,7 +112,8 @@ def _forwarding_bar(report: ByteProgress) -> type:
             kwargs.update(disable=False, file=_Null(), mininterval=0.1)
             super().__init__(*args, **kwargs)
 
-        def display(self, msg: Any = None, pos: Any = None) -> bool:
+        # tqdm's close() reads this result (its stubs say None).
+        def display(self, msg: Any = None, pos: Any = None) -> bool:  # type: ignore[override]
             report(int(self.n), int(self.total) if self.total else None)
             return True
 

@@ -7,10 +7,13 @@ take the write lock at once is skipped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
 import apsw
 
-from gno.adapters.sqlite.rows import now_iso
 from gno.errors import LockedError
+from gno.rows import now_iso
 
 MAX_ENTRIES = 5000
 
@@ -18,6 +21,7 @@ MAX_ENTRIES = 5000
 class ExpansionCache:
     conn: apsw.Connection
     busy_timeout_ms: int
+    write: Callable[[], AbstractContextManager[None]]  # SqliteStore.write
 
     def cached_expansion(self, key: str) -> str | None:
         row = self.conn.execute(

@@ -10,12 +10,12 @@ so a read never sees edges older than the documents it reads.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import apsw
 
 from gno.core.link_resolver import Doc
 from gno.core.typed_graph import Projection, build_projection
+from gno.rows import LinkRow
 
 _DOCS = (
     "SELECT id, collection, rel_path, docid, uri, title FROM documents "
@@ -52,10 +52,10 @@ class EdgeStore:
             links = [
                 (int(s), str(t), str(n), str(c), int(k))
                 for s, t, n, c, k in self.conn.execute(_LINKS)
-            ]  # type: ignore[arg-type]
+            ]
             relations = [
                 (int(s), str(e), str(t), str(c)) for s, e, t, c in self.conn.execute(_RELATIONS)
-            ]  # type: ignore[arg-type]
+            ]
         built = build_projection(docs, links, relations)
         self._projection = (key, built)
         return built
@@ -106,23 +106,6 @@ class EdgeStore:
                 tuple(params),
             )
         ]
-
-
-@dataclass(frozen=True, slots=True)
-class LinkRow:
-    source_doc_id: int
-    link_type: str
-    target_ref: str
-    target_ref_norm: str
-    target_anchor: str | None
-    target_collection: str | None
-    resolve_collection: str
-    link_text: str | None
-    start_line: int
-    start_col: int
-    end_line: int
-    end_col: int
-    source: str
 
 
 def _like_literal(text: str) -> str:

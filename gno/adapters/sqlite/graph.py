@@ -13,7 +13,9 @@ from collections.abc import Sequence
 
 import apsw
 
-Edge = tuple[int, int, str]  # (source doc id, target doc id, confidence)
+from gno.adapters.sqlite.cursor import all_rows
+from gno.rows import Edge
+
 MAX_EDGES = 10_000
 
 
@@ -23,8 +25,9 @@ class GraphStore:
     def _wiki_targets(self, norm: str, collection: str) -> tuple[list[int], str]:
         """Active documents a wiki target names, best rank only, and the confidence."""
         bare = norm.removesuffix(".md")
-        ranks = self.conn.execute(
-            """
+        ranks = all_rows(
+            self.conn.execute(
+                """
             SELECT id, CASE
                 WHEN lower(title) = :norm THEN 1
                 WHEN lower(rel_path) IN (:norm, :bare || '.md') THEN 2
@@ -36,14 +39,15 @@ class GraphStore:
                 OR lower(rel_path) LIKE '%/' || :norm_like ESCAPE '\\')
             ORDER BY rank, id
             """,
-            {
-                "norm": norm,
-                "bare": bare,
-                "norm_like": _like_literal(norm),
-                "bare_like": _like_literal(bare),
-                "collection": collection,
-            },
-        ).fetchall()
+                {
+                    "norm": norm,
+                    "bare": bare,
+                    "norm_like": _like_literal(norm),
+                    "bare_like": _like_literal(bare),
+                    "collection": collection,
+                },
+            )
+        )
         if not ranks:
             return [], ""
         best = [doc_id for doc_id, rank in ranks if rank == ranks[0][1]]
@@ -65,24 +69,28 @@ class GraphStore:
         if not doc_ids:
             return []
         marks = ",".join("?" * len(doc_ids))
-        seeds = self.conn.execute(
-            f"SELECT id, collection, rel_path, lower(coalesce(title, '')) FROM documents WHERE id IN ({marks})",
-            tuple(doc_ids),
-        ).fetchall()
+        seeds = all_rows(
+            self.conn.execute(
+                f"SELECT id, collection, rel_path, lower(coalesce(title, '')) FROM documents WHERE id IN ({marks})",
+                tuple(doc_ids),
+            )
+        )
         # Link rows that may touch a seed: written by it, or naming it (path, path suffix,
         # title), found through the target index; resolution below confirms each one.
         names = sorted({name for _, _, rel, title in seeds for name in _names(rel, title)})
         name_marks = ",".join("?" * len(names))
-        rows = self.conn.execute(
-            f"""
+        rows = all_rows(
+            self.conn.execute(
+                f"""
             SELECT l.source_doc_id, l.link_type, l.target_ref_norm,
                    coalesce(l.target_collection, d.collection)
             FROM doc_links l JOIN documents d ON d.id = l.source_doc_id AND d.active = 1
             WHERE l.source_doc_id IN ({marks}) OR l.target_ref_norm IN ({name_marks})
             LIMIT ?
             """,
-            (*doc_ids, *names, MAX_EDGES),
-        ).fetchall()
+                (*doc_ids, *names, MAX_EDGES),
+            )
+        )
         seed_set = set(doc_ids)
         edges: list[Edge] = []
         for source, link_type, norm, collection in rows:

@@ -15,7 +15,6 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -23,10 +22,11 @@ import apsw
 from gno.core import journal as j
 from gno.core.identity import docid_for
 from gno.core.relations import frontmatter_relations, link_edge_type
+from gno.rows import JournalRow, JournalState
 
 if TYPE_CHECKING:
-    from gno.adapters.sqlite.rows import SourceFile
     from gno.core.document import Analysis
+    from gno.rows import SourceFile
 
 MAX_ROW_BYTES = 128 * 1024
 _PRIOR = (
@@ -60,31 +60,6 @@ class Prior:
             "mirrorHash": self.mirror_hash,
             "active": self.active if active is None else active,
         }
-
-
-@dataclass(frozen=True)
-class JournalRow:
-    sequence: int
-    observed_ms: int
-    kind: str
-    collection: str
-    text: str  # the stored form; unpacked on first use (a cached model never needs it)
-
-    @cached_property
-    def observed_at(self) -> str:
-        return j.iso_of_ms(self.observed_ms)
-
-    @cached_property
-    def entry(self) -> dict[str, Any]:
-        return j.unpack_entry(self.text, self.collection)
-
-
-@dataclass(frozen=True)
-class JournalState:
-    last_sequence: int
-    floor: int
-    entries: int
-    bytes: int
 
 
 class DocumentJournal:

@@ -25,6 +25,7 @@ from typing import Any
 
 import apsw
 
+from gno.adapters.sqlite.cursor import scalar
 from gno.core.knn_plan import (
     SHARDS,
     code_dims,
@@ -34,11 +35,10 @@ from gno.core.knn_plan import (
     next_shard_k,
     shard_k,
 )
+from gno.rows import Neighbour
 
 KNN_LAYOUT = 1  # bump when the vec table changes shape; stale tables are rebuilt on load
 
-# A neighbour: (mirror_hash, seq, cosine distance)
-Neighbour = tuple[str, int, float]
 
 # A zero vector has no direction: vec_distance_cosine returns NULL. It ranks as orthogonal.
 DISTANCE = "coalesce(vec_distance_cosine(tv.embedding, ?), 1.0)"
@@ -155,10 +155,12 @@ class KnnSearch:
         return self._coarse(query, k)
 
     def _coarse(self, query: bytes, k: int) -> list[Neighbour]:
-        code = self.conn.execute(
-            f"SELECT CAST({code_sql(':q', self.dims)} AS BLOB)",
-            {"q": query, **self.code_params},
-        ).fetchone()[0]
+        code = scalar(
+            self.conn.execute(
+                f"SELECT CAST({code_sql(':q', self.dims)} AS BLOB)",
+                {"q": query, **self.code_params},
+            )
+        )
         per_shard = shard_k(k)
         target = SHARDS * per_shard  # as many allowed candidates as an unfiltered search sees
         while True:
@@ -177,8 +179,8 @@ class KnnSearch:
         vectors (counting documents is far cheaper than mapping them to chunks)."""
         if self._allowed is None:
             count = "SELECT count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL"
-            allowed = self.conn.execute(f"{count} {self.where}", self.params).fetchone()[0]
-            every = self.conn.execute(count).fetchone()[0] if self.where else allowed
+            allowed = scalar(self.conn.execute(f"{count} {self.where}", self.params))
+            every = scalar(self.conn.execute(count)) if self.where else allowed
             self._allowed = round(self.total * allowed / every) if every else 0
         return self._allowed
 

@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 import apsw
 
+from gno.adapters.sqlite.cursor import all_rows
+
 Migration = Callable[[apsw.Connection, dict[str, str]], None]
 MIGRATIONS: list[tuple[int, Migration]] = []
 
@@ -231,7 +233,7 @@ def m003_knn_codes(conn: apsw.Connection, settings: dict[str, str]) -> None:
         """
     )
     if conn.execute("SELECT 1 FROM pragma_module_list WHERE name = 'vec0'").fetchone():
-        for model_id, dims in conn.execute("SELECT id, dims FROM embed_models").fetchall():
+        for model_id, dims in all_rows(conn.execute("SELECT id, dims FROM embed_models")):
             knn.rebuild(conn, model_id, dims)
 
 

@@ -8,8 +8,9 @@ from typing import Any
 
 import apsw
 
-from gno.adapters.sqlite.rows import DOC_COLUMNS, DocRow, doc_row, iso_from_ns
+from gno.adapters.sqlite.cursor import all_rows, scalar
 from gno.errors import ValidationError
+from gno.rows import DOC_COLUMNS, DocRow, doc_row, iso_from_ns
 
 BM25_WEIGHTS = "1.5, 4.0, 1.0"  # filepath, title, body (GNO's weights)
 
@@ -37,17 +38,18 @@ class DocumentReads:
         """How many indexed documents contain each plain word (body, title or path)."""
         out = {}
         for word in words:
-            row = self.conn.execute(
-                "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?",
-                ('"' + word.replace('"', '""') + '"',),
-            ).fetchone()
-            out[word] = int(row[0])
+            out[word] = int(
+                scalar(
+                    self.conn.execute(
+                        "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?",
+                        ('"' + word.replace('"', '""') + '"',),
+                    )
+                )
+            )
         return out
 
     def active_document_count(self) -> int:
-        return int(
-            self.conn.execute("SELECT count(*) FROM documents WHERE active = 1").fetchone()[0]
-        )
+        return int(scalar(self.conn.execute("SELECT count(*) FROM documents WHERE active = 1")))
 
     def documents_by_ids(
         self, ids: Sequence[int], where: str = "", params: Sequence[Any] = ()
@@ -114,7 +116,8 @@ class DocumentReads:
         """A page of active documents with a mirror. ``order`` = (field, descending):
         field None sorts by URI, ``modified`` by the source mtime, any other name by that
         frontmatter date (documents without it last); ties by URI."""
-        where, params = "active = 1 AND mirror_hash IS NOT NULL", []
+        where = "active = 1 AND mirror_hash IS NOT NULL"
+        params: list[Any] = []
         if collection:
             where += " AND collection = ?"
             params.append(collection)
@@ -128,9 +131,7 @@ class DocumentReads:
             marks = ",".join("?" * len(tags_any))
             where += f" AND id IN (SELECT document_id FROM doc_tags WHERE tag IN ({marks}))"
             params += list(tags_any)
-        total = self.conn.execute(
-            f"SELECT count(*) FROM documents WHERE {where}", params
-        ).fetchone()[0]
+        total = scalar(self.conn.execute(f"SELECT count(*) FROM documents WHERE {where}", params))
         field, descending = order
         direction = "DESC" if descending else "ASC"
         order_params: list[Any] = []
@@ -228,17 +229,21 @@ class DocumentReads:
     def collection_counts(self) -> dict[str, tuple[int, int]]:
         """Per collection: (active documents, chunks of their mirrors)."""
         docs = dict(
-            self.conn.execute(
-                "SELECT collection, count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL "
-                "GROUP BY collection"
-            ).fetchall()
+            all_rows(
+                self.conn.execute(
+                    "SELECT collection, count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL "
+                    "GROUP BY collection"
+                )
+            )
         )
         chunks = dict(
-            self.conn.execute(
-                "SELECT d.collection, count(*) FROM (SELECT DISTINCT collection, mirror_hash FROM documents "
-                "WHERE active = 1 AND mirror_hash IS NOT NULL) d JOIN content_chunks c ON c.mirror_hash = d.mirror_hash "
-                "GROUP BY d.collection"
-            ).fetchall()
+            all_rows(
+                self.conn.execute(
+                    "SELECT d.collection, count(*) FROM (SELECT DISTINCT collection, mirror_hash FROM documents "
+                    "WHERE active = 1 AND mirror_hash IS NOT NULL) d JOIN content_chunks c ON c.mirror_hash = d.mirror_hash "
+                    "GROUP BY d.collection"
+                )
+            )
         )
         return {name: (docs.get(name, 0), chunks.get(name, 0)) for name in set(docs) | set(chunks)}
 
@@ -251,7 +256,7 @@ class DocumentReads:
         return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
     def totals(self) -> dict[str, Any]:
-        one = lambda sql, *p: self.conn.execute(sql, p).fetchone()[0]  # noqa: E731
+        one = lambda sql, *p: scalar(self.conn.execute(sql, p))  # noqa: E731
         return {
             "documents": one(
                 "SELECT count(*) FROM documents WHERE active = 1 AND mirror_hash IS NOT NULL"

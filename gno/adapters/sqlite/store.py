@@ -21,15 +21,16 @@ from typing import Any
 import apsw
 
 from gno.adapters.sqlite.cache import ExpansionCache
+from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.edges import EdgeStore
 from gno.adapters.sqlite.graph import GraphStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
-from gno.adapters.sqlite.rows import iso_from_ns, now_iso
 from gno.adapters.sqlite.vectors import VectorStore
 from gno.adapters.sqlite.writes import DocumentWrites
 from gno.core.fts import TOKENIZER
 from gno.errors import DiskFullError, GnoError, LockedError, NotInitializedError
+from gno.rows import iso_from_ns, now_iso
 
 BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
 TOKENIZE_BY_NAME = {"porter": TOKENIZER, "unicode61": "unicode61 remove_diacritics 2"}
@@ -55,6 +56,7 @@ class SqliteStore(
         self._journal_creates = {}
         self._vec_loaded: bool | None = None
         self.busy_timeout_ms = BUSY_TIMEOUT_MS
+        self._integrity: tuple[tuple[int, int, int], bool] | None = None  # (generation, ok)
 
     @classmethod
     def open(cls, path: Path, *, create: bool = False, tokenizer: str = "porter") -> SqliteStore:
@@ -68,7 +70,7 @@ class SqliteStore(
             busy_timeout_ms = int(os.environ.get("GNO_BUSY_TIMEOUT_MS", BUSY_TIMEOUT_MS))
             conn.set_busy_timeout(busy_timeout_ms)
             conn.execute("PRAGMA foreign_keys = ON")
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            if scalar(conn.execute("PRAGMA journal_mode")) != "wal":
                 conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute(
@@ -243,31 +245,54 @@ class SqliteStore(
             inactive = [
                 r[0] for r in self.conn.execute("SELECT id FROM documents WHERE active = 0")
             ]
-            counts["deletedTags"] = self.conn.execute(
-                "SELECT count(*) FROM doc_tags WHERE document_id IN (SELECT id FROM documents WHERE active = 0)"
-            ).fetchone()[0]
-            counts["deletedLinks"] = self.conn.execute(
-                "SELECT count(*) FROM doc_links WHERE source_doc_id IN (SELECT id FROM documents WHERE active = 0)"
-            ).fetchone()[0]
+            counts["deletedTags"] = scalar(
+                self.conn.execute(
+                    "SELECT count(*) FROM doc_tags WHERE document_id IN (SELECT id FROM documents WHERE active = 0)"
+                )
+            )
+            counts["deletedLinks"] = scalar(
+                self.conn.execute(
+                    "SELECT count(*) FROM doc_links WHERE source_doc_id IN (SELECT id FROM documents WHERE active = 0)"
+                )
+            )
             self.conn.executemany(
                 "DELETE FROM documents_fts WHERE rowid = ?", [(i,) for i in inactive]
             )
             self.conn.execute("DELETE FROM documents WHERE active = 0")
             counts["deletedDocuments"] = len(inactive)
             orphan = "SELECT mirror_hash FROM content WHERE mirror_hash NOT IN (SELECT mirror_hash FROM documents WHERE mirror_hash IS NOT NULL)"
-            counts["deletedChunks"] = self.conn.execute(
-                f"SELECT count(*) FROM content_chunks WHERE mirror_hash IN ({orphan})"
-            ).fetchone()[0]
-            counts["deletedContent"] = self.conn.execute(
-                f"SELECT count(*) FROM ({orphan})"
-            ).fetchone()[0]
+            counts["deletedChunks"] = scalar(
+                self.conn.execute(
+                    f"SELECT count(*) FROM content_chunks WHERE mirror_hash IN ({orphan})"
+                )
+            )
+            counts["deletedContent"] = scalar(self.conn.execute(f"SELECT count(*) FROM ({orphan})"))
             self.conn.execute(f"DELETE FROM content WHERE mirror_hash IN ({orphan})")
             cutoff = iso_from_ns(time.time_ns() - 30 * 86_400 * 10**9)
-            counts["deletedErrors"] = self.conn.execute(
-                "SELECT count(*) FROM ingest_errors WHERE occurred_at < ?", (cutoff,)
-            ).fetchone()[0]
+            counts["deletedErrors"] = scalar(
+                self.conn.execute(
+                    "SELECT count(*) FROM ingest_errors WHERE occurred_at < ?", (cutoff,)
+                )
+            )
             self.conn.execute("DELETE FROM ingest_errors WHERE occurred_at < ?", (cutoff,))
         return counts
 
+    def generation(self) -> tuple[int, int, int]:
+        """Changes whenever the index may have: ``PRAGMA data_version`` (another connection
+        committed), this connection's own change count, and the index file's inode (a
+        reset index is a new file)."""
+        try:
+            inode = os.stat(self.path).st_ino
+        except OSError:
+            inode = -1
+        version = scalar(self.conn.execute("PRAGMA data_version"))
+        return int(version), self.conn.total_changes(), inode
+
     def integrity_ok(self) -> bool:
-        return self.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        """``PRAGMA quick_check`` passes. It reads every page, so it runs once per index
+        generation rather than on every status call."""
+        generation = self.generation()
+        if self._integrity is None or self._integrity[0] != generation:
+            ok = scalar(self.conn.execute("PRAGMA quick_check")) == "ok"
+            self._integrity = (generation, ok)
+        return self._integrity[1]

@@ -11,24 +11,20 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import apsw
 
 from gno.adapters.sqlite import knn
-from gno.adapters.sqlite.knn import Neighbour
-from gno.adapters.sqlite.rows import now_iso
+from gno.adapters.sqlite.cursor import all_rows, scalar
 from gno.errors import ValidationError
+from gno.rows import BacklogRow, Neighbour, now_iso
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
 MMAP_BYTES = 1 << 30
-
-# A chunk waiting for a vector: (mirror_hash, seq, pos, end, title of a document using it)
-BacklogRow = tuple[str, int, int, int, str | None]
 
 
 def vec_extension_path() -> str | None:
@@ -37,14 +33,6 @@ def vec_extension_path() -> str | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     return os.path.join(next(iter(spec.submodule_search_locations)), "vec0")
-
-
-def pack(vector: Sequence[float]) -> bytes:
-    return array("f", vector).tobytes()
-
-
-def unpack(blob: bytes) -> list[float]:
-    return array("f", blob).tolist()
 
 
 def _check_widths(blobs: Iterable[bytes], dims: int) -> None:
@@ -73,9 +61,11 @@ class VectorStore:
             # Rescoring and exact scans read float vectors at random places: mapped pages
             # skip a read() and a copy each (exact scans about 2x faster at 100k vectors).
             self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-            stale = self.conn.execute(
-                "SELECT id, dims FROM embed_models WHERE knn_layout != ?", (knn.KNN_LAYOUT,)
-            ).fetchall()
+            stale = all_rows(
+                self.conn.execute(
+                    "SELECT id, dims FROM embed_models WHERE knn_layout != ?", (knn.KNN_LAYOUT,)
+                )
+            )
             if stale:
                 with self.write():
                     for model_id, dims in stale:
@@ -113,11 +103,13 @@ class VectorStore:
                     knn.drop_stale(self.conn, model_id)
             return model_id
         with self.write():
-            model_id = self.conn.execute(
-                "INSERT INTO embed_models (model_uri, fingerprint, dims, created_at, knn_layout) "
-                "VALUES (?, ?, ?, ?, ?) RETURNING id",
-                (uri, fingerprint, dims, now_iso(), knn.KNN_LAYOUT),
-            ).fetchone()[0]
+            model_id = scalar(
+                self.conn.execute(
+                    "INSERT INTO embed_models (model_uri, fingerprint, dims, created_at, knn_layout) "
+                    "VALUES (?, ?, ?, ?, ?) RETURNING id",
+                    (uri, fingerprint, dims, now_iso(), knn.KNN_LAYOUT),
+                )
+            )
             knn.create(self.conn, model_id, dims)
         return int(model_id)
 
@@ -170,15 +162,17 @@ class VectorStore:
 
     def embed_backlog_count(self, model_id: int, collection: str | None) -> int:
         scope = "AND collection = ?" if collection else ""
-        return self.conn.execute(
-            f"""
+        return scalar(
+            self.conn.execute(
+                f"""
             SELECT count(*) FROM content_chunks c
             WHERE c.mirror_hash IN (SELECT mirror_hash FROM documents WHERE active = 1 {scope})
                 AND NOT EXISTS (SELECT 1 FROM chunk_vectors v
                                 WHERE v.model_id = ? AND v.mirror_hash = c.mirror_hash AND v.seq = c.seq)
             """,
-            (*((collection,) if collection else ()), model_id),
-        ).fetchone()[0]
+                (*((collection,) if collection else ()), model_id),
+            )
+        )
 
     def pending_documents(self, model_id: int | None) -> int:
         """Active documents with at least one chunk lacking a vector for this model (every
@@ -189,14 +183,16 @@ class VectorStore:
             if model_id is not None
             else "1"
         )
-        return self.conn.execute(
-            f"""
+        return scalar(
+            self.conn.execute(
+                f"""
             SELECT count(*) FROM documents d
             WHERE d.active = 1 AND d.mirror_hash IS NOT NULL AND EXISTS (
                 SELECT 1 FROM content_chunks c WHERE c.mirror_hash = d.mirror_hash AND {missing})
             """,
-            (model_id,) if model_id is not None else (),
-        ).fetchone()[0]
+                (model_id,) if model_id is not None else (),
+            )
+        )
 
     def chunk_vector_blobs(self, model_id: int, chunks: Sequence[tuple[str, int]]) -> list[bytes]:
         """The whole-chunk (window 0) vectors of these chunks that have one, in order."""
@@ -249,7 +245,7 @@ class VectorStore:
             [(model_id, h, blob) for h, blob in new_vectors.items()],
         )
         # AUTOINCREMENT: the new chunk vectors are exactly those above the current maximum.
-        before = self.conn.execute("SELECT coalesce(max(id), 0) FROM chunk_vectors").fetchone()[0]
+        before = scalar(self.conn.execute("SELECT coalesce(max(id), 0) FROM chunk_vectors"))
         ts = now_iso()
         self.conn.executemany(
             "INSERT INTO chunk_vectors (model_id, mirror_hash, seq, win, vector_id, embedded_at) "
@@ -293,11 +289,13 @@ class VectorStore:
         )
         args = {"m": model_id, "c": collection}
         with self.write():
-            kept = self.conn.execute(
-                f"SELECT count(*) FROM chunk_vectors WHERE model_id = :m "
-                f"AND mirror_hash IN ({mine}) AND mirror_hash IN ({shared})",
-                args,
-            ).fetchone()[0]
+            kept = scalar(
+                self.conn.execute(
+                    f"SELECT count(*) FROM chunk_vectors WHERE model_id = :m "
+                    f"AND mirror_hash IN ({mine}) AND mirror_hash IN ({shared})",
+                    args,
+                )
+            )
             self.conn.execute(
                 f"DELETE FROM chunk_vectors WHERE model_id = :m "
                 f"AND mirror_hash IN ({mine}) AND mirror_hash NOT IN ({shared})",
@@ -308,7 +306,7 @@ class VectorStore:
         return removed, kept
 
     def embed_model_uris(self) -> dict[int, str]:
-        return dict(self.conn.execute("SELECT id, model_uri FROM embed_models").fetchall())
+        return dict(all_rows(self.conn.execute("SELECT id, model_uri FROM embed_models")))
 
     def knn(
         self,
@@ -332,9 +330,7 @@ class VectorStore:
 
     def _dims(self, model_id: int) -> int:
         return int(
-            self.conn.execute("SELECT dims FROM embed_models WHERE id = ?", (model_id,)).fetchone()[
-                0
-            ]
+            scalar(self.conn.execute("SELECT dims FROM embed_models WHERE id = ?", (model_id,)))
         )
 
     def embedded_chunks(self, model_id: int | None) -> dict[str, int]:
@@ -348,7 +344,7 @@ class VectorStore:
             "GROUP BY d.collection",
             (model_id,),
         )
-        return dict(rows.fetchall())
+        return dict(all_rows(rows))
 
     def chunk_embeddings(
         self, model_id: int, mirror_hash: str, first_only: bool = False

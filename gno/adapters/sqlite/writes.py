@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.journal import DocumentJournal
-from gno.adapters.sqlite.rows import DocState, SourceFile, now_iso
 from gno.core.fts import index_text
+from gno.rows import INGEST_VERSION, DocState, SourceFile, now_iso
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
     from gno.core.document import Analysis
 
 # Bump when ingestion changes what it stores: every document is then re-read once.
-INGEST_VERSION = 1
 
 
 class DocumentWrites(DocumentJournal):
@@ -62,8 +62,9 @@ class DocumentWrites(DocumentJournal):
         """Upsert a converted document with its content, chunks, FTS row, tags and links."""
         a, ts = analysis, now_iso()
         before = self.journal_prior(src.collection, src.rel_path)  # read before links go
-        doc_id = self.conn.execute(
-            """
+        doc_id = scalar(
+            self.conn.execute(
+                """
             INSERT INTO documents (collection, rel_path, source_hash, source_mime, source_ext, source_size,
                 source_mtime_ns, source_inode, docid, uri, title, mirror_hash, converter_id, converter_version,
                 language_hint, content_type, content_type_source, categories_json, author, frontmatter_date,
@@ -85,25 +86,26 @@ class DocumentWrites(DocumentJournal):
                 updated_at = excluded.updated_at
             RETURNING id
             """,
-            (
-                *src.values(),
-                a.title,
-                a.mirror_hash,
-                converter_id,
-                converter_version,
-                language_hint,
-                a.content_type,
-                a.content_type_source,
-                json.dumps(a.categories),
-                a.metadata.author,
-                a.metadata.frontmatter_date,
-                json.dumps(a.metadata.date_fields) if a.metadata.date_fields else None,
-                INGEST_VERSION,
-                ts,
-                ts,
-                ts,
-            ),
-        ).fetchone()[0]
+                (
+                    *src.values(),
+                    a.title,
+                    a.mirror_hash,
+                    converter_id,
+                    converter_version,
+                    language_hint,
+                    a.content_type,
+                    a.content_type_source,
+                    json.dumps(a.categories),
+                    a.metadata.author,
+                    a.metadata.frontmatter_date,
+                    json.dumps(a.metadata.date_fields) if a.metadata.date_fields else None,
+                    INGEST_VERSION,
+                    ts,
+                    ts,
+                    ts,
+                ),
+            )
+        )
         inserted = self.conn.execute(
             "INSERT INTO content (mirror_hash, markdown, line_count) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1",
             (a.mirror_hash, a.mirror, a.mirror.count("\n")),
@@ -208,9 +210,10 @@ class DocumentWrites(DocumentJournal):
                 ts,
                 ts,
             ),
-        ).fetchone()
-        self._drop_fts([row[0]])
-        self.journal_saved(before, src, None, row[0])
+        )
+        failed_id = scalar(row)
+        self._drop_fts([failed_id])
+        self.journal_saved(before, src, None, failed_id)
         self.record_error(src.collection, src.rel_path, code, message)
 
     def record_error(self, collection: str, rel_path: str, code: str, message: str) -> None:

@@ -1,14 +1,37 @@
-"""Row types shared by the store's parts: what sync, reads and services exchange."""
+"""Row types the index and the services exchange (``gno/ports.py`` names the methods):
+documents, ingest state, backlog rows, neighbours, link edges, vectors as bytes, and the
+timestamps the index writes."""
 
 from __future__ import annotations
 
 import json
 import time
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from gno.core import journal as j
 from gno.core.identity import docid_for
+
+INGEST_VERSION = 1  # bump when ingestion changes what it stores: every file is re-read
+
+# A chunk waiting for a vector: (mirror_hash, seq, pos, end, title of a document using it)
+BacklogRow = tuple[str, int, int, int, str | None]
+# A neighbour: (mirror_hash, seq, cosine distance)
+Neighbour = tuple[str, int, float]
+# A resolved link: (source doc id, target doc id, confidence)
+Edge = tuple[int, int, str]
+
+
+def pack(vector: Sequence[float]) -> bytes:
+    """A vector as the index stores it: float32, native byte order."""
+    return array("f", vector).tobytes()
+
+
+def unpack(blob: bytes) -> list[float]:
+    return array("f", blob).tolist()
 
 
 def now_iso() -> str:
@@ -105,3 +128,45 @@ def doc_row(row: Sequence[Any]) -> DocRow:
     values[15] = json.loads(values[15]) if values[15] else []
     values[18] = bool(values[18])
     return DocRow(*values)
+
+
+@dataclass(frozen=True)
+class JournalRow:
+    sequence: int
+    observed_ms: int
+    kind: str
+    collection: str
+    text: str  # the stored form; unpacked on first use (a cached model never needs it)
+
+    @cached_property
+    def observed_at(self) -> str:
+        return j.iso_of_ms(self.observed_ms)
+
+    @cached_property
+    def entry(self) -> dict[str, Any]:
+        return j.unpack_entry(self.text, self.collection)
+
+
+@dataclass(frozen=True)
+class JournalState:
+    last_sequence: int
+    floor: int
+    entries: int
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRow:
+    source_doc_id: int
+    link_type: str
+    target_ref: str
+    target_ref_norm: str
+    target_anchor: str | None
+    target_collection: str | None
+    resolve_collection: str
+    link_text: str | None
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+    source: str

@@ -1,0 +1,29 @@
+"""The MCP surface as `gno serve` hosts it at `/mcp`, without importing the MCP SDK: the
+command that starts the server hands ``http_app`` to the REST app, which calls it on the
+first `/mcp` request (on a worker thread, ``gno/rest/mcp_gateway.py``); only then do the
+SDK and ``gno.mcp.server`` load."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gno.app import App
+
+
+def http_app(
+    app: App,
+    *,
+    enable_write: bool = False,
+    profile: str = "full",
+    allowed_hosts: list[str] | None = None,
+    allowed_origins: list[str] | None = None,
+) -> tuple[Any, Any]:
+    from gno.mcp.server import http_app as build
+
+    return build(
+        app,
+        enable_write=enable_write,
+        profile=profile,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+    )
