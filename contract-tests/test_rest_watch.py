@@ -213,9 +213,9 @@ def test_a_folder_renamed_away_is_reported_without_paths_and_clears(tmp_path: Pa
 
         # a caller on another host: the same facts, no host path anywhere
         home = str(tmp_path)
-        rebound = httpx.get(f"{srv.url}/api/status", headers={"Host": "gno.example.org"})
+        rebound = httpx.get(f"{srv.url}/api/status", headers={"Host": "evil.example"})
         assert rebound.status_code == 403 and home not in rebound.text  # Host allowlist
-        for headers in (REMOTE,):
+        for headers in (REMOTE, {"Host": "gno.example.org"}):
             answer = httpx.get(f"{srv.url}/api/status", headers=headers)
             assert home not in answer.text, answer.text[:500]
             remote = answer.json()

@@ -60,6 +60,16 @@ class _LockedEmbedder:
         self._inner, self._lock = inner, lock
         self.model_id, self.dimensions = inner.model_id, inner.dimensions
         self.max_tokens = inner.max_tokens
+        # Token counting (llama.cpp embedders only) plans embedding windows: passed through
+        # when the model has it, so `getattr(embedder, "token_count")` still tells.
+        counter = getattr(inner, "token_count", None)
+        if callable(counter):
+
+            def token_count(text: str) -> int:
+                with holding(lock):
+                    return int(counter(text))
+
+            self.token_count = token_count
 
     def embed_batch(self, texts: list[str]) -> list[list[float]]:
         with holding(self._lock):
