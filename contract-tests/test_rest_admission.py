@@ -96,11 +96,6 @@ def _readers(srv: Server) -> dict[str, int]:
     return status["readers"]
 
 
-def _active_requests(srv: Server) -> int:
-    status = httpx.get(f"{srv.url}/api/resident/status").json()
-    return int(status["admission"]["activeRequests"])
-
-
 def _in_thread(call: Callable[[], httpx.Response]) -> tuple[threading.Thread, list[Any]]:
     """Run a blocking request on a thread; its response (or exception) lands in the list."""
     out: list[Any] = []
@@ -158,10 +153,6 @@ def test_disconnect_cancels_the_query_and_frees_the_reader(
             # ...and the server closes its side only after it saw the disconnect: no answer
             assert client.recv(65536) == b""
             client.close()
-            # The socket closing is not yet the cancellation: under load the event loop may
-            # run the disconnect listener later. The request leaves admission only once the
-            # listener cancelled its worker (the status request itself is the one left).
-            _poll("the server to drop the request", lambda: _active_requests(srv) == 1)
             release.set()  # the embedding call in flight now returns
             _poll("the reader to be released", lambda: _readers(srv)["active"] == 0)
         assert models.count(COMPLETIONS) == reranks, "rerank ran for a client that was gone"
