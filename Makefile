@@ -94,6 +94,12 @@ bench: $(STAMP)
 	$(BIN)/python bench/tokenizers.py
 	$(BIN)/python bench/embed.py --windows 2
 	$(BIN)/python bench/quality.py
+	# lane graph: its bench line goes here
+	# lane writes: its bench line goes here
+	# lane refactor: its bench line goes here
+	# lane context: its bench line goes here
+	# lane setup: its bench line goes here
+	# lane records: its bench line goes here
 
 clean:
 	rm -rf .demo

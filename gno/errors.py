@@ -191,3 +191,21 @@ class Cancelled(GnoError):
     code = "CANCELLED"
     http_status = 499  # client closed request: never actually sent to anyone
     exit_code = 130
+
+
+# ===== errors added by lane graph (keep them below this line) =====
+
+
+# ===== errors added by lane writes (keep them below this line) =====
+
+
+# ===== errors added by lane refactor (keep them below this line) =====
+
+
+# ===== errors added by lane context (keep them below this line) =====
+
+
+# ===== errors added by lane setup (keep them below this line) =====
+
+
+# ===== errors added by lane records (keep them below this line) =====
