@@ -1,5 +1,6 @@
 """The guard that serializes collection changes with sync commits (see
-``gno.services.index_guard`` for who takes it and why).
+``gno.services.index_guard`` for who takes it and why), and the writer lease that
+serializes file writes (``write_lease``).
 
 An advisory ``flock`` on ``index-<name>.lock`` in the data directory, one per
 index, taken through a fresh descriptor each time (flock conflicts between
@@ -24,6 +25,8 @@ from gno.errors import LockedError
 from gno.paths import Paths
 
 LOCK_WAIT_SECONDS = 30.0
+WRITE_LEASE_WAIT_SECONDS = 120.0  # GNO's capture/remember wait before LOCKED
+WRITE_LEASE_NAME = ".mcp-write.lock"
 _POLL_SECONDS = 0.01
 _held = threading.local()  # paths this thread holds: nested guards join the outer one
 
@@ -62,10 +65,38 @@ def lock_path(paths: Paths) -> Path:
     return paths.data_dir / f"index-{paths.index_identity}.lock"
 
 
+def write_lease_path(paths: Paths) -> Path:
+    """GNO's writer lease file, beside the index database."""
+    return paths.data_dir / WRITE_LEASE_NAME
+
+
 @contextmanager
 def index_guard(paths: Paths, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
     """Hold the index's config/sync guard for the block."""
-    path = lock_path(paths)
+    busy = (
+        "The index is busy: a collection change or sync batch did not finish "
+        f"within {wait:.0f} s; try again"
+    )
+    with _hold(lock_path(paths), wait, busy):
+        yield
+
+
+@contextmanager
+def write_lease(paths: Paths, wait: float = WRITE_LEASE_WAIT_SECONDS) -> Iterator[None]:
+    """Hold the writer lease for a file write and its inline sync.
+
+    The same file GNO uses (``.mcp-write.lock`` in the data directory), taken with
+    flock(2) as GNO's ``flock`` helper does, so writers of gno's CLI, MCP and REST, and a
+    GNO process on the same data directory, take turns. Order: this lease, then the
+    index guard, then SQLite's write lock.
+    """
+    busy = f"Another writer held the write lock for {wait:.0f} s; try again"
+    with _hold(write_lease_path(paths), wait, busy):
+        yield
+
+
+@contextmanager
+def _hold(path: Path, wait: float, busy: str) -> Iterator[None]:
     held: set[Path] = _held.__dict__.setdefault("paths", set())
     if path in held:
         yield
@@ -76,10 +107,7 @@ def index_guard(paths: Paths, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]
         deadline = time.monotonic() + wait
         while not _try_lock(fd):
             if time.monotonic() >= deadline:
-                raise LockedError(
-                    "The index is busy: a collection change or sync batch did not finish "
-                    f"within {wait:.0f} s; try again"
-                )
+                raise LockedError(busy)
             time.sleep(_POLL_SECONDS)
         held.add(path)
         try:

@@ -1,0 +1,99 @@
+"""Writing files inside a collection root without ever leaving it or half-writing one.
+
+``resolve_inside`` maps a checked relative path onto the disk and refuses a target
+whose existing parents (or the file itself) are symlinks leading out of the root.
+``write_atomic`` writes through a temporary file in the target's own folder, fsyncs
+it and renames it into place, so a reader or a crash sees the old bytes or the new
+ones, never a mix; the temporary file is removed whatever fails. ``exclusive=True``
+refuses to replace an existing file (``DuplicateError``) and is race-free: the final
+step is ``os.link``, which fails when the name exists.
+
+Callers hold ``gno.index_lock.write_lease`` around the write and the inline sync that
+follows, so writers of every surface take turns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+
+from gno.core.write_paths import check_rel_path
+from gno.errors import DiskFullError, DuplicateError, InvalidPathError
+
+MAX_WRITE_BYTES = 10 * 1024 * 1024  # a note, not a dataset; larger content is refused, never cut
+TEMP_PREFIX = ".gno-tmp-"  # the walker skips dot files, so a leftover is never indexed
+
+
+def resolve_inside(root: Path, rel: str) -> Path:
+    """The absolute target of ``rel`` under ``root``; every existing part must stay inside."""
+    rel = check_rel_path(rel)
+    real_root = Path(os.path.realpath(root))
+    target = real_root.joinpath(*rel.split("/"))
+    # realpath follows every symlink that exists along the way; the part that does not
+    # exist yet cannot be a link, so the resolved path must still sit under the root.
+    resolved = Path(os.path.realpath(target))
+    if resolved != real_root and real_root not in resolved.parents:
+        raise InvalidPathError(f"Cannot write to {rel!r}: it leads outside the collection root")
+    if target.is_symlink():
+        raise InvalidPathError(f"Cannot write to {rel!r}: the target is a symbolic link")
+    return target
+
+
+def write_atomic(path: Path, data: bytes, *, exclusive: bool = False, mode: int = 0o644) -> None:
+    """Put ``data`` at ``path`` all at once (parents must exist; see ``make_parents``)."""
+    if len(data) > MAX_WRITE_BYTES:
+        raise InvalidPathError(
+            f"Content is {len(data)} bytes; gno writes at most {MAX_WRITE_BYTES} bytes per file"
+        )
+    if path.exists() and not path.is_file():
+        raise InvalidPathError(f"Cannot write to {path.name!r}: it exists and is not a file")
+    tmp = path.with_name(f"{TEMP_PREFIX}{secrets.token_hex(6)}-{path.name}"[:255])
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if exclusive:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise DuplicateError(f"{path.name!r} already exists") from None
+        else:
+            os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except OSError as exc:
+        if exc.errno == 28:  # ENOSPC
+            raise DiskFullError("No space left on the device; nothing was written") from exc
+        raise
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def make_parents(root: Path, path: Path) -> None:
+    """Create the folders between ``root`` and ``path`` (each checked to stay inside)."""
+    real_root = Path(os.path.realpath(root))
+    parent = path.parent
+    if parent != real_root and real_root not in parent.parents:
+        raise InvalidPathError("Cannot create a folder outside the collection root")
+    parent.mkdir(parents=True, exist_ok=True)
+    resolved = Path(os.path.realpath(parent))
+    if resolved != real_root and real_root not in resolved.parents:
+        raise InvalidPathError("Cannot create a folder outside the collection root")
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename itself durable (POSIX); platforms without directory fds skip it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
