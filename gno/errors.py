@@ -18,7 +18,8 @@ that from the exit code.
     ├── FileMissingError (FILE_NOT_FOUND, 404, exit 1: a doc asset that is not there)
     ├── DuplicateError (DUPLICATE, 409, exit 1)
     ├── ConflictError (CONFLICT, 409, exit 2)
-    │   └── JobConflictError (JOB_CONFLICT: a job of that lane is running)
+    │   ├── JobConflictError (JOB_CONFLICT: a job of that lane is running)
+    │   └── StalePlanError (STALE_PLAN: a refactor plan no longer matches the files)
     ├── ClientConfigError (RUNTIME, 500, exit 2: another program's config file gno cannot edit)
     ├── LockedError (LOCKED, 409, exit 2: another writer holds the index)
     ├── OwnerLockedError (LOCKED, 409, exit 2: another server owns the data directory)
@@ -200,6 +201,13 @@ class Cancelled(GnoError):
 
 
 # ===== errors added by lane refactor (keep them below this line) =====
+
+
+class StalePlanError(ConflictError):
+    """A rename/move apply whose plan no longer matches the files (or cannot be applied):
+    REST answers 409 with the apply result in ``details``."""
+
+    code = "STALE_PLAN"
 
 
 # ===== errors added by lane context (keep them below this line) =====
