@@ -289,3 +289,14 @@ def recover_pending(data_dir: Path) -> list[str]:
     for stray in journal_dir(data_dir).glob("*.json.tmp"):
         stray.unlink(missing_ok=True)
     return [recover(j) for j in pending(data_dir)]
+
+
+def recover_if_pending(paths: Any) -> list[str]:
+    """Before a write or a sync: finish a crashed apply under the writer lease (a live
+    apply in another process holds the lease, so its journal is never touched here)."""
+    if not pending(paths.data_dir):
+        return []
+    from gno.index_lock import write_lease
+
+    with write_lease(paths):
+        return recover_pending(paths.data_dir)

@@ -36,7 +36,7 @@ from gno.errors import DocumentNotFoundError, GnoError, InvalidPathError, Valida
 from gno.file_writes import MAX_WRITE_BYTES, resolve_inside
 from gno.index_lock import write_lease
 from gno.ports import Store
-from gno.refactor_journal import Change, CommitFailed, commit, pending, recover_pending
+from gno.refactor_journal import Change, CommitFailed, commit, recover_if_pending, recover_pending
 from gno.services.documents import resolve
 from gno.services.sync_paths import MAX_SYNC_PATHS, resolve_paths
 
@@ -184,14 +184,7 @@ def _read_or_none(root: Path, doc: Doc, read_only: bool) -> SourceText | None:
 
 
 def _recover(app: App) -> None:
-    if pending(app.paths.data_dir):
-        with write_lease(app.paths):
-            recover_pending(app.paths.data_dir)
-
-
-def recover_refactors(app: App) -> None:
-    """Finish what a crashed apply left (a sync calls this before walking)."""
-    _recover(app)
+    recover_if_pending(app.paths)
 
 
 def _apply_result(
