@@ -242,6 +242,8 @@ def test_write_tools_behind_the_gate(
         "gno_add_collection",
         "gno_remove_collection",
         "gno_clear_collection_embeddings",
+        "gno_rename_note",
+        "gno_move_note",
     }
 
     async def session() -> None:
