@@ -47,14 +47,28 @@ def test_cli_preview_apply_stale_and_bad_input(tmp_path: Path) -> None:
     assert_valid(PREVIEW, moved)
     assert moved["target"]["relPath"] == "archive/old.md"
     done = gno_ok(
-        env, "rename", "notes/old.md", "new.md", "--apply", "--plan-digest", plan["planDigest"], "--json"
+        env,
+        "rename",
+        "notes/old.md",
+        "new.md",
+        "--apply",
+        "--plan-digest",
+        plan["planDigest"],
+        "--json",
     )
     assert_valid(APPLY, done)
     assert done["status"] == "applied"
     # [[old]] and [[old.md]] still name it by its title "Old": unchanged
     assert (root / "links.md").read_text() == "[[old]] and [it](new.md#part) and [[old.md|alias]]\n"
     stale = run_gno(
-        env, "rename", "notes/new.md", "x.md", "--apply", "--plan-digest", plan["planDigest"], "--json"
+        env,
+        "rename",
+        "notes/new.md",
+        "x.md",
+        "--apply",
+        "--plan-digest",
+        plan["planDigest"],
+        "--json",
     )
     assert stale.returncode == 1
     assert_valid(APPLY, json.loads(stale.stdout))
@@ -68,9 +82,10 @@ def test_cli_preview_apply_stale_and_bad_input(tmp_path: Path) -> None:
         ("rename", "notes/new.md", "nul.md"),
     ):
         gno_err(env, 1, *args, "--json")  # the CLI envelope says VALIDATION for exit 1
-    assert "--plan-digest" in gno_err(env, 1, "rename", "notes/new.md", "x.md", "--apply", "--json")[
-        "message"
-    ]
+    assert (
+        "--plan-digest"
+        in gno_err(env, 1, "rename", "notes/new.md", "x.md", "--apply", "--json")["message"]
+    )
     assert sorted(p.name for p in root.rglob("*")) == before
 
 
@@ -193,3 +208,40 @@ def test_rest_plan_rename_move_and_stale(tmp_path: Path) -> None:
             json={"name": "x.md", "schemaVersion": "1.0", "planDigest": "0" * 64},
         )
         assert no_confirm.status_code == 400
+
+
+def _branch(schema: dict[str, Any], prefix: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A standalone schema as it appears inside another: its ``$defs`` renamed with a prefix."""
+    body = {k: v for k, v in schema.items() if k not in ("$schema", "$id", "$defs")}
+
+    def renamed(node: Any) -> Any:
+        text = json.dumps(node).replace('"#/$defs/', f'"#/$defs/{prefix}_')
+        return json.loads(text)
+
+    return renamed(body), {f"{prefix}_{k}": renamed(v) for k, v in schema["$defs"].items()}
+
+
+@pytest.mark.parametrize(
+    ("container", "branches"),
+    [
+        (
+            "file-refactor-result",
+            {"preview": "FileRefactorPreview", "apply": "FileRefactorApplyResult"},
+        ),
+        ("api-doc-refactor", {"apply": "FileRefactorApplyResult"}),
+    ],
+)
+def test_embedded_copies_equal_the_standalone_schemas(
+    container: str, branches: dict[str, str]
+) -> None:
+    """The MCP union and the REST answer carry the two contract schemas verbatim."""
+    here = Path(__file__).resolve().parents[1] / "schemas" / "output"
+    outer = json.loads((here / f"{container}.schema.json").read_text())
+    files = {"preview": "file-refactor-preview", "apply": "file-refactor-apply-result"}
+    for prefix, title in branches.items():
+        body, defs = _branch(
+            json.loads((here / f"{files[prefix]}.schema.json").read_text()), prefix
+        )
+        assert outer["$defs"][title] == body
+        for name, definition in defs.items():
+            assert outer["$defs"][name] == definition

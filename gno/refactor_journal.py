@@ -25,6 +25,7 @@ state (each backup renamed over its path, the new document removed when it is ou
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -241,10 +242,8 @@ def _roll_back(record: dict[str, Any]) -> None:
     if record.get("removeBackup"):
         _restore(Path(record["removeBackup"]), Path(record["remove"]))
     for made in sorted(record.get("madeDirs", []), key=len, reverse=True):
-        try:
+        with contextlib.suppress(OSError):  # not empty: something else lives there now
             os.rmdir(made)
-        except OSError:
-            pass
 
 
 def _restore(backup: Path, path: Path) -> None:

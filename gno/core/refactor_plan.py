@@ -263,7 +263,9 @@ def build_plan(
             if src.id in targets:
                 refs.append(_classify(cand, link, start, end, targets, src, target_rel, after))
             elif own and link.link_type == "markdown" and targets and src.rel_path != target_rel:
-                refs.append(_recalculate(cand, link, start, end, resolver.docs[targets[0]], new_home))
+                refs.append(
+                    _recalculate(cand, link, start, end, resolver.docs[targets[0]], new_home)
+                )
     refs.sort(key=_Ref.sort_key)
     for ref in refs:
         if ref.reason in BLOCKING and ref.reason not in blocking_codes:
@@ -342,7 +344,14 @@ def _recalculate(
     if proposal == original:
         return _Ref(cand, link, "markdown", "unchanged", "destination_unchanged", original)
     return _Ref(
-        cand, link, "markdown", "rewriteable", "relative_path_recalculated", original, proposal, span
+        cand,
+        link,
+        "markdown",
+        "rewriteable",
+        "relative_path_recalculated",
+        original,
+        proposal,
+        span,
     )
 
 
@@ -419,10 +428,15 @@ def _assemble(
         ]
         if todo:
             edits[uri] = todo
-    counts = {c: 0 for c in ("rewriteable", "unchanged", "ambiguous", "unsupported", "malformed", "invalid")}
+    counts = {
+        c: 0
+        for c in ("rewriteable", "unchanged", "ambiguous", "unsupported", "malformed", "invalid")
+    }
     for ref in refs:
         counts[ref.classification] += 1
-    linking = [r for r in refs if r.link is not _NO_LINK and r.reason != "relative_path_recalculated"]
+    linking = [
+        r for r in refs if r.link is not _NO_LINK and r.reason != "relative_path_recalculated"
+    ]
     safety = {
         "rewriteableCount": counts["rewriteable"],
         "unchangedCount": counts["unchanged"],

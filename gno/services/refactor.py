@@ -116,7 +116,9 @@ def _target_rel(req: _Request, source_rel: str) -> str:
     else:
         raw = (req.folder or "").strip()
         if raw.startswith("gno://"):
-            raise ValidationError("cross_collection_unsupported: folderPath is a folder of the same collection")
+            raise ValidationError(
+                "cross_collection_unsupported: folderPath is a folder of the same collection"
+            )
         folder = "" if raw in ("", ".", "/") else check_rel_path(raw.rstrip("/"))
         name = name or posixpath.basename(source_rel)
     return check_rel_path(f"{folder}/{name}" if folder else name)
@@ -160,7 +162,9 @@ def _build(app: App, store: Store, req: _Request) -> _Built:
         if read is not None:
             texts[doc.uri] = read
             candidates.append(read)
-    target_fp = sha256_bytes(f"{'occupied' if blocking[:1] == ['occupied_target'] else 'free'}:{target_rel}".encode())
+    target_fp = sha256_bytes(
+        f"{'occupied' if blocking[:1] == ['occupied_target'] else 'free'}:{target_rel}".encode()
+    )
     plan = build_plan(
         operation=req.operation,
         source=source,
@@ -211,7 +215,10 @@ def _apply_result(
 
 
 def _check_apply(inp: RenameNoteInput | MoveNoteInput, mcp_confirm: bool) -> str:
-    if inp.schemaVersion is None or str(getattr(inp.schemaVersion, "value", inp.schemaVersion)) != "1.0":
+    if (
+        inp.schemaVersion is None
+        or str(getattr(inp.schemaVersion, "value", inp.schemaVersion)) != "1.0"
+    ):
         raise ValidationError('apply needs schemaVersion "1.0"')
     if not inp.planDigest:
         raise ValidationError("apply needs the planDigest of the reviewed preview")
@@ -231,7 +238,9 @@ def apply_plan(app: App, req: _Request, digest: str) -> dict[str, Any]:
         plan = built.plan.payload
         if built.plan.digest != digest:
             stale = dict(plan, planDigest=digest)
-            return _apply_result(stale, "stale_plan", "unchanged", "not_attempted", reasonCode="stale_plan")
+            return _apply_result(
+                stale, "stale_plan", "unchanged", "not_attempted", reasonCode="stale_plan"
+            )
         if not built.plan.can_apply:
             code = plan["safety"]["blockingReasonCodes"][0]
             status = "conflict" if code == "occupied_target" else "unsupported"

@@ -53,7 +53,9 @@ def corpus(draw: st.DrawFn) -> tuple[dict[str, bytes], str]:
             st.lists(
                 st.one_of(
                     link(target, home),
-                    st.text(st.characters(codec="utf-8", exclude_characters="[]`\r\x00"), max_size=12),
+                    st.text(
+                        st.characters(codec="utf-8", exclude_characters="[]`\r\x00"), max_size=12
+                    ),
                     st.just("`[[code]]`"),
                 ),
                 min_size=1,
@@ -101,7 +103,9 @@ def indexed(files: dict[str, bytes]) -> Iterator[tuple[App, Path]]:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def _uri_path(rel: str) -> str:
@@ -118,7 +122,9 @@ def test_rename_then_inverse_rename_restores_every_byte(
         before = snapshot(root)
         folder = os.path.dirname(target)
         fields: dict[str, Any] = (
-            {"folderPath": "moved/here", "name": new_stem + ".md"} if move else {"name": new_stem + ".md"}
+            {"folderPath": "moved/here", "name": new_stem + ".md"}
+            if move
+            else {"name": new_stem + ".md"}
         )
         plan = preview(app, ref=_uri_path(target), **fields)
         assume(plan["canApply"])
