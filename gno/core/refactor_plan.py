@@ -63,7 +63,11 @@ def sha256_bytes(data: bytes) -> str:
 
 def canonical_json(value: Any) -> str:
     """Keys sorted by UTF-16 code units, no whitespace, non-ASCII kept (JSON.stringify's
-    output with sorted keys), so a digest computed by GNO or gno agrees."""
+    output with sorted keys), so a digest computed by GNO or gno agrees. Every key of a
+    plan is an ASCII field name, where code-point order (``sort_keys``) is UTF-16 order;
+    other keys take the exact (slower) path."""
+    if _ascii_keys(value):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     if isinstance(value, dict):
         items = sorted(value.items(), key=lambda kv: kv[0].encode("utf-16-be"))
         inner = ",".join(f"{canonical_json(k)}:{canonical_json(v)}" for k, v in items)
@@ -71,6 +75,14 @@ def canonical_json(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ",".join(canonical_json(v) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _ascii_keys(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(k.isascii() and _ascii_keys(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_ascii_keys(v) for v in value)
+    return True
 
 
 def plan_digest(plan: dict[str, Any]) -> str:

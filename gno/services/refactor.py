@@ -291,19 +291,23 @@ def _changes(app: App, built: _Built) -> tuple[list[Change], dict[str, list[str]
 
 
 def _converge(app: App, touched: dict[str, list[str]]) -> bool:
+    """Sync the touched paths. In batches below the pipeline's pool threshold: a handful
+    of small notes converts faster inline than through freshly spawned workers. The first
+    batch holds the old and the new path, so the journal records one rename."""
+    from gno.ingest.pipeline import POOL_THRESHOLD
     from gno.services.sync import sync_collections
 
+    batch = max(2, min(MAX_SYNC_PATHS, POOL_THRESHOLD - 1))
     try:
         for collection, paths in touched.items():
             unique = list(dict.fromkeys(paths))
-            inp = UpdateInput.model_validate(
-                {"collection": collection, "paths": unique}
-                if len(unique) <= MAX_SYNC_PATHS
-                else {"collection": collection}
-            )
-            result, _ = sync_collections(app, inp)
-            if result.totalFilesErrored:
-                return False
+            for start in range(0, len(unique), batch):
+                inp = UpdateInput.model_validate(
+                    {"collection": collection, "paths": unique[start : start + batch]}
+                )
+                result, _ = sync_collections(app, inp)
+                if result.totalFilesErrored:
+                    return False
     except GnoError:
         return False
     return True
