@@ -147,6 +147,12 @@ def _build(app: App, store: Store, req: _Request) -> _Built:
     if _read_only(collection):
         blocking.append("read_only_document")
         warnings.append(f"collection {src.collection} is read-only")
+    for edge in proj.inbound.get(src.id, ()):
+        if edge.edge_source == "frontmatter-relation":  # typed edges: reported, not rewritten
+            warnings.append(
+                f"{proj.docs[edge.source].uri}: frontmatter relation {edge.edge_type!r} names "
+                "this document and is not rewritten"
+            )
     source = _read(root, src, _read_only(collection))
     texts: dict[str, SourceText] = {}
     candidates: list[SourceText] = []

@@ -159,3 +159,111 @@ def test_symlinked_folder_leading_out_is_refused(make_app, tmp_path: Path) -> No
         preview(app, ref="notes/old-note.md", folderPath="link")
     assert err.value.code == "INVALID_PATH"
     assert list(outside.iterdir()) == []
+
+
+def test_frontmatter_relations_are_reported_not_rewritten(make_app) -> None:
+    app, root = make_app(
+        {"target.md": "# T\n", "rel.md": "---\nrelations:\n  supports: target.md\n---\nbody\n"}
+    )
+    sync(app)
+    plan = preview(app, ref="notes/target.md", name="moved.md")
+    assert any("frontmatter relation" in w and "rel.md" in w for w in plan["safety"]["warnings"])
+    assert plan["canApply"]
+
+
+class _Boom(Exception):
+    pass
+
+
+def _stepper(fail_at: int, action: Any = None) -> Any:
+    count = {"commit": 0}
+
+    def on_step(step: str) -> None:
+        if step == "commit":
+            count["commit"] += 1
+            if count["commit"] == fail_at:
+                if action is not None:
+                    action()
+                else:
+                    raise _Boom("disk gone")
+
+    return on_step
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 3, 4])
+def test_a_failure_mid_commit_rolls_every_file_back(tmp_path: Path, fail_at: int) -> None:
+    from gno.refactor_journal import Change, CommitFailed, commit, pending
+
+    root = tmp_path / "root"
+    root.mkdir()
+    for name in ("a.md", "b.md", "c.md"):
+        (root / name).write_text(f"old {name}\n")
+    before = _files(root)
+    changes = [
+        Change(root / "new/a.md", b"moved a\n", create=True),
+        Change(root / "b.md", b"new b\n"),
+        Change(root / "c.md", b"new c\n"),
+    ]
+    data = tmp_path / "data"
+    with pytest.raises(CommitFailed) as failed:
+        commit(data, "0" * 64, changes, root / "a.md", on_step=_stepper(fail_at))
+    assert failed.value.rolled_back
+    assert _files(root) == before
+    assert not (root / "new").exists()  # the folder the move made is gone too
+    assert pending(data) == []
+
+
+def test_a_target_that_appears_before_its_link_fails_and_rolls_back(tmp_path: Path) -> None:
+    from gno.refactor_journal import Change, CommitFailed, commit
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.md").write_text("a\n")
+    (root / "b.md").write_text("b\n")
+
+    def squat() -> None:
+        (root / "taken.md").write_text("someone else's\n")
+
+    changes = [Change(root / "taken.md", b"a moved\n", create=True), Change(root / "b.md", b"b2\n")]
+    with pytest.raises(CommitFailed) as failed:
+        commit(tmp_path / "data", "0" * 64, changes, root / "a.md", on_step=_stepper(1, squat))
+    assert failed.value.rolled_back
+    assert _files(root) == {"a.md": b"a\n", "b.md": b"b\n", "taken.md": b"someone else's\n"}
+
+
+def test_recovery_of_a_committing_journal_restores_the_old_state(tmp_path: Path) -> None:
+    """What a kill -9 leaves after two renames of a commit: recovery puts everything back."""
+    import json
+
+    from gno.refactor_journal import Change, commit, pending, recover_pending
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.md").write_text("a\n")
+    (root / "b.md").write_text("b\n")
+    before = _files(root)
+    data = tmp_path / "data"
+    snapshot: dict[str, Any] = {}
+
+    def freeze() -> None:  # copy the journal and files as a crash would leave them
+        journal = pending(data)[0]
+        snapshot["journal"] = journal.read_text()
+        snapshot["files"] = _files(root)
+
+    changes = [Change(root / "z.md", b"a moved\n", create=True), Change(root / "b.md", b"b2\n")]
+    commit(data, "0" * 64, changes, root / "a.md", on_step=_stepper(2, freeze))
+    # Rebuild the crash state: files as frozen (a rename done, one not), journal present.
+    for path in list(root.iterdir()):
+        path.unlink()
+    for rel, content in snapshot["files"].items():
+        (root / rel).write_bytes(content)
+    record = json.loads(snapshot["journal"])
+    assert record["phase"] == "committing"
+    for entry in record["entries"]:  # backups are hard links: recreate them as copies
+        if entry["backup"] and not Path(entry["backup"]).exists():
+            Path(entry["backup"]).write_bytes(before[Path(entry["path"]).name])
+    if not Path(record["removeBackup"]).exists():
+        Path(record["removeBackup"]).write_bytes(before["a.md"])
+    (data / "refactor-journal" / f"{record['id']}.json").write_text(snapshot["journal"])
+    assert recover_pending(data) == ["rolled_back"]
+    assert _files(root) == before
