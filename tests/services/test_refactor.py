@@ -162,7 +162,7 @@ def test_symlinked_folder_leading_out_is_refused(make_app, tmp_path: Path) -> No
 
 
 def test_frontmatter_relations_are_reported_not_rewritten(make_app) -> None:
-    app, root = make_app(
+    app, _ = make_app(
         {"target.md": "# T\n", "rel.md": "---\nrelations:\n  supports: target.md\n---\nbody\n"}
     )
     sync(app)
