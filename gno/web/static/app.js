@@ -2,11 +2,14 @@
 // and the live connection to /api/events that pages listen to ("gno:document-changed").
 
 import { browsePage } from "./pages/browse.js";
+import { changesPage } from "./pages/changes.js";
 import { collectionsPage } from "./pages/collections.js";
 import { docPage } from "./pages/doc.js";
+import { graphPage } from "./pages/graph.js";
 import { homePage } from "./pages/home.js";
 import { searchPage } from "./pages/search.js";
 import { h } from "./dom.js";
+import { hasFeature } from "./features.js";
 
 const PAGES = {
   "/": { render: homePage, title: "Home" },
@@ -15,6 +18,17 @@ const PAGES = {
   "/doc": { render: docPage, title: "Document" },
   "/collections": { render: collectionsPage, title: "Collections" },
 };
+// Pages whose operations this server has (features.js); the others are neither routed nor shown.
+const OPTIONAL = {
+  graph: { path: "/graph", render: graphPage, title: "Graph" },
+  changes: { path: "/changes", render: changesPage, title: "Changes" },
+};
+for (const [feature, page] of Object.entries(OPTIONAL)) {
+  if (hasFeature(feature)) PAGES[page.path] = page;
+}
+for (const link of document.querySelectorAll("nav a[data-feature]")) {
+  link.hidden = !hasFeature(link.dataset.feature);
+}
 
 let current = null; // {controller} of the page on screen: aborted when the user leaves it
 
