@@ -31,9 +31,21 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "changes": ("GET /api/changes", "GET /api/diff"),
     "edit": ("PUT /api/docs/{}",),
     "capture": ("POST /api/capture",),
+    "presets": ("GET /api/note-presets",),
+    "refactor": (
+        "POST /api/docs/{}/refactor-plan",
+        "POST /api/docs/{}/rename",
+        "POST /api/docs/{}/move",
+    ),
     "ask": ("POST /api/ask",),
 }
-FEATURE_PAGES = {"graph": "/graph", "changes": "/changes", "edit": "/edit", "ask": "/ask"}
+FEATURE_PAGES = {
+    "graph": "/graph",
+    "changes": "/changes",
+    "edit": "/edit",
+    "capture": "/edit",
+    "ask": "/ask",
+}
 _FEATURES_SLOT = '<meta name="gno-features" content="">'
 
 
@@ -71,7 +83,7 @@ def add_routes(api: FastAPI) -> None:
     async def page() -> Response:
         return Response(shell, media_type="text/html", headers={"cache-control": "no-cache"})
 
-    pages = PAGES + tuple(FEATURE_PAGES[f] for f in features if f in FEATURE_PAGES)
+    pages = PAGES + tuple(dict.fromkeys(FEATURE_PAGES[f] for f in features if f in FEATURE_PAGES))
     for path in pages:
         api.add_api_route(path, page, methods=["GET"], include_in_schema=False)
     api.mount(ASSETS_PATH, StaticFiles(directory=STATIC_DIR), name="web-assets")

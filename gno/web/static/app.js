@@ -1,10 +1,12 @@
 // The Web UI's entry: a router over location.pathname, links that navigate without reloading,
 // and the live connection to /api/events that pages listen to ("gno:document-changed").
 
+import { askPage } from "./pages/ask.js";
 import { browsePage } from "./pages/browse.js";
 import { changesPage } from "./pages/changes.js";
 import { collectionsPage } from "./pages/collections.js";
 import { docPage } from "./pages/doc.js";
+import { editPage } from "./pages/edit.js";
 import { graphPage } from "./pages/graph.js";
 import { homePage } from "./pages/home.js";
 import { searchPage } from "./pages/search.js";
@@ -19,14 +21,16 @@ const PAGES = {
   "/collections": { render: collectionsPage, title: "Collections" },
 };
 // Pages whose operations this server has (features.js); the others are neither routed nor shown.
-const OPTIONAL = {
-  graph: { path: "/graph", render: graphPage, title: "Graph" },
-  changes: { path: "/changes", render: changesPage, title: "Changes" },
-};
-for (const [feature, page] of Object.entries(OPTIONAL)) {
-  if (hasFeature(feature)) PAGES[page.path] = page;
+const OPTIONAL = [
+  { features: ["graph"], path: "/graph", render: graphPage, title: "Graph" },
+  { features: ["changes"], path: "/changes", render: changesPage, title: "Changes" },
+  { features: ["edit", "capture"], path: "/edit", render: editPage, title: "Edit" },
+  { features: ["ask"], path: "/ask", render: askPage, title: "Ask" },
+];
+for (const page of OPTIONAL) {
+  if (page.features.some(hasFeature)) PAGES[page.path] = page;
 }
-for (const link of document.querySelectorAll("nav a[data-feature]")) {
+for (const link of document.querySelectorAll("[data-feature]")) {
   link.hidden = !hasFeature(link.dataset.feature);
 }
 

@@ -94,7 +94,7 @@ export async function docPage(main, params, signal) {
       h("h1", {}, doc.title || doc.relPath || doc.uri),
       h("div", { class: "uri" }, doc.uri, " ", h("span", { class: "muted" }, doc.docid ?? "")),
       doc.tags?.length ? h("div", { class: "tags" }, doc.tags.map((t) => h("a", { class: "tag", href: `/search?${new URLSearchParams({ q: t, tags: t })}` }, t))) : null,
-      h("div", { class: "doc-actions" }, toggle, h("a", { href: asset, class: "button", "data-external": true, target: "_blank", rel: "noopener" }, "Original file")),
+      h("div", { class: "doc-actions" }, toggle, hasFeature("edit") && (doc.capabilities?.editable || doc.capabilities?.tagsEditable) ? h("a", { class: "button", href: `/edit?${new URLSearchParams({ uri: doc.uri })}`, "data-testid": "edit-link" }, "Edit") : null, h("a", { href: asset, class: "button", "data-external": true, target: "_blank", rel: "noopener" }, "Original file")),
     ),
     changed,
     doc.capabilities?.reason ? h("p", { class: "muted" }, doc.capabilities.reason) : null,
