@@ -33,6 +33,7 @@ that from the exit code.
     │   ├── ModelUnavailableError (MODEL_UNAVAILABLE: not on disk, may not be fetched)
     │   └── ModelDownloadError (MODEL_DOWNLOAD_FAILED: a download was tried and failed)
     ├── DiskFullError (DISK_FULL, 507, exit 2: SQLite could not grow the index)
+    ├── SectionUnresolvableError (SECTION_UNRESOLVABLE, 422, exit 1: no such section here)
     ├── InterruptedByUser (INTERRUPTED, 499, exit 130)
     └── Cancelled (CANCELLED, 499, exit 130: stopped at a checkpoint; never sent to anyone)
 """
@@ -193,6 +194,15 @@ class Cancelled(GnoError):
     http_status = 499  # client closed request: never actually sent to anyone
     exit_code = 130
 
+
+
+class SectionUnresolvableError(GnoError):
+    """A section target cannot be made or read here: no heading at that anchor or line,
+    or a target made for another document."""
+
+    code = "SECTION_UNRESOLVABLE"
+    http_status = 422
+    exit_code = 1
 
 # ===== errors added by lane graph (keep them below this line) =====
 

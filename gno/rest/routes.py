@@ -178,7 +178,10 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 args = await _body_args(request)
                 if isinstance(args, Response):
                     return args
-                args.update(request.path_params)  # /api/docs/{id}/…: the id is an input field
+                if request.path_params:
+                    # ``/api/docs/{id}/rename``: the path names the document, whatever
+                    # the body says.
+                    args = {**args, **request.path_params}
             else:
                 args = _query_args(route, request)
             if problem := unusable_value(args):
