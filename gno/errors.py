@@ -195,7 +195,6 @@ class Cancelled(GnoError):
     exit_code = 130
 
 
-
 class SectionUnresolvableError(GnoError):
     """A section target cannot be made or read here: no heading at that anchor or line,
     or a target made for another document."""
@@ -203,6 +202,7 @@ class SectionUnresolvableError(GnoError):
     code = "SECTION_UNRESOLVABLE"
     http_status = 422
     exit_code = 1
+
 
 # ===== errors added by lane graph (keep them below this line) =====
 
