@@ -13,8 +13,10 @@ leaves the files committed and says ``applied_with_sync_pending``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,32 +69,28 @@ def _root(collection: Collection) -> Path:
 
 
 def _read(root: Path, doc: Doc, read_only: bool) -> SourceText:
-    """A document's file as the planner needs it; only a regular file inside the root."""
+    """A document's file as the planner needs it; only a regular file inside the root. A file
+    over the write limit is fingerprinted (read in blocks) but never rewritten."""
     path = resolve_inside(root, doc.rel_path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError as exc:
         raise DocumentNotFoundError(f"Cannot read {doc.uri}: {exc.strerror}") from None
-    try:
-        import stat
-
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             raise InvalidPathError(f"{doc.uri} is not a regular file")
-        if info.st_size > MAX_WRITE_BYTES:
-            data = b""
+        data = handle.read(MAX_WRITE_BYTES + 1)
+        if len(data) > MAX_WRITE_BYTES:
+            digest = hashlib.sha256(data)
+            while block := handle.read(1 << 20):
+                digest.update(block)
+            return SourceText(doc, None, digest.hexdigest(), False)
+    text = None
+    if doc.rel_path.lower().endswith(MARKDOWN_EXTS):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
             text = None
-        else:
-            with os.fdopen(os.dup(fd), "rb") as handle:
-                data = handle.read(MAX_WRITE_BYTES + 1)
-            text = None
-            if doc.rel_path.lower().endswith(MARKDOWN_EXTS):
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    text = None
-    finally:
-        os.close(fd)
     return SourceText(doc, text, sha256_bytes(data), text is not None and not read_only)
 
 
@@ -165,9 +163,11 @@ def _build(app: App, store: Store, req: _Request) -> _Built:
         if owner is None:
             continue
         read = source if doc_id == src.id else _read_or_none(_root(owner), doc, _read_only(owner))
-        if read is not None:
-            texts[doc.uri] = read
-            candidates.append(read)
+        if read is None:
+            warnings.append(f"{doc.uri}: links here but could not be read; not rewritten")
+            continue
+        texts[doc.uri] = read
+        candidates.append(read)
     target_fp = sha256_bytes(
         f"{'occupied' if blocking[:1] == ['occupied_target'] else 'free'}:{target_rel}".encode()
     )

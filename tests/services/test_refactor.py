@@ -267,3 +267,12 @@ def test_recovery_of_a_committing_journal_restores_the_old_state(tmp_path: Path)
     (data / "refactor-journal" / f"{record['id']}.json").write_text(snapshot["journal"])
     assert recover_pending(data) == ["rolled_back"]
     assert _files(root) == before
+
+
+def test_a_linking_note_gone_from_disk_is_reported(make_app) -> None:
+    app, root = make_app(NOTES)
+    sync(app)
+    (root / "sub/deep.md").unlink()
+    plan = preview(app, ref="notes/old-note.md", name="new-note.md")
+    assert any("deep.md" in w and "could not be read" in w for w in plan["safety"]["warnings"])
+    assert {d["relPath"] for d in plan["affectedDocuments"]} == {"other.md"}
