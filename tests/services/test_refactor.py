@@ -276,3 +276,14 @@ def test_a_linking_note_gone_from_disk_is_reported(make_app) -> None:
     plan = preview(app, ref="notes/old-note.md", name="new-note.md")
     assert any("deep.md" in w and "could not be read" in w for w in plan["safety"]["warnings"])
     assert {d["relPath"] for d in plan["affectedDocuments"]} == {"other.md"}
+
+
+def test_a_target_created_after_the_preview_makes_the_plan_stale(make_app) -> None:
+    app, root = make_app(NOTES)
+    sync(app)
+    plan = preview(app, ref="notes/old-note.md", name="new-note.md")
+    (root / "new-note.md").write_text("someone else's note\n")
+    before = _files(root)
+    result = apply(app, plan, ref="notes/old-note.md", name="new-note.md")
+    assert result["status"] == "stale_plan"
+    assert _files(root) == before
