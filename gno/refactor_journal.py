@@ -217,6 +217,7 @@ def commit(
     on_step("committed")
     record["phase"] = "committed"
     _write_journal(journal, record)
+    on_step("cleanup")
     _clean(record)
     journal.unlink(missing_ok=True)
     return journal_id

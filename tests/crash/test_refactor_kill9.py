@@ -47,7 +47,7 @@ def _digest(ref: str, name: str) -> str:
 
 def _steps(ref: str, name: str) -> list[str]:
     """The steps an uninterrupted apply announces (it is not run here: counted from the plan)."""
-    return ["prepare", *["commit"] * (1 + LINKING + 1), "committed"]
+    return ["prepare", *["commit"] * (1 + LINKING + 1), "committed", "cleanup"]
 
 
 def _apply_killed(ref: str, name: str, kill_after: int) -> tuple[str, bool]:
@@ -102,10 +102,12 @@ def test_kill9_mid_apply_leaves_old_or_new_state_and_the_index_converges(tmp_pat
     assert states["a.md"] != states["b.md"]
 
     current, outcomes = "a.md", {"old": 0, "new": 0}
-    for _ in range(ROUNDS):
+    count = len(_steps("notes/a.md", "b.md"))
+    # Every step once (in random order), the other rounds at random steps.
+    points = rng.sample(range(count), count) + [rng.randrange(count) for _ in range(ROUNDS - count)]
+    for kill_after in points:
         other = "b.md" if current == "a.md" else "a.md"
         steps = _steps(f"notes/{current}", other)
-        kill_after = rng.randrange(len(steps))
         step, journal_seen = _apply_killed(f"notes/{current}", other, kill_after)
         assert step == steps[kill_after]
         assert journal_seen, "the kill must land while the apply's journal exists"
@@ -124,3 +126,5 @@ def test_kill9_mid_apply_leaves_old_or_new_state_and_the_index_converges(tmp_pat
         assert assert_consistent(h.db_path()) == len(on_disk)
     sys.stderr.write(f"outcomes: {outcomes}\n")
     assert outcomes["old"] + outcomes["new"] == ROUNDS
+    # Killed before the journal said committed: the old state; after: the new one.
+    assert outcomes["old"] >= count - 1 and outcomes["new"] >= 1
