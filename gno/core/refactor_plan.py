@@ -22,8 +22,6 @@ itself works on code points (:func:`apply_edits` converts).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import posixpath
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +31,15 @@ from gno.core.document import file_stem
 from gno.core.frontmatter import parse_frontmatter
 from gno.core.identity import make_uri
 from gno.core.link_resolver import Doc, Resolver
+from gno.core.link_spans import (
+    encode_markdown_path,
+    line_offsets,
+    markdown_target_span,
+    utf16_offset,
+    wiki_target_span,
+)
 from gno.core.links import Link, parse_links
+from gno.core.plan_digest import plan_digest
 from gno.core.regions import Regions
 
 SCHEMA_VERSION = "1.0"
@@ -55,56 +61,6 @@ BLOCKING = frozenset(
         "malformed_syntax",
     }
 )
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def canonical_json(value: Any) -> str:
-    """Keys sorted by UTF-16 code units, no whitespace, non-ASCII kept (JSON.stringify's
-    output with sorted keys), so a digest computed by GNO or gno agrees. Every key of a
-    plan is an ASCII field name, where code-point order (``sort_keys``) is UTF-16 order;
-    other keys take the exact (slower) path."""
-    if _ascii_keys(value):
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    if isinstance(value, dict):
-        items = sorted(value.items(), key=lambda kv: kv[0].encode("utf-16-be"))
-        inner = ",".join(f"{canonical_json(k)}:{canonical_json(v)}" for k, v in items)
-        return "{" + inner + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(canonical_json(v) for v in value) + "]"
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _ascii_keys(value: Any) -> bool:
-    if isinstance(value, dict):
-        return all(k.isascii() and _ascii_keys(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_ascii_keys(v) for v in value)
-    return True
-
-
-def plan_digest(plan: dict[str, Any]) -> str:
-    """SHA-256 of the canonical JSON of every top-level field but ``planDigest``."""
-    body = {k: v for k, v in plan.items() if k != "planDigest" and v is not None}
-    return sha256_bytes(canonical_json(body).encode("utf-8"))
-
-
-def utf16_offset(text: str, index: int) -> int:
-    """Code-point index → UTF-16 code units before it."""
-    prefix = text[:index]
-    return len(prefix) + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
-
-
-def from_utf16(text: str, units: int) -> int:
-    """UTF-16 offset → code-point index (the inverse of :func:`utf16_offset`)."""
-    count = 0
-    for i, ch in enumerate(text):
-        if count >= units:
-            return i
-        count += 2 if ord(ch) > 0xFFFF else 1
-    return len(text)
 
 
 @dataclass(frozen=True)
@@ -130,63 +86,6 @@ class Plan:
     @property
     def can_apply(self) -> bool:
         return bool(self.payload["canApply"])
-
-
-def _line_offsets(text: str) -> list[int]:
-    starts = [0]
-    pos = text.find("\n")
-    while pos >= 0:
-        starts.append(pos + 1)
-        pos = text.find("\n", pos + 1)
-    return starts
-
-
-def _wiki_target_span(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """Code-point span of a wiki link's target (no collection prefix, anchor, alias)."""
-    open_at = text.find("[[", start, end)
-    if open_at < 0:
-        return None
-    close = text.find("]]", open_at + 2, end)
-    if close < 0:
-        return None
-    i = open_at + 2
-    j = close
-    bar = text.find("|", i, j)
-    if bar >= 0:
-        j = bar
-    hash_at = text.find("#", i, j)
-    if hash_at >= 0:
-        j = hash_at
-    while i < j and text[i].isspace():
-        i += 1
-    colon = text.find(":", i, j)
-    if colon > i and text[i:colon] == text[i:colon].lower() and "/" not in text[i:colon]:
-        prefix = text[i:colon]
-        if prefix and (prefix[0].isalnum()) and all(c.isalnum() or c in "_-" for c in prefix):
-            i = colon + 1
-    while j > i and text[j - 1].isspace():
-        j -= 1
-    return (i, j) if j > i else None
-
-
-def _markdown_target_span(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """Code-point span of a Markdown link's path (without ``#anchor``)."""
-    paren = text.find("](", start, end)
-    if paren < 0:
-        return None
-    i = paren + 2
-    while i < end and text[i].isspace():
-        i += 1
-    if i < end and text[i] == "<":
-        i += 1
-    j = i
-    while j < end and not text[j].isspace() and text[j] not in "<>()#":
-        j += 1
-    return (i, j) if j > i else None
-
-
-def encode_markdown_path(path: str) -> str:
-    return path.replace("%", "%25").replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
 def _relative(from_rel: str, to_rel: str) -> str:
@@ -266,7 +165,7 @@ def build_plan(
         own = cand.doc.id == src.id
         new_home = target_rel if own else cand.doc.rel_path
         text = cand.text
-        lines = _line_offsets(text)
+        lines = line_offsets(text)
         regions = Regions(text, parse_frontmatter(text).end_offset)
         for link in parse_links(text, cand.doc.rel_path, regions):
             start = lines[link.start_line - 1] + link.start_col - 1
@@ -309,9 +208,9 @@ def _classify(
     text = cand.text or ""
     kind = "wiki" if link.link_type == "wiki" else "markdown"
     span = (
-        _wiki_target_span(text, start, end)
+        wiki_target_span(text, start, end)
         if kind == "wiki"
-        else _markdown_target_span(text, start, end)
+        else markdown_target_span(text, start, end)
     )
     if span is None:
         return _Ref(cand, link, kind, "malformed", "malformed_syntax")
@@ -348,7 +247,7 @@ def _recalculate(
 ) -> _Ref:
     """A relative Markdown link of the moved document itself, seen from its new folder."""
     text = cand.text or ""
-    span = _markdown_target_span(text, start, end)
+    span = markdown_target_span(text, start, end)
     if span is None:
         return _Ref(cand, link, "markdown", "malformed", "malformed_syntax")
     original = text[span[0] : span[1]]
@@ -483,16 +382,3 @@ def _assemble(
     }
     payload["planDigest"] = plan_digest(payload)
     return Plan(payload, edits)
-
-
-def apply_edits(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
-    """``text`` with each (start, end, replacement) code-point span replaced; spans must
-    not overlap (links never do)."""
-    out: list[str] = []
-    last = 0
-    for start, end, replacement in sorted(edits):
-        out.append(text[last:start])
-        out.append(replacement)
-        last = end
-    out.append(text[last:])
-    return "".join(out)

@@ -32,7 +32,9 @@ from gno.app import App
 from gno.config import Collection
 from gno.core.identity import parse_ref
 from gno.core.link_resolver import Doc
-from gno.core.refactor_plan import Plan, SourceText, apply_edits, build_plan, sha256_bytes
+from gno.core.link_spans import apply_edits
+from gno.core.plan_digest import sha256_bytes
+from gno.core.refactor_plan import Plan, SourceText, build_plan
 from gno.core.write_paths import check_rel_path, check_segment
 from gno.errors import DocumentNotFoundError, GnoError, InvalidPathError, ValidationError
 from gno.file_writes import MAX_WRITE_BYTES, resolve_inside
