@@ -105,6 +105,7 @@ def main() -> int:
                 "schemaVersion": "1.0",
                 "planDigest": plan["planDigest"],
                 "confirmation": "apply",
+                "confirm": True,
             }
         )
         started = time.perf_counter()

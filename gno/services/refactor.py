@@ -222,7 +222,9 @@ def _apply_result(
     return result
 
 
-def _check_apply(inp: RenameNoteInput | MoveNoteInput, mcp_confirm: bool) -> str:
+def _check_apply(inp: RenameNoteInput | MoveNoteInput) -> str:
+    """GNO's apply fields, all required before anything is read or written (the CLI's
+    ``--apply`` and the REST routes fill them in)."""
     if (
         inp.schemaVersion is None
         or str(getattr(inp.schemaVersion, "value", inp.schemaVersion)) != "1.0"
@@ -232,7 +234,7 @@ def _check_apply(inp: RenameNoteInput | MoveNoteInput, mcp_confirm: bool) -> str
         raise ValidationError("apply needs the planDigest of the reviewed preview")
     if str(getattr(inp.confirmation, "value", inp.confirmation)) != "apply":
         raise ValidationError('apply needs confirmation "apply"')
-    if mcp_confirm and inp.confirm is not True:
+    if inp.confirm is not True:
         raise ValidationError("apply needs confirm: true")
     return str(getattr(inp.planDigest, "root", inp.planDigest))
 
@@ -324,7 +326,7 @@ def _converge(app: App, touched: dict[str, list[str]]) -> bool:
 def _run(app: App, req: _Request, inp: RenameNoteInput | MoveNoteInput) -> FileRefactorResult:
     action = str(getattr(inp.action, "value", inp.action) or "preview")
     if action == "apply":
-        digest = _check_apply(inp, mcp_confirm=False)
+        digest = _check_apply(inp)
         return FileRefactorResult.model_validate(apply_plan(app, req, digest))
     _recover(app)
     return FileRefactorResult.model_validate(_build(app, app.store(), req).plan.payload)

@@ -39,6 +39,7 @@ def apply(app: Any, plan: dict[str, Any], **fields: Any) -> dict[str, Any]:
         schemaVersion="1.0",
         planDigest=plan["planDigest"],
         confirmation="apply",
+        confirm=True,
         **fields,
     )
 
@@ -287,3 +288,26 @@ def test_a_target_created_after_the_preview_makes_the_plan_stale(make_app) -> No
     result = apply(app, plan, ref="notes/old-note.md", name="new-note.md")
     assert result["status"] == "stale_plan"
     assert _files(root) == before
+
+
+def test_apply_without_every_confirmation_field_changes_nothing(make_app) -> None:
+    from gno.errors import ValidationError
+
+    app, root = make_app(NOTES)
+    sync(app)
+    plan = preview(app, ref="notes/old-note.md", name="new-note.md")
+    full = {
+        "action": "apply",
+        "ref": "notes/old-note.md",
+        "name": "new-note.md",
+        "schemaVersion": "1.0",
+        "planDigest": plan["planDigest"],
+        "confirmation": "apply",
+        "confirm": True,
+    }
+    before = _files(root)
+    for missing in ("schemaVersion", "planDigest", "confirmation", "confirm"):
+        fields = {k: v for k, v in full.items() if k != missing}
+        with pytest.raises(ValidationError):
+            rename_note(app, RenameNoteInput.model_validate(fields))
+        assert _files(root) == before
