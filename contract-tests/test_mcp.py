@@ -47,6 +47,7 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_job_status": {"jobId": "no-such-job"},  # unknown id: NOT_FOUND as isError
     "gno_list_jobs": {},
     "gno_section": {"action": "create", "ref": "gno://notes/alpha.md", "anchor": "alpha"},
+    "gno_audit": {"category": "links", "maxFindings": 5},
 }
 EXPECTED_ERRORS = {"gno_vsearch": "embed", "gno_job_status": "Job not found"}
 

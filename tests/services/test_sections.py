@@ -74,7 +74,7 @@ def test_create_by_anchor_or_line_cites_the_whole_section(notes: Any) -> None:
     by_line = section_target_create(app, SectionTargetCreateInput(id="notes/plan.md", line=10))
     assert by_anchor.citation.model_dump() == by_line.citation.model_dump()
     assert (by_anchor.citation.startLine, by_anchor.citation.endLine) == (8, 12)
-    assert by_anchor.target.model_dump(mode="json")["headingPath"] == ["Plan", "Setup"]
+    assert by_anchor.target.headingPath == ["Plan", "Setup"]
     assert by_anchor.target.schemaVersion == "1"
 
 

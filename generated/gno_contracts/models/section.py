@@ -5,7 +5,7 @@ from enum import Enum
 from typing import Annotated, Literal
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
 
 class Action(Enum):
@@ -31,10 +31,6 @@ class Reason(Enum):
     DUPLICATE_HEADING = "duplicate_heading"
     SECTION_MISSING = "section_missing"
     DOCUMENT_MISSING = "document_missing"
-
-
-class HeadingPathItem(RootModel[str]):
-    root: Annotated[str, Field(max_length=512)]
 
 
 class SectionTargetV1(ContractModel):
@@ -63,7 +59,7 @@ class SectionTargetV1(ContractModel):
     """
     title: Annotated[str, Field(max_length=512)]
     level: Annotated[int, Field(ge=1, le=6)]
-    headingPath: Annotated[list[HeadingPathItem], Field(max_length=6, min_length=1)]
+    headingPath: Annotated[list[str], Field(max_length=6, min_length=1)]
     """
     Titles from the top-level heading down to this one.
     """

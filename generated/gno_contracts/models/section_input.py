@@ -5,16 +5,12 @@ from enum import Enum
 from typing import Annotated, Literal
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
 
 class Action(Enum):
     CREATE = "create"
     RESOLVE = "resolve"
-
-
-class HeadingPathItem(RootModel[str]):
-    root: Annotated[str, Field(max_length=512)]
 
 
 class SectionTargetV1(ContractModel):
@@ -43,7 +39,7 @@ class SectionTargetV1(ContractModel):
     """
     title: Annotated[str, Field(max_length=512)]
     level: Annotated[int, Field(ge=1, le=6)]
-    headingPath: Annotated[list[HeadingPathItem], Field(max_length=6, min_length=1)]
+    headingPath: Annotated[list[str], Field(max_length=6, min_length=1)]
     """
     Titles from the top-level heading down to this one.
     """

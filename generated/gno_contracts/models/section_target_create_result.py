@@ -4,11 +4,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
-
-
-class HeadingPathItem(RootModel[str]):
-    root: Annotated[str, Field(max_length=512)]
+from pydantic import ConfigDict, Field
 
 
 class SectionTargetV1(ContractModel):
@@ -37,7 +33,7 @@ class SectionTargetV1(ContractModel):
     """
     title: Annotated[str, Field(max_length=512)]
     level: Annotated[int, Field(ge=1, le=6)]
-    headingPath: Annotated[list[HeadingPathItem], Field(max_length=6, min_length=1)]
+    headingPath: Annotated[list[str], Field(max_length=6, min_length=1)]
     """
     Titles from the top-level heading down to this one.
     """
