@@ -30,7 +30,7 @@ from starlette.routing import Route
 from gno import __version__
 from gno.app import App
 from gno.resident.runtime import Limits, Resident
-from gno.rest import assets, openapi, routes
+from gno.rest import assets, openapi, routes, rpc
 from gno.rest.docs_page import add_docs
 from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
@@ -121,6 +121,20 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
             status_code=route.status,
             summary=route.op.summary,
             operation_id=route.op.id,
+            responses=routes.responses(route),
+            openapi_extra=routes.openapi_extra(route),
+            response_model=None,
+        )
+    for route in rpc.rpc_routes():  # the SDK's remote transport: operation in, output out
+        if daemon and not route.op.daemon:
+            continue
+        api.add_api_route(
+            route.path,
+            rpc.rpc_endpoint(route, dispatcher),
+            methods=["POST"],
+            summary=route.op.summary,
+            operation_id=f"op_{route.op.id}",
+            tags=["operations"],
             responses=routes.responses(route),
             openapi_extra=routes.openapi_extra(route),
             response_model=None,
@@ -231,6 +245,7 @@ def _openapi(api: FastAPI) -> dict[str, Any]:
             title=api.title, version=api.version, description=api.description, routes=api.routes
         )
         ids = routes.schema_ids() | {EVENT_SCHEMA}
+        ids |= {s for r in rpc.rpc_routes() for s in (r.input_schema, r.output_schema)}
         document.setdefault("components", {})["schemas"] = openapi.components(ids)
         api.openapi_schema = document
     return api.openapi_schema
