@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from gno_contracts.models.clear_embeddings import ClearEmbeddings
     from gno_contracts.models.collection_change import CollectionChange
     from gno_contracts.models.collection_list import CollectionList
+    from gno_contracts.models.doctor import DoctorResult
     from gno_contracts.models.embed_result import EmbedResult
     from gno_contracts.models.get import GetResult
     from gno_contracts.models.health import Health
@@ -37,12 +38,13 @@ if TYPE_CHECKING:
     from gno_contracts.models.query_diagnose import QueryDiagnose
     from gno_contracts.models.resident_status import ResidentStatus
     from gno_contracts.models.search_results import SearchResults
+    from gno_contracts.models.setup_command_result import SetupCommandResult
     from gno_contracts.models.status import Status
     from gno_contracts.models.sync_result import SyncResult
 
 __all__ = ['OPERATION_IDS', 'AsyncOperations', 'Literal', 'Operations']
 
-OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status')
+OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doctor', 'setup')
 
 
 class Operations:
@@ -520,6 +522,28 @@ class Operations:
         """
         return self._call('resident_status', locals())  # type: ignore[no-any-return]
 
+    def doctor(self) -> DoctorResult:
+        """Check the install: config, index integrity, FTS and vector tables, models, offline policy, disk, watcher, stale embeddings, folders, the lexical proof; each with the command that fixes it.
+
+        Operation ``doctor`` (reads); input ``doctor-input@1.0``, output ``doctor@1.0``.
+        """
+        return self._call('doctor', locals())  # type: ignore[no-any-return]
+
+    def setup(self, *, path: str, name: str | None = None, exclude: list[str] | None = None, preset: str | None = None, noSemantic: bool = False, connectors: list[Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill']] | None = None) -> SetupCommandResult:
+        """Add a folder, index it and prove keyword search finds its documents (interactive on a terminal; safe to re-run).
+
+        Operation ``setup`` (writes (open the client with write=True)); input ``setup-input@1.0``, output ``setup-command-result@1.0``.
+
+        Args:
+            path: Folder to index (not the home folder, not /, must hold an indexable file).
+            name: Collection name (default: the folder's name, or the collection already indexing that folder).
+            exclude: Names or globs to skip (repeatable; never a comma list).
+            preset: Model preset to make active (slim-tuned, slim, balanced, quality).
+            noSemantic: Skip embedding even when the model is on disk.
+            connectors: Connectors to install after the proof (duplicates dropped).
+        """
+        return self._call('setup', locals())  # type: ignore[no-any-return]
+
 
 class AsyncOperations:
     """Every registry operation as a coroutine; a transport supplies ``_call``."""
@@ -995,3 +1019,25 @@ class AsyncOperations:
         Operation ``resident_status`` (reads); input ``resident-status-input@1.0``, output ``resident-status@1.0``.
         """
         return await self._call('resident_status', locals())  # type: ignore[no-any-return]
+
+    async def doctor(self) -> DoctorResult:
+        """Check the install: config, index integrity, FTS and vector tables, models, offline policy, disk, watcher, stale embeddings, folders, the lexical proof; each with the command that fixes it.
+
+        Operation ``doctor`` (reads); input ``doctor-input@1.0``, output ``doctor@1.0``.
+        """
+        return await self._call('doctor', locals())  # type: ignore[no-any-return]
+
+    async def setup(self, *, path: str, name: str | None = None, exclude: list[str] | None = None, preset: str | None = None, noSemantic: bool = False, connectors: list[Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill']] | None = None) -> SetupCommandResult:
+        """Add a folder, index it and prove keyword search finds its documents (interactive on a terminal; safe to re-run).
+
+        Operation ``setup`` (writes (open the client with write=True)); input ``setup-input@1.0``, output ``setup-command-result@1.0``.
+
+        Args:
+            path: Folder to index (not the home folder, not /, must hold an indexable file).
+            name: Collection name (default: the folder's name, or the collection already indexing that folder).
+            exclude: Names or globs to skip (repeatable; never a comma list).
+            preset: Model preset to make active (slim-tuned, slim, balanced, quality).
+            noSemantic: Skip embedding even when the model is on disk.
+            connectors: Connectors to install after the proof (duplicates dropped).
+        """
+        return await self._call('setup', locals())  # type: ignore[no-any-return]
