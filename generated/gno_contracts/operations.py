@@ -657,7 +657,7 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         id='models_use',
-        summary='Make a model preset the active one in index.yml.',
+        summary='Make a model preset, or model URIs per role, the active models in index.yml (no environment variable needed).',
         input_schema='gno://schemas/models-use-input@1.0',
         output_schema='gno://schemas/models-use@1.0',
         input_model='models_use_input:ModelsUseInput',
@@ -674,7 +674,11 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='models use', params=(
-            CliParam(name='preset', flags=(), help='Preset id: slim-tuned, slim, balanced, quality, or one of index.yml.', kind='str', to='preset', required=True),
+            CliParam(name='preset', flags=(), help='Preset id: slim-tuned, slim, balanced, quality, or one of index.yml.', kind='str', to='preset'),
+            CliParam(name='embed', flags=('--embed',), help='Embedding model URI (file:/abs/model.gguf, hf:org/repo/file.gguf, http://host/v1#model).', kind='str', to='embed'),
+            CliParam(name='rerank', flags=('--rerank',), help='Reranker model URI.', kind='str', to='rerank'),
+            CliParam(name='expand', flags=('--expand',), help='Query expansion model URI.', kind='str', to='expand'),
+            CliParam(name='gen', flags=('--gen',), help='Generation model URI.', kind='str', to='gen'),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:used', exit=None, progress=None, quiet=False),
     ),
     Operation(

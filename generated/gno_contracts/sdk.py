@@ -347,13 +347,17 @@ class Operations:
         """
         return self._call('models_status', locals())  # type: ignore[no-any-return]
 
-    def models_use(self, *, preset: str) -> ModelsUse:
-        """Make a model preset the active one in index.yml.
+    def models_use(self, *, preset: str | None = None, embed: str | None = None, rerank: str | None = None, expand: str | None = None, gen: str | None = None) -> ModelsUse:
+        """Make a model preset, or model URIs per role, the active models in index.yml (no environment variable needed).
 
         Operation ``models_use`` (writes (open the client with write=True)); input ``models-use-input@1.0``, output ``models-use@1.0``.
 
         Args:
-            preset: A built-in preset (slim-tuned, slim, balanced, quality) or one defined in index.yml.
+            preset: A built-in preset (slim-tuned, slim, balanced, quality) or one defined in index.yml; with role URIs, the base of the custom preset.
+            embed: The embedding model URI (hf:org/repo/file.gguf, hf:org/repo:QUANT, file:/abs/path.gguf, http(s)://host/path#model).
+            rerank: The reranker model URI (hf:org/repo/file.gguf, hf:org/repo:QUANT, file:/abs/path.gguf, http(s)://host/path#model).
+            expand: The query expansion model URI (hf:org/repo/file.gguf, hf:org/repo:QUANT, file:/abs/path.gguf, http(s)://host/path#model).
+            gen: The generation model URI (hf:org/repo/file.gguf, hf:org/repo:QUANT, file:/abs/path.gguf, http(s)://host/path#model).
         """
         return self._call('models_use', locals())  # type: ignore[no-any-return]
 
@@ -845,13 +849,17 @@ class AsyncOperations:
         """
         return await self._call('models_status', locals())  # type: ignore[no-any-return]
 
-    async def models_use(self, *, preset: str) -> ModelsUse:
-        """Make a model preset the active one in index.yml.
+    async def models_use(self, *, preset: str | None = None, embed: str | None = None, rerank: str | None = None, expand: str | None = None, gen: str | None = None) -> ModelsUse:
+        """Make a model preset, or model URIs per role, the active models in index.yml (no environment variable needed).
 
         Operation ``models_use`` (writes (open the client with write=True)); input ``models-use-input@1.0``, output ``models-use@1.0``.
 
         Args:
-            preset: A built-in preset (slim-tuned, slim, balanced, quality) or one defined in index.yml.
+            preset: A built-in preset (slim-tuned, slim, balanced, quality) or one defined in index.yml; with role URIs, the base of the custom preset.
+            embed: The embedding model URI (hf:org/repo/file.gguf, hf:org/repo:QUANT, file:/abs/path.gguf, http(s)://host/path#model).
+            rerank: The reranker model URI (hf:org/repo/file.gguf, hf:org/repo:QUANT, file:/abs/path.gguf, http(s)://host/path#model).
+            expand: The query expansion model URI (hf:org/repo/file.gguf, hf:org/repo:QUANT, file:/abs/path.gguf, http(s)://host/path#model).
+            gen: The generation model URI (hf:org/repo/file.gguf, hf:org/repo:QUANT, file:/abs/path.gguf, http(s)://host/path#model).
         """
         return await self._call('models_use', locals())  # type: ignore[no-any-return]
 
