@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from gno_contracts.models.clear_embeddings import ClearEmbeddings
     from gno_contracts.models.collection_change import CollectionChange
     from gno_contracts.models.collection_list import CollectionList
+    from gno_contracts.models.collection_models import CollectionModels
     from gno_contracts.models.doctor import DoctorResult
     from gno_contracts.models.embed_result import EmbedResult
     from gno_contracts.models.get import GetResult
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from gno_contracts.models.models_use import ModelsUse
     from gno_contracts.models.multi_get import MultiGetResult
     from gno_contracts.models.peek import Peek
+    from gno_contracts.models.preset_select import PresetSelect
+    from gno_contracts.models.presets import PresetList
     from gno_contracts.models.query_diagnose import QueryDiagnose
     from gno_contracts.models.resident_status import ResidentStatus
     from gno_contracts.models.search_results import SearchResults
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ['OPERATION_IDS', 'AsyncOperations', 'Literal', 'Operations']
 
-OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doctor', 'setup')
+OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models')
 
 
 class Operations:
@@ -144,7 +147,7 @@ class Operations:
         """
         return self._call('collection_list', locals())  # type: ignore[no-any-return]
 
-    def collection_add(self, *, path: str, name: str | None = None, pattern: str = '**/*', include: list[str] | None = None, exclude: list[str] | None = None, updateCmd: str | None = None, languageHint: str | None = None, gitPull: bool = False) -> CollectionChange:
+    def collection_add(self, *, path: str, name: str | None = None, pattern: str = '**/*', include: list[str] | None = None, exclude: list[str] | None = None, updateCmd: str | None = None, languageHint: str | None = None, gitPull: bool = False, embedModel: str | None = None) -> CollectionChange:
         """Add a folder as a collection.
 
         Operation ``collection_add`` (writes (open the client with write=True)); input ``collection-add-input@1.0``, output ``collection-change@1.0``.
@@ -158,6 +161,7 @@ class Operations:
             updateCmd: (see the schema)
             languageHint: BCP-47 hint, e.g. en or de-CH.
             gitPull: (see the schema)
+            embedModel: This collection's embedding model URI (kept in index.yml under the collection's models).
         """
         return self._call('collection_add', locals())  # type: ignore[no-any-return]
 
@@ -396,7 +400,7 @@ class Operations:
         """
         return self._call('query_diagnose', locals())  # type: ignore[no-any-return]
 
-    def add_collection(self, *, path: str, name: str | None = None, pattern: str = '**/*', include: list[str] | None = None, exclude: list[str] | None = None, updateCmd: str | None = None, languageHint: str | None = None, gitPull: bool = False) -> SyncResult:
+    def add_collection(self, *, path: str, name: str | None = None, pattern: str = '**/*', include: list[str] | None = None, exclude: list[str] | None = None, updateCmd: str | None = None, languageHint: str | None = None, gitPull: bool = False, embedModel: str | None = None) -> SyncResult:
         """Add a folder as a collection and index it in the background (poll gno_job_status).
 
         Operation ``add_collection`` (writes (open the client with write=True)); input ``collection-add-input@1.0``, output ``sync-result@1.0``.
@@ -410,6 +414,7 @@ class Operations:
             updateCmd: (see the schema)
             languageHint: BCP-47 hint, e.g. en or de-CH.
             gitPull: (see the schema)
+            embedModel: This collection's embedding model URI (kept in index.yml under the collection's models).
         """
         return self._call('add_collection', locals())  # type: ignore[no-any-return]
 
@@ -548,6 +553,34 @@ class Operations:
         """
         return self._call('setup', locals())  # type: ignore[no-any-return]
 
+    def presets_list(self) -> PresetList:
+        """The model presets (built-in and index.yml's), each role's model URI, and the active one.
+
+        Operation ``presets_list`` (reads); input ``presets-input@1.0``, output ``presets@1.0``.
+        """
+        return self._call('presets_list', locals())  # type: ignore[no-any-return]
+
+    def preset_select(self, *, presetId: str) -> PresetSelect:
+        """Make a model preset the active one in index.yml (every process reading that config uses it).
+
+        Operation ``preset_select`` (writes (open the client with write=True)); input ``preset-select-input@1.0``, output ``preset-select@1.0``.
+
+        Args:
+            presetId: (see the schema)
+        """
+        return self._call('preset_select', locals())  # type: ignore[no-any-return]
+
+    def collection_models(self, *, collection: str, models: dict[str, Any]) -> CollectionModels:
+        """Set or clear a collection's per-role model URIs in index.yml (omitted: unchanged; null: cleared).
+
+        Operation ``collection_models`` (writes (open the client with write=True)); input ``collection-models-input@1.0``, output ``collection-models@1.0``.
+
+        Args:
+            collection: (see the schema)
+            models: (see the schema)
+        """
+        return self._call('collection_models', locals())  # type: ignore[no-any-return]
+
 
 class AsyncOperations:
     """Every registry operation as a coroutine; a transport supplies ``_call``."""
@@ -646,7 +679,7 @@ class AsyncOperations:
         """
         return await self._call('collection_list', locals())  # type: ignore[no-any-return]
 
-    async def collection_add(self, *, path: str, name: str | None = None, pattern: str = '**/*', include: list[str] | None = None, exclude: list[str] | None = None, updateCmd: str | None = None, languageHint: str | None = None, gitPull: bool = False) -> CollectionChange:
+    async def collection_add(self, *, path: str, name: str | None = None, pattern: str = '**/*', include: list[str] | None = None, exclude: list[str] | None = None, updateCmd: str | None = None, languageHint: str | None = None, gitPull: bool = False, embedModel: str | None = None) -> CollectionChange:
         """Add a folder as a collection.
 
         Operation ``collection_add`` (writes (open the client with write=True)); input ``collection-add-input@1.0``, output ``collection-change@1.0``.
@@ -660,6 +693,7 @@ class AsyncOperations:
             updateCmd: (see the schema)
             languageHint: BCP-47 hint, e.g. en or de-CH.
             gitPull: (see the schema)
+            embedModel: This collection's embedding model URI (kept in index.yml under the collection's models).
         """
         return await self._call('collection_add', locals())  # type: ignore[no-any-return]
 
@@ -898,7 +932,7 @@ class AsyncOperations:
         """
         return await self._call('query_diagnose', locals())  # type: ignore[no-any-return]
 
-    async def add_collection(self, *, path: str, name: str | None = None, pattern: str = '**/*', include: list[str] | None = None, exclude: list[str] | None = None, updateCmd: str | None = None, languageHint: str | None = None, gitPull: bool = False) -> SyncResult:
+    async def add_collection(self, *, path: str, name: str | None = None, pattern: str = '**/*', include: list[str] | None = None, exclude: list[str] | None = None, updateCmd: str | None = None, languageHint: str | None = None, gitPull: bool = False, embedModel: str | None = None) -> SyncResult:
         """Add a folder as a collection and index it in the background (poll gno_job_status).
 
         Operation ``add_collection`` (writes (open the client with write=True)); input ``collection-add-input@1.0``, output ``sync-result@1.0``.
@@ -912,6 +946,7 @@ class AsyncOperations:
             updateCmd: (see the schema)
             languageHint: BCP-47 hint, e.g. en or de-CH.
             gitPull: (see the schema)
+            embedModel: This collection's embedding model URI (kept in index.yml under the collection's models).
         """
         return await self._call('add_collection', locals())  # type: ignore[no-any-return]
 
@@ -1049,3 +1084,31 @@ class AsyncOperations:
             connectors: Connectors to install after the proof (duplicates dropped).
         """
         return await self._call('setup', locals())  # type: ignore[no-any-return]
+
+    async def presets_list(self) -> PresetList:
+        """The model presets (built-in and index.yml's), each role's model URI, and the active one.
+
+        Operation ``presets_list`` (reads); input ``presets-input@1.0``, output ``presets@1.0``.
+        """
+        return await self._call('presets_list', locals())  # type: ignore[no-any-return]
+
+    async def preset_select(self, *, presetId: str) -> PresetSelect:
+        """Make a model preset the active one in index.yml (every process reading that config uses it).
+
+        Operation ``preset_select`` (writes (open the client with write=True)); input ``preset-select-input@1.0``, output ``preset-select@1.0``.
+
+        Args:
+            presetId: (see the schema)
+        """
+        return await self._call('preset_select', locals())  # type: ignore[no-any-return]
+
+    async def collection_models(self, *, collection: str, models: dict[str, Any]) -> CollectionModels:
+        """Set or clear a collection's per-role model URIs in index.yml (omitted: unchanged; null: cleared).
+
+        Operation ``collection_models`` (writes (open the client with write=True)); input ``collection-models-input@1.0``, output ``collection-models@1.0``.
+
+        Args:
+            collection: (see the schema)
+            models: (see the schema)
+        """
+        return await self._call('collection_models', locals())  # type: ignore[no-any-return]

@@ -178,6 +178,7 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 args = await _body_args(request)
                 if isinstance(args, Response):
                     return args
+                args.update(request.path_params)  # PATCH /api/collections/{collection}
             else:
                 args = _query_args(route, request)
             if problem := unusable_value(args):
