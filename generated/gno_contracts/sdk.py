@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from gno_contracts.models.collection_change import CollectionChange
     from gno_contracts.models.collection_list import CollectionList
     from gno_contracts.models.collection_models import CollectionModels
+    from gno_contracts.models.connector_install import ConnectorInstall
+    from gno_contracts.models.connector_verify import ConnectorVerify
+    from gno_contracts.models.connectors import ConnectorList
     from gno_contracts.models.doctor import DoctorResult
     from gno_contracts.models.embed_result import EmbedResult
     from gno_contracts.models.get import GetResult
@@ -42,12 +45,16 @@ if TYPE_CHECKING:
     from gno_contracts.models.resident_status import ResidentStatus
     from gno_contracts.models.search_results import SearchResults
     from gno_contracts.models.setup_command_result import SetupCommandResult
+    from gno_contracts.models.skill_install import SkillInstall
+    from gno_contracts.models.skill_paths import SkillPaths
+    from gno_contracts.models.skill_show import SkillShow
+    from gno_contracts.models.skill_uninstall import SkillUninstall
     from gno_contracts.models.status import Status
     from gno_contracts.models.sync_result import SyncResult
 
 __all__ = ['OPERATION_IDS', 'AsyncOperations', 'Literal', 'Operations']
 
-OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models')
+OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify')
 
 
 class Operations:
@@ -581,6 +588,76 @@ class Operations:
         """
         return self._call('collection_models', locals())  # type: ignore[no-any-return]
 
+    def skill_install(self, *, target: Literal['claude', 'codex', 'opencode', 'openclaw', 'hermes', 'all'] = 'claude', scope: Literal['project', 'user'] = 'project', force: bool = False) -> SkillInstall:
+        """Install gno's skill file (SKILL.md) into an agent's skills folder; a replaced file keeps a .bak.
+
+        Operation ``skill_install`` (writes (open the client with write=True)); input ``skill-install-input@1.0``, output ``skill-install@1.0``.
+
+        Args:
+            target: The agent: claude, codex, opencode, openclaw, hermes, or all.
+            scope: project (the agent's folder in the current directory) or user (the home folder's).
+            force: Replace a different existing gno skill file (a .bak keeps it).
+        """
+        return self._call('skill_install', locals())  # type: ignore[no-any-return]
+
+    def skill_uninstall(self, *, target: Literal['claude', 'codex', 'opencode', 'openclaw', 'hermes', 'all'] = 'claude', scope: Literal['project', 'user'] = 'project') -> SkillUninstall:
+        """Remove gno's skill folder from an agent's skills folder (nothing else is touched).
+
+        Operation ``skill_uninstall`` (writes (open the client with write=True)); input ``skill-uninstall-input@1.0``, output ``skill-uninstall@1.0``.
+
+        Args:
+            target: The agent: claude, codex, opencode, openclaw, hermes, or all.
+            scope: project (the agent's folder in the current directory) or user (the home folder's).
+        """
+        return self._call('skill_uninstall', locals())  # type: ignore[no-any-return]
+
+    def skill_show(self) -> SkillShow:
+        """Print the SKILL.md gno installs for agents.
+
+        Operation ``skill_show`` (reads); input ``skill-show-input@1.0``, output ``skill-show@1.0``.
+        """
+        return self._call('skill_show', locals())  # type: ignore[no-any-return]
+
+    def skill_paths(self, *, target: Literal['claude', 'codex', 'opencode', 'openclaw', 'hermes', 'all'] = 'all', scope: Literal['project', 'user', 'all'] = 'all') -> SkillPaths:
+        """Where each agent's gno skill file lives, and whether it is installed.
+
+        Operation ``skill_paths`` (reads); input ``skill-paths-input@1.0``, output ``skill-paths@1.0``.
+
+        Args:
+            target: The agent: claude, codex, opencode, openclaw, hermes, or all.
+            scope: (see the schema)
+        """
+        return self._call('skill_paths', locals())  # type: ignore[no-any-return]
+
+    def connectors_list(self) -> ConnectorList:
+        """Every agent connector (skills and MCP entries), whether gno's entry is installed (read only, nothing started), and the collections.
+
+        Operation ``connectors_list`` (reads); input ``connectors-input@1.0``, output ``connectors@1.0``.
+        """
+        return self._call('connectors_list', locals())  # type: ignore[no-any-return]
+
+    def connector_install(self, *, connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill'], reinstall: bool = False) -> ConnectorInstall:
+        """Install one connector (a skill file or gno's MCP entry, user scope); an existing entry is reused unless reinstall, a replaced file keeps a .bak.
+
+        Operation ``connector_install`` (writes (open the client with write=True)); input ``connector-install-input@1.0``, output ``connector-install@1.0``.
+
+        Args:
+            connectorId: (see the schema)
+            reinstall: Write gno's entry again even when one is there (a .bak keeps the old file).
+        """
+        return self._call('connector_install', locals())  # type: ignore[no-any-return]
+
+    def connector_verify(self, *, connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill'], collection: str) -> ConnectorVerify:
+        """Prove retrieval through a connector: the lexical proof, then the client's configured command started, its tools listed and one search run (skills: runtime unverifiable).
+
+        Operation ``connector_verify`` (reads); input ``connector-verify-input@1.0``, output ``connector-verify@1.0``.
+
+        Args:
+            connectorId: (see the schema)
+            collection: (see the schema)
+        """
+        return self._call('connector_verify', locals())  # type: ignore[no-any-return]
+
 
 class AsyncOperations:
     """Every registry operation as a coroutine; a transport supplies ``_call``."""
@@ -1112,3 +1189,73 @@ class AsyncOperations:
             models: (see the schema)
         """
         return await self._call('collection_models', locals())  # type: ignore[no-any-return]
+
+    async def skill_install(self, *, target: Literal['claude', 'codex', 'opencode', 'openclaw', 'hermes', 'all'] = 'claude', scope: Literal['project', 'user'] = 'project', force: bool = False) -> SkillInstall:
+        """Install gno's skill file (SKILL.md) into an agent's skills folder; a replaced file keeps a .bak.
+
+        Operation ``skill_install`` (writes (open the client with write=True)); input ``skill-install-input@1.0``, output ``skill-install@1.0``.
+
+        Args:
+            target: The agent: claude, codex, opencode, openclaw, hermes, or all.
+            scope: project (the agent's folder in the current directory) or user (the home folder's).
+            force: Replace a different existing gno skill file (a .bak keeps it).
+        """
+        return await self._call('skill_install', locals())  # type: ignore[no-any-return]
+
+    async def skill_uninstall(self, *, target: Literal['claude', 'codex', 'opencode', 'openclaw', 'hermes', 'all'] = 'claude', scope: Literal['project', 'user'] = 'project') -> SkillUninstall:
+        """Remove gno's skill folder from an agent's skills folder (nothing else is touched).
+
+        Operation ``skill_uninstall`` (writes (open the client with write=True)); input ``skill-uninstall-input@1.0``, output ``skill-uninstall@1.0``.
+
+        Args:
+            target: The agent: claude, codex, opencode, openclaw, hermes, or all.
+            scope: project (the agent's folder in the current directory) or user (the home folder's).
+        """
+        return await self._call('skill_uninstall', locals())  # type: ignore[no-any-return]
+
+    async def skill_show(self) -> SkillShow:
+        """Print the SKILL.md gno installs for agents.
+
+        Operation ``skill_show`` (reads); input ``skill-show-input@1.0``, output ``skill-show@1.0``.
+        """
+        return await self._call('skill_show', locals())  # type: ignore[no-any-return]
+
+    async def skill_paths(self, *, target: Literal['claude', 'codex', 'opencode', 'openclaw', 'hermes', 'all'] = 'all', scope: Literal['project', 'user', 'all'] = 'all') -> SkillPaths:
+        """Where each agent's gno skill file lives, and whether it is installed.
+
+        Operation ``skill_paths`` (reads); input ``skill-paths-input@1.0``, output ``skill-paths@1.0``.
+
+        Args:
+            target: The agent: claude, codex, opencode, openclaw, hermes, or all.
+            scope: (see the schema)
+        """
+        return await self._call('skill_paths', locals())  # type: ignore[no-any-return]
+
+    async def connectors_list(self) -> ConnectorList:
+        """Every agent connector (skills and MCP entries), whether gno's entry is installed (read only, nothing started), and the collections.
+
+        Operation ``connectors_list`` (reads); input ``connectors-input@1.0``, output ``connectors@1.0``.
+        """
+        return await self._call('connectors_list', locals())  # type: ignore[no-any-return]
+
+    async def connector_install(self, *, connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill'], reinstall: bool = False) -> ConnectorInstall:
+        """Install one connector (a skill file or gno's MCP entry, user scope); an existing entry is reused unless reinstall, a replaced file keeps a .bak.
+
+        Operation ``connector_install`` (writes (open the client with write=True)); input ``connector-install-input@1.0``, output ``connector-install@1.0``.
+
+        Args:
+            connectorId: (see the schema)
+            reinstall: Write gno's entry again even when one is there (a .bak keeps the old file).
+        """
+        return await self._call('connector_install', locals())  # type: ignore[no-any-return]
+
+    async def connector_verify(self, *, connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill'], collection: str) -> ConnectorVerify:
+        """Prove retrieval through a connector: the lexical proof, then the client's configured command started, its tools listed and one search run (skills: runtime unverifiable).
+
+        Operation ``connector_verify`` (reads); input ``connector-verify-input@1.0``, output ``connector-verify@1.0``.
+
+        Args:
+            connectorId: (see the schema)
+            collection: (see the schema)
+        """
+        return await self._call('connector_verify', locals())  # type: ignore[no-any-return]

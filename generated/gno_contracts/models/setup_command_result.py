@@ -32,7 +32,7 @@ class Sync(ContractModel):
     filesErrored: Annotated[int, Field(ge=0)]
 
 
-class Status8(Enum):
+class Status10(Enum):
     EMBEDDED = "embedded"
     SKIPPED = "skipped"
     PENDING = "pending"
@@ -42,7 +42,7 @@ class Semantic(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    status: Status8
+    status: Status10
     embedded: Annotated[int | None, Field(ge=0)] = None
     command: str | None = None
     message: str | None = None
@@ -56,7 +56,7 @@ class Activation(ContractModel):
     ready: bool
 
 
-class Status9(Enum):
+class Status11(Enum):
     INSTALLED = "installed"
     ALREADY_INSTALLED = "already_installed"
     FAILED = "failed"
@@ -67,7 +67,7 @@ class Connector(ContractModel):
         extra="forbid",
     )
     id: str
-    status: Status9
+    status: Status11
     path: str | None = None
     message: str | None = None
 
