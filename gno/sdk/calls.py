@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import keyword
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gno_contracts.operations import BY_ID, Operation
-from pydantic import BaseModel
 
 from gno import errors
 from gno.errors import GnoError, ReadOnlyError, ValidationError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def prepare(op_id: str, args: dict[str, Any], write: bool) -> tuple[Operation, BaseModel]:

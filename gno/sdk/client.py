@@ -8,7 +8,6 @@ first call, so constructing a client is free."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -96,6 +95,8 @@ class AsyncGno(AsyncOperations):
         op, inp = prepare(op_id, args, self.write)
         if self._remote is not None:
             return await self._remote.call(op, inp)
+        import asyncio  # here, not at import: asyncio costs a blocking client ~20 ms
+
         return await asyncio.to_thread(self._local.call, op, inp)
 
     async def aclose(self) -> None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gno_contracts.operations import Operation
-from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 class LocalTransport:

@@ -9,15 +9,17 @@ A server that is down or silent is ``ServerUnreachableError`` naming the URL, wi
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gno_contracts.operations import Operation
-from pydantic import BaseModel
 
 from gno.errors import ServerUnreachableError, ValidationError
 from gno.sdk.calls import error_from_rest
 
 DEFAULT_TIMEOUT = 30.0
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def base_url(url: str) -> str:

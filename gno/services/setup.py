@@ -108,7 +108,16 @@ def _proof(app: App, name: str) -> dict[str, Any]:
     store = app.store()
     state = activation(store, store.collection_counts())
     mine = next((c for c in state["collections"] if c["collection"] == name), None)
-    return mine or {"collection": name, "ready": False}
+    proof = mine or {"collection": name, "ready": False}
+    if proof["ready"]:  # the hit that proves it: a corpus word finding its document
+        from gno.services.connectors import probe
+
+        term, uri, code = probe(app, name)
+        if code is None and uri:
+            proof["evidence"] = {"probe": term, "resultUri": uri}
+        else:
+            proof["ready"] = False
+    return proof
 
 
 def setup(app: App, inp: SetupInput) -> SetupCommandResult:

@@ -58,6 +58,7 @@ def test_setup_indexes_proves_and_is_safe_to_rerun(home: dict[str, str], tmp_pat
     assert result["sync"]["filesAdded"] == 2
     assert result["activation"]["ready"] is True
     assert result["activation"]["stages"]["lexical"]["status"] == "passed"
+    assert result["activation"]["evidence"]["resultUri"].startswith("gno://notes/")
     assert result["semantic"]["status"] == "pending"  # no model on disk: keyword search only
     config_before = config_file(home).read_text()
 

@@ -48,12 +48,25 @@ class Semantic(ContractModel):
     message: str | None = None
 
 
+class Evidence(ContractModel):
+    """
+    The hit that proves it (present when ready): a word of the corpus and the document it found.
+    """
+
+    probe: str
+    resultUri: Annotated[str, Field(min_length=1)]
+
+
 class Activation(ContractModel):
     """
     The collection's lexical proof (status@1.0 activation, this collection only).
     """
 
     ready: bool
+    evidence: Evidence | None = None
+    """
+    The hit that proves it (present when ready): a word of the corpus and the document it found.
+    """
 
 
 class Status11(Enum):
