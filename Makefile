@@ -98,7 +98,7 @@ bench: $(STAMP)
 	# lane writes: its bench line goes here
 	# lane refactor: its bench line goes here
 	# lane context: its bench line goes here
-	# lane setup: its bench line goes here
+	$(BIN)/python bench/sdk.py
 	# lane records: its bench line goes here
 
 clean:

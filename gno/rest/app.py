@@ -125,18 +125,16 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
             openapi_extra=routes.openapi_extra(route),
             response_model=None,
         )
-    for route in rpc.rpc_routes():  # the SDK's remote transport: operation in, output out
+    # The SDK's remote transport: each operation's own input in, its output model out. Not in
+    # the OpenAPI document (each is an operation the registry already documents).
+    for route in rpc.rpc_routes():
         if daemon and not route.op.daemon:
             continue
         api.add_api_route(
             route.path,
             rpc.rpc_endpoint(route, dispatcher),
             methods=["POST"],
-            summary=route.op.summary,
-            operation_id=f"op_{route.op.id}",
-            tags=["operations"],
-            responses=routes.responses(route),
-            openapi_extra=routes.openapi_extra(route),
+            include_in_schema=False,  # the operations as they are, documented in spec/sdk.md
             response_model=None,
         )
     if not daemon:
@@ -245,7 +243,6 @@ def _openapi(api: FastAPI) -> dict[str, Any]:
             title=api.title, version=api.version, description=api.description, routes=api.routes
         )
         ids = routes.schema_ids() | {EVENT_SCHEMA}
-        ids |= {s for r in rpc.rpc_routes() for s in (r.input_schema, r.output_schema)}
         document.setdefault("components", {})["schemas"] = openapi.components(ids)
         api.openapi_schema = document
     return api.openapi_schema
