@@ -50,6 +50,18 @@ def py_type(prop: dict[str, Any], schema: dict[str, Any]) -> str:
     return SCALARS.get(kind or "", "Any")
 
 
+def _bounds(prop: dict[str, Any]) -> str:
+    """What the schema allows, for a field without a description."""
+    parts = []
+    for key, label in (("minimum", ">="), ("maximum", "<="), ("minLength", "length >="),
+                       ("maxLength", "length <="), ("maxItems", "at most")):  # fmt: skip
+        if key in prop:
+            parts.append(f"{label} {prop[key]}" + (" items" if key == "maxItems" else ""))
+    if "default" in prop:
+        parts.append(f"default {prop['default']!r}")
+    return "; ".join(parts)
+
+
 def param_name(field: str) -> str:
     return field + "_" if keyword.iskeyword(field) else field
 
@@ -70,7 +82,7 @@ def _params(schema: dict[str, Any]) -> tuple[list[str], list[str]]:
         else:
             optional = kind if kind.endswith("None") or kind == "Any" else f"{kind} | None"
             params.append(f"{name}: {optional} = None")
-        text = " ".join(str(prop.get("description", "")).split()) or "(see the schema)"
+        text = " ".join(str(prop.get("description", "")).split()) or _bounds(prop) or kind
         docs.append(f"            {name}: {text}")
     return params, docs
 

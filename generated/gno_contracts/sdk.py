@@ -72,18 +72,18 @@ class Operations:
             query: Lexical query.
             collection: Restrict to one collection (case-insensitive).
             collections: Restrict to several collections (case-insensitive; not together with collection). Unknown names: NOT_FOUND listing each.
-            limit: (see the schema)
-            minScore: (see the schema)
+            limit: >= 1; <= 100; default 5
+            minScore: >= 0; <= 1
             lang: BCP-47 language hint.
             intent: Steers snippets; never searched.
             exclude: Hard-prune documents mentioning these terms.
             since: ISO date/time or relative token.
             until: ISO date/time or relative token.
-            categories: (see the schema)
-            author: (see the schema)
-            tagsAll: (see the schema)
-            tagsAny: (see the schema)
-            projectHints: (see the schema)
+            categories: at most 256 items
+            author: str
+            tagsAll: at most 256 items
+            tagsAny: at most 256 items
+            projectHints: at most 16 items
             full: gno CLI: whole mirror as snippet.
             includeAbsPath: gno: include source.absPath.
         """
@@ -96,11 +96,11 @@ class Operations:
 
         Args:
             ref: #docid, gno://coll/path[:N] or coll/path[:N].
-            fromLine: (see the schema)
-            lineCount: (see the schema)
-            lineNumbers: (see the schema)
+            fromLine: >= 1
+            lineCount: >= 1
+            lineNumbers: default True
             traceId: GNO: a retrieval trace to record the read in. Accepted; gno keeps no retrieval traces yet.
-            includeAbsPath: (see the schema)
+            includeAbsPath: default True
         """
         return self._call('get', locals())  # type: ignore[no-any-return]
 
@@ -112,8 +112,8 @@ class Operations:
         Args:
             refs: Refs, docids or globs; bad ones are skipped as invalid_ref.
             pattern: Glob over URIs / collection paths.
-            maxBytes: (see the schema)
-            lineNumbers: (see the schema)
+            maxBytes: >= 1; default 10240
+            lineNumbers: default True
         """
         return self._call('multi_get', locals())  # type: ignore[no-any-return]
 
@@ -124,12 +124,12 @@ class Operations:
 
         Args:
             scope: Collection name or gno://coll/prefix.
-            limit: (see the schema)
-            offset: (see the schema)
+            limit: >= 1; <= 1000; default 20
+            offset: >= 0; default 0
             tagsAll: GET /api/docs: tags the document must all carry.
             tagsAny: GET /api/docs: tags of which the document must carry one.
             sortField: GET /api/docs: `modified` or a frontmatter date key; absent: by URI (the CLI's order).
-            sortOrder: (see the schema)
+            sortOrder: default 'desc'
         """
         return self._call('ls', locals())  # type: ignore[no-any-return]
 
@@ -162,12 +162,12 @@ class Operations:
         Args:
             path: Root folder (absolute or ~).
             name: Collection name (defaults to folder name; lowercased).
-            pattern: (see the schema)
+            pattern: length >= 1; default '**/*'
             include: Extension allowlist.
-            exclude: (see the schema)
-            updateCmd: (see the schema)
+            exclude: list[str]
+            updateCmd: str
             languageHint: BCP-47 hint, e.g. en or de-CH.
-            gitPull: (see the schema)
+            gitPull: default False
             embedModel: This collection's embedding model URI (kept in index.yml under the collection's models).
         """
         return self._call('collection_add', locals())  # type: ignore[no-any-return]
@@ -178,7 +178,7 @@ class Operations:
         Operation ``collection_remove`` (writes (open the client with write=True)); input ``collection-remove-input@1.0``, output ``collection-change@1.0``.
 
         Args:
-            collection: (see the schema)
+            collection: length >= 1
         """
         return self._call('collection_remove', locals())  # type: ignore[no-any-return]
 
@@ -188,8 +188,8 @@ class Operations:
         Operation ``collection_rename`` (writes (open the client with write=True)); input ``collection-rename-input@1.0``, output ``collection-change@1.0``.
 
         Args:
-            oldName: (see the schema)
-            newName: (see the schema)
+            oldName: length >= 1
+            newName: str
         """
         return self._call('collection_rename', locals())  # type: ignore[no-any-return]
 
@@ -213,11 +213,11 @@ class Operations:
 
         Args:
             path: Folder to add as a collection.
-            name: (see the schema)
-            pattern: (see the schema)
-            include: (see the schema)
-            exclude: (see the schema)
-            updateCmd: (see the schema)
+            name: str
+            pattern: length >= 1; default '**/*'
+            include: list[str]
+            exclude: list[str]
+            updateCmd: str
             tokenizer: FTS5 tokenizer for a new index (absent: snowball english).
             language: BCP-47 language hint of the collection.
         """
@@ -251,18 +251,18 @@ class Operations:
             query: Lexical query.
             collection: Restrict to one collection (case-insensitive).
             collections: Restrict to several collections (case-insensitive; not together with collection). Unknown names: NOT_FOUND listing each.
-            limit: (see the schema)
-            minScore: (see the schema)
+            limit: >= 1; <= 100; default 5
+            minScore: >= 0; <= 1
             lang: BCP-47 language hint.
             intent: Steers snippets; never searched.
             exclude: Hard-prune documents mentioning these terms.
             since: ISO date/time or relative token.
             until: ISO date/time or relative token.
-            categories: (see the schema)
-            author: (see the schema)
-            tagsAll: (see the schema)
-            tagsAny: (see the schema)
-            projectHints: (see the schema)
+            categories: at most 256 items
+            author: str
+            tagsAll: at most 256 items
+            tagsAny: at most 256 items
+            projectHints: at most 16 items
             full: gno CLI: whole mirror as snippet.
             includeAbsPath: gno: include source.absPath.
         """
@@ -290,18 +290,18 @@ class Operations:
             query: Lexical query.
             collection: Restrict to one collection (case-insensitive).
             collections: Restrict to several collections (case-insensitive; not together with collection). Unknown names: NOT_FOUND listing each.
-            limit: (see the schema)
-            minScore: (see the schema)
+            limit: >= 1; <= 100; default 5
+            minScore: >= 0; <= 1
             lang: BCP-47 language hint.
             intent: Steers snippets; never searched.
             exclude: Hard-prune documents mentioning these terms.
             since: ISO date/time or relative token.
             until: ISO date/time or relative token.
-            categories: (see the schema)
-            author: (see the schema)
-            tagsAll: (see the schema)
-            tagsAny: (see the schema)
-            projectHints: (see the schema)
+            categories: at most 256 items
+            author: str
+            tagsAll: at most 256 items
+            tagsAny: at most 256 items
+            projectHints: at most 16 items
             full: gno CLI: whole mirror as snippet.
             includeAbsPath: gno: include source.absPath.
             candidateLimit: Rerank pool size (default 20; thorough 40).
@@ -311,7 +311,7 @@ class Operations:
             expand: Balanced mode only: force generated expansion on or off.
             rerank: Balanced mode only: force reranking on or off.
             graph: One-hop link expansion (default on).
-            noGraph: (see the schema)
+            noGraph: default False
             explain: Add meta.explain (stage lines and per-result scores).
         """
         return self._call('query', locals())  # type: ignore[no-any-return]
@@ -329,7 +329,7 @@ class Operations:
         Operation ``models_clear`` (writes (open the client with write=True)); input ``models-clear-input@1.0``, output ``models-clear@1.0``.
 
         Args:
-            roles: (see the schema)
+            roles: list[Literal['embed', 'rerank', 'expand', 'gen']]
         """
         return self._call('models_clear', locals())  # type: ignore[no-any-return]
 
@@ -346,7 +346,7 @@ class Operations:
         Operation ``models_pull`` (writes (open the client with write=True)); input ``models-pull-input@1.0``, output ``models-pull@1.0``.
 
         Args:
-            roles: (see the schema)
+            roles: list[Literal['embed', 'rerank', 'expand', 'gen']]
             force: Download again even when the file is cached.
         """
         return self._call('models_pull', locals())  # type: ignore[no-any-return]
@@ -381,18 +381,18 @@ class Operations:
             query: Lexical query.
             target: #docid, gno:// URI or collection/path of the document.
             collection: Restrict to one collection (case-insensitive).
-            limit: (see the schema)
-            minScore: (see the schema)
+            limit: >= 1; <= 100; default 5
+            minScore: >= 0; <= 1
             lang: BCP-47 language hint.
             intent: Steers snippets; never searched.
             exclude: Hard-prune documents mentioning these terms.
             since: ISO date/time or relative token.
             until: ISO date/time or relative token.
-            categories: (see the schema)
-            author: (see the schema)
-            tagsAll: (see the schema)
-            tagsAny: (see the schema)
-            projectHints: (see the schema)
+            categories: at most 256 items
+            author: str
+            tagsAll: at most 256 items
+            tagsAny: at most 256 items
+            projectHints: at most 16 items
             full: gno CLI: whole mirror as snippet.
             includeAbsPath: gno: include source.absPath.
             candidateLimit: Rerank pool size (default 20; thorough 40).
@@ -402,7 +402,7 @@ class Operations:
             expand: Balanced mode only: force generated expansion on or off.
             rerank: Balanced mode only: force reranking on or off.
             graph: One-hop link expansion (default on).
-            noGraph: (see the schema)
+            noGraph: default False
             explain: Add meta.explain (stage lines and per-result scores).
         """
         return self._call('query_diagnose', locals())  # type: ignore[no-any-return]
@@ -415,12 +415,12 @@ class Operations:
         Args:
             path: Root folder (absolute or ~).
             name: Collection name (defaults to folder name; lowercased).
-            pattern: (see the schema)
+            pattern: length >= 1; default '**/*'
             include: Extension allowlist.
-            exclude: (see the schema)
-            updateCmd: (see the schema)
+            exclude: list[str]
+            updateCmd: str
             languageHint: BCP-47 hint, e.g. en or de-CH.
-            gitPull: (see the schema)
+            gitPull: default False
             embedModel: This collection's embedding model URI (kept in index.yml under the collection's models).
         """
         return self._call('add_collection', locals())  # type: ignore[no-any-return]
@@ -479,8 +479,8 @@ class Operations:
         Operation ``mcp_install`` (writes (open the client with write=True)); input ``mcp-install-input@1.0``, output ``mcp-install@1.0``.
 
         Args:
-            target: (see the schema)
-            scope: (see the schema)
+            target: default 'claude-desktop'
+            scope: default 'user'
             force: Replace an existing gno entry.
             dryRun: Report what would be written; write nothing.
             enableWrite: Register the server with --enable-write.
@@ -494,8 +494,8 @@ class Operations:
         Operation ``mcp_status`` (reads); input ``mcp-status-input@1.0``, output ``mcp-status@1.0``.
 
         Args:
-            target: (see the schema)
-            scope: (see the schema)
+            target: default 'all'
+            scope: default 'all'
         """
         return self._call('mcp_status', locals())  # type: ignore[no-any-return]
 
@@ -505,8 +505,8 @@ class Operations:
         Operation ``mcp_uninstall`` (writes (open the client with write=True)); input ``mcp-uninstall-input@1.0``, output ``mcp-uninstall@1.0``.
 
         Args:
-            target: (see the schema)
-            scope: (see the schema)
+            target: default 'claude-desktop'
+            scope: default 'user'
         """
         return self._call('mcp_uninstall', locals())  # type: ignore[no-any-return]
 
@@ -573,7 +573,7 @@ class Operations:
         Operation ``preset_select`` (writes (open the client with write=True)); input ``preset-select-input@1.0``, output ``preset-select@1.0``.
 
         Args:
-            presetId: (see the schema)
+            presetId: length >= 1; length <= 128
         """
         return self._call('preset_select', locals())  # type: ignore[no-any-return]
 
@@ -583,8 +583,8 @@ class Operations:
         Operation ``collection_models`` (writes (open the client with write=True)); input ``collection-models-input@1.0``, output ``collection-models@1.0``.
 
         Args:
-            collection: (see the schema)
-            models: (see the schema)
+            collection: length >= 1
+            models: dict[str, Any]
         """
         return self._call('collection_models', locals())  # type: ignore[no-any-return]
 
@@ -625,7 +625,7 @@ class Operations:
 
         Args:
             target: The agent: claude, codex, opencode, openclaw, hermes, or all.
-            scope: (see the schema)
+            scope: default 'all'
         """
         return self._call('skill_paths', locals())  # type: ignore[no-any-return]
 
@@ -642,7 +642,7 @@ class Operations:
         Operation ``connector_install`` (writes (open the client with write=True)); input ``connector-install-input@1.0``, output ``connector-install@1.0``.
 
         Args:
-            connectorId: (see the schema)
+            connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill']
             reinstall: Write gno's entry again even when one is there (a .bak keeps the old file).
         """
         return self._call('connector_install', locals())  # type: ignore[no-any-return]
@@ -653,8 +653,8 @@ class Operations:
         Operation ``connector_verify`` (reads); input ``connector-verify-input@1.0``, output ``connector-verify@1.0``.
 
         Args:
-            connectorId: (see the schema)
-            collection: (see the schema)
+            connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill']
+            collection: length >= 1
         """
         return self._call('connector_verify', locals())  # type: ignore[no-any-return]
 
@@ -674,18 +674,18 @@ class AsyncOperations:
             query: Lexical query.
             collection: Restrict to one collection (case-insensitive).
             collections: Restrict to several collections (case-insensitive; not together with collection). Unknown names: NOT_FOUND listing each.
-            limit: (see the schema)
-            minScore: (see the schema)
+            limit: >= 1; <= 100; default 5
+            minScore: >= 0; <= 1
             lang: BCP-47 language hint.
             intent: Steers snippets; never searched.
             exclude: Hard-prune documents mentioning these terms.
             since: ISO date/time or relative token.
             until: ISO date/time or relative token.
-            categories: (see the schema)
-            author: (see the schema)
-            tagsAll: (see the schema)
-            tagsAny: (see the schema)
-            projectHints: (see the schema)
+            categories: at most 256 items
+            author: str
+            tagsAll: at most 256 items
+            tagsAny: at most 256 items
+            projectHints: at most 16 items
             full: gno CLI: whole mirror as snippet.
             includeAbsPath: gno: include source.absPath.
         """
@@ -698,11 +698,11 @@ class AsyncOperations:
 
         Args:
             ref: #docid, gno://coll/path[:N] or coll/path[:N].
-            fromLine: (see the schema)
-            lineCount: (see the schema)
-            lineNumbers: (see the schema)
+            fromLine: >= 1
+            lineCount: >= 1
+            lineNumbers: default True
             traceId: GNO: a retrieval trace to record the read in. Accepted; gno keeps no retrieval traces yet.
-            includeAbsPath: (see the schema)
+            includeAbsPath: default True
         """
         return await self._call('get', locals())  # type: ignore[no-any-return]
 
@@ -714,8 +714,8 @@ class AsyncOperations:
         Args:
             refs: Refs, docids or globs; bad ones are skipped as invalid_ref.
             pattern: Glob over URIs / collection paths.
-            maxBytes: (see the schema)
-            lineNumbers: (see the schema)
+            maxBytes: >= 1; default 10240
+            lineNumbers: default True
         """
         return await self._call('multi_get', locals())  # type: ignore[no-any-return]
 
@@ -726,12 +726,12 @@ class AsyncOperations:
 
         Args:
             scope: Collection name or gno://coll/prefix.
-            limit: (see the schema)
-            offset: (see the schema)
+            limit: >= 1; <= 1000; default 20
+            offset: >= 0; default 0
             tagsAll: GET /api/docs: tags the document must all carry.
             tagsAny: GET /api/docs: tags of which the document must carry one.
             sortField: GET /api/docs: `modified` or a frontmatter date key; absent: by URI (the CLI's order).
-            sortOrder: (see the schema)
+            sortOrder: default 'desc'
         """
         return await self._call('ls', locals())  # type: ignore[no-any-return]
 
@@ -764,12 +764,12 @@ class AsyncOperations:
         Args:
             path: Root folder (absolute or ~).
             name: Collection name (defaults to folder name; lowercased).
-            pattern: (see the schema)
+            pattern: length >= 1; default '**/*'
             include: Extension allowlist.
-            exclude: (see the schema)
-            updateCmd: (see the schema)
+            exclude: list[str]
+            updateCmd: str
             languageHint: BCP-47 hint, e.g. en or de-CH.
-            gitPull: (see the schema)
+            gitPull: default False
             embedModel: This collection's embedding model URI (kept in index.yml under the collection's models).
         """
         return await self._call('collection_add', locals())  # type: ignore[no-any-return]
@@ -780,7 +780,7 @@ class AsyncOperations:
         Operation ``collection_remove`` (writes (open the client with write=True)); input ``collection-remove-input@1.0``, output ``collection-change@1.0``.
 
         Args:
-            collection: (see the schema)
+            collection: length >= 1
         """
         return await self._call('collection_remove', locals())  # type: ignore[no-any-return]
 
@@ -790,8 +790,8 @@ class AsyncOperations:
         Operation ``collection_rename`` (writes (open the client with write=True)); input ``collection-rename-input@1.0``, output ``collection-change@1.0``.
 
         Args:
-            oldName: (see the schema)
-            newName: (see the schema)
+            oldName: length >= 1
+            newName: str
         """
         return await self._call('collection_rename', locals())  # type: ignore[no-any-return]
 
@@ -815,11 +815,11 @@ class AsyncOperations:
 
         Args:
             path: Folder to add as a collection.
-            name: (see the schema)
-            pattern: (see the schema)
-            include: (see the schema)
-            exclude: (see the schema)
-            updateCmd: (see the schema)
+            name: str
+            pattern: length >= 1; default '**/*'
+            include: list[str]
+            exclude: list[str]
+            updateCmd: str
             tokenizer: FTS5 tokenizer for a new index (absent: snowball english).
             language: BCP-47 language hint of the collection.
         """
@@ -853,18 +853,18 @@ class AsyncOperations:
             query: Lexical query.
             collection: Restrict to one collection (case-insensitive).
             collections: Restrict to several collections (case-insensitive; not together with collection). Unknown names: NOT_FOUND listing each.
-            limit: (see the schema)
-            minScore: (see the schema)
+            limit: >= 1; <= 100; default 5
+            minScore: >= 0; <= 1
             lang: BCP-47 language hint.
             intent: Steers snippets; never searched.
             exclude: Hard-prune documents mentioning these terms.
             since: ISO date/time or relative token.
             until: ISO date/time or relative token.
-            categories: (see the schema)
-            author: (see the schema)
-            tagsAll: (see the schema)
-            tagsAny: (see the schema)
-            projectHints: (see the schema)
+            categories: at most 256 items
+            author: str
+            tagsAll: at most 256 items
+            tagsAny: at most 256 items
+            projectHints: at most 16 items
             full: gno CLI: whole mirror as snippet.
             includeAbsPath: gno: include source.absPath.
         """
@@ -892,18 +892,18 @@ class AsyncOperations:
             query: Lexical query.
             collection: Restrict to one collection (case-insensitive).
             collections: Restrict to several collections (case-insensitive; not together with collection). Unknown names: NOT_FOUND listing each.
-            limit: (see the schema)
-            minScore: (see the schema)
+            limit: >= 1; <= 100; default 5
+            minScore: >= 0; <= 1
             lang: BCP-47 language hint.
             intent: Steers snippets; never searched.
             exclude: Hard-prune documents mentioning these terms.
             since: ISO date/time or relative token.
             until: ISO date/time or relative token.
-            categories: (see the schema)
-            author: (see the schema)
-            tagsAll: (see the schema)
-            tagsAny: (see the schema)
-            projectHints: (see the schema)
+            categories: at most 256 items
+            author: str
+            tagsAll: at most 256 items
+            tagsAny: at most 256 items
+            projectHints: at most 16 items
             full: gno CLI: whole mirror as snippet.
             includeAbsPath: gno: include source.absPath.
             candidateLimit: Rerank pool size (default 20; thorough 40).
@@ -913,7 +913,7 @@ class AsyncOperations:
             expand: Balanced mode only: force generated expansion on or off.
             rerank: Balanced mode only: force reranking on or off.
             graph: One-hop link expansion (default on).
-            noGraph: (see the schema)
+            noGraph: default False
             explain: Add meta.explain (stage lines and per-result scores).
         """
         return await self._call('query', locals())  # type: ignore[no-any-return]
@@ -931,7 +931,7 @@ class AsyncOperations:
         Operation ``models_clear`` (writes (open the client with write=True)); input ``models-clear-input@1.0``, output ``models-clear@1.0``.
 
         Args:
-            roles: (see the schema)
+            roles: list[Literal['embed', 'rerank', 'expand', 'gen']]
         """
         return await self._call('models_clear', locals())  # type: ignore[no-any-return]
 
@@ -948,7 +948,7 @@ class AsyncOperations:
         Operation ``models_pull`` (writes (open the client with write=True)); input ``models-pull-input@1.0``, output ``models-pull@1.0``.
 
         Args:
-            roles: (see the schema)
+            roles: list[Literal['embed', 'rerank', 'expand', 'gen']]
             force: Download again even when the file is cached.
         """
         return await self._call('models_pull', locals())  # type: ignore[no-any-return]
@@ -983,18 +983,18 @@ class AsyncOperations:
             query: Lexical query.
             target: #docid, gno:// URI or collection/path of the document.
             collection: Restrict to one collection (case-insensitive).
-            limit: (see the schema)
-            minScore: (see the schema)
+            limit: >= 1; <= 100; default 5
+            minScore: >= 0; <= 1
             lang: BCP-47 language hint.
             intent: Steers snippets; never searched.
             exclude: Hard-prune documents mentioning these terms.
             since: ISO date/time or relative token.
             until: ISO date/time or relative token.
-            categories: (see the schema)
-            author: (see the schema)
-            tagsAll: (see the schema)
-            tagsAny: (see the schema)
-            projectHints: (see the schema)
+            categories: at most 256 items
+            author: str
+            tagsAll: at most 256 items
+            tagsAny: at most 256 items
+            projectHints: at most 16 items
             full: gno CLI: whole mirror as snippet.
             includeAbsPath: gno: include source.absPath.
             candidateLimit: Rerank pool size (default 20; thorough 40).
@@ -1004,7 +1004,7 @@ class AsyncOperations:
             expand: Balanced mode only: force generated expansion on or off.
             rerank: Balanced mode only: force reranking on or off.
             graph: One-hop link expansion (default on).
-            noGraph: (see the schema)
+            noGraph: default False
             explain: Add meta.explain (stage lines and per-result scores).
         """
         return await self._call('query_diagnose', locals())  # type: ignore[no-any-return]
@@ -1017,12 +1017,12 @@ class AsyncOperations:
         Args:
             path: Root folder (absolute or ~).
             name: Collection name (defaults to folder name; lowercased).
-            pattern: (see the schema)
+            pattern: length >= 1; default '**/*'
             include: Extension allowlist.
-            exclude: (see the schema)
-            updateCmd: (see the schema)
+            exclude: list[str]
+            updateCmd: str
             languageHint: BCP-47 hint, e.g. en or de-CH.
-            gitPull: (see the schema)
+            gitPull: default False
             embedModel: This collection's embedding model URI (kept in index.yml under the collection's models).
         """
         return await self._call('add_collection', locals())  # type: ignore[no-any-return]
@@ -1081,8 +1081,8 @@ class AsyncOperations:
         Operation ``mcp_install`` (writes (open the client with write=True)); input ``mcp-install-input@1.0``, output ``mcp-install@1.0``.
 
         Args:
-            target: (see the schema)
-            scope: (see the schema)
+            target: default 'claude-desktop'
+            scope: default 'user'
             force: Replace an existing gno entry.
             dryRun: Report what would be written; write nothing.
             enableWrite: Register the server with --enable-write.
@@ -1096,8 +1096,8 @@ class AsyncOperations:
         Operation ``mcp_status`` (reads); input ``mcp-status-input@1.0``, output ``mcp-status@1.0``.
 
         Args:
-            target: (see the schema)
-            scope: (see the schema)
+            target: default 'all'
+            scope: default 'all'
         """
         return await self._call('mcp_status', locals())  # type: ignore[no-any-return]
 
@@ -1107,8 +1107,8 @@ class AsyncOperations:
         Operation ``mcp_uninstall`` (writes (open the client with write=True)); input ``mcp-uninstall-input@1.0``, output ``mcp-uninstall@1.0``.
 
         Args:
-            target: (see the schema)
-            scope: (see the schema)
+            target: default 'claude-desktop'
+            scope: default 'user'
         """
         return await self._call('mcp_uninstall', locals())  # type: ignore[no-any-return]
 
@@ -1175,7 +1175,7 @@ class AsyncOperations:
         Operation ``preset_select`` (writes (open the client with write=True)); input ``preset-select-input@1.0``, output ``preset-select@1.0``.
 
         Args:
-            presetId: (see the schema)
+            presetId: length >= 1; length <= 128
         """
         return await self._call('preset_select', locals())  # type: ignore[no-any-return]
 
@@ -1185,8 +1185,8 @@ class AsyncOperations:
         Operation ``collection_models`` (writes (open the client with write=True)); input ``collection-models-input@1.0``, output ``collection-models@1.0``.
 
         Args:
-            collection: (see the schema)
-            models: (see the schema)
+            collection: length >= 1
+            models: dict[str, Any]
         """
         return await self._call('collection_models', locals())  # type: ignore[no-any-return]
 
@@ -1227,7 +1227,7 @@ class AsyncOperations:
 
         Args:
             target: The agent: claude, codex, opencode, openclaw, hermes, or all.
-            scope: (see the schema)
+            scope: default 'all'
         """
         return await self._call('skill_paths', locals())  # type: ignore[no-any-return]
 
@@ -1244,7 +1244,7 @@ class AsyncOperations:
         Operation ``connector_install`` (writes (open the client with write=True)); input ``connector-install-input@1.0``, output ``connector-install@1.0``.
 
         Args:
-            connectorId: (see the schema)
+            connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill']
             reinstall: Write gno's entry again even when one is there (a .bak keeps the old file).
         """
         return await self._call('connector_install', locals())  # type: ignore[no-any-return]
@@ -1255,7 +1255,7 @@ class AsyncOperations:
         Operation ``connector_verify`` (reads); input ``connector-verify-input@1.0``, output ``connector-verify@1.0``.
 
         Args:
-            connectorId: (see the schema)
-            collection: (see the schema)
+            connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill']
+            collection: length >= 1
         """
         return await self._call('connector_verify', locals())  # type: ignore[no-any-return]

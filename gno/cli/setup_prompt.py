@@ -14,6 +14,13 @@ PRESETS = ("slim-tuned", "slim", "balanced", "quality")
 
 
 def _interactive() -> bool:
+    """A terminal on both ends, and no global --yes (which never prompts)."""
+    import click
+
+    context = click.get_current_context(silent=True)
+    settings = context.find_root().obj if context is not None else None
+    if getattr(settings, "yes", False):
+        return False
     return sys.stdin.isatty() and sys.stderr.isatty()
 
 

@@ -32,6 +32,7 @@ class Gno(Operations):
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.write = write
+        self.url = url  # None: the local index
         self._transport: Any
         if url is not None:
             from gno.sdk.remote import RemoteTransport
@@ -41,10 +42,6 @@ class Gno(Operations):
             from gno.sdk.local import LocalTransport
 
             self._transport = LocalTransport(config, index)
-
-    @property
-    def remote(self) -> bool:
-        return not hasattr(self._transport, "paths")
 
     def _call(self, op_id: str, args: dict[str, Any]) -> Any:
         op, inp = prepare(op_id, args, self.write)
