@@ -636,24 +636,24 @@ class Operations:
         """
         return self._call('connectors_list', locals())  # type: ignore[no-any-return]
 
-    def connector_install(self, *, connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill'], reinstall: bool = False) -> ConnectorInstall:
+    def connector_install(self, *, connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill', 'claude-code-mcp', 'codex-mcp', 'zed-mcp', 'windsurf-mcp', 'opencode-mcp', 'amp-mcp', 'lmstudio-mcp'], reinstall: bool = False) -> ConnectorInstall:
         """Install one connector (a skill file or gno's MCP entry, user scope); an existing entry is reused unless reinstall, a replaced file keeps a .bak.
 
         Operation ``connector_install`` (writes (open the client with write=True)); input ``connector-install-input@1.0``, output ``connector-install@1.0``.
 
         Args:
-            connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill']
+            connectorId: GNO's setup ids, plus <client>-mcp for every other client `gno mcp install` knows (user scope).
             reinstall: Write gno's entry again even when one is there (a .bak keeps the old file).
         """
         return self._call('connector_install', locals())  # type: ignore[no-any-return]
 
-    def connector_verify(self, *, connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill'], collection: str) -> ConnectorVerify:
+    def connector_verify(self, *, connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill', 'claude-code-mcp', 'codex-mcp', 'zed-mcp', 'windsurf-mcp', 'opencode-mcp', 'amp-mcp', 'lmstudio-mcp'], collection: str) -> ConnectorVerify:
         """Prove retrieval through a connector: the lexical proof, then the client's configured command started, its tools listed and one search run (skills: runtime unverifiable).
 
         Operation ``connector_verify`` (reads); input ``connector-verify-input@1.0``, output ``connector-verify@1.0``.
 
         Args:
-            connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill']
+            connectorId: GNO's setup ids, plus <client>-mcp for every other client `gno mcp install` knows (user scope).
             collection: length >= 1
         """
         return self._call('connector_verify', locals())  # type: ignore[no-any-return]
@@ -1238,24 +1238,24 @@ class AsyncOperations:
         """
         return await self._call('connectors_list', locals())  # type: ignore[no-any-return]
 
-    async def connector_install(self, *, connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill'], reinstall: bool = False) -> ConnectorInstall:
+    async def connector_install(self, *, connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill', 'claude-code-mcp', 'codex-mcp', 'zed-mcp', 'windsurf-mcp', 'opencode-mcp', 'amp-mcp', 'lmstudio-mcp'], reinstall: bool = False) -> ConnectorInstall:
         """Install one connector (a skill file or gno's MCP entry, user scope); an existing entry is reused unless reinstall, a replaced file keeps a .bak.
 
         Operation ``connector_install`` (writes (open the client with write=True)); input ``connector-install-input@1.0``, output ``connector-install@1.0``.
 
         Args:
-            connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill']
+            connectorId: GNO's setup ids, plus <client>-mcp for every other client `gno mcp install` knows (user scope).
             reinstall: Write gno's entry again even when one is there (a .bak keeps the old file).
         """
         return await self._call('connector_install', locals())  # type: ignore[no-any-return]
 
-    async def connector_verify(self, *, connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill'], collection: str) -> ConnectorVerify:
+    async def connector_verify(self, *, connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill', 'claude-code-mcp', 'codex-mcp', 'zed-mcp', 'windsurf-mcp', 'opencode-mcp', 'amp-mcp', 'lmstudio-mcp'], collection: str) -> ConnectorVerify:
         """Prove retrieval through a connector: the lexical proof, then the client's configured command started, its tools listed and one search run (skills: runtime unverifiable).
 
         Operation ``connector_verify`` (reads); input ``connector-verify-input@1.0``, output ``connector-verify@1.0``.
 
         Args:
-            connectorId: Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill']
+            connectorId: GNO's setup ids, plus <client>-mcp for every other client `gno mcp install` knows (user scope).
             collection: length >= 1
         """
         return await self._call('connector_verify', locals())  # type: ignore[no-any-return]

@@ -24,5 +24,13 @@ CONNECTORS: dict[str, Connector] = {
         Connector("opencode-skill", "skill", "opencode", "OpenCode (skill)"),
         Connector("openclaw-skill", "skill", "openclaw", "OpenClaw (skill)"),
         Connector("hermes-skill", "skill", "hermes", "Hermes (skill)"),
+        # Every other client `gno mcp install` knows (user scope), beyond GNO's setup ids.
+        Connector("claude-code-mcp", "mcp", "claude-code", "Claude Code (MCP)"),
+        Connector("codex-mcp", "mcp", "codex", "Codex (MCP)"),
+        Connector("zed-mcp", "mcp", "zed", "Zed (MCP)"),
+        Connector("windsurf-mcp", "mcp", "windsurf", "Windsurf (MCP)"),
+        Connector("opencode-mcp", "mcp", "opencode", "OpenCode (MCP)"),
+        Connector("amp-mcp", "mcp", "amp", "Amp (MCP)"),
+        Connector("lmstudio-mcp", "mcp", "lmstudio", "LM Studio (MCP)"),
     )
 }

@@ -172,6 +172,11 @@ def test_rest_connectors_list_install_verify(home: dict[str, str], tmp_path: Pat
             assert body["connectorReady"] is True, body
             assert body["resultUri"] == "gno://notes/sampling.md" and body["tools"] > 0
 
+            codex = http.post("/api/connectors/install", json={"connectorId": "codex-mcp"}).json()
+            assert codex["path"] == str(Path(home["HOME"]) / ".codex" / "config.toml")
+            assert "[mcp_servers.gno]" in Path(codex["path"]).read_text()
+            assert len(http.get("/api/connectors").json()["connectors"]) == 14
+
             skill = http.post(
                 "/api/connectors/verify", json={"connectorId": "codex-skill", "collection": "notes"}
             ).json()

@@ -8,6 +8,10 @@ from pydantic import ConfigDict
 
 
 class ConnectorId(Enum):
+    """
+    GNO's setup ids, plus <client>-mcp for every other client `gno mcp install` knows (user scope).
+    """
+
     CLAUDE_CODE_SKILL = "claude-code-skill"
     CLAUDE_DESKTOP_MCP = "claude-desktop-mcp"
     CURSOR_MCP = "cursor-mcp"
@@ -15,6 +19,13 @@ class ConnectorId(Enum):
     OPENCODE_SKILL = "opencode-skill"
     OPENCLAW_SKILL = "openclaw-skill"
     HERMES_SKILL = "hermes-skill"
+    CLAUDE_CODE_MCP = "claude-code-mcp"
+    CODEX_MCP = "codex-mcp"
+    ZED_MCP = "zed-mcp"
+    WINDSURF_MCP = "windsurf-mcp"
+    OPENCODE_MCP = "opencode-mcp"
+    AMP_MCP = "amp-mcp"
+    LMSTUDIO_MCP = "lmstudio-mcp"
 
 
 class ConnectorInstallInput(ContractModel):
@@ -26,6 +37,9 @@ class ConnectorInstallInput(ContractModel):
         extra="forbid",
     )
     connectorId: ConnectorId
+    """
+    GNO's setup ids, plus <client>-mcp for every other client `gno mcp install` knows (user scope).
+    """
     reinstall: bool = False
     """
     Write gno's entry again even when one is there (a .bak keeps the old file).

@@ -9,6 +9,10 @@ from pydantic import ConfigDict, Field
 
 
 class ConnectorId(Enum):
+    """
+    GNO's setup ids, plus <client>-mcp for every other client `gno mcp install` knows (user scope).
+    """
+
     CLAUDE_CODE_SKILL = "claude-code-skill"
     CLAUDE_DESKTOP_MCP = "claude-desktop-mcp"
     CURSOR_MCP = "cursor-mcp"
@@ -16,6 +20,13 @@ class ConnectorId(Enum):
     OPENCODE_SKILL = "opencode-skill"
     OPENCLAW_SKILL = "openclaw-skill"
     HERMES_SKILL = "hermes-skill"
+    CLAUDE_CODE_MCP = "claude-code-mcp"
+    CODEX_MCP = "codex-mcp"
+    ZED_MCP = "zed-mcp"
+    WINDSURF_MCP = "windsurf-mcp"
+    OPENCODE_MCP = "opencode-mcp"
+    AMP_MCP = "amp-mcp"
+    LMSTUDIO_MCP = "lmstudio-mcp"
 
 
 class ConnectorVerifyInput(ContractModel):
@@ -27,4 +38,7 @@ class ConnectorVerifyInput(ContractModel):
         extra="forbid",
     )
     connectorId: ConnectorId
+    """
+    GNO's setup ids, plus <client>-mcp for every other client `gno mcp install` knows (user scope).
+    """
     collection: Annotated[str, Field(min_length=1)]

@@ -15,6 +15,13 @@ class Id(Enum):
     OPENCODE_SKILL = "opencode-skill"
     OPENCLAW_SKILL = "openclaw-skill"
     HERMES_SKILL = "hermes-skill"
+    CLAUDE_CODE_MCP = "claude-code-mcp"
+    CODEX_MCP = "codex-mcp"
+    ZED_MCP = "zed-mcp"
+    WINDSURF_MCP = "windsurf-mcp"
+    OPENCODE_MCP = "opencode-mcp"
+    AMP_MCP = "amp-mcp"
+    LMSTUDIO_MCP = "lmstudio-mcp"
 
 
 class Kind(Enum):
