@@ -160,3 +160,20 @@ def test_every_registry_operation_is_a_method() -> None:
             for p in inspect.signature(method).parameters.values()
             if p.name != "self"
         ), op.id
+
+
+def test_remote_token_is_sent(make_app: Any) -> None:
+    from gno.errors import ForbiddenError
+    from gno.rest.app import ServeOptions, create_app
+    from gno.rest.security import Gates
+
+    app, _ = make_app(FILES)
+    sync(app)
+    owner = App(resolve_paths())
+    options = ServeOptions(mcp=None, watch=False, web_ui=False, gates=Gates(token="s3cret"))
+    with live_server(create_app(owner, options=options)) as (url, _server):
+        with Gno(url=url) as anonymous, pytest.raises(ForbiddenError):
+            anonymous.search(query="sampling")
+        with Gno(url=url, token="s3cret") as allowed:
+            hits = allowed.search(query="sampling")
+    assert [h.uri for h in hits.results] == ["gno://notes/sampling.md"]
