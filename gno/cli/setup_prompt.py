@@ -15,9 +15,12 @@ PRESETS = ("slim-tuned", "slim", "balanced", "quality")
 
 def _interactive() -> bool:
     """A terminal on both ends, and no global --yes (which never prompts)."""
-    import click
+    try:  # typer's own (vendored) click holds the running command's context
+        from typer._click.globals import get_current_context
+    except ImportError:  # pragma: no cover - an older typer on plain click
+        from click import get_current_context  # type: ignore[no-redef]
 
-    context = click.get_current_context(silent=True)
+    context = get_current_context(silent=True)
     settings = context.find_root().obj if context is not None else None
     if getattr(settings, "yes", False):
         return False
@@ -28,7 +31,9 @@ def prepare(op_id: str, fields: dict[str, Any], fmt: str | None) -> tuple[str, d
     if fields.get("path"):
         return op_id, fields
     if not _interactive():
-        raise ValidationError("Missing folder: gno setup <folder> (prompts only on a terminal)")
+        raise ValidationError(
+            "Missing folder: gno setup <folder> (asked for only on a terminal, never with --yes)"
+        )
     import typer
 
     fields["path"] = typer.prompt("Folder to index", err=True).strip()

@@ -112,6 +112,37 @@ def test_setup_without_folder_off_a_terminal_is_a_usage_error(home: dict[str, st
     assert done.returncode == 1 and "Missing folder" in done.stderr
 
 
+def _on_a_terminal(
+    env: dict[str, str], *args: str, answers: dict[bytes, bytes]
+) -> tuple[int, bytes]:
+    """Run gno on a pseudo-terminal, answering each prompt once; (exit code, output)."""
+    import pty
+    import select
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: gno on the terminal
+        os.execve(GNO[0], [*GNO, *args], env)
+    output, pending = b"", dict(answers)
+    while select.select([fd], [], [], 60)[0]:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+        for prompt in [p for p in pending if p in output]:
+            os.write(fd, pending.pop(prompt))
+    os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), output
+
+
+def test_setup_with_yes_never_prompts(home: dict[str, str]) -> None:
+    code, output = _on_a_terminal(home, "--yes", "setup", answers={})
+    assert code == 1 and b"Missing folder" in output and b"Folder to index" not in output
+
+
 def test_setup_on_a_terminal_asks_for_the_folder(home: dict[str, str], tmp_path: Path) -> None:
     import pty
 
