@@ -177,3 +177,39 @@ def test_remote_token_is_sent(make_app: Any) -> None:
         with Gno(url=url, token="s3cret") as allowed:
             hits = allowed.search(query="sampling")
     assert [h.uri for h in hits.results] == ["gno://notes/sampling.md"]
+
+
+def test_local_client_beside_a_running_gno_serve(make_app: Any, tmp_path: Any) -> None:
+    """A real `gno serve` owns the data directory; the local SDK still reads, and with
+    write=True syncs, and the server keeps answering with what the SDK wrote."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    app, root = make_app(FILES)
+    sync(app)
+    app.close()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gno.cli.entry", "serve", "--port", "0", "--no-watch"],
+        env=os.environ.copy(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = next(
+            m.group(1) for line in proc.stdout if (m := re.search(r"(http://\S+:\d+)", line))
+        )
+        with Gno() as local:
+            assert local.search(query="exemplars").results[0].uri == "gno://notes/metrics.md"
+        (root / "new.md").write_text("# Quokka notes\n\nquokka facts\n")
+        with Gno(write=True) as local:
+            local.update(collection="notes")
+        with Gno(url=url) as remote:
+            hits = remote.search(query="quokka")
+        assert [h.uri for h in hits.results] == ["gno://notes/new.md"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0
