@@ -98,7 +98,7 @@ bench: $(STAMP)
 	# lane writes: its bench line goes here
 	$(BIN)/python bench/refactor.py
 	# lane context: its bench line goes here
-	# lane setup: its bench line goes here
+	$(BIN)/python bench/sdk.py
 	# lane records: its bench line goes here
 
 clean:

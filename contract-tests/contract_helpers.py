@@ -131,8 +131,12 @@ def op_for_cli(argv: list[str]) -> Any:
 
 
 def gno_env(root: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GNO_")}
+    agents = ("CLAUDE_SKILLS_DIR", "CODEX_SKILLS_DIR", "CODEX_HOME", "XDG_CONFIG_HOME")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GNO_") and k not in agents}
+    # A home of its own: REST connector installs (skills, MCP client entries) write there.
+    (root / "home").mkdir(parents=True, exist_ok=True)
     env.update(
+        HOME=str(root / "home"),
         GNO_CONFIG_DIR=str(root / "config"),
         GNO_DATA_DIR=str(root / "data"),
         GNO_CACHE_DIR=str(root / "cache"),

@@ -82,6 +82,8 @@ READ_COMMANDS: list[list[str]] = [
     ["collection", "list", "--json"],
     ["models", "list", "--json"],
     ["models", "path", "--json"],
+    ["doctor", "--json"],
+    ["skill", "paths", "--json"],
 ]
 
 # Write commands exercised by the fixture and by test_collection_lifecycle.
@@ -107,6 +109,8 @@ MODEL_COMMANDS = {  # exercised by test_cli_models.py and test_cli_models_pull.p
 MCP_COMMANDS = {"mcp install", "mcp status", "mcp uninstall"}  # by test_cli_mcp_install.py
 REFACTOR_COMMANDS = {"rename", "move"}  # by test_refactor_surfaces.py
 AUDIT_COMMANDS = {"audit"}  # exit 4 with findings: by test_cli_audit.py
+# by tests/surfaces/test_setup_doctor.py and tests/surfaces/test_connectors.py (temp homes)
+SETUP_COMMANDS = {"setup", "skill install", "skill uninstall", "skill show"}
 
 
 def test_every_cli_operation_is_exercised() -> None:
@@ -117,6 +121,7 @@ def test_every_cli_operation_is_exercised() -> None:
         | MCP_COMMANDS
         | REFACTOR_COMMANDS
         | AUDIT_COMMANDS
+        | SETUP_COMMANDS
     )
     assert exercised == {op.cli for op in operations() if op.cli}
 

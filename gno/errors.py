@@ -34,6 +34,8 @@ that from the exit code.
     │   └── ModelDownloadError (MODEL_DOWNLOAD_FAILED: a download was tried and failed)
     ├── DiskFullError (DISK_FULL, 507, exit 2: SQLite could not grow the index)
     ├── SectionUnresolvableError (SECTION_UNRESOLVABLE, 422, exit 1: no such section here)
+    ├── ReadOnlyError (READ_ONLY, 409, exit 1: an SDK client not opened with write=True)
+    ├── ServerUnreachableError (UNAVAILABLE, 503, exit 2: the SDK found no server at the URL)
     ├── InterruptedByUser (INTERRUPTED, 499, exit 130)
     └── Cancelled (CANCELLED, 499, exit 130: stopped at a checkpoint; never sent to anyone)
 """
@@ -224,6 +226,21 @@ class StalePlanError(ConflictError):
 
 
 # ===== errors added by lane setup (keep them below this line) =====
+
+
+class ReadOnlyError(GnoError):
+    """A write operation through an SDK client opened read-only (the default)."""
+
+    code = "READ_ONLY"
+    http_status = 409
+    exit_code = 1
+
+
+class ServerUnreachableError(UnavailableError):
+    """The SDK's remote transport could not connect to (or hear back from) the server in
+    time; the message names the URL."""
+
+    code = "UNAVAILABLE"
 
 
 # ===== errors added by lane records (keep them below this line) =====

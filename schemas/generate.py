@@ -4,7 +4,8 @@
   gno_contracts/models/ (datamodel-code-generator, command line of stack.md);
 - the schemas themselves are copied into gno_contracts/schemas/ so the runtime
   can publish them (MCP tool schemas, OpenAPI) without reading this folder;
-- operations.yaml becomes gno_contracts/operations.py, the registry table.
+- operations.yaml becomes gno_contracts/operations.py, the registry table, and
+  gno_contracts/sdk.py, the SDK's typed methods (generate_sdk.py).
 
 `--check` regenerates into a temporary folder and fails on any difference, so a
 schema edit without `make generate` cannot pass `make test`.
@@ -385,10 +386,23 @@ def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
     (out / "operations.py").write_text("\n".join(lines))
 
 
+def generate_sdk_module(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
+    """gno_contracts/sdk.py: the SDK's typed methods (schemas/generate_sdk.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gno_generate_sdk", HERE / "generate_sdk.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    registry = yaml.safe_load((HERE / "operations.yaml").read_text())
+    module.generate_sdk(schemas, registry, out, model_class)
+
+
 def generate(out: Path) -> None:
     schemas = load_schemas()
     generate_models(schemas, out)
     generate_registry(schemas, out)
+    generate_sdk_module(schemas, out)
     copied = out / "schemas"
     copied.mkdir()
     for ref, (_, schema) in schemas.items():

@@ -40,6 +40,11 @@ mcp_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(mcp_app, name="mcp")
+skill_app = typer.Typer(
+    help="Agent skills: install gno's SKILL.md where Claude, Codex, OpenCode, OpenClaw and Hermes read skills.",
+    rich_markup_mode=None,
+)
+app.add_typer(skill_app, name="skill")
 
 
 @dataclass
@@ -146,5 +151,13 @@ def global_options() -> tuple[frozenset[str], frozenset[str]]:
 from gno.cli import mcp, runner, server  # noqa: E402  (they import this module's settings)
 
 mcp.register(mcp_app)
-runner.register({"": app, "collection": collection_app, "models": models_app, "mcp": mcp_app})
+runner.register(
+    {
+        "": app,
+        "collection": collection_app,
+        "models": models_app,
+        "mcp": mcp_app,
+        "skill": skill_app,
+    }
+)
 server.register(app)

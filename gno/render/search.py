@@ -159,4 +159,12 @@ def query(result: SearchResults | QueryDiagnose, view: View) -> Shown:
         if explain
         else ""
     )
+    if result.meta.vectorsUsed is False:  # JSON says it in meta.mode; people get one line
+        err += BM25_ONLY_NOTE
     return Shown(text(result, view), err)
+
+
+BM25_ONLY_NOTE = (
+    "Note: keyword (BM25) results only: no embedding model or no vectors yet. "
+    "Fix: gno models pull --embed && gno embed\n"
+)

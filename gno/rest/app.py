@@ -30,7 +30,7 @@ from starlette.routing import Route
 from gno import __version__
 from gno.app import App
 from gno.resident.runtime import Limits, Resident
-from gno.rest import assets, openapi, routes
+from gno.rest import assets, openapi, routes, rpc
 from gno.rest.docs_page import add_docs
 from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
@@ -123,6 +123,18 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
             operation_id=route.op.id,
             responses=routes.responses(route),
             openapi_extra=routes.openapi_extra(route),
+            response_model=None,
+        )
+    # The SDK's remote transport: each operation's own input in, its output model out. Not in
+    # the OpenAPI document (each is an operation the registry already documents).
+    for route in rpc.rpc_routes():
+        if daemon and not route.op.daemon:
+            continue
+        api.add_api_route(
+            route.path,
+            rpc.rpc_endpoint(route, dispatcher),
+            methods=["POST"],
+            include_in_schema=False,  # the operations as they are, documented in spec/sdk.md
             response_model=None,
         )
     if not daemon:

@@ -179,8 +179,8 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 if isinstance(args, Response):
                     return args
                 if request.path_params:
-                    # ``/api/docs/{id}/rename``: the path names the document, whatever
-                    # the body says.
+                    # ``/api/docs/{id}/rename``, ``PATCH /api/collections/{collection}``: the
+                    # path names the target, whatever the body says.
                     args = {**args, **request.path_params}
             else:
                 args = _query_args(route, request)

@@ -36,6 +36,7 @@ from gno.errors import (
     ValidationError,
 )
 from gno.services.index_guard import config_change
+from gno.services.model_settings import collection_embed_model
 
 
 def _dangerous_roots() -> set[str]:
@@ -118,6 +119,7 @@ def _build_collection(inp: Any, name: str | None, path: str) -> Collection:
         language_hint=validate_language(
             getattr(inp, "languageHint", None) or getattr(inp, "language", None)
         ),
+        extra=collection_embed_model(getattr(inp, "embedModel", None)),
     )
 
 

@@ -26,6 +26,7 @@ from gno.models.availability import (
 )
 from gno.models.cache import hf_cache_path
 from gno.models.catalog import (
+    DEFAULT_PRESET,
     PRESETS,
     ROLES,
     Preset,
@@ -216,10 +217,46 @@ def models_use(app: App, inp: ModelsUseInput) -> ModelsUse:
         return _models_use(app, inp)
 
 
+CUSTOM_PRESET = "custom"  # where `models use --embed …` keeps per-role URIs in index.yml
+
+
+def _role_uris(inp: ModelsUseInput) -> dict[str, str]:
+    """The role URIs asked for, each parsed first: a bad one changes nothing."""
+    given = {role: getattr(inp, role) for role in ROLES if getattr(inp, role, None)}
+    for uri in given.values():
+        parse_model_uri(uri)
+    return given
+
+
+def _with_custom(raw: dict[str, Any], base: Preset, given: dict[str, str]) -> dict[str, Any]:
+    """index.yml's ``models`` block with the ``custom`` preset: ``base``'s URIs with the
+    given roles replaced, made active."""
+    models = dict(raw.get("models") or {})
+    entry: dict[str, Any] = {"id": CUSTOM_PRESET, "name": "Custom"}
+    entry |= {
+        role: given.get(role) or base.uri(role)
+        for role in ROLES
+        if given.get(role) or base.uri(role)
+    }
+    kept = [
+        p
+        for p in models.get("presets") or []
+        if not (isinstance(p, dict) and p.get("id") == CUSTOM_PRESET)
+    ]
+    models["presets"] = [*kept, entry]
+    models["activePreset"] = CUSTOM_PRESET
+    return models
+
+
 def _models_use(app: App, inp: ModelsUseInput) -> ModelsUse:
     config = app.config
+    given = _role_uris(inp)
+    if inp.preset is None and not given:
+        raise ValidationError(
+            "Name a preset or at least one model (--embed, --rerank, --expand, --gen)"
+        )
     known = _preset_ids(config.raw)
-    if inp.preset not in known:
+    if inp.preset is not None and inp.preset not in known:
         raise ValidationError(f"Unknown model preset {inp.preset!r} (one of {', '.join(known)})")
     previous: Preset | None
     try:
@@ -227,7 +264,12 @@ def _models_use(app: App, inp: ModelsUseInput) -> ModelsUse:
     except ValidationError:  # index.yml names a preset that does not exist: replace it
         previous = None
     raw = copy.deepcopy(config.raw)
-    raw["models"] = dict(raw.get("models") or {}) | {"activePreset": inp.preset}
+    if given:
+        base_raw = raw | {"models": dict(raw.get("models") or {}) | {"activePreset": inp.preset}}
+        base = active_preset(base_raw) if inp.preset else (previous or PRESETS[DEFAULT_PRESET])
+        raw["models"] = _with_custom(raw, base, given)
+    else:
+        raw["models"] = dict(raw.get("models") or {}) | {"activePreset": inp.preset}
     app.save_config(dataclasses.replace(config, raw=raw))
     chosen = active_preset(raw)
     changed = previous is None or previous.embed != chosen.embed
@@ -237,6 +279,7 @@ def _models_use(app: App, inp: ModelsUseInput) -> ModelsUse:
         "previousPreset": previous.id if previous else None,
         "embedModel": chosen.embed,
         "embedModelChanged": changed,
+        "models": {role: chosen.uri(role) for role in ROLES if chosen.uri(role)},
     }
     if changed:
         was = previous.embed if previous else "unknown"

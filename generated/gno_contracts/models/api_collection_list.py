@@ -7,6 +7,20 @@ from gno_contracts.base import ContractModel
 from pydantic import ConfigDict, Field, RootModel
 
 
+class Models(ContractModel):
+    """
+    Per-role model URIs of this collection (index.yml).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    embed: str | None = None
+    rerank: str | None = None
+    expand: str | None = None
+    gen: str | None = None
+
+
 class ApiCollection(ContractModel):
     """
     A configured collection; `path` only for same-host callers.
@@ -25,6 +39,10 @@ class ApiCollection(ContractModel):
     exclude: list[str]
     updateCmd: str | None = None
     languageHint: str | None = None
+    models: Models | None = None
+    """
+    Per-role model URIs of this collection (index.yml).
+    """
 
 
 class ApiCollectionList(RootModel[list[ApiCollection]]):

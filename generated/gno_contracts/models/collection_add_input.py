@@ -36,3 +36,7 @@ class CollectionAddInput(ContractModel):
     BCP-47 hint, e.g. en or de-CH.
     """
     gitPull: bool = False
+    embedModel: Annotated[str | None, Field(max_length=2048, min_length=1)] = None
+    """
+    This collection's embedding model URI (kept in index.yml under the collection's models).
+    """

@@ -8,6 +8,20 @@ from gno_contracts.base import ContractModel
 from pydantic import ConfigDict, Field
 
 
+class Models(ContractModel):
+    """
+    Per-role model URIs of this collection (index.yml).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    embed: str | None = None
+    rerank: str | None = None
+    expand: str | None = None
+    gen: str | None = None
+
+
 class CollectionEntry(ContractModel):
     """
     A configured collection.
@@ -37,6 +51,10 @@ class CollectionEntry(ContractModel):
     languageHint: str | None = None
     """
     BCP-47 language hint.
+    """
+    models: Models | None = None
+    """
+    Per-role model URIs of this collection (index.yml).
     """
 
 

@@ -7,6 +7,20 @@ from gno_contracts.base import ContractModel
 from pydantic import ConfigDict
 
 
+class Models(ContractModel):
+    """
+    The URI each role now uses (from index.yml; GNO_<ROLE>_MODEL still overrides it).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    embed: str | None = None
+    rerank: str | None = None
+    expand: str | None = None
+    gen: str | None = None
+
+
 class ModelsUse(ContractModel):
     """
     Result of models use: the preset now active in index.yml, and whether the index must be re-embedded.
@@ -32,4 +46,8 @@ class ModelsUse(ContractModel):
     note: str | None = None
     """
     What to do next, when embedModelChanged.
+    """
+    models: Models | None = None
+    """
+    The URI each role now uses (from index.yml; GNO_<ROLE>_MODEL still overrides it).
     """

@@ -9,13 +9,29 @@ from pydantic import ConfigDict, Field
 
 class ModelsUseInput(ContractModel):
     """
-    Input of models use: the preset to make active.
+    Input of models use: a preset to make active, and/or model URIs per role (persisted in index.yml as the custom preset).
     """
 
     model_config = ConfigDict(
         extra="forbid",
     )
-    preset: Annotated[str, Field(min_length=1)]
+    preset: Annotated[str | None, Field(min_length=1)] = None
     """
-    A built-in preset (slim-tuned, slim, balanced, quality) or one defined in index.yml.
+    A built-in preset (slim-tuned, slim, balanced, quality) or one defined in index.yml; with role URIs, the base of the custom preset.
+    """
+    embed: Annotated[str | None, Field(max_length=2048, min_length=1)] = None
+    """
+    The embedding model URI (hf:org/repo/file.gguf, hf:org/repo:QUANT, file:/abs/path.gguf, http(s)://host/path#model).
+    """
+    rerank: Annotated[str | None, Field(max_length=2048, min_length=1)] = None
+    """
+    The reranker model URI (hf:org/repo/file.gguf, hf:org/repo:QUANT, file:/abs/path.gguf, http(s)://host/path#model).
+    """
+    expand: Annotated[str | None, Field(max_length=2048, min_length=1)] = None
+    """
+    The query expansion model URI (hf:org/repo/file.gguf, hf:org/repo:QUANT, file:/abs/path.gguf, http(s)://host/path#model).
+    """
+    gen: Annotated[str | None, Field(max_length=2048, min_length=1)] = None
+    """
+    The generation model URI (hf:org/repo/file.gguf, hf:org/repo:QUANT, file:/abs/path.gguf, http(s)://host/path#model).
     """

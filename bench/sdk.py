@@ -1,0 +1,122 @@
+"""Python SDK figures on the opentelemetry-docs corpus (targets: spec/sdk.md).
+
+    .venv/bin/python bench/sdk.py
+
+1. cold start: a fresh interpreter running ``import gno; Gno().search(...)`` on the corpus
+   index, timed inside the interpreter (import to first answer; target 0.25 s) and as the
+   whole process; median of 7 after one uncounted run (bytecode cache);
+2. remote round trip: ``Gno(url=…).search(...)`` against a `gno serve` on loopback,
+   median of 300 calls after 20 uncounted (target 5 ms).
+
+Prints the figures and writes bench/results/sdk.json. Exits 0 with a message when the
+corpus is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = Path(
+    os.environ.get("GNO_BENCH_CORPUS", ROOT.parent / "shared" / "corpora" / "opentelemetry-docs")
+)
+RESULTS = ROOT / "bench" / "results" / "sdk.json"
+GNO = str(Path(sys.executable).with_name("gno"))
+URL_LINE = re.compile(r"(http://127\.0\.0\.1:\d+)")
+QUERIES = ["tail sampling", "span attributes", "exporter retry", "metric views", "log body"]
+COLD = (
+    "import time; t = time.perf_counter(); import gno; client = gno.Gno(); "
+    "hits = client.search(query='tail sampling processor'); "
+    "print(time.perf_counter() - t, len(hits.results))"
+)
+
+
+def env_for(base: Path) -> dict[str, str]:
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    for name, sub in (("GNO_CONFIG_DIR", "config"), ("GNO_DATA_DIR", "data")):
+        env[name] = str(base / sub)
+    env["GNO_CACHE_DIR"] = str(base / "cache")
+    return env
+
+
+def cold_start(env: dict[str, str]) -> tuple[float, float]:
+    inside, whole = [], []
+    for attempt in range(8):
+        began = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-c", COLD], env=env, capture_output=True, text=True, check=True
+        )
+        elapsed = time.perf_counter() - began
+        seconds, count = done.stdout.split()
+        assert int(count) > 0, "the cold search found nothing"
+        if attempt:
+            inside.append(float(seconds))
+            whole.append(elapsed)
+    return statistics.median(inside), statistics.median(whole)
+
+
+def remote_round_trip(env: dict[str, str]) -> float:
+    from gno import Gno
+
+    proc = subprocess.Popen(
+        [GNO, "serve", "--port", "0", "--no-watch"], env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        url = next(m.group(1) for line in proc.stdout if (m := URL_LINE.search(line)))
+        with Gno(url=url) as client:
+            for _ in range(100):
+                try:
+                    client.health()
+                    break
+                except Exception:
+                    time.sleep(0.05)
+            times = []
+            for i in range(320):
+                began = time.perf_counter()
+                client.search(query=QUERIES[i % len(QUERIES)], limit=10)
+                if i >= 20:
+                    times.append(time.perf_counter() - began)
+        return statistics.median(times)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def main() -> None:
+    if not CORPUS.is_dir():
+        print(f"bench/sdk.py: corpus {CORPUS} missing; nothing measured")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        env = env_for(Path(tmp))
+        subprocess.run([GNO, "init", str(CORPUS), "--name", "otel"], env=env, check=True)
+        subprocess.run([GNO, "update"], env=env, check=True, capture_output=True)
+        inside, whole = cold_start(env)
+        remote = remote_round_trip(env)
+    figures = {
+        "cold_start_s": round(inside, 4),
+        "cold_start_process_s": round(whole, 4),
+        "remote_search_median_ms": round(remote * 1000, 3),
+    }
+    rows = [
+        ("import gno + Gno() + first search (in the interpreter)", f"{inside:.3f} s", 0.25, inside),
+        ("same, whole process (interpreter start included)", f"{whole:.3f} s", None, whole),
+        ("remote search round trip, median", f"{remote * 1000:.2f} ms", 0.005, remote),
+    ]
+    for label, shown, target, value in rows:
+        verdict = "" if target is None else ("PASS" if value <= target else "MISS")
+        print(f"{label:58} {shown:>10}  {verdict}")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(figures, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""``POST /api/op/<operation id>``: every registry operation in its own input and output shape.
+
+The REST routes of ``routes`` speak GNO's REST spellings (their own bodies and views).
+The SDK's remote transport needs the opposite: the operation's input model in, the same
+output model the CLI and MCP get out, so a script gives the same answers against a
+local index and a running server. One route per operation, made from the registry
+like the others; each runs the operation's handler (never its REST ``view`` or job
+``starter``: a job operation answers when its work is done) through the same dispatcher
+(reader pool, one writer at a time, the search lane), with the same validation, error
+envelope, gate middleware (token, CSRF) and host-path redaction for remote callers.
+Results are not taken from the REST result cache, whose entries are REST views.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import anyio
+from gno_contracts.operations import OPERATIONS, Operation
+from pydantic import BaseModel
+from pydantic import ValidationError as ModelError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from gno.core.wire_values import unusable_value
+from gno.errors import Cancelled, GnoError, ValidationError
+from gno.rest import views
+from gno.rest.disconnect import run_until_disconnect
+from gno.rest.errors import catalog_response, gno_error_response
+from gno.rest.routes import Dispatcher, Route, _body_args, schema_problem
+from gno.rest.security import BodyTooLarge, same_host
+from gno.services import model
+
+PREFIX = "/api/op/"
+
+
+def rpc_routes() -> list[Route]:
+    """One POST route per registry operation, answering the operation's own output."""
+    return [
+        Route(
+            op._replace(rest=None, cacheable=False),  # the handler, never a REST view
+            "POST",
+            PREFIX + op.id,
+            200,
+            op.input_schema,
+            op.output_schema,
+            (),
+        )
+        for op in OPERATIONS
+    ]
+
+
+def _invalid(exc: ModelError) -> ValidationError:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "input"
+    return ValidationError(f"Invalid request: {where}: {first['msg']}")
+
+
+def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
+    op: Operation = route.op
+    parse = model(op.input_model)
+
+    async def serve(request: Request) -> Response:
+        local = same_host(request.scope)
+        try:
+            args = await _body_args(request)
+            if isinstance(args, Response):
+                return args
+            if problem := unusable_value(args):
+                raise ValidationError(f"Invalid request: {problem}")
+            if problem := schema_problem(route.input_schema, args):
+                raise ValidationError(problem)
+            try:
+                inp = parse.model_validate(args)
+            except ModelError as exc:
+                raise _invalid(exc) from None
+            work = partial(dispatcher.run, op, inp)
+            if op.execution == "lane":
+                result = await dispatcher.lane.run(work)
+            elif op.cancellable:
+                result = await run_until_disconnect(request, work)
+            else:
+                result = await anyio.to_thread.run_sync(work)
+        except BodyTooLarge:
+            raise
+        except Cancelled:  # the client went away: nobody to answer
+            return Response(status_code=Cancelled.http_status)
+        except GnoError as exc:
+            return gno_error_response(exc, dispatcher.server_paths, remote=not local)
+        except Exception:  # a bug: logged here, never sent to the caller
+            traceback.print_exc(file=sys.stderr)
+            return catalog_response("RUNTIME")
+        assert isinstance(result, BaseModel)
+        if local:
+            return Response(result.model_dump_json(exclude_unset=True), 200, media_type=JSON)
+        payload = views.redact(op, result.model_dump(mode="json", exclude_unset=True))
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        return Response(text.encode(), 200, media_type=JSON)
+
+    return serve
+
+
+JSON = "application/json"

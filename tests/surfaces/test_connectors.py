@@ -1,0 +1,202 @@
+"""Agent connectors: `gno skill …` writing gno's SKILL.md into temp config folders, with
+backups; `gno setup --connector`; REST /api/connectors, /install and /verify (the smoke
+test starts the MCP command a client has configured, lists its tools, runs one search)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from gno.connectors.skill_text import SKILL_MD
+
+GNO = [sys.executable, "-m", "gno.cli.entry"]
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    base = tmp_path / "home"
+    base.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GNO_", "CLAUDE_", "CODEX_"))}
+    return env | {
+        "HOME": str(base),
+        "XDG_CONFIG_HOME": str(base / ".config"),
+        "XDG_DATA_HOME": str(base / ".local" / "share"),
+        "XDG_CACHE_HOME": str(base / ".cache"),
+        "HF_HUB_OFFLINE": "1",
+    }
+
+
+def gno(
+    env: dict[str, str], *args: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*GNO, *args], env=env, capture_output=True, text=True, timeout=120, cwd=cwd
+    )
+
+
+def test_skill_install_show_paths_uninstall(home: dict[str, str], tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    done = gno(home, "skill", "install", "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    [item] = json.loads(done.stdout)["installed"]
+    skill = project / ".claude" / "skills" / "gno" / "SKILL.md"
+    assert item == {
+        "target": "claude",
+        "scope": "project",
+        "path": str(skill),
+        "action": "installed",
+    }
+    assert skill.read_text() == SKILL_MD
+    assert "gno query" in SKILL_MD and "--json" in SKILL_MD
+
+    again = json.loads(gno(home, "skill", "install", "--json", cwd=project).stdout)
+    assert again["installed"][0]["action"] == "unchanged"
+
+    skill.write_text("my own edits\n")
+    refused = gno(home, "skill", "install", cwd=project)
+    assert refused.returncode == 1 and "--force" in refused.stderr
+    assert skill.read_text() == "my own edits\n"
+    forced = json.loads(gno(home, "skill", "install", "--force", "--json", cwd=project).stdout)
+    assert forced["installed"][0]["action"] == "replaced"
+    assert Path(forced["installed"][0]["backupPath"]).read_text() == "my own edits\n"
+    assert skill.read_text() == SKILL_MD
+
+    shown = gno(home, "skill", "show")
+    assert shown.stdout == SKILL_MD
+
+    everywhere = gno(home, "skill", "install", "-t", "all", "-s", "user", "--json")
+    paths = [Path(i["path"]) for i in json.loads(everywhere.stdout)["installed"]]
+    base = Path(home["HOME"])
+    assert paths == [
+        base / ".claude" / "skills" / "gno" / "SKILL.md",
+        base / ".codex" / "skills" / "gno" / "SKILL.md",
+        base / ".config" / "opencode" / "skill" / "gno" / "SKILL.md",
+        base / ".openclaw" / "skills" / "gno" / "SKILL.md",
+        base / ".hermes" / "skills" / "gno" / "SKILL.md",
+    ]
+    listed = json.loads(gno(home, "skill", "paths", "--json", cwd=project).stdout)["paths"]
+    assert len(listed) == 10 and all(p["installed"] for p in listed if p["scope"] == "user")
+
+    other = base / ".claude" / "skills" / "someone-else"
+    other.mkdir()
+    (other / "SKILL.md").write_text("not gno's\n")
+    removed = json.loads(gno(home, "skill", "uninstall", "-s", "user", "--json").stdout)
+    assert removed["uninstalled"][0]["action"] == "removed"
+    assert not (base / ".claude" / "skills" / "gno").exists()
+    assert (other / "SKILL.md").read_text() == "not gno's\n"  # only gno's folder went
+    absent = json.loads(gno(home, "skill", "uninstall", "-s", "user", "--json").stdout)
+    assert absent["uninstalled"][0]["action"] == "absent"
+
+
+def test_skill_env_overrides(home: dict[str, str], tmp_path: Path) -> None:
+    env = home | {
+        "CLAUDE_SKILLS_DIR": str(tmp_path / "claude-skills"),
+        "GNO_SKILLS_HOME_OVERRIDE": str(tmp_path / "fake-home"),
+    }
+    done = json.loads(gno(env, "skill", "install", "-t", "all", "-s", "user", "--json").stdout)
+    paths = [i["path"] for i in done["installed"]]
+    assert paths[0] == str(tmp_path / "claude-skills" / "gno" / "SKILL.md")
+    assert paths[1] == str(tmp_path / "fake-home" / ".codex" / "skills" / "gno" / "SKILL.md")
+    bad = gno(env, "skill", "install", "-t", "nope")
+    assert bad.returncode == 1
+
+
+def test_setup_installs_connectors_and_rerun_reuses_them(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("# Sampling\n\nslow traces\n")
+    args = ("setup", str(root), "--connector", "codex-skill", "--connector", "cursor-mcp",
+            "--connector", "codex-skill", "--json")  # fmt: skip
+    first = json.loads(gno(home, *args).stdout)
+    assert [(c["id"], c["status"]) for c in first["connectors"]] == [
+        ("codex-skill", "installed"),
+        ("cursor-mcp", "installed"),
+    ]
+    cursor = Path(home["HOME"]) / ".cursor" / "mcp.json"
+    assert "gno" in json.loads(cursor.read_text())["mcpServers"]
+    again = json.loads(gno(home, *args).stdout)
+    assert [c["status"] for c in again["connectors"]] == ["already_installed"] * 2
+    unknown = gno(home, "setup", str(root), "--connector", "vscode-mcp")
+    assert unknown.returncode == 1
+
+
+def _serve(env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    import re
+
+    proc = subprocess.Popen(
+        [*GNO, "serve", "--port", "0", "--no-watch"], env=env, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if m := re.search(r"(http://127\.0\.0\.1:\d+)", line):
+            return proc, m.group(1)
+    raise AssertionError("gno serve did not start")
+
+
+def test_rest_connectors_list_install_verify(home: dict[str, str], tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "sampling.md").write_text("# Sampling processor\n\nkeep slow traces\n")
+    assert gno(home, "setup", str(root)).returncode == 0
+    proc, url = _serve(home)
+    try:
+        with httpx.Client(base_url=url, timeout=90) as http:
+            listed = http.get("/api/connectors").json()
+            assert listed["collections"] == ["notes"]
+            by_id: dict[str, Any] = {c["id"]: c for c in listed["connectors"]}
+            assert by_id["cursor-mcp"]["installed"] is False
+            not_yet = http.post(
+                "/api/connectors/verify", json={"connectorId": "cursor-mcp", "collection": "notes"}
+            ).json()
+            assert not_yet["lexicalReady"] is True and not_yet["code"] == "connector_not_configured"
+
+            installed = http.post("/api/connectors/install", json={"connectorId": "cursor-mcp"})
+            assert installed.status_code == 200, installed.text
+            assert installed.json()["status"] == "installed"
+            assert http.get("/api/connectors").json()["connectors"][2]["installed"] is True
+
+            verified = http.post(
+                "/api/connectors/verify", json={"connectorId": "cursor-mcp", "collection": "notes"}
+            )
+            body = verified.json()
+            assert body["connectorReady"] is True, body
+            assert body["resultUri"] == "gno://notes/sampling.md" and body["tools"] > 0
+
+            codex = http.post("/api/connectors/install", json={"connectorId": "codex-mcp"}).json()
+            assert codex["path"] == str(Path(home["HOME"]) / ".codex" / "config.toml")
+            assert "[mcp_servers.gno]" in Path(codex["path"]).read_text()
+            assert len(http.get("/api/connectors").json()["connectors"]) == 14
+
+            skill = http.post(
+                "/api/connectors/verify", json={"connectorId": "codex-skill", "collection": "notes"}
+            ).json()
+            assert (
+                skill["code"] == "target_runtime_unverifiable" and skill["connectorReady"] is False
+            )
+
+            # a configured command that does not start is reported, not raised
+            cursor = Path(home["HOME"]) / ".cursor" / "mcp.json"
+            config = json.loads(cursor.read_text())
+            config["mcpServers"]["gno"]["command"] = str(tmp_path / "no-such-gno")
+            cursor.write_text(json.dumps(config))
+            broken = http.post(
+                "/api/connectors/verify", json={"connectorId": "cursor-mcp", "collection": "notes"}
+            ).json()
+            assert broken["connectorReady"] is False and broken["code"] == "connector_start_failed"
+            missing = http.post(
+                "/api/connectors/verify", json={"connectorId": "cursor-mcp", "collection": "ghost"}
+            )
+            assert missing.status_code == 404
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
