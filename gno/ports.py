@@ -298,6 +298,8 @@ class IndexReads(Protocol):
 
     def totals(self) -> dict[str, Any]: ...
 
+    def identity_rows(self) -> list[tuple[str, str, str]]: ...
+
 
 class IndexWrites(Protocol):
     """What a sync applies. Each call is one statement group; ``write()`` batches them."""

@@ -221,7 +221,9 @@ def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
     else:
         with progress(ctx, shape, fmt, flags) as report:
             result = call(ctx, target, inp, progress=report)
-    if fmt == "json":
+    if flags.get("output"):  # --output: the same text into a file, atomically
+        write_output(flags["output"], shape, fmt, flags, result)
+    elif fmt == "json":
         write_json(result)
     elif shape.render is not None:
         view = View(fmt, bool(flags.get("full")), bool(flags.get("line_numbers")))
@@ -236,3 +238,35 @@ def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
             write_err(ending.err)
         if ending.code:
             raise typer.Exit(ending.code)
+
+
+def write_output(
+    path: str, shape: CliShape, fmt: str | None, flags: dict[str, Any], result: Any
+) -> None:
+    """``--output <file>``: written to a temporary file beside it, then renamed, so a failure
+    never leaves a partial file (the error is raised before anything is written)."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from gno.cli.output import dump, json_text
+    from gno.render import Shown, View
+
+    if fmt == "json":
+        text = json_text(dump(result)) + "\n"
+    else:
+        assert shape.render is not None
+        shown: Shown = resolve(shape.render)(result, View(fmt, False, False))
+        text = (shown.out or "") + "\n"
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    except OSError as exc:
+        raise ValidationError(f"Cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

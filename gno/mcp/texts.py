@@ -70,3 +70,19 @@ def documents(args: dict[str, Any], result: MultiGetResult) -> str:
         lines += ["", "--- Skipped ---"]
         lines += [f"- {item.ref}: {item.reason}" for item in skipped]
     return "\n".join(lines)
+
+
+def capsule(args: dict[str, Any], result: Any) -> str:
+    """gno_context: always the compact gno-context-agent-v1 projection, whatever ``format``."""
+    from gno.core.capsule_text import agent_projection
+
+    return agent_projection(result.model_dump(mode="json"))
+
+
+def verification(args: dict[str, Any], result: Any) -> str:
+    """gno_context_verify: the canonical receipt JSON, or Markdown with ``format: md``."""
+    from gno.core.capsule import canonical_json
+    from gno.core.capsule_text import verification_markdown
+
+    payload = result.model_dump(mode="json")
+    return verification_markdown(payload) if args.get("format") == "md" else canonical_json(payload)

@@ -1,0 +1,38 @@
+"""Context Capsules and their verification receipts as Markdown (the default of
+``gno context build`` and ``gno context verify``) or JSON."""
+
+from __future__ import annotations
+
+from gno_contracts.models.context_capsule_v1 import ContextCapsule
+from gno_contracts.models.context_capsule_verification import ContextCapsuleVerification
+from gno_contracts.models.context_change import ContextChange
+from gno_contracts.models.context_check import ContextCheck
+from gno_contracts.models.context_list import ContextList
+
+from gno.core.capsule_text import capsule_markdown, verification_markdown
+from gno.render import Shown, View
+
+
+def capsule(result: ContextCapsule, view: View) -> Shown:
+    return Shown(capsule_markdown(result.model_dump(mode="json")).rstrip("\n"))
+
+
+def verification(result: ContextCapsuleVerification, view: View) -> Shown:
+    return Shown(verification_markdown(result.model_dump(mode="json")).rstrip("\n"))
+
+
+def changed(result: ContextChange, view: View) -> Shown:
+    return Shown(f"Context {result.action.value} for {result.scope}")
+
+
+def listing(result: ContextList, view: View) -> Shown:
+    items = result.root
+    if view.fmt == "md":
+        return Shown("\n".join(["# Contexts", ""] + [f"- `{c.scope}`: {c.text}" for c in items]))
+    return Shown("\n".join(f"{c.scope}\t{c.text}" for c in items) or "No contexts configured")
+
+
+def checked(result: ContextCheck, view: View) -> Shown:
+    lines = ["Contexts valid" if result.valid else "Contexts invalid"]
+    lines += [f"error: {e}" for e in result.errors] + [f"warning: {w}" for w in result.warnings]
+    return Shown("\n".join(lines), code=0 if result.valid else 1)
