@@ -121,4 +121,6 @@ def context_check(app: App, inp: ContextCheckInput) -> ContextCheck:
             errors.append(f"{c.scope_key}: empty text")
     if not config.contexts:
         warnings.append("No contexts configured")
-    return ContextCheck.model_validate({"valid": not errors, "warnings": warnings, "errors": errors})
+    return ContextCheck.model_validate(
+        {"valid": not errors, "warnings": warnings, "errors": errors}
+    )
