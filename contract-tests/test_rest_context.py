@@ -1,0 +1,48 @@
+"""POST /api/context and /api/context/verify on a real `gno serve`: JSON Capsules that
+validate, Markdown with format md, GNO's lowercase context codes with their statuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from contract_helpers import assert_valid
+from rest_helpers import build_corpus, running
+
+
+def test_context_routes(tmp_path: Path) -> None:
+    env = build_corpus(tmp_path, vectors=False)
+    with running(env) as server:
+        url = server.url
+        body = {"goal": "lighthouse keeper", "budgetTokens": 12000, "depthPolicy": "fast"}
+        built = httpx.post(f"{url}/api/context", json=body, timeout=30)
+        assert built.status_code == 200, built.text
+        capsule = built.json()
+        assert_valid("gno://schemas/context-capsule-v1@1.1", capsule)
+        again = httpx.post(f"{url}/api/context", json=body, timeout=30).json()
+        assert again["capsuleId"] == capsule["capsuleId"]  # the same request, the same Capsule
+
+        md = httpx.post(f"{url}/api/context", json=body | {"format": "md"}, timeout=30)
+        assert md.status_code == 200
+        assert md.headers["content-type"].startswith("text/markdown")
+        assert capsule["capsuleId"] in md.text
+
+        checked = httpx.post(f"{url}/api/context/verify", json={"capsule": capsule}, timeout=30)
+        assert checked.status_code == 200, checked.text
+        assert_valid("gno://schemas/context-capsule-verification@1.0", checked.json())
+        assert checked.json()["contentStatus"] == "unchanged"
+
+        forged = capsule | {"goal": "something else"}
+        bad = httpx.post(f"{url}/api/context/verify", json={"capsule": forged}, timeout=30)
+        assert (bad.status_code, bad.json()["error"]["code"]) == (400, "identity_mismatch")
+        cases = [
+            (body | {"budgetTokens": 0}, 400, "invalid_budget"),
+            (body | {"goal": "   "}, 400, "invalid_goal"),
+            (body | {"collections": ["nope"]}, 400, "invalid_filter"),
+            (body | {"goal": "qqqxyzzy nothingmatches"}, 404, "no_evidence"),
+        ]
+        for sent, status, code in cases:
+            answer = httpx.post(f"{url}/api/context", json=sent, timeout=30)
+            assert (answer.status_code, answer.json()["error"]["code"]) == (status, code), sent
+        unknown = httpx.post(f"{url}/api/context", json=body | {"bogus": 1}, timeout=30)
+        assert unknown.status_code == 400  # closed input
