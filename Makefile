@@ -97,7 +97,7 @@ bench: $(STAMP)
 	# lane graph: its bench line goes here
 	# lane writes: its bench line goes here
 	# lane refactor: its bench line goes here
-	# lane context: its bench line goes here
+	$(BIN)/python bench/context.py
 	# lane setup: its bench line goes here
 	# lane records: its bench line goes here
 

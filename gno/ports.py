@@ -300,6 +300,8 @@ class IndexReads(Protocol):
 
     def identity_rows(self) -> list[tuple[str, str, str]]: ...
 
+    def generation(self) -> tuple[int, int, int]: ...
+
 
 class IndexWrites(Protocol):
     """What a sync applies. Each call is one statement group; ``write()`` batches them."""

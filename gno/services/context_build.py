@@ -10,6 +10,7 @@ meanwhile is ``index_changed_during_compile``. Nothing is persisted.
 
 from __future__ import annotations
 
+import hashlib
 from types import SimpleNamespace
 from typing import Any
 
@@ -19,7 +20,7 @@ from gno_contracts.models.context_input import ContextInput
 from gno.app import App
 from gno.core.capsule import canonical_json, context_id, normalize_goal, seal, sha256_text
 from gno.core.capsule_facets import facets as goal_facets
-from gno.core.capsule_select import Candidate, Omission, listed, select
+from gno.core.capsule_select import MAX_LISTED_OMISSIONS, Candidate, Omission, listed, select
 from gno.core.dates import resolve_bound
 from gno.core.identity import normalize_collection_name, parse_uri
 from gno.core.tags import validate_tag
@@ -43,7 +44,26 @@ POLICY = "local_only"  # gno has no egress policies: every collection is local-o
 
 
 def index_fingerprint(store: Any) -> str:
-    return sha256_text(canonical_json(store.identity_rows()))
+    """SHA-256 over (uri, source hash, mirror hash) of the active documents, by URI."""
+    digest = hashlib.sha256()
+    for row in store.identity_rows():
+        digest.update(("\t".join(row) + "\n").encode())
+    return digest.hexdigest()
+
+
+class Snapshot:
+    """The index fingerprint before an operation, and whether the index moved since: the
+    fingerprint is computed again only when SQLite says something was committed."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.generation = store.generation()
+        self.before = index_fingerprint(store)
+
+    def after(self) -> str:
+        if self.store.generation() == self.generation:
+            return self.before
+        return index_fingerprint(self.store)
 
 
 def config_fingerprint(app: App) -> str:
@@ -204,7 +224,11 @@ class Assembler:
         return item
 
     def render(
-        self, selected: list[Candidate], omitted: list[Omission], pending: list[Candidate]
+        self,
+        selected: list[Candidate],
+        omitted: list[Omission],
+        pending: list[Candidate],
+        shown_max: int = MAX_LISTED_OMISSIONS,
     ) -> tuple[dict[str, Any], str]:
         evidence = [self.evidence(c, i) for i, c in enumerate(selected, 1)]
         covered: dict[str, list[str]] = {}
@@ -227,7 +251,7 @@ class Assembler:
         counts = {r: 0 for r in REASONS}
         for o in omitted:
             counts[o.reason] += 1
-        shown = listed(omitted)
+        shown = listed(omitted)[:shown_max]
         truncated_omissions = len(omitted) > len(shown)
         warnings = (
             ([{"code": "incomplete_coverage"}] if unresolved else [])
@@ -277,7 +301,8 @@ def compile_capsule(app: App, model: ContextInput) -> dict[str, Any]:
         "rerankRequested": rerank_requested,
     }  # fmt: skip
     facet_list = goal_facets(v["goal"], [m["text"] for m in modes])
-    before = index_fingerprint(store)
+    snapshot = Snapshot(store)
+    before = snapshot.before
     base: dict[str, Any] = {
         k: val for k, val in {
             "tagsAll": v["tags_all"] or None, "tagsAny": v["tags_any"] or None,
@@ -345,23 +370,29 @@ def compile_capsule(app: App, model: ContextInput) -> dict[str, Any]:
     assembler = Assembler(head, facet_list, contexts)
     spend_b, spend_t = v["bytes"] - v["margin_b"], v["tokens"] - v["margin_t"]
 
-    def fits(selected: list[Candidate]) -> bool:
-        payload, _ = assembler.render(selected, omitted, [])
+    def within(payload: dict[str, Any]) -> bool:
         used = payload["budget"]["usedBytes"]
         return bool(used <= spend_b and used <= spend_t)
 
-    chosen = select(candidates, spend_b, fits)
+    # Evidence comes first: selection renders the Capsule without listed omission items
+    # (their counts are complete); afterwards as many items are listed as still fit, at
+    # most 20 (omissions.truncated and the omissions_truncated warning say when fewer).
+    chosen = select(
+        candidates, spend_b, lambda picked: within(assembler.render(picked, omitted, [], 0)[0])
+    )
     selected, omitted = chosen.selected, omitted + chosen.omitted
-    while selected:  # the final omissions and gaps may be longer than during selection
-        payload, _ = assembler.render(selected, omitted, [])
-        used = payload["budget"]["usedBytes"]
-        if used <= spend_b and used <= spend_t:
-            break
-        omitted.append(Omission(selected.pop(), "global_budget"))
+    while selected:  # the final gaps and omission counts may be longer than during selection
+        for shown in range(MAX_LISTED_OMISSIONS, -1, -1):
+            payload, _ = assembler.render(selected, omitted, [], shown)
+            if within(payload):
+                break
+        else:
+            omitted.append(Omission(selected.pop(), "global_budget"))
+            continue
+        break
     if not selected:
         raise _fail(InvalidBudgetError, "invalid_budget")
-    after = index_fingerprint(store)
-    if after != before:
+    if snapshot.after() != before:
         raise _fail(IndexChangedDuringCompileError, "index_changed_during_compile")
     return payload
 

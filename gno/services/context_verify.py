@@ -30,7 +30,7 @@ from gno.errors import (
     IndexChangedDuringVerifyError,
     ValidationError,
 )
-from gno.services.context_build import config_fingerprint, index_fingerprint, retrieval_fingerprint
+from gno.services.context_build import Snapshot, config_fingerprint, retrieval_fingerprint
 from gno.services.context_retrieval import CATALOG, retrieve
 
 WORST = {"unchanged": 0, "stale": 1, "missing": 2}
@@ -132,7 +132,8 @@ def _ranks(app: App, store: Any, capsule: dict[str, Any]) -> dict[str, int] | No
 def verify_capsule(app: App, capsule: dict[str, Any]) -> dict[str, Any]:
     check_capsule(app, capsule)
     store = app.store()
-    before = index_fingerprint(store)
+    snapshot = Snapshot(store)
+    before = snapshot.before
     ranks = _ranks(app, store, capsule)
     items = []
     for ev in capsule["evidence"]:
@@ -184,7 +185,7 @@ def verify_capsule(app: App, capsule: dict[str, Any]) -> dict[str, Any]:
         )
         if drifted
     ]
-    after = index_fingerprint(store)
+    after = snapshot.after()
     if after != before:
         raise IndexChangedDuringVerifyError(CATALOG["index_changed_during_verify"])
     codes = {
