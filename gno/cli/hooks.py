@@ -92,3 +92,13 @@ def context_verify(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepa
     if not isinstance(capsule, dict):
         raise ContextInputError("Context input is invalid.", details={"reason": "not an object"})
     return op_id, fields | {"capsule": capsule}
+
+
+def ask(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
+    """`gno ask`: 5 results in the terminal, 20 in JSON/Markdown; --query-mode kind:text."""
+    search_limit(op_id, fields, fmt)
+    if "queryModes" in fields:
+        fields["queryModes"] = _query_modes(fields["queryModes"]) or None
+        if fields["queryModes"] is None:
+            del fields["queryModes"]
+    return op_id, fields

@@ -86,3 +86,28 @@ def verification(args: dict[str, Any], result: Any) -> str:
 
     payload = result.model_dump(mode="json")
     return verification_markdown(payload) if args.get("format") == "md" else canonical_json(payload)
+
+
+def asked(args: dict[str, Any], result: Any) -> str:
+    """gno_ask: the answer ([evidence:<id>] shown as [n]), then the verification summary."""
+    v = result.verification
+    lines = [result.answer or "(answer withheld)"]
+    if v is not None:
+        claims = v.claims
+        reason = claims.abstentionReason.value if claims.abstentionReason else None
+        lines += [
+            "",
+            f"Verification: {claims.answerStatus.value}" + (f" ({reason})" if reason else ""),
+            f"Claims: {claims.coverage.supportedClaims}/{claims.coverage.totalClaims} supported",
+            f"Semantic verifier: {v.semantic.status.value} ({v.semantic.reason.value})",
+        ]
+        for claim in claims.claims:
+            lines.append(f"- {claim.status.value}: {claim.text}")
+            lines += [
+                f"  {e.uri}:L{e.startLine}"
+                + (f"-L{e.endLine}" if e.endLine != e.startLine else "")
+                + f" ({e.evidenceId})"
+                for e in claim.evidence
+            ]
+        lines += [f"Gap: {g.facet} ({g.code.value})" for g in v.capsule.coverage.gaps]
+    return "\n".join(lines)

@@ -226,7 +226,7 @@ class CoveredFacet(ContractModel):
     evidenceIds: Annotated[list[EvidenceId], Field(max_length=256, min_length=1)]
 
 
-class Code1(Enum):
+class Code4(Enum):
     FACET_NOT_FOUND = "facet_not_found"
     GLOBAL_BUDGET_EXHAUSTED = "global_budget_exhausted"
     CAPABILITY_UNAVAILABLE = "capability_unavailable"
@@ -238,7 +238,7 @@ class Gap(ContractModel):
         extra="forbid",
     )
     facet: str
-    code: Code1
+    code: Code4
 
 
 class Coverage(ContractModel):
@@ -265,7 +265,7 @@ class ReasonCounts(ContractModel):
     invalid_coordinates: Annotated[int, Field(ge=0)]
 
 
-class Code2(Enum):
+class Code5(Enum):
     INCOMPLETE_COVERAGE = "incomplete_coverage"
     OMISSIONS_TRUNCATED = "omissions_truncated"
     TOKEN_ESTIMATE_USED = "token_estimate_used"
@@ -275,7 +275,7 @@ class Warning(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    code: Code2
+    code: Code5
 
 
 class EffectivePolicy(Enum):
@@ -290,19 +290,19 @@ class Policy(Enum):
     REMOTE = "remote"
 
 
-class Source1(Enum):
+class Source(Enum):
     EXPLICIT = "explicit"
     CONFIG_DEFAULT = "config_default"
     LEGACY_DEFAULT = "legacy_default"
 
 
-class Source(ContractModel):
+class Source2(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     collection: Annotated[str, Field(max_length=64, min_length=1)]
     policy: Policy
-    source: Source1
+    source: Source
 
 
 class EgressLineage(ContractModel):
@@ -311,7 +311,7 @@ class EgressLineage(ContractModel):
     )
     effectivePolicy: EffectivePolicy
     digest: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
-    sources: Annotated[list[Source], Field(max_length=128, min_length=1)]
+    sources: Annotated[list[Source2], Field(max_length=128, min_length=1)]
 
 
 class Outcome(Enum):

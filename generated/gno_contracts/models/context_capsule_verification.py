@@ -84,7 +84,7 @@ class IndexSnapshot(ContractModel):
     stable: Literal[True] = True
 
 
-class ContentCode1(Enum):
+class ContentCode3(Enum):
     VERIFIED_UNCHANGED = "verified_unchanged"
     SOURCE_STALE = "source_stale"
     MIRROR_STALE = "mirror_stale"
@@ -119,7 +119,7 @@ class VerifiedEvidence(ContractModel):
     evidenceId: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
     uri: str
     contentStatus: ContentStatus
-    contentCode: ContentCode1
+    contentCode: ContentCode3
     rankingStatus: RankingStatus
     rankingCode: RankingCode
     currentSourceHash: CurrentSourceHash | None
