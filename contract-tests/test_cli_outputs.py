@@ -82,6 +82,10 @@ READ_COMMANDS: list[list[str]] = [
     ["collection", "list", "--json"],
     ["models", "list", "--json"],
     ["models", "path", "--json"],
+    ["context", "build", "lighthouse", "keeper", "--budget", "12000", "--fast", "--json"],
+    ["context", "list", "--json"],
+    ["context", "check", "--json"],
+    ["ask", "lighthouse", "--json"],  # retrieval only: no model needed
 ]
 
 # Write commands exercised by the fixture and by test_collection_lifecycle.
@@ -105,6 +109,7 @@ MODEL_COMMANDS = {  # exercised by test_cli_models.py and test_cli_models_pull.p
     "models use",
 }
 MCP_COMMANDS = {"mcp install", "mcp status", "mcp uninstall"}  # by test_cli_mcp_install.py
+CONTEXT_COMMANDS = {"context add", "context rm", "context verify"}  # by test_cli_context.py
 
 
 def test_every_cli_operation_is_exercised() -> None:
@@ -113,6 +118,7 @@ def test_every_cli_operation_is_exercised() -> None:
         | LIFECYCLE_COMMANDS
         | MODEL_COMMANDS
         | MCP_COMMANDS
+        | CONTEXT_COMMANDS
     )
     assert exercised == {op.cli for op in operations() if op.cli}
 

@@ -48,11 +48,13 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_list_jobs": {},
     "gno_context": {"goal": "lighthouse keeper", "budgetTokens": 12000, "depthPolicy": "fast"},
     "gno_context_verify": {"capsule": {"schemaVersion": "1.1"}},  # malformed: invalid_input
+    "gno_ask": {"query": "lighthouse", "verify": True},  # no gen model here: UNAVAILABLE
 }
 EXPECTED_ERRORS = {
     "gno_vsearch": "embed",
     "gno_job_status": "Job not found",
     "gno_context_verify": "Error [invalid_input]",
+    "gno_ask": "No answer model",
 }
 
 
@@ -198,6 +200,8 @@ def test_read_surface(
                 assert _structured(result)["error"] == "VALIDATION"
 
             await _capsule_round_trip(client, verify=True)
+            refused = await client.call_tool("gno_ask", {"query": "lighthouse", "verify": False})
+            assert refused.is_error and _structured(refused)["error"] == "VALIDATION"
 
             with pytest.raises(MCPError) as unknown:
                 await client.call_tool("gno_sync", {})

@@ -46,3 +46,31 @@ def test_context_routes(tmp_path: Path) -> None:
             assert (answer.status_code, answer.json()["error"]["code"]) == (status, code), sent
         unknown = httpx.post(f"{url}/api/context", json=body | {"bogus": 1}, timeout=30)
         assert unknown.status_code == 400  # closed input
+
+
+def test_ask_route(tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.fake_openai import FakeOpenAI
+
+    env = build_corpus(tmp_path, vectors=False)
+    env["GNO_GEN_MODEL"] = f"file:{tmp_path / 'missing-gen.gguf'}"
+    with running(env) as server:
+        body = {"query": "lighthouse keeper"}
+        refused = httpx.post(f"{server.url}/api/ask", json=body, timeout=30)
+        assert (refused.status_code, refused.json()["error"]["code"]) == (503, "UNAVAILABLE")
+        unknown = httpx.post(f"{server.url}/api/ask", json=body | {"bogus": 1}, timeout=30)
+        assert unknown.status_code == 400  # closed body
+    with FakeOpenAI(mode="ok") as fake:
+        fake.chat_reply = lambda _: "The keeper tends the lighthouse [1]."
+        env["GNO_GEN_MODEL"] = f"{fake.url}/v1#fake-gen"
+        with running(env) as server:
+            answered = httpx.post(f"{server.url}/api/ask", json=body | {"limit": 50}, timeout=60)
+            assert answered.status_code == 200, answered.text
+            payload = answered.json()
+            assert_valid("gno://schemas/ask@1.0", payload)
+            assert payload["answer"] == "The keeper tends the lighthouse [1]."
+            assert len(payload["results"]) <= 20  # GNO clamps ask's limit to 20
+            status = httpx.get(f"{server.url}/api/capabilities", timeout=30).json()
+            assert status["answer"] is True

@@ -90,8 +90,18 @@ def verification(args: dict[str, Any], result: Any) -> str:
 
 def asked(args: dict[str, Any], result: Any) -> str:
     """gno_ask: the answer ([evidence:<id>] shown as [n]), then the verification summary."""
+    import re
+
     v = result.verification
-    lines = [result.answer or "(answer withheld)"]
+    answer = result.answer or "(answer withheld)"
+    if v is not None:
+        number = {e.evidenceId: i for i, e in enumerate(v.capsule.evidence, 1)}
+        answer = re.sub(
+            r"\[evidence:([a-f0-9]{64})\]",
+            lambda m: f"[{number[m[1]]}]" if m[1] in number else m[0],
+            answer,
+        )
+    lines = [answer]
     if v is not None:
         claims = v.claims
         reason = claims.abstentionReason.value if claims.abstentionReason else None

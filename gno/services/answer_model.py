@@ -13,7 +13,13 @@ def answer_model(app: App) -> Generator:
     generator = app.generator("gen")
     if generator is None:
         why = app.unavailable.get("gen", "no gen model is configured")
-        raise UnavailableError(f"No answer model is available. {why}")
+        fix = (
+            ""
+            if "gno models pull" in why
+            else " Run: gno models pull --gen, or set GNO_GEN_MODEL to a GGUF file "
+            "or an OpenAI-compatible endpoint (http://host:port/v1#model)."
+        )
+        raise UnavailableError(f"No answer model is available: {why}.{fix}")
     return generator
 
 
