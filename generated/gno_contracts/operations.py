@@ -57,7 +57,7 @@ class CliShape(NamedTuple):
     prepare: str | None = None  # "module:function" (fields, format) -> (operation id, fields)
     render: str | None = None  # "module:function" (output model, view) -> terminal text
     exit: str | None = None  # "module:function" (output model) -> exit code and message
-    progress: str | None = None  # "sync" | "embed" | "download"
+    progress: str | None = None  # "sync" | "embed" | "download" | "answer"
     quiet: bool = False  # -q silences stdout
 
 
@@ -1174,7 +1174,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='no_rerank', flags=('--no-rerank',), help='No reranking.', kind='bool', to='rerank', value=False),
             CliParam(name='explain', flags=('--explain',), help='Stage lines on stderr (meta.explain with --json).', kind='bool', to='explain'),
             CliParam(name='full', flags=('--show-sources',), help='List the sources under the answer.', kind='bool', to=None, view=True),
-        ), formats=('json', 'md'), fixed=(), prepare='gno.cli.hooks:ask', render='gno.render.ask:answer', exit=None, progress=None, quiet=False),
+        ), formats=('json', 'md'), fixed=(), prepare='gno.cli.hooks:ask', render='gno.render.ask:answer', exit=None, progress='answer', quiet=False),
     ),
     Operation(
         id='ask_verified',

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 import typer
 from gno_contracts.operations import BY_ID, CLI_FORMATS, OPERATIONS, CliParam, CliShape, Operation
 
-from gno.cli.output import write, write_err, write_json
+from gno.cli.output import write, write_err, write_json, write_partial
 from gno.errors import ValidationError
 from gno.services import resolve
 
@@ -178,6 +178,18 @@ def progress(
     """The progress callback of a long command: a bar on a terminal, never with a
     format, -q or a pipe; None otherwise."""
     show = fmt is None and not settings(ctx).quiet and sys.stderr.isatty()
+    if shape.progress == "answer":  # generated text straight to the terminal
+        if fmt is None and sys.stdout.isatty():
+            streamed: list[str] = view.setdefault("streamed", [])
+
+            def stream(text: str) -> None:
+                streamed.append(text)
+                write_partial(text)
+
+            yield stream
+        else:
+            yield None
+        return
     if shape.progress == "download":
         from gno.models.progress import download_progress
 
@@ -186,11 +198,11 @@ def progress(
         return
     from gno.render.progress import sync_progress
 
-    with sync_progress(show) as report:
-        if report is not None and shape.progress == "embed":  # embed reports (done, total)
-            yield lambda done, total: report("embed", done, total)
+    with sync_progress(show) as bar:
+        if bar is not None and shape.progress == "embed":  # embed reports (done, total)
+            yield lambda done, total: bar("embed", done, total)
         else:
-            yield report
+            yield bar
 
 
 def call(ctx: typer.Context, op: Operation, inp: Any, **extra: Any) -> Any:
@@ -226,7 +238,8 @@ def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
     elif fmt == "json":
         write_json(result)
     elif shape.render is not None:
-        view = View(fmt, bool(flags.get("full")), bool(flags.get("line_numbers")))
+        streamed = "".join(flags["streamed"]) if "streamed" in flags else None
+        view = View(fmt, bool(flags.get("full")), bool(flags.get("line_numbers")), streamed)
         shown: Shown = resolve(shape.render)(result, view)
         if shown.err:
             write_err(shown.err)

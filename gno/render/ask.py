@@ -39,7 +39,12 @@ def answer(result: AskResult, view: View) -> Shown:
             ]
         lines += ["", "## Sources", ""] + [f"- {s}" for s in _sources(result)]
         return Shown("\n".join(lines), err)
-    if result.answer is not None:
+    if result.answer is not None and view.streamed is not None:
+        # The model's text is already on the screen; say so if hygiene changed it.
+        if view.streamed.strip() != result.answer:
+            lines += ["", "Answer with citations checked:", result.answer]
+        lines += ["", *_citations(result)]
+    elif result.answer is not None:
         lines += [result.answer, "", *_citations(result)]
     if v is not None:
         c = v.claims.coverage
@@ -52,4 +57,7 @@ def answer(result: AskResult, view: View) -> Shown:
         lines += [f"- {cl.status.value}: {cl.text}" for cl in v.claims.claims]
     if result.answer is None or view.full:
         lines += ([""] if lines else []) + (_sources(result) or ["No results."])
-    return Shown("\n".join(lines).strip("\n"), err)
+    text = "\n".join(lines).strip("\n")
+    if view.streamed is not None:  # end the streamed line first
+        text = "\n" + text
+    return Shown(text, err)

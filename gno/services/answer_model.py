@@ -3,6 +3,8 @@ the fail-fast lookup (UNAVAILABLE naming the fix) and one generation call."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gno.app import App
 from gno.errors import GnoError, UnavailableError
 from gno.ports import GenerationError, Generator
@@ -23,9 +25,14 @@ def answer_model(app: App) -> Generator:
     return generator
 
 
-def generate(generator: Generator, prompt: str, max_tokens: int) -> str:
+def generate(
+    generator: Generator,
+    prompt: str,
+    max_tokens: int,
+    on_text: Callable[[str], None] | None = None,
+) -> str:
     try:
-        return generator.generate(prompt, max_tokens=max_tokens)
+        return generator.generate(prompt, max_tokens=max_tokens, on_text=on_text)
     except GenerationError as exc:
         raise GnoError(f"Answer generation failed ({exc.code}): {exc.message}") from exc
 

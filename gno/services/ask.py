@@ -11,6 +11,7 @@ one closed Context Capsule instead (``services/ask_verify.py``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gno_contracts.models.ask import AskResult
@@ -63,7 +64,8 @@ def _context_item(s: Source, reason: str) -> dict[str, Any]:
             "facetHits": s.facet_hits, "reason": reason}  # fmt: skip
 
 
-def ask(app: App, inp: AskInput) -> AskResult:
+def ask(app: App, inp: AskInput, progress: Callable[[str], None] | None = None) -> AskResult:
+    """``progress`` (the CLI's) receives the answer text as the model writes it."""
     if inp.verify and inp.noAnswer:
         raise ValidationError("--verify cannot be combined with --no-answer")
     if inp.verify:
@@ -93,7 +95,8 @@ def ask(app: App, inp: AskInput) -> AskResult:
     choice = choose_sources(meta["query"], _sources(app, found.results))
     guidance = list(dict.fromkeys(r.context for r in found.results if r.context))
     prompt = build_prompt(meta["query"], guidance, choice.selected)
-    cited = apply_citations(generate(generator, prompt, inp.maxAnswerTokens), len(choice.selected))
+    raw = generate(generator, prompt, inp.maxAnswerTokens, progress)
+    cited = apply_citations(raw, len(choice.selected))
     payload["answer"] = cited.answer
     payload["citations"] = [
         {"docid": s.docid, "uri": s.uri}

@@ -164,3 +164,51 @@ def test_capabilities_answer_follows_the_gen_model(
     assert answer() is True
     monkeypatch.setenv("GNO_GEN_MODEL", "http://127.0.0.1:9/v1#gen")
     assert answer() is True
+
+
+@pytest.fixture(scope="module")
+def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    pytest.importorskip("gguf", reason="gguf is needed to write the tiny test model")
+    from tests.tiny_gguf import write_tiny_llama
+
+    return write_tiny_llama(tmp_path_factory.mktemp("gen") / "tiny-gen.gguf", n_ctx=2048)
+
+
+def test_real_llama_generator_answers_and_verifies(
+    app: Any, tiny_llama: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A random-weight model writes noise: the answer is cited or the abstention, never an
+    error; --verify runs the grammar-constrained verifier and withholds what it cannot back."""
+    monkeypatch.setenv("GNO_GEN_MODEL", f"file:{tiny_llama}")
+    payload = _ask(app, answer=True, maxAnswerTokens=24)
+    assert payload["meta"]["answerGenerated"] is True
+    assert payload["answer"] == ABSTENTION or re.search(r"\[\d+\]", payload["answer"])
+    verified = _ask(app, verify=True, maxAnswerTokens=24)
+    semantic = verified["verification"]["semantic"]
+    assert semantic["schemaEnforced"] is True
+    claims = verified["verification"]["claims"]
+    assert claims["answerStatus"] in ("verified", "abstained")
+    assert ("answer" in verified) == (claims["answerStatus"] == "verified")
+
+
+def test_answer_streams_in_pieces_from_the_local_model(
+    app: Any, tiny_llama: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gno.services import answer_model
+
+    monkeypatch.setenv("GNO_GEN_MODEL", f"file:{tiny_llama}")
+    raws: list[str] = []
+    real = answer_model.generate
+
+    def spy(*args: Any) -> str:
+        raws.append(real(*args))
+        return raws[-1]
+
+    monkeypatch.setattr("gno.services.ask.generate", spy)
+    pieces: list[str] = []
+    ask(
+        app, AskInput(query="tail sampling latency", answer=True, maxAnswerTokens=24), pieces.append
+    )
+    assert len(pieces) > 1  # token by token, not the whole answer at the end
+    assert "".join(pieces) == raws[0]
