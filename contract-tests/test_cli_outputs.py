@@ -109,7 +109,15 @@ MODEL_COMMANDS = {  # exercised by test_cli_models.py and test_cli_models_pull.p
     "models use",
 }
 MCP_COMMANDS = {"mcp install", "mcp status", "mcp uninstall"}  # by test_cli_mcp_install.py
-CONTEXT_COMMANDS = {"context add", "context rm", "context verify"}  # by test_cli_context.py
+CONTEXT_COMMANDS = {  # by test_cli_context.py and test_rest_context.py
+    "context add",
+    "context rm",
+    "context verify",
+    "context watch",
+    "context watches",
+    "context unwatch",
+    "context reverify",
+}
 
 
 def test_every_cli_operation_is_exercised() -> None:

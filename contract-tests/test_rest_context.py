@@ -3,7 +3,9 @@ validate, Markdown with format md, GNO's lowercase context codes with their stat
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 from contract_helpers import assert_valid
@@ -74,3 +76,47 @@ def test_ask_route(tmp_path: Path) -> None:
             assert len(payload["results"]) <= 20  # GNO clamps ask's limit to 20
             status = httpx.get(f"{server.url}/api/capabilities", timeout=30).json()
             assert status["answer"] is True
+
+
+def test_watched_capsule_is_reverified_after_a_sync(tmp_path: Path) -> None:
+    from contract_helpers import gno_ok, run_gno
+    from test_rest_watch import EventStream, poll
+
+    env = build_corpus(tmp_path, vectors=False)
+    out = tmp_path / "cap.json"
+    args = ["context", "build", "zephyrquartz", "--budget", "12000", "--fast", "--json"]
+    assert run_gno(env, *args, "--output", str(out)).returncode == 0
+    capsule = json.loads(out.read_text())
+    registered = gno_ok(env, "context", "watch", str(out), "--label", "secret label", "--json")
+    reg = registered["registration"]["registrationId"]
+    assert [
+        r["registrationId"] for r in gno_ok(env, "context", "watches", "--json")["registrations"]
+    ] == [reg]
+    with running(env) as server:
+        stream = EventStream(server.url)
+        rel = capsule["evidence"][0]["uri"].split("/", 3)[3]
+        root = next(
+            Path(c["path"])
+            for c in json.loads(run_gno(env, "collection", "list", "--json").stdout)
+            if capsule["evidence"][0]["uri"].startswith(f"gno://{c['name']}/")
+        )
+        (root / rel).write_text("# Rewritten\n\nNothing of the old text.\n", encoding="utf-8")
+        assert httpx.post(f"{server.url}/api/sync", json={}, timeout=30).status_code == 202
+
+        def reverified() -> dict[str, Any] | None:
+            return next(
+                (d for n, d in stream.events if d.get("type") == "capsule-reverified"), None
+            )
+
+        event = poll(reverified, "the capsule-reverified event")
+        assert_valid("gno://schemas/capsule-reverified-event@1.0", event)
+        assert event["registrationId"] == reg and event["contentStatus"] == "stale"
+        assert "secret label" not in json.dumps(event) and "uri" not in event
+    receipt = gno_ok(env, "context", "reverify", reg, "--json")
+    assert (
+        receipt["operationStatus"] == "completed" and receipt["receipt"]["contentStatus"] == "stale"
+    )
+    gno_ok(env, "context", "unwatch", reg, "--json")
+    assert gno_ok(env, "context", "watches", "--json")["registrations"] == []
+    gone = run_gno(env, "context", "reverify", reg, "--json")
+    assert gone.returncode == 1
