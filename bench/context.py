@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(
@@ -28,7 +29,7 @@ CORPUS = Path(
 )
 RESULTS = ROOT / "bench" / "results" / "context.json"
 GOAL = "how does tail sampling work in the collector"
-TARGETS = {"compile_ms": 150.0, "verify_ms": 50.0}
+TARGETS = {"compile_ms": 150.0, "verify_ms": 50.0, "ask_outside_generation_pct": 10.0}
 
 
 def _env(base: Path) -> None:
@@ -49,6 +50,52 @@ def _median_ms(fn: Callable[[], object], runs: int) -> float:
         fn()
         times.append((time.perf_counter() - started) * 1000)
     return statistics.median(times)
+
+
+def _ask_figures(app: Any, runs: int) -> dict[str, Any]:
+    """Retrieval-only ask (median), and one answered ask with a tiny random llama (the
+    model's speed is not gno's: what counts is the time to the first token and the share
+    of the whole spent outside generation)."""
+    from gno_contracts.models.ask_input import AskInput
+
+    from gno.services import answer_model, ask
+
+    question = AskInput(query=GOAL)
+    out: dict[str, Any] = {
+        "ask_retrieval_ms": round(_median_ms(lambda: ask.ask(app, question), runs), 1)
+    }
+    try:
+        from tests.tiny_gguf import write_tiny_llama
+    except ImportError:  # gguf not installed: no generation figures
+        return out
+    model = write_tiny_llama(Path(tempfile.mkdtemp()) / "tiny-gen.gguf", n_ctx=4096)
+    os.environ["GNO_GEN_MODEL"] = f"file:{model}"
+    app.models.forget_missing()
+    answering = AskInput(query=GOAL, answer=True, maxAnswerTokens=64)
+    ask.ask(app, answering)  # load the model once
+    spent: list[float] = []
+    real = answer_model.generate
+
+    def timed(*a: Any) -> str:
+        began = time.perf_counter()
+        try:
+            return real(*a)
+        finally:
+            spent.append(time.perf_counter() - began)
+
+    ask.generate = timed  # type: ignore[assignment]
+    first: list[float] = []
+    began = time.perf_counter()
+    ask.ask(
+        app, answering, lambda _: first.append(time.perf_counter() - began) if not first else None
+    )
+    total = time.perf_counter() - began
+    ask.generate = real  # type: ignore[assignment]
+    return out | {
+        "ask_first_token_ms": round(first[0] * 1000, 1) if first else None,
+        "ask_total_ms": round(total * 1000, 1),
+        "ask_outside_generation_pct": round((total - spent[0]) / total * 100, 1),
+    }
 
 
 def main() -> int:
@@ -84,6 +131,7 @@ def main() -> int:
     capsule = compile_capsule(app, inp)
     compile_ms = _median_ms(lambda: compile_capsule(app, inp), args.runs)
     verify_ms = _median_ms(lambda: verify_capsule(app, capsule), args.runs)
+    ask_figures = _ask_figures(app, args.runs)
     app.close()
     started = time.perf_counter()
     done = subprocess.run(
@@ -100,7 +148,7 @@ def main() -> int:
         "usedBytes": capsule["budget"]["usedBytes"],
         "coverage": f"{len(capsule['coverage']['coveredFacets'])}/{len(capsule['coverage']['requestedFacets'])}",
         "capsuleBytes": len(canonical_json(capsule).encode()),
-    }
+    } | ask_figures
     print(f"{'figure':<32} {'value':>10} {'target':>8}")
     for key, value in figures.items():
         target = TARGETS.get(key)

@@ -99,3 +99,29 @@ def test_forged_capsule_id_is_identity_mismatch(indexed) -> None:
     forged["evidence"][0]["text"] += " forged"
     with pytest.raises(IdentityMismatchError):
         verify_capsule(app, forged)
+
+
+def test_index_changed_during_compile(indexed, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another connection commits a changed document between retrieval and the end."""
+    from gno.app import App
+    from gno.errors import IndexChangedDuringCompileError
+    from gno.paths import resolve_paths
+    from gno.services import context_build
+
+    app, root = indexed
+    real = context_build.materialize
+    synced: list[object] = []
+
+    def meanwhile(*args: object) -> object:
+        (root / "metrics.md").write_text("# Metrics\n\nRewritten meanwhile.\n", encoding="utf-8")
+        other = App(resolve_paths())
+        try:
+            synced.append(sync(other))
+        finally:
+            other.close()
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(context_build, "materialize", meanwhile)
+    with pytest.raises(IndexChangedDuringCompileError):
+        compile_capsule(app, _ctx(goal="tail sampling", budgetTokens=12000))
+    assert synced  # the concurrent sync really ran inside the compile

@@ -86,3 +86,49 @@ def test_compile_is_deterministic_whatever_the_indexing_order(
     first = _compile(files, order, goal, budget)
     second = _compile(files, shuffled, goal, budget)
     assert first == second  # byte-identical canonical JSON, hence the same capsuleId
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(files=docs, goal=st.sampled_from(WORDS), pick=st.integers(min_value=0), data=st.data())
+def test_verify_after_a_single_file_edit_flags_exactly_that_file(
+    files: dict[str, str], goal: str, pick: int, data: st.DataObject
+) -> None:
+    from gno.services.context_verify import verify_capsule
+
+    base = Path(tempfile.gettempdir()) / f"gno-capsule-edit-{os.getpid()}"
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir()
+    saved = {k: os.environ.get(k) for k in ("GNO_CONFIG_DIR", "GNO_DATA_DIR", "GNO_CACHE_DIR")}
+    try:
+        for name, sub in (("GNO_CONFIG_DIR", "c"), ("GNO_DATA_DIR", "d"), ("GNO_CACHE_DIR", "k")):
+            os.environ[name] = str(base / sub)
+        root = base / "src"
+        root.mkdir()
+        for rel, text in files.items():
+            (root / rel).write_text(f"# {rel}\n\n{text}\n", encoding="utf-8")
+        app = App(resolve_paths())
+        init(app, InitInput())
+        collection_add(app, CollectionAddInput(path=str(root), name="notes"))
+        sync(app)
+        try:
+            capsule = compile_capsule(
+                app, ContextInput(goal=goal, budgetTokens=20000, depthPolicy="fast")
+            )
+        except NoEvidenceError:
+            app.close()
+            return
+        edited = sorted(files)[pick % len(files)]
+        extra = data.draw(st.sampled_from(WORDS))
+        (root / edited).write_text(f"# {edited}\n\n{files[edited]} {extra} edited\n", encoding="utf-8")
+        sync(app)
+        receipt = verify_capsule(app, capsule)
+        app.close()
+        flagged = {e["uri"] for e in receipt["evidence"] if e["contentStatus"] != "unchanged"}
+        cited = {e["uri"] for e in capsule["evidence"]}
+        expected = {f"gno://notes/{edited}"} & cited
+        assert flagged == expected
+    finally:
+        for k, v in saved.items():
+            if v is not None:
+                os.environ[k] = v
+        shutil.rmtree(base, ignore_errors=True)
