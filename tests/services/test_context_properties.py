@@ -119,7 +119,9 @@ def test_verify_after_a_single_file_edit_flags_exactly_that_file(
             return
         edited = sorted(files)[pick % len(files)]
         extra = data.draw(st.sampled_from(WORDS))
-        (root / edited).write_text(f"# {edited}\n\n{files[edited]} {extra} edited\n", encoding="utf-8")
+        (root / edited).write_text(
+            f"# {edited}\n\n{files[edited]} {extra} edited\n", encoding="utf-8"
+        )
         sync(app)
         receipt = verify_capsule(app, capsule)
         app.close()
