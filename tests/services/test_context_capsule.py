@@ -125,3 +125,32 @@ def test_index_changed_during_compile(indexed, monkeypatch: pytest.MonkeyPatch) 
     with pytest.raises(IndexChangedDuringCompileError):
         compile_capsule(app, _ctx(goal="tail sampling", budgetTokens=12000))
     assert synced  # the concurrent sync really ran inside the compile
+
+
+def test_balanced_capsule_with_vectors(make_app, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    pytest.importorskip("gguf", reason="gguf is needed to write the tiny test model")
+    from gno_contracts.models.embed_input import EmbedInput
+
+    from gno.services.embed import embed
+    from tests.tiny_gguf import write_tiny_bert
+
+    monkeypatch.setenv("GNO_EMBED_MODEL", f"file:{write_tiny_bert(tmp_path / 'bert.gguf')}")
+    app, _ = make_app(FILES)
+    sync(app)
+    assert embed(app, EmbedInput()).embedded > 0
+    capsule = compile_capsule(
+        app, ContextInput(goal="tail sampling latency", budgetTokens=12000, noRerank=True)
+    )
+    Draft202012Validator(CAPSULE_SCHEMA).validate(capsule)
+    assert capsule["retrieval"]["depthPolicy"] == "balanced"
+    assert capsule["capabilities"]["semanticSearch"] is True
+    assert capsule["retrieval"]["capabilityStates"]["semanticSearch"]["outcome"] == "used"
+    assert capsule["fingerprints"]["embeddingModel"] is not None
+    again = compile_capsule(
+        app, ContextInput(goal="tail sampling latency", budgetTokens=12000, noRerank=True)
+    )
+    assert again["capsuleId"] == capsule["capsuleId"]
+    receipt = verify_capsule(app, capsule)
+    assert receipt["contentStatus"] == "unchanged", receipt
+    assert receipt["fingerprintStatus"] == "unchanged", receipt["fingerprintReasons"]
