@@ -154,3 +154,20 @@ def test_balanced_capsule_with_vectors(make_app, tmp_path, monkeypatch: pytest.M
     receipt = verify_capsule(app, capsule)
     assert receipt["contentStatus"] == "unchanged", receipt
     assert receipt["fingerprintStatus"] == "unchanged", receipt["fingerprintReasons"]
+
+
+def test_uri_prefix_scope_and_collection_split(make_app) -> None:
+    app, root = make_app(FILES)
+    sync(app)
+    capsule = compile_capsule(
+        app, _ctx(goal="sampling", budgetTokens=12000, uriPrefix="gno://notes/head.md")
+    )
+    assert {e["uri"] for e in capsule["evidence"]} == {"gno://notes/head.md"}
+    assert capsule["omissions"]["reasonCounts"]["filtered_by_scope"] >= 1
+    assert capsule["scope"]["uriPrefix"] == "gno://notes/head.md"
+    from gno.errors import InvalidUriError
+
+    with pytest.raises(InvalidUriError):
+        compile_capsule(app, _ctx(goal="sampling", budgetTokens=12000, uriPrefix="http://x/y"))
+    one = compile_capsule(app, _ctx(goal="sampling", budgetTokens=12000, collections=["NOTES"]))
+    assert one["scope"]["collections"] == ["notes"]
