@@ -157,7 +157,7 @@ def test_balanced_capsule_with_vectors(make_app, tmp_path, monkeypatch: pytest.M
 
 
 def test_uri_prefix_scope_and_collection_split(make_app) -> None:
-    app, root = make_app(FILES)
+    app, _ = make_app(FILES)
     sync(app)
     capsule = compile_capsule(
         app, _ctx(goal="sampling", budgetTokens=12000, uriPrefix="gno://notes/head.md")
