@@ -150,7 +150,7 @@ def lists_index(lists: list[list[Retrieved]], item: Retrieved) -> int:
 
 
 def _heading(lines: list[str], start: int) -> str | None:
-    for line in reversed(lines[: start - 1]):
+    for line in reversed(lines[:start]):  # the section the span starts in (its own heading too)
         stripped = line.lstrip()
         if stripped.startswith("#") and stripped.lstrip("#").startswith(" "):
             return stripped.lstrip("#").strip()[:2048] or None
