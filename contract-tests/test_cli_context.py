@@ -59,7 +59,7 @@ def test_build_output_verify_and_bad_capsules(env: dict[str, str], tmp_path: Pat
     assert receipt["contentStatus"] == "unchanged"
     md = run_gno(env, "context", "verify", str(out))
     assert md.returncode == 0 and md.stdout.startswith("# Capsule verification")
-    assert run_gno(env, *args).stdout.startswith("# Context Capsule")  # Markdown by default
+    assert "\n# Context Capsule\n" in run_gno(env, *args).stdout  # Markdown by default
 
     before = _files(tmp_path)
     target = tmp_path / "never.json"
