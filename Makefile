@@ -97,7 +97,7 @@ bench: $(STAMP)
 	# lane graph: its bench line goes here
 	# lane writes: its bench line goes here
 	$(BIN)/python bench/refactor.py
-	# lane context: its bench line goes here
+	$(BIN)/python bench/context.py
 	$(BIN)/python bench/sdk.py
 	# lane records: its bench line goes here
 

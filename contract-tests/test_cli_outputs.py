@@ -84,6 +84,10 @@ READ_COMMANDS: list[list[str]] = [
     ["models", "path", "--json"],
     ["doctor", "--json"],
     ["skill", "paths", "--json"],
+    ["context", "build", "lighthouse", "keeper", "--budget", "12000", "--fast", "--json"],
+    ["context", "list", "--json"],
+    ["context", "check", "--json"],
+    ["ask", "lighthouse", "--json"],  # retrieval only: no model needed
 ]
 
 # Write commands exercised by the fixture and by test_collection_lifecycle.
@@ -111,6 +115,15 @@ REFACTOR_COMMANDS = {"rename", "move"}  # by test_refactor_surfaces.py
 AUDIT_COMMANDS = {"audit"}  # exit 4 with findings: by test_cli_audit.py
 # by tests/surfaces/test_setup_doctor.py and tests/surfaces/test_connectors.py (temp homes)
 SETUP_COMMANDS = {"setup", "skill install", "skill uninstall", "skill show"}
+CONTEXT_COMMANDS = {  # by test_cli_context.py and test_rest_context.py
+    "context add",
+    "context rm",
+    "context verify",
+    "context watch",
+    "context watches",
+    "context unwatch",
+    "context reverify",
+}
 
 
 def test_every_cli_operation_is_exercised() -> None:
@@ -122,6 +135,7 @@ def test_every_cli_operation_is_exercised() -> None:
         | REFACTOR_COMMANDS
         | AUDIT_COMMANDS
         | SETUP_COMMANDS
+        | CONTEXT_COMMANDS
     )
     assert exercised == {op.cli for op in operations() if op.cli}
 

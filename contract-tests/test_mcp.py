@@ -48,8 +48,16 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_list_jobs": {},
     "gno_section": {"action": "create", "ref": "gno://notes/alpha.md", "anchor": "alpha"},
     "gno_audit": {"category": "links", "maxFindings": 5},
+    "gno_context": {"goal": "lighthouse keeper", "budgetTokens": 12000, "depthPolicy": "fast"},
+    "gno_context_verify": {"capsule": {"schemaVersion": "1.1"}},  # malformed: invalid_input
+    "gno_ask": {"query": "lighthouse", "verify": True},  # no gen model here: UNAVAILABLE
 }
-EXPECTED_ERRORS = {"gno_vsearch": "embed", "gno_job_status": "Job not found"}
+EXPECTED_ERRORS = {
+    "gno_vsearch": "embed",
+    "gno_job_status": "Job not found",
+    "gno_context_verify": "Error [invalid_input]",
+    "gno_ask": "No answer model",
+}
 
 
 @pytest.fixture(scope="module")
@@ -193,6 +201,10 @@ def test_read_surface(
                 assert result.is_error and field in result.content[0].text
                 assert _structured(result)["error"] == "VALIDATION"
 
+            await _capsule_round_trip(client, verify=True)
+            refused = await client.call_tool("gno_ask", {"query": "lighthouse", "verify": False})
+            assert refused.is_error and _structured(refused)["error"] == "VALIDATION"
+
             with pytest.raises(MCPError) as unknown:
                 await client.call_tool("gno_sync", {})
             assert unknown.value.code == -32602
@@ -307,7 +319,13 @@ def test_core_profile_over_stdio(corpus: dict[str, Any]) -> None:
         async with connect(params, "legacy") as client:
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
             # GNO's core list as far as gno has the tools, in GNO's order (gno_query first)
-            assert list(listed) == ["gno_query", "gno_search", "gno_get", "gno_multi_get"]
+            assert list(listed) == [
+                "gno_query",
+                "gno_search",
+                "gno_get",
+                "gno_multi_get",
+                "gno_context",
+            ]
             for name, tool in listed.items():
                 assert tool.description == tools("core")[name].op.mcp.brief
                 assert tool.input_schema == load_schema(tools("core")[name].op.input_schema)
@@ -316,8 +334,31 @@ def test_core_profile_over_stdio(corpus: dict[str, Any]) -> None:
             assert outside.value.code == -32602
             hit = await client.call_tool("gno_query", {"query": "zephyrquartz"})
             assert _structured(hit)["results"][0]["uri"] == "gno://notes/alpha.md"
+            await _capsule_round_trip(client, verify=False)
 
     anyio.run(session)
+
+
+async def _capsule_round_trip(client: Any, verify: bool) -> None:
+    """gno_context: text is the agent projection of structuredContent; gno_context_verify
+    accepts the Capsule back; context errors carry GNO's lowercase codes."""
+    from gno.core.capsule_text import agent_projection
+
+    args = {"goal": "zephyrquartz lighthouse", "budgetTokens": 12000, "depthPolicy": "fast"}
+    built = await client.call_tool("gno_context", args | {"format": "md"})
+    capsule = _structured(built)
+    assert_valid("gno://schemas/context-capsule-v1@1.1", capsule)
+    assert built.content[0].text == agent_projection(capsule)
+    assert json.loads(built.content[0].text)["v"] == "gno-context-agent-v1"
+    if verify:  # gno_context_verify is not in the core profile
+        checked = await client.call_tool("gno_context_verify", {"capsule": capsule})
+        assert not checked.is_error, checked.content[0].text
+        assert _structured(checked)["contentStatus"] == "unchanged"
+    failed = await client.call_tool("gno_context", args | {"budgetTokens": 0})
+    assert failed.is_error and _structured(failed)["error"] == "invalid_budget"
+    assert failed.content[0].text.startswith("Error [invalid_budget]: ")
+    unknown = await client.call_tool("gno_context", args | {"collections": ["nope"]})
+    assert _structured(unknown)["error"] == "invalid_filter"
 
 
 def test_stdio_keeps_stdout_for_the_protocol(corpus: dict[str, Any]) -> None:
@@ -439,7 +480,10 @@ def test_random_arguments_never_crash(in_process: Any, name: str) -> None:
         payload = result.structured_content
         if result.is_error:
             assert set(payload) == {"error", "message"} and payload["message"]
-            assert result.content[0].text == f"Error: {payload['message']}"
+            # GNO's context tools name their lowercase code: `Error [invalid_budget]: ...`
+            code = payload["error"]
+            shown = f"Error [{code}]: " if code.islower() else "Error: "
+            assert result.content[0].text == shown + payload["message"]
             assert not payload["message"].startswith("Internal error"), payload["message"]
         else:
             assert_valid(tool.op.output_schema, payload)

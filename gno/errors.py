@@ -36,6 +36,17 @@ that from the exit code.
     ├── SectionUnresolvableError (SECTION_UNRESOLVABLE, 422, exit 1: no such section here)
     ├── ReadOnlyError (READ_ONLY, 409, exit 1: an SDK client not opened with write=True)
     ├── ServerUnreachableError (UNAVAILABLE, 503, exit 2: the SDK found no server at the URL)
+    ├── ContextError (runtime_error, 500, exit 2: Context Capsule errors, GNO's lowercase codes)
+    │   ├── ContextInputError (invalid_input, 400, exit 1)
+    │   ├── InvalidGoalError (invalid_goal, 400, exit 1)
+    │   ├── InvalidBudgetError (invalid_budget, 400, exit 1)
+    │   ├── InvalidFilterError (invalid_filter, 400, exit 1: unknown collection, bad tag or date)
+    │   ├── InvalidUriError (invalid_uri, 400, exit 1)
+    │   ├── IdentityMismatchError (identity_mismatch, 400, exit 1: forged capsuleId, another index)
+    │   ├── NoEvidenceError (no_evidence, 404, exit 1)
+    │   ├── ChunkCoordinateMismatchError (chunk_coordinate_mismatch, 409, exit 2)
+    │   ├── IndexChangedDuringCompileError (index_changed_during_compile, 409, exit 2)
+    │   └── IndexChangedDuringVerifyError (index_changed_during_verify, 409, exit 2)
     ├── InterruptedByUser (INTERRUPTED, 499, exit 130)
     └── Cancelled (CANCELLED, 499, exit 130: stopped at a checkpoint; never sent to anyone)
 """
@@ -223,6 +234,58 @@ class StalePlanError(ConflictError):
 
 
 # ===== errors added by lane context (keep them below this line) =====
+class ContextError(GnoError):
+    """A Context Capsule failure: GNO spells these codes in lowercase (surfaces.md §3.4
+    gno_context), on REST and MCP alike; the message is the code's fixed catalog text."""
+
+    code = "runtime_error"
+
+
+class ContextInputError(ContextError):
+    code = "invalid_input"
+    http_status = 400
+    exit_code = 1
+
+
+class InvalidGoalError(ContextInputError):
+    code = "invalid_goal"
+
+
+class InvalidBudgetError(ContextInputError):
+    code = "invalid_budget"
+
+
+class InvalidFilterError(ContextInputError):
+    code = "invalid_filter"
+
+
+class InvalidUriError(ContextInputError):
+    code = "invalid_uri"
+
+
+class IdentityMismatchError(ContextInputError):
+    code = "identity_mismatch"
+
+
+class NoEvidenceError(ContextError):
+    code = "no_evidence"
+    http_status = 404
+    exit_code = 1
+
+
+class ChunkCoordinateMismatchError(ContextError):
+    code = "chunk_coordinate_mismatch"
+    http_status = 409
+
+
+class IndexChangedDuringCompileError(ContextError):
+    code = "index_changed_during_compile"
+    http_status = 409
+
+
+class IndexChangedDuringVerifyError(ContextError):
+    code = "index_changed_during_verify"
+    http_status = 409
 
 
 # ===== errors added by lane setup (keep them below this line) =====

@@ -8,7 +8,7 @@ itself. Invariants each adapter must keep are in the docstrings.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -206,7 +206,9 @@ class Generator(Protocol):
     is ``INVALID_OUTPUT``, never returned); a remote server is asked for that
     format, and its text is returned as it came, so callers still parse
     defensively. A call that takes longer than ``timeout`` seconds raises
-    ``GENERATE_TIMEOUT``. It never aborts the process on long input: fitting the
+    ``GENERATE_TIMEOUT``. ``on_text`` (free text only) receives the answer as it is
+    generated, in pieces whose concatenation is the returned text; an adapter that cannot
+    stream calls it once with the whole text. It never aborts the process on long input: fitting the
     prompt into the model's context is the adapter's job. Any failure is raised
     as ``GenerationError``, nothing else.
     """
@@ -220,6 +222,7 @@ class Generator(Protocol):
         schema: dict[str, Any] | None = None,
         max_tokens: int = DEFAULT_GENERATE_TOKENS,
         timeout: float | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> str: ...
 
 
@@ -297,6 +300,10 @@ class IndexReads(Protocol):
     def document_breakdown(self) -> dict[str, tuple[int, int, int]]: ...
 
     def totals(self) -> dict[str, Any]: ...
+
+    def identity_rows(self) -> list[tuple[str, str, str]]: ...
+
+    def generation(self) -> tuple[int, int, int]: ...
 
 
 class IndexWrites(Protocol):

@@ -102,7 +102,7 @@ def model_class(schema: dict) -> str:
 
 KINDS = {"boolean": "bool", "integer": "int", "number": "float", "array": "list"}
 EXECUTIONS = ("reader", "writer", "memory", "lane")
-PROGRESS = ("sync", "embed", "download")
+PROGRESS = ("sync", "embed", "download", "answer")
 
 
 def _fail(message: str) -> NoReturn:
@@ -298,7 +298,7 @@ class CliShape(NamedTuple):
     prepare: str | None = None  # "module:function" (fields, format) -> (operation id, fields)
     render: str | None = None  # "module:function" (output model, view) -> terminal text
     exit: str | None = None  # "module:function" (output model) -> exit code and message
-    progress: str | None = None  # "sync" | "embed" | "download"
+    progress: str | None = None  # "sync" | "embed" | "download" | "answer"
     quiet: bool = False  # -q silences stdout
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from gno_contracts.models.api_refactor_plan import ApiRefactorPlan
+    from gno_contracts.models.ask import AskResult
     from gno_contracts.models.audit_report import AuditReport
     from gno_contracts.models.capabilities import Capabilities
     from gno_contracts.models.cleanup_result import CleanupResult
@@ -18,6 +19,11 @@ if TYPE_CHECKING:
     from gno_contracts.models.connector_install import ConnectorInstall
     from gno_contracts.models.connector_verify import ConnectorVerify
     from gno_contracts.models.connectors import ConnectorList
+    from gno_contracts.models.context_capsule_v1 import ContextCapsule
+    from gno_contracts.models.context_capsule_verification import ContextCapsuleVerification
+    from gno_contracts.models.context_change import ContextChange
+    from gno_contracts.models.context_check import ContextCheck
+    from gno_contracts.models.context_list import ContextList
     from gno_contracts.models.doc_sections import DocSections
     from gno_contracts.models.doctor import DoctorResult
     from gno_contracts.models.embed_result import EmbedResult
@@ -47,6 +53,9 @@ if TYPE_CHECKING:
     from gno_contracts.models.presets import PresetList
     from gno_contracts.models.query_diagnose import QueryDiagnose
     from gno_contracts.models.resident_status import ResidentStatus
+    from gno_contracts.models.saved_capsule_list import SavedCapsuleList
+    from gno_contracts.models.saved_capsule_registration import SavedCapsuleRegistration
+    from gno_contracts.models.saved_capsule_reverification import SavedCapsuleReverification
     from gno_contracts.models.search_results import SearchResults
     from gno_contracts.models.section import SectionResult
     from gno_contracts.models.section_target_create_result import SectionTargetCreateResult
@@ -61,7 +70,7 @@ if TYPE_CHECKING:
 
 __all__ = ['OPERATION_IDS', 'AsyncOperations', 'Literal', 'Operations']
 
-OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'rename_note', 'move_note', 'refactor_plan', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify')
+OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify')
 
 
 class Operations:
@@ -655,6 +664,200 @@ class Operations:
             uri: gno:// URI of the document (wins over the path id).
         """
         return self._call('refactor_plan', locals())  # type: ignore[no-any-return]
+
+    def context_build(self, *, goal: str, budgetTokens: int, query: str | None = None, collections: list[str] | None = None, uriPrefix: str | None = None, queryModes: list[dict[str, Any]] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, categories: list[str] | None = None, exclude: list[str] | None = None, author: str | None = None, lang: str | None = None, intent: str | None = None, since: str | None = None, until: str | None = None, minScore: float | None = None, graph: bool | None = None, noRerank: bool | None = None, limit: int | None = None, candidateLimit: int | None = None, budgetBytes: int | None = None, safetyMarginTokens: int | None = None, safetyMarginBytes: int | None = None, depthPolicy: Literal['fast', 'balanced', 'thorough'] | None = None, projectHints: list[str] | None = None, format: Literal['json', 'md'] | None = None) -> ContextCapsule:
+        """Compile a Context Capsule: budgeted, hash-addressed evidence for one goal (never persisted).
+
+        Operation ``context_build`` (reads); input ``context-input@1.0``, output ``context-capsule-v1@1.1``.
+
+        Args:
+            goal: What the agent needs evidence for.
+            budgetTokens: Token budget of the whole canonical Capsule JSON. 1 to 1,000,000; anything else is invalid_budget.
+            query: Retrieval query (default: the goal).
+            collections: at most 128 items
+            uriPrefix: str | None
+            queryModes: at most 16 items
+            tagsAll: at most 128 items
+            tagsAny: at most 128 items
+            categories: at most 128 items
+            exclude: at most 256 items
+            author: length <= 2048
+            lang: length <= 64
+            intent: length <= 4096
+            since: length <= 256
+            until: length <= 256
+            minScore: >= 0; <= 1
+            graph: bool
+            noRerank: bool
+            limit: Retrieval results across all collections (default 20).
+            candidateLimit: Candidate pool across collections (default 40; thorough 80).
+            budgetBytes: Byte budget (default 4 x budgetTokens). 1 to 4,000,000; anything else is invalid_budget.
+            safetyMarginTokens: int
+            safetyMarginBytes: int
+            depthPolicy: Literal['fast', 'balanced', 'thorough']
+            projectHints: at most 16 items
+            format: REST: md answers text/markdown (the agent projection rendered). MCP text is always the projection.
+        """
+        return self._call('context_build', locals())  # type: ignore[no-any-return]
+
+    def context_verify(self, *, capsule: dict[str, Any], format: Literal['json', 'md'] | None = None) -> ContextCapsuleVerification:
+        """Verify a saved Context Capsule against the index (read-only freshness receipt).
+
+        Operation ``context_verify`` (reads); input ``context-verify-input@1.0``, output ``context-capsule-verification@1.0``.
+
+        Args:
+            capsule: A complete saved Capsule (context-capsule-v1).
+            format: Literal['json', 'md']
+        """
+        return self._call('context_verify', locals())  # type: ignore[no-any-return]
+
+    def context_add(self, *, scope: str, text: str) -> ContextChange:
+        """Add configured guidance to a scope: / (global), <collection>: or gno://collection/prefix.
+
+        Operation ``context_add`` (writes (open the client with write=True)); input ``context-add-input@1.0``, output ``context-change@1.0``.
+
+        Args:
+            scope: / (global), <collection>: or gno://collection/prefix.
+            text: length >= 1; length <= 16384
+        """
+        return self._call('context_add', locals())  # type: ignore[no-any-return]
+
+    def context_list(self) -> ContextList:
+        """List configured contexts.
+
+        Operation ``context_list`` (reads); input ``context-list-input@1.0``, output ``context-list@1.0``.
+        """
+        return self._call('context_list', locals())  # type: ignore[no-any-return]
+
+    def context_check(self) -> ContextCheck:
+        """Check configured contexts (valid scopes, configured collections, duplicates).
+
+        Operation ``context_check`` (reads); input ``context-check-input@1.0``, output ``context-check@1.0``.
+        """
+        return self._call('context_check', locals())  # type: ignore[no-any-return]
+
+    def context_rm(self, *, scope: str, text: str | None = None) -> ContextChange:
+        """Remove a configured context (by scope when it has one text, else by scope and text).
+
+        Operation ``context_rm`` (writes (open the client with write=True)); input ``context-rm-input@1.0``, output ``context-change@1.0``.
+
+        Args:
+            scope: / (global), <collection>: or gno://collection/prefix.
+            text: length >= 1; length <= 16384
+        """
+        return self._call('context_rm', locals())  # type: ignore[no-any-return]
+
+    def ask(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False, answer: bool = False, noAnswer: bool = False, verify: bool = False, maxAnswerTokens: int = 512, contextBudgetTokens: int | None = None, contextBudgetBytes: int | None = None) -> AskResult:
+        """Retrieval first; with --answer a grounded answer citing numbered sources, with --verify one verified against a closed Context Capsule.
+
+        Operation ``ask`` (reads); input ``ask-input@1.0``, output ``ask@1.0``.
+
+        Args:
+            query: Lexical query.
+            collection: Restrict to one collection (case-insensitive).
+            collections: Restrict to several collections (case-insensitive; not together with collection). Unknown names: NOT_FOUND listing each.
+            limit: >= 1; <= 100; default 5
+            minScore: >= 0; <= 1
+            lang: BCP-47 language hint.
+            intent: Steers snippets; never searched.
+            exclude: Hard-prune documents mentioning these terms.
+            since: ISO date/time or relative token.
+            until: ISO date/time or relative token.
+            categories: at most 256 items
+            author: str
+            tagsAll: at most 256 items
+            tagsAny: at most 256 items
+            projectHints: at most 16 items
+            candidateLimit: Rerank pool size (default 20; thorough 40).
+            queryModes: Caller-supplied expansions; at most one hyde. Their presence turns generated expansion off.
+            fast: No expansion, no rerank, no graph.
+            thorough: Expansion and rerank on; candidateLimit 40.
+            expand: Balanced mode only: force generated expansion on or off.
+            rerank: Balanced mode only: force reranking on or off.
+            graph: One-hop link expansion (default on).
+            noGraph: default False
+            explain: Add meta.explain (stage lines and per-result scores).
+            answer: Generate a grounded answer (needs the gen model).
+            noAnswer: Retrieval only (not with verify).
+            verify: Answer from one closed Context Capsule; abstain unless every claim is supported.
+            maxAnswerTokens: >= 1; <= 4096; default 512
+            contextBudgetTokens: Capsule budget for verify (default 12,000).
+            contextBudgetBytes: >= 1; <= 4000000
+        """
+        return self._call('ask', locals())  # type: ignore[no-any-return]
+
+    def ask_verified(self, *, query: str, verify: Literal[True], projectHints: list[str] | None = None, collection: str | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, candidateLimit: int | None = None, exclude: list[str] | None = None, queryModes: list[dict[str, Any]] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, categories: list[str] | None = None, since: str | None = None, until: str | None = None, author: str | None = None, graph: bool | None = None, noGraph: bool | None = None, noRerank: bool | None = None, explain: bool | None = None, maxAnswerTokens: int | None = None, contextBudgetTokens: int | None = None, contextBudgetBytes: int | None = None) -> AskResult:
+        """A local answer whose claims are classified against one closed Context Capsule; abstains unless every claim is supported. verify must be the literal true.
+
+        Operation ``ask_verified`` (reads); input ``mcp-ask-input@1.0``, output ``ask@1.0``.
+
+        Args:
+            query: length >= 1
+            verify: Literal[True]
+            projectHints: at most 16 items
+            collection: str
+            limit: >= 1; <= 100; default 5
+            minScore: >= 0; <= 1
+            lang: str
+            intent: str
+            candidateLimit: >= 1; <= 100
+            exclude: at most 256 items
+            queryModes: Caller-supplied expansions; at most one hyde. Their presence turns generated expansion off.
+            tagsAll: at most 256 items
+            tagsAny: at most 256 items
+            categories: at most 256 items
+            since: str
+            until: str
+            author: str
+            graph: bool
+            noGraph: bool
+            noRerank: bool
+            explain: bool
+            maxAnswerTokens: >= 1; <= 4096
+            contextBudgetTokens: >= 1; <= 1000000
+            contextBudgetBytes: >= 1; <= 4000000
+        """
+        return self._call('ask_verified', locals())  # type: ignore[no-any-return]
+
+    def context_watch(self, *, capsule: dict[str, Any], question: str | None = None, label: str | None = None, notify: bool = False) -> SavedCapsuleRegistration:
+        """Register a saved Context Capsule; it is re-verified when its sources change under gno serve.
+
+        Operation ``context_watch`` (writes (open the client with write=True)); input ``context-watch-input@1.0``, output ``saved-capsule-registration@1.0``.
+
+        Args:
+            capsule: dict[str, Any]
+            question: length <= 4096
+            label: length <= 256
+            notify: default False
+        """
+        return self._call('context_watch', locals())  # type: ignore[no-any-return]
+
+    def context_watches(self) -> SavedCapsuleList:
+        """List watched Context Capsules.
+
+        Operation ``context_watches`` (reads); input ``context-watches-input@1.0``, output ``saved-capsule-list@1.0``.
+        """
+        return self._call('context_watches', locals())  # type: ignore[no-any-return]
+
+    def context_unwatch(self, *, registrationId: str) -> SavedCapsuleRegistration:
+        """Remove a watched Context Capsule.
+
+        Operation ``context_unwatch`` (writes (open the client with write=True)); input ``context-unwatch-input@1.0``, output ``saved-capsule-registration@1.0``.
+
+        Args:
+            registrationId: str
+        """
+        return self._call('context_unwatch', locals())  # type: ignore[no-any-return]
+
+    def context_reverify(self, *, registrationId: str) -> SavedCapsuleReverification:
+        """Re-verify a watched Context Capsule now (exit 0 only when the verification completed).
+
+        Operation ``context_reverify`` (reads); input ``context-reverify-input@1.0``, output ``saved-capsule-reverification@1.0``.
+
+        Args:
+            registrationId: str
+        """
+        return self._call('context_reverify', locals())  # type: ignore[no-any-return]
 
     def doctor(self) -> DoctorResult:
         """Check the install: config, index integrity, FTS and vector tables, models, offline policy, disk, watcher, stale embeddings, folders, the lexical proof; each with the command that fixes it.
@@ -1368,6 +1571,200 @@ class AsyncOperations:
             uri: gno:// URI of the document (wins over the path id).
         """
         return await self._call('refactor_plan', locals())  # type: ignore[no-any-return]
+
+    async def context_build(self, *, goal: str, budgetTokens: int, query: str | None = None, collections: list[str] | None = None, uriPrefix: str | None = None, queryModes: list[dict[str, Any]] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, categories: list[str] | None = None, exclude: list[str] | None = None, author: str | None = None, lang: str | None = None, intent: str | None = None, since: str | None = None, until: str | None = None, minScore: float | None = None, graph: bool | None = None, noRerank: bool | None = None, limit: int | None = None, candidateLimit: int | None = None, budgetBytes: int | None = None, safetyMarginTokens: int | None = None, safetyMarginBytes: int | None = None, depthPolicy: Literal['fast', 'balanced', 'thorough'] | None = None, projectHints: list[str] | None = None, format: Literal['json', 'md'] | None = None) -> ContextCapsule:
+        """Compile a Context Capsule: budgeted, hash-addressed evidence for one goal (never persisted).
+
+        Operation ``context_build`` (reads); input ``context-input@1.0``, output ``context-capsule-v1@1.1``.
+
+        Args:
+            goal: What the agent needs evidence for.
+            budgetTokens: Token budget of the whole canonical Capsule JSON. 1 to 1,000,000; anything else is invalid_budget.
+            query: Retrieval query (default: the goal).
+            collections: at most 128 items
+            uriPrefix: str | None
+            queryModes: at most 16 items
+            tagsAll: at most 128 items
+            tagsAny: at most 128 items
+            categories: at most 128 items
+            exclude: at most 256 items
+            author: length <= 2048
+            lang: length <= 64
+            intent: length <= 4096
+            since: length <= 256
+            until: length <= 256
+            minScore: >= 0; <= 1
+            graph: bool
+            noRerank: bool
+            limit: Retrieval results across all collections (default 20).
+            candidateLimit: Candidate pool across collections (default 40; thorough 80).
+            budgetBytes: Byte budget (default 4 x budgetTokens). 1 to 4,000,000; anything else is invalid_budget.
+            safetyMarginTokens: int
+            safetyMarginBytes: int
+            depthPolicy: Literal['fast', 'balanced', 'thorough']
+            projectHints: at most 16 items
+            format: REST: md answers text/markdown (the agent projection rendered). MCP text is always the projection.
+        """
+        return await self._call('context_build', locals())  # type: ignore[no-any-return]
+
+    async def context_verify(self, *, capsule: dict[str, Any], format: Literal['json', 'md'] | None = None) -> ContextCapsuleVerification:
+        """Verify a saved Context Capsule against the index (read-only freshness receipt).
+
+        Operation ``context_verify`` (reads); input ``context-verify-input@1.0``, output ``context-capsule-verification@1.0``.
+
+        Args:
+            capsule: A complete saved Capsule (context-capsule-v1).
+            format: Literal['json', 'md']
+        """
+        return await self._call('context_verify', locals())  # type: ignore[no-any-return]
+
+    async def context_add(self, *, scope: str, text: str) -> ContextChange:
+        """Add configured guidance to a scope: / (global), <collection>: or gno://collection/prefix.
+
+        Operation ``context_add`` (writes (open the client with write=True)); input ``context-add-input@1.0``, output ``context-change@1.0``.
+
+        Args:
+            scope: / (global), <collection>: or gno://collection/prefix.
+            text: length >= 1; length <= 16384
+        """
+        return await self._call('context_add', locals())  # type: ignore[no-any-return]
+
+    async def context_list(self) -> ContextList:
+        """List configured contexts.
+
+        Operation ``context_list`` (reads); input ``context-list-input@1.0``, output ``context-list@1.0``.
+        """
+        return await self._call('context_list', locals())  # type: ignore[no-any-return]
+
+    async def context_check(self) -> ContextCheck:
+        """Check configured contexts (valid scopes, configured collections, duplicates).
+
+        Operation ``context_check`` (reads); input ``context-check-input@1.0``, output ``context-check@1.0``.
+        """
+        return await self._call('context_check', locals())  # type: ignore[no-any-return]
+
+    async def context_rm(self, *, scope: str, text: str | None = None) -> ContextChange:
+        """Remove a configured context (by scope when it has one text, else by scope and text).
+
+        Operation ``context_rm`` (writes (open the client with write=True)); input ``context-rm-input@1.0``, output ``context-change@1.0``.
+
+        Args:
+            scope: / (global), <collection>: or gno://collection/prefix.
+            text: length >= 1; length <= 16384
+        """
+        return await self._call('context_rm', locals())  # type: ignore[no-any-return]
+
+    async def ask(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False, answer: bool = False, noAnswer: bool = False, verify: bool = False, maxAnswerTokens: int = 512, contextBudgetTokens: int | None = None, contextBudgetBytes: int | None = None) -> AskResult:
+        """Retrieval first; with --answer a grounded answer citing numbered sources, with --verify one verified against a closed Context Capsule.
+
+        Operation ``ask`` (reads); input ``ask-input@1.0``, output ``ask@1.0``.
+
+        Args:
+            query: Lexical query.
+            collection: Restrict to one collection (case-insensitive).
+            collections: Restrict to several collections (case-insensitive; not together with collection). Unknown names: NOT_FOUND listing each.
+            limit: >= 1; <= 100; default 5
+            minScore: >= 0; <= 1
+            lang: BCP-47 language hint.
+            intent: Steers snippets; never searched.
+            exclude: Hard-prune documents mentioning these terms.
+            since: ISO date/time or relative token.
+            until: ISO date/time or relative token.
+            categories: at most 256 items
+            author: str
+            tagsAll: at most 256 items
+            tagsAny: at most 256 items
+            projectHints: at most 16 items
+            candidateLimit: Rerank pool size (default 20; thorough 40).
+            queryModes: Caller-supplied expansions; at most one hyde. Their presence turns generated expansion off.
+            fast: No expansion, no rerank, no graph.
+            thorough: Expansion and rerank on; candidateLimit 40.
+            expand: Balanced mode only: force generated expansion on or off.
+            rerank: Balanced mode only: force reranking on or off.
+            graph: One-hop link expansion (default on).
+            noGraph: default False
+            explain: Add meta.explain (stage lines and per-result scores).
+            answer: Generate a grounded answer (needs the gen model).
+            noAnswer: Retrieval only (not with verify).
+            verify: Answer from one closed Context Capsule; abstain unless every claim is supported.
+            maxAnswerTokens: >= 1; <= 4096; default 512
+            contextBudgetTokens: Capsule budget for verify (default 12,000).
+            contextBudgetBytes: >= 1; <= 4000000
+        """
+        return await self._call('ask', locals())  # type: ignore[no-any-return]
+
+    async def ask_verified(self, *, query: str, verify: Literal[True], projectHints: list[str] | None = None, collection: str | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, candidateLimit: int | None = None, exclude: list[str] | None = None, queryModes: list[dict[str, Any]] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, categories: list[str] | None = None, since: str | None = None, until: str | None = None, author: str | None = None, graph: bool | None = None, noGraph: bool | None = None, noRerank: bool | None = None, explain: bool | None = None, maxAnswerTokens: int | None = None, contextBudgetTokens: int | None = None, contextBudgetBytes: int | None = None) -> AskResult:
+        """A local answer whose claims are classified against one closed Context Capsule; abstains unless every claim is supported. verify must be the literal true.
+
+        Operation ``ask_verified`` (reads); input ``mcp-ask-input@1.0``, output ``ask@1.0``.
+
+        Args:
+            query: length >= 1
+            verify: Literal[True]
+            projectHints: at most 16 items
+            collection: str
+            limit: >= 1; <= 100; default 5
+            minScore: >= 0; <= 1
+            lang: str
+            intent: str
+            candidateLimit: >= 1; <= 100
+            exclude: at most 256 items
+            queryModes: Caller-supplied expansions; at most one hyde. Their presence turns generated expansion off.
+            tagsAll: at most 256 items
+            tagsAny: at most 256 items
+            categories: at most 256 items
+            since: str
+            until: str
+            author: str
+            graph: bool
+            noGraph: bool
+            noRerank: bool
+            explain: bool
+            maxAnswerTokens: >= 1; <= 4096
+            contextBudgetTokens: >= 1; <= 1000000
+            contextBudgetBytes: >= 1; <= 4000000
+        """
+        return await self._call('ask_verified', locals())  # type: ignore[no-any-return]
+
+    async def context_watch(self, *, capsule: dict[str, Any], question: str | None = None, label: str | None = None, notify: bool = False) -> SavedCapsuleRegistration:
+        """Register a saved Context Capsule; it is re-verified when its sources change under gno serve.
+
+        Operation ``context_watch`` (writes (open the client with write=True)); input ``context-watch-input@1.0``, output ``saved-capsule-registration@1.0``.
+
+        Args:
+            capsule: dict[str, Any]
+            question: length <= 4096
+            label: length <= 256
+            notify: default False
+        """
+        return await self._call('context_watch', locals())  # type: ignore[no-any-return]
+
+    async def context_watches(self) -> SavedCapsuleList:
+        """List watched Context Capsules.
+
+        Operation ``context_watches`` (reads); input ``context-watches-input@1.0``, output ``saved-capsule-list@1.0``.
+        """
+        return await self._call('context_watches', locals())  # type: ignore[no-any-return]
+
+    async def context_unwatch(self, *, registrationId: str) -> SavedCapsuleRegistration:
+        """Remove a watched Context Capsule.
+
+        Operation ``context_unwatch`` (writes (open the client with write=True)); input ``context-unwatch-input@1.0``, output ``saved-capsule-registration@1.0``.
+
+        Args:
+            registrationId: str
+        """
+        return await self._call('context_unwatch', locals())  # type: ignore[no-any-return]
+
+    async def context_reverify(self, *, registrationId: str) -> SavedCapsuleReverification:
+        """Re-verify a watched Context Capsule now (exit 0 only when the verification completed).
+
+        Operation ``context_reverify`` (reads); input ``context-reverify-input@1.0``, output ``saved-capsule-reverification@1.0``.
+
+        Args:
+            registrationId: str
+        """
+        return await self._call('context_reverify', locals())  # type: ignore[no-any-return]
 
     async def doctor(self) -> DoctorResult:
         """Check the install: config, index integrity, FTS and vector tables, models, offline policy, disk, watcher, stale embeddings, folders, the lexical proof; each with the command that fixes it.

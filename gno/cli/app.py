@@ -33,6 +33,11 @@ models_app = typer.Typer(
     help="Models: what each role uses and the local cache.", rich_markup_mode=None
 )
 app.add_typer(models_app, name="models")
+context_app = typer.Typer(
+    help="Context: configured guidance, and Context Capsules (build, verify).",
+    rich_markup_mode=None,
+)
+app.add_typer(context_app, name="context")
 # `gno mcp`: the stdio server (the group's default action, gno/cli/mcp.py) and
 # `mcp install | status | uninstall`, which register it in AI clients' configs.
 mcp_app = typer.Typer(
@@ -158,6 +163,7 @@ runner.register(
         "models": models_app,
         "mcp": mcp_app,
         "skill": skill_app,
+        "context": context_app,
     }
 )
 server.register(app)

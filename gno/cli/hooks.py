@@ -63,3 +63,54 @@ def refactor_apply(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepa
     elif "planDigest" in fields:
         raise ValidationError("--plan-digest goes with --apply")
     return op_id, fields
+
+
+MAX_CAPSULE_BYTES = 64 * 1024 * 1024  # a Capsule file; budgets cap real ones far below
+
+
+def context_build(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
+    """`context build`: --query-mode kind:text; a goal made only of spaces is invalid_goal."""
+    if "queryModes" in fields:
+        fields["queryModes"] = _query_modes(fields["queryModes"]) or None
+        if fields["queryModes"] is None:
+            del fields["queryModes"]
+    if not 1 <= fields.get("budgetTokens", 0) <= 1_000_000:
+        from gno.errors import InvalidBudgetError
+
+        raise InvalidBudgetError("Context budget is invalid or too small for any evidence.",
+                                 details={"reason": "--budget is required"})  # fmt: skip
+    return op_id, fields
+
+
+def context_verify(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
+    """`context verify <file|->`: the Capsule read from the file (or stdin) as JSON."""
+    import json
+    import sys
+
+    from gno.errors import ContextInputError
+    from gno.ingest.reading import read_regular
+
+    source = fields.get("capsule")
+    try:
+        if source == "-":
+            data = sys.stdin.buffer.read(MAX_CAPSULE_BYTES + 1)
+            if len(data) > MAX_CAPSULE_BYTES:
+                raise ValueError("too large")
+        else:
+            data = read_regular(str(source), MAX_CAPSULE_BYTES)
+        capsule = json.loads(data.decode("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ContextInputError("Context input is invalid.", details={"reason": str(exc)}) from None
+    if not isinstance(capsule, dict):
+        raise ContextInputError("Context input is invalid.", details={"reason": "not an object"})
+    return op_id, fields | {"capsule": capsule}
+
+
+def ask(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
+    """`gno ask`: 5 results in the terminal, 20 in JSON/Markdown; --query-mode kind:text."""
+    search_limit(op_id, fields, fmt)
+    if "queryModes" in fields:
+        fields["queryModes"] = _query_modes(fields["queryModes"]) or None
+        if fields["queryModes"] is None:
+            del fields["queryModes"]
+    return op_id, fields

@@ -48,6 +48,12 @@ def write(text: str) -> None:
     sys.stdout.write(_line(terminal_safe(text)))
 
 
+def write_partial(text: str) -> None:
+    """Human text to stdout as it arrives (a streamed answer): no newline, flushed."""
+    sys.stdout.write(terminal_safe(text))
+    sys.stdout.flush()
+
+
 def write_err(text: str) -> None:
     """Human text to stderr (errors, warnings, explain lines), terminal-safe."""
     sys.stderr.write(_line(terminal_safe(text)))

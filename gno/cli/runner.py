@@ -19,7 +19,7 @@ from typing import Annotated, Any
 import typer
 from gno_contracts.operations import BY_ID, CLI_FORMATS, OPERATIONS, CliParam, CliShape, Operation
 
-from gno.cli.output import write, write_err, write_json
+from gno.cli.output import write, write_err, write_json, write_partial
 from gno.errors import ValidationError
 from gno.services import resolve
 
@@ -178,6 +178,18 @@ def progress(
     """The progress callback of a long command: a bar on a terminal, never with a
     format, -q or a pipe; None otherwise."""
     show = fmt is None and not settings(ctx).quiet and sys.stderr.isatty()
+    if shape.progress == "answer":  # generated text straight to the terminal
+        if fmt is None and sys.stdout.isatty():
+            streamed: list[str] = view.setdefault("streamed", [])
+
+            def stream(text: str) -> None:
+                streamed.append(text)
+                write_partial(text)
+
+            yield stream
+        else:
+            yield None
+        return
     if shape.progress == "download":
         from gno.models.progress import download_progress
 
@@ -186,11 +198,11 @@ def progress(
         return
     from gno.render.progress import sync_progress
 
-    with sync_progress(show) as report:
-        if report is not None and shape.progress == "embed":  # embed reports (done, total)
-            yield lambda done, total: report("embed", done, total)
+    with sync_progress(show) as bar:
+        if bar is not None and shape.progress == "embed":  # embed reports (done, total)
+            yield lambda done, total: bar("embed", done, total)
         else:
-            yield report
+            yield bar
 
 
 def call(ctx: typer.Context, op: Operation, inp: Any, **extra: Any) -> Any:
@@ -221,10 +233,13 @@ def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
     else:
         with progress(ctx, shape, fmt, flags) as report:
             result = call(ctx, target, inp, progress=report)
-    if fmt == "json":
+    if flags.get("output"):  # --output: the same text into a file, atomically
+        write_output(flags["output"], shape, fmt, flags, result)
+    elif fmt == "json":
         write_json(result)
     elif shape.render is not None:
-        view = View(fmt, bool(flags.get("full")), bool(flags.get("line_numbers")))
+        streamed = "".join(flags["streamed"]) if "streamed" in flags else None
+        view = View(fmt, bool(flags.get("full")), bool(flags.get("line_numbers")), streamed)
         shown: Shown = resolve(shape.render)(result, view)
         if shown.err:
             write_err(shown.err)
@@ -236,3 +251,35 @@ def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
             write_err(ending.err)
         if ending.code:
             raise typer.Exit(ending.code)
+
+
+def write_output(
+    path: str, shape: CliShape, fmt: str | None, flags: dict[str, Any], result: Any
+) -> None:
+    """``--output <file>``: written to a temporary file beside it, then renamed, so a failure
+    never leaves a partial file (the error is raised before anything is written)."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from gno.cli.output import dump, json_text
+    from gno.render import Shown, View
+
+    if fmt == "json":
+        text = json_text(dump(result)) + "\n"
+    else:
+        assert shape.render is not None
+        shown: Shown = resolve(shape.render)(result, View(fmt, False, False))
+        text = (shown.out or "") + "\n"
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    except OSError as exc:
+        raise ValidationError(f"Cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

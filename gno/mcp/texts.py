@@ -84,3 +84,54 @@ def section(args: dict[str, Any], result: SectionResult) -> str:
         f"{text}\n\nRead it: gno_get ref={citation.uri!r} fromLine={citation.startLine} "
         f"lineCount={count}"
     )
+
+
+def capsule(args: dict[str, Any], result: Any) -> str:
+    """gno_context: always the compact gno-context-agent-v1 projection, whatever ``format``."""
+    from gno.core.capsule_text import agent_projection
+
+    return agent_projection(result.model_dump(mode="json"))
+
+
+def verification(args: dict[str, Any], result: Any) -> str:
+    """gno_context_verify: the canonical receipt JSON, or Markdown with ``format: md``."""
+    from gno.core.capsule import canonical_json
+    from gno.core.capsule_text import verification_markdown
+
+    payload = result.model_dump(mode="json")
+    return verification_markdown(payload) if args.get("format") == "md" else canonical_json(payload)
+
+
+def asked(args: dict[str, Any], result: Any) -> str:
+    """gno_ask: the answer ([evidence:<id>] shown as [n]), then the verification summary."""
+    import re
+
+    v = result.verification
+    answer = result.answer or "(answer withheld)"
+    if v is not None:
+        number = {e.evidenceId: i for i, e in enumerate(v.capsule.evidence, 1)}
+        answer = re.sub(
+            r"\[evidence:([a-f0-9]{64})\]",
+            lambda m: f"[{number[m[1]]}]" if m[1] in number else m[0],
+            answer,
+        )
+    lines = [answer]
+    if v is not None:
+        claims = v.claims
+        reason = claims.abstentionReason.value if claims.abstentionReason else None
+        lines += [
+            "",
+            f"Verification: {claims.answerStatus.value}" + (f" ({reason})" if reason else ""),
+            f"Claims: {claims.coverage.supportedClaims}/{claims.coverage.totalClaims} supported",
+            f"Semantic verifier: {v.semantic.status.value} ({v.semantic.reason.value})",
+        ]
+        for claim in claims.claims:
+            lines.append(f"- {claim.status.value}: {claim.text}")
+            lines += [
+                f"  {e.uri}:L{e.startLine}"
+                + (f"-L{e.endLine}" if e.endLine != e.startLine else "")
+                + f" ({e.evidenceId})"
+                for e in claim.evidence
+            ]
+        lines += [f"Gap: {g.facet} ({g.code.value})" for g in v.capsule.coverage.gaps]
+    return "\n".join(lines)

@@ -126,7 +126,9 @@ class Outcome:
 
 
 def failure(code: str, message: str) -> Outcome:
-    return Outcome(f"Error: {message}", {"error": code, "message": message}, is_error=True)
+    # GNO's context tools spell their lowercase code in the text: `Error [no_evidence]: ...`.
+    text = f"Error [{code}]: {message}" if code.islower() else f"Error: {message}"
+    return Outcome(text, {"error": code, "message": message}, is_error=True)
 
 
 def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:

@@ -18,6 +18,7 @@ class View:
     fmt: str | None = None
     full: bool = False
     line_numbers: bool = False
+    streamed: str | None = None  # text already written to the terminal while generated
 
 
 @dataclass(frozen=True)

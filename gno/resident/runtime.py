@@ -123,6 +123,19 @@ class Resident:
             self._watcher_jobs.add(job.id)
         return True
 
+    def _capsule_events(self, job: Any, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Watched Capsules citing a document this job changed, re-verified (own reader)."""
+        from gno.services.context_watch import capsule_reverified_events
+
+        changed = {e["uri"] for e in events if e.get("type") == "document-changed"}
+        if not changed:
+            return []
+        app = self.owner.derive()
+        try:
+            return capsule_reverified_events(app, changed, job.id)
+        finally:
+            app.close()
+
     def _job_finished(self, job: Any) -> None:
         """On the job's thread: publish what it changed, note watcher syncs, and let the
         watcher re-read roots (an add or remove job changed the collections)."""
@@ -130,7 +143,9 @@ class Resident:
 
         at = now_iso()
         try:
-            self.events.publish(job_events(job, self.owner.paths.index_name, at))
+            events = job_events(job, self.owner.paths.index_name, at)
+            self.events.publish(events)
+            self.events.publish(self._capsule_events(job, events))
         except Exception:
             traceback.print_exc(file=sys.stderr)
         with self._lock:

@@ -217,6 +217,8 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
         except Exception:  # a bug: logged here, never sent to the caller
             traceback.print_exc(file=sys.stderr)
             return catalog_response("RUNTIME")
+        if isinstance(result, Response):  # a view that answers another media type (Markdown)
+            return result
         if isinstance(result, BaseModel):
             if local:
                 content = result.model_dump_json(exclude_unset=True).encode()

@@ -282,3 +282,31 @@ def drop_refactor_path(payload: Any) -> Any:
     if isinstance(payload, dict):
         payload.pop("path", None)
     return payload
+
+
+def context_capsule(app: App, inp: Any) -> Any:
+    """POST /api/context: the Capsule, or its Markdown (text/markdown) with ``format: md``."""
+    from starlette.responses import Response
+
+    from gno.core.capsule_text import capsule_markdown
+    from gno.services.context_build import build
+
+    result = build(app, inp)
+    if inp.format is not None and inp.format.value == "md":
+        text = capsule_markdown(result.model_dump(mode="json"))
+        return Response(text, 200, media_type="text/markdown; charset=utf-8")
+    return result
+
+
+def context_verification(app: App, inp: Any) -> Any:
+    """POST /api/context/verify: the receipt, or its Markdown with ``format: md``."""
+    from starlette.responses import Response
+
+    from gno.core.capsule_text import verification_markdown
+    from gno.services.context_verify import verify
+
+    result = verify(app, inp)
+    if inp.format is not None and inp.format.value == "md":
+        text = verification_markdown(result.model_dump(mode="json"))
+        return Response(text, 200, media_type="text/markdown; charset=utf-8")
+    return result

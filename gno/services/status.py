@@ -213,7 +213,7 @@ def status(app: App, inp: StatusInput) -> Status:
         "lastUpdated": totals["last_updated"],
         "healthy": all(c["healthy"] for c in collections) and store.integrity_ok(),
         "activePreset": {"id": preset_id, "name": preset_name},
-        "capabilities": _capabilities(embedded),
+        "capabilities": _capabilities(embedded, app),
         "contentTypeBoost": {"rulesFingerprint": EMPTY_RULES_FINGERPRINT, "rules": []},
         "activation": activation_state,
     }
@@ -265,9 +265,12 @@ def index_status(app: App, inp: StatusInput) -> IndexStatus:
     )
 
 
-def _capabilities(embedded: dict[str, int]) -> dict[str, bool]:
+def _capabilities(embedded: dict[str, int], app: App | None = None) -> dict[str, bool]:
+    from gno.services.answer_model import answer_available
+
     vector = any(embedded.values())
-    return {"bm25": True, "vector": vector, "hybrid": vector, "answer": False}
+    answer = app is not None and answer_available(app)
+    return {"bm25": True, "vector": vector, "hybrid": vector, "answer": answer}
 
 
 def capabilities(app: App, inp: CapabilitiesInput) -> Capabilities:
@@ -276,7 +279,7 @@ def capabilities(app: App, inp: CapabilitiesInput) -> Capabilities:
         embedded = embedded_counts(app, app.store())
     except NotInitializedError:
         embedded = {}
-    return Capabilities.model_validate(_capabilities(embedded))
+    return Capabilities.model_validate(_capabilities(embedded, app))
 
 
 def health(app: App, inp: HealthInput) -> Health:

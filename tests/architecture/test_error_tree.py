@@ -63,7 +63,9 @@ def test_every_loaded_error_class_comes_from_gno_errors() -> None:
 
 @pytest.mark.parametrize("cls", ERROR_CLASSES, ids=lambda c: c.__name__)
 def test_error_class_has_exit_code_http_status_and_wire_code(cls: type[GnoError]) -> None:
-    assert re.fullmatch(r"[A-Z][A-Z_]*", cls.code), cls.code
+    # Context Capsule codes are GNO's lowercase ones; every other code is upper snake.
+    pattern = r"[a-z][a-z_]*" if issubclass(cls, errors.ContextError) else r"[A-Z][A-Z_]*"
+    assert re.fullmatch(pattern, cls.code), cls.code
     assert cls.exit_code in (1, 2, 130)
     assert 400 <= cls.http_status <= 599
     assert cls("x").cli_code == ("VALIDATION" if cls.exit_code == 1 else "RUNTIME")

@@ -15,9 +15,9 @@ class ApiErrorBody(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    code: Annotated[str, Field(pattern="^[A-Z][A-Z_]*$")]
+    code: Annotated[str, Field(pattern="^([A-Z][A-Z_]*|[a-z][a-z_]*)$")]
     """
-    VALIDATION, NOT_FOUND, CSRF_VIOLATION, QUEUE_FULL, ...
+    VALIDATION, NOT_FOUND, CSRF_VIOLATION, QUEUE_FULL, ...; the context routes use GNO's lowercase codes (invalid_budget, no_evidence, ...)
     """
     message: str
     """

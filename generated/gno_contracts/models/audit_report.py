@@ -64,7 +64,7 @@ class Totals(ContractModel):
     byKind: dict[str, ByKindAdditionalProperty]
 
 
-class Category2(Enum):
+class Category4(Enum):
     LINKS = "links"
     PROVENANCE = "provenance"
     FRESHNESS = "freshness"
@@ -93,7 +93,7 @@ class AuditFinding(ContractModel):
     """
     Stable across runs for the same problem.
     """
-    category: Category2
+    category: Category4
     kind: Kind
     severity: Severity
     docid: Annotated[str, Field(pattern="^#[0-9a-f]{8}$")]

@@ -27,5 +27,5 @@ class Capabilities(ContractModel):
     """
     answer: bool
     """
-    Generated answers (not in gno yet: false).
+    Generated answers: the gen model is an endpoint, a local file or a cached download.
     """

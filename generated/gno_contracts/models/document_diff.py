@@ -22,7 +22,7 @@ class Content(ContractModel):
     reason: Literal["journal_metadata_only"] = "journal_metadata_only"
 
 
-class Status7(Enum):
+class Status9(Enum):
     AVAILABLE = "available"
     PARTIAL = "partial"
     UNAVAILABLE = "unavailable"
@@ -39,7 +39,7 @@ class History(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    status: Status7
+    status: Status9
     reason: Reason | None
 
 

@@ -32,7 +32,7 @@ class Sync(ContractModel):
     filesErrored: Annotated[int, Field(ge=0)]
 
 
-class Status16(Enum):
+class Status18(Enum):
     EMBEDDED = "embedded"
     SKIPPED = "skipped"
     PENDING = "pending"
@@ -42,7 +42,7 @@ class Semantic(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    status: Status16
+    status: Status18
     embedded: Annotated[int | None, Field(ge=0)] = None
     command: str | None = None
     message: str | None = None
@@ -69,7 +69,7 @@ class Activation(ContractModel):
     """
 
 
-class Status17(Enum):
+class Status19(Enum):
     INSTALLED = "installed"
     ALREADY_INSTALLED = "already_installed"
     FAILED = "failed"
@@ -80,7 +80,7 @@ class Connector(ContractModel):
         extra="forbid",
     )
     id: str
-    status: Status17
+    status: Status19
     path: str | None = None
     message: str | None = None
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,8 @@ _SLOT = "\u0000gno-prompt\u0000"  # stands for the prompt while the template ren
 
 class LlamaGenerator:
     """A ``Generator`` over a GGUF instruction model."""
+
+    enforces_schema = True  # a schema is a grammar: the output cannot leave it
 
     def __init__(
         self,
@@ -157,6 +160,7 @@ class LlamaGenerator:
         schema: dict[str, Any] | None = None,
         max_tokens: int = DEFAULT_GENERATE_TOKENS,
         timeout: float | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> str:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
@@ -167,7 +171,8 @@ class LlamaGenerator:
                 self._ensure_context(needed)
                 if len(tokens) + new > self._loaded.n_ctx:  # cannot happen; never reach llama.cpp
                     raise GenerationError(GENERATE_FAILED, f"{len(tokens)} tokens > n_ctx")
-                out, stopped = self._complete(tokens, new, grammar, deadline)
+                sent = [0]  # characters of the answer already handed to on_text
+                out, stopped = self._complete(tokens, new, grammar, deadline, on_text, sent)
             except GenerationError:
                 raise
             except Exception as exc:
@@ -176,6 +181,8 @@ class LlamaGenerator:
             raise GenerationError(GENERATE_TIMEOUT, f"no answer within {timeout} s")
         choice = out["choices"][0]
         text = choice.get("text") or ""
+        if on_text is not None and len(text) > sent[0]:  # what the last steps added
+            on_text(text[sent[0] :])
         if schema is not None:
             if stopped == "length" or choice.get("finish_reason") == "length":
                 raise GenerationError(INVALID_OUTPUT, f"JSON answer cut off at {new} tokens")
@@ -186,7 +193,13 @@ class LlamaGenerator:
         return text
 
     def _complete(
-        self, tokens: list[int], new: int, grammar: Any, deadline: float | None
+        self,
+        tokens: list[int],
+        new: int,
+        grammar: Any,
+        deadline: float | None,
+        on_text: Callable[[str], None] | None = None,
+        sent: list[int] | None = None,
     ) -> tuple[dict[str, Any], str | None]:
         """One completion and why it was stopped from here ("timeout", "length" or None).
 
@@ -197,9 +210,17 @@ class LlamaGenerator:
 
         stopped: str | None = None
         limit = len(tokens) + new
+        sent = sent if sent is not None else [0]
 
         def stop(ids: Any, _logits: Any) -> bool:
             nonlocal stopped
+            if on_text is not None:  # stream: the decoded answer so far, minus what was sent
+                text = self._loaded.llm.detokenize(list(ids[len(tokens) :])).decode(
+                    "utf-8", "ignore"
+                )
+                if len(text) > sent[0]:
+                    on_text(text[sent[0] :])
+                    sent[0] = len(text)
             if deadline is not None and time.monotonic() > deadline:
                 stopped = "timeout"
             elif len(ids) >= limit:

@@ -21,6 +21,7 @@ body; a body that is not JSON or has no text where the answer should be
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gno.adapters.openai_http.client import HttpFailure, HttpModel
@@ -55,6 +56,7 @@ class HttpGenerator(HttpModel):
         schema: dict[str, Any] | None = None,
         max_tokens: int = DEFAULT_GENERATE_TOKENS,
         timeout: float | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> str:
         body: dict[str, Any] = {
             "messages": [{"role": "user", "content": prompt}],
@@ -85,6 +87,8 @@ class HttpGenerator(HttpModel):
             raise _invalid("choices[0].message.content is not text")
         if schema is not None and choice.get("finish_reason") == "length":
             raise GenerationError(INVALID_OUTPUT, f"JSON answer cut off at {max_tokens} tokens")
+        if on_text is not None:  # not streamed over HTTP: the whole answer at once
+            on_text(content)
         return content
 
 

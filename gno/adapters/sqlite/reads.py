@@ -272,3 +272,13 @@ class DocumentReads:
             "last_updated": one("SELECT max(updated_at) FROM documents"),
             "collections": one("SELECT count(*) FROM collections"),
         }
+
+    def identity_rows(self) -> list[tuple[str, str, str]]:
+        """(uri, source hash, mirror hash) of every active document, by URI: what the
+        Context Capsule's index fingerprint is computed over (indexing order plays no part)."""
+        return [
+            (uri, source or "", mirror or "")
+            for uri, source, mirror in self.conn.execute(
+                "SELECT uri, source_hash, mirror_hash FROM documents WHERE active = 1 ORDER BY uri"
+            )
+        ]

@@ -1,0 +1,98 @@
+"""`gno context …` and `gno ask` as real processes: outputs valid against their schemas,
+GNO's exit codes, no partial --output file, and ask's fail-fast without a gen model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from contract_helpers import MISC, NOTES, gno_env, gno_err, gno_ok, run_gno, write_tree
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("context")
+    notes = write_tree(root / "corpus" / "notes", NOTES)
+    misc = write_tree(root / "corpus" / "misc", MISC)
+    env = gno_env(root)
+    env["GNO_GEN_MODEL"] = f"file:{root / 'no-such-gen.gguf'}"
+    gno_ok(env, "init", "--json")
+    gno_ok(env, "collection", "add", str(notes), "--name", "notes", "--json")
+    gno_ok(env, "collection", "add", str(misc), "--name", "misc", "--json")
+    gno_ok(env, "update", "--json")
+    return env
+
+
+def _files(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir()}
+
+
+def test_configured_contexts(env: dict[str, str]) -> None:
+    assert run_gno(env, "context", "add", "/", "Prefer the runbooks.").returncode == 0
+    assert run_gno(env, "context", "add", "notes:", "Drafts.").returncode == 0
+    assert run_gno(env, "context", "add", "notes:", "Older drafts.").returncode == 0
+    gno_err(env, 1, "context", "add", "notes:", "Drafts.", "--json")  # exact duplicate
+    gno_err(env, 1, "context", "add", "not a scope", "x", "--json")
+    listed = gno_ok(env, "context", "list", "--json")
+    assert {"scope": "notes:", "text": "Drafts."} in listed
+    assert gno_ok(env, "context", "check", "--json")["valid"] is True
+    gno_err(env, 1, "context", "rm", "notes:", "--json")  # two texts: ambiguous, nothing removed
+    assert len(gno_ok(env, "context", "list", "--json")) == 3
+    assert run_gno(env, "context", "rm", "notes:", "Older drafts.").returncode == 0
+    capsule = gno_ok(env, "context", "build", "lighthouse", "--budget", "12000", "--fast", "--json")
+    guidance = {c["text"] for c in capsule["guidance"]["configuredContexts"]}
+    assert "Prefer the runbooks." in guidance  # trusted guidance, never evidence
+    assert all("Prefer the runbooks." not in e["text"] for e in capsule["evidence"])
+    assert run_gno(env, "context", "rm", "notes:").returncode == 0
+    assert run_gno(env, "context", "rm", "/").returncode == 0
+
+
+def test_build_output_verify_and_bad_capsules(env: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "cap.json"
+    args = ["context", "build", "lighthouse keeper", "--budget", "12000", "--fast"]
+    done = run_gno(env, *args, "--json", "--output", str(out))
+    assert done.returncode == 0 and done.stdout == ""
+    capsule = json.loads(out.read_text())
+    receipt = gno_ok(env, "context", "verify", str(out), "--json")
+    assert receipt["capsuleId"] == capsule["capsuleId"]
+    assert receipt["contentStatus"] == "unchanged"
+    md = run_gno(env, "context", "verify", str(out))
+    assert md.returncode == 0 and md.stdout.startswith("# Capsule verification")
+    assert "\n# Context Capsule\n" in run_gno(env, *args).stdout  # Markdown by default
+
+    before = _files(tmp_path)
+    target = tmp_path / "never.json"
+    gno_err(env, 1, *args[:3], "--budget", "0", "--json", "--output", str(target))
+    gno_err(
+        env, 1, "context", "build", "   ", "--budget", "12000", "--json", "--output", str(target)
+    )
+    gno_err(env, 1, *args, "-c", "nope", "--json", "--output", str(target))
+    assert _files(tmp_path) == before  # no partial file, no temporary left behind
+
+    text = out.read_text()
+    cases: dict[str, str] = {
+        "truncated.json": text[: len(text) // 2],
+        "not-json.json": "not json at all",
+        "forged.json": json.dumps(capsule | {"goal": "forged goal"}),
+        "other-index.json": json.dumps(
+            capsule | {"scope": capsule["scope"] | {"indexName": "elsewhere"}}
+        ),
+    }
+    codes = {}
+    for name, body in cases.items():
+        (tmp_path / name).write_text(body)
+        codes[name] = gno_err(env, 1, "context", "verify", str(tmp_path / name), "--json")
+    assert all(c["code"] == "VALIDATION" for c in codes.values())
+    assert codes["truncated.json"]["message"] == "Context input is invalid."
+    assert codes["not-json.json"]["message"] == "Context input is invalid."
+    assert codes["forged.json"]["message"].startswith("Capsule identity does not match")
+    assert codes["other-index.json"]["message"].startswith("Capsule identity does not match")
+
+
+def test_ask_without_a_gen_model(env: dict[str, str]) -> None:
+    retrieval = gno_ok(env, "ask", "lighthouse", "--json")
+    assert retrieval["results"] and "answer" not in retrieval
+    failed = gno_err(env, 2, "ask", "lighthouse", "--answer", "--json")
+    assert "gno models pull --gen" in failed["message"]
+    gno_err(env, 1, "ask", "lighthouse", "--verify", "--no-answer", "--json")
