@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from gno.rows import (
     BacklogRow,
+    ContainerState,
     DocRow,
     DocState,
     Edge,
@@ -446,8 +447,31 @@ class IndexMeta(Protocol):
     def integrity_ok(self) -> bool: ...
 
 
+class IndexRecords(Protocol):
+    """The record lane's rows (spec/records.md): export containers and record provenance."""
+
+    def record_containers(self, collection: str) -> dict[str, ContainerState]: ...
+
+    def save_container(
+        self,
+        collection: str,
+        rel_path: str,
+        state: ContainerState,
+        error_message: str | None = None,
+    ) -> None: ...
+
+    def drop_container(self, collection: str, rel_path: str) -> None: ...
+
+    def record_error(self, collection: str, rel_path: str, code: str, message: str) -> None: ...
+
+    def save_record(self, doc_id: int, container_path: str, record: dict[str, Any]) -> None: ...
+
+    def records_for(self, doc_ids: Sequence[int]) -> dict[int, tuple[str, dict[str, Any]]]: ...
+
+
 class Store(
     IndexReads,
+    IndexRecords,
     IndexWrites,
     IndexVectors,
     IndexGraph,

@@ -93,6 +93,21 @@ class DocState:
 
 
 @dataclass(frozen=True, slots=True)
+class ContainerState:
+    """An export container as the record lane last imported it (spec/records.md)."""
+
+    size: int
+    mtime_ns: int
+    inode: int | None
+    source_hash: str | None
+    fingerprint: str
+    ingest_version: int
+    complete: bool
+    records: int
+    error_code: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class DocRow:
     id: int
     collection: str

@@ -49,6 +49,10 @@ class Job:
     data: bytes
     source_hash: str
     language_hint: str | None
+    # Record lane (services/sync_records.py): the record's title and its adapter as the
+    # converter; the virtual document itself is Markdown the lane built.
+    title: str | None = None
+    converter: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -109,15 +113,19 @@ def _process(job: Job) -> Converted | Failed:
         job.rel_path,
         job.ext,
         markdown_syntax=job.ext in MARKDOWN_SYNTAX,
-        converter_title=conversion.title,
+        converter_title=job.title or conversion.title,
         language_hint=job.language_hint,
+    )
+    converter_id, converter_version = job.converter or (
+        conversion.converter_id,
+        conversion.converter_version,
     )
     return Converted(
         analysis,
         index_text(analysis.title),
         index_text(analysis.mirror),
-        conversion.converter_id,
-        conversion.converter_version,
+        converter_id,
+        converter_version,
     )
 
 

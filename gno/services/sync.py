@@ -40,6 +40,7 @@ from gno.rows import DocState, SourceFile
 from gno.services.index_guard import CollectionChangedError, SyncGuard
 from gno.services.sync_paths import check_paths
 from gno.services.sync_plan import ContentStep, Step, SyncPlan, content_step, plan_sync
+from gno.services.sync_records import RecordSync, file_states, split_entries
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 BATCH_FILES = 200  # files per write transaction
@@ -147,9 +148,13 @@ class CollectionSync:
             # Like a missing root: report it and leave every document under it alone.
             self._error(rel_dir, READ_ERROR, f"Cannot read folder {rel_dir or root}: {reason}")
         states = self.store.doc_states(self.coll.name)
-        plan = plan_sync(entries, states, unreadable=[rel for rel, _ in unreadable])
+        files, containers = split_entries(entries)
+        unproven = [rel for rel, _ in unreadable]
+        plan = plan_sync(files, file_states(states), unreadable=unproven)
         self._total = len(entries)
-        self._apply_entries(entries, states, plan)
+        self._apply_entries(files, states, plan)
+        RecordSync(self, states).run(containers, complete=True, unreadable=unproven)
+        self._flush()
         # Only a complete walk may soft-delete: an interrupted one never gets here, and
         # nothing under a folder the walk could not read counts as gone (the plan's rule).
         vanished = [(rel, states[rel].id) for rel in self._vanished if states[rel].active]
@@ -161,7 +166,7 @@ class CollectionSync:
             if gone:
                 self.store.inactivate(gone)
             self.store.mark_synced(self.coll.name)
-        self.tally.inactivated = len(gone)
+        self.tally.inactivated += len(gone)
         return self.tally
 
     def run_paths(self, rel_paths: list[str]) -> CollectionTally:
@@ -173,12 +178,15 @@ class CollectionSync:
         real_root = os.path.realpath(root)
         states = self.store.doc_states(self.coll.name)
         entries, gone = [], []
+        records = RecordSync(self, states)
         for rel in rel_paths:
             path = os.path.join(real_root, rel)
             try:
                 real = os.path.realpath(path)
                 st = os.stat(real)
             except FileNotFoundError:
+                if rel in records.containers:
+                    records.remove(rel)
                 state = states.get(rel)
                 if state is not None and state.active:
                     gone.append(state.id)
@@ -192,11 +200,14 @@ class CollectionSync:
             special = special_kind(st.st_mode)
             entries.append(WalkEntry(rel, path, st.st_size, st.st_mtime_ns, st.st_ino, special))
         self._total = len(entries)
-        self._apply_entries(entries, states, plan_sync(entries, states, complete=False))
+        files, containers = split_entries(entries)
+        self._apply_entries(files, states, plan_sync(files, file_states(states), complete=False))
+        records.run(containers, complete=False, unreadable=[])
+        self._flush()
         if gone:
             with self.guard.commit(), self.store.write():
                 self.store.inactivate(gone)
-        self.tally.inactivated = len(gone)
+        self.tally.inactivated += len(gone)
         return self.tally
 
     def _apply_entries(
