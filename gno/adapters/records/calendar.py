@@ -2,10 +2,10 @@
 
 Parsed by ``icalendar`` (RFC 5545; the whole file, so calendars have a smaller size cap,
 ``MAX_CALENDAR_BYTES``). A recurring event stays one record whose anchors list its first
-occurrences, at most 64 (engine.md §2.7): the rule is expanded lazily by
-``dateutil.rrule`` and only for DAILY or coarser frequencies, so a rule with a hundred
-thousand occurrences, or one that never matches, costs at most 64 steps of a bounded
-search. A component with an unreadable start date is a malformed row; the others are kept.
+occurrences, at most 64 (engine.md §2.7), expanded here for the simple rules
+(DAILY, WEEKLY with BYDAY, MONTHLY, YEARLY; INTERVAL, COUNT, UNTIL) in a loop of at most
+1,024 steps, so a rule with a hundred thousand occurrences, or one that never matches,
+costs next to nothing; other rules keep their text only (the record's "Repeats" line). A component with an unreadable start date is a malformed row; the others are kept.
 """
 
 from __future__ import annotations
@@ -130,15 +130,71 @@ def _span(start: dt.date | None, end: dt.date | None) -> str:
 
 
 def _occurrences(rule: Any, start: dt.date) -> list[str]:
-    """The first occurrences of a rule (at most 64; none for sub-daily frequencies)."""
-    from dateutil.rrule import rrulestr  # type: ignore[import-untyped]  # icalendar's dependency
+    """The first occurrences of a simple rule, at most 64; none for a rule this does not
+    expand (sub-daily, or BY* parts other than a weekly BYDAY). Every loop here is bounded
+    by a step count, so no rule can make it search for long (a general expander such as
+    dateutil's searches up to year 9999 for a rule that never matches)."""
+    parts = {str(k).upper(): v for k, v in rule.items()}
+    freq = str((parts.get("FREQ") or [""])[0]).upper()
+    allowed = {"FREQ", "INTERVAL", "COUNT", "UNTIL", "WKST"} | (
+        {"BYDAY"} if freq == "WEEKLY" else set()
+    )
+    if freq not in _EXPANDED_FREQS or set(parts) - allowed:
+        return []
+    interval = max(1, min(int((parts.get("INTERVAL") or [1])[0]), 1000))
+    count = int((parts.get("COUNT") or [MAX_RECURRENCE_ANCHORS])[0])
+    limit = max(0, min(count, MAX_RECURRENCE_ANCHORS))
+    until = (parts.get("UNTIL") or [None])[0]
+    days = [_WEEKDAYS.get(str(d).upper()[-2:]) for d in parts.get("BYDAY") or []]
+    out: list[str] = []
+    for step in range(MAX_RECURRENCE_ANCHORS * 16):
+        if len(out) >= limit:
+            break
+        for moment in _step(start, freq, interval, step, days):
+            if _after(moment, until):
+                return out
+            if moment >= start and len(out) < limit:
+                out.append(moment.isoformat())
+    return out
 
-    freqs = rule.get("FREQ") or []
-    if not freqs or str(freqs[0]).upper() not in _EXPANDED_FREQS:
+
+_WEEKDAYS = {"MO": 0, "TU": 1, "WE": 2, "TH": 3, "FR": 4, "SA": 5, "SU": 6}
+
+
+def _step(
+    start: dt.date, freq: str, interval: int, step: int, days: list[int | None]
+) -> list[dt.date]:
+    """The occurrences of period ``step`` (empty when the date does not exist, e.g. 31 April)."""
+    if freq == "DAILY":
+        return [start + dt.timedelta(days=interval * step)]
+    if freq == "WEEKLY":
+        week = start + dt.timedelta(weeks=interval * step)
+        wanted = sorted({d for d in days if d is not None}) or [start.weekday()]
+        monday = week - dt.timedelta(days=week.weekday())
+        return [monday + dt.timedelta(days=d) for d in wanted]
+    months = interval * step * (12 if freq == "YEARLY" else 1)
+    total = start.month - 1 + months
+    year = start.year + total // 12
+    if year > dt.MAXYEAR:
         return []
-    begin = start if isinstance(start, dt.datetime) else dt.datetime.combine(start, dt.time())
     try:
-        expanded = rrulestr(rule.to_ical().decode("ascii", "replace"), dtstart=begin)
-        return [o.isoformat() for o in islice(iter(expanded), MAX_RECURRENCE_ANCHORS)]
-    except (ValueError, TypeError, OverflowError):
+        return [start.replace(year=year, month=total % 12 + 1)]
+    except ValueError:
         return []
+
+
+def _after(moment: dt.date, until: Any) -> bool:
+    if not isinstance(until, dt.date):
+        return False
+    try:
+        if isinstance(moment, dt.datetime) and isinstance(until, dt.datetime):
+            if (moment.tzinfo is None) != (until.tzinfo is None):
+                return moment.replace(tzinfo=None) > until.replace(tzinfo=None)
+            return moment > until
+        return _day(moment) > _day(until)
+    except (TypeError, ValueError):
+        return False
+
+
+def _day(value: dt.date) -> dt.date:
+    return value.date() if isinstance(value, dt.datetime) else value
