@@ -99,7 +99,7 @@ bench: $(STAMP)
 	# lane refactor: its bench line goes here
 	# lane context: its bench line goes here
 	# lane setup: its bench line goes here
-	# lane records: its bench line goes here
+	$(BIN)/python bench/records.py
 
 clean:
 	rm -rf .demo

@@ -452,6 +452,8 @@ class IndexRecords(Protocol):
 
     def record_containers(self, collection: str) -> dict[str, ContainerState]: ...
 
+    def record_states(self, collection: str, prefix: str) -> dict[str, DocState]: ...
+
     def save_container(
         self,
         collection: str,

@@ -35,6 +35,7 @@ MAX_LOCATOR_CHARS = 512
 _MD_META = frozenset("\\`*_[]<>#|~!")
 # Characters that start a block (list, setext underline, frontmatter fence) only at a line start.
 _LINE_START_META = frozenset("-+=")
+_ESCAPES = str.maketrans({ch: "\\" + ch for ch in _MD_META})
 
 
 @dataclass(frozen=True)
@@ -83,14 +84,22 @@ def fingerprint(adapter_id: str, version: str, settings: dict[str, Any]) -> str:
 
 
 def escape_inline(text: str) -> str:
-    """Text with every Markdown/HTML metacharacter backslash-escaped (one line or many)."""
-    if any(ch in _MD_META for ch in text):
-        text = "".join("\\" + ch if ch in _MD_META else ch for ch in text)
-    stripped = text.lstrip(" ")
-    if stripped[:1] in _LINE_START_META or _ordered_marker(stripped):
-        cut = len(text) - len(stripped)
-        text = text[:cut] + "\\" + stripped
-    return text
+    """Text with every Markdown/HTML metacharacter backslash-escaped (one line)."""
+    return _escape_start(text.translate(_ESCAPES))
+
+
+def _escape_start(line: str) -> str:
+    stripped = line.lstrip(" ")
+    first = stripped[:1]
+    if not first:
+        return line
+    cut = len(line) - len(stripped)
+    if first in _LINE_START_META:
+        return line[:cut] + "\\" + stripped
+    if first.isdigit() and _ordered_marker(stripped):  # "12." -> "12\." (not a list)
+        digits = len(stripped) - len(stripped.lstrip("0123456789"))
+        return line[: cut + digits] + "\\" + line[cut + digits :]
+    return line
 
 
 def _ordered_marker(text: str) -> bool:
@@ -102,7 +111,7 @@ def _ordered_marker(text: str) -> bool:
 def escape_block(text: str) -> str:
     """A body: lines kept, each escaped (a ``---`` line cannot open frontmatter, a fence
     cannot open code, a ``#`` cannot make a heading)."""
-    return "\n".join(escape_inline(line) for line in text.split("\n"))
+    return "\n".join(_escape_start(line) for line in text.translate(_ESCAPES).split("\n"))
 
 
 def clip(text: str, limit: int = MAX_FIELD_CHARS) -> str:

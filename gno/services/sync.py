@@ -40,7 +40,7 @@ from gno.rows import DocState, SourceFile
 from gno.services.index_guard import CollectionChangedError, SyncGuard
 from gno.services.sync_paths import check_paths
 from gno.services.sync_plan import ContentStep, Step, SyncPlan, content_step, plan_sync
-from gno.services.sync_records import RecordSync, file_states, split_entries
+from gno.services.sync_records import RecordSync, split_entries
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 BATCH_FILES = 200  # files per write transaction
@@ -150,10 +150,10 @@ class CollectionSync:
         states = self.store.doc_states(self.coll.name)
         files, containers = split_entries(entries)
         unproven = [rel for rel, _ in unreadable]
-        plan = plan_sync(files, file_states(states), unreadable=unproven)
+        plan = plan_sync(files, states, unreadable=unproven)
         self._total = len(entries)
         self._apply_entries(files, states, plan)
-        RecordSync(self, states).run(containers, complete=True, unreadable=unproven)
+        RecordSync(self).run(containers, complete=True, unreadable=unproven)
         self._flush()
         # Only a complete walk may soft-delete: an interrupted one never gets here, and
         # nothing under a folder the walk could not read counts as gone (the plan's rule).
@@ -178,7 +178,7 @@ class CollectionSync:
         real_root = os.path.realpath(root)
         states = self.store.doc_states(self.coll.name)
         entries, gone = [], []
-        records = RecordSync(self, states)
+        records = RecordSync(self)
         for rel in rel_paths:
             path = os.path.join(real_root, rel)
             try:
@@ -201,7 +201,7 @@ class CollectionSync:
             entries.append(WalkEntry(rel, path, st.st_size, st.st_mtime_ns, st.st_ino, special))
         self._total = len(entries)
         files, containers = split_entries(entries)
-        self._apply_entries(files, states, plan_sync(files, file_states(states), complete=False))
+        self._apply_entries(files, states, plan_sync(files, states, complete=False))
         records.run(containers, complete=False, unreadable=[])
         self._flush()
         if gone:

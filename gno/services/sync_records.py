@@ -71,6 +71,7 @@ class Import:
     failures: list[str] = field(default_factory=list)
     failed: int = 0
     stop: tuple[str, str] | None = None  # (code, reason) of a cap that ended the import
+    states: dict[str, DocState] = field(default_factory=dict)  # the container's records
 
     def fail(self, locator: str, reason: str) -> None:
         self.failed += 1
@@ -85,11 +86,10 @@ class Import:
 class RecordSync:
     """The record lane of one ``CollectionSync`` (whose tally, queue and guard it uses)."""
 
-    def __init__(self, owner: CollectionSync, states: dict[str, DocState]) -> None:
+    def __init__(self, owner: CollectionSync) -> None:
         self.owner = owner
         self.store = owner.store
         self.coll = owner.coll
-        self.states = states
         self.containers = self.store.record_containers(self.coll.name)
         self.runner = JobRunner()
 
@@ -113,8 +113,8 @@ class RecordSync:
 
     def remove(self, rel: str) -> None:
         """A container that is gone: its records leave search, its state row goes."""
-        prefix = container_dir(rel)
-        gone = [(p, s.id) for p, s in self.states.items() if p.startswith(prefix) and s.active]
+        states = self.store.record_states(self.coll.name, container_dir(rel))
+        gone = [(p, s.id) for p, s in states.items() if s.active]
         for path, _ in gone:
             self.owner.tally.changed(path, "removed")
         self.owner.tally.inactivated += len(gone)
@@ -213,6 +213,7 @@ class RecordSync:
         self, entry: WalkEntry, adapter: Adapter, source_hash: str, *, is_new: bool
     ) -> None:
         imp = Import(entry, adapter, RECORD_EXTENSIONS[_ext(entry.rel_path)])
+        imp.states = self.store.record_states(self.coll.name, container_dir(entry.rel_path))
         stem = entry.rel_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         window: list[tuple[Job, dict[str, Any]]] = []
         try:
@@ -286,7 +287,7 @@ class RecordSync:
         imp.seen.add(rel)
         data = text.encode("utf-8")
         content_hash = hashlib.sha256(data + b"\0" + meta_text.encode("utf-8")).hexdigest()
-        state = self.states.get(rel)
+        state = imp.states.get(rel)
         if (
             state is not None
             and state.source_hash == content_hash
@@ -330,7 +331,7 @@ class RecordSync:
                 imp.entry.mtime_ns,
                 None,
             )
-            kind = "added" if job.rel_path not in self.states else "updated"
+            kind = "added" if job.rel_path not in imp.states else "updated"
             self.owner.tally.changed(job.rel_path, kind)
             self.owner._queue(self._saver(src, result, imp.entry.rel_path, info))
 
@@ -354,12 +355,7 @@ class RecordSync:
     def _finish(self, imp: Import, source_hash: str, is_new: bool) -> None:
         entry, tally = imp.entry, self.owner.tally
         if imp.complete:
-            prefix = container_dir(entry.rel_path)
-            gone = [
-                (p, s.id)
-                for p, s in self.states.items()
-                if p.startswith(prefix) and s.active and p not in imp.seen
-            ]
+            gone = [(p, s.id) for p, s in imp.states.items() if s.active and p not in imp.seen]
             if gone:
                 for path, _ in gone:
                     tally.changed(path, "removed")
@@ -412,8 +408,3 @@ def split_entries(entries: list[WalkEntry]) -> tuple[list[WalkEntry], list[WalkE
     for entry in entries:
         (containers if _ext(entry.rel_path) in RECORD_EXTENSIONS else files).append(entry)
     return files, containers
-
-
-def file_states(states: dict[str, DocState]) -> dict[str, DocState]:
-    """The states the file planner sees: record documents belong to the record lane."""
-    return {rel: s for rel, s in states.items() if not rel.startswith(".gno/records/")}

@@ -1,6 +1,6 @@
 """Mail records: one record per message of an ``.mbox`` mailbox or an ``.eml`` file.
 
-The mailbox is streamed line by line and split at ``From `` lines (mboxrd/mboxo: a
+The mailbox is streamed in 1 MiB blocks and split at ``From `` lines (mboxrd/mboxo: a
 ``From `` line after a blank line starts a message), so a 100 MiB mailbox is never held
 whole: only one message at a time, and at most ``MAX_MESSAGE_BYTES`` of it. The standard
 library's ``mailbox.mbox`` also scans the whole file into a table of contents but gives
@@ -38,50 +38,63 @@ def read_mbox(stream: BinaryIO) -> Iterator[Record | Malformed]:
     first = stream.readline(MAX_LINE_BYTES)
     if not first.startswith(b"From "):
         raise NotAMailbox("Not an mbox mailbox: it does not start with a 'From ' line")
-    number, start_line, line_no = 1, 2, 1
-    lines: list[bytes] = []
-    size, over, previous_blank = 0, False, False
-    ended_cleanly = True
+    number, line_no = 1, 2  # the message's first line (after its "From " line)
+    buf, over, dropped = b"", False, 0  # dropped: lines of an oversized message let go
     while True:
-        line = stream.readline(MAX_LINE_BYTES)
-        if not line:
+        block = stream.read(_BLOCK)
+        buf += block
+        while (cut := _separator(buf)) >= 0:
+            raw, buf = buf[:cut], buf[cut:]
+            lines = raw.count(b"\n") + dropped
+            yield from _message(raw, number, line_no, line_no + lines - 1, over, truncated=False)
+            number, line_no, over, dropped = number + 1, line_no + lines + 1, False, 0
+            buf = buf[buf.index(b"\n") + 1 :] if b"\n" in buf else b""  # its "From " line
+        if len(buf) > MAX_MESSAGE_BYTES:  # one message larger than the cap: drop its bytes
+            keep = buf[-8:]  # enough to see a separator that spans two blocks
+            dropped += buf[:-8].count(b"\n")
+            buf, over = keep, True
+        if not block:
             break
-        line_no += 1
-        ended_cleanly = line.endswith(b"\n")
-        if line.startswith(b"From ") and previous_blank:
-            yield from _message(lines, number, start_line, line_no - 2, over, truncated=False)
-            number, start_line, lines, size, over = number + 1, line_no + 1, [], 0, False
-            previous_blank = False
-            continue
-        previous_blank = line in (b"\n", b"\r\n")
-        size += len(line)
-        if size > MAX_MESSAGE_BYTES:
-            over = True
-        elif not over:
-            lines.append(line[1:] if line.startswith(b">From ") else line)
-    yield from _message(lines, number, start_line, line_no, over, truncated=not ended_cleanly)
+    lines = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1) + dropped
+    truncated = bool(buf) and not buf.endswith(b"\n")
+    yield from _message(buf, number, line_no, line_no + lines - 1, over, truncated=truncated)
+
+
+_BLOCK = 1024 * 1024
+
+
+def _separator(buf: bytes) -> int:
+    """Offset of the next "From " line that follows a blank line (-1: none yet)."""
+    at = 0
+    while (found := buf.find(b"\nFrom ", at)) >= 0:
+        if buf[found - 1 : found] == b"\n" or buf[found - 2 : found] == b"\n\r":
+            return found + 1
+        at = found + 1
+    return -1
 
 
 def read_eml(stream: BinaryIO) -> Iterator[Record | Malformed]:
     data = stream.read(MAX_MESSAGE_BYTES + 1)
-    lines = data.splitlines(keepends=True)
-    yield from _message(lines, 1, 1, len(lines), len(data) > MAX_MESSAGE_BYTES, truncated=False)
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    yield from _message(data, 1, 1, lines, len(data) > MAX_MESSAGE_BYTES, truncated=False)
 
 
 def _message(
-    lines: list[bytes], number: int, first: int, last: int, over: bool, *, truncated: bool
+    raw: bytes, number: int, first: int, last: int, over: bool, *, truncated: bool
 ) -> Iterator[Record | Malformed]:
+    if raw.endswith(b"\n\n") or raw.endswith(b"\r\n\r\n"):
+        last -= 1  # the blank line that separates messages is not the message's
     locator = f"message:{number} lines:{first}-{max(first, last)}"
     if over:
         yield Malformed(locator, f"Message is larger than {MAX_MESSAGE_BYTES // 2**20} MiB")
         return
-    while lines and lines[-1] in (b"\n", b"\r\n"):
-        lines.pop()  # the blank line that separates messages
-    if not lines:
+    raw = raw.replace(b"\n>From ", b"\nFrom ")  # mboxrd/mboxo quoting of body lines
+    if raw.startswith(b">From "):
+        raw = raw[1:]
+    if not raw.strip():
         yield Malformed(locator, "Empty message")
         return
-    raw = b"".join(lines)
-    if b"\n\n" not in raw.replace(b"\r\n", b"\n"):
+    if b"\n\n" not in raw and b"\r\n\r\n" not in raw:
         yield Malformed(locator, "Message is cut inside its headers (no blank line after them)")
         return
     if truncated:
@@ -146,6 +159,8 @@ def header(msg: Message, name: str) -> str:
     value = msg.get(name)
     if value is None:
         return ""
+    if "=?" not in value:  # no encoded word: nothing to decode (the common case)
+        return " ".join(str(value).split())[:MAX_FIELD_CHARS]
     try:
         text = str(email.header.make_header(email.header.decode_header(str(value))))
     except (LookupError, ValueError, UnicodeError, email.errors.HeaderParseError):

@@ -9,13 +9,32 @@ from typing import Any
 
 import apsw
 
-from gno.rows import ContainerState, now_iso
+from gno.rows import ContainerState, DocState, now_iso
 
 ID_BATCH = 10_000
 
 
 class RecordStore:
     conn: apsw.Connection
+    _journal_known: tuple[str, set[str]] | None  # DocumentJournal's paths known at sync start
+
+    def record_states(self, collection: str, prefix: str) -> dict[str, DocState]:
+        """The states of the record documents under ``prefix`` (one container's folder,
+        ending in "/"): a range scan of the (collection, rel_path) index, so a sync reads
+        only the records of the containers that changed."""
+        rows = self.conn.execute(
+            "SELECT rel_path, id, source_size, source_mtime_ns, source_inode, source_hash, "
+            "mirror_hash, active, ingest_version, last_error_code FROM documents "
+            "WHERE collection = ? AND rel_path >= ? AND rel_path < ?",
+            (collection, prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)),
+        )
+        states = {
+            r[0]: DocState(r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9]) for r in rows
+        }
+        known = getattr(self, "_journal_known", None)
+        if known is not None and known[0] == collection:
+            known[1].update(states)  # their writes must read the row they replace
+        return states
 
     def record_containers(self, collection: str) -> dict[str, ContainerState]:
         rows = self.conn.execute(

@@ -33,7 +33,9 @@ class DocumentWrites(DocumentJournal):
     def doc_states(self, collection: str) -> dict[str, DocState]:
         rows = self.conn.execute(
             "SELECT rel_path, id, source_size, source_mtime_ns, source_inode, source_hash, mirror_hash, active, "
-            "ingest_version, last_error_code FROM documents WHERE collection = ?",
+            "ingest_version, last_error_code FROM documents WHERE collection = ? "
+            # record documents are the record lane's, loaded per container (records.py)
+            "AND NOT (rel_path >= '.gno/records/' AND rel_path < '.gno/records0')",
             (collection,),
         )
         states = {
