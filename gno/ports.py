@@ -471,9 +471,26 @@ class IndexRecords(Protocol):
     def records_for(self, doc_ids: Sequence[int]) -> dict[int, tuple[str, dict[str, Any]]]: ...
 
 
+class IndexMetadata(Protocol):
+    """Content-type fingerprints and typed frontmatter metadata per document."""
+
+    def set_doc_meta(
+        self,
+        doc_id: int,
+        frontmatter_type: str | None,
+        rules_fp: str | None,
+        metadata_json: str | None,
+    ) -> None: ...
+
+    def metadata_registry(self, collection: str | None, values: int) -> list[dict[str, Any]]: ...
+
+    def mirror_content_types(self, mirror_hashes: list[str]) -> dict[str, tuple[str, str]]: ...
+
+
 class Store(
     IndexReads,
     IndexRecords,
+    IndexMetadata,
     IndexWrites,
     IndexVectors,
     IndexGraph,

@@ -90,6 +90,8 @@ class DocState:
     active: bool
     ingest_version: int
     error_code: str | None
+    frontmatter_type: str | None = None
+    rules_fp: str | None = None  # content-type rules that classify it (core/content_types)
 
 
 @dataclass(frozen=True, slots=True)

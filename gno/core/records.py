@@ -32,7 +32,7 @@ MAX_FIELD_CHARS = 2048
 MAX_LOCATOR_CHARS = 512
 
 # Characters that start Markdown or HTML syntax anywhere in a line: each is backslash-escaped.
-_MD_META = frozenset("\\`*_[]<>#|~!")
+_MD_META = frozenset("\\`*_[]()<>#|~!")
 # Characters that start a block (list, setext underline, frontmatter fence) only at a line start.
 _LINE_START_META = frozenset("-+=")
 _ESCAPES = str.maketrans({ch: "\\" + ch for ch in _MD_META})

@@ -33,6 +33,7 @@ from gno.ports import (
 if TYPE_CHECKING:  # analysis and process pools load only when a file needs converting
     from concurrent.futures import ProcessPoolExecutor
 
+    from gno.core.content_types import ContentTypes
     from gno.core.document import Analysis
 
 MAX_MIRROR_CHARS = 50_000_000
@@ -53,6 +54,7 @@ class Job:
     # converter; the virtual document itself is Markdown the lane built.
     title: str | None = None
     converter: tuple[str, str] | None = None
+    content_types: ContentTypes | None = None  # index.yml contentTypes (core/content_types)
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,7 @@ def _process(job: Job) -> Converted | Failed:
         markdown_syntax=job.ext in MARKDOWN_SYNTAX,
         converter_title=job.title or conversion.title,
         language_hint=job.language_hint,
+        content_types=job.content_types,
     )
     converter_id, converter_version = job.converter or (
         conversion.converter_id,

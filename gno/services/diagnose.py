@@ -154,6 +154,9 @@ def diagnose(app: App, inp: QueryDiagnoseInput) -> QueryDiagnose:
         if run.modes:
             meta["queryModes"] = mode_counts(run.modes)
         meta["retrieval"] = retrieval_receipt(run, key)
+        if key in run.boosts:  # a content-type boost moved this document: 1.2 says how
+            result["schemaVersion"] = "1.2"
+            result["contentTypeBoost"] = run.boosts[key]
     return QueryDiagnose.model_validate(result)
 
 

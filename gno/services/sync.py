@@ -27,9 +27,11 @@ from gno_contracts.models.update_input import UpdateInput
 
 from gno.app import App
 from gno.config import Collection, load_config
+from gno.core.content_types import ContentTypes, parse_content_types
 from gno.core.globs import FileRules
 from gno.core.identity import make_uri, normalize_collection_name
 from gno.core.mime import SUPPORTED_EXTENSIONS, sniff_mime
+from gno.core.typed_metadata import dumps
 from gno.errors import Cancelled, NotFoundError
 from gno.index_lock import index_guard
 from gno.ingest.pipeline import Converted, Job, JobRunner
@@ -39,7 +41,14 @@ from gno.ports import INVALID_NAME, READ_ERROR, TOO_LARGE, UNSUPPORTED, Store
 from gno.rows import DocState, SourceFile
 from gno.services.index_guard import CollectionChangedError, SyncGuard
 from gno.services.sync_paths import check_paths
-from gno.services.sync_plan import ContentStep, Step, SyncPlan, content_step, plan_sync
+from gno.services.sync_plan import (
+    ContentStep,
+    Step,
+    SyncPlan,
+    content_step,
+    plan_sync,
+    rules_current,
+)
 from gno.services.sync_records import RecordSync, split_entries
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
@@ -103,8 +112,10 @@ class CollectionSync:
         collection: Collection,
         progress: Progress | None,
         guard: SyncGuard,
+        content_types: ContentTypes | None = None,
     ) -> None:
         self.store, self.coll, self.guard = store, collection, guard
+        self.content_types = content_types or ContentTypes()
         self.tally = CollectionTally(collection.name)
         self.progress = progress
         self._vanished: list[str] = []  # walked, then gone before it could be read
@@ -150,7 +161,7 @@ class CollectionSync:
         states = self.store.doc_states(self.coll.name)
         files, containers = split_entries(entries)
         unproven = [rel for rel, _ in unreadable]
-        plan = plan_sync(files, states, unreadable=unproven)
+        plan = plan_sync(files, states, unreadable=unproven, rules=self.content_types)
         self._total = len(entries)
         self._apply_entries(files, states, plan)
         RecordSync(self).run(containers, complete=True, unreadable=unproven)
@@ -201,7 +212,9 @@ class CollectionSync:
             entries.append(WalkEntry(rel, path, st.st_size, st.st_mtime_ns, st.st_ino, special))
         self._total = len(entries)
         files, containers = split_entries(entries)
-        self._apply_entries(files, states, plan_sync(files, states, complete=False))
+        self._apply_entries(
+            files, states, plan_sync(files, states, complete=False, rules=self.content_types)
+        )
         records.run(containers, complete=False, unreadable=[])
         self._flush()
         if gone:
@@ -303,15 +316,24 @@ class CollectionSync:
         )
 
     def _saver(self, src: SourceFile, result: Converted) -> Callable[[], object]:
-        return lambda: self.store.save_document(
-            src,
-            result.analysis,
-            fts_title=result.fts_title,
-            fts_body=result.fts_body,
-            converter_id=result.converter_id,
-            converter_version=result.converter_version,
-            language_hint=self.coll.language_hint,
-        )
+        analysis = result.analysis
+        rules_fp = self.content_types.doc_fingerprint(src.rel_path, analysis.frontmatter_type)
+
+        def save() -> None:
+            doc_id = self.store.save_document(
+                src,
+                analysis,
+                fts_title=result.fts_title,
+                fts_body=result.fts_body,
+                converter_id=result.converter_id,
+                converter_version=result.converter_version,
+                language_hint=self.coll.language_hint,
+            )
+            self.store.set_doc_meta(
+                doc_id, analysis.frontmatter_type, rules_fp, dumps(analysis.typed_metadata)
+            )
+
+        return save
 
     def _failure(self, src: SourceFile, code: str, message: str) -> Callable[[], object]:
         self._error(src.rel_path, code, message)
@@ -361,7 +383,8 @@ class CollectionSync:
         except OSError as exc:
             return self._failure(unread, READ_ERROR, exc.strerror or str(exc))
         source_hash = hashlib.sha256(data).hexdigest()
-        content = content_step(source_hash, state)
+        rules_ok = rules_current(entry.rel_path, state, self.content_types)
+        content = content_step(source_hash, state, rules_ok)
         if state is not None and content is not ContentStep.CONVERT:
             if content is ContentStep.TOUCH:
                 if state.active:
@@ -388,6 +411,7 @@ class CollectionSync:
             data,
             source_hash,
             self.coll.language_hint,
+            content_types=self.content_types if self.content_types.rules else None,
         )
 
 
@@ -415,6 +439,7 @@ def sync_collections(
         collections = [c for c in collections if c.name == wanted]
         if not collections:
             raise NotFoundError(f"Collection not found: {inp.collection}")
+    content_types = parse_content_types(app.config.raw.get("contentTypes"))
     started = time.perf_counter()
     tallies: list[CollectionTally] = []
     interrupted = False
@@ -422,7 +447,9 @@ def sync_collections(
         configured = load_config(app.paths.config_file).collections
         store.inactivate_collections_except([c.name for c in configured])
     for collection in collections:
-        sync = CollectionSync(store, collection, progress, SyncGuard(app.paths, collection))
+        sync = CollectionSync(
+            store, collection, progress, SyncGuard(app.paths, collection), content_types
+        )
         try:
             if rel_paths is None:
                 tallies.append(sync.run(inp.gitPull, inp.runUpdateCmd))

@@ -342,7 +342,10 @@ def m009_records(conn: apsw.Connection, settings: dict[str, str]) -> None:
     """The record lane (spec/records.md): ``record_containers`` keeps each export
     container's stat, hash, adapter fingerprint and last import outcome (stat-first
     re-sync, and which records a vanished container leaves); ``doc_records`` keeps the
-    provenance object of each record's virtual document."""
+    provenance object of each record's virtual document. ``documents`` gains the
+    frontmatter ``type`` and the fingerprint of the content-type rules that classified the
+    document (a rules change re-ingests exactly those, spec/records.md), and the typed
+    frontmatter metadata (``metadata_json``, GET /api/metadata)."""
     conn.execute(
         """
         CREATE TABLE record_containers (
@@ -366,5 +369,8 @@ def m009_records(conn: apsw.Connection, settings: dict[str, str]) -> None:
             container_path TEXT NOT NULL,
             record_json TEXT NOT NULL
         );
+        ALTER TABLE documents ADD COLUMN frontmatter_type TEXT;
+        ALTER TABLE documents ADD COLUMN content_rules_fp TEXT;
+        ALTER TABLE documents ADD COLUMN metadata_json TEXT;
         """
     )
