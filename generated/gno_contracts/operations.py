@@ -970,6 +970,29 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=True,
         cli_shape=None,
     ),
+    Operation(
+        id='metadata',
+        summary='Typed frontmatter metadata keys (string, number, date, list) with document counts and common values.',
+        input_schema='gno://schemas/metadata-input@1.0',
+        output_schema='gno://schemas/metadata@1.0',
+        input_model='metadata_input:MetadataInput',
+        output_model='metadata:MetadataRegistry',
+        access='read',
+        job=False,
+        cli='metadata',
+        mcp=None,
+        rest=RestBinding('GET', '/api/metadata', 200, None, None, None, None, None, None, None, None),
+        handler='gno.services.metadata:metadata',
+        starter=None,
+        execution='reader',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='metadata', params=(
+            CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
+            CliParam(name='values', flags=('--values',), help='Most common values per key (1-100).', kind='int', to='values', shown='10'),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.metadata:registry', exit=None, progress=None, quiet=False),
+    ),
 )
 
 BY_ID = {op.id: op for op in OPERATIONS}

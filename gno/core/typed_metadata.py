@@ -2,7 +2,7 @@
 of four types — ``string``, ``number``, ``date``, ``list`` — as stored per document and
 listed per collection by ``GET /api/metadata``.
 
-Typing: a YAML number (not a boolean) is a number; a YAML date, or a string that is an
+Typing: a number (a YAML number, not a boolean, or a plain decimal string) is a number; a YAML date, or a string that is an
 ISO-8601 date or date-time, is a date (stored as ISO-8601 UTC); a sequence is a list of
 strings; everything else scalar is a string. Nested mappings (``relations``) are not
 metadata. Keys are normalized like the rest of the frontmatter (camelCase → snake_case).
@@ -41,11 +41,25 @@ def typed_value(value: Any) -> tuple[str, Any] | None:
             return None
         if text[:4].isdigit() and (iso := parse_date(text)) is not None:
             return "date", iso
+        if (number := _number(text)) is not None:
+            return "number", number
         return "string", text[:MAX_VALUE_CHARS]
     if isinstance(value, list):
         items = [_item(v) for v in value[:MAX_LIST_ITEMS]]
         return "list", [i for i in items if i]
     return None
+
+
+def _number(text: str) -> int | float | None:
+    """A plain decimal (``3``, ``-1.5``): the frontmatter parser gives scalars as text.
+    Not ``nan``, ``1e5``, ``0x1f`` or ``1_000`` — only sign, digits and one point."""
+    body = text[1:] if text[:1] in "+-" else text
+    whole, _, fraction = body.partition(".")
+    if len(text) > 32 or not whole.isdigit() or (fraction and not fraction.isdigit()):
+        return None
+    if not whole.isascii() or not fraction.isascii():
+        return None
+    return float(text) if fraction else int(text)
 
 
 def _item(value: Any) -> str:

@@ -16,7 +16,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gno.core.identity import make_uri
 from gno.core.records import (
@@ -49,8 +49,37 @@ from gno.ports import CORRUPT, READ_ERROR, TOO_LARGE, UNSUPPORTED
 from gno.rows import INGEST_VERSION, ContainerState, DocState, SourceFile
 
 if TYPE_CHECKING:
+    from gno.config import Collection
     from gno.ingest.walker import WalkEntry
-    from gno.services.sync import CollectionSync
+    from gno.ports import Store
+
+
+class Tally(Protocol):
+    processed: int
+    added: int
+    updated: int
+    unchanged: int
+    skipped: int
+    inactivated: int
+
+    def changed(self, rel_path: str, kind: str) -> None: ...
+
+
+class CollectionSync(Protocol):
+    """What the record lane uses of ``services.sync.CollectionSync`` (its owner)."""
+
+    store: Store
+    coll: Collection
+
+    @property
+    def tally(self) -> Tally: ...
+
+    def _advance(self) -> None: ...
+
+    def _queue(self, write: Callable[[], object]) -> None: ...
+
+    def _error(self, rel_path: str, code: str, message: str) -> None: ...
+
 
 WINDOW_RECORDS = 512  # records converted per window (bounds memory)
 TIMEOUT = "TIMEOUT"

@@ -44,7 +44,9 @@ class MetadataStore:
                     out[mirror] = (kind, source or "")
         return out
 
-    def metadata_registry(self, collection: str | None, values: int) -> list[dict[str, Any]]:
+    def metadata_registry(
+        self, collection: str | None, values: int
+    ) -> tuple[list[dict[str, Any]], int]:
         """Each key: its type(s), how many active documents have it, its commonest values."""
         where = "active = 1 AND metadata_json IS NOT NULL"
         params: tuple[Any, ...] = ()
@@ -52,6 +54,7 @@ class MetadataStore:
             where += " AND collection = ?"
             params = (collection,)
         keys: dict[str, dict[str, Any]] = {}
+        documents = 0
         rows = self.conn.execute(
             f"SELECT metadata_json FROM documents WHERE {where} LIMIT {MAX_METADATA_DOCS}", params
         )
@@ -60,6 +63,7 @@ class MetadataStore:
                 data = json.loads(text)
             except ValueError:
                 continue
+            documents += 1
             for key, pair in data.items():
                 if not isinstance(pair, list) or len(pair) != 2:
                     continue
@@ -68,7 +72,7 @@ class MetadataStore:
                 entry["types"][kind] += 1
                 entry["count"] += 1
                 for item in value if isinstance(value, list) else [value]:
-                    entry["values"][str(item)] += 1
+                    entry["values"][str(item)[:256]] += 1
         out = []
         for key in sorted(keys):
             entry = keys[key]
@@ -87,4 +91,4 @@ class MetadataStore:
                     ],
                 }
             )
-        return out
+        return out, documents
