@@ -488,6 +488,8 @@ class IndexMetadata(Protocol):
 
     def mirror_content_types(self, mirror_hashes: list[str]) -> dict[str, tuple[str, str]]: ...
 
+    def doc_meta(self, doc_id: int) -> tuple[str | None, str | None, str | None]: ...
+
 
 class Store(
     IndexReads,

@@ -106,6 +106,17 @@ def test_search_boost_moves_ranking_and_is_reported(make_app):
     assert report.contentTypeBoost.cappedContribution == -0.05
     other = diagnose(app, QueryDiagnoseInput(query="orrery", target="notes/notes/n01.md"))
     assert other.schemaVersion.value == "1.0" and other.contentTypeBoost is None
+    assert report.target.contentTypeSource == "prefix"
+    assert report.target.contentTypeFingerprintMatches is True  # a boost is not a re-ingest
+    app = configure(app, [PERSON | {"searchBoost": 0.5, "graphHints": ["works_at"]}])
+    stale = diagnose(app, QueryDiagnoseInput(query="orrery", target="notes/people/ada.md"))
+    assert stale.target.graphHints == ["works_at"]
+    assert stale.target.contentTypeFingerprintMatches is False  # until the next sync
+    assert sync(app).collections[0].filesUpdated == 1
+    fresh = diagnose(app, QueryDiagnoseInput(query="orrery", target="notes/people/ada.md"))
+    assert fresh.target.contentTypeFingerprintMatches is True
+    app = configure(app, [PERSON | {"searchBoost": 0.5}])
+    sync(app)
     status = index_status(app, StatusInput())
     assert [(r.id, r.searchBoost) for r in status.contentTypeBoost.rules] == [("person", 0.5)]
     assert status.contentTypeBoost.rulesFingerprint == parse_content_types([PERSON]).fingerprint

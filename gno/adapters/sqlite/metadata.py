@@ -29,6 +29,15 @@ class MetadataStore:
             (frontmatter_type, rules_fp, metadata_json, doc_id),
         )
 
+    def doc_meta(self, doc_id: int) -> tuple[str | None, str | None, str | None]:
+        """(content_type_source, frontmatter_type, content_rules_fp) of one document."""
+        row = self.conn.execute(
+            "SELECT content_type_source, frontmatter_type, content_rules_fp FROM documents "
+            "WHERE id = ?",
+            (doc_id,),
+        ).fetchone()
+        return (row[0], row[1], row[2]) if row else (None, None, None)
+
     def mirror_content_types(self, mirror_hashes: list[str]) -> dict[str, tuple[str, str]]:
         """(content type, its source) of an active document per mirror hash."""
         out: dict[str, tuple[str, str]] = {}
