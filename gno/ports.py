@@ -454,6 +454,8 @@ class IndexRecords(Protocol):
 
     def record_states(self, collection: str, prefix: str) -> dict[str, DocState]: ...
 
+    def has_active_records(self, collection: str, prefix: str) -> bool: ...
+
     def save_container(
         self,
         collection: str,

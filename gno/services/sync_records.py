@@ -198,6 +198,7 @@ class RecordSync:
             same_setup
             and old is not None
             and (old.size, old.mtime_ns, old.inode) == (entry.size, entry.mtime_ns, entry.inode)
+            and self._records_present(entry.rel_path, old)
         ):
             if old.error_code:
                 self.owner.tally.skipped += 1
@@ -219,7 +220,12 @@ class RecordSync:
         except OSError as exc:
             self._error(entry, adapter, READ_ERROR, exc.strerror or str(exc))
             return
-        if same_setup and old is not None and old.source_hash == source_hash:
+        if (
+            same_setup
+            and old is not None
+            and old.source_hash == source_hash
+            and self._records_present(entry.rel_path, old)
+        ):
             self.owner.tally.unchanged += 1
             self._save(
                 entry.rel_path,
@@ -237,6 +243,12 @@ class RecordSync:
             )
             return
         self._import(entry, adapter, source_hash, is_new=old is None)
+
+    def _records_present(self, rel: str, old: ContainerState) -> bool:
+        """An import that left records still has them active (none were cleaned away)."""
+        if not old.records:
+            return True
+        return self.store.has_active_records(self.coll.name, container_dir(rel))
 
     def _import(
         self, entry: WalkEntry, adapter: Adapter, source_hash: str, *, is_new: bool

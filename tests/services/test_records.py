@@ -344,3 +344,21 @@ def test_deadline_stops_the_import_as_an_error(make_app, monkeypatch):
     assert code == "TIMEOUT" and "stopped after" in text
     assert len(records_of(app, "inbox.mbox")) < 3  # the import really stopped early
     assert search(app, "keepword").results
+
+
+def test_records_come_back_after_collection_removed_cleaned_and_readded(make_app, tmp_path):
+    """Removing a collection and `cleanup` delete its record rows; the container state
+    left behind must not make the unchanged mailbox look already imported."""
+    app, root = make_app({"keep.md": "# Keep\n\nkeepword\n"})
+    write_mbox(root / "inbox.mbox", three_messages())
+    sync(app)
+    env = os.environ.copy()
+    for args in (["collection", "remove", "notes"], ["update"], ["cleanup"]):
+        done = subprocess.run([*GNO, *args], capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, (args, done.stderr)
+    assert app.store().conn.execute("SELECT count(*) FROM documents").fetchone()[0] == 0
+    add = [*GNO, "collection", "add", str(root), "--name", "notes"]
+    done = subprocess.run(add, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    sync(app)
+    assert len(records_of(app, "inbox.mbox")) == 3 and search(app, "zeppelin").results

@@ -47,6 +47,16 @@ class RecordStore:
             for r in rows
         }
 
+    def has_active_records(self, collection: str, prefix: str) -> bool:
+        """Whether any record under ``prefix`` is active (one index lookup): records a
+        collection removal or ``cleanup`` took away make an unchanged container re-import."""
+        row = self.conn.execute(
+            "SELECT 1 FROM documents WHERE collection = ? AND rel_path >= ? AND rel_path < ? "
+            "AND active = 1 LIMIT 1",
+            (collection, prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)),
+        ).fetchone()
+        return row is not None
+
     def save_container(
         self,
         collection: str,
