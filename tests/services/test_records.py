@@ -362,3 +362,30 @@ def test_records_come_back_after_collection_removed_cleaned_and_readded(make_app
     assert done.returncode == 0, done.stderr
     sync(app)
     assert len(records_of(app, "inbox.mbox")) == 3 and search(app, "zeppelin").results
+
+
+def test_deeply_nested_mime_message_is_one_malformed_row(make_app):
+    app, root = make_app({"keep.md": "# Keep\n\nkeepword\n"})
+    path = write_mbox(root / "inbox.mbox", three_messages())
+    depth = 5000
+    nested = "".join(
+        f'Content-Type: multipart/mixed; boundary="b{i}"\n\n--b{i}\n' for i in range(depth)
+    )
+    bomb = (
+        "From bomb@example.org Tue Dec  1 10:00:00 2026\nFrom: bomb@example.org\n"
+        "Subject: Nested\nMessage-ID: <bomb@example.org>\nMIME-Version: 1.0\n" + nested + "x\n"
+    )
+    with open(path, "a", encoding="utf-8") as box:
+        box.write("\n" + bomb + "\n")
+    done = subprocess.run(
+        [*GNO, "update", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
+    assert done.returncode == 0, done.stderr
+    errors = json.loads(done.stdout)["collections"][0]["errors"]
+    assert [e["relPath"] for e in errors] == ["inbox.mbox"]
+    assert "message:4" in errors[0]["message"]
+    assert len(records_of(app, "inbox.mbox")) == 3 and search(app, "keepword").results

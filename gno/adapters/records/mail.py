@@ -100,8 +100,13 @@ def _message(
     if truncated:
         yield Malformed(locator, "Mailbox ends in the middle of this message (truncated file)")
         return
-    msg = email.message_from_bytes(raw)
-    yield from _record(msg, raw, number, first, last, locator)
+    try:  # one message the parser chokes on (nesting, broken MIME) is one malformed row
+        msg = email.message_from_bytes(raw)
+        parsed = list(_record(msg, raw, number, first, last, locator))
+    except (RecursionError, ValueError, LookupError, TypeError, IndexError, AttributeError) as exc:
+        yield Malformed(locator, f"Unreadable message ({type(exc).__name__})")
+        return
+    yield from parsed
 
 
 def _record(
