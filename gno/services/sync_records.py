@@ -245,7 +245,11 @@ class RecordSync:
         self._import(entry, adapter, source_hash, is_new=old is None)
 
     def _records_present(self, rel: str, old: ContainerState) -> bool:
-        """An import that left records still has them active (none were cleaned away)."""
+        """An import that left records still has them active (none were cleaned away), and
+        did not run out of time (a deadline is retried: the records it saved are kept
+        without conversion, so each sync gets further)."""
+        if old.error_code == TIMEOUT:
+            return False
         if not old.records:
             return True
         return self.store.has_active_records(self.coll.name, container_dir(rel))

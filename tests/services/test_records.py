@@ -344,6 +344,9 @@ def test_deadline_stops_the_import_as_an_error(make_app, monkeypatch):
     assert code == "TIMEOUT" and "stopped after" in text
     assert len(records_of(app, "inbox.mbox")) < 3  # the import really stopped early
     assert search(app, "keepword").results
+    monkeypatch.setattr("gno.services.sync_records.DEADLINE_SECONDS", 60.0)
+    again = sync(app).collections[0]  # a deadline is retried even though nothing changed
+    assert again.errors == [] and len(records_of(app, "inbox.mbox")) == 3
 
 
 def test_records_come_back_after_collection_removed_cleaned_and_readded(make_app, tmp_path):
