@@ -82,6 +82,7 @@ READ_COMMANDS: list[list[str]] = [
     ["collection", "list", "--json"],
     ["models", "list", "--json"],
     ["models", "path", "--json"],
+    ["metadata", "-c", "notes", "--values", "2", "--json"],  # lane records
 ]
 
 # Write commands exercised by the fixture and by test_collection_lifecycle.
