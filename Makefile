@@ -99,7 +99,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/refactor.py
 	$(BIN)/python bench/context.py
 	$(BIN)/python bench/sdk.py
-	# lane records: its bench line goes here
+	$(BIN)/python bench/records.py
 
 clean:
 	rm -rf .demo

@@ -88,6 +88,7 @@ READ_COMMANDS: list[list[str]] = [
     ["context", "list", "--json"],
     ["context", "check", "--json"],
     ["ask", "lighthouse", "--json"],  # retrieval only: no model needed
+    ["metadata", "-c", "notes", "--values", "2", "--json"],  # lane records
 ]
 
 # Write commands exercised by the fixture and by test_collection_lifecycle.

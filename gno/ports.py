@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from gno.rows import (
     BacklogRow,
+    ContainerState,
     DocRow,
     DocState,
     Edge,
@@ -453,8 +454,56 @@ class IndexMeta(Protocol):
     def integrity_ok(self) -> bool: ...
 
 
+class IndexRecords(Protocol):
+    """The record lane's rows (spec/records.md): export containers and record provenance."""
+
+    def record_containers(self, collection: str) -> dict[str, ContainerState]: ...
+
+    def record_states(self, collection: str, prefix: str) -> dict[str, DocState]: ...
+
+    def has_active_records(self, collection: str, prefix: str) -> bool: ...
+
+    def save_container(
+        self,
+        collection: str,
+        rel_path: str,
+        state: ContainerState,
+        error_message: str | None = None,
+    ) -> None: ...
+
+    def drop_container(self, collection: str, rel_path: str) -> None: ...
+
+    def record_error(self, collection: str, rel_path: str, code: str, message: str) -> None: ...
+
+    def save_record(self, doc_id: int, container_path: str, record: dict[str, Any]) -> None: ...
+
+    def records_for(self, doc_ids: Sequence[int]) -> dict[int, tuple[str, dict[str, Any]]]: ...
+
+
+class IndexMetadata(Protocol):
+    """Content-type fingerprints and typed frontmatter metadata per document."""
+
+    def set_doc_meta(
+        self,
+        doc_id: int,
+        frontmatter_type: str | None,
+        rules_fp: str | None,
+        metadata_json: str | None,
+    ) -> None: ...
+
+    def metadata_registry(
+        self, collection: str | None, values: int
+    ) -> tuple[list[dict[str, Any]], int]: ...
+
+    def mirror_content_types(self, mirror_hashes: list[str]) -> dict[str, tuple[str, str]]: ...
+
+    def doc_meta(self, doc_id: int) -> tuple[str | None, str | None, str | None]: ...
+
+
 class Store(
     IndexReads,
+    IndexRecords,
+    IndexMetadata,
     IndexWrites,
     IndexVectors,
     IndexGraph,

@@ -90,6 +90,23 @@ class DocState:
     active: bool
     ingest_version: int
     error_code: str | None
+    frontmatter_type: str | None = None
+    rules_fp: str | None = None  # content-type rules that classify it (core/content_types)
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerState:
+    """An export container as the record lane last imported it (spec/records.md)."""
+
+    size: int
+    mtime_ns: int
+    inode: int | None
+    source_hash: str | None
+    fingerprint: str
+    ingest_version: int
+    complete: bool
+    records: int
+    error_code: str | None
 
 
 @dataclass(frozen=True, slots=True)

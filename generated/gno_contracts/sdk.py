@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from gno_contracts.models.mcp_remove_result import McpRemoveResult
     from gno_contracts.models.mcp_status import McpStatus
     from gno_contracts.models.mcp_uninstall import McpUninstall
+    from gno_contracts.models.metadata import MetadataRegistry
     from gno_contracts.models.models_clear import ModelsClear
     from gno_contracts.models.models_list import ModelsList
     from gno_contracts.models.models_path import ModelsPath
@@ -70,7 +71,7 @@ if TYPE_CHECKING:
 
 __all__ = ['OPERATION_IDS', 'AsyncOperations', 'Literal', 'Operations']
 
-OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify')
+OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata')
 
 
 class Operations:
@@ -979,6 +980,17 @@ class Operations:
         """
         return self._call('connector_verify', locals())  # type: ignore[no-any-return]
 
+    def metadata(self, *, collection: str | None = None, values: int = 10) -> MetadataRegistry:
+        """Typed frontmatter metadata keys (string, number, date, list) with document counts and common values.
+
+        Operation ``metadata`` (reads); input ``metadata-input@1.0``, output ``metadata@1.0``.
+
+        Args:
+            collection: Only this collection's documents.
+            values: Most common values listed per key.
+        """
+        return self._call('metadata', locals())  # type: ignore[no-any-return]
+
 
 class AsyncOperations:
     """Every registry operation as a coroutine; a transport supplies ``_call``."""
@@ -1885,3 +1897,14 @@ class AsyncOperations:
             collection: length >= 1
         """
         return await self._call('connector_verify', locals())  # type: ignore[no-any-return]
+
+    async def metadata(self, *, collection: str | None = None, values: int = 10) -> MetadataRegistry:
+        """Typed frontmatter metadata keys (string, number, date, list) with document counts and common values.
+
+        Operation ``metadata`` (reads); input ``metadata-input@1.0``, output ``metadata@1.0``.
+
+        Args:
+            collection: Only this collection's documents.
+            values: Most common values listed per key.
+        """
+        return await self._call('metadata', locals())  # type: ignore[no-any-return]

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from gno.core.chunker import Chunk, chunk_text, code_family
+from gno.core.content_types import ContentTypes
 from gno.core.frontmatter import Metadata, extract_metadata, parse_frontmatter
 from gno.core.language import detect_language
 from gno.core.links import Link, parse_links
 from gno.core.mirror import canonicalize, sha256_text
 from gno.core.regions import Regions, fence_spans
 from gno.core.tags import collect_tags, hashtags
+from gno.core.typed_metadata import typed_metadata
 
 CODE_EXTENSIONS = frozenset(
     [
@@ -63,6 +66,8 @@ class Analysis:
     content_type_source: str
     categories: list[str]
     body_start_line: int  # first mirror line after the frontmatter
+    frontmatter_type: str | None = None  # frontmatter `type`, lower-cased (content-type rules)
+    typed_metadata: dict[str, tuple[str, Any]] = field(default_factory=dict)  # typed_metadata.py
 
 
 def first_h1(mirror: str, start_line: int = 0) -> str | None:
@@ -106,6 +111,7 @@ def analyze(
     markdown_syntax: bool,
     converter_title: str | None = None,
     language_hint: str | None = None,
+    content_types: ContentTypes | None = None,
 ) -> Analysis:
     mirror = canonicalize(raw_markdown)
     fm = parse_frontmatter(mirror) if markdown_syntax else parse_frontmatter("")
@@ -124,7 +130,10 @@ def analyze(
         ChunkInfo(c, language_hint or detect_language(mirror[c.pos : c.end]))
         for c in chunk_text(mirror, code_family(rel_path))
     ]
-    content_type, source = infer_content_type(rel_path, ext)
+    fm_type_value = fm.data.get("type")
+    fm_type = fm_type_value.strip().lower() if isinstance(fm_type_value, str) else None
+    configured = content_types.classify(rel_path, fm_type) if content_types else None
+    content_type, source = configured or infer_content_type(rel_path, ext)
     categories = list(dict.fromkeys([content_type, *metadata.categories]))
     return Analysis(
         mirror=mirror,
@@ -138,4 +147,6 @@ def analyze(
         content_type_source=source,
         categories=categories,
         body_start_line=fm.end_line + 1,
+        frontmatter_type=fm_type or None,
+        typed_metadata=typed_metadata(fm.data),
     )

@@ -39,8 +39,18 @@ _EXTENSION_MIMES: dict[str, str] = {
     **OOXML_MIMES,
 }
 
-# The record/export formats (.jsonl, .eml, .ics, ...) are not handled yet.
-SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(_EXTENSION_MIMES)
+# Export containers, split into records by the record lane (spec/records.md).
+RECORD_MIMES: dict[str, str] = {
+    ".mbox": "application/mbox",
+    ".eml": "message/rfc822",
+    ".ics": "text/calendar",
+    ".jsonl": "application/jsonl",
+    ".json": "application/json",
+    ".vtt": "text/vtt",
+    ".srt": "application/x-subrip",
+}
+
+SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(_EXTENSION_MIMES) | frozenset(RECORD_MIMES)
 
 
 def sniff_mime(head: bytes, ext: str) -> str:
@@ -52,4 +62,4 @@ def sniff_mime(head: bytes, ext: str) -> str:
     if head.startswith(_ZIP_MAGIC):
         # A bare ZIP is not guessed further: OOXML needs the extension to say so.
         return OOXML_MIMES.get(ext, ZIP_MIME)
-    return _EXTENSION_MIMES.get(ext, FALLBACK_MIME)
+    return _EXTENSION_MIMES.get(ext) or RECORD_MIMES.get(ext, FALLBACK_MIME)

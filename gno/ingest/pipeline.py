@@ -33,6 +33,7 @@ from gno.ports import (
 if TYPE_CHECKING:  # analysis and process pools load only when a file needs converting
     from concurrent.futures import ProcessPoolExecutor
 
+    from gno.core.content_types import ContentTypes
     from gno.core.document import Analysis
 
 MAX_MIRROR_CHARS = 50_000_000
@@ -49,6 +50,11 @@ class Job:
     data: bytes
     source_hash: str
     language_hint: str | None
+    # Record lane (services/sync_records.py): the record's title and its adapter as the
+    # converter; the virtual document itself is Markdown the lane built.
+    title: str | None = None
+    converter: tuple[str, str] | None = None
+    content_types: ContentTypes | None = None  # index.yml contentTypes (core/content_types)
 
 
 @dataclass(frozen=True)
@@ -109,15 +115,20 @@ def _process(job: Job) -> Converted | Failed:
         job.rel_path,
         job.ext,
         markdown_syntax=job.ext in MARKDOWN_SYNTAX,
-        converter_title=conversion.title,
+        converter_title=job.title or conversion.title,
         language_hint=job.language_hint,
+        content_types=job.content_types,
+    )
+    converter_id, converter_version = job.converter or (
+        conversion.converter_id,
+        conversion.converter_version,
     )
     return Converted(
         analysis,
         index_text(analysis.title),
         index_text(analysis.mirror),
-        conversion.converter_id,
-        conversion.converter_version,
+        converter_id,
+        converter_version,
     )
 
 

@@ -10,11 +10,17 @@ from gno.render import Shown, View
 
 
 def document(result: GetResult, view: View) -> Shown:
+    record = result.record
+    where = f"{result.source.relPath} @ {record.sourceLocator}" if record else ""
     if view.fmt == "md":
+        located = f"- **Record:** {where}\n" if record else ""
         return Shown(
             f"# {result.title or result.uri}\n\n- **URI:** {result.uri}\n"
-            f"- **DocID:** {result.docid}\n- **Lines:** {result.totalLines}\n\n{result.content}"
+            f"- **DocID:** {result.docid}\n{located}- **Lines:** {result.totalLines}\n\n"
+            f"{result.content}"
         )
+    if record:  # a record names its container and where in it, then its text
+        return Shown(f"Record: {where}\n\n{result.content}")
     return Shown(result.content)
 
 

@@ -15,6 +15,7 @@ from gno_contracts.models.query_diagnose import QueryDiagnose
 from gno_contracts.models.query_diagnose_input import QueryDiagnoseInput
 
 from gno.app import App
+from gno.core.content_types import NEUTRAL, parse_content_types
 from gno.core.fusion import LEXICAL, SEMANTIC
 from gno.core.identity import make_uri, parse_ref
 from gno.rows import DocRow
@@ -121,6 +122,7 @@ def diagnose(app: App, inp: QueryDiagnoseInput) -> QueryDiagnose:
         "contentType": doc.content_type, "categories": doc.categories, "mirrorHash": doc.mirror_hash,
         "chunkCount": len(chunks),
     }  # fmt: skip
+    target |= content_type_target(app, store, doc)
     filters = build_filters(store, inp)
     if not doc.active:
         target["status"] = "inactive"
@@ -154,7 +156,26 @@ def diagnose(app: App, inp: QueryDiagnoseInput) -> QueryDiagnose:
         if run.modes:
             meta["queryModes"] = mode_counts(run.modes)
         meta["retrieval"] = retrieval_receipt(run, key)
+        if key in run.boosts:  # a content-type boost moved this document: 1.2 says how
+            result["schemaVersion"] = "1.2"
+            result["contentTypeBoost"] = run.boosts[key]
     return QueryDiagnose.model_validate(result)
+
+
+def content_type_target(app: App, store: Any, doc: Any) -> dict[str, Any]:
+    """The target's content-type fields: where its type came from, the configured graph
+    hints of that type, and whether it was ingested under the rules configured now."""
+    rules = parse_content_types(app.config.raw.get("contentTypes"))
+    source, fm_type, stored_fp = store.doc_meta(doc.id)
+    rule = rules.by_id(doc.content_type)
+    out: dict[str, Any] = {"contentTypeSource": source}
+    if rule is not None and source in ("frontmatter-type", "prefix"):
+        out["graphHints"] = list(rule.graph_hints)
+    if rules.rules:
+        expected = rules.doc_fingerprint(doc.rel_path, fm_type)
+        out["contentTypeRulesFingerprint"] = rules.fingerprint
+        out["contentTypeFingerprintMatches"] = (stored_fp or NEUTRAL) == expected
+    return out
 
 
 def retrieval_receipt(run: QueryRun, key: str) -> dict[str, Any]:

@@ -59,6 +59,15 @@ def capabilities(doc: DocRow) -> dict[str, Any]:
             "canCreateEditableCopy": False,
             "mode": "editable",
         }
+    if (doc.converter_id or "").startswith("record/"):
+        return {
+            "editable": False,
+            "tagsEditable": False,
+            "tagsWriteback": False,
+            "canCreateEditableCopy": True,
+            "mode": "read_only",
+            "reason": "A record of an export container; edit the container instead",
+        }
     return {
         "editable": False,
         "tagsEditable": False,
@@ -99,7 +108,10 @@ def get(app: App, inp: GetInput) -> GetResult:
     chunks = store.chunks(doc.mirror_hash or "")
     if chunks and chunks[0][5]:
         payload["language"] = chunks[0][5]
-    payload["source"] = builder.source(doc)
+    container, record = builder.records([doc]).get(doc.id, (None, None))
+    payload["source"] = builder.source(doc, container)
+    if record is not None:
+        payload["record"] = record
     payload["conversion"] = {
         "converterId": doc.converter_id,
         "converterVersion": doc.converter_version,
@@ -152,13 +164,16 @@ def _document_entry(
     entry: dict[str, Any] = {"docid": doc.docid, "uri": builder.uri(doc)}
     if doc.title:
         entry["title"] = doc.title
-    source = builder.source(doc)
+    container, record = builder.records([doc]).get(doc.id, (None, None))
+    source = builder.source(doc, container)
     entry.update(
         content=content,
         truncated=truncated,
         totalLines=len(lines),
         source={k: source[k] for k in ("absPath", "relPath", "mime", "ext") if k in source},
     )
+    if record is not None:
+        entry["record"] = record
     return entry
 
 

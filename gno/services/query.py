@@ -29,6 +29,7 @@ from gno_contracts.models.query_input import QueryInput
 from gno_contracts.models.search_results import SearchResults
 
 from gno.app import App
+from gno.core.content_types import parse_content_types
 from gno.core.dates import implicit_range, wants_recency
 from gno.core.feedback import FEEDBACK_DOCS, VECTOR_BETA
 from gno.core.fts import cjk_any, parse_query
@@ -38,6 +39,7 @@ from gno.errors import GnoError, ValidationError
 from gno.ports import RerankError
 from gno.rows import iso_from_ns
 from gno.services.cancel import checkpoint
+from gno.services.content_boost import apply_boosts
 from gno.services.filters import Filters, build_filters
 from gno.services.graph import Expansion, graph_neighbours
 from gno.services.results import ResultBuilder
@@ -113,6 +115,7 @@ class QueryRun:
     feedback_terms: list[tuple[str, float]] = field(default_factory=list)
     language: Any = None  # stages.LanguageChoice when the language preference ran
     windows: int = 1  # windows per chunk of the vector set searched
+    boosts: dict[str, dict[str, Any]] = field(default_factory=dict)  # content_boost receipts
 
 
 def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
@@ -263,6 +266,12 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     fusion_order = [f.key for f in fused]
     explain.append({"stage": "fusion", "message": f"RRF k=60, {len(fused)} unique candidates"})
     scores = normalize([f.score for f in fused])
+    rules = parse_content_types(app.config.raw.get("contentTypes"))
+    fused, scores, boosts = apply_boosts(rules, store, fused, scores)
+    if boosts:
+        explain.append(
+            {"stage": "contentTypeBoost", "message": f"{len(boosts)} candidates boosted"}
+        )
     reranked = False
     checkpoint()
     reranker = None if inp.fast or inp.rerank is False else app.reranker()
@@ -285,7 +294,8 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         explain.append({"stage": "rerank", "message": f"skipped: {why}"})
     return QueryRun(text, modes, filters, candidate_limit, lists, fusion_order, fused, scores, best_chunk,
                     vectors_used, reranked, explain, graph, recency, expansion.expanded,
-                    shape if weights else None, weights, feedback_terms, language, windows)  # fmt: skip
+                    shape if weights else None, weights, feedback_terms, language, windows,
+                    boosts)  # fmt: skip
 
 
 def query(app: App, inp: QueryInput) -> SearchResults:
@@ -353,6 +363,7 @@ def query(app: App, inp: QueryInput) -> SearchResults:
                 }
                 | ({"bm25Score": round(1 / (60 + item.bm25_rank), 6)} if item.bm25_rank else {})
                 | ({"vecScore": round(1 / (60 + item.vector_rank), 6)} if item.vector_rank else {})
+                | ({"contentTypeBoost": run.boosts[item.key]} if item.key in run.boosts else {})
                 for rank, ((doc, score), item) in enumerate(
                     zip(scored, explained, strict=True), start=1
                 )

@@ -7,6 +7,7 @@ from typing import Any
 
 from gno.core.frontmatter import frontmatter_span
 from gno.core.identity import make_uri
+from gno.core.records import is_record_path
 from gno.core.snippets import best_snippet
 from gno.ports import Store
 from gno.rows import DocRow, iso_from_ns
@@ -25,9 +26,10 @@ class ResultBuilder:
     def uri(self, doc: DocRow) -> str:
         return make_uri(doc.collection, doc.rel_path, self.index_name)
 
-    def abs_path(self, doc: DocRow) -> str | None:
+    def abs_path(self, doc: DocRow, rel_path: str | None = None) -> str | None:
         root = self.roots.get(doc.collection)
-        return f"{root.rstrip('/')}/{doc.rel_path}" if root and self.include_abs_path else None
+        rel = rel_path or doc.rel_path
+        return f"{root.rstrip('/')}/{rel}" if root and self.include_abs_path else None
 
     def context_for(self, doc: DocRow) -> str | None:
         """Configured guidance: global, then collection, then prefixes broad to specific."""
@@ -44,9 +46,16 @@ class ResultBuilder:
         ordered = list(dict.fromkeys(text for _, text in sorted(texts, key=lambda t: t[0])))
         return "\n\n".join(ordered) or None
 
-    def source(self, doc: DocRow) -> dict[str, Any]:
+    def records(self, docs: list[DocRow]) -> dict[int, tuple[str, dict[str, Any]]]:
+        """Container path and ``record`` object of the record documents among ``docs``."""
+        ids = [d.id for d in docs if is_record_path(d.rel_path)]
+        return self.store.records_for(ids) if ids else {}
+
+    def source(self, doc: DocRow, container: str | None = None) -> dict[str, Any]:
+        """``source``; a record's points into its container (relPath, absPath)."""
+        rel_path = container or doc.rel_path
         source: dict[str, Any] = {
-            "relPath": doc.rel_path,
+            "relPath": rel_path,
             "mime": doc.mime,
             "ext": doc.ext,
             "modifiedAt": iso_from_ns(doc.mtime_ns),
@@ -54,7 +63,7 @@ class ResultBuilder:
         }
         if doc.source_hash:
             source["sourceHash"] = doc.source_hash
-        if (abs_path := self.abs_path(doc)) is not None:
+        if (abs_path := self.abs_path(doc, rel_path)) is not None:
             source = {"absPath": abs_path, **source}
         return source
 
@@ -71,6 +80,7 @@ class ResultBuilder:
         hashes = list({d.mirror_hash for d, _ in docs if d.mirror_hash})
         mirrors = self.store.contents(hashes) if hashes else {}
         spans = self.store.chunk_spans(hashes) if hashes else {}
+        records = self.records([d for d, _ in docs])
         out = []
         for doc, score in docs:
             mirror = mirrors.get(doc.mirror_hash or "")
@@ -102,7 +112,10 @@ class ResultBuilder:
                 item["context"] = context
             item["snippet"] = snippet_text
             item["snippetRange"] = {"startLine": start, "endLine": end}
-            source = self.source(doc)
+            container, record = records.get(doc.id, (None, None))
+            if record is not None:
+                item["record"] = record
+            source = self.source(doc, container)
             if doc.frontmatter_date:
                 source["documentDate"] = doc.frontmatter_date
             item["source"] = source

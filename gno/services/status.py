@@ -22,6 +22,7 @@ from gno_contracts.models.status_input import StatusInput
 
 from gno import __version__
 from gno.app import App
+from gno.core.content_types import parse_content_types
 from gno.core.fts import parse_query
 from gno.core.identity import make_uri
 from gno.errors import GnoError, NotInitializedError
@@ -214,10 +215,19 @@ def status(app: App, inp: StatusInput) -> Status:
         "healthy": all(c["healthy"] for c in collections) and store.integrity_ok(),
         "activePreset": {"id": preset_id, "name": preset_name},
         "capabilities": _capabilities(embedded, app),
-        "contentTypeBoost": {"rulesFingerprint": EMPTY_RULES_FINGERPRINT, "rules": []},
+        "contentTypeBoost": content_type_boost(app),
         "activation": activation_state,
     }
     return Status.model_validate(payload)
+
+
+def content_type_boost(app: App) -> dict[str, Any]:
+    """``contentTypeBoost``: the configured rules' fingerprint and boosts (never prefixes)."""
+    rules = parse_content_types(app.config.raw.get("contentTypes"))
+    return {
+        "rulesFingerprint": rules.fingerprint,
+        "rules": [{"id": r.id, "searchBoost": r.search_boost} for r in rules.rules],
+    }
 
 
 def index_status(app: App, inp: StatusInput) -> IndexStatus:
@@ -259,7 +269,7 @@ def index_status(app: App, inp: StatusInput) -> IndexStatus:
             "recentErrors": totals["errors_24h"],
             "lastUpdatedAt": totals["last_updated"],
             "healthy": roots_ok and store.integrity_ok(),
-            "contentTypeBoost": {"rulesFingerprint": EMPTY_RULES_FINGERPRINT, "rules": []},
+            "contentTypeBoost": content_type_boost(app),
             "resident": resident_of(app),
         }
     )

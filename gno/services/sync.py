@@ -27,9 +27,11 @@ from gno_contracts.models.update_input import UpdateInput
 
 from gno.app import App
 from gno.config import Collection, load_config
+from gno.core.content_types import ContentTypes, parse_content_types
 from gno.core.globs import FileRules
 from gno.core.identity import make_uri, normalize_collection_name
 from gno.core.mime import SUPPORTED_EXTENSIONS, sniff_mime
+from gno.core.typed_metadata import dumps
 from gno.errors import Cancelled, NotFoundError
 from gno.index_lock import index_guard
 from gno.ingest.pipeline import Converted, Job, JobRunner
@@ -40,7 +42,15 @@ from gno.refactor_journal import recover_if_pending
 from gno.rows import DocState, SourceFile
 from gno.services.index_guard import CollectionChangedError, SyncGuard
 from gno.services.sync_paths import check_paths
-from gno.services.sync_plan import ContentStep, Step, SyncPlan, content_step, plan_sync
+from gno.services.sync_plan import (
+    ContentStep,
+    Step,
+    SyncPlan,
+    content_step,
+    plan_sync,
+    rules_current,
+)
+from gno.services.sync_records import RecordSync, split_entries
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 BATCH_FILES = 200  # files per write transaction
@@ -103,8 +113,10 @@ class CollectionSync:
         collection: Collection,
         progress: Progress | None,
         guard: SyncGuard,
+        content_types: ContentTypes | None = None,
     ) -> None:
         self.store, self.coll, self.guard = store, collection, guard
+        self.content_types = content_types or ContentTypes()
         self.tally = CollectionTally(collection.name)
         self.progress = progress
         self._vanished: list[str] = []  # walked, then gone before it could be read
@@ -148,9 +160,13 @@ class CollectionSync:
             # Like a missing root: report it and leave every document under it alone.
             self._error(rel_dir, READ_ERROR, f"Cannot read folder {rel_dir or root}: {reason}")
         states = self.store.doc_states(self.coll.name)
-        plan = plan_sync(entries, states, unreadable=[rel for rel, _ in unreadable])
+        files, containers = split_entries(entries)
+        unproven = [rel for rel, _ in unreadable]
+        plan = plan_sync(files, states, unreadable=unproven, rules=self.content_types)
         self._total = len(entries)
-        self._apply_entries(entries, states, plan)
+        self._apply_entries(files, states, plan)
+        RecordSync(self).run(containers, complete=True, unreadable=unproven)
+        self._flush()
         # Only a complete walk may soft-delete: an interrupted one never gets here, and
         # nothing under a folder the walk could not read counts as gone (the plan's rule).
         vanished = [(rel, states[rel].id) for rel in self._vanished if states[rel].active]
@@ -162,7 +178,7 @@ class CollectionSync:
             if gone:
                 self.store.inactivate(gone)
             self.store.mark_synced(self.coll.name)
-        self.tally.inactivated = len(gone)
+        self.tally.inactivated += len(gone)
         return self.tally
 
     def run_paths(self, rel_paths: list[str]) -> CollectionTally:
@@ -174,12 +190,15 @@ class CollectionSync:
         real_root = os.path.realpath(root)
         states = self.store.doc_states(self.coll.name)
         entries, gone = [], []
+        records = RecordSync(self)
         for rel in rel_paths:
             path = os.path.join(real_root, rel)
             try:
                 real = os.path.realpath(path)
                 st = os.stat(real)
             except FileNotFoundError:
+                if rel in records.containers:
+                    records.remove(rel)
                 state = states.get(rel)
                 if state is not None and state.active:
                     gone.append(state.id)
@@ -193,11 +212,16 @@ class CollectionSync:
             special = special_kind(st.st_mode)
             entries.append(WalkEntry(rel, path, st.st_size, st.st_mtime_ns, st.st_ino, special))
         self._total = len(entries)
-        self._apply_entries(entries, states, plan_sync(entries, states, complete=False))
+        files, containers = split_entries(entries)
+        self._apply_entries(
+            files, states, plan_sync(files, states, complete=False, rules=self.content_types)
+        )
+        records.run(containers, complete=False, unreadable=[])
+        self._flush()
         if gone:
             with self.guard.commit(), self.store.write():
                 self.store.inactivate(gone)
-        self.tally.inactivated = len(gone)
+        self.tally.inactivated += len(gone)
         return self.tally
 
     def _apply_entries(
@@ -293,15 +317,24 @@ class CollectionSync:
         )
 
     def _saver(self, src: SourceFile, result: Converted) -> Callable[[], object]:
-        return lambda: self.store.save_document(
-            src,
-            result.analysis,
-            fts_title=result.fts_title,
-            fts_body=result.fts_body,
-            converter_id=result.converter_id,
-            converter_version=result.converter_version,
-            language_hint=self.coll.language_hint,
-        )
+        analysis = result.analysis
+        rules_fp = self.content_types.doc_fingerprint(src.rel_path, analysis.frontmatter_type)
+
+        def save() -> None:
+            doc_id = self.store.save_document(
+                src,
+                analysis,
+                fts_title=result.fts_title,
+                fts_body=result.fts_body,
+                converter_id=result.converter_id,
+                converter_version=result.converter_version,
+                language_hint=self.coll.language_hint,
+            )
+            self.store.set_doc_meta(
+                doc_id, analysis.frontmatter_type, rules_fp, dumps(analysis.typed_metadata)
+            )
+
+        return save
 
     def _failure(self, src: SourceFile, code: str, message: str) -> Callable[[], object]:
         self._error(src.rel_path, code, message)
@@ -351,7 +384,8 @@ class CollectionSync:
         except OSError as exc:
             return self._failure(unread, READ_ERROR, exc.strerror or str(exc))
         source_hash = hashlib.sha256(data).hexdigest()
-        content = content_step(source_hash, state)
+        rules_ok = rules_current(entry.rel_path, state, self.content_types)
+        content = content_step(source_hash, state, rules_ok)
         if state is not None and content is not ContentStep.CONVERT:
             if content is ContentStep.TOUCH:
                 if state.active:
@@ -378,6 +412,7 @@ class CollectionSync:
             data,
             source_hash,
             self.coll.language_hint,
+            content_types=self.content_types if self.content_types.rules else None,
         )
 
 
@@ -406,6 +441,7 @@ def sync_collections(
         collections = [c for c in collections if c.name == wanted]
         if not collections:
             raise NotFoundError(f"Collection not found: {inp.collection}")
+    content_types = parse_content_types(app.config.raw.get("contentTypes"))
     started = time.perf_counter()
     tallies: list[CollectionTally] = []
     interrupted = False
@@ -413,7 +449,9 @@ def sync_collections(
         configured = load_config(app.paths.config_file).collections
         store.inactivate_collections_except([c.name for c in configured])
     for collection in collections:
-        sync = CollectionSync(store, collection, progress, SyncGuard(app.paths, collection))
+        sync = CollectionSync(
+            store, collection, progress, SyncGuard(app.paths, collection), content_types
+        )
         try:
             if rel_paths is None:
                 tallies.append(sync.run(inp.gitPull, inp.runUpdateCmd))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
 
+from gno.core.content_types import NEUTRAL, ContentTypes
 from gno.ports import PERMANENT_CODES
 from gno.rows import INGEST_VERSION, DocState
 
@@ -59,7 +60,15 @@ class SyncPlan:
         return not self.gone and all(s in (Step.KEEP, Step.SKIP) for _, s in self.steps)
 
 
-def stat_step(entry: Stat, state: DocState | None) -> Step:
+def rules_current(rel_path: str, state: DocState | None, rules: ContentTypes | None) -> bool:
+    """Whether the content-type rules that classify this document are the ones it was
+    ingested under (a rules change re-ingests exactly the documents it concerns)."""
+    if state is None or rules is None:
+        return True
+    return (state.rules_fp or NEUTRAL) == rules.doc_fingerprint(rel_path, state.frontmatter_type)
+
+
+def stat_step(entry: Stat, state: DocState | None, rules: ContentTypes | None = None) -> Step:
     """What a file needs, from its stat and the index alone."""
     same_stat = (
         state is not None
@@ -67,6 +76,7 @@ def stat_step(entry: Stat, state: DocState | None) -> Step:
         and state.mtime_ns == entry.mtime_ns
         and state.inode == entry.inode
         and state.ingest_version == INGEST_VERSION
+        and rules_current(entry.rel_path, state, rules)
     )
     if same_stat and state is not None and state.error_code is None and state.mirror_hash:
         return Step.KEEP if state.active else Step.REACTIVATE
@@ -75,10 +85,11 @@ def stat_step(entry: Stat, state: DocState | None) -> Step:
     return Step.READ
 
 
-def content_step(source_hash: str, state: DocState | None) -> ContentStep:
+def content_step(source_hash: str, state: DocState | None, rules_ok: bool = True) -> ContentStep:
     """What a file that was read needs, from its SHA-256 and the index."""
     if (
         state is not None
+        and rules_ok
         and state.source_hash == source_hash
         and state.ingest_version == INGEST_VERSION
     ):
@@ -95,11 +106,12 @@ def plan_sync(
     *,
     complete: bool = True,
     unreadable: Sequence[str] = (),
+    rules: ContentTypes | None = None,
 ) -> SyncPlan:
     """The plan for a walk. Only a ``complete`` walk may remove documents (an unmounted
     folder or a partial walk never does), and nothing under a folder it could not read
     (``unreadable``: relative folders, "" for the root) counts as gone."""
-    steps = tuple((e.rel_path, stat_step(e, states.get(e.rel_path))) for e in entries)
+    steps = tuple((e.rel_path, stat_step(e, states.get(e.rel_path), rules)) for e in entries)
     gone: tuple[tuple[str, int], ...] = ()
     if complete:
         seen = {e.rel_path for e in entries}

@@ -316,6 +316,7 @@ def test_sniff_mime(head: bytes, ext: str, mime: str) -> None:
 
 def test_supported_extensions() -> None:
     expected = ".md .txt .ts .tsx .js .jsx .py .go .rs .swift .c .pdf .docx .pptx .xlsx"
+    expected += " .mbox .eml .ics .jsonl .json .vtt .srt"  # the record lane's containers
     assert frozenset(expected.split()) == SUPPORTED_EXTENSIONS
     assert ".html" not in SUPPORTED_EXTENSIONS
     for ext in SUPPORTED_EXTENSIONS:

@@ -335,3 +335,42 @@ def m006_chunk_windows(conn: apsw.Connection, settings: dict[str, str]) -> None:
         END;
         """
     )
+
+
+@migration(9)
+def m009_records(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """The record lane (spec/records.md): ``record_containers`` keeps each export
+    container's stat, hash, adapter fingerprint and last import outcome (stat-first
+    re-sync, and which records a vanished container leaves); ``doc_records`` keeps the
+    provenance object of each record's virtual document. ``documents`` gains the
+    frontmatter ``type`` and the fingerprint of the content-type rules that classified the
+    document (a rules change re-ingests exactly those, spec/records.md), and the typed
+    frontmatter metadata (``metadata_json``, GET /api/metadata)."""
+    conn.execute(
+        """
+        CREATE TABLE record_containers (
+            collection TEXT NOT NULL,
+            rel_path TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            inode INTEGER,
+            source_hash TEXT,
+            fingerprint TEXT NOT NULL,
+            ingest_version INTEGER NOT NULL,
+            complete INTEGER NOT NULL,
+            records INTEGER NOT NULL,
+            error_code TEXT,
+            error_message TEXT,
+            imported_at TEXT NOT NULL,
+            PRIMARY KEY (collection, rel_path)
+        ) WITHOUT ROWID;
+        CREATE TABLE doc_records (
+            document_id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
+            container_path TEXT NOT NULL,
+            record_json TEXT NOT NULL
+        );
+        ALTER TABLE documents ADD COLUMN frontmatter_type TEXT;
+        ALTER TABLE documents ADD COLUMN content_rules_fp TEXT;
+        ALTER TABLE documents ADD COLUMN metadata_json TEXT;
+        """
+    )

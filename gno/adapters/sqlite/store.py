@@ -24,8 +24,10 @@ from gno.adapters.sqlite.cache import ExpansionCache
 from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.edges import EdgeStore
 from gno.adapters.sqlite.graph import GraphStore
+from gno.adapters.sqlite.metadata import MetadataStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
+from gno.adapters.sqlite.records import RecordStore
 from gno.adapters.sqlite.vectors import VectorStore
 from gno.adapters.sqlite.writes import DocumentWrites
 from gno.core.fts import TOKENIZER
@@ -44,7 +46,14 @@ def _disk_full(path: Path) -> DiskFullError:
 
 
 class SqliteStore(
-    DocumentWrites, DocumentReads, VectorStore, GraphStore, EdgeStore, ExpansionCache
+    DocumentWrites,
+    DocumentReads,
+    VectorStore,
+    GraphStore,
+    EdgeStore,
+    ExpansionCache,
+    RecordStore,
+    MetadataStore,
 ):
     """One index file: lifecycle, transactions and the config mirror here; document
     writes, reads, vectors and the expansion cache in the mixins."""

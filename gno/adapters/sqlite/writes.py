@@ -33,11 +33,15 @@ class DocumentWrites(DocumentJournal):
     def doc_states(self, collection: str) -> dict[str, DocState]:
         rows = self.conn.execute(
             "SELECT rel_path, id, source_size, source_mtime_ns, source_inode, source_hash, mirror_hash, active, "
-            "ingest_version, last_error_code FROM documents WHERE collection = ?",
+            "ingest_version, last_error_code, frontmatter_type, content_rules_fp FROM documents "
+            "WHERE collection = ? "
+            # record documents are the record lane's, loaded per container (records.py)
+            "AND NOT (rel_path >= '.gno/records/' AND rel_path < '.gno/records0')",
             (collection,),
         )
         states = {
-            r[0]: DocState(r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9]) for r in rows
+            r[0]: DocState(r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9], r[10], r[11])
+            for r in rows
         }
         self.journal_sync_started(collection, set(states))  # every sync of a collection starts here
         return states

@@ -1,0 +1,455 @@
+"""The record lane of a sync (engine.md §2.7, spec/records.md).
+
+Each export container a walk finds is imported here instead of being converted whole:
+stat-first (an unchanged container costs one stat), then a streamed SHA-256 (same bytes:
+refresh the stat), then its adapter's records, each checked against the caps, turned into
+Markdown and, when its content hash changed, converted and saved as a virtual document
+``.gno/records/<dir>/<recordKey>.md`` with its provenance. A complete snapshot
+inactivates the container's records it no longer holds; a partial one (a malformed row,
+a cap, the deadline) removes nothing and is reported as the container's ingest error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from gno.core.identity import make_uri
+from gno.core.records import (
+    DEADLINE_SECONDS,
+    MAX_METADATA_CHARS,
+    MAX_RECORD_CHARS,
+    MAX_RETAINED_FAILURES,
+    MAX_SNAPSHOT_CHARS,
+    MAX_SNAPSHOT_RECORDS,
+    Malformed,
+    Record,
+    container_dir,
+    markdown,
+    payload,
+    record_key,
+    virtual_path,
+)
+from gno.ingest.pipeline import Converted, Job, JobRunner
+from gno.ingest.reading import FileTooLarge, NotRegularFile
+from gno.ingest.record_lane import (
+    RECORD_EXTENSIONS,
+    Adapter,
+    ContainerError,
+    NotAContainer,
+    adapter_for,
+    hash_container,
+    read_container,
+)
+from gno.ports import CORRUPT, READ_ERROR, TOO_LARGE, UNSUPPORTED
+from gno.rows import INGEST_VERSION, ContainerState, DocState, SourceFile
+
+if TYPE_CHECKING:
+    from gno.config import Collection
+    from gno.ingest.walker import WalkEntry
+    from gno.ports import Store
+
+
+class Tally(Protocol):
+    processed: int
+    added: int
+    updated: int
+    unchanged: int
+    skipped: int
+    inactivated: int
+
+    def changed(self, rel_path: str, kind: str) -> None: ...
+
+
+class CollectionSync(Protocol):
+    """What the record lane uses of ``services.sync.CollectionSync`` (its owner)."""
+
+    store: Store
+    coll: Collection
+
+    @property
+    def tally(self) -> Tally: ...
+
+    def _advance(self) -> None: ...
+
+    def _queue(self, write: Callable[[], object]) -> None: ...
+
+    def _error(self, rel_path: str, code: str, message: str) -> None: ...
+
+
+WINDOW_RECORDS = 512  # records converted per window (bounds memory)
+TIMEOUT = "TIMEOUT"
+
+
+@dataclass
+class Import:
+    """One container's import: what it saw and what went wrong."""
+
+    entry: WalkEntry
+    adapter: Adapter
+    mime: str
+    started: float = field(default_factory=time.monotonic)
+    seen: set[str] = field(default_factory=set)
+    keys: dict[str, int] = field(default_factory=dict)
+    records: int = 0
+    chars: int = 0
+    failures: list[str] = field(default_factory=list)
+    failed: int = 0
+    stop: tuple[str, str] | None = None  # (code, reason) of a cap that ended the import
+    states: dict[str, DocState] = field(default_factory=dict)  # the container's records
+
+    def fail(self, locator: str, reason: str) -> None:
+        self.failed += 1
+        if len(self.failures) < MAX_RETAINED_FAILURES:
+            self.failures.append(f"{locator}: {reason}"[:1000])
+
+    @property
+    def complete(self) -> bool:
+        return not self.failed and self.stop is None
+
+
+class RecordSync:
+    """The record lane of one ``CollectionSync`` (whose tally, queue and guard it uses)."""
+
+    def __init__(self, owner: CollectionSync) -> None:
+        self.owner = owner
+        self.store = owner.store
+        self.coll = owner.coll
+        self.containers = self.store.record_containers(self.coll.name)
+        self.runner = JobRunner()
+
+    def run(self, entries: list[WalkEntry], *, complete: bool, unreadable: list[str]) -> None:
+        try:
+            for entry in entries:
+                self.owner.tally.processed += 1
+                self._container(entry)
+                self.owner._advance()
+            if complete:
+                walked = {e.rel_path for e in entries}
+                for rel in list(self.containers):
+                    if rel not in walked and not any(
+                        not d or rel.startswith(d + "/") for d in unreadable
+                    ):
+                        self.remove(rel)
+        except BaseException:
+            self.runner.close(cancel=True)
+            raise
+        self.runner.close()
+
+    def remove(self, rel: str) -> None:
+        """A container that is gone: its records leave search, its state row goes."""
+        states = self.store.record_states(self.coll.name, container_dir(rel))
+        gone = [(p, s.id) for p, s in states.items() if s.active]
+        for path, _ in gone:
+            self.owner.tally.changed(path, "removed")
+        self.owner.tally.inactivated += len(gone)
+        collection = self.coll.name
+
+        def write() -> None:
+            if gone:
+                self.store.inactivate([doc_id for _, doc_id in gone])
+            self.store.drop_container(collection, rel)
+
+        self.containers.pop(rel, None)
+        self.owner._queue(write)
+
+    def _state(self, entry: WalkEntry, adapter: Adapter, **changes: Any) -> ContainerState:
+        values: dict[str, Any] = {
+            "size": entry.size,
+            "mtime_ns": entry.mtime_ns,
+            "inode": entry.inode,
+            "source_hash": None,
+            "fingerprint": adapter.fingerprint,
+            "ingest_version": INGEST_VERSION,
+            "complete": False,
+            "records": 0,
+            "error_code": None,
+        }
+        values.update(changes)
+        return ContainerState(**values)
+
+    def _save(self, rel: str, state: ContainerState, message: str | None = None) -> None:
+        collection = self.coll.name
+        self.containers[rel] = state
+        self.owner._queue(lambda: self.store.save_container(collection, rel, state, message))
+
+    def _error(
+        self, entry: WalkEntry, adapter: Adapter, code: str, message: str, **kw: Any
+    ) -> None:
+        self.owner._error(entry.rel_path, code, message)
+        collection, rel = self.coll.name, entry.rel_path
+        self.owner._queue(lambda: self.store.record_error(collection, rel, code, message))
+        self._save(rel, self._state(entry, adapter, error_code=code, **kw), message)
+
+    def _container(self, entry: WalkEntry) -> None:
+        ext = _ext(entry.rel_path)
+        adapter = adapter_for(ext)
+        old = self.containers.get(entry.rel_path)
+        same_setup = (
+            old is not None
+            and old.fingerprint == adapter.fingerprint
+            and old.ingest_version == INGEST_VERSION
+        )
+        if (
+            same_setup
+            and old is not None
+            and (old.size, old.mtime_ns, old.inode) == (entry.size, entry.mtime_ns, entry.inode)
+            and self._records_present(entry.rel_path, old)
+        ):
+            if old.error_code:
+                self.owner.tally.skipped += 1
+            else:
+                self.owner.tally.unchanged += 1
+            return
+        if entry.special:
+            self._error(entry, adapter, UNSUPPORTED, f"Not a regular file ({entry.special})")
+            return
+        try:
+            source_hash = hash_container(entry.abs_path)
+        except FileNotFoundError:
+            self.owner.tally.processed -= 1
+            return
+        except (NotRegularFile, FileTooLarge) as exc:
+            code = TOO_LARGE if isinstance(exc, FileTooLarge) else UNSUPPORTED
+            self._error(entry, adapter, code, str(exc))
+            return
+        except OSError as exc:
+            self._error(entry, adapter, READ_ERROR, exc.strerror or str(exc))
+            return
+        if (
+            same_setup
+            and old is not None
+            and old.source_hash == source_hash
+            and self._records_present(entry.rel_path, old)
+        ):
+            self.owner.tally.unchanged += 1
+            self._save(
+                entry.rel_path,
+                ContainerState(
+                    entry.size,
+                    entry.mtime_ns,
+                    entry.inode,
+                    source_hash,
+                    old.fingerprint,
+                    old.ingest_version,
+                    old.complete,
+                    old.records,
+                    old.error_code,
+                ),
+            )
+            return
+        self._import(entry, adapter, source_hash, is_new=old is None)
+
+    def _records_present(self, rel: str, old: ContainerState) -> bool:
+        """An import that left records still has them active (none were cleaned away), and
+        did not run out of time (a deadline is retried: the records it saved are kept
+        without conversion, so each sync gets further)."""
+        if old.error_code == TIMEOUT:
+            return False
+        if not old.records:
+            return True
+        return self.store.has_active_records(self.coll.name, container_dir(rel))
+
+    def _import(
+        self, entry: WalkEntry, adapter: Adapter, source_hash: str, *, is_new: bool
+    ) -> None:
+        imp = Import(entry, adapter, RECORD_EXTENSIONS[_ext(entry.rel_path)])
+        imp.states = self.store.record_states(self.coll.name, container_dir(entry.rel_path))
+        stem = entry.rel_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        window: list[tuple[Job, dict[str, Any]]] = []
+        try:
+            for item in read_container(entry.abs_path, _ext(entry.rel_path), stem):
+                if isinstance(item, Malformed):
+                    imp.fail(item.locator, item.reason)
+                else:
+                    job = self._record(imp, item)
+                    if job is not None:
+                        window.append(job)
+                        if len(window) >= WINDOW_RECORDS:
+                            self._convert(imp, window)
+                            window = []
+                if imp.stop is None and time.monotonic() - imp.started > DEADLINE_SECONDS:
+                    imp.stop = (TIMEOUT, f"Import stopped after {DEADLINE_SECONDS:.0f} s")
+                if imp.stop is not None:
+                    break
+        except NotAContainer as exc:
+            # A .json that is no chat export: not indexed, not an error (spec/records.md).
+            self.owner.tally.skipped += 1
+            self._save(
+                entry.rel_path,
+                self._state(
+                    entry,
+                    adapter,
+                    source_hash=source_hash,
+                    complete=True,
+                    error_code="NOT_A_CONTAINER",
+                ),
+                str(exc),
+            )
+            return
+        except ContainerError as exc:
+            self._error(entry, adapter, exc.code, exc.message, source_hash=source_hash)
+            return
+        except (OSError, RecursionError, MemoryError, UnicodeError, ValueError) as exc:
+            imp.stop = (CORRUPT, f"Unreadable container ({type(exc).__name__}: {str(exc)[:200]})")
+        self._convert(imp, window)
+        self._finish(imp, source_hash, is_new)
+
+    def _record(self, imp: Import, record: Record) -> tuple[Job, dict[str, Any]] | None:
+        if imp.records >= MAX_SNAPSHOT_RECORDS:
+            imp.stop = (TOO_LARGE, f"More than {MAX_SNAPSHOT_RECORDS:,} records; import stopped")
+            return None
+        stable = record.stable_id
+        count = imp.keys.get(stable, 0) + 1
+        imp.keys[stable] = count
+        if count > 1:  # the same id twice in one container (a re-sent message...)
+            stable = f"{stable}#{count}"
+        adapter = imp.adapter
+        key = record_key(adapter.id, stable)
+        text = markdown(record)
+        if len(text) > MAX_RECORD_CHARS:
+            imp.fail(record.locator, "Record is longer than 2,000,000 characters")
+            return None
+        info = payload(record, key, adapter.id, adapter.version, adapter.fingerprint)
+        meta_text = json.dumps(info, separators=(",", ":"), sort_keys=True)
+        if len(meta_text) > MAX_METADATA_CHARS:
+            for name in ("references", "attachments", "participants", "categories", "dateFields"):
+                info.pop(name, None)
+            meta_text = json.dumps(info, separators=(",", ":"), sort_keys=True)
+            if len(meta_text) > MAX_METADATA_CHARS:
+                imp.fail(record.locator, "Record metadata is longer than 100,000 characters")
+                return None
+        imp.chars += len(text)
+        if imp.chars > MAX_SNAPSHOT_CHARS:
+            imp.stop = (TOO_LARGE, "Records exceed 50,000,000 characters; import stopped")
+            return None
+        imp.records += 1
+        rel = virtual_path(imp.entry.rel_path, key)
+        imp.seen.add(rel)
+        data = text.encode("utf-8")
+        content_hash = hashlib.sha256(data + b"\0" + meta_text.encode("utf-8")).hexdigest()
+        state = imp.states.get(rel)
+        if (
+            state is not None
+            and state.source_hash == content_hash
+            and state.ingest_version == INGEST_VERSION
+            and state.mirror_hash
+            and state.error_code is None
+        ):
+            if not state.active:
+                self.owner.tally.changed(rel, "added")
+                self.owner._queue(lambda: self.store.reactivate(state.id))
+            return None
+        job = Job(
+            rel,
+            imp.entry.abs_path,
+            ".md",
+            "text/markdown",
+            data,
+            content_hash,
+            self.coll.language_hint,
+            title=" ".join(record.title.split())[:500] or None,
+            converter=(adapter.id, adapter.version),
+        )
+        return job, info
+
+    def _convert(self, imp: Import, window: list[tuple[Job, dict[str, Any]]]) -> None:
+        if not window:
+            return
+        results = self.runner.run([job for job, _ in window])
+        for (job, info), result in zip(window, results, strict=True):
+            if not isinstance(result, Converted):
+                imp.fail(info["sourceLocator"], result.message)
+                continue
+            src = SourceFile(
+                self.coll.name,
+                job.rel_path,
+                make_uri(self.coll.name, job.rel_path),
+                job.source_hash,
+                imp.mime,
+                _ext(imp.entry.rel_path),
+                len(job.data),
+                imp.entry.mtime_ns,
+                None,
+            )
+            kind = "added" if job.rel_path not in imp.states else "updated"
+            self.owner.tally.changed(job.rel_path, kind)
+            self.owner._queue(self._saver(src, result, imp.entry.rel_path, info))
+
+    def _saver(
+        self, src: SourceFile, result: Converted, container: str, info: dict[str, Any]
+    ) -> Callable[[], object]:
+        def save() -> None:
+            doc_id = self.store.save_document(
+                src,
+                result.analysis,
+                fts_title=result.fts_title,
+                fts_body=result.fts_body,
+                converter_id=result.converter_id,
+                converter_version=result.converter_version,
+                language_hint=self.coll.language_hint,
+            )
+            self.store.save_record(doc_id, container, info)
+
+        return save
+
+    def _finish(self, imp: Import, source_hash: str, is_new: bool) -> None:
+        entry, tally = imp.entry, self.owner.tally
+        if imp.complete:
+            gone = [(p, s.id) for p, s in imp.states.items() if s.active and p not in imp.seen]
+            if gone:
+                for path, _ in gone:
+                    tally.changed(path, "removed")
+                tally.inactivated += len(gone)
+                self.owner._queue(lambda: self.store.inactivate([i for _, i in gone]))
+        message = None
+        code = None
+        if not imp.complete:
+            code = imp.stop[0] if imp.stop else CORRUPT
+            reasons = ([imp.stop[1]] if imp.stop else []) + imp.failures[:3]
+            message = (
+                f"Partial import ({imp.records} records, {imp.failed} malformed; nothing "
+                f"removed): " + "; ".join(reasons)
+            )[:2000]
+            self.owner._error(entry.rel_path, code, message)
+            collection, rel = self.coll.name, entry.rel_path
+            details = [*([imp.stop[1]] if imp.stop else []), *imp.failures]
+            failure_code = code
+
+            def report() -> None:
+                for detail in details:
+                    self.store.record_error(collection, rel, failure_code, detail)
+
+            self.owner._queue(report)
+        elif is_new:
+            tally.added += 1
+        else:
+            tally.updated += 1
+        state = self._state(
+            entry,
+            imp.adapter,
+            source_hash=source_hash,
+            complete=imp.complete,
+            records=imp.records,
+            error_code=code,
+        )
+        self._save(entry.rel_path, state, message)
+
+
+def _ext(rel_path: str) -> str:
+    name = rel_path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > 0 else ""
+
+
+def split_entries(entries: list[WalkEntry]) -> tuple[list[WalkEntry], list[WalkEntry]]:
+    """(plain files, record containers) of a walk."""
+    files: list[WalkEntry] = []
+    containers: list[WalkEntry] = []
+    for entry in entries:
+        (containers if _ext(entry.rel_path) in RECORD_EXTENSIONS else files).append(entry)
+    return files, containers
