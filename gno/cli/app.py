@@ -79,6 +79,15 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
+def _skill(value: bool) -> None:
+    """`gno --skill`: the bundled SKILL.md (how an agent uses gno), as GNO prints its own."""
+    if value:
+        from importlib.resources import files
+
+        sys.stdout.write(files("gno.skill").joinpath("SKILL.md").read_text(encoding="utf-8"))
+        raise typer.Exit(0)
+
+
 @app.callback(invoke_without_command=True)
 def main(
     ctx: typer.Context,
@@ -96,7 +105,14 @@ def main(
     offline: Annotated[bool, typer.Option("--offline", help="Use cached models only.")] = False,
     no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page output.")] = False,
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+        bool,
+        typer.Option(
+            "-V", "--version", callback=_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+    skill: Annotated[
+        bool,
+        typer.Option("--skill", callback=_skill, is_eager=True, help="Print SKILL.md and exit."),
     ] = False,
 ) -> None:
     if offline:
@@ -123,7 +139,7 @@ def main(
 
 # Root options GNO also accepts after the command (entry.py moves them to the front);
 # --json and --version stay where they are (commands have a --json of their own).
-NOT_HOISTED = frozenset({"--json", "--version"})
+NOT_HOISTED = frozenset({"--json", "--version", "-V", "--skill"})
 
 
 def global_options() -> tuple[frozenset[str], frozenset[str]]:
