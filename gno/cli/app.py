@@ -49,8 +49,9 @@ class Settings:
     json: bool
     quiet: bool
     verbose: bool
-    yes: bool
+    yes: bool  # gno never prompts; accepted for GNO's scripts
     color: bool
+    pager: bool = True
 
     def make_app(self) -> Any:
         from gno.app import App
@@ -117,9 +118,11 @@ def main(
 ) -> None:
     if offline:
         os.environ["GNO_OFFLINE"] = "1"
-    ctx.obj = Settings(
-        config, index, json_, quiet, verbose, yes, not no_color and "NO_COLOR" not in os.environ
-    )
+    if no_color:  # rich (progress bars) and gno's own styles both follow NO_COLOR
+        os.environ["NO_COLOR"] = "1"
+    verbose = verbose or os.environ.get("GNO_VERBOSE", "").lower() in ("1", "true", "yes")
+    color = "NO_COLOR" not in os.environ
+    ctx.obj = Settings(config, index, json_, quiet, verbose, yes, color, not no_pager)
     if ctx.invoked_subcommand is None:
         if json_:
             import json
@@ -159,7 +162,9 @@ def global_options() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(with_value), frozenset(flags)
 
 
-from gno.cli import mcp, runner, server  # noqa: E402  (they import this module's settings)
+from gno.cli import completion, mcp, runner, server  # noqa: E402  (they import this module's settings)
+
+completion.register(app)
 
 mcp.register(mcp_app)
 runner.register({"": app, "collection": collection_app, "models": models_app, "mcp": mcp_app})

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from gno.cli.mcp import resolve_tool_profile
-from gno.cli.output import write
+from gno.cli.output import write, write_err
 from gno.cli.runner import Param, command, settings
 from gno.errors import ValidationError
 
@@ -168,8 +168,9 @@ def _manage(ctx: typer.Context, kind: str, flags: ServerFlags) -> Any:
         raise typer.Exit(0 if payload["running"] else 3)
     if flags.stop:
         stopped = process.stop(files)
-        if stopped is None:
-            raise typer.Exit(3)  # silent: nothing was running
+        if stopped is None:  # nothing to stop: say so (stderr), exit 3 as --status does
+            write_err(f"gno {kind}: not running (pid file {files.pid_file})")
+            raise typer.Exit(3)
         if not as_json:
             write(f"gno {kind}: stopped (pid {stopped})")
         raise typer.Exit(0)

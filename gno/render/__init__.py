@@ -18,6 +18,8 @@ class View:
     fmt: str | None = None
     full: bool = False
     line_numbers: bool = False
+    color: bool = False  # terminal text may carry gno's ANSI styles (render/style.py)
+    quiet: bool = False  # -q: results only, no summary lines
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,7 @@ class Shown:
     out: str | None = None
     err: str = ""
     code: int = 0
+    styled: bool = False  # ``out`` is terminal-safe already and carries gno's own styles
 
 
 def escape(text: str) -> str:
