@@ -115,19 +115,50 @@ def _contract(schema_id: str) -> dict[str, Any]:
     return openapi.contract_schema(schema_id)
 
 
+def _nullable(prop: Any) -> bool:
+    kind = prop.get("type") if isinstance(prop, dict) else None
+    return kind is None or kind == "null" or (isinstance(kind, list) and "null" in kind)
+
+
+def _nested_optional(node: Any, top: bool = True) -> bool:
+    """An object below the top level with a property that may be left out: its model field
+    defaults to None and would take an explicit null the schema refuses."""
+    if isinstance(node, list):
+        return any(_nested_optional(item, False) for item in node)
+    if not isinstance(node, dict):
+        return False
+    props = node.get("properties")
+    if not top and isinstance(props, dict):
+        required = set(node.get("required", ()))
+        if any(k not in required and not _nullable(v) for k, v in props.items()):
+            return True
+    return any(
+        _nested_optional(v, False) for k, v in node.items() if k not in ("properties",)
+    ) or any(_nested_optional(v, False) for v in (props or {}).values())
+
+
 @cache
 def model_says_it_all(schema_id: str) -> bool:
-    """True when the generated model of ``schema_id`` states every rule of the schema (no
-    combinators such as ``not``/``oneOf``/``if``): its strict JSON validation is then the
-    one check of a request. Otherwise the JSON Schema is checked first."""
-    return not _has_combinators(_contract(schema_id))
+    """True when the generated model of ``schema_id`` states every rule of the schema: no
+    combinators (``not``/``oneOf``/``if`` …) and no optional property below the top level
+    (an optional field takes null, the schema does not; top-level nulls are checked in
+    ``parse_request``). Its strict JSON validation is then the one check of a request;
+    otherwise the JSON Schema validator checks it first."""
+    schema = _contract(schema_id)
+    return not _has_combinators(schema) and not _nested_optional(schema)
 
 
 def parse_request(schema_id: str, parse: type[BaseModel], args: dict[str, Any]) -> BaseModel:
     """The request's arguments as the route's typed model, validated once. Strict JSON
     validation keeps JSON's types ("5" is no integer, 1 no boolean) as the JSON Schema
-    does; a schema with combinators is checked by its validator, then parsed."""
+    does, and an explicit null is refused where the schema does not allow it; a schema the
+    model cannot state alone is checked by its JSON Schema validator, then parsed."""
     if model_says_it_all(schema_id):
+        props = _contract(schema_id).get("properties", {})
+        for key, value in args.items():
+            if value is None and key in props and not _nullable(props[key]):
+                kind = props[key].get("type")
+                raise ValidationError(f"Invalid request: {key}: None is not of type {kind!r}")
         return parse.model_validate_json(json.dumps(args), strict=True)
     if problem := schema_problem(schema_id, args):
         raise ValidationError(problem)
