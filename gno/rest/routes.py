@@ -3,8 +3,8 @@
 A request becomes arguments (JSON body for POST, else query and path
 parameters), is validated once into the generated model of the schema the route
 publishes (the REST input schema when the binding names one, else the
-operation's): strict JSON validation of the model, which states every rule of
-such a schema (a schema with combinators is checked by its JSON Schema validator
+operation's): strict JSON validation of the model when it states every rule of
+the schema (else, e.g. combinators or uniqueItems, the JSON Schema validator checks
 first), mapped to the operation's typed input model by the binding's ``body``
 function (which checks only what it derived, e.g. comma strings become bounded
 lists, and builds the operation input without validating again), run by
@@ -95,9 +95,16 @@ def _validator(schema_id: str) -> Any:
     return Draft202012Validator(openapi.contract_schema(schema_id))
 
 
-COMBINATORS = frozenset(
-    {"not", "oneOf", "anyOf", "allOf", "if", "dependentRequired", "dependentSchemas"}
-)
+# Schema keywords a generated model does not state (combinators, uniqueness, formats …):
+# a schema using any of them keeps its JSON Schema validator.
+UNSTATED = frozenset(
+    {
+        "not", "oneOf", "anyOf", "allOf", "if", "dependentRequired", "dependentSchemas",
+        "uniqueItems", "format", "contains", "minContains", "maxContains", "patternProperties",
+        "propertyNames", "minProperties", "maxProperties", "unevaluatedProperties",
+        "unevaluatedItems",
+    }
+)  # fmt: skip
 
 
 def _has_combinators(node: Any, in_properties: bool = False) -> bool:
@@ -105,7 +112,7 @@ def _has_combinators(node: Any, in_properties: bool = False) -> bool:
         return any(_has_combinators(item) for item in node)
     if not isinstance(node, dict):
         return False
-    if not in_properties and COMBINATORS & node.keys():
+    if not in_properties and UNSTATED & node.keys():
         return True
     return any(_has_combinators(v, k in ("properties", "$defs")) for k, v in node.items())
 
@@ -140,7 +147,7 @@ def _nested_optional(node: Any, top: bool = True) -> bool:
 @cache
 def model_says_it_all(schema_id: str) -> bool:
     """True when the generated model of ``schema_id`` states every rule of the schema: no
-    combinators (``not``/``oneOf``/``if`` …) and no optional property below the top level
+    keyword it cannot state (``UNSTATED``) and no optional property below the top level
     (an optional field takes null, the schema does not; top-level nulls are checked in
     ``parse_request``). Its strict JSON validation is then the one check of a request;
     otherwise the JSON Schema validator checks it first."""
