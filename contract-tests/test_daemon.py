@@ -372,7 +372,9 @@ def test_serve_detach_status_stop(own_env: dict[str, str]) -> None:
     assert gone(pid) and not (data_dir(own_env) / "serve.pid").exists()
     assert status_json(own_env, "serve", 3)["running"] is False
     nothing = run_gno(own_env, "serve", "--stop")
-    assert (nothing.returncode, nothing.stdout, nothing.stderr) == (3, "", "")
+    # Nothing to stop: exit 3 and one line on stderr saying so (issue 11), stdout empty.
+    assert (nothing.returncode, nothing.stdout) == (3, "")
+    assert nothing.stderr.startswith("gno serve: not running")
     with running(own_env):  # the owner lock went with the process
         pass
 

@@ -161,6 +161,13 @@ class Models:
         generators = sum(g is not None for g in list(self._generators.values()))
         return int(self._embedder is not None) + int(bool(self._reranker)) + generators
 
+    def roles_used(self) -> dict[str, bool]:
+        """The roles this process looked for, and whether each has a model (--verbose)."""
+        used = {"embed": True} if self._embedder is not None else {}
+        if self._reranker is not None:
+            used["rerank"] = self._reranker is not False
+        return used | {role: g is not None for role, g in list(self._generators.items())}
+
     def forget_missing(self) -> None:
         """Optional roles found without a model are looked up again on next use (after a
         pull); loaded models stay loaded."""

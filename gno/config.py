@@ -21,7 +21,12 @@ MAX_CONFIG_DEPTH = 64
 LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[a-z]{2}|-[a-z]{4})?$", re.I)
 # GNO's "snowball english" needs a loadable extension; gno's porter + CJK bigrams
 # is the equivalent English stemmer, so the GNO spelling is accepted as an alias.
-TOKENIZERS = {"porter": "porter", "snowball english": "porter", "unicode61": "unicode61"}
+TOKENIZERS = {
+    "porter": "porter",
+    "snowball english": "porter",
+    "unicode61": "unicode61",
+    "trigram": "trigram",
+}
 DEFAULT_TOKENIZER = "porter"
 
 

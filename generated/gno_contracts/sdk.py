@@ -141,7 +141,7 @@ class Operations:
 
         Args:
             scope: Collection name or gno://coll/prefix.
-            limit: >= 1; <= 1000; default 20
+            limit: Documents per page (at most 100,000: the CLI pages with --offset, nothing is cut silently).
             offset: >= 0; default 0
             tagsAll: GET /api/docs: tags the document must all carry.
             tagsAny: GET /api/docs: tags of which the document must carry one.
@@ -247,7 +247,7 @@ class Operations:
         """
         return self._call('cleanup', locals())  # type: ignore[no-any-return]
 
-    def embed(self, *, collection: str | None = None, force: bool = False, batchSize: int = 32) -> EmbedResult:
+    def embed(self, *, collection: str | None = None, force: bool = False, batchSize: int = 32, dryRun: bool = False) -> EmbedResult:
         """Embed chunks that lack a vector for the active embedding model.
 
         Operation ``embed`` (writes (open the client with write=True)); input ``embed-input@1.0``, output ``embed-result@1.0``.
@@ -256,6 +256,7 @@ class Operations:
             collection: Only this collection (default: all).
             force: Drop existing chunk vectors first (text vectors are kept and reused).
             batchSize: Chunks per write transaction.
+            dryRun: gno's addition: count the chunks that would be embedded (answered as pending); no model is loaded and nothing is written.
         """
         return self._call('embed', locals())  # type: ignore[no-any-return]
 
@@ -1059,7 +1060,7 @@ class AsyncOperations:
 
         Args:
             scope: Collection name or gno://coll/prefix.
-            limit: >= 1; <= 1000; default 20
+            limit: Documents per page (at most 100,000: the CLI pages with --offset, nothing is cut silently).
             offset: >= 0; default 0
             tagsAll: GET /api/docs: tags the document must all carry.
             tagsAny: GET /api/docs: tags of which the document must carry one.
@@ -1165,7 +1166,7 @@ class AsyncOperations:
         """
         return await self._call('cleanup', locals())  # type: ignore[no-any-return]
 
-    async def embed(self, *, collection: str | None = None, force: bool = False, batchSize: int = 32) -> EmbedResult:
+    async def embed(self, *, collection: str | None = None, force: bool = False, batchSize: int = 32, dryRun: bool = False) -> EmbedResult:
         """Embed chunks that lack a vector for the active embedding model.
 
         Operation ``embed`` (writes (open the client with write=True)); input ``embed-input@1.0``, output ``embed-result@1.0``.
@@ -1174,6 +1175,7 @@ class AsyncOperations:
             collection: Only this collection (default: all).
             force: Drop existing chunk vectors first (text vectors are kept and reused).
             batchSize: Chunks per write transaction.
+            dryRun: gno's addition: count the chunks that would be embedded (answered as pending); no model is loaded and nothing is written.
         """
         return await self._call('embed', locals())  # type: ignore[no-any-return]
 

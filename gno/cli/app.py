@@ -59,8 +59,9 @@ class Settings:
     json: bool
     quiet: bool
     verbose: bool
-    yes: bool
+    yes: bool  # gno never prompts; accepted for GNO's scripts
     color: bool
+    pager: bool = True
 
     def make_app(self) -> Any:
         from gno.app import App
@@ -89,6 +90,15 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
+def _skill(value: bool) -> None:
+    """`gno --skill`: the bundled SKILL.md (how an agent uses gno), as GNO prints its own."""
+    if value:
+        from importlib.resources import files
+
+        sys.stdout.write(files("gno.skill").joinpath("SKILL.md").read_text(encoding="utf-8"))
+        raise typer.Exit(0)
+
+
 @app.callback(invoke_without_command=True)
 def main(
     ctx: typer.Context,
@@ -106,14 +116,23 @@ def main(
     offline: Annotated[bool, typer.Option("--offline", help="Use cached models only.")] = False,
     no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page output.")] = False,
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+        bool,
+        typer.Option(
+            "-V", "--version", callback=_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+    skill: Annotated[
+        bool,
+        typer.Option("--skill", callback=_skill, is_eager=True, help="Print SKILL.md and exit."),
     ] = False,
 ) -> None:
     if offline:
         os.environ["GNO_OFFLINE"] = "1"
-    ctx.obj = Settings(
-        config, index, json_, quiet, verbose, yes, not no_color and "NO_COLOR" not in os.environ
-    )
+    if no_color:  # rich (progress bars) and gno's own styles both follow NO_COLOR
+        os.environ["NO_COLOR"] = "1"
+    verbose = verbose or os.environ.get("GNO_VERBOSE", "").lower() in ("1", "true", "yes")
+    color = "NO_COLOR" not in os.environ
+    ctx.obj = Settings(config, index, json_, quiet, verbose, yes, color, not no_pager)
     if ctx.invoked_subcommand is None:
         if json_:
             import json
@@ -133,7 +152,7 @@ def main(
 
 # Root options GNO also accepts after the command (entry.py moves them to the front);
 # --json and --version stay where they are (commands have a --json of their own).
-NOT_HOISTED = frozenset({"--json", "--version"})
+NOT_HOISTED = frozenset({"--json", "--version", "-V", "--skill"})
 
 
 def global_options() -> tuple[frozenset[str], frozenset[str]]:
@@ -153,7 +172,9 @@ def global_options() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(with_value), frozenset(flags)
 
 
-from gno.cli import mcp, runner, server  # noqa: E402  (they import this module's settings)
+from gno.cli import completion, mcp, runner, server  # noqa: E402  (they import this module's settings)
+
+completion.register(app)
 
 mcp.register(mcp_app)
 runner.register(

@@ -8,6 +8,7 @@ Exit codes (surfaces.md §2.1): 0 success, 1 validation/usage, 2 runtime,
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 
@@ -73,6 +74,10 @@ def run(argv: list[str]) -> int:
     from gno.errors import GnoError
 
     stop_on_sigterm()
+    if os.environ.get("_GNO_COMPLETE"):  # a completion script asks (gno/cli/completion.py)
+        from typer._completion_classes import completion_init
+
+        completion_init()
     args = hoist_globals(argv, *global_options())
     as_json = wants_json(args)
     try:

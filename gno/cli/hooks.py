@@ -3,6 +3,7 @@ CLI spellings that are more than a flag per field."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from gno.errors import ValidationError
@@ -16,9 +17,28 @@ Prepared = tuple[str, dict[str, Any]]  # (operation id to run, its input fields)
 
 def search_limit(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
     """GNO's CLI shows 5 hits in the terminal (the schema default) and 20 in every
-    machine format, unless -n says otherwise."""
+    machine format, unless -n says otherwise. `--no-project-affinity` turns project-root
+    hints off, so it cannot go with `--project-root`."""
     if "limit" not in fields and fmt is not None:
         fields["limit"] = 20
+    if fields.pop("noProjectAffinity", False) and fields.get("projectHints"):
+        raise ValidationError("Choose --project-root or --no-project-affinity, not both")
+    return op_id, fields
+
+
+def embed(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
+    """`--model <uri>`: the embedding model of this run, exactly as GNO_EMBED_MODEL says it
+    (the catalog's per-role override), so `embed` and the vectors it writes agree."""
+    if model := fields.pop("model", None):
+        os.environ["GNO_EMBED_MODEL"] = model
+    return op_id, fields
+
+
+def index(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
+    """`--models-pull`: the embedding model may be downloaded when missing even where
+    GNO_NO_AUTO_DOWNLOAD forbids automatic downloads (offline modes still win)."""
+    if fields.pop("modelsPull", False):
+        os.environ.pop("GNO_NO_AUTO_DOWNLOAD", None)
     return op_id, fields
 
 
@@ -44,6 +64,8 @@ def query(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
             del fields["queryModes"]
     words: list[str] = fields.pop("query")
     target = fields.pop("target", None)
+    if words and words[0] == "diagnose" and not target:
+        raise ValidationError("gno query diagnose <query> needs --target <ref>")
     if target and words and words[0] == "diagnose":
         if fmt not in (None, "json"):
             raise ValidationError("query diagnose prints JSON or terminal text only")

@@ -4,12 +4,9 @@ The SDK loads only when the server starts."""
 
 from __future__ import annotations
 
-import os
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-
-from gno.errors import ValidationError
 
 ToolProfile = Annotated[
     str | None,
@@ -29,26 +26,10 @@ EnableWrite = Annotated[
 ]
 
 
-def resolve_tool_profile(app: Any, flag: str | None) -> str:
-    """CLI flag, then `gateway.toolProfile` in index.yml, then full."""
-    chosen = flag
-    if chosen is None:
-        try:
-            chosen = (app.config.raw.get("gateway") or {}).get("toolProfile")
-        except Exception:  # no config yet: the server still starts and says so per call
-            chosen = None
-    chosen = chosen or "full"
-    if chosen not in ("full", "core"):
-        raise ValidationError(f"Unknown tool profile {chosen!r}: use full or core")
-    return str(chosen)
-
-
 def _serve(ctx: typer.Context, enable_write: bool, tool_profile: str | None) -> None:
-    from gno.mcp.server import main
+    from gno.launch import mcp_stdio
 
-    app = ctx.find_root().obj.make_app()
-    write = enable_write or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes")
-    main(app, enable_write=write, profile=resolve_tool_profile(app, tool_profile))
+    mcp_stdio(ctx.find_root().obj.make_app(), enable_write=enable_write, tool_profile=tool_profile)
 
 
 def register(mcp_app: typer.Typer) -> None:

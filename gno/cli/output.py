@@ -11,20 +11,15 @@ registry's renderers (gno/render/).
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from typing import Any
 
-# What a terminal acts on: C0 controls but TAB and LF (ESC starts every sequence, CR
-# overwrites the line), DEL, and C1 (U+0080-U+009F; U+009B is a one-character CSI).
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from gno.render.style import terminal_safe
+
 # json.dumps escapes C0 itself; DEL and C1 it leaves raw unless ensure_ascii.
 _JSON_RAW = re.compile("[\x7f-\x9f]")
-
-
-def terminal_safe(text: str) -> str:
-    """``text`` without the control characters a terminal would interpret."""
-    return _CONTROLS.sub("", text)
 
 
 def json_text(value: Any, *, indent: int | None = 2) -> str:
@@ -52,6 +47,39 @@ def write_partial(text: str) -> None:
     """Human text to stdout as it arrives (a streamed answer): no newline, flushed."""
     sys.stdout.write(terminal_safe(text))
     sys.stdout.flush()
+
+
+def write_styled(text: str) -> None:
+    """Text a renderer styled itself: every piece of data in it is already terminal-safe
+    (gno/render/style.py), the escape sequences are gno's own."""
+    sys.stdout.write(_line(text))
+
+
+def page(text: str) -> bool:
+    """Show ``text`` through ``$PAGER`` (default ``less -R``) when it is taller than the
+    terminal; False when it was not paged (short, no pager found) and must be written."""
+    import shlex
+    import shutil
+    import subprocess
+
+    if text.count("\n") + 1 < shutil.get_terminal_size().lines:
+        return False
+    command = shlex.split(os.environ.get("PAGER") or "less -R")
+    if not command:
+        return False
+    env = {**os.environ, "LESS": os.environ.get("LESS", "FRX")}
+    try:
+        pager = subprocess.Popen(command, stdin=subprocess.PIPE, env=env)
+    except OSError:
+        return False
+    assert pager.stdin is not None
+    try:
+        pager.stdin.write(_line(text).encode("utf-8", "replace"))
+        pager.stdin.close()
+    except BrokenPipeError:  # the reader quit the pager early
+        pass
+    pager.wait()
+    return True
 
 
 def write_err(text: str) -> None:

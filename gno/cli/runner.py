@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any
@@ -19,8 +20,17 @@ from typing import Annotated, Any
 import typer
 from gno_contracts.operations import BY_ID, CLI_FORMATS, OPERATIONS, CliParam, CliShape, Operation
 
-from gno.cli.output import write, write_err, write_json, write_partial
+from gno.cli.output import (
+    dump,
+    json_text,
+    page,
+    write_err,
+    write_json,
+    write_partial,
+    write_styled,
+)
 from gno.errors import ValidationError
+from gno.render.style import terminal_safe
 from gno.services import resolve
 
 KINDS: dict[str, Any] = {"bool": bool, "int": int, "float": float, "str": str, "list": list[str]}
@@ -208,11 +218,29 @@ def progress(
 def call(ctx: typer.Context, op: Operation, inp: Any, **extra: Any) -> Any:
     from gno.services import handler
 
+    verbose = settings(ctx).verbose
+    if verbose:  # the plan: the operation and the input it runs with
+        write_err(f"[verbose] {op.id}: {json_text(dump(inp), indent=None)}")
     app = settings(ctx).make_app()
+    started = time.perf_counter()
     try:
         return handler(op.id)(app, inp, **extra)
     finally:
+        if verbose:
+            write_err(f"[verbose] {op.id}: {(time.perf_counter() - started) * 1000:.1f} ms")
+            for role, found in app.models.roles_used().items():
+                why = app.unavailable.get(role, "not available")
+                write_err(f"[verbose] model {role}: {app.model_uri(role) if found else why}")
         app.close()
+
+
+def show(ctx: typer.Context, shown: Any, fmt: str | None) -> None:
+    """A renderer's text on stdout: through the pager when it is taller than the terminal
+    (terminal text on a terminal, unless --no-pager), styled text as the renderer made it."""
+    text = shown.out if shown.styled else terminal_safe(shown.out)
+    if fmt is None and settings(ctx).pager and sys.stdout.isatty() and page(text):
+        return
+    write_styled(text)
 
 
 def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
@@ -239,12 +267,24 @@ def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
         write_json(result)
     elif shape.render is not None:
         streamed = "".join(flags["streamed"]) if "streamed" in flags else None
-        view = View(fmt, bool(flags.get("full")), bool(flags.get("line_numbers")), streamed)
+        # For people (terminal text on a terminal): colour unless --no-color/NO_COLOR, and
+        # snippet line numbers; --line-numbers asks for them everywhere.
+        people = fmt is None and sys.stdout.isatty()
+        numbers = bool(flags.get("line_numbers")) or (people and "line_numbers" in flags)
+        color = people and settings(ctx).color
+        view = View(
+            fmt,
+            bool(flags.get("full")),
+            numbers,
+            streamed=streamed,
+            color=color,
+            quiet=settings(ctx).quiet,
+        )
         shown: Shown = resolve(shape.render)(result, view)
         if shown.err:
             write_err(shown.err)
         if shown.out is not None and not (shape.quiet and settings(ctx).quiet):
-            write(shown.out)
+            show(ctx, shown, fmt)
     if shape.exit is not None:
         ending: Shown = resolve(shape.exit)(result)
         if ending.err:

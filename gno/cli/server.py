@@ -9,49 +9,15 @@ library alone."""
 from __future__ import annotations
 
 import json
-import os
 import sys
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
 
-from gno.cli.mcp import resolve_tool_profile
-from gno.cli.output import write
+from gno.cli.output import write, write_err
 from gno.cli.runner import Param, command, settings
 from gno.errors import ValidationError
-
-
-@dataclass(frozen=True)
-class ServerFlags:
-    """Every flag of serve and daemon; the daemon-only ones default to serve's behaviour."""
-
-    port: int = 3000
-    host: str = "127.0.0.1"
-    mcp_token_file: str | None = None
-    mcp_allowed_host: list[str] | None = None
-    mcp_allowed_origin: list[str] | None = None
-    mcp_enable_write: bool = False
-    mcp_tool_profile: str | None = None
-    detach: bool = False
-    status: bool = False
-    stop: bool = False
-    pid_file: str | None = None
-    log_file: str | None = None
-    json: bool = False
-    write_pid_file: bool = False
-    max_body_bytes: int = 1024 * 1024
-    header_timeout_ms: int = 10_000
-    body_timeout_ms: int = 30_000
-    max_waiting_syncs: int = 64
-    max_readers: int = 4
-    max_queued_reads: int = 256
-    no_watch: bool = False
-    events_keepalive_ms: int = 15_000
-    no_sync_on_start: bool = True  # daemon only: serve never syncs at start
-    no_auto_embed: bool = True  # daemon only: serve never embeds in the background
-    embed_delay_ms: int = 10_000
-
+from gno.launch import ServerFlags
 
 DEFAULTS = ServerFlags()
 
@@ -168,8 +134,9 @@ def _manage(ctx: typer.Context, kind: str, flags: ServerFlags) -> Any:
         raise typer.Exit(0 if payload["running"] else 3)
     if flags.stop:
         stopped = process.stop(files)
-        if stopped is None:
-            raise typer.Exit(3)  # silent: nothing was running
+        if stopped is None:  # nothing to stop: say so (stderr), exit 3 as --status does
+            write_err(f"gno {kind}: not running (pid file {files.pid_file})")
+            raise typer.Exit(3)
         if not as_json:
             write(f"gno {kind}: stopped (pid {stopped})")
         raise typer.Exit(0)
@@ -220,81 +187,21 @@ def _print_status(payload: dict[str, Any], as_json: bool) -> None:
 
 
 def _run(ctx: typer.Context, kind: str, flags: ServerFlags, files: Any) -> None:
-    """Serve in this process: the flags become ServeOptions."""
-    from gno.resident.runtime import Limits
-    from gno.rest.app import ServeOptions
-    from gno.rest.gateway import build_gateway
-    from gno.rest.gateway_config import gateway_config
-    from gno.rest.security import Gates
-    from gno.rest.serve import serve as run_server
-
-    app = settings(ctx).make_app()
-    # index.yml's gateway block fills in what the command line does not say.
-    conf = gateway_config(_config_raw(app))
-    host = flags.host
-    if kind == "daemon" and not _given(ctx, "host") and conf.host:
-        host = conf.host
-    max_body_bytes = flags.max_body_bytes
-    if not _given(ctx, "max_body_bytes") and "maxBodyBytes" in conf.limits:
-        max_body_bytes = conf.limits["maxBodyBytes"]
-    gateway = build_gateway(
-        host,
-        flags.mcp_token_file or conf.token_file,
-        flags.mcp_allowed_host or conf.allowed_hosts or None,
-        flags.mcp_allowed_origin or conf.allowed_origins or None,
-        whole_listener=kind == "daemon",
-    )
-    # GNO_API_TOKEN guards serve's REST routes; the daemon's listener is the gateway's alone.
-    api_token = (os.environ.get("GNO_API_TOKEN") or None) if kind == "serve" else None
-    from gno.mcp.hosting import http_app
-
-    options = ServeOptions(
-        mcp=http_app,
-        gates=Gates(
-            token=api_token,
-            max_body_bytes=max_body_bytes,
-            gateway=gateway,
-            header_seconds=flags.header_timeout_ms / 1000,
-            body_seconds=flags.body_timeout_ms / 1000,
-        ),
-        limits=Limits(
-            readers=flags.max_readers,
-            max_queued_reads=flags.max_queued_reads,
-            max_waiting_syncs=flags.max_waiting_syncs,
-            events_keepalive_seconds=flags.events_keepalive_ms / 1000,
-        ),
-        watch=not flags.no_watch,
-        mode=kind,
-        sync_on_start=not flags.no_sync_on_start,
-        embed_delay=None if flags.no_auto_embed else flags.embed_delay_ms / 1000,
-        mcp_enable_write=flags.mcp_enable_write
-        or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in ("1", "true", "yes")
-        or bool(conf.enable_write),
-        mcp_profile=resolve_tool_profile(app, flags.mcp_tool_profile),
-    )
+    """Serve in this process (gno/launch.py builds the server from the flags)."""
+    from gno import launch
 
     def announce(url: str) -> None:
         if kind == "serve":
             write(f"gno serve: {url}  (API {url}/api, docs {url}/docs, MCP {url}/mcp)")
         else:
             write(f"gno daemon: {url}  (MCP {url}/mcp, status {url}/api/resident/status)")
-        sys.stdout.flush()
 
+    given = {name for name in ("host", "max_body_bytes") if _given(ctx, name)}
     pid_file = files.pid_file if flags.write_pid_file else None
-    run_server(app, flags.port, options, announce, host=host, pid_file=pid_file)
+    launch.serve(settings(ctx).make_app(), kind, flags, given, announce, pid_file)
 
 
 def _given(ctx: typer.Context, name: str) -> bool:
     """The flag was on the command line (or in its env variable), not left at its default."""
     source = ctx.get_parameter_source(name)  # typer's own click: compare by name
     return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
-
-
-def _config_raw(app: Any) -> dict[str, Any]:
-    """index.yml as parsed; {} before `gno init` (the server starts and says so per call)."""
-    from gno.errors import NotInitializedError
-
-    try:
-        return dict(app.config.raw)
-    except (FileNotFoundError, NotInitializedError):
-        return {}

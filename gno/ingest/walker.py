@@ -35,11 +35,39 @@ def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+# How many files of excluded folders (build/, node_modules/ …) a walk counts at most: they
+# are reported as skipped, and a huge excluded tree must not make every sync slow.
+EXCLUDED_COUNT_MAX = 100_000
+
+
+def count_files(abs_dir: str, limit: int) -> int:
+    """Regular files (hidden ones aside) under ``abs_dir``, at most ``limit``; links are
+    not followed and a folder that cannot be listed counts nothing."""
+    found, stack = 0, [abs_dir]
+    while stack and found < limit:
+        try:
+            with os.scandir(stack.pop()) as listing:
+                for entry in listing:
+                    if entry.name.startswith("."):
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif entry.is_file(follow_symlinks=False):
+                        found += 1
+        except OSError:
+            continue
+    return min(found, limit)
+
+
 def walk(
-    root: Path, rules: FileRules, unreadable: list[tuple[str, str]] | None = None
+    root: Path,
+    rules: FileRules,
+    unreadable: list[tuple[str, str]] | None = None,
+    excluded: list[str] | None = None,
 ) -> Iterator[WalkEntry]:
     """Yield the files of ``root`` the rules accept; ``unreadable`` collects
-    ``(rel_dir, reason)`` for each folder that could not be listed ("" is the root)."""
+    ``(rel_dir, reason)`` for each folder that could not be listed ("" is the root);
+    ``excluded`` the absolute paths of the folders the rules exclude (not entered)."""
     real_root = os.path.realpath(root)
     stack = [("", real_root)]
     while stack:
@@ -63,6 +91,8 @@ def walk(
                 if entry.is_dir(follow_symlinks=False):
                     if not rules.dir_excluded(rel, name):
                         subdirs.append((rel, entry.path))
+                    elif excluded is not None:
+                        excluded.append(entry.path)
                     continue
                 if not rules.accepts(rel):
                     continue

@@ -25,7 +25,7 @@ from gno import __version__
 from gno.app import App
 from gno.errors import GnoError, NotFoundError
 from gno.mcp.tools import Outcome, call, failure, tools
-from gno.mcp.wire import guarded, stdio_relay
+from gno.mcp.wire import Pending, answer_relay, guarded, stdio_relay
 
 RESOURCE_NOT_FOUND = -32002  # MCP's code for an unknown resource
 TEMPLATE = "gno://{collection}/{+path}"
@@ -182,11 +182,16 @@ async def serve_stdio(app: App, *, enable_write: bool, profile: str) -> None:
     server = build_server(app, enable_write=enable_write, profile=profile)
     async with stdio_server() as (read, write):
         # Lines the SDK cannot decode are answered by the relay (wire.py), not dropped.
+        # Requests read before stdin closed are answered before the server stops.
         inbound, decoded = anyio.create_memory_object_stream[Any](0)
+        outbound, answers = anyio.create_memory_object_stream[Any](0)
+        pending = Pending()
         async with anyio.create_task_group() as group:
-            group.start_soon(stdio_relay, read, write, inbound)
-            await server.run(decoded, write, server.create_initialization_options())
-            group.cancel_scope.cancel()
+            group.start_soon(stdio_relay, read, write, inbound, pending)
+            group.start_soon(answer_relay, answers, write, pending)
+            await server.run(decoded, outbound, server.create_initialization_options())
+            # The server stops once stdin ended (the relay waited for the pending answers)
+            # and closed ``outbound``; the answer relay then closes stdout and ends.
 
 
 def http_app(

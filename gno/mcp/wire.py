@@ -87,10 +87,42 @@ def _message_of(exc: Exception) -> Any:
     return inputs[0] if inputs else None
 
 
+# How long `gno mcp` keeps answering requests it already read once stdin is closed.
+DRAIN_SECONDS = 300.0
+
+
+class Pending:
+    """Requests handed to the server and not answered yet. When the client closes stdin
+    right after writing its requests, the server must still answer them before it stops
+    (the SDK's session ends, and cancels its handlers, as soon as its input ends)."""
+
+    def __init__(self) -> None:
+        self.ids: set[Any] = set()
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def add(self, request_id: Any) -> None:
+        self.ids.add(request_id)
+        self._idle = anyio.Event()
+
+    def answered(self, request_id: Any) -> None:
+        self.ids.discard(request_id)
+        if not self.ids:
+            self._idle.set()
+
+    async def drained(self, seconds: float = DRAIN_SECONDS) -> None:
+        with anyio.move_on_after(seconds):
+            await self._idle.wait()
+
+
 async def stdio_relay(
-    read: Any, write: Any, inbound: anyio.abc.ObjectSendStream[SessionMessage | Exception]
+    read: Any,
+    write: Any,
+    inbound: anyio.abc.ObjectSendStream[SessionMessage | Exception],
+    pending: Pending | None = None,
 ) -> None:
-    """Forward decoded messages to the server; answer undecodable ones on ``write``."""
+    """Forward decoded messages to the server; answer undecodable ones on ``write``. At
+    the end of stdin, wait for the answers of the requests already forwarded."""
     async with inbound:
         async for item in read:
             if isinstance(item, Exception):
@@ -101,7 +133,23 @@ async def stdio_relay(
                     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                         return
                 continue
+            if pending is not None and isinstance(item.message, t.JSONRPCRequest):
+                pending.add(item.message.id)
             await inbound.send(item)
+        if pending is not None:
+            await pending.drained()
+
+
+async def answer_relay(
+    answers: anyio.abc.ObjectReceiveStream[SessionMessage], write: Any, pending: Pending
+) -> None:
+    """The server's messages to ``write``, noting which requests got their answer; closes
+    ``write`` when the server closed its end (the transport then flushes and ends)."""
+    async with answers, write:
+        async for message in answers:
+            await write.send(message)
+            if isinstance(message.message, t.JSONRPCResponse | t.JSONRPCError):
+                pending.answered(message.message.id)
 
 
 def guarded(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:

@@ -19,6 +19,8 @@ class View:
     full: bool = False
     line_numbers: bool = False
     streamed: str | None = None  # text already written to the terminal while generated
+    color: bool = False  # terminal text may carry gno's ANSI styles (render/style.py)
+    quiet: bool = False  # -q: results only, no summary lines
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Shown:
     out: str | None = None
     err: str = ""
     code: int = 0
+    styled: bool = False  # ``out`` is terminal-safe already and carries gno's own styles
 
 
 def escape(text: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from gno_contracts.models.cleanup_result import CleanupResult
+from gno_contracts.models.clear_embeddings import ClearEmbeddings
 from gno_contracts.models.collection_change import CollectionChange
 from gno_contracts.models.collection_list import CollectionList
 from gno_contracts.models.embed_result import EmbedResult
@@ -65,6 +66,14 @@ def collection_renamed(result: CollectionChange, view: View) -> Shown:
     return Shown(f"Renamed collection {result.previousName} -> {result.collection.name}")
 
 
+def embeddings_cleared(result: ClearEmbeddings, view: View) -> Shown:
+    kept = result.protectedSharedVectors
+    return Shown(
+        f"Cleared {result.deletedVectors} vectors of {result.collection} ({result.mode.value}); "
+        f"{kept} shared with other collections kept"
+    )
+
+
 def synced(result: SyncResult, view: View) -> Shown:
     out, err = [], []
     for c in result.collections:
@@ -97,6 +106,8 @@ def cleaned(result: CleanupResult, view: View) -> Shown:
 
 
 def embedded(result: EmbedResult, view: View) -> Shown:
+    if result.pending is not None:
+        return Shown(f"Dry run: {result.pending} chunks would be embedded with {result.model}")
     return Shown(
         f"Embedded {result.embedded} chunks with {result.model} ({result.errors} errors, "
         f"{result.duration:.1f} s)"

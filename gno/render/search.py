@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from gno_contracts.models.search_results import SearchResult, SearchResults
 
 from gno.render import Shown, View, escape, quoteattr
+from gno.render.style import HEADER, LINE_NUMBER, highlight, paint, term_pattern, terminal_safe
 
 if TYPE_CHECKING:  # `gno search` never loads diagnose's model
     from gno_contracts.models.query_diagnose import QueryDiagnose
@@ -93,18 +95,38 @@ def _xml(result: SearchResults, view: View) -> str:
     return "\n".join([*out, "</searchResults>"])
 
 
+def _snippet_lines(hit: SearchResult, view: View, terms: re.Pattern[str] | None) -> list[str]:
+    """The terminal snippet, each line made terminal-safe, matched terms styled and line
+    numbers (dim) when the view asks for them."""
+    lines = _cut(hit.snippet or "", TERMINAL_SNIPPET, view.full).split("\n")
+    start = hit.snippetRange.startLine if hit.snippetRange else 1
+    out = []
+    for i, line in enumerate(lines):
+        text = highlight(line, terms, view.color)
+        if view.line_numbers:
+            text = paint(f"{start + i}: ", LINE_NUMBER, view.color) + text
+        out.append("    " + text)
+    return out
+
+
 def _terminal(result: SearchResults, view: View) -> str:
+    """Hits for people; every piece of indexed data goes through terminal_safe."""
     hits, meta = result.results, result.meta
     if not hits:
         return "No results found."
+    terms = term_pattern(meta.query) if view.color else None
     out = []
     for h in hits:
-        out.append(f"[{h.docid}] {h.uri} (score: {h.score:.2f})")
+        uri = paint(h.uri, HEADER, view.color)
+        out.append(f"[{terminal_safe(h.docid)}] {uri} (score: {h.score:.2f})")
         if h.title:
-            out.append(f"  {h.title}")
-        out += ["    " + line for line in _snippet(h, TERMINAL_SNIPPET, view).split("\n")] + [""]
+            out.append(f"  {terminal_safe(h.title)}")
+        out += [*_snippet_lines(h, view, terms), ""]
+    if view.quiet:
+        return "\n".join(out[:-1])
     relaxed = ", not every term matched" if meta.relaxed else ""
-    out.append(f'{len(hits)} result(s) for "{meta.query}" ({meta.mode}{relaxed})')
+    query = terminal_safe(meta.query)
+    out.append(f'{len(hits)} result(s) for "{query}" ({meta.mode}{relaxed})')
     return "\n".join(out)
 
 
@@ -121,7 +143,7 @@ def text(result: SearchResults, view: View) -> str:
 
 
 def results(result: SearchResults, view: View) -> Shown:
-    return Shown(text(result, view))
+    return Shown(text(result, view), styled=view.fmt is None)
 
 
 def diagnose(result: QueryDiagnose) -> str:
@@ -161,7 +183,7 @@ def query(result: SearchResults | QueryDiagnose, view: View) -> Shown:
     )
     if result.meta.vectorsUsed is False:  # JSON says it in meta.mode; people get one line
         err += BM25_ONLY_NOTE
-    return Shown(text(result, view), err)
+    return Shown(text(result, view), err, styled=view.fmt is None)
 
 
 BM25_ONLY_NOTE = (

@@ -7,9 +7,12 @@ updateCmd, collection add takes comma strings, and `absPath` is asked for only
 when the caller is on the same host.
 
 Each function is a registry ``rest.body``: it takes the typed REST model the
-route parsed and returns the operation's typed input model. Building that model
-validates what the mapping derived (a comma string becomes a list the operation
-bounds, e.g. at most 256 filter terms), so no bound of the operation is skipped.
+route parsed (validated once, gno/rest/routes.py) and returns the operation's typed
+input model. The search bodies build it without validating again: every field they
+copy carries at least the operation's own rules in the REST schema
+(tests/surfaces/test_rest_bodies.py checks that on the schemas), limits are clamped
+into the operation's range, and what the mapping derives is checked here (a comma
+string becomes at most ``LIST_MAX`` filter terms, the operation's bound).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from gno.errors import ValidationError
 
 SEARCH_LIMIT_MAX = 50
 CANDIDATE_LIMIT_MAX = 100
+LIST_MAX = 256  # terms per comma-separated filter: the operation inputs' maxItems
 FILTER_FIELDS = ("collection", "minScore", "intent", "since", "until", "author", "projectHints")
 LIST_FIELDS = {
     "exclude": "exclude",
@@ -62,6 +66,17 @@ def _csv(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def _bounded_csv(value: str | None, rest_name: str) -> list[str] | None:
+    """A comma-separated filter as the operation's list, at most ``LIST_MAX`` terms."""
+    values = _csv(value)
+    if values is not None and len(values) > LIST_MAX:
+        raise ValidationError(
+            f"Invalid request: {rest_name}: at most {LIST_MAX} comma-separated values, "
+            f"not {len(values)}"
+        )
+    return values
+
+
 def _search_fields(body: SearchBody, local: bool) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "query": body.query.strip(),
@@ -72,7 +87,7 @@ def _search_fields(body: SearchBody, local: bool) -> dict[str, Any]:
         if (value := getattr(body, name)) is not None:
             fields[name] = value
     for rest_name, name in LIST_FIELDS.items():
-        if (values := _csv(getattr(body, rest_name))) is not None:
+        if (values := _bounded_csv(getattr(body, rest_name), rest_name)) is not None:
             fields[name] = values
     if body.lang is not None:
         fields["lang"] = body.lang
@@ -87,7 +102,8 @@ def _query_fields(body: QueryBody, local: bool) -> dict[str, Any]:
         fields["candidateLimit"] = min(body.candidateLimit, CANDIDATE_LIMIT_MAX)
     if body.queryModes is not None:
         fields["queryModes"] = [
-            QueryMode(mode=QueryModeKind(m.mode.value), text=m.text) for m in body.queryModes
+            QueryMode.model_construct(mode=QueryModeKind(m.mode.value), text=m.text)
+            for m in body.queryModes
         ]
     if body.noExpand:
         fields["expand"] = False
@@ -101,15 +117,15 @@ def _query_fields(body: QueryBody, local: bool) -> dict[str, Any]:
 
 
 def search(body: ApiSearchInput, local: bool) -> SearchInput:
-    return SearchInput(**_search_fields(body, local))
+    return SearchInput.model_construct(**_search_fields(body, local))
 
 
 def query(body: ApiQueryInput, local: bool) -> QueryInput:
-    return QueryInput(**_query_fields(body, local), explain=bool(body.explain))
+    return QueryInput.model_construct(**_query_fields(body, local), explain=bool(body.explain))
 
 
 def diagnose(body: ApiQueryDiagnoseInput, local: bool) -> QueryDiagnoseInput:
-    return QueryDiagnoseInput(**_query_fields(body, local), target=body.target)
+    return QueryDiagnoseInput.model_construct(**_query_fields(body, local), target=body.target)
 
 
 def sync(body: ApiSyncInput, local: bool) -> UpdateInput:

@@ -1,11 +1,13 @@
 """One HTTP route per registry operation with a ``rest`` binding.
 
 A request becomes arguments (JSON body for POST, else query and path
-parameters), is validated against the JSON Schema the route publishes (the
-REST input schema when the binding names one, else the operation's), parsed
-into that schema's generated model, mapped to the operation's typed input model
-by the binding's ``body`` function (which checks the operation's own bounds on
-what it derived, e.g. comma strings become bounded lists), run by
+parameters), is validated once into the generated model of the schema the route
+publishes (the REST input schema when the binding names one, else the
+operation's): strict JSON validation of the model when it states every rule of
+the schema (else, e.g. combinators or uniqueItems, the JSON Schema validator checks
+first), mapped to the operation's typed input model by the binding's ``body``
+function (which checks only what it derived, e.g. comma strings become bounded
+lists, and builds the operation input without validating again), run by
 the same handler as the CLI and MCP where the operation's ``execution`` says (a
 pooled reader, the owner App one write at a time, process memory, or the
 search lane), and answered as the operation output or the binding's ``view``,
@@ -91,6 +93,83 @@ def _validator(schema_id: str) -> Any:
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(openapi.contract_schema(schema_id))
+
+
+# Schema keywords a generated model does not state (combinators, uniqueness, formats …):
+# a schema using any of them keeps its JSON Schema validator.
+UNSTATED = frozenset(
+    {
+        "not", "oneOf", "anyOf", "allOf", "if", "dependentRequired", "dependentSchemas",
+        "uniqueItems", "format", "contains", "minContains", "maxContains", "patternProperties",
+        "propertyNames", "minProperties", "maxProperties", "unevaluatedProperties",
+        "unevaluatedItems",
+    }
+)  # fmt: skip
+
+
+def _has_combinators(node: Any, in_properties: bool = False) -> bool:
+    if isinstance(node, list):
+        return any(_has_combinators(item) for item in node)
+    if not isinstance(node, dict):
+        return False
+    if not in_properties and UNSTATED & node.keys():
+        return True
+    return any(_has_combinators(v, k in ("properties", "$defs")) for k, v in node.items())
+
+
+@cache
+def _contract(schema_id: str) -> dict[str, Any]:
+    return openapi.contract_schema(schema_id)
+
+
+def _nullable(prop: Any) -> bool:
+    kind = prop.get("type") if isinstance(prop, dict) else None
+    return kind is None or kind == "null" or (isinstance(kind, list) and "null" in kind)
+
+
+def _nested_optional(node: Any, top: bool = True) -> bool:
+    """An object below the top level with a property that may be left out: its model field
+    defaults to None and would take an explicit null the schema refuses."""
+    if isinstance(node, list):
+        return any(_nested_optional(item, False) for item in node)
+    if not isinstance(node, dict):
+        return False
+    props = node.get("properties")
+    if not top and isinstance(props, dict):
+        required = set(node.get("required", ()))
+        if any(k not in required and not _nullable(v) for k, v in props.items()):
+            return True
+    return any(
+        _nested_optional(v, False) for k, v in node.items() if k not in ("properties",)
+    ) or any(_nested_optional(v, False) for v in (props or {}).values())
+
+
+@cache
+def model_says_it_all(schema_id: str) -> bool:
+    """True when the generated model of ``schema_id`` states every rule of the schema: no
+    keyword it cannot state (``UNSTATED``) and no optional property below the top level
+    (an optional field takes null, the schema does not; top-level nulls are checked in
+    ``parse_request``). Its strict JSON validation is then the one check of a request;
+    otherwise the JSON Schema validator checks it first."""
+    schema = _contract(schema_id)
+    return not _has_combinators(schema) and not _nested_optional(schema)
+
+
+def parse_request(schema_id: str, parse: type[BaseModel], args: dict[str, Any]) -> BaseModel:
+    """The request's arguments as the route's typed model, validated once. Strict JSON
+    validation keeps JSON's types ("5" is no integer, 1 no boolean) as the JSON Schema
+    does, and an explicit null is refused where the schema does not allow it; a schema the
+    model cannot state alone is checked by its JSON Schema validator, then parsed."""
+    if model_says_it_all(schema_id):
+        props = _contract(schema_id).get("properties", {})
+        for key, value in args.items():
+            if value is None and key in props and not _nullable(props[key]):
+                kind = props[key].get("type")
+                raise ValidationError(f"Invalid request: {key}: None is not of type {kind!r}")
+        return parse.model_validate_json(json.dumps(args), strict=True)
+    if problem := schema_problem(schema_id, args):
+        raise ValidationError(problem)
+    return parse.model_validate(args)
 
 
 def schema_problem(schema_id: str, args: dict[str, Any]) -> str | None:
@@ -186,11 +265,9 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 args = _query_args(route, request)
             if problem := unusable_value(args):
                 raise ValidationError(f"Invalid request: {problem}")
-            args = known_arguments(_validator(route.input_schema).schema, args)
-            if problem := schema_problem(route.input_schema, args):
-                raise ValidationError(problem)
+            args = known_arguments(_contract(route.input_schema), args)
             try:
-                parsed = parse.model_validate(args)
+                parsed = parse_request(route.input_schema, parse, args)
                 inp = body(parsed, local) if body is not None else parsed
             except ModelError as exc:  # the REST model, or the operation input it maps to
                 first = exc.errors()[0]

@@ -23,7 +23,7 @@ from gno_contracts.models.mcp_remove_result import McpRemoveResult
 from gno_contracts.models.remove_collection_input import RemoveCollectionInput
 
 from gno.app import App
-from gno.config import Collection, Config, load_config, validate_language
+from gno.config import TOKENIZERS, Collection, Config, load_config, validate_language
 from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, normalize_extension
 from gno.core.identity import make_uri, normalize_collection_name
 from gno.errors import (
@@ -147,12 +147,9 @@ def _init(app: App, inp: InitInput) -> InitResult:
         raise ValidationError(
             "The FTS tokenizer is fixed when the index is created; use a new --index to change it"
         )
-    if tokenizer == "trigram":
-        raise ValidationError(
-            "The trigram tokenizer is not supported; gno's default porter tokenizer handles CJK"
-        )
     if tokenizer:
         config.raw["ftsTokenizer"] = tokenizer
+        config.fts_tokenizer = TOKENIZERS[tokenizer]  # what a new index is created with
     collection = None
     if inp.path:
         collection = _build_collection(inp, inp.name, inp.path)

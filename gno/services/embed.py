@@ -111,6 +111,8 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
     collection = normalize_collection_name(inp.collection) if inp.collection else None
     if collection and collection not in {c["name"] for c in store.collections()}:
         raise NotFoundError(f"Collection not found: {inp.collection}")
+    if inp.dryRun:
+        return _dry_run(app, store, collection, started)
     embedder = app.embedder()
     uri = app.embed_uri or embedder.model_id
     windows = window_limit(app, embedder)
@@ -162,6 +164,25 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
     if interrupted:
         payload["interrupted"] = True
     return EmbedResult.model_validate(payload)
+
+
+def _dry_run(app: App, store: Store, collection: str | None, started: float) -> EmbedResult:
+    """What `embed` would do, without loading the model: the chunks that lack a vector of
+    the model's newest vector set (every chunk when the model has none yet)."""
+    uri = app.embed_model_uri()
+    model_id = store.latest_embed_model(uri)
+    return EmbedResult.model_validate(
+        {
+            "embedded": 0,
+            "errors": 0,
+            "duration": round(time.perf_counter() - started, 3),
+            "model": uri,
+            "searchAvailable": model_id is not None and store.embedded_chunks(model_id) != {},
+            "pending": store.embed_backlog_count(
+                model_id if model_id is not None else -1, collection
+            ),
+        }
+    )
 
 
 @dataclass

@@ -3,7 +3,8 @@
 Steps (engine.md §5.4): lexical list for the query (and one per ``term`` mode),
 vector list for the query (one per ``intent`` mode, one for ``hyde``), RRF with
 GNO's weights and bonus, graph expansion (documents linked to the best hits, one
-more list for RRF), min-max normalization, ``minScore``, assembly with the
+more list for RRF), min-max normalization (over every candidate of lists as deep as the
+largest page, so scores do not depend on ``limit``), ``minScore``, assembly with the
 owner filters. Differences from GNO, on purpose: fusion is per document (a BM25
 hit and a vector hit on another chunk of the same document reinforce each other),
 each document appears once with its best chunk as the snippet, and filters apply
@@ -43,7 +44,7 @@ from gno.services.content_boost import apply_boosts
 from gno.services.filters import Filters, build_filters
 from gno.services.graph import Expansion, graph_neighbours
 from gno.services.results import ResultBuilder
-from gno.services.search import candidates, relaxed_match
+from gno.services.search import SCORE_WINDOW, candidates, relaxed_match
 
 STRUCTURED = ("term:", "intent:", "hyde:")
 
@@ -137,7 +138,10 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     recency = wants_recency(text)
     candidate_limit = inp.candidateLimit or (40 if inp.thorough else 20)
     multiplier = 3 if filters.active or recency else 1
-    pool = inp.limit * 2 * multiplier
+    # Every list is as deep as the largest page (not this page): fusion and the min-max
+    # normalisation see the same candidates whatever ``limit`` is, so a document's score,
+    # and what ``minScore`` keeps, never depend on the page size (surfaces.md §1.2).
+    pool = SCORE_WINDOW * multiplier
     graph = None
 
     settings = app.retrieval
@@ -161,11 +165,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     variants = modes + expansion.variants  # never both: given modes turn expansion off
     for mode, mode_text in variants:
         if mode == "term":
-            lists.append(
-                RankedList(
-                    "bm25_variant", _lexical(store, mode_text, filters, inp.limit * multiplier)
-                )
-            )
+            lists.append(RankedList("bm25_variant", _lexical(store, mode_text, filters, pool)))
 
     checkpoint()
     best_chunk: dict[str, int] = {}

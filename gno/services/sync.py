@@ -36,7 +36,7 @@ from gno.errors import Cancelled, NotFoundError
 from gno.index_lock import index_guard
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular, special_kind
-from gno.ingest.walker import WalkEntry, inside, walk
+from gno.ingest.walker import EXCLUDED_COUNT_MAX, WalkEntry, count_files, inside, walk
 from gno.ports import INVALID_NAME, READ_ERROR, TOO_LARGE, UNSUPPORTED, Store
 from gno.refactor_journal import recover_if_pending
 from gno.rows import DocState, SourceFile
@@ -155,7 +155,15 @@ class CollectionSync:
             self.coll.pattern, self.coll.include, self.coll.exclude, SUPPORTED_EXTENSIONS
         )
         unreadable: list[tuple[str, str]] = []
-        entries = list(walk(root, rules, unreadable))
+        excluded: list[str] = []
+        entries = list(walk(root, rules, unreadable, excluded))
+        budget = EXCLUDED_COUNT_MAX
+        for folder in excluded:  # files of excluded folders (build/ …) count as skipped
+            counted = count_files(folder, budget)
+            self.tally.skipped += counted
+            budget -= counted
+            if budget <= 0:
+                break
         for rel_dir, reason in unreadable:
             # Like a missing root: report it and leave every document under it alone.
             self._error(rel_dir, READ_ERROR, f"Cannot read folder {rel_dir or root}: {reason}")

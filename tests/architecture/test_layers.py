@@ -165,10 +165,6 @@ def test_rest_and_mcp_import_no_other_surface(surface: str) -> None:
     assert _violations((surface,), banned=others) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the CLI starts the REST and MCP servers itself; the registry engineer's CLI "
-    "rewrite (issue 19) decides where launching lives",
-)
 def test_cli_imports_no_other_surface() -> None:
+    # Starting a server (REST with /mcp, or MCP on stdio) lives in gno/launch.py.
     assert _violations(("gno.cli",), banned=("gno.rest", "gno.mcp")) == []

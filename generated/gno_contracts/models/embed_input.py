@@ -24,3 +24,7 @@ class EmbedInput(ContractModel):
     """
     Chunks per write transaction.
     """
+    dryRun: bool = False
+    """
+    gno's addition: count the chunks that would be embedded (answered as pending); no model is loaded and nothing is written.
+    """

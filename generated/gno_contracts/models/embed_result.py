@@ -39,3 +39,7 @@ class EmbedResult(ContractModel):
     """
     gno's addition: true when stopped with Ctrl-C; finished vectors are kept.
     """
+    pending: Annotated[int | None, Field(ge=0)] = None
+    """
+    gno's addition, with dryRun: chunks that lack a vector for the model and would be embedded.
+    """

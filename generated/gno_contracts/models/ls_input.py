@@ -25,7 +25,10 @@ class LsInput(ContractModel):
     """
     Collection name or gno://coll/prefix.
     """
-    limit: Annotated[int, Field(ge=1, le=1000)] = 20
+    limit: Annotated[int, Field(ge=1, le=100000)] = 20
+    """
+    Documents per page (at most 100,000: the CLI pages with --offset, nothing is cut silently).
+    """
     offset: Annotated[int, Field(ge=0)] = 0
     tagsAll: list[str] | None = None
     """

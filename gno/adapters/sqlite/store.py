@@ -35,7 +35,13 @@ from gno.errors import DiskFullError, GnoError, LockedError, NotInitializedError
 from gno.rows import iso_from_ns, now_iso
 
 BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
-TOKENIZE_BY_NAME = {"porter": TOKENIZER, "unicode61": "unicode61 remove_diacritics 2"}
+# trigram (GNO's option for substring and CJK matching) indexes every three characters:
+# words shorter than three characters match nothing and the index is several times larger.
+TOKENIZE_BY_NAME = {
+    "porter": TOKENIZER,
+    "unicode61": "unicode61 remove_diacritics 2",
+    "trigram": "trigram",
+}
 
 
 def _disk_full(path: Path) -> DiskFullError:

@@ -1,0 +1,82 @@
+"""`gno completion bash|zsh|fish` (print the script) and `gno completion install` (write it
+where the shell loads it). The script calls `gno` back with `_GNO_COMPLETE` set; typer's
+completion classes answer from the command tree, so every registry command and flag
+completes without a list kept here."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gno.cli.output import write
+from gno.errors import ValidationError
+
+SHELLS = ("bash", "zsh", "fish")
+COMPLETE_VAR = "_GNO_COMPLETE"
+
+
+def script(shell: str) -> str:
+    from typer._completion_shared import get_completion_script
+
+    if shell not in SHELLS:
+        raise ValidationError(f"Unknown shell {shell!r}: use bash, zsh or fish")
+    return get_completion_script(prog_name="gno", complete_var=COMPLETE_VAR, shell=shell) + "\n"
+
+
+def target(shell: str) -> tuple[Path, str]:
+    """Where the shell finds a completion file without any rc edit (bash-completion's
+    user folder, fish's completions folder), or for zsh a folder to put on ``fpath``;
+    and what, if anything, the user still has to do."""
+    home = Path.home()
+    data = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    if shell == "bash":
+        return data / "bash-completion" / "completions" / "gno", "open a new shell"
+    if shell == "zsh":
+        note = "add `fpath+=~/.zfunc; autoload -Uz compinit; compinit` to ~/.zshrc if absent"
+        return home / ".zfunc" / "_gno", note
+    return config / "fish" / "completions" / "gno.fish", "open a new shell"
+
+
+def detected_shell() -> str:
+    name = Path(os.environ.get("SHELL", "")).name
+    if name not in SHELLS:
+        raise ValidationError("Cannot tell your shell from $SHELL: give --shell bash|zsh|fish")
+    return name
+
+
+def completion(
+    ctx: typer.Context,
+    action: Annotated[str, typer.Argument(help="bash, zsh or fish (print), or install.")],
+    shell: Annotated[
+        str | None,
+        typer.Option("--shell", help="With install: bash, zsh or fish (default: $SHELL)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="With install: JSON output.")] = False,
+) -> None:
+    """Shell completion: print a shell's script (`source <(gno completion bash)`), or
+    `install` it where the shell loads it (no rc file is edited)."""
+    if action != "install":
+        if shell is not None or as_json:
+            raise ValidationError("--shell and --json go with `gno completion install`")
+        write(script(action))
+        return
+    chosen = shell or detected_shell()
+    text = script(chosen)
+    path, note = target(chosen)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".tmp")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)  # atomic: a shell never reads half a script
+    if as_json or ctx.find_root().obj.json:
+        write(json.dumps({"installed": {"shell": chosen, "path": str(path), "next": note}}))
+    else:
+        write(f"Installed {chosen} completion at {path}; {note}.")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("completion")(completion)

@@ -1,0 +1,154 @@
+"""Starting gno's servers: `gno serve`/`gno daemon` (REST, `/mcp` over HTTP, the resident
+runtime) and `gno mcp` (stdio). The one module that puts surfaces together.
+
+The CLI parses flags into ``ServerFlags`` (or the stdio server's two options) and hands
+them here with an ``App``; nothing in ``gno/cli`` imports a server surface
+(tests/architecture/test_layers.py). REST and MCP still never import each other: REST is
+handed the MCP mount (``ServeOptions.mcp``) by this module. Everything here is imported
+only when a server starts, so the CLI's search path never loads it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from gno.errors import NotInitializedError, ValidationError
+
+if TYPE_CHECKING:  # `gno --help` and the search path import this module's ServerFlags only
+    from gno.app import App
+
+TRUE = ("1", "true", "yes")
+
+
+@dataclass(frozen=True)
+class ServerFlags:
+    """Every flag of serve and daemon; the daemon-only ones default to serve's behaviour."""
+
+    port: int = 3000
+    host: str = "127.0.0.1"
+    mcp_token_file: str | None = None
+    mcp_allowed_host: list[str] | None = None
+    mcp_allowed_origin: list[str] | None = None
+    mcp_enable_write: bool = False
+    mcp_tool_profile: str | None = None
+    detach: bool = False
+    status: bool = False
+    stop: bool = False
+    pid_file: str | None = None
+    log_file: str | None = None
+    json: bool = False
+    write_pid_file: bool = False
+    max_body_bytes: int = 1024 * 1024
+    header_timeout_ms: int = 10_000
+    body_timeout_ms: int = 30_000
+    max_waiting_syncs: int = 64
+    max_readers: int = 4
+    max_queued_reads: int = 256
+    no_watch: bool = False
+    events_keepalive_ms: int = 15_000
+    no_sync_on_start: bool = True  # daemon only: serve never syncs at start
+    no_auto_embed: bool = True  # daemon only: serve never embeds in the background
+    embed_delay_ms: int = 10_000
+
+
+def resolve_tool_profile(app: App, flag: str | None) -> str:
+    """CLI flag, then `gateway.toolProfile` in index.yml, then full."""
+    chosen = flag
+    if chosen is None:
+        try:
+            chosen = (app.config.raw.get("gateway") or {}).get("toolProfile")
+        except Exception:  # no config yet: the server still starts and says so per call
+            chosen = None
+    chosen = chosen or "full"
+    if chosen not in ("full", "core"):
+        raise ValidationError(f"Unknown tool profile {chosen!r}: use full or core")
+    return str(chosen)
+
+
+def writes_enabled(flag: bool) -> bool:
+    return flag or os.environ.get("GNO_MCP_ENABLE_WRITE", "") in TRUE
+
+
+def mcp_stdio(app: App, *, enable_write: bool, tool_profile: str | None) -> None:
+    """`gno mcp`: MCP over stdin/stdout until the client closes stdin."""
+    from gno.mcp.server import main
+
+    profile = resolve_tool_profile(app, tool_profile)
+    main(app, enable_write=writes_enabled(enable_write), profile=profile)
+
+
+def _config_raw(app: App) -> dict[str, Any]:
+    """index.yml as parsed; {} before `gno init` (the server starts and says so per call)."""
+    try:
+        return dict(app.config.raw)
+    except (FileNotFoundError, NotInitializedError):
+        return {}
+
+
+def serve(
+    app: App,
+    kind: str,
+    flags: ServerFlags,
+    given: Collection[str],
+    announce: Callable[[str], None],
+    pid_file: Any = None,
+) -> None:
+    """Run `gno serve` or `gno daemon` in this process until it is stopped. ``given``:
+    the flags on the command line, which win over index.yml's gateway block."""
+    from gno.resident.runtime import Limits
+    from gno.rest.app import ServeOptions
+    from gno.rest.gateway import build_gateway
+    from gno.rest.gateway_config import gateway_config
+    from gno.rest.security import Gates
+    from gno.rest.serve import serve as run_server
+
+    conf = gateway_config(_config_raw(app))
+    host = flags.host
+    if kind == "daemon" and "host" not in given and conf.host:
+        host = conf.host
+    max_body_bytes = flags.max_body_bytes
+    if "max_body_bytes" not in given and "maxBodyBytes" in conf.limits:
+        max_body_bytes = conf.limits["maxBodyBytes"]
+    gateway = build_gateway(
+        host,
+        flags.mcp_token_file or conf.token_file,
+        flags.mcp_allowed_host or conf.allowed_hosts or None,
+        flags.mcp_allowed_origin or conf.allowed_origins or None,
+        whole_listener=kind == "daemon",
+    )
+    # GNO_API_TOKEN guards serve's REST routes; the daemon's listener is the gateway's alone.
+    api_token = (os.environ.get("GNO_API_TOKEN") or None) if kind == "serve" else None
+    from gno.mcp.hosting import http_app
+
+    options = ServeOptions(
+        mcp=http_app,
+        gates=Gates(
+            token=api_token,
+            max_body_bytes=max_body_bytes,
+            gateway=gateway,
+            header_seconds=flags.header_timeout_ms / 1000,
+            body_seconds=flags.body_timeout_ms / 1000,
+        ),
+        limits=Limits(
+            readers=flags.max_readers,
+            max_queued_reads=flags.max_queued_reads,
+            max_waiting_syncs=flags.max_waiting_syncs,
+            events_keepalive_seconds=flags.events_keepalive_ms / 1000,
+        ),
+        watch=not flags.no_watch,
+        mode=kind,
+        sync_on_start=not flags.no_sync_on_start,
+        embed_delay=None if flags.no_auto_embed else flags.embed_delay_ms / 1000,
+        mcp_enable_write=writes_enabled(flags.mcp_enable_write) or bool(conf.enable_write),
+        mcp_profile=resolve_tool_profile(app, flags.mcp_tool_profile),
+    )
+
+    def started(url: str) -> None:
+        announce(url)
+        sys.stdout.flush()
+
+    run_server(app, flags.port, options, started, host=host, pid_file=pid_file)

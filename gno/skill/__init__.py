@@ -1,0 +1,1 @@
+"""The bundled agent skill (SKILL.md), printed by `gno --skill`."""
