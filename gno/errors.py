@@ -33,7 +33,15 @@ that from the exit code.
     │   └── ModelDownloadError (MODEL_DOWNLOAD_FAILED: a download was tried and failed)
     ├── DiskFullError (DISK_FULL, 507, exit 2: SQLite could not grow the index)
     ├── InterruptedByUser (INTERRUPTED, 499, exit 130)
-    └── Cancelled (CANCELLED, 499, exit 130: stopped at a checkpoint; never sent to anyone)
+    ├── Cancelled (CANCELLED, 499, exit 130: stopped at a checkpoint; never sent to anyone)
+    │   (lane writes:)
+    ├── ReadOnlyError (READ_ONLY, 409, exit 1: a document or collection gno may not write)
+    ├── CaptureSyncFailedError (CAPTURE_SYNC_FAILED, 500, exit 2: written, not indexed)
+    ├── ConflictError …
+    │   └── MemorySupersedeConflictError (MEMORY_SUPERSEDE_CONFLICT: changed or already superseded)
+    └── ValidationError …
+        ├── MemoryFencedReplayError (MEMORY_FENCED_REPLAY: the text replays a recalled span)
+        └── MemoryFencedDerivedError (MEMORY_FENCED_DERIVED: derivedFrom names a gno:// URI)
 """
 
 from __future__ import annotations
@@ -197,6 +205,30 @@ class Cancelled(GnoError):
 
 
 # ===== errors added by lane writes (keep them below this line) =====
+
+
+class ReadOnlyError(GnoError):
+    code = "READ_ONLY"
+    http_status = 409
+    exit_code = 1
+
+
+class CaptureSyncFailedError(GnoError):
+    """The file was written but could not be indexed; ``details`` names it."""
+
+    code = "CAPTURE_SYNC_FAILED"
+
+
+class MemorySupersedeConflictError(ConflictError):
+    code = "MEMORY_SUPERSEDE_CONFLICT"
+
+
+class MemoryFencedReplayError(ValidationError):
+    code = "MEMORY_FENCED_REPLAY"
+
+
+class MemoryFencedDerivedError(ValidationError):
+    code = "MEMORY_FENCED_DERIVED"
 
 
 # ===== errors added by lane refactor (keep them below this line) =====

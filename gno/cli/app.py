@@ -29,6 +29,8 @@ app = typer.Typer(
 )
 collection_app = typer.Typer(help="Manage collections (indexed folders).", rich_markup_mode=None)
 app.add_typer(collection_app, name="collection")
+tags_app = typer.Typer(help="Tags of documents (tags add, tags rm).", rich_markup_mode=None)
+app.add_typer(tags_app, name="tags")
 models_app = typer.Typer(
     help="Models: what each role uses and the local cache.", rich_markup_mode=None
 )
@@ -146,5 +148,7 @@ def global_options() -> tuple[frozenset[str], frozenset[str]]:
 from gno.cli import mcp, runner, server  # noqa: E402  (they import this module's settings)
 
 mcp.register(mcp_app)
-runner.register({"": app, "collection": collection_app, "models": models_app, "mcp": mcp_app})
+runner.register(
+    {"": app, "collection": collection_app, "models": models_app, "mcp": mcp_app, "tags": tags_app}
+)
 server.register(app)

@@ -178,6 +178,7 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 args = await _body_args(request)
                 if isinstance(args, Response):
                     return args
+                args.update(request.path_params)  # PUT /api/docs/{id}: the id is no body key
             else:
                 args = _query_args(route, request)
             if problem := unusable_value(args):

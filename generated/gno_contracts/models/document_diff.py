@@ -22,7 +22,7 @@ class Content(ContractModel):
     reason: Literal["journal_metadata_only"] = "journal_metadata_only"
 
 
-class Status2(Enum):
+class Status4(Enum):
     AVAILABLE = "available"
     PARTIAL = "partial"
     UNAVAILABLE = "unavailable"
@@ -39,7 +39,7 @@ class History(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    status: Status2
+    status: Status4
     reason: Reason | None
 
 

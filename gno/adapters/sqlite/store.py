@@ -27,6 +27,7 @@ from gno.adapters.sqlite.graph import GraphStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
 from gno.adapters.sqlite.vectors import VectorStore
+from gno.adapters.sqlite.write_support import WriteSupport
 from gno.adapters.sqlite.writes import DocumentWrites
 from gno.core.fts import TOKENIZER
 from gno.errors import DiskFullError, GnoError, LockedError, NotInitializedError
@@ -44,7 +45,7 @@ def _disk_full(path: Path) -> DiskFullError:
 
 
 class SqliteStore(
-    DocumentWrites, DocumentReads, VectorStore, GraphStore, EdgeStore, ExpansionCache
+    DocumentWrites, DocumentReads, VectorStore, GraphStore, EdgeStore, ExpansionCache, WriteSupport
 ):
     """One index file: lifecycle, transactions and the config mirror here; document
     writes, reads, vectors and the expansion cache in the mixins."""
