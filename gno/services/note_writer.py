@@ -28,6 +28,7 @@ from gno.core.write_paths import check_rel_path
 from gno.errors import (
     CaptureSyncFailedError,
     DuplicateError,
+    GnoError,
     NotFoundError,
     PathNotFoundError,
     ReadOnlyError,
@@ -113,8 +114,11 @@ def free_suffix(app: App, t: Target) -> Target:
 
 def write_file(t: Target, text: str, *, replace: bool = False) -> None:
     """The note on disk at once; without ``replace`` a file that appeared meanwhile wins."""
-    make_parents(t.root, t.path)
-    write_atomic(t.path, text.encode("utf-8"), exclusive=not replace)
+    try:
+        make_parents(t.root, t.path)
+        write_atomic(t.path, text.encode("utf-8"), exclusive=not replace)
+    except OSError as exc:  # a file where a folder should be, permissions, …: nothing written
+        raise GnoError(f"Cannot write {t.rel!r}: {exc.strerror or type(exc).__name__}") from None
 
 
 def sync_now(app: App, t: Target) -> DocRow:
