@@ -11,7 +11,7 @@ def captured(app: App, inp: Any) -> dict[str, Any]:
     """``POST /api/capture`` answers the capture receipt (201 once indexed)."""
     from gno.services.capture import capture
 
-    return capture(app, inp).model_dump(mode="json", exclude_none=True)
+    return capture(app, inp).model_dump(mode="json", exclude_unset=True)
 
 
 def redact_file_paths(payload: Any) -> Any:
