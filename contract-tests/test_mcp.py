@@ -46,8 +46,13 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_query_diagnose": {"query": "lighthouse", "target": "gno://notes/beta.md"},
     "gno_job_status": {"jobId": "no-such-job"},  # unknown id: NOT_FOUND as isError
     "gno_list_jobs": {},
+    "gno_recall": {"query": "lighthouse", "collection": "memory", "scopes": ["p"]},  # no such
 }
-EXPECTED_ERRORS = {"gno_vsearch": "embed", "gno_job_status": "Job not found"}
+EXPECTED_ERRORS = {
+    "gno_vsearch": "embed",
+    "gno_job_status": "Job not found",
+    "gno_recall": "Collection not found",
+}
 
 
 @pytest.fixture(scope="module")
@@ -242,6 +247,10 @@ def test_write_tools_behind_the_gate(
         "gno_add_collection",
         "gno_remove_collection",
         "gno_clear_collection_embeddings",
+        "gno_capture",
+        "gno_remember",
+        "gno_create_folder",
+        "gno_duplicate_note",
     }
 
     async def session() -> None:
@@ -303,7 +312,9 @@ def test_core_profile_over_stdio(corpus: dict[str, Any]) -> None:
         async with connect(params, "legacy") as client:
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
             # GNO's core list as far as gno has the tools, in GNO's order (gno_query first)
-            assert list(listed) == ["gno_query", "gno_search", "gno_get", "gno_multi_get"]
+            assert list(listed) == [
+                "gno_query", "gno_search", "gno_get", "gno_multi_get", "gno_recall",
+            ]  # fmt: skip
             for name, tool in listed.items():
                 assert tool.description == tools("core")[name].op.mcp.brief
                 assert tool.input_schema == load_schema(tools("core")[name].op.input_schema)

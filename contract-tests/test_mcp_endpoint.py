@@ -37,6 +37,7 @@ PROBES: dict[str, dict[str, Any]] = {
     "gno_job_status": {"jobId": "no-such-job"},
     "gno_get": {"ref": "gno://no-such-collection/x.md"},
     "gno_multi_get": {"refs": ["gno://no-such-collection/x.md"]},
+    "gno_recall": {"query": "the", "collection": "no-such-collection", "scopes": ["p"]},
 }
 
 

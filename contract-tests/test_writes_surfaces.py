@@ -233,7 +233,7 @@ def test_rest_capture_docs_folders_memory(ws: dict[str, Any]) -> None:
         assert _files(notes) == before
 
         made = httpx.post(f"{base}/api/docs", json={"collection": "notes", "relPath": "d/new.md", "content": "# New\nfresh\n"}, timeout=30)
-        assert made.status_code == 202, made.text
+        assert made.status_code == 201, made.text
         assert_valid("gno://schemas/doc-created@1.0", made.json())
         docid = made.json()["docid"]
         current = hashlib.sha256((notes / "d/new.md").read_bytes()).hexdigest()
