@@ -30,7 +30,11 @@ TARGET_MS = 100.0  # capture → found by search, median (issue 14)
 
 
 def _env(base: Path) -> None:
-    for name, sub in (("GNO_CONFIG_DIR", "config"), ("GNO_DATA_DIR", "data"), ("GNO_CACHE_DIR", "cache")):
+    for name, sub in (
+        ("GNO_CONFIG_DIR", "config"),
+        ("GNO_DATA_DIR", "data"),
+        ("GNO_CACHE_DIR", "cache"),
+    ):
         os.environ[name] = str(base / sub)
     os.environ["HF_HUB_OFFLINE"] = "1"
 
@@ -77,7 +81,10 @@ def main() -> int:
         for i in range(args.runs):
             word = f"zqxcapture{i:04d}"
             t0 = time.perf_counter()
-            receipt = capture(app, CaptureInput(collection="otel", content=f"Bench note {word} about tail sampling."))
+            receipt = capture(
+                app,
+                CaptureInput(collection="otel", content=f"Bench note {word} about tail sampling."),
+            )
             t1 = time.perf_counter()
             hits = search(app, SearchInput(query=word, limit=5)).results
             t2 = time.perf_counter()
@@ -104,7 +111,9 @@ def main() -> int:
     print(f"{'figure':34} {'value':>10}")
     for key, value in figures.items():
         print(f"{key:34} {value!s:>10}")
-    print(f"capture → found median {median:.1f} ms, target ≤ {TARGET_MS:.0f} ms: {'PASS' if median <= TARGET_MS else 'MISS'}")
+    print(
+        f"capture → found median {median:.1f} ms, target ≤ {TARGET_MS:.0f} ms: {'PASS' if median <= TARGET_MS else 'MISS'}"
+    )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2) + "\n")
     return 0

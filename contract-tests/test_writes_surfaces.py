@@ -34,11 +34,15 @@ CORE_WITH_WRITES = [
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def _workspace(root: Path) -> dict[str, Any]:
-    notes = write_tree(root / "corpus" / "notes", {"alpha.md": "# Alpha\n\nlighthouse keeper log\n"})
+    notes = write_tree(
+        root / "corpus" / "notes", {"alpha.md": "# Alpha\n\nlighthouse keeper log\n"}
+    )
     memory = root / "corpus" / "memory"
     memory.mkdir(parents=True)
     env = gno_env(root)
@@ -69,7 +73,9 @@ def ws(tmp_path: Path) -> dict[str, Any]:
 
 def test_cli_capture_remember_recall_and_tags(ws: dict[str, Any], tmp_path: Path) -> None:
     env, notes = ws["env"], ws["notes"]
-    receipt = gno_ok(env, "capture", "quasar", "rotation", "notes", "-c", "notes", "--tags", "Space", "--json")
+    receipt = gno_ok(
+        env, "capture", "quasar", "rotation", "notes", "-c", "notes", "--tags", "Space", "--json"
+    )
     assert_valid(RECEIPT, receipt)
     assert receipt["created"] and receipt["tags"] == ["space"]
     found = gno_ok(env, "search", "quasar rotation", "--json")
@@ -84,7 +90,9 @@ def test_cli_capture_remember_recall_and_tags(ws: dict[str, Any], tmp_path: Path
     assert from_stdin["relPath"] == "from-stdin.md" and from_stdin["source"]["kind"] == "chat"
     source_file = tmp_path / "in.txt"
     source_file.write_text("file borne pulsar\n")
-    from_file = gno_ok(env, "capture", "--file", str(source_file), "-c", "notes", "--path", "f/p.md", "--json")
+    from_file = gno_ok(
+        env, "capture", "--file", str(source_file), "-c", "notes", "--path", "f/p.md", "--json"
+    )
     assert (notes / "f/p.md").read_text().endswith("file borne pulsar\n")
     assert from_file["relPath"] == "f/p.md"
 
@@ -96,16 +104,34 @@ def test_cli_capture_remember_recall_and_tags(ws: dict[str, Any], tmp_path: Path
 
     tagged = gno_ok(env, "tags", "add", "notes/alpha.md", "Work", "--json")
     assert tagged == {"docid": tagged["docid"], "tag": "work", "wroteToFile": True}
-    assert (notes / "alpha.md").read_text() == "---\ntags:\n  - work\n---\n# Alpha\n\nlighthouse keeper log\n"
+    assert (
+        notes / "alpha.md"
+    ).read_text() == "---\ntags:\n  - work\n---\n# Alpha\n\nlighthouse keeper log\n"
     untagged = gno_ok(env, "tags", "rm", "notes/alpha.md", "work", "--json")
-    assert untagged["removedFromFile"] and (notes / "alpha.md").read_text() == "# Alpha\n\nlighthouse keeper log\n"
+    assert (
+        untagged["removedFromFile"]
+        and (notes / "alpha.md").read_text() == "# Alpha\n\nlighthouse keeper log\n"
+    )
     assert gno_err(env, 1, "tags", "rm", "notes/alpha.md", "work", "--json")
 
-    added = gno_ok(env, "remember", "Finn prefers trams.", "-c", "memory", "--scope", "project:gno", "--decision", "add", "--json")
+    added = gno_ok(
+        env,
+        "remember",
+        "Finn prefers trams.",
+        "-c",
+        "memory",
+        "--scope",
+        "project:gno",
+        "--decision",
+        "add",
+        "--json",
+    )
     assert added["outcome"] == "added"
     recalled = gno_ok(env, "recall", "trams", "-c", "memory", "--scope", "project:gno", "--json")
     assert [f["text"] for f in recalled["facts"]] == ["Finn prefers trams."]
-    assert gno_ok(env, "recall", "trams", "-c", "memory", "--scope", "other", "--json")["facts"] == []
+    assert (
+        gno_ok(env, "recall", "trams", "-c", "memory", "--scope", "other", "--json")["facts"] == []
+    )
 
 
 # ---------------------------------------------------------------- MCP
@@ -117,11 +143,22 @@ def _structured(result: Any) -> dict[str, Any]:
 
 async def _writes_session(client: Any, ws: dict[str, Any], tag: str) -> None:
     listed = {t.name: t for t in (await client.list_tools()).tools}
-    assert {"gno_capture", "gno_remember", "gno_recall", "gno_create_folder", "gno_duplicate_note"} <= set(listed)
+    assert {
+        "gno_capture",
+        "gno_remember",
+        "gno_recall",
+        "gno_create_folder",
+        "gno_duplicate_note",
+    } <= set(listed)
     assert listed["gno_capture"].annotations.read_only_hint is False
     captured = await client.call_tool(
         "gno_capture",
-        {"collection": "notes", "content": f"mcp borne {tag} zircon", "title": f"MCP {tag}", "source": {"kind": "api"}},
+        {
+            "collection": "notes",
+            "content": f"mcp borne {tag} zircon",
+            "title": f"MCP {tag}",
+            "source": {"kind": "api"},
+        },
     )
     assert not captured.is_error, captured.content[0].text
     payload = _structured(captured)
@@ -130,22 +167,38 @@ async def _writes_session(client: Any, ws: dict[str, Any], tag: str) -> None:
     assert payload["sync"]["status"] == "completed"
     hits = _structured(await client.call_tool("gno_search", {"query": f"{tag} zircon"}))
     assert [h["uri"] for h in hits["results"]] == [payload["uri"]]
-    escape = await client.call_tool("gno_capture", {"collection": "notes", "content": "x", "path": "../out.md"})
+    escape = await client.call_tool(
+        "gno_capture", {"collection": "notes", "content": "x", "path": "../out.md"}
+    )
     assert escape.is_error and _structured(escape)["error"] == "INVALID_PATH"
     assert not (ws["notes"].parent / "out.md").exists()
 
     remembered = await client.call_tool(
-        "gno_remember", {"text": f"The {tag} server answers fast.", "collection": "memory", "scopes": ["p"], "decision": "add"}
+        "gno_remember",
+        {
+            "text": f"The {tag} server answers fast.",
+            "collection": "memory",
+            "scopes": ["p"],
+            "decision": "add",
+        },
     )
     assert not remembered.is_error, remembered.content[0].text
     assert_valid("gno://schemas/memory-remember@1.0", _structured(remembered))
-    recalled = await client.call_tool("gno_recall", {"query": f"{tag} server", "collection": "memory", "scopes": ["p"]})
+    recalled = await client.call_tool(
+        "gno_recall", {"query": f"{tag} server", "collection": "memory", "scopes": ["p"]}
+    )
     assert_valid("gno://schemas/memory-recall@1.0", _structured(recalled))
-    assert [f["text"] for f in _structured(recalled)["facts"]] == [f"The {tag} server answers fast."]
+    assert [f["text"] for f in _structured(recalled)["facts"]] == [
+        f"The {tag} server answers fast."
+    ]
 
-    folder = await client.call_tool("gno_create_folder", {"collection": "notes", "name": f"dir-{tag}"})
+    folder = await client.call_tool(
+        "gno_create_folder", {"collection": "notes", "name": f"dir-{tag}"}
+    )
     assert_valid("gno://schemas/workspace-write-result@1.0", _structured(folder))
-    copy = await client.call_tool("gno_duplicate_note", {"ref": payload["uri"], "folderPath": f"dir-{tag}"})
+    copy = await client.call_tool(
+        "gno_duplicate_note", {"ref": payload["uri"], "folderPath": f"dir-{tag}"}
+    )
     assert not copy.is_error, copy.content[0].text
     assert_valid("gno://schemas/workspace-write-result@1.0", _structured(copy))
     assert (ws["notes"] / _structured(copy)["relPath"]).exists()
@@ -160,7 +213,9 @@ def test_mcp_write_tools_with_the_gate(ws: dict[str, Any], transport: str) -> No
             await _writes_session(client, ws, transport)
 
     if transport == "stdio":
-        anyio.run(run, StdioServerParameters(command=str(GNO), args=["mcp", "--enable-write"], env=env))
+        anyio.run(
+            run, StdioServerParameters(command=str(GNO), args=["mcp", "--enable-write"], env=env)
+        )
         return
     with http_host(env, "--enable-write") as port:
         anyio.run(run, f"http://127.0.0.1:{port}/mcp")
@@ -174,13 +229,18 @@ def test_mcp_write_tools_absent_without_the_gate_and_core_profile(ws: dict[str, 
         async with Client(params, mode="legacy") as client:
             listed = {t.name for t in (await client.list_tools()).tools}
             assert "gno_recall" in listed
-            assert not {"gno_capture", "gno_remember", "gno_create_folder", "gno_duplicate_note"} & listed
+            assert (
+                not {"gno_capture", "gno_remember", "gno_create_folder", "gno_duplicate_note"}
+                & listed
+            )
             with pytest.raises(MCPError) as refused:
                 await client.call_tool("gno_capture", {"collection": "notes", "content": "x"})
             assert refused.value.code == -32602
 
     async def core() -> None:
-        params = StdioServerParameters(command=str(GNO), args=["mcp", "--tool-profile", "core", "--enable-write"], env=env)
+        params = StdioServerParameters(
+            command=str(GNO), args=["mcp", "--tool-profile", "core", "--enable-write"], env=env
+        )
         async with Client(params, mode="legacy") as client:
             listed = [t.name for t in (await client.list_tools()).tools]
             assert listed == [n for n in CORE_WITH_WRITES if n in tools("core", enable_write=True)]
@@ -222,50 +282,109 @@ def test_rest_capture_docs_folders_memory(ws: dict[str, Any]) -> None:
         assert [h["uri"] for h in search["results"]] == [receipt["uri"]]
 
         before = _files(notes)
-        for bad in ({"relPath": "../x.md"}, {"relPath": "/etc/x.md"}, {"relPath": "nul.md"}, {"overwrite": True}):
-            refused = httpx.post(f"{base}/api/capture", json={"collection": "notes", "content": "x"} | bad, timeout=30)
+        for bad in (
+            {"relPath": "../x.md"},
+            {"relPath": "/etc/x.md"},
+            {"relPath": "nul.md"},
+            {"overwrite": True},
+        ):
+            refused = httpx.post(
+                f"{base}/api/capture",
+                json={"collection": "notes", "content": "x"} | bad,
+                timeout=30,
+            )
             assert refused.status_code == 400, (bad, refused.text)
             assert refused.json()["error"]["code"] in ("INVALID_PATH", "VALIDATION")
-        big = httpx.post(f"{base}/api/capture", json={"collection": "notes", "content": "x" * (1024 * 1024 + 10)}, timeout=30)
+        big = httpx.post(
+            f"{base}/api/capture",
+            json={"collection": "notes", "content": "x" * (1024 * 1024 + 10)},
+            timeout=30,
+        )
         assert big.status_code in (400, 413)
-        cross = httpx.post(f"{base}/api/capture", json={"collection": "notes", "content": "x"}, headers={"Origin": "https://evil.example"}, timeout=30)
+        cross = httpx.post(
+            f"{base}/api/capture",
+            json={"collection": "notes", "content": "x"},
+            headers={"Origin": "https://evil.example"},
+            timeout=30,
+        )
         assert cross.status_code == 403
         assert _files(notes) == before
 
-        made = httpx.post(f"{base}/api/docs", json={"collection": "notes", "relPath": "d/new.md", "content": "# New\nfresh\n"}, timeout=30)
+        made = httpx.post(
+            f"{base}/api/docs",
+            json={"collection": "notes", "relPath": "d/new.md", "content": "# New\nfresh\n"},
+            timeout=30,
+        )
         assert made.status_code == 201, made.text
         assert_valid("gno://schemas/doc-created@1.0", made.json())
         docid = made.json()["docid"]
         current = hashlib.sha256((notes / "d/new.md").read_bytes()).hexdigest()
-        saved = httpx.put(f"{base}/api/docs/{docid.lstrip('#')}", json={"content": "# New\nsaved\n", "expectedSourceHash": current}, timeout=30)
+        saved = httpx.put(
+            f"{base}/api/docs/{docid.lstrip('#')}",
+            json={"content": "# New\nsaved\n", "expectedSourceHash": current},
+            timeout=30,
+        )
         assert saved.status_code == 200, saved.text
         assert_valid("gno://schemas/doc-updated@1.0", saved.json())
-        stale = httpx.put(f"{base}/api/docs/{saved.json()['docId'].lstrip('#')}", json={"content": "lost", "expectedSourceHash": current}, timeout=30)
+        stale = httpx.put(
+            f"{base}/api/docs/{saved.json()['docId'].lstrip('#')}",
+            json={"content": "lost", "expectedSourceHash": current},
+            timeout=30,
+        )
         assert stale.status_code == 409 and stale.json()["error"]["code"] == "CONFLICT"
-        assert stale.json()["error"]["details"]["current"]["sourceHash"] == saved.json()["sourceHash"]
+        assert (
+            stale.json()["error"]["details"]["current"]["sourceHash"] == saved.json()["sourceHash"]
+        )
         assert (notes / "d/new.md").read_text() == "# New\nsaved\n"
-        tags = httpx.put(f"{base}/api/docs/{saved.json()['docId'].lstrip('#')}", json={"tags": ["Work"]}, timeout=30)
+        tags = httpx.put(
+            f"{base}/api/docs/{saved.json()['docId'].lstrip('#')}",
+            json={"tags": ["Work"]},
+            timeout=30,
+        )
         assert tags.status_code == 200 and tags.json()["tags"] == ["work"]
         assert (notes / "d/new.md").read_text() == "---\ntags:\n  - work\n---\n# New\nsaved\n"
 
-        folder = httpx.post(f"{base}/api/folders", json={"collection": "notes", "name": "made"}, timeout=30)
+        folder = httpx.post(
+            f"{base}/api/folders", json={"collection": "notes", "name": "made"}, timeout=30
+        )
         assert folder.status_code == 200 and (notes / "made").is_dir()
         presets = httpx.get(f"{base}/api/note-presets", timeout=30).json()
         assert_valid("gno://schemas/note-presets@1.0", presets)
-        tree = httpx.get(f"{base}/api/browse/tree", params={"collection": "notes"}, timeout=30).json()
+        tree = httpx.get(
+            f"{base}/api/browse/tree", params={"collection": "notes"}, timeout=30
+        ).json()
         assert_valid("gno://schemas/browse-tree@1.0", tree)
         assert "d" in [f["path"] for f in tree["collections"][0]["folders"]]
-        suggestions = httpx.get(f"{base}/api/docs/autocomplete", params={"query": "new"}, timeout=30).json()
+        suggestions = httpx.get(
+            f"{base}/api/docs/autocomplete", params={"query": "new"}, timeout=30
+        ).json()
         assert [s["relPath"] for s in suggestions["suggestions"]] == ["d/new.md"]
-        dup = httpx.post(f"{base}/api/docs/{tags.json()['docId'].lstrip('#')}/duplicate", json={}, timeout=30)
+        dup = httpx.post(
+            f"{base}/api/docs/{tags.json()['docId'].lstrip('#')}/duplicate", json={}, timeout=30
+        )
         assert dup.status_code == 200, dup.text and (notes / "d/new-2.md").exists()
-        gone = httpx.post(f"{base}/api/docs/{tags.json()['docId'].lstrip('#')}/deactivate", timeout=30)
+        gone = httpx.post(
+            f"{base}/api/docs/{tags.json()['docId'].lstrip('#')}/deactivate", timeout=30
+        )
         assert gone.status_code == 200 and gone.json()["success"] is True
 
-        fact = httpx.post(f"{base}/api/memory/remember", json={"text": "Ada likes tea.", "collection": "memory", "scopes": ["u"], "decision": "add"}, timeout=30)
+        fact = httpx.post(
+            f"{base}/api/memory/remember",
+            json={
+                "text": "Ada likes tea.",
+                "collection": "memory",
+                "scopes": ["u"],
+                "decision": "add",
+            },
+            timeout=30,
+        )
         assert fact.status_code == 200, fact.text
         assert_valid("gno://schemas/memory-remember@1.0", fact.json())
-        recall = httpx.post(f"{base}/api/memory/recall", json={"query": "tea", "collection": "memory", "scopes": ["u"]}, timeout=30)
+        recall = httpx.post(
+            f"{base}/api/memory/recall",
+            json={"query": "tea", "collection": "memory", "scopes": ["u"]},
+            timeout=30,
+        )
         assert [f["text"] for f in recall.json()["facts"]] == ["Ada likes tea."]
 
         # /mcp without --mcp-enable-write: the write tool is refused before dispatch
@@ -274,8 +393,21 @@ def test_rest_capture_docs_folders_memory(ws: dict[str, Any]) -> None:
         accept = {"Accept": "application/json, text/event-stream"}
         opened = httpx.post(f"{base}/mcp", json=init, headers=accept, timeout=30)
         session = {"Mcp-Session-Id": opened.headers["mcp-session-id"]} | accept
-        httpx.post(f"{base}/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session, timeout=30)
-        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "gno_capture", "arguments": {"collection": "notes", "content": "blocked"}}}
+        httpx.post(
+            f"{base}/mcp",
+            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+            headers=session,
+            timeout=30,
+        )
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "gno_capture",
+                "arguments": {"collection": "notes", "content": "blocked"},
+            },
+        }
         refused = httpx.post(f"{base}/mcp", json=call, headers=session, timeout=30)
         assert refused.status_code == 403
         assert_valid("gno://schemas/mcp-http-error@1.0", refused.json())

@@ -32,7 +32,9 @@ def capture(op_id: str, fields: dict[str, Any], fmt: str | None) -> tuple[str, d
             fields["content"] = data.decode("utf-8")
         except UnicodeDecodeError:
             raise ValidationError("Standard input is not UTF-8 text") from None
-    source = {k.removeprefix("source."): fields.pop(k) for k in list(fields) if k.startswith("source.")}
+    source = {
+        k.removeprefix("source."): fields.pop(k) for k in list(fields) if k.startswith("source.")
+    }
     if source:
         fields["source"] = source
     return op_id, fields

@@ -44,7 +44,9 @@ def remembered(result: MemoryRemember, view: View) -> Shown:
     for fact in result.candidates:
         lines.append(f"  candidate {fact.uri} ({fact.contentHash}): {fact.text}")
     if outcome == "candidates":
-        lines.append("Decide with --decision add, or --decision supersede with --predecessor-uri/--predecessor-hash.")
+        lines.append(
+            "Decide with --decision add, or --decision supersede with --predecessor-uri/--predecessor-hash."
+        )
     return Shown("\n".join(lines))
 
 

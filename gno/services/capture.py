@@ -44,9 +44,20 @@ from gno.services.note_writer import (
     target,
     uri_of,
     writable_collection,
+    write_file,
 )
 
-SOURCE_FIELDS = ("title", "url", "uri", "docid", "mime", "ext", "author", "observedAt", "externalId")
+SOURCE_FIELDS = (
+    "title",
+    "url",
+    "uri",
+    "docid",
+    "mime",
+    "ext",
+    "author",
+    "observedAt",
+    "externalId",
+)
 
 
 def note_body(title: str | None, content: str | None, preset_id: str | None) -> str:
@@ -59,7 +70,9 @@ def note_body(title: str | None, content: str | None, preset_id: str | None) -> 
     scaffold = chosen.body if chosen else ""
     body = f"{heading}\n{scaffold}" if heading and scaffold else heading or scaffold
     if not body.strip():
-        raise ValidationError("Content is empty: give content, or a title or preset to scaffold the note")
+        raise ValidationError(
+            "Content is empty: give content, or a title or preset to scaffold the note"
+        )
     return body
 
 
@@ -80,10 +93,9 @@ def frontmatter_of(
 
 
 def _source(inp: CaptureInput) -> dict[str, Any]:
-    given = inp.source.model_dump(exclude_none=True) if inp.source else {}
-    kind = given.get("kind")
+    given = inp.source.model_dump(mode="json", exclude_none=True) if inp.source else {}
     out: dict[str, Any] = {
-        "kind": str(kind.value if hasattr(kind, "value") else kind or "direct"),
+        "kind": str(given.get("kind") or "direct"),
         "capturedAt": given.get("capturedAt") or now_stamp(),
     }
     for key in SOURCE_FIELDS:
@@ -98,7 +110,10 @@ def _planned(app: App, inp: CaptureInput, body_hash: str) -> tuple[Target, str]:
     if inp.path:
         rel, default = inp.path, "error"
     elif inp.title and inp.title.strip():
-        rel, default = join_folder(inp.folderPath, check_segment(file_name_for_title(inp.title))), "error"
+        rel, default = (
+            join_folder(inp.folderPath, check_segment(file_name_for_title(inp.title))),
+            "error",
+        )
     elif inp.folderPath and inp.folderPath.strip("/"):
         rel, default = join_folder(inp.folderPath, f"capture-{body_hash[:12]}.md"), "error"
     else:
@@ -117,7 +132,11 @@ def _existing_source(t: Target) -> dict[str, Any] | None:
         return None
     if value["kind"] not in ("direct", "web", "email", "meeting", "chat", "file", "api", "unknown"):
         return None
-    keep = {k: v for k, v in value.items() if k in ("kind", "capturedAt", *SOURCE_FIELDS) and isinstance(v, str)}
+    keep = {
+        k: v
+        for k, v in value.items()
+        if k in ("kind", "capturedAt", *SOURCE_FIELDS) and isinstance(v, str)
+    }
     return keep if "capturedAt" in keep else None
 
 
@@ -126,7 +145,9 @@ def capture(app: App, inp: CaptureInput) -> McpCaptureResult:
     if inp.title is not None:
         check_text(inp.title, "Title")
     tags = tags_of(inp.tags)
-    body = check_text(note_body(inp.title, content, str(inp.presetId.value) if inp.presetId else None))
+    body = check_text(
+        note_body(inp.title, content, str(inp.presetId.value) if inp.presetId else None)
+    )
     body_hash = content_hash(body)
     source = _source(inp)
     with write_lease(app.paths):
@@ -152,8 +173,6 @@ def capture(app: App, inp: CaptureInput) -> McpCaptureResult:
             preset_id = str(inp.presetId.value) if inp.presetId else None
             text = note_text(frontmatter_of(inp.title, preset_id, tags, source), body)
             check_text(text)
-            from gno.services.note_writer import write_file
-
             write_file(t, text, replace=outcome == "overwritten")
         doc = sync_now(app, t)
         receipt = {
@@ -171,7 +190,10 @@ def capture(app: App, inp: CaptureInput) -> McpCaptureResult:
             "source": source,
             "tags": tags,
             "sync": {"status": "completed", "jobId": None},
-            "embed": {"status": "not_requested", "reason": "Capture never embeds; gno embed (or the daemon) picks the note up"},
+            "embed": {
+                "status": "not_requested",
+                "reason": "Capture never embeds; gno embed (or the daemon) picks the note up",
+            },
             "collisionPolicyResult": outcome,
         }
         remember_request(app, inp.requestId, "capture", receipt)

@@ -69,7 +69,7 @@ def document(app: App, ref_text: str) -> DocRow:
     return doc
 
 
-def _editable_target(app: App, doc: DocRow) -> Target:
+def editable_target(app: App, doc: DocRow) -> Target:
     collection = writable_collection(app, doc.collection)
     if not capabilities(doc)["editable"]:
         raise ReadOnlyError(f"{doc.uri} is converted from {doc.ext}; gno does not write it")
@@ -90,13 +90,17 @@ def create(app: App, inp: DocCreateInput) -> DocCreated:
     if inp.relPath:
         rel = inp.relPath
     elif inp.title and inp.title.strip():
-        rel = join_folder(inp.folderPath, check_segment(file_name_for_title(check_text(inp.title, "Title"))))
+        rel = join_folder(
+            inp.folderPath, check_segment(file_name_for_title(check_text(inp.title, "Title")))
+        )
     else:
         raise ValidationError("Give relPath or title")
     if content is not None and not preset_id and not tags and not inp.title:
         text = content  # a raw file, exactly as sent
     else:
-        body = note_body(inp.title, content, preset_id) if (content or inp.title or preset_id) else ""
+        body = (
+            note_body(inp.title, content, preset_id) if (content or inp.title or preset_id) else ""
+        )
         text = note_text(frontmatter_of(inp.title, preset_id, tags, None), body)
     check_text(text)
     with write_lease(app.paths):
@@ -127,13 +131,15 @@ def create(app: App, inp: DocCreateInput) -> DocCreated:
             "created": outcome != "opened_existing",
             "overwritten": outcome == "overwritten",
             "jobId": None,
-            "note": "Written and indexed." if outcome != "opened_existing" else "Opened the existing file.",
+            "note": "Written and indexed."
+            if outcome != "opened_existing"
+            else "Opened the existing file.",
         }
         remember_request(app, inp.requestId, "doc_create", receipt)
     return DocCreated.model_validate(receipt)
 
 
-def _state(path: os.PathLike[str] | str) -> tuple[bytes, str, str]:
+def file_state(path: os.PathLike[str] | str) -> tuple[bytes, str, str]:
     try:
         data = open(path, "rb").read()  # noqa: SIM115 - read at once, closed by refcount
         st = os.stat(path)
@@ -160,25 +166,34 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
         if (first := replayed(app, inp.requestId)) is not None:
             return DocUpdated.model_validate(first)
         doc = document(app, inp.id)
-        t = _editable_target(app, doc)
-        data, current_hash, modified = _state(t.path)
+        t = editable_target(app, doc)
+        data, current_hash, modified = file_state(t.path)
         stale = (inp.expectedSourceHash and inp.expectedSourceHash != current_hash) or (
             inp.expectedModifiedAt and not _same_instant(inp.expectedModifiedAt, modified)
         )
         if stale:
             raise ConflictError(
                 f"{doc.uri} changed since it was read; reload it and save again",
-                details={"current": {"docId": doc.docid, "uri": doc.uri, "sourceHash": current_hash, "modifiedAt": modified}},
+                details={
+                    "current": {
+                        "docId": doc.docid,
+                        "uri": doc.uri,
+                        "sourceHash": current_hash,
+                        "modifiedAt": modified,
+                    }
+                },
             )
         new = content.encode("utf-8") if content is not None else data
         if tags is not None:
             if not capabilities(doc)["tagsWriteback"]:
                 raise ReadOnlyError(f"{doc.uri} has no frontmatter gno can write tags into")
-            new = set_tags(new.decode("utf-8", "surrogateescape"), tags).encode("utf-8", "surrogateescape")
+            new = set_tags(new.decode("utf-8", "surrogateescape"), tags).encode(
+                "utf-8", "surrogateescape"
+            )
         if new != data:
             write_atomic(t.path, new)
         fresh = sync_now(app, t)
-        _, new_hash, new_modified = _state(t.path)
+        _, new_hash, new_modified = file_state(t.path)
         result: dict[str, Any] = {
             "success": True,
             "docId": fresh.docid,
@@ -212,7 +227,7 @@ def duplicate(app: App, inp: DuplicateNoteInput) -> WorkspaceWriteResult:
     folder = inp.folderPath if inp.folderPath is not None else doc.rel_path.rpartition("/")[0]
     name = check_segment(inp.name) if inp.name else doc.rel_path.rpartition("/")[2]
     with write_lease(app.paths):
-        data, _, _ = _state(source)
+        data, _, _ = file_state(source)
         t = target(collection, join_folder(folder, name))
         if occupied(app, t):
             t = free_suffix(app, t)
@@ -237,7 +252,9 @@ def create_folder(app: App, inp: CreateFolderInput) -> WorkspaceWriteResult:
     collection = writable_collection(app, inp.collection)
     rel = check_rel_path(join_folder(inp.parentPath, check_segment(inp.name)))
     if any(part.startswith(".") for part in rel.split("/")):
-        raise ValidationError(f"Folder {rel!r} would be hidden from the index (a name starts with '.')")
+        raise ValidationError(
+            f"Folder {rel!r} would be hidden from the index (a name starts with '.')"
+        )
     with write_lease(app.paths):
         path = resolve_inside(root_of(collection), rel)
         if os.path.lexists(path):
@@ -245,5 +262,11 @@ def create_folder(app: App, inp: CreateFolderInput) -> WorkspaceWriteResult:
         make_parents(root_of(collection), path)
         path.mkdir()
     return WorkspaceWriteResult.model_validate(
-        {"collection": collection.name, "relPath": rel, "path": str(path), "kind": "folder", "created": True}
+        {
+            "collection": collection.name,
+            "relPath": rel,
+            "path": str(path),
+            "kind": "folder",
+            "created": True,
+        }
     )

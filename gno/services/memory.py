@@ -145,11 +145,17 @@ def facts(app: App, collection: str, ids: list[int] | None = None) -> list[Fact]
     """The facts of the collection (or of these document ids), read from their mirrors."""
     store = app.store()
     if ids is None:
-        docs = [d for d in store.active_paths(collection) if d.rel_path.startswith(f"{FACTS_FOLDER}/")]
+        docs = [
+            d for d in store.active_paths(collection) if d.rel_path.startswith(f"{FACTS_FOLDER}/")
+        ]
         docs = docs[:MAX_FACT_FILES]
     else:
         by_id = store.documents_by_ids(ids)
-        docs = [by_id[i] for i in ids if i in by_id and by_id[i].active and by_id[i].collection == collection]
+        docs = [
+            by_id[i]
+            for i in ids
+            if i in by_id and by_id[i].active and by_id[i].collection == collection
+        ]
     mirrors = store.contents([d.mirror_hash for d in docs if d.mirror_hash]) if docs else {}
     out = []
     for doc in docs:
@@ -182,7 +188,11 @@ def _receipt(app: App, chosen: list[Fact]) -> dict[str, Any]:
 def recall(app: App, inp: RecallInput) -> MemoryRecall:
     collection = memory_collection(app, inp.collection, write=False)
     scopes = set(_scopes(inp.scopes))
-    ranked = [f for f in _ranked(app, collection.name, inp.query, 200) if f.current and scopes & set(f.scopes)]
+    ranked = [
+        f
+        for f in _ranked(app, collection.name, inp.query, 200)
+        if f.current and scopes & set(f.scopes)
+    ]
     chosen: list[Fact] = []
     used = 0
     for fact in ranked:
@@ -200,7 +210,7 @@ def recall(app: App, inp: RecallInput) -> MemoryRecall:
     }
     if not chosen:
         payload["hint"] = (
-            f"No current facts matched; store one with: gno remember \"<fact>\" "
+            f'No current facts matched; store one with: gno remember "<fact>" '
             f"--collection {collection.name} --scope {sorted(scopes)[0]} --decision add"
         )
     return MemoryRecall.model_validate(payload)
@@ -220,10 +230,17 @@ def _fenced(inp: RememberInput, text_hash: str) -> None:
         )
 
 
-def _fact_file(text: str, scopes: list[str], inp: RememberInput, now: str, text_hash: str) -> tuple[str, str, dict[str, Any]]:
+def _fact_file(
+    text: str, scopes: list[str], inp: RememberInput, now: str, text_hash: str
+) -> tuple[str, str, dict[str, Any]]:
     fact_id = f"mem-{secrets.token_hex(6)}"
     rel = f"{FACTS_FOLDER}/{datetime.now(UTC).strftime('%Y-%m-%d')}/{fact_id}.md"
-    meta: dict[str, Any] = {"id": fact_id, "scopes": scopes, "contentHash": text_hash, "createdAt": now}
+    meta: dict[str, Any] = {
+        "id": fact_id,
+        "scopes": scopes,
+        "contentHash": text_hash,
+        "createdAt": now,
+    }
     if inp.source:
         meta["source"] = inp.source
     if inp.derivedFrom:
@@ -282,10 +299,19 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
         same = next((f for f in current if f.meta.get("contentHash") == text_hash), None)
         if same is not None:
             return MemoryRemember.model_validate(
-                {"outcome": "existing", "fact": same.view(app), "candidates": [], "sync": {"status": "not_requested"}}
+                {
+                    "outcome": "existing",
+                    "fact": same.view(app),
+                    "candidates": [],
+                    "sync": {"status": "not_requested"},
+                }
             )
         if decision is None:
-            likely = [f for f in _ranked(app, collection.name, text, 50) if f.current and set(scopes) & set(f.scopes)]
+            likely = [
+                f
+                for f in _ranked(app, collection.name, text, 50)
+                if f.current and set(scopes) & set(f.scopes)
+            ]
             return MemoryRemember.model_validate(
                 {
                     "outcome": "candidates",
@@ -298,7 +324,11 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
         rel, body, _ = _fact_file(text, scopes, inp, now, text_hash)
         t = target(collection, rel)
         write_file(t, body)
-        payload: dict[str, Any] = {"outcome": "added", "candidates": [], "sync": {"status": "completed"}}
+        payload: dict[str, Any] = {
+            "outcome": "added",
+            "candidates": [],
+            "sync": {"status": "completed"},
+        }
         if predecessor is not None:
             old = target(collection, predecessor.doc.rel_path)
             meta = dict(predecessor.meta) | {"supersededBy": uri_of(app, collection.name, rel)}

@@ -17,7 +17,7 @@ from gno.errors import NotFoundError, ValidationError
 from gno.file_writes import write_atomic
 from gno.index_lock import write_lease
 from gno.rows import DocRow
-from gno.services.doc_writes import _editable_target, _state
+from gno.services.doc_writes import editable_target, file_state
 from gno.services.documents import capabilities, resolve
 from gno.services.note_writer import sync_now, writable_collection
 
@@ -48,8 +48,8 @@ def _edit(app: App, inp: TagEditInput, present: bool) -> tuple[DocRow, str, bool
             if not present and not changed:
                 raise ValidationError(f"Tag {tag!r} is not on {doc.uri}")
             return doc, tag, False
-        t = _editable_target(app, doc)
-        data, _, _ = _state(t.path)
+        t = editable_target(app, doc)
+        data, _, _ = file_state(t.path)
         text = data.decode("utf-8", "surrogateescape")
         tags = _file_tags(text)
         if present and tag not in tags:

@@ -45,7 +45,13 @@ def note_presets(app: App, inp: NotePresetsInput) -> NotePresets:
     return NotePresets.model_validate(
         {
             "presets": [
-                {"id": p.id, "name": p.name, "description": p.description, "frontmatter": dict(p.frontmatter), "body": p.body}
+                {
+                    "id": p.id,
+                    "name": p.name,
+                    "description": p.description,
+                    "frontmatter": dict(p.frontmatter),
+                    "body": p.body,
+                }
                 for p in PRESETS
             ]
         }
@@ -72,7 +78,14 @@ def _listed(node: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for name in sorted(node.get("_children", {})):
         child = node["_children"][name]
-        out.append({"name": child["name"], "path": child["path"], "documentCount": child["documentCount"], "children": _listed(child)})
+        out.append(
+            {
+                "name": child["name"],
+                "path": child["path"],
+                "documentCount": child["documentCount"],
+                "children": _listed(child),
+            }
+        )
     return out
 
 

@@ -10,10 +10,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError as PydanticError
 from gno_contracts.models.capture_input import CaptureInput
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError as PydanticError
 
 from gno.app import App
 from gno.errors import DuplicateError, GnoError, InvalidPathError, ReadOnlyError, ValidationError
@@ -29,7 +29,9 @@ def _validate(name: str, payload: dict) -> None:
     from jsonschema import Draft202012Validator
 
     schema = json.loads((SCHEMAS / f"{name}.json").read_text())
-    Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER).validate(payload)
+    Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER).validate(
+        payload
+    )
 
 
 EMPTY = {".keep": ""}  # a collection root with no note (hidden files are not indexed)
@@ -120,19 +122,30 @@ def one_app(make_app):
 _ROUND = itertools.count()
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
-    body=st.text(st.characters(codec="utf-8", exclude_categories=["Cc", "Cs"]), min_size=1, max_size=200).filter(str.strip),
-    request_id=st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=40),
+    body=st.text(
+        st.characters(codec="utf-8", exclude_categories=["Cc", "Cs"]), min_size=1, max_size=200
+    ).filter(str.strip),
+    request_id=st.text(
+        st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=40
+    ),
 )
 def test_the_same_request_id_twice_writes_once(one_app, body: str, request_id: str) -> None:
     app, root = one_app
     n = next(_ROUND)  # one app for all examples: each example its own folder and id
     rid = f"{n}-{request_id}"[:128]
-    first = capture(app, CaptureInput(collection="notes", content=body, path=f"r{n}/x.md", requestId=rid))
+    first = capture(
+        app, CaptureInput(collection="notes", content=body, path=f"r{n}/x.md", requestId=rid)
+    )
     before = _files(root)
     second = capture(
-        app, CaptureInput(collection="notes", content=body + " changed", path=f"r{n}/y.md", requestId=rid)
+        app,
+        CaptureInput(
+            collection="notes", content=body + " changed", path=f"r{n}/y.md", requestId=rid
+        ),
     )
     assert second.model_dump(mode="json") == first.model_dump(mode="json")
     assert _files(root) == before
@@ -175,7 +188,9 @@ def test_path_escapes_are_refused_and_touch_nothing(make_app, tmp_path: Path, re
     ["a\x00b", "bell\x07", "del\x7f", "lone \udc80 surrogate", "x" * (1024 * 1024 + 1)],
     ids=["nul", "c0", "del", "invalid-utf8", "oversize"],
 )
-def test_content_that_is_not_text_or_too_large_is_refused_not_truncated(make_app, content: str) -> None:
+def test_content_that_is_not_text_or_too_large_is_refused_not_truncated(
+    make_app, content: str
+) -> None:
     app, root = make_app(EMPTY)
     with pytest.raises(ValidationError):
         _cap(app, content=content)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
 import pytest
 from gno_contracts.models.create_folder_input import CreateFolderInput
@@ -24,9 +23,9 @@ from tests.conftest import search, sync
 # ---- the frontmatter edit (pure) ----
 
 _KEY = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True).filter(lambda k: k != "tags")
-_VALUE = st.text(st.characters(codec="utf-8", exclude_categories=["Cc", "Cs", "Zl", "Zp"]), max_size=20).map(
-    lambda v: '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-)
+_VALUE = st.text(
+    st.characters(codec="utf-8", exclude_categories=["Cc", "Cs", "Zl", "Zp"]), max_size=20
+).map(lambda v: '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"')
 _BODY = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=200)
 _TAG = st.from_regex(r"[a-z0-9][a-z0-9.\-]{0,6}(/[a-z0-9][a-z0-9\-]{0,4})?", fullmatch=True)
 
@@ -52,8 +51,14 @@ def test_adding_tags_then_removing_them_restores_every_byte(text: str, tags: lis
 
 
 @settings(max_examples=200, deadline=None)
-@given(text=_notes(), first=st.lists(_TAG, min_size=1, max_size=3, unique=True), second=st.lists(_TAG, max_size=3, unique=True))
-def test_a_tag_edit_changes_only_the_tags_entry(text: str, first: list[str], second: list[str]) -> None:
+@given(
+    text=_notes(),
+    first=st.lists(_TAG, min_size=1, max_size=3, unique=True),
+    second=st.lists(_TAG, max_size=3, unique=True),
+)
+def test_a_tag_edit_changes_only_the_tags_entry(
+    text: str, first: list[str], second: list[str]
+) -> None:
     once = set_tags(text, first)
     twice = set_tags(once, second)
     assert set_tags(twice, []) == text
@@ -64,7 +69,10 @@ def test_a_tag_edit_changes_only_the_tags_entry(text: str, first: list[str], sec
 def test_the_tags_entry_in_any_yaml_form_is_replaced_and_the_rest_kept() -> None:
     text = "---\ntitle: 'Q: why?'  # keep this\ntags: [Old, two]\ndate: 2024-01-01\n---\n\n# Body\n---\n"
     out = set_tags(text, ["new"])
-    assert out == "---\ntitle: 'Q: why?'  # keep this\ntags:\n  - new\ndate: 2024-01-01\n---\n\n# Body\n---\n"
+    assert (
+        out
+        == "---\ntitle: 'Q: why?'  # keep this\ntags:\n  - new\ndate: 2024-01-01\n---\n\n# Body\n---\n"
+    )
     block = "---\ntags:\n- a\n- b\nnext: 1\n---\nx"
     assert set_tags(block, ["c"]) == "---\ntags:\n  - c\nnext: 1\n---\nx"
     assert set_tags(b"\xef\xbb\xbfbody".decode(), ["t"]) == "\ufeff---\ntags:\n  - t\n---\nbody"
@@ -76,14 +84,23 @@ def test_the_tags_entry_in_any_yaml_form_is_replaced_and_the_rest_kept() -> None
 def test_create_writes_a_note_and_indexes_it(make_app) -> None:
     app, root = make_app({"a.md": "# A\n"})
     sync(app)
-    made = doc_writes.create(app, DocCreateInput(collection="notes", title="Weekly Review", folderPath="reviews", tags=["work"]))
+    made = doc_writes.create(
+        app,
+        DocCreateInput(
+            collection="notes", title="Weekly Review", folderPath="reviews", tags=["work"]
+        ),
+    )
     assert made.relPath == "reviews/weekly-review.md" and made.uri.startswith("file://")
     assert made.gnoUri == "gno://notes/reviews/weekly-review.md"
     assert "# Weekly Review" in (root / made.relPath).read_text()
-    raw = doc_writes.create(app, DocCreateInput(collection="notes", relPath="raw.md", content="exact\r\nbytes"))
+    raw = doc_writes.create(
+        app, DocCreateInput(collection="notes", relPath="raw.md", content="exact\r\nbytes")
+    )
     assert (root / raw.relPath).read_bytes() == b"exact\r\nbytes"
     with pytest.raises(DuplicateError):
-        doc_writes.create(app, DocCreateInput(collection="notes", relPath="raw.md", content="again"))
+        doc_writes.create(
+            app, DocCreateInput(collection="notes", relPath="raw.md", content="again")
+        )
     with pytest.raises(InvalidPathError):
         doc_writes.create(app, DocCreateInput(collection="notes", relPath="../x.md", content="x"))
     assert [h.uri for h in search(app, "weekly review").results] == [made.gnoUri]
@@ -95,7 +112,12 @@ def test_update_saves_content_and_refuses_a_stale_expected_hash(make_app) -> Non
     doc = app.store().document_by_path("notes", "a.md")
     assert doc is not None
     current = hashlib.sha256((root / "a.md").read_bytes()).hexdigest()
-    saved = doc_writes.update(app, DocUpdateInput(id=doc.docid.lstrip("#"), content="# A\nnew words\n", expectedSourceHash=current))
+    saved = doc_writes.update(
+        app,
+        DocUpdateInput(
+            id=doc.docid.lstrip("#"), content="# A\nnew words\n", expectedSourceHash=current
+        ),
+    )
     assert (root / "a.md").read_text() == "# A\nnew words\n"
     assert saved.sourceHash == hashlib.sha256(b"# A\nnew words\n").hexdigest()
     assert [h.uri for h in search(app, "new words").results] == ["gno://notes/a.md"]
@@ -103,24 +125,38 @@ def test_update_saves_content_and_refuses_a_stale_expected_hash(make_app) -> Non
     # someone else edits the file: a save with the old hash is refused with the current state
     (root / "a.md").write_text("# A\nedited elsewhere\n")
     with pytest.raises(ConflictError) as caught:
-        doc_writes.update(app, DocUpdateInput(id=saved.docId, content="lost?", expectedSourceHash=saved.sourceHash))
+        doc_writes.update(
+            app,
+            DocUpdateInput(id=saved.docId, content="lost?", expectedSourceHash=saved.sourceHash),
+        )
     assert caught.value.http_status == 409 and caught.value.code == "CONFLICT"
     details = caught.value.details or {}
-    assert details["current"]["sourceHash"] == hashlib.sha256(b"# A\nedited elsewhere\n").hexdigest()
+    assert (
+        details["current"]["sourceHash"] == hashlib.sha256(b"# A\nedited elsewhere\n").hexdigest()
+    )
     assert (root / "a.md").read_text() == "# A\nedited elsewhere\n"
     with pytest.raises(ConflictError):
-        doc_writes.update(app, DocUpdateInput(id=saved.docId, content="x", expectedModifiedAt="2001-01-01T00:00:00.000Z"))
+        doc_writes.update(
+            app,
+            DocUpdateInput(
+                id=saved.docId, content="x", expectedModifiedAt="2001-01-01T00:00:00.000Z"
+            ),
+        )
 
 
 def test_update_tags_keeps_the_rest_of_the_file_byte_for_byte(make_app) -> None:
-    original = "---\r\ntitle: \"Keep  me\"   # comment\r\ntags: [old]\r\n---\r\n\r\nBody  text\r\n"
+    original = '---\r\ntitle: "Keep  me"   # comment\r\ntags: [old]\r\n---\r\n\r\nBody  text\r\n'
     app, root = make_app({"a.md": original.encode()})
     sync(app)
     doc = app.store().document_by_path("notes", "a.md")
     assert doc is not None
     doc_writes.update(app, DocUpdateInput(id=doc.docid, tags=["New", "project/gno"]))
-    assert (root / "a.md").read_bytes() == original.replace("tags: [old]\r\n", "tags:\r\n  - new\r\n  - project/gno\r\n").encode()
-    assert [h.uri for h in search(app, "body", tagsAll=["project/gno"]).results] == ["gno://notes/a.md"]
+    assert (root / "a.md").read_bytes() == original.replace(
+        "tags: [old]\r\n", "tags:\r\n  - new\r\n  - project/gno\r\n"
+    ).encode()
+    assert [h.uri for h in search(app, "body", tagsAll=["project/gno"]).results] == [
+        "gno://notes/a.md"
+    ]
 
 
 def test_a_converted_document_is_read_only(make_app) -> None:
@@ -128,7 +164,9 @@ def test_a_converted_document_is_read_only(make_app) -> None:
     sync(app)
     doc = app.store().document_by_path("notes", "a.md")
     assert doc is not None
-    app.store().conn.execute("UPDATE documents SET converter_id = 'markitdown/pdf' WHERE id = ?", (doc.id,))
+    app.store().conn.execute(
+        "UPDATE documents SET converter_id = 'markitdown/pdf' WHERE id = ?", (doc.id,)
+    )
     with pytest.raises(ReadOnlyError):
         doc_writes.update(app, DocUpdateInput(id=doc.docid, content="x"))
 
@@ -139,16 +177,27 @@ def test_deactivate_duplicate_and_create_folder(make_app) -> None:
     doc = app.store().document_by_path("notes", "sub/a.md")
     assert doc is not None
     copy = doc_writes.duplicate(app, DuplicateNoteInput(ref=doc.docid))
-    assert copy.relPath == "sub/a-2.md" and (root / "sub/a-2.md").read_bytes() == (root / "sub/a.md").read_bytes()
-    gone = doc_writes.deactivate(app, DocRefInput(id="gno://notes/sub/a.md"))  # the copy shares its docid
+    assert (
+        copy.relPath == "sub/a-2.md"
+        and (root / "sub/a-2.md").read_bytes() == (root / "sub/a.md").read_bytes()
+    )
+    gone = doc_writes.deactivate(
+        app, DocRefInput(id="gno://notes/sub/a.md")
+    )  # the copy shares its docid
     assert gone.path == "gno://notes/sub/a.md" and (root / "sub/a.md").exists()
     assert [h.uri for h in search(app, "alpha").results] == ["gno://notes/sub/a-2.md"]
-    folder = doc_writes.create_folder(app, CreateFolderInput(collection="notes", name="projects", parentPath="sub"))
+    folder = doc_writes.create_folder(
+        app, CreateFolderInput(collection="notes", name="projects", parentPath="sub")
+    )
     assert folder.relPath == "sub/projects" and (root / "sub/projects").is_dir()
     with pytest.raises(DuplicateError):
-        doc_writes.create_folder(app, CreateFolderInput(collection="notes", name="projects", parentPath="sub"))
+        doc_writes.create_folder(
+            app, CreateFolderInput(collection="notes", name="projects", parentPath="sub")
+        )
     with pytest.raises(InvalidPathError):
-        doc_writes.create_folder(app, CreateFolderInput(collection="notes", name="..", parentPath="sub"))
+        doc_writes.create_folder(
+            app, CreateFolderInput(collection="notes", name="..", parentPath="sub")
+        )
 
 
 def test_tags_add_and_rm_on_markdown_and_on_converted_documents(make_app) -> None:

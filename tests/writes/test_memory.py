@@ -30,11 +30,21 @@ def memory_app(make_app):
 
 
 def _remember(app: App, text: str, **fields: object):
-    return remember(app, RememberInput.model_validate({"text": text, "collection": "memory", "scopes": ["project:gno"], **fields}))
+    return remember(
+        app,
+        RememberInput.model_validate(
+            {"text": text, "collection": "memory", "scopes": ["project:gno"], **fields}
+        ),
+    )
 
 
 def _recall(app: App, query: str, **fields: object):
-    return recall(app, RecallInput.model_validate({"query": query, "collection": "memory", "scopes": ["project:gno"], **fields}))
+    return recall(
+        app,
+        RecallInput.model_validate(
+            {"query": query, "collection": "memory", "scopes": ["project:gno"], **fields}
+        ),
+    )
 
 
 def _facts_on_disk(root: Path) -> list[Path]:
@@ -44,7 +54,11 @@ def _facts_on_disk(root: Path) -> list[Path]:
 def test_candidates_then_add_then_existing(memory_app) -> None:
     app, root = memory_app
     first = _remember(app, "Finn prefers trams over buses.")
-    assert first.outcome.value == "candidates" and first.candidates == [] and _facts_on_disk(root) == []
+    assert (
+        first.outcome.value == "candidates"
+        and first.candidates == []
+        and _facts_on_disk(root) == []
+    )
     added = _remember(app, "Finn prefers trams over buses.", decision="add")
     assert added.outcome.value == "added" and added.sync.status.value == "completed"
     assert added.fact is not None and added.fact.uri.startswith("gno://memory/facts/")
@@ -52,17 +66,30 @@ def test_candidates_then_add_then_existing(memory_app) -> None:
     again = _remember(app, "  Finn   prefers trams over buses. ", decision="add")
     assert again.outcome.value == "existing" and len(_facts_on_disk(root)) == 1
     similar = _remember(app, "Finn prefers trams on weekdays.")
-    assert similar.outcome.value == "candidates" and [c.uri for c in similar.candidates] == [added.fact.uri]
+    assert similar.outcome.value == "candidates" and [c.uri for c in similar.candidates] == [
+        added.fact.uri
+    ]
 
 
 def test_recall_returns_current_facts_in_scope_within_budget(memory_app) -> None:
     app, _ = memory_app
     _remember(app, "Finn prefers trams over buses.", decision="add")
     _remember(app, "Finn owns a red bicycle.", decision="add")
-    remember(app, RememberInput(text="Finn likes trams in Berlin.", collection="memory", scopes=["other"], decision="add"))
+    remember(
+        app,
+        RememberInput(
+            text="Finn likes trams in Berlin.",
+            collection="memory",
+            scopes=["other"],
+            decision="add",
+        ),
+    )
     got = _recall(app, "what does Finn prefer trams bicycle")
     texts = sorted(f.text for f in got.facts)
-    assert texts == ["Finn owns a red bicycle.", "Finn prefers trams over buses."]  # the other scope stays out
+    assert texts == [
+        "Finn owns a red bicycle.",
+        "Finn prefers trams over buses.",
+    ]  # the other scope stays out
     assert got.retrieval.mode.value == "lexical" and len(got.receipt.spanHashes) == 2
     one = _recall(app, "Finn trams bicycle", maxFacts=1)
     assert len(one.facts) == 1 and one.truncated
@@ -76,17 +103,39 @@ def test_supersede_replaces_the_fact_and_a_second_supersede_conflicts(memory_app
     app, root = memory_app
     old = _remember(app, "Finn prefers trams.", decision="add").fact
     assert old is not None
-    new = _remember(app, "Finn prefers bikes now.", decision="supersede", predecessorUri=old.uri, predecessorHash=old.contentHash)
-    assert new.outcome.value == "superseded" and new.superseded is not None and new.superseded.uri == old.uri
+    new = _remember(
+        app,
+        "Finn prefers bikes now.",
+        decision="supersede",
+        predecessorUri=old.uri,
+        predecessorHash=old.contentHash,
+    )
+    assert (
+        new.outcome.value == "superseded"
+        and new.superseded is not None
+        and new.superseded.uri == old.uri
+    )
     got = _recall(app, "Finn prefers trams bikes")
     assert [f.text for f in got.facts] == ["Finn prefers bikes now."]
     assert len(_facts_on_disk(root)) == 2  # history stays on disk, only current facts are recalled
     with pytest.raises(MemorySupersedeConflictError) as caught:
-        _remember(app, "Finn prefers cars.", decision="supersede", predecessorUri=old.uri, predecessorHash=old.contentHash)
+        _remember(
+            app,
+            "Finn prefers cars.",
+            decision="supersede",
+            predecessorUri=old.uri,
+            predecessorHash=old.contentHash,
+        )
     assert caught.value.code == "MEMORY_SUPERSEDE_CONFLICT"
     assert new.fact is not None
     with pytest.raises(MemorySupersedeConflictError):
-        _remember(app, "Finn prefers cars.", decision="supersede", predecessorUri=new.fact.uri, predecessorHash="sha256:" + "0" * 64)
+        _remember(
+            app,
+            "Finn prefers cars.",
+            decision="supersede",
+            predecessorUri=new.fact.uri,
+            predecessorHash="sha256:" + "0" * 64,
+        )
 
 
 def test_concurrent_supersedes_one_wins(memory_app) -> None:
@@ -98,13 +147,23 @@ def test_concurrent_supersedes_one_wins(memory_app) -> None:
     def attempt(text: str) -> None:
         mine = App(app.paths)
         try:
-            outcomes.append(_remember(mine, text, decision="supersede", predecessorUri=old.uri, predecessorHash=old.contentHash))
+            outcomes.append(
+                _remember(
+                    mine,
+                    text,
+                    decision="supersede",
+                    predecessorUri=old.uri,
+                    predecessorHash=old.contentHash,
+                )
+            )
         except GnoError as exc:
             outcomes.append(exc)
         finally:
             mine.close()
 
-    threads = [threading.Thread(target=attempt, args=(f"The build uses tool {i}.",)) for i in range(2)]
+    threads = [
+        threading.Thread(target=attempt, args=(f"The build uses tool {i}.",)) for i in range(2)
+    ]
     for t in threads:
         t.start()
     for t in threads:
