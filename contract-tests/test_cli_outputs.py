@@ -105,6 +105,7 @@ MODEL_COMMANDS = {  # exercised by test_cli_models.py and test_cli_models_pull.p
     "models use",
 }
 MCP_COMMANDS = {"mcp install", "mcp status", "mcp uninstall"}  # by test_cli_mcp_install.py
+WRITE_COMMANDS = {"capture", "tags add", "tags rm", "remember", "recall"}  # test_writes_surfaces
 
 
 def test_every_cli_operation_is_exercised() -> None:
@@ -113,6 +114,7 @@ def test_every_cli_operation_is_exercised() -> None:
         | LIFECYCLE_COMMANDS
         | MODEL_COMMANDS
         | MCP_COMMANDS
+        | WRITE_COMMANDS
     )
     assert exercised == {op.cli for op in operations() if op.cli}
 
