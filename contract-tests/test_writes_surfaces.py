@@ -100,6 +100,11 @@ def test_cli_capture_remember_recall_and_tags(ws: dict[str, Any], tmp_path: Path
     for bad in ("../escape.md", "/tmp/abs.md", "CON.md", ".git/x.md"):
         error = gno_err(env, 1, "capture", "x", "-c", "notes", "--path", bad, "--json")
         assert error["code"] == "VALIDATION"
+    invalid = subprocess.run(  # a path whose bytes are not UTF-8
+        [str(GNO).encode(), b"capture", b"x", b"-c", b"notes", b"--path", b"bad\xffname.md", b"--json"],
+        env=env, capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert invalid.returncode == 1 and invalid.stdout == b""
     assert _files(notes) == before and not (notes.parent / "escape.md").exists()
 
     tagged = gno_ok(env, "tags", "add", "notes/alpha.md", "Work", "--json")

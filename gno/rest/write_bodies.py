@@ -17,7 +17,9 @@ def capture(body: ApiCaptureInput, local: bool) -> CaptureInput:
 
 
 def duplicate(body: ApiDuplicateInput, local: bool) -> DuplicateNoteInput:
-    ref = body.id.strip()
+    ref = (
+        body.uri.strip() if body.uri and body.uri.strip().startswith("gno://") else body.id.strip()
+    )
     if ref and not ref.startswith(("#", "gno://")) and "/" not in ref:
         ref = f"#{ref}"
     fields = body.model_dump(exclude_unset=True, exclude={"id", "uri"})

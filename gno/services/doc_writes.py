@@ -59,9 +59,10 @@ DEACTIVATED_WARNING = (
 )
 
 
-def document(app: App, ref_text: str) -> DocRow:
-    """A document by REST id (``1a2b3c4d``, ``#1a2b3c4d``) or any ref form."""
-    text = ref_text.strip()
+def document(app: App, ref_text: str, uri: str | None = None) -> DocRow:
+    """A document by REST id (``1a2b3c4d``, ``#1a2b3c4d``) or any ref form; a ``gno://``
+    ``uri`` sent beside it wins (copies share a docid: the URI says which one)."""
+    text = uri.strip() if uri and uri.strip().startswith("gno://") else ref_text.strip()
     ref = parse_ref(f"#{text}" if _HEX_ID.fullmatch(text) else text)
     doc = resolve(app, app.store(), ref)
     if doc is None:
@@ -165,7 +166,7 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
     with write_lease(app.paths):
         if (first := replayed(app, inp.requestId)) is not None:
             return DocUpdated.model_validate(first)
-        doc = document(app, inp.id)
+        doc = document(app, inp.id, inp.uri)
         t = editable_target(app, doc)
         data, current_hash, modified = file_state(t.path)
         stale = (inp.expectedSourceHash and inp.expectedSourceHash != current_hash) or (
@@ -211,7 +212,7 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
 
 
 def deactivate(app: App, inp: DocRefInput) -> DocDeactivated:
-    doc = document(app, inp.id)
+    doc = document(app, inp.id, inp.uri)
     store = app.store()
     with write_lease(app.paths), index_guard(app.paths), store.write():
         store.inactivate([doc.id])
