@@ -234,3 +234,49 @@ def test_browse_tree_autocomplete_and_presets(make_app) -> None:
     assert workspace.autocomplete(app, AutocompleteInput(query="%")).suggestions == []
     ids = [p.id.value for p in workspace.note_presets(app, NotePresetsInput()).presets]
     assert {"blank", "person", "company-project", "meeting", "idea-original"} <= set(ids)
+
+
+def test_a_remote_caller_gets_no_host_path_from_write_answers() -> None:
+    from gno_contracts.operations import OPERATIONS
+
+    from gno.rest.views import redact
+
+    ops = {op.id: op for op in OPERATIONS}
+    receipt = {"uri": "gno://notes/a.md", "absPath": "/home/me/notes/a.md", "relPath": "a.md"}
+    assert redact(ops["capture"], dict(receipt)) == {"uri": "gno://notes/a.md", "relPath": "a.md"}
+    created = {
+        "uri": "file:///home/me/notes/a.md",
+        "gnoUri": "gno://notes/a.md",
+        "path": "/home/me/notes/a.md",
+    }
+    assert redact(ops["doc_create"], dict(created)) == {
+        "uri": "gno://notes/a.md",
+        "gnoUri": "gno://notes/a.md",
+    }
+    saved = {
+        "uri": "file:///x/a.md",
+        "gnoUri": "gno://notes/a.md",
+        "path": "/x/a.md",
+        "docId": "#1",
+    }
+    assert "/x/" not in str(redact(ops["doc_update"], dict(saved)))
+    folder = {
+        "collection": "notes",
+        "relPath": "p",
+        "path": "/x/p",
+        "kind": "folder",
+        "created": True,
+    }
+    assert "path" not in redact(ops["create_folder"], dict(folder))
+
+
+def test_a_tag_on_a_plain_text_file_lives_in_the_index_and_survives_a_sync(make_app) -> None:
+    app, root = make_app({"log.txt": "plain text log\n"})
+    sync(app)
+    added = tag_writes.add(app, TagEditInput(ref="notes/log.txt", tag="ops"))
+    assert not added.wroteToFile and (root / "log.txt").read_text() == "plain text log\n"
+    sync(app)
+    assert [h.uri for h in search(app, "plain", tagsAll=["ops"]).results] == ["gno://notes/log.txt"]
+    removed = tag_writes.remove(app, TagEditInput(ref="notes/log.txt", tag="ops"))
+    assert not removed.removedFromFile
+    assert search(app, "plain", tagsAll=["ops"]).results == []
