@@ -417,3 +417,49 @@ def test_rest_capture_docs_folders_memory(ws: dict[str, Any]) -> None:
         assert refused.status_code == 403
         assert_valid("gno://schemas/mcp-http-error@1.0", refused.json())
         assert not any(b"blocked" in data for data in _files(notes).values())
+
+
+def test_cli_and_rest_writers_take_turns(ws: dict[str, Any]) -> None:
+    """Captures from a `gno serve` and from CLI processes at the same time all land, each
+    once, each indexed: one writer at a time under `.mcp-write.lock`."""
+    import threading
+
+    env, notes = ws["env"], ws["notes"]
+    with _serve(ws) as srv:
+        answers: list[int] = []
+
+        def rest(i: int) -> None:
+            body = {
+                "collection": "notes",
+                "content": f"turn rest{i} walrus",
+                "relPath": f"t/rest{i}.md",
+            }
+            answers.append(httpx.post(f"{srv.url}/api/capture", json=body, timeout=150).status_code)
+
+        def cli(i: int) -> None:
+            done = run_gno(
+                env,
+                "capture",
+                f"turn cli{i} walrus",
+                "-c",
+                "notes",
+                "--path",
+                f"t/cli{i}.md",
+                "--json",
+            )
+            answers.append(201 if done.returncode == 0 else done.returncode)
+
+        workers = [threading.Thread(target=rest, args=(i,)) for i in range(3)]
+        workers += [threading.Thread(target=cli, args=(i,)) for i in range(3)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(timeout=170)
+        assert answers == [201] * 6
+        assert sorted(p for p in _files(notes) if p.startswith("t/")) == sorted(
+            [f"t/rest{i}.md" for i in range(3)] + [f"t/cli{i}.md" for i in range(3)]
+        )
+        found = httpx.post(
+            f"{srv.url}/api/search", json={"query": "walrus", "limit": 20}, timeout=30
+        ).json()
+        assert len(found["results"]) == 6
