@@ -17,10 +17,12 @@ import unicodedata
 from datetime import datetime
 from typing import Any
 
-from gno.errors import ValidationError
+from gno.core.write_paths import check_segment
+from gno.errors import InvalidPathError, ValidationError
 
 MAX_CONTENT_BYTES = 1024 * 1024
 MAX_TITLE_STEM = 100  # characters of a title kept in a file name
+MAX_TITLE_BYTES = 200  # and at most this many UTF-8 bytes of them
 MAX_SUFFIX = 999  # create_with_suffix tries name-2 … name-999
 _UNSAFE = re.compile(r"[\\/:*?\"<>|#\[\]^\x00-\x1f\x7f]+")
 _DASHES = re.compile(r"[\s\-_]+")
@@ -50,8 +52,15 @@ def file_name_for_title(title: str) -> str:
     stem = unicodedata.normalize("NFC", title)
     stem = _UNSAFE.sub(" ", stem)
     stem = _DASHES.sub("-", stem.strip()).strip("-.").lower()
-    stem = stem[:MAX_TITLE_STEM].rstrip("-. ")
-    return f"{stem or 'untitled'}.md"
+    stem = stem[:MAX_TITLE_STEM]
+    while len(stem.encode("utf-8")) > MAX_TITLE_BYTES:  # a segment holds 255 bytes
+        stem = stem[:-1]
+    stem = stem.rstrip("-. ") or "untitled"
+    try:
+        check_segment(f"{stem}.md")
+    except InvalidPathError:  # "CON" is a device on Windows, not a file: "note-con.md"
+        stem = f"note-{stem}"
+    return f"{stem}.md"
 
 
 def capture_path(body_hash: str, now: datetime) -> str:

@@ -68,6 +68,7 @@ MEMORY_KEY = "memoryManaged"
 FACTS_FOLDER = "facts"
 MAX_FACT_FILES = 10_000  # facts read per call; a larger memory collection is cut here
 MAX_CANDIDATES = 5
+MAX_LEXICAL_CANDIDATES = 10_000  # BM25 hits of the whole index looked through per recall
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 
@@ -170,8 +171,12 @@ def _ranked(app: App, collection: str, query: str, limit: int) -> list[Fact]:
     if not words:
         raise ValidationError(f"Query has no searchable words: {query!r}")
     match = parse_query(words).match_any()
-    hits = app.store().fts_candidates(match, limit)
-    return facts(app, collection, [doc_id for doc_id, _ in hits])
+    store = app.store()
+    # BM25 over the whole index, then this collection's documents in rank order: a memory
+    # collection's facts may rank below many other documents of a large index.
+    ranked = [doc_id for doc_id, _ in store.fts_candidates(match, MAX_LEXICAL_CANDIDATES)]
+    mine = store.ids_passing(ranked, "AND collection = ?", (collection,))
+    return facts(app, collection, [i for i in ranked if i in mine][:limit])
 
 
 def _receipt(app: App, chosen: list[Fact]) -> dict[str, Any]:

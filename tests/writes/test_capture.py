@@ -255,3 +255,18 @@ def test_a_failed_write_leaves_no_temp_file_and_the_index_unchanged(make_app) ->
     assert not [p for p in root.rglob(f"{TEMP_PREFIX}*")]
     assert _files(root) == {"a.md": b"# A\n"}
     assert app.store().totals() == docs_before
+
+
+@given(
+    st.one_of(
+        st.text(max_size=400),
+        st.sampled_from(["CON", "nul", "Com1", "aux.txt", "LPT9 ", "..", "#"]),
+    )
+)
+def test_any_title_becomes_a_safe_file_name(title: str) -> None:
+    from gno.core.note_files import file_name_for_title
+    from gno.core.write_paths import check_segment
+
+    name = file_name_for_title(title)
+    assert name.endswith(".md") and "/" not in name
+    assert check_segment(name) == name  # never a name the path rules refuse
