@@ -96,7 +96,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/quality.py
 	# lane graph: its bench line goes here
 	$(BIN)/python bench/writes.py
-	# lane refactor: its bench line goes here
+	$(BIN)/python bench/refactor.py
 	# lane context: its bench line goes here
 	# lane setup: its bench line goes here
 	# lane records: its bench line goes here

@@ -5,10 +5,12 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import browser_helpers
 import pytest
 from contract_helpers import MISC, NOTES, Indexed, gno_env, key, run_gno, write_tree
 
@@ -104,3 +106,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if ours:
         others = [i for i in items if i not in ours]
         items[:] = others + sorted(ours, key=rank)
+
+
+# The Web UI tests' real Chromium (see browser_helpers.py).
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(browser_helpers.CHROMIUM).exists():
+        pytest.skip(
+            f"Chromium not found at {browser_helpers.CHROMIUM}: run `make browser` (apt-get install chromium)"
+        )
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=browser_helpers.CHROMIUM, args=browser_helpers.CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    page.set_default_timeout(browser_helpers.TIMEOUT_MS)
+    yield page
+    context.close()

@@ -106,6 +106,8 @@ MODEL_COMMANDS = {  # exercised by test_cli_models.py and test_cli_models_pull.p
 }
 MCP_COMMANDS = {"mcp install", "mcp status", "mcp uninstall"}  # by test_cli_mcp_install.py
 WRITE_COMMANDS = {"capture", "tags add", "tags rm", "remember", "recall"}  # test_writes_surfaces
+REFACTOR_COMMANDS = {"rename", "move"}  # by test_refactor_surfaces.py
+AUDIT_COMMANDS = {"audit"}  # exit 4 with findings: by test_cli_audit.py
 
 
 def test_every_cli_operation_is_exercised() -> None:
@@ -115,6 +117,8 @@ def test_every_cli_operation_is_exercised() -> None:
         | MODEL_COMMANDS
         | MCP_COMMANDS
         | WRITE_COMMANDS
+        | REFACTOR_COMMANDS
+        | AUDIT_COMMANDS
     )
     assert exercised == {op.cli for op in operations() if op.cli}
 

@@ -236,7 +236,7 @@ def _wire(text: str) -> str:
 
 def _rest_request(srv: Server, method: str, path: str, args: Any) -> httpx.Response:
     url = srv.url + path
-    for name in ("collection", "jobId"):  # path parameters: taken out of the arguments
+    for name in ("collection", "jobId", "id"):  # path parameters: taken out of the arguments
         if "{" + name + "}" in url:
             value = args.pop(name, "x") if isinstance(args, dict) else "x"
             url = url.replace("{" + name + "}", _wire(str(value)[:1000]) or "x")
@@ -356,7 +356,10 @@ ALL_PATHS = [
     ("POST", "/mcp"),
     ("GET", "/"),
     ("GET", "/api/nope"),
-] + [(m, p.replace("{collection}", "notes").replace("{jobId}", "x")) for m, p, _ in REST_ROUTES]
+] + [
+    (m, p.replace("{collection}", "notes").replace("{jobId}", "x").replace("{id}", "x"))
+    for m, p, _ in REST_ROUTES
+]
 
 
 def _raw_exchange(srv: Server, request: bytes) -> bytes:

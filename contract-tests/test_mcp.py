@@ -47,6 +47,8 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_job_status": {"jobId": "no-such-job"},  # unknown id: NOT_FOUND as isError
     "gno_list_jobs": {},
     "gno_recall": {"query": "lighthouse", "collection": "memory", "scopes": ["p"]},  # no such
+    "gno_section": {"action": "create", "ref": "gno://notes/alpha.md", "anchor": "alpha"},
+    "gno_audit": {"category": "links", "maxFindings": 5},
 }
 EXPECTED_ERRORS = {
     "gno_vsearch": "embed",
@@ -251,6 +253,8 @@ def test_write_tools_behind_the_gate(
         "gno_remember",
         "gno_create_folder",
         "gno_duplicate_note",
+        "gno_rename_note",
+        "gno_move_note",
     }
 
     async def session() -> None:

@@ -10,31 +10,16 @@ Screenshots of each page go to `$GNO_SCREENSHOTS` (default `.artifacts/screensho
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from contract_helpers import NOTES, REPO, gno_env, run_gno, write_tree
+from browser_helpers import SCREENSHOTS, PageWatch, open_page, poll, shoot
+from contract_helpers import NOTES, gno_env, run_gno, write_tree
 from rest_helpers import Server, running
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM = os.environ.get("GNO_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-SCREENSHOTS = Path(os.environ.get("GNO_SCREENSHOTS") or REPO / ".artifacts" / "screenshots")
-TIMEOUT_MS = 15_000
 
 XSS = (
     "# Hostile page\n\n"
@@ -59,19 +44,6 @@ MARKDOWN = (
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(
-            f"Chromium not found at {CHROMIUM}: run `make browser` (apt-get install chromium)"
-        )
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("webui")
     notes = write_tree(
@@ -93,60 +65,6 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def server(home: dict[str, Any]) -> Iterator[Server]:
     with running(home["env"]) as server:
         yield server
-
-
-class PageWatch:
-    """What went wrong on a page: console errors, failed requests, HTTP errors."""
-
-    def __init__(self, page: Any) -> None:
-        self.problems: list[str] = []
-        page.on("console", self._console)
-        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
-        page.on("requestfailed", self._failed)
-        page.on("response", self._response)
-
-    def _console(self, message: Any) -> None:
-        if message.type == "error":
-            self.problems.append(f"console: {message.text}")
-
-    def _failed(self, request: Any) -> None:
-        # Leaving a page aborts its event stream and pending fetches: not a failure.
-        if request.failure and "ERR_ABORTED" in request.failure:
-            return
-        self.problems.append(f"request failed: {request.url} {request.failure}")
-
-    def _response(self, response: Any) -> None:
-        if response.status >= 400:
-            self.problems.append(f"HTTP {response.status}: {response.url}")
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    yield page
-    context.close()
-
-
-def open_page(page: Any, url: str) -> None:
-    """Go to a page and wait until it rendered and its requests settled."""
-    page.goto(url)
-    page.wait_for_selector("body[data-rendered]")
-
-
-def poll(page: Any, expression: str, seconds: float = 15) -> None:
-    """Wait until a page expression is true. (page.wait_for_function evaluates its predicate
-    with eval, which the Web UI's CSP rightly forbids; page.evaluate does not.)"""
-    deadline = time.monotonic() + seconds
-    while not page.evaluate(expression):
-        assert time.monotonic() < deadline, f"still false after {seconds} s: {expression}"
-        page.wait_for_timeout(100)
-
-
-def shoot(page: Any, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 
 def test_every_page_loads_clean(server: Server, page: Any) -> None:

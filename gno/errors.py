@@ -18,7 +18,8 @@ that from the exit code.
     ├── FileMissingError (FILE_NOT_FOUND, 404, exit 1: a doc asset that is not there)
     ├── DuplicateError (DUPLICATE, 409, exit 1)
     ├── ConflictError (CONFLICT, 409, exit 2)
-    │   └── JobConflictError (JOB_CONFLICT: a job of that lane is running)
+    │   ├── JobConflictError (JOB_CONFLICT: a job of that lane is running)
+    │   └── StalePlanError (STALE_PLAN: a refactor plan no longer matches the files)
     ├── ClientConfigError (RUNTIME, 500, exit 2: another program's config file gno cannot edit)
     ├── LockedError (LOCKED, 409, exit 2: another writer holds the index)
     ├── OwnerLockedError (LOCKED, 409, exit 2: another server owns the data directory)
@@ -32,6 +33,7 @@ that from the exit code.
     │   ├── ModelUnavailableError (MODEL_UNAVAILABLE: not on disk, may not be fetched)
     │   └── ModelDownloadError (MODEL_DOWNLOAD_FAILED: a download was tried and failed)
     ├── DiskFullError (DISK_FULL, 507, exit 2: SQLite could not grow the index)
+    ├── SectionUnresolvableError (SECTION_UNRESOLVABLE, 422, exit 1: no such section here)
     ├── InterruptedByUser (INTERRUPTED, 499, exit 130)
     ├── Cancelled (CANCELLED, 499, exit 130: stopped at a checkpoint; never sent to anyone)
     │   (lane writes:)
@@ -201,6 +203,15 @@ class Cancelled(GnoError):
     exit_code = 130
 
 
+class SectionUnresolvableError(GnoError):
+    """A section target cannot be made or read here: no heading at that anchor or line,
+    or a target made for another document."""
+
+    code = "SECTION_UNRESOLVABLE"
+    http_status = 422
+    exit_code = 1
+
+
 # ===== errors added by lane graph (keep them below this line) =====
 
 
@@ -232,6 +243,13 @@ class MemoryFencedDerivedError(ValidationError):
 
 
 # ===== errors added by lane refactor (keep them below this line) =====
+
+
+class StalePlanError(ConflictError):
+    """A rename/move apply whose plan no longer matches the files (or cannot be applied):
+    REST answers 409 with the apply result in ``details``."""
+
+    code = "STALE_PLAN"
 
 
 # ===== errors added by lane context (keep them below this line) =====

@@ -51,3 +51,15 @@ def query(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
             fields.pop(name, None)
         return "query_diagnose", fields | {"query": " ".join(words[1:]), "target": target}
     return op_id, fields | {"query": " ".join(words)}
+
+
+def refactor_apply(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
+    """``gno rename/move --apply --plan-digest X``: the flag is the confirmation, so the
+    apply fields GNO's tools spell out (schemaVersion, confirmation, confirm) are set here."""
+    if fields.get("action") == "apply":
+        if not fields.get("planDigest"):
+            raise ValidationError("--apply needs --plan-digest (the planDigest of the preview)")
+        fields |= {"schemaVersion": "1.0", "confirmation": "apply", "confirm": True}
+    elif "planDigest" in fields:
+        raise ValidationError("--plan-digest goes with --apply")
+    return op_id, fields

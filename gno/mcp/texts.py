@@ -9,6 +9,7 @@ from typing import Any
 from gno_contracts.models.get import GetResult
 from gno_contracts.models.multi_get import MultiGetResult
 from gno_contracts.models.search_results import SearchResults
+from gno_contracts.models.section import SectionResult
 
 SNIPPET_CHARS = 200
 
@@ -70,3 +71,16 @@ def documents(args: dict[str, Any], result: MultiGetResult) -> str:
         lines += ["", "--- Skipped ---"]
         lines += [f"- {item.ref}: {item.reason}" for item in skipped]
     return "\n".join(lines)
+
+
+def section(args: dict[str, Any], result: SectionResult) -> str:
+    """GNO's gno_section text: the JSON, then how to read a citable section with gno_get."""
+    text = result.model_dump_json(exclude_none=True, indent=2)
+    citation = result.citation
+    if citation is None:
+        return f"{text}\n\nStatus {result.status}: not safe to cite or open; resolve again or re-create the target."
+    count = citation.endLine - citation.startLine + 1
+    return (
+        f"{text}\n\nRead it: gno_get ref={citation.uri!r} fromLine={citation.startLine} "
+        f"lineCount={count}"
+    )

@@ -18,6 +18,8 @@ from typing import Any, TypeAlias
 
 from gno_contracts.models.api_collection_add_input import ApiCollectionAddInput
 from gno_contracts.models.api_doc_input import ApiDocInput
+from gno_contracts.models.api_doc_move_input import ApiDocMoveInput
+from gno_contracts.models.api_doc_rename_input import ApiDocRenameInput
 from gno_contracts.models.api_docs_input import ApiDocsInput
 from gno_contracts.models.api_query_diagnose_input import ApiQueryDiagnoseInput
 from gno_contracts.models.api_query_input import ApiQueryInput
@@ -26,8 +28,10 @@ from gno_contracts.models.api_sync_input import ApiSyncInput
 from gno_contracts.models.collection_add_input import CollectionAddInput
 from gno_contracts.models.get_input import GetInput
 from gno_contracts.models.ls_input import LsInput, SortOrder
+from gno_contracts.models.move_note_input import MoveNoteInput
 from gno_contracts.models.query_diagnose_input import QueryDiagnoseInput
 from gno_contracts.models.query_input import QueryInput, QueryMode, QueryModeKind
+from gno_contracts.models.rename_note_input import RenameNoteInput
 from gno_contracts.models.search_input import SearchInput
 from gno_contracts.models.update_input import UpdateInput
 
@@ -143,3 +147,35 @@ def docs(body: ApiDocsInput, local: bool) -> LsInput:
 
 def doc(body: ApiDocInput, local: bool) -> GetInput:
     return GetInput(ref=body.uri, lineNumbers=False, includeAbsPath=local)
+
+
+# ----- lane refactor: POST /api/docs/{id}/rename and /move (apply the reviewed plan) -----
+
+
+def _doc_ref(body: Any) -> str:
+    """The path id is a docid (``#`` optional); a ``uri`` in the body names the document instead."""
+    if body.uri:
+        return str(body.uri)
+    return body.id if body.id.startswith("#") else "#" + body.id
+
+
+def _apply_fields(body: Any) -> dict[str, Any]:
+    return {
+        "action": "apply",
+        "ref": _doc_ref(body),
+        "schemaVersion": "1.0",
+        "planDigest": str(getattr(body.planDigest, "root", body.planDigest)),
+        "confirmation": "apply",
+        "confirm": True,
+    }
+
+
+def doc_rename(body: ApiDocRenameInput, local: bool) -> RenameNoteInput:
+    return RenameNoteInput.model_validate(_apply_fields(body) | {"name": body.name})
+
+
+def doc_move(body: ApiDocMoveInput, local: bool) -> MoveNoteInput:
+    fields = _apply_fields(body) | {"folderPath": body.folderPath}
+    if body.name is not None:
+        fields["name"] = body.name
+    return MoveNoteInput.model_validate(fields)

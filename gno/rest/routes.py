@@ -178,7 +178,10 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 args = await _body_args(request)
                 if isinstance(args, Response):
                     return args
-                args.update(request.path_params)  # PUT /api/docs/{id}: the id is no body key
+                if request.path_params:
+                    # ``/api/docs/{id}/rename``: the path names the document, whatever
+                    # the body says.
+                    args = {**args, **request.path_params}
             else:
                 args = _query_args(route, request)
             if problem := unusable_value(args):

@@ -236,3 +236,49 @@ def redact(op: Operation, payload: Any) -> Any:
     if op.rest is not None and op.rest.redact is not None:
         payload = resolve(op.rest.redact)(payload)  # (payload) -> payload
     return payload
+
+
+# ----- lane refactor: POST /api/docs/{id}/rename and /move -----
+
+REFACTOR_REFUSED = {"stale_plan", "conflict", "unsupported", "failed_rolled_back"}
+
+
+def doc_refactor(app: App, inp: Any) -> dict[str, Any]:
+    """GNO's REST answer of an apply: ``{success, docId, uri, path, apply}``; a plan that no
+    longer holds (or cannot be applied) is 409 ``STALE_PLAN``/``CONFLICT`` with the apply
+    result in ``details``."""
+    from gno.errors import ConflictError, StalePlanError
+    from gno.services.refactor import move_note, rename_note
+
+    run = rename_note if getattr(inp, "folderPath", None) is None else move_note
+    applied = run(app, inp).model_dump(mode="json", exclude_unset=True)
+    status = applied["status"]
+    if status == "stale_plan":
+        raise StalePlanError(
+            "The plan is stale: a file it involves changed since the preview", details=applied
+        )
+    if status in REFACTOR_REFUSED:
+        raise ConflictError(f"The plan was not applied ({status})", details=applied)
+    target = applied["target"]
+    store = app.store()
+    row = store.document_by_path(target["collection"], target["relPath"])
+    collection = app.config.find(target["collection"])
+    answer: dict[str, Any] = {
+        "success": True,
+        "docId": row.docid if row else "pending",  # not indexed yet: applied_with_sync_pending
+        "uri": target["uri"],
+        "apply": applied,
+    }
+    if collection is not None:
+        import os
+
+        root = os.path.abspath(os.path.expanduser(collection.path))
+        answer["path"] = os.path.join(root, *target["relPath"].split("/"))
+    return answer
+
+
+def drop_refactor_path(payload: Any) -> Any:
+    """A caller on another host never sees the absolute path."""
+    if isinstance(payload, dict):
+        payload.pop("path", None)
+    return payload

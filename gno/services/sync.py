@@ -36,6 +36,7 @@ from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular, special_kind
 from gno.ingest.walker import WalkEntry, inside, walk
 from gno.ports import INVALID_NAME, READ_ERROR, TOO_LARGE, UNSUPPORTED, Store
+from gno.refactor_journal import recover_if_pending
 from gno.rows import DocState, SourceFile
 from gno.services.index_guard import CollectionChangedError, SyncGuard
 from gno.services.sync_paths import check_paths
@@ -397,6 +398,7 @@ def sync_collections(
 ) -> tuple[SyncResult, list[CollectionTally]]:
     """`update`, and what it changed per collection (a server job publishes it as events)."""
     rel_paths = check_paths(app, inp)
+    recover_if_pending(app.paths)  # a rename/move a crash cut short: old or new state first
     store = app.store(create=True)  # a config whose index was deleted gets a fresh one
     collections = app.config.collections
     if inp.collection:

@@ -22,7 +22,7 @@ class Content(ContractModel):
     reason: Literal["journal_metadata_only"] = "journal_metadata_only"
 
 
-class Status4(Enum):
+class Status6(Enum):
     AVAILABLE = "available"
     PARTIAL = "partial"
     UNAVAILABLE = "unavailable"
@@ -39,7 +39,7 @@ class History(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    status: Status4
+    status: Status6
     reason: Reason | None
 
 

@@ -1,12 +1,17 @@
 // The Web UI's entry: a router over location.pathname, links that navigate without reloading,
 // and the live connection to /api/events that pages listen to ("gno:document-changed").
 
+import { askPage } from "./pages/ask.js";
 import { browsePage } from "./pages/browse.js";
+import { changesPage } from "./pages/changes.js";
 import { collectionsPage } from "./pages/collections.js";
 import { docPage } from "./pages/doc.js";
+import { editPage } from "./pages/edit.js";
+import { graphPage } from "./pages/graph.js";
 import { homePage } from "./pages/home.js";
 import { searchPage } from "./pages/search.js";
 import { h } from "./dom.js";
+import { hasFeature } from "./features.js";
 
 const PAGES = {
   "/": { render: homePage, title: "Home" },
@@ -15,6 +20,19 @@ const PAGES = {
   "/doc": { render: docPage, title: "Document" },
   "/collections": { render: collectionsPage, title: "Collections" },
 };
+// Pages whose operations this server has (features.js); the others are neither routed nor shown.
+const OPTIONAL = [
+  { features: ["graph"], path: "/graph", render: graphPage, title: "Graph" },
+  { features: ["changes"], path: "/changes", render: changesPage, title: "Changes" },
+  { features: ["edit", "capture"], path: "/edit", render: editPage, title: "Edit" },
+  { features: ["ask"], path: "/ask", render: askPage, title: "Ask" },
+];
+for (const page of OPTIONAL) {
+  if (page.features.some(hasFeature)) PAGES[page.path] = page;
+}
+for (const link of document.querySelectorAll("[data-feature]")) {
+  link.hidden = !hasFeature(link.dataset.feature);
+}
 
 let current = null; // {controller} of the page on screen: aborted when the user leaves it
 

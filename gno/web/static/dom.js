@@ -109,3 +109,9 @@ export function errorBox(error) {
   const code = error?.code ?? "ERROR";
   return h("p", { class: "banner error", role: "alert" }, `${code}: ${error?.message ?? error}`);
 }
+
+/** Open a page of the app without reloading (the router listens to popstate). */
+export function go(href) {
+  history.pushState(null, "", href);
+  window.dispatchEvent(new PopStateEvent("popstate"));
+}

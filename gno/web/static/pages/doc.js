@@ -4,6 +4,7 @@
 
 import { api } from "../api.js";
 import { append, docHref, errorBox, formatBytes, formatDate, h } from "../dom.js";
+import { hasFeature } from "../features.js";
 import { highlightCode } from "../highlight.js";
 import { renderMarkdown } from "../markdown.js";
 
@@ -74,6 +75,7 @@ export async function docPage(main, params, signal) {
   window.addEventListener("gno:document-changed", onChange);
   signal.addEventListener("abort", () => window.removeEventListener("gno:document-changed", onChange));
 
+  const related = h("section", { class: "related", "data-testid": "doc-related" });
   const facts = [
     ["Collection", doc.collection],
     ["Path", doc.relPath],
@@ -92,7 +94,7 @@ export async function docPage(main, params, signal) {
       h("h1", {}, doc.title || doc.relPath || doc.uri),
       h("div", { class: "uri" }, doc.uri, " ", h("span", { class: "muted" }, doc.docid ?? "")),
       doc.tags?.length ? h("div", { class: "tags" }, doc.tags.map((t) => h("a", { class: "tag", href: `/search?${new URLSearchParams({ q: t, tags: t })}` }, t))) : null,
-      h("div", { class: "doc-actions" }, toggle, h("a", { href: asset, class: "button", "data-external": true, target: "_blank", rel: "noopener" }, "Original file")),
+      h("div", { class: "doc-actions" }, toggle, hasFeature("edit") && (doc.capabilities?.editable || doc.capabilities?.tagsEditable) ? h("a", { class: "button", href: `/edit?${new URLSearchParams({ uri: doc.uri })}`, "data-testid": "edit-link" }, "Edit") : null, h("a", { href: asset, class: "button", "data-external": true, target: "_blank", rel: "noopener" }, "Original file")),
     ),
     changed,
     doc.capabilities?.reason ? h("p", { class: "muted" }, doc.capabilities.reason) : null,
@@ -100,9 +102,10 @@ export async function docPage(main, params, signal) {
       "div",
       { class: "doc-layout" },
       h("div", { class: "doc-main" }, preview(mime, asset), rendered, sourceView),
-      h("aside", { class: "doc-side" }, outline, h("h2", {}, "Source"), h("dl", { class: "facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, String(v))]))),
+      h("aside", { class: "doc-side" }, outline, related, h("h2", {}, "Source"), h("dl", { class: "facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, String(v))]))),
     ),
   ]);
+  await fillRelated(related, doc, signal);
   if (line) {
     const target = rendered.querySelector(`[data-line="${line}"]`) ?? null;
     if (target) target.scrollIntoView({ block: "center" });
@@ -110,6 +113,46 @@ export async function docPage(main, params, signal) {
     sourceView.querySelector(".line.target")?.scrollIntoView({ block: "center" });
   } else if (location.hash) {
     document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
+  }
+}
+
+/** Links, backlinks and similar documents beside the text, where this server has them. */
+async function fillRelated(section, doc, signal) {
+  if (!doc.docid) return;
+  const base = `/api/doc/${encodeURIComponent(doc.docid)}`;
+  const load = async (path) => {
+    try {
+      return await api(`${base}/${path}`, { signal });
+    } catch (error) {
+      if (error?.name === "AbortError") throw error;
+      return { error };
+    }
+  };
+  const [links, backlinks, similar] = await Promise.all([
+    hasFeature("links") ? load("links") : null,
+    hasFeature("links") ? load("backlinks") : null,
+    hasFeature("similar") ? load("similar") : null,
+  ]);
+  const list = (title, testid, items) =>
+    items?.length ? [h("h2", {}, title), h("ul", { class: "doc-list", "data-testid": testid }, items)] : null;
+  if (links && !links.error) {
+    const items = links.links.map((l) =>
+      l.resolved && l.resolvedUri
+        ? h("li", {}, h("a", { href: docHref(l.resolvedUri) }, l.resolvedTitle || l.targetRef))
+        : h("li", { class: "muted", title: "Not found in the index" }, l.targetRef),
+    );
+    append(section, [list("Links", "doc-links", items)]);
+  }
+  if (backlinks && !backlinks.error) {
+    const items = backlinks.backlinks.map((b) => h("li", {}, h("a", { href: docHref(b.sourceUri, b.startLine) }, b.sourceTitle || b.sourceUri)));
+    append(section, [list("Backlinks", "doc-backlinks", items)]);
+  }
+  if (similar && !similar.error) {
+    const items = similar.similar.map((d) => h("li", {}, h("a", { href: docHref(d.uri) }, d.title || d.relPath), h("span", { class: "muted" }, ` ${d.score.toFixed(2)}`)));
+    append(section, [list("Similar", "doc-similar", items)]);
+  }
+  if (hasFeature("graph")) {
+    section.append(h("p", {}, h("a", { href: `/graph?${new URLSearchParams({ uri: doc.uri })}` }, "Neighbourhood graph")));
   }
 }
 

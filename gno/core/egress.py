@@ -1,0 +1,210 @@
+"""Collection egress policy: may this content cross to that caller? (pure: no I/O)
+
+Each collection carries a policy — ``local_only`` (content leaves only to this machine:
+the process itself or a loopback peer), ``lan`` (also to an authenticated peer on a private
+network) or ``remote`` (also to an authenticated, authorized peer anywhere) — with a
+revision that counts its changes. A request that reads several collections is governed by
+the most restrictive of their policies; with ``partialResults: explicit`` the caller may
+instead receive only the collections that pass.
+
+``decide`` is the whole rule, checked per request against the current socket peer's zone
+before any content is read. ``change`` applies a policy change: tightening is immediate,
+relaxing needs a confirmation naming the current policy and revision (missing: ``VALIDATION``; stale or
+forged: ``CONFLICT``, 409; either way nothing changes). ``lineage`` is the ``egressLineage`` of an answer built from
+some collections: the most restrictive policy and a digest of its sources.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from gno.errors import ConflictError, ValidationError
+
+Policy = Literal["local_only", "lan", "remote"]
+POLICIES: tuple[Policy, ...] = ("local_only", "lan", "remote")  # most restrictive first
+ZONES = ("local_process", "loopback", "lan", "remote")
+ACTIONS = ("retrieve", "serve", "publish", "remote_inference", "export", "clip_write")
+CONTENT_CLASSES = (
+    "source",
+    "snippet",
+    "metadata",
+    "attachment",
+    "embedding",
+    "capsule",
+    "audit_log",
+    "retrieval_trace",
+)
+SOURCES = ("explicit", "config_default", "legacy_default")
+MAX_COLLECTIONS = 64
+LOCAL_ZONES = frozenset({"local_process", "loopback"})
+# Actions that only make sense across the machine boundary, and one that only writes here.
+OUTBOUND_ONLY = frozenset({"remote_inference", "publish"})
+INBOUND_ONLY = frozenset({"clip_write"})
+
+
+@dataclass(frozen=True)
+class PolicyState:
+    collection: str
+    policy: Policy
+    revision: int = 0
+    source: str = "config_default"
+
+
+@dataclass(frozen=True)
+class Caller:
+    authenticated: bool = False
+    authorized: bool = False
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    reason: str
+    effective_policy: str  # a Policy, or "unknown" when the request was not understood
+    allowed_collections: tuple[str, ...] = ()
+    denied_collections: tuple[str, ...] = field(default_factory=tuple)
+
+
+def rank(policy: str) -> int:
+    return ("local_only", "lan", "remote").index(policy)
+
+
+def most_restrictive(states: Sequence[PolicyState]) -> Policy:
+    return min((s.policy for s in states), key=rank)
+
+
+def _one(policy: Policy, zone: str, caller: Caller) -> tuple[bool, str]:
+    """The rule for one policy and one destination."""
+    if zone in LOCAL_ZONES:
+        return True, "LOCAL_DESTINATION"
+    if policy == "local_only":
+        return False, "POLICY_LOCAL_ONLY"
+    if zone == "remote" and policy == "lan":
+        return False, "POLICY_LAN_ONLY"
+    if not caller.authenticated:
+        return False, "AUTHENTICATION_REQUIRED"
+    if zone == "lan":
+        return True, "LAN_POLICY_AUTHENTICATED"
+    if not caller.authorized:
+        return False, "CALLER_NOT_AUTHORIZED"
+    return True, "REMOTE_POLICY_AUTHENTICATED"
+
+
+def decide(
+    states: Sequence[PolicyState],
+    *,
+    action: str,
+    zone: str,
+    content_class: str,
+    caller: Caller,
+    partial: str = "deny",
+) -> Decision:
+    """Whether content of these collections may go to a caller in ``zone``. Anything not
+    understood is denied with the reason naming it: the rule fails closed."""
+    refused = _malformed(states, action, zone, content_class, partial)
+    if refused is not None:
+        return Decision(False, refused, "unknown", denied_collections=_names(states))
+    effective = most_restrictive(states)
+    allowed, reason = _one(effective, zone, caller)
+    if allowed or partial != "explicit":
+        names = _names(states)
+        return Decision(allowed, reason, effective, *((names, ()) if allowed else ((), names)))
+    passing = tuple(s.collection for s in states if _one(s.policy, zone, caller)[0])
+    failing = tuple(s.collection for s in states if s.collection not in passing)
+    if not passing:
+        return Decision(False, reason, effective, (), failing)
+    # Only the collections that pass are served; the answer's lineage is theirs alone.
+    kept = [s for s in states if s.collection in passing]
+    return Decision(
+        True, _one(most_restrictive(kept), zone, caller)[1], effective, passing, failing
+    )
+
+
+def _names(states: Sequence[PolicyState]) -> tuple[str, ...]:
+    return tuple(s.collection for s in states)
+
+
+def _malformed(
+    states: Sequence[PolicyState], action: str, zone: str, content_class: str, partial: str
+) -> str | None:
+    if action not in ACTIONS:
+        return "UNKNOWN_ACTION"
+    if zone not in ZONES:
+        return "UNKNOWN_DESTINATION"
+    if content_class not in CONTENT_CLASSES:
+        return "UNKNOWN_CONTENT_CLASS"
+    if partial not in ("deny", "explicit"):
+        return "INVALID_INPUT"
+    if (action in OUTBOUND_ONLY and zone in LOCAL_ZONES) or (
+        action in INBOUND_ONLY and zone not in LOCAL_ZONES
+    ):
+        return "ACTION_DESTINATION_MISMATCH"
+    if not states:
+        return "NO_COLLECTION_POLICY"
+    if len(states) > MAX_COLLECTIONS:
+        return "COLLECTION_LIMIT_EXCEEDED"
+    for state in states:
+        if state.policy not in POLICIES:
+            return "UNKNOWN_POLICY"
+        if state.source not in SOURCES:
+            return "UNKNOWN_POLICY_SOURCE"
+        if state.source == "legacy_default" and state.policy != "local_only":
+            return "INVALID_POLICY_SOURCE_PAIR"  # a legacy default never widened anything
+    return None
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    collection: str
+    current_policy: str
+    current_revision: int
+    target_policy: str
+    acknowledged: bool
+
+
+def change(state: PolicyState, target: Policy, confirmation: Confirmation | None) -> PolicyState:
+    """The state after setting ``target``. Tightening (or keeping) needs no confirmation;
+    relaxing needs one that names exactly this collection, policy, revision and target."""
+    if target not in POLICIES:
+        raise ValidationError(f"Unknown policy {target!r}: expected one of {', '.join(POLICIES)}")
+    if target == state.policy:
+        return state
+    if rank(target) < rank(state.policy):
+        return replace(state, policy=target, revision=state.revision + 1, source="explicit")
+    if confirmation is None or not confirmation.acknowledged:
+        raise ValidationError(
+            f"Relaxing {state.collection} from {state.policy} to {target} needs a confirmation "
+            f"naming revision {state.revision}"
+        )
+    expected = (state.collection, state.policy, state.revision, target)
+    named = (
+        confirmation.collection,
+        confirmation.current_policy,
+        confirmation.current_revision,
+        confirmation.target_policy,
+    )
+    if named != expected:
+        raise ConflictError(
+            f"The confirmation names {named[1]}@{named[2]} but {state.collection} is now "
+            f"{state.policy}@{state.revision}; read the policy again"
+        )
+    return replace(state, policy=target, revision=state.revision + 1, source="explicit")
+
+
+def lineage(states: Sequence[PolicyState]) -> dict[str, object]:
+    """``egressLineage``: the most restrictive policy of an answer's sources and a digest of
+    them (sorted, canonical JSON), so a receiver can tell two lineages apart cheaply."""
+    sources = sorted(
+        ({"collection": s.collection, "policy": s.policy, "source": s.source} for s in states),
+        key=lambda item: item["collection"],
+    )
+    canonical = json.dumps(sources, sort_keys=True, separators=(",", ":"))
+    return {
+        "effectivePolicy": most_restrictive(states),
+        "digest": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
+        "sources": sources,
+    }

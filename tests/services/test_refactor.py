@@ -1,0 +1,313 @@
+"""Rename and move with a plan, on real files and a real index (gno.services.refactor)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gno_contracts.models.move_note_input import MoveNoteInput
+from gno_contracts.models.rename_note_input import RenameNoteInput
+
+from gno.services.refactor import move_note, rename_note
+from tests.conftest import search, sync
+
+NOTES = {
+    "old-note.md": "# Old note\n\nSee [[other]].\n",
+    "other.md": "# Other\n\nLinks: [[old-note]], [[old-note#Intro|the intro]] and [md](old-note.md#top).\n",
+    "sub/deep.md": "Up: [x](../old-note.md) and `[[old-note]]` in code.\n",
+    "unrelated.md": "Nothing here.\n",
+}
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def preview(app: Any, **fields: Any) -> dict[str, Any]:
+    model = RenameNoteInput if "name" in fields and "folderPath" not in fields else MoveNoteInput
+    run = rename_note if model is RenameNoteInput else move_note
+    return run(app, model.model_validate(fields)).model_dump(mode="json", exclude_unset=True)
+
+
+def apply(app: Any, plan: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    return preview(
+        app,
+        action="apply",
+        schemaVersion="1.0",
+        planDigest=plan["planDigest"],
+        confirmation="apply",
+        confirm=True,
+        **fields,
+    )
+
+
+def test_rename_rewrites_wiki_and_markdown_links_keeping_anchors(make_app) -> None:
+    app, root = make_app(NOTES)
+    sync(app)
+    plan = preview(app, ref="notes/old-note.md", name="new-note.md")
+    assert plan["canApply"] is True
+    assert plan["target"]["relPath"] == "new-note.md"
+    assert plan["target"]["uri"] == "gno://notes/new-note.md"
+    edits = {
+        (d["relPath"], e["originalDestination"], e["replacementDestination"])
+        for d in plan["affectedDocuments"]
+        for e in d["edits"]
+    }
+    assert edits == {
+        ("other.md", "old-note", "new-note"),
+        ("other.md", "old-note.md", "new-note.md"),
+        ("sub/deep.md", "../old-note.md", "../new-note.md"),
+    }
+    assert plan["safety"]["rewriteableCount"] == 4
+    result = apply(app, plan, ref="notes/old-note.md", name="new-note.md")
+    assert result["status"] == "applied", result
+    assert result["indexConvergence"]["state"] == "converged"
+    assert not (root / "old-note.md").exists()
+    assert (root / "new-note.md").read_text() == NOTES["old-note.md"]
+    assert (root / "other.md").read_text() == (
+        "# Other\n\nLinks: [[new-note]], [[new-note#Intro|the intro]] and [md](new-note.md#top).\n"
+    )
+    assert (root / "sub/deep.md").read_text() == (
+        "Up: [x](../new-note.md) and `[[old-note]]` in code.\n"
+    )
+    hits = search(app, "Old note").results
+    assert [h.uri for h in hits][:1] == ["gno://notes/new-note.md"]
+    assert not [p for p in _files(root) if ".gno-refactor" in p]
+
+
+def test_move_recalculates_the_moved_notes_own_relative_links(make_app) -> None:
+    app, root = make_app({"a/x.md": "[y](y.md) [self](x.md)\n", "a/y.md": "[[x]]\n"})
+    sync(app)
+    plan = preview(app, ref="notes/a/x.md", folderPath="b/c")
+    assert plan["canApply"], plan["safety"]
+    result = apply(app, plan, ref="notes/a/x.md", folderPath="b/c")
+    assert result["status"] == "applied", result
+    assert (root / "b/c/x.md").read_text() == "[y](../../a/y.md) [self](x.md)\n"
+    assert (root / "a/y.md").read_text() == "[[x]]\n"  # still names it alone: unchanged
+
+
+def test_stale_plan_changes_nothing(make_app) -> None:
+    app, root = make_app(NOTES)
+    sync(app)
+    plan = preview(app, ref="notes/old-note.md", name="new-note.md")
+    (root / "other.md").write_text(NOTES["other.md"] + "edited\n")
+    before = _files(root)
+    result = apply(app, plan, ref="notes/old-note.md", name="new-note.md")
+    assert result["status"] == "stale_plan"
+    assert result["reasonCode"] == "stale_plan"
+    assert result["filesystem"]["state"] == "unchanged"
+    assert _files(root) == before
+
+
+def test_occupied_target_blocks_and_apply_is_a_conflict(make_app) -> None:
+    app, root = make_app(NOTES)
+    sync(app)
+    plan = preview(app, ref="notes/old-note.md", name="other.md")
+    assert plan["canApply"] is False
+    assert plan["safety"]["blockingReasonCodes"][0] == "occupied_target"
+    before = _files(root)
+    result = apply(app, plan, ref="notes/old-note.md", name="other.md")
+    assert result["status"] == "conflict" and result["reasonCode"] == "occupied_target"
+    assert _files(root) == before
+
+
+def test_ambiguous_link_blocks(make_app) -> None:
+    app, _ = make_app({"a/note.md": "one\n", "b/note.md": "two\n", "c.md": "[[note]]\n"})
+    sync(app)
+    plan = preview(app, ref="notes/a/note.md", name="renamed.md")
+    assert plan["canApply"] is False
+    assert "ambiguous_resolution" in plan["safety"]["blockingReasonCodes"]
+    assert any("ambiguous" in w for w in plan["safety"]["warnings"])
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        ({"name": "../escape.md"}, "INVALID_PATH"),
+        ({"name": "/abs.md"}, "INVALID_PATH"),
+        ({"name": "CON.md"}, "INVALID_PATH"),
+        ({"name": "a/b.md"}, "INVALID_PATH"),
+        ({"folderPath": "../out"}, "INVALID_PATH"),
+        ({"folderPath": "/etc"}, "INVALID_PATH"),
+        ({"folderPath": ".git"}, "INVALID_PATH"),
+        ({"name": "old-note.md"}, "VALIDATION"),
+    ],
+)
+def test_bad_targets_are_refused_and_touch_nothing(make_app, fields, code) -> None:
+    from gno.errors import GnoError
+
+    app, root = make_app(NOTES)
+    sync(app)
+    before = _files(root)
+    with pytest.raises(GnoError) as err:
+        preview(app, ref="notes/old-note.md", **fields)
+    assert err.value.code == code
+    assert _files(root) == before
+
+
+def test_symlinked_folder_leading_out_is_refused(make_app, tmp_path: Path) -> None:
+    from gno.errors import GnoError
+
+    app, root = make_app(NOTES)
+    sync(app)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "link").symlink_to(outside)
+    with pytest.raises(GnoError) as err:
+        preview(app, ref="notes/old-note.md", folderPath="link")
+    assert err.value.code == "INVALID_PATH"
+    assert list(outside.iterdir()) == []
+
+
+def test_frontmatter_relations_are_reported_not_rewritten(make_app) -> None:
+    app, _ = make_app(
+        {"target.md": "# T\n", "rel.md": "---\nrelations:\n  supports: target.md\n---\nbody\n"}
+    )
+    sync(app)
+    plan = preview(app, ref="notes/target.md", name="moved.md")
+    assert any("frontmatter relation" in w and "rel.md" in w for w in plan["safety"]["warnings"])
+    assert plan["canApply"]
+
+
+class _Boom(Exception):
+    pass
+
+
+def _stepper(fail_at: int, action: Any = None) -> Any:
+    count = {"commit": 0}
+
+    def on_step(step: str) -> None:
+        if step == "commit":
+            count["commit"] += 1
+            if count["commit"] == fail_at:
+                if action is not None:
+                    action()
+                else:
+                    raise _Boom("disk gone")
+
+    return on_step
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 3, 4])
+def test_a_failure_mid_commit_rolls_every_file_back(tmp_path: Path, fail_at: int) -> None:
+    from gno.refactor_journal import Change, CommitFailed, commit, pending
+
+    root = tmp_path / "root"
+    root.mkdir()
+    for name in ("a.md", "b.md", "c.md"):
+        (root / name).write_text(f"old {name}\n")
+    before = _files(root)
+    changes = [
+        Change(root / "new/a.md", b"moved a\n", create=True),
+        Change(root / "b.md", b"new b\n"),
+        Change(root / "c.md", b"new c\n"),
+    ]
+    data = tmp_path / "data"
+    with pytest.raises(CommitFailed) as failed:
+        commit(data, "0" * 64, changes, root / "a.md", on_step=_stepper(fail_at))
+    assert failed.value.rolled_back
+    assert _files(root) == before
+    assert not (root / "new").exists()  # the folder the move made is gone too
+    assert pending(data) == []
+
+
+def test_a_target_that_appears_before_its_link_fails_and_rolls_back(tmp_path: Path) -> None:
+    from gno.refactor_journal import Change, CommitFailed, commit
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.md").write_text("a\n")
+    (root / "b.md").write_text("b\n")
+
+    def squat() -> None:
+        (root / "taken.md").write_text("someone else's\n")
+
+    changes = [Change(root / "taken.md", b"a moved\n", create=True), Change(root / "b.md", b"b2\n")]
+    with pytest.raises(CommitFailed) as failed:
+        commit(tmp_path / "data", "0" * 64, changes, root / "a.md", on_step=_stepper(1, squat))
+    assert failed.value.rolled_back
+    assert _files(root) == {"a.md": b"a\n", "b.md": b"b\n", "taken.md": b"someone else's\n"}
+
+
+def test_recovery_of_a_committing_journal_restores_the_old_state(tmp_path: Path) -> None:
+    """What a kill -9 leaves after two renames of a commit: recovery puts everything back."""
+    import json
+
+    from gno.refactor_journal import Change, commit, pending, recover_pending
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.md").write_text("a\n")
+    (root / "b.md").write_text("b\n")
+    before = _files(root)
+    data = tmp_path / "data"
+    snapshot: dict[str, Any] = {}
+
+    def freeze() -> None:  # copy the journal and files as a crash would leave them
+        journal = pending(data)[0]
+        snapshot["journal"] = journal.read_text()
+        snapshot["files"] = _files(root)
+
+    changes = [Change(root / "z.md", b"a moved\n", create=True), Change(root / "b.md", b"b2\n")]
+    commit(data, "0" * 64, changes, root / "a.md", on_step=_stepper(2, freeze))
+    # Rebuild the crash state: files as frozen (a rename done, one not), journal present.
+    for path in list(root.iterdir()):
+        path.unlink()
+    for rel, content in snapshot["files"].items():
+        (root / rel).write_bytes(content)
+    record = json.loads(snapshot["journal"])
+    assert record["phase"] == "committing"
+    for entry in record["entries"]:  # backups are hard links: recreate them as copies
+        if entry["backup"] and not Path(entry["backup"]).exists():
+            Path(entry["backup"]).write_bytes(before[Path(entry["path"]).name])
+    if not Path(record["removeBackup"]).exists():
+        Path(record["removeBackup"]).write_bytes(before["a.md"])
+    (data / "refactor-journal" / f"{record['id']}.json").write_text(snapshot["journal"])
+    assert recover_pending(data) == ["rolled_back"]
+    assert _files(root) == before
+
+
+def test_a_linking_note_gone_from_disk_is_reported(make_app) -> None:
+    app, root = make_app(NOTES)
+    sync(app)
+    (root / "sub/deep.md").unlink()
+    plan = preview(app, ref="notes/old-note.md", name="new-note.md")
+    assert any("deep.md" in w and "could not be read" in w for w in plan["safety"]["warnings"])
+    assert {d["relPath"] for d in plan["affectedDocuments"]} == {"other.md"}
+
+
+def test_a_target_created_after_the_preview_makes_the_plan_stale(make_app) -> None:
+    app, root = make_app(NOTES)
+    sync(app)
+    plan = preview(app, ref="notes/old-note.md", name="new-note.md")
+    (root / "new-note.md").write_text("someone else's note\n")
+    before = _files(root)
+    result = apply(app, plan, ref="notes/old-note.md", name="new-note.md")
+    assert result["status"] == "stale_plan"
+    assert _files(root) == before
+
+
+def test_apply_without_every_confirmation_field_changes_nothing(make_app) -> None:
+    from gno.errors import ValidationError
+
+    app, root = make_app(NOTES)
+    sync(app)
+    plan = preview(app, ref="notes/old-note.md", name="new-note.md")
+    full = {
+        "action": "apply",
+        "ref": "notes/old-note.md",
+        "name": "new-note.md",
+        "schemaVersion": "1.0",
+        "planDigest": plan["planDigest"],
+        "confirmation": "apply",
+        "confirm": True,
+    }
+    before = _files(root)
+    for missing in ("schemaVersion", "planDigest", "confirmation", "confirm"):
+        fields = {k: v for k, v in full.items() if k != missing}
+        with pytest.raises(ValidationError):
+            rename_note(app, RenameNoteInput.model_validate(fields))
+        assert _files(root) == before
