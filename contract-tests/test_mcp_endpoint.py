@@ -38,6 +38,8 @@ PROBES: dict[str, dict[str, Any]] = {
     "gno_get": {"ref": "gno://no-such-collection/x.md"},
     "gno_multi_get": {"refs": ["gno://no-such-collection/x.md"]},
     "gno_recall": {"query": "the", "collection": "no-such-collection", "scopes": ["p"]},
+    "gno_section": {"action": "create", "ref": "gno://no-such-collection/x.md", "anchor": "a"},
+    "gno_audit": {"category": "links", "maxFindings": 5},
 }
 
 
