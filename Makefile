@@ -95,7 +95,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/embed.py --windows 2
 	$(BIN)/python bench/quality.py
 	# lane graph: its bench line goes here
-	# lane writes: its bench line goes here
+	$(BIN)/python bench/writes.py
 	$(BIN)/python bench/refactor.py
 	$(BIN)/python bench/context.py
 	$(BIN)/python bench/sdk.py

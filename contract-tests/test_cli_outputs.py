@@ -112,6 +112,7 @@ MODEL_COMMANDS = {  # exercised by test_cli_models.py and test_cli_models_pull.p
     "models use",
 }
 MCP_COMMANDS = {"mcp install", "mcp status", "mcp uninstall"}  # by test_cli_mcp_install.py
+WRITE_COMMANDS = {"capture", "tags add", "tags rm", "remember", "recall"}  # test_writes_surfaces
 REFACTOR_COMMANDS = {"rename", "move"}  # by test_refactor_surfaces.py
 AUDIT_COMMANDS = {"audit"}  # exit 4 with findings: by test_cli_audit.py
 # by tests/surfaces/test_setup_doctor.py and tests/surfaces/test_connectors.py (temp homes)
@@ -133,6 +134,7 @@ def test_every_cli_operation_is_exercised() -> None:
         | LIFECYCLE_COMMANDS
         | MODEL_COMMANDS
         | MCP_COMMANDS
+        | WRITE_COMMANDS
         | REFACTOR_COMMANDS
         | AUDIT_COMMANDS
         | SETUP_COMMANDS

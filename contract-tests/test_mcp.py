@@ -46,6 +46,7 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_query_diagnose": {"query": "lighthouse", "target": "gno://notes/beta.md"},
     "gno_job_status": {"jobId": "no-such-job"},  # unknown id: NOT_FOUND as isError
     "gno_list_jobs": {},
+    "gno_recall": {"query": "lighthouse", "collection": "memory", "scopes": ["p"]},  # no such
     "gno_section": {"action": "create", "ref": "gno://notes/alpha.md", "anchor": "alpha"},
     "gno_audit": {"category": "links", "maxFindings": 5},
     "gno_context": {"goal": "lighthouse keeper", "budgetTokens": 12000, "depthPolicy": "fast"},
@@ -57,6 +58,7 @@ EXPECTED_ERRORS = {
     "gno_job_status": "Job not found",
     "gno_context_verify": "Error [invalid_input]",
     "gno_ask": "No answer model",
+    "gno_recall": "Collection not found",
 }
 
 
@@ -256,6 +258,10 @@ def test_write_tools_behind_the_gate(
         "gno_add_collection",
         "gno_remove_collection",
         "gno_clear_collection_embeddings",
+        "gno_capture",
+        "gno_remember",
+        "gno_create_folder",
+        "gno_duplicate_note",
         "gno_rename_note",
         "gno_move_note",
     }
@@ -325,6 +331,7 @@ def test_core_profile_over_stdio(corpus: dict[str, Any]) -> None:
                 "gno_get",
                 "gno_multi_get",
                 "gno_context",
+                "gno_recall",
             ]
             for name, tool in listed.items():
                 assert tool.description == tools("core")[name].op.mcp.brief

@@ -37,6 +37,9 @@ PROBES: dict[str, dict[str, Any]] = {
     "gno_job_status": {"jobId": "no-such-job"},
     "gno_get": {"ref": "gno://no-such-collection/x.md"},
     "gno_multi_get": {"refs": ["gno://no-such-collection/x.md"]},
+    "gno_recall": {"query": "the", "collection": "no-such-collection", "scopes": ["p"]},
+    "gno_section": {"action": "create", "ref": "gno://no-such-collection/x.md", "anchor": "a"},
+    "gno_audit": {"category": "links", "maxFindings": 5},
 }
 
 

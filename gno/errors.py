@@ -34,7 +34,6 @@ that from the exit code.
     │   └── ModelDownloadError (MODEL_DOWNLOAD_FAILED: a download was tried and failed)
     ├── DiskFullError (DISK_FULL, 507, exit 2: SQLite could not grow the index)
     ├── SectionUnresolvableError (SECTION_UNRESOLVABLE, 422, exit 1: no such section here)
-    ├── ReadOnlyError (READ_ONLY, 409, exit 1: an SDK client not opened with write=True)
     ├── ServerUnreachableError (UNAVAILABLE, 503, exit 2: the SDK found no server at the URL)
     ├── ContextError (runtime_error, 500, exit 2: Context Capsule errors, GNO's lowercase codes)
     │   ├── ContextInputError (invalid_input, 400, exit 1)
@@ -48,7 +47,15 @@ that from the exit code.
     │   ├── IndexChangedDuringCompileError (index_changed_during_compile, 409, exit 2)
     │   └── IndexChangedDuringVerifyError (index_changed_during_verify, 409, exit 2)
     ├── InterruptedByUser (INTERRUPTED, 499, exit 130)
-    └── Cancelled (CANCELLED, 499, exit 130: stopped at a checkpoint; never sent to anyone)
+    ├── Cancelled (CANCELLED, 499, exit 130: stopped at a checkpoint; never sent to anyone)
+    │   (lane writes:)
+    ├── ReadOnlyError (READ_ONLY, 409, exit 1: a document or collection gno may not write, a read-only SDK client)
+    ├── CaptureSyncFailedError (CAPTURE_SYNC_FAILED, 500, exit 2: written, not indexed)
+    ├── ConflictError …
+    │   └── MemorySupersedeConflictError (MEMORY_SUPERSEDE_CONFLICT: changed or already superseded)
+    └── ValidationError …
+        ├── MemoryFencedReplayError (MEMORY_FENCED_REPLAY: the text replays a recalled span)
+        └── MemoryFencedDerivedError (MEMORY_FENCED_DERIVED: derivedFrom names a gno:// URI)
 """
 
 from __future__ import annotations
@@ -223,6 +230,33 @@ class SectionUnresolvableError(GnoError):
 # ===== errors added by lane writes (keep them below this line) =====
 
 
+class ReadOnlyError(GnoError):
+    """A write gno refuses: a converted document, a ``readOnly`` collection, or a write
+    through an SDK client opened read-only (the default)."""
+
+    code = "READ_ONLY"
+    http_status = 409
+    exit_code = 1
+
+
+class CaptureSyncFailedError(GnoError):
+    """The file was written but could not be indexed; ``details`` names it."""
+
+    code = "CAPTURE_SYNC_FAILED"
+
+
+class MemorySupersedeConflictError(ConflictError):
+    code = "MEMORY_SUPERSEDE_CONFLICT"
+
+
+class MemoryFencedReplayError(ValidationError):
+    code = "MEMORY_FENCED_REPLAY"
+
+
+class MemoryFencedDerivedError(ValidationError):
+    code = "MEMORY_FENCED_DERIVED"
+
+
 # ===== errors added by lane refactor (keep them below this line) =====
 
 
@@ -289,14 +323,6 @@ class IndexChangedDuringVerifyError(ContextError):
 
 
 # ===== errors added by lane setup (keep them below this line) =====
-
-
-class ReadOnlyError(GnoError):
-    """A write operation through an SDK client opened read-only (the default)."""
-
-    code = "READ_ONLY"
-    http_status = 409
-    exit_code = 1
 
 
 class ServerUnreachableError(UnavailableError):

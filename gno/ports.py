@@ -500,6 +500,18 @@ class IndexMetadata(Protocol):
     def doc_meta(self, doc_id: int) -> tuple[str | None, str | None, str | None]: ...
 
 
+class IndexWriteSupport(Protocol):
+    """What the write operations need: requestId receipts, user tags, suggestions."""
+
+    def request_receipt(self, request_id: str) -> tuple[str, str, str] | None: ...
+
+    def save_request_receipt(self, request_id: str, operation: str, receipt_json: str) -> None: ...
+
+    def set_user_tag(self, doc_id: int, tag: str, present: bool) -> bool: ...
+
+    def suggest_documents(self, text: str, collection: str | None, limit: int) -> list[DocRow]: ...
+
+
 class Store(
     IndexReads,
     IndexRecords,
@@ -510,6 +522,7 @@ class Store(
     IndexJournal,
     IndexCaches,
     IndexMeta,
+    IndexWriteSupport,
     Protocol,
 ):
     """The whole index, as ``App.store()`` gives it to services."""

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from gno_contracts.models.api_refactor_plan import ApiRefactorPlan
     from gno_contracts.models.ask import AskResult
     from gno_contracts.models.audit_report import AuditReport
+    from gno_contracts.models.browse_tree import BrowseTree
     from gno_contracts.models.capabilities import Capabilities
     from gno_contracts.models.cleanup_result import CleanupResult
     from gno_contracts.models.clear_embeddings import ClearEmbeddings
@@ -24,7 +25,11 @@ if TYPE_CHECKING:
     from gno_contracts.models.context_change import ContextChange
     from gno_contracts.models.context_check import ContextCheck
     from gno_contracts.models.context_list import ContextList
+    from gno_contracts.models.doc_autocomplete import DocAutocomplete
+    from gno_contracts.models.doc_created import DocCreated
+    from gno_contracts.models.doc_deactivated import DocDeactivated
     from gno_contracts.models.doc_sections import DocSections
+    from gno_contracts.models.doc_updated import DocUpdated
     from gno_contracts.models.doctor import DoctorResult
     from gno_contracts.models.embed_result import EmbedResult
     from gno_contracts.models.file_refactor_result import FileRefactorResult
@@ -35,12 +40,15 @@ if TYPE_CHECKING:
     from gno_contracts.models.init_result import InitResult
     from gno_contracts.models.job_active import JobActive
     from gno_contracts.models.ls import DocumentList
+    from gno_contracts.models.mcp_capture_result import McpCaptureResult
     from gno_contracts.models.mcp_install import McpInstall
     from gno_contracts.models.mcp_job_list import McpJobList
     from gno_contracts.models.mcp_job_status import McpJobStatus
     from gno_contracts.models.mcp_remove_result import McpRemoveResult
     from gno_contracts.models.mcp_status import McpStatus
     from gno_contracts.models.mcp_uninstall import McpUninstall
+    from gno_contracts.models.memory_recall import MemoryRecall
+    from gno_contracts.models.memory_remember import MemoryRemember
     from gno_contracts.models.metadata import MetadataRegistry
     from gno_contracts.models.models_clear import ModelsClear
     from gno_contracts.models.models_list import ModelsList
@@ -49,6 +57,7 @@ if TYPE_CHECKING:
     from gno_contracts.models.models_status import ModelsStatus
     from gno_contracts.models.models_use import ModelsUse
     from gno_contracts.models.multi_get import MultiGetResult
+    from gno_contracts.models.note_presets import NotePresets
     from gno_contracts.models.peek import Peek
     from gno_contracts.models.preset_select import PresetSelect
     from gno_contracts.models.presets import PresetList
@@ -68,10 +77,14 @@ if TYPE_CHECKING:
     from gno_contracts.models.skill_uninstall import SkillUninstall
     from gno_contracts.models.status import Status
     from gno_contracts.models.sync_result import SyncResult
+    from gno_contracts.models.tag_added import TagAdded
+    from gno_contracts.models.tag_removed import TagRemoved
+    from gno_contracts.models.workspace_write_result import WorkspaceWriteResult
+    from gno_contracts.models.write_request import WriteRequest
 
 __all__ = ['OPERATION_IDS', 'AsyncOperations', 'Literal', 'Operations']
 
-OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata')
+OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata')
 
 
 class Operations:
@@ -619,6 +632,190 @@ class Operations:
             orphanIgnorePrefixes: Path prefixes whose documents are never orphans.
         """
         return self._call('audit', locals())  # type: ignore[no-any-return]
+
+    def capture(self, *, collection: str, content: str | None = None, title: str | None = None, path: str | None = None, folderPath: str | None = None, collisionPolicy: Literal['error', 'open_existing', 'create_with_suffix'] | None = None, presetId: Literal['blank', 'project-note', 'research-note', 'decision-note', 'prompt-pattern', 'source-summary', 'idea-original', 'person', 'company-project', 'meeting'] | None = None, overwrite: bool = False, tags: list[str] | None = None, source: dict[str, Any] | None = None, requestId: str | None = None) -> McpCaptureResult:
+        """Capture a note with provenance (preset, tags, source); lexically searchable when the call returns.
+
+        Operation ``capture`` (writes (open the client with write=True)); input ``capture-input@1.0``, output ``mcp-capture-result@1.0``.
+
+        Args:
+            collection: Collection to write into (case-insensitive).
+            content: Note body (text, at most 1 MiB of UTF-8; optional when the preset scaffolds a note).
+            title: Title: frontmatter `title` and, without a path, the file name.
+            path: Path of the note relative to the collection root (wins over folderPath/title).
+            folderPath: Folder relative to the root for a generated file name.
+            collisionPolicy: When the target exists: fail, answer the existing note, or add -2, -3, ...
+            presetId: Note preset scaffolding the note.
+            overwrite: Legacy (MCP only): replace an existing file.
+            tags: Tags (normalized: trimmed, NFC, lowercase; each validated).
+            source: Provenance written to the note's `source:` frontmatter.
+            requestId: Idempotency key (1-128 visible ASCII): a replay with the same id answers the first receipt and writes nothing.
+        """
+        return self._call('capture', locals())  # type: ignore[no-any-return]
+
+    def request_status(self, *, requestId: str) -> WriteRequest:
+        """The receipt of an earlier capture, remember or document save sent with that requestId.
+
+        Operation ``request_status`` (reads); input ``request-status-input@1.0``, output ``write-request@1.0``.
+
+        Args:
+            requestId: Idempotency key (1-128 visible ASCII): a replay with the same id answers the first receipt and writes nothing.
+        """
+        return self._call('request_status', locals())  # type: ignore[no-any-return]
+
+    def doc_create(self, *, collection: str, relPath: str | None = None, title: str | None = None, folderPath: str | None = None, content: str | None = None, overwrite: bool = False, collisionPolicy: Literal['error', 'open_existing', 'create_with_suffix'] | None = None, presetId: Literal['blank', 'project-note', 'research-note', 'decision-note', 'prompt-pattern', 'source-summary', 'idea-original', 'person', 'company-project', 'meeting'] | None = None, tags: list[str] | None = None, requestId: str | None = None) -> DocCreated:
+        """Create a note file (no provenance capture); indexed before the answer.
+
+        Operation ``doc_create`` (writes (open the client with write=True)); input ``doc-create-input@1.0``, output ``doc-created@1.0``.
+
+        Args:
+            collection: length >= 1; length <= 64
+            relPath: length >= 1; length <= 1024
+            title: length >= 1; length <= 512
+            folderPath: length >= 0; length <= 1024
+            content: length <= 1048576
+            overwrite: default False
+            collisionPolicy: Literal['error', 'open_existing', 'create_with_suffix']
+            presetId: Literal['blank', 'project-note', 'research-note', 'decision-note', 'prompt-pattern', 'source-summary', 'idea-original', 'person', 'company-project', 'meeting']
+            tags: Tags (normalized: trimmed, NFC, lowercase; each validated).
+            requestId: Idempotency key (1-128 visible ASCII): a replay with the same id answers the first receipt and writes nothing.
+        """
+        return self._call('doc_create', locals())  # type: ignore[no-any-return]
+
+    def doc_update(self, *, id: str, content: str | None = None, tags: list[str] | None = None, expectedSourceHash: str | None = None, expectedModifiedAt: str | None = None, uri: str | None = None, requestId: str | None = None) -> DocUpdated:
+        """Replace a document's content and/or tags, refused (409 CONFLICT) when it changed since expectedSourceHash/expectedModifiedAt.
+
+        Operation ``doc_update`` (writes (open the client with write=True)); input ``doc-update-input@1.0``, output ``doc-updated@1.0``.
+
+        Args:
+            id: #docid (the # may be left out) or a gno:// URI.
+            content: length <= 1048576
+            tags: Tags (normalized: trimmed, NFC, lowercase; each validated).
+            expectedSourceHash: str
+            expectedModifiedAt: length >= 1; length <= 64
+            uri: length >= 1; length <= 4096
+            requestId: Idempotency key (1-128 visible ASCII): a replay with the same id answers the first receipt and writes nothing.
+        """
+        return self._call('doc_update', locals())  # type: ignore[no-any-return]
+
+    def doc_deactivate(self, *, id: str, uri: str | None = None) -> DocDeactivated:
+        """Take a document out of the index (its file stays on disk).
+
+        Operation ``doc_deactivate`` (writes (open the client with write=True)); input ``doc-ref-input@1.0``, output ``doc-deactivated@1.0``.
+
+        Args:
+            id: #docid (the # may be left out) or a gno:// URI.
+            uri: length >= 1; length <= 4096
+        """
+        return self._call('doc_deactivate', locals())  # type: ignore[no-any-return]
+
+    def duplicate_note(self, *, ref: str, folderPath: str | None = None, name: str | None = None) -> WorkspaceWriteResult:
+        """Copy a note to a new file in its collection (links elsewhere are not retargeted).
+
+        Operation ``duplicate_note`` (writes (open the client with write=True)); input ``duplicate-note-input@1.0``, output ``workspace-write-result@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI or collection/path.
+            folderPath: length >= 0; length <= 1024
+            name: length >= 1; length <= 255
+        """
+        return self._call('duplicate_note', locals())  # type: ignore[no-any-return]
+
+    def create_folder(self, *, collection: str, name: str, parentPath: str | None = None) -> WorkspaceWriteResult:
+        """Create a folder inside a collection.
+
+        Operation ``create_folder`` (writes (open the client with write=True)); input ``create-folder-input@1.0``, output ``workspace-write-result@1.0``.
+
+        Args:
+            collection: length >= 1; length <= 64
+            name: Folder name (one segment).
+            parentPath: Parent folder relative to the root.
+        """
+        return self._call('create_folder', locals())  # type: ignore[no-any-return]
+
+    def doc_autocomplete(self, *, query: str = '', collection: str | None = None, limit: int = 10) -> DocAutocomplete:
+        """Title and path suggestions of active documents.
+
+        Operation ``doc_autocomplete`` (reads); input ``autocomplete-input@1.0``, output ``doc-autocomplete@1.0``.
+
+        Args:
+            query: length <= 256; default ''
+            collection: length >= 1; length <= 64
+            limit: >= 1; <= 50; default 10
+        """
+        return self._call('doc_autocomplete', locals())  # type: ignore[no-any-return]
+
+    def note_presets(self) -> NotePresets:
+        """The note presets capture and document creation accept.
+
+        Operation ``note_presets`` (reads); input ``note-presets-input@1.0``, output ``note-presets@1.0``.
+        """
+        return self._call('note_presets', locals())  # type: ignore[no-any-return]
+
+    def browse_tree(self, *, collection: str | None = None) -> BrowseTree:
+        """The folder tree of each collection, from its indexed documents.
+
+        Operation ``browse_tree`` (reads); input ``browse-tree-input@1.0``, output ``browse-tree@1.0``.
+
+        Args:
+            collection: length >= 1; length <= 64
+        """
+        return self._call('browse_tree', locals())  # type: ignore[no-any-return]
+
+    def tags_add(self, *, ref: str, tag: str) -> TagAdded:
+        """Add a tag to a document (Markdown files also get it in their frontmatter; the rest of the file is kept byte for byte).
+
+        Operation ``tags_add`` (writes (open the client with write=True)); input ``tag-edit-input@1.0``, output ``tag-added@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI or collection/path.
+            tag: length >= 1; length <= 256
+        """
+        return self._call('tags_add', locals())  # type: ignore[no-any-return]
+
+    def tags_rm(self, *, ref: str, tag: str) -> TagRemoved:
+        """Remove a tag from a document (and from a Markdown file's frontmatter).
+
+        Operation ``tags_rm`` (writes (open the client with write=True)); input ``tag-edit-input@1.0``, output ``tag-removed@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI or collection/path.
+            tag: length >= 1; length <= 256
+        """
+        return self._call('tags_rm', locals())  # type: ignore[no-any-return]
+
+    def remember(self, *, text: str, collection: str, scopes: list[str], decision: Literal['add', 'supersede'] | None = None, predecessorUri: str | None = None, predecessorHash: str | None = None, receipt: dict[str, Any] | None = None, derivedFrom: list[str] | None = None, source: str | None = None, requestId: str | None = None) -> MemoryRemember:
+        """Store one fact in a memory-managed collection (existing, candidates, added or superseded).
+
+        Operation ``remember`` (writes (open the client with write=True)); input ``remember-input@1.0``, output ``memory-remember@1.0``.
+
+        Args:
+            text: The fact (at most 4,096 characters).
+            collection: A collection with memoryManaged: true.
+            scopes: 1-8 explicit scopes (no implicit global scope), e.g. project:gno.
+            decision: Omit for candidates only (nothing written).
+            predecessorUri: length >= 1; length <= 4096
+            predecessorHash: str
+            receipt: The gno_recall receipt the fact derives from (fencing).
+            derivedFrom: at most 32 items
+            source: length >= 1; length <= 2048
+            requestId: Idempotency key (1-128 visible ASCII): a replay with the same id answers the first receipt and writes nothing.
+        """
+        return self._call('remember', locals())  # type: ignore[no-any-return]
+
+    def recall(self, *, query: str, collection: str, scopes: list[str], maxFacts: int = 8, maxTokens: int = 512) -> MemoryRecall:
+        """Current facts of a memory-managed collection for 1-8 scopes, within maxFacts and maxTokens.
+
+        Operation ``recall`` (reads); input ``recall-input@1.0``, output ``memory-recall@1.0``.
+
+        Args:
+            query: length >= 1; length <= 1024
+            collection: length >= 1; length <= 64
+            scopes: 1-8 explicit scopes (no implicit global scope), e.g. project:gno.
+            maxFacts: >= 1; <= 8; default 8
+            maxTokens: >= 1; <= 512; default 512
+        """
+        return self._call('recall', locals())  # type: ignore[no-any-return]
 
     def rename_note(self, *, ref: str, name: str, action: Literal['preview', 'apply'] = 'preview', schemaVersion: Literal['1.0'] | None = None, planDigest: str | None = None, confirmation: Literal['apply'] | None = None, confirm: Literal[True] | None = None) -> FileRefactorResult:
         """Rename a note and rewrite the links that name it: preview the plan, then apply it with its planDigest.
@@ -1538,6 +1735,190 @@ class AsyncOperations:
             orphanIgnorePrefixes: Path prefixes whose documents are never orphans.
         """
         return await self._call('audit', locals())  # type: ignore[no-any-return]
+
+    async def capture(self, *, collection: str, content: str | None = None, title: str | None = None, path: str | None = None, folderPath: str | None = None, collisionPolicy: Literal['error', 'open_existing', 'create_with_suffix'] | None = None, presetId: Literal['blank', 'project-note', 'research-note', 'decision-note', 'prompt-pattern', 'source-summary', 'idea-original', 'person', 'company-project', 'meeting'] | None = None, overwrite: bool = False, tags: list[str] | None = None, source: dict[str, Any] | None = None, requestId: str | None = None) -> McpCaptureResult:
+        """Capture a note with provenance (preset, tags, source); lexically searchable when the call returns.
+
+        Operation ``capture`` (writes (open the client with write=True)); input ``capture-input@1.0``, output ``mcp-capture-result@1.0``.
+
+        Args:
+            collection: Collection to write into (case-insensitive).
+            content: Note body (text, at most 1 MiB of UTF-8; optional when the preset scaffolds a note).
+            title: Title: frontmatter `title` and, without a path, the file name.
+            path: Path of the note relative to the collection root (wins over folderPath/title).
+            folderPath: Folder relative to the root for a generated file name.
+            collisionPolicy: When the target exists: fail, answer the existing note, or add -2, -3, ...
+            presetId: Note preset scaffolding the note.
+            overwrite: Legacy (MCP only): replace an existing file.
+            tags: Tags (normalized: trimmed, NFC, lowercase; each validated).
+            source: Provenance written to the note's `source:` frontmatter.
+            requestId: Idempotency key (1-128 visible ASCII): a replay with the same id answers the first receipt and writes nothing.
+        """
+        return await self._call('capture', locals())  # type: ignore[no-any-return]
+
+    async def request_status(self, *, requestId: str) -> WriteRequest:
+        """The receipt of an earlier capture, remember or document save sent with that requestId.
+
+        Operation ``request_status`` (reads); input ``request-status-input@1.0``, output ``write-request@1.0``.
+
+        Args:
+            requestId: Idempotency key (1-128 visible ASCII): a replay with the same id answers the first receipt and writes nothing.
+        """
+        return await self._call('request_status', locals())  # type: ignore[no-any-return]
+
+    async def doc_create(self, *, collection: str, relPath: str | None = None, title: str | None = None, folderPath: str | None = None, content: str | None = None, overwrite: bool = False, collisionPolicy: Literal['error', 'open_existing', 'create_with_suffix'] | None = None, presetId: Literal['blank', 'project-note', 'research-note', 'decision-note', 'prompt-pattern', 'source-summary', 'idea-original', 'person', 'company-project', 'meeting'] | None = None, tags: list[str] | None = None, requestId: str | None = None) -> DocCreated:
+        """Create a note file (no provenance capture); indexed before the answer.
+
+        Operation ``doc_create`` (writes (open the client with write=True)); input ``doc-create-input@1.0``, output ``doc-created@1.0``.
+
+        Args:
+            collection: length >= 1; length <= 64
+            relPath: length >= 1; length <= 1024
+            title: length >= 1; length <= 512
+            folderPath: length >= 0; length <= 1024
+            content: length <= 1048576
+            overwrite: default False
+            collisionPolicy: Literal['error', 'open_existing', 'create_with_suffix']
+            presetId: Literal['blank', 'project-note', 'research-note', 'decision-note', 'prompt-pattern', 'source-summary', 'idea-original', 'person', 'company-project', 'meeting']
+            tags: Tags (normalized: trimmed, NFC, lowercase; each validated).
+            requestId: Idempotency key (1-128 visible ASCII): a replay with the same id answers the first receipt and writes nothing.
+        """
+        return await self._call('doc_create', locals())  # type: ignore[no-any-return]
+
+    async def doc_update(self, *, id: str, content: str | None = None, tags: list[str] | None = None, expectedSourceHash: str | None = None, expectedModifiedAt: str | None = None, uri: str | None = None, requestId: str | None = None) -> DocUpdated:
+        """Replace a document's content and/or tags, refused (409 CONFLICT) when it changed since expectedSourceHash/expectedModifiedAt.
+
+        Operation ``doc_update`` (writes (open the client with write=True)); input ``doc-update-input@1.0``, output ``doc-updated@1.0``.
+
+        Args:
+            id: #docid (the # may be left out) or a gno:// URI.
+            content: length <= 1048576
+            tags: Tags (normalized: trimmed, NFC, lowercase; each validated).
+            expectedSourceHash: str
+            expectedModifiedAt: length >= 1; length <= 64
+            uri: length >= 1; length <= 4096
+            requestId: Idempotency key (1-128 visible ASCII): a replay with the same id answers the first receipt and writes nothing.
+        """
+        return await self._call('doc_update', locals())  # type: ignore[no-any-return]
+
+    async def doc_deactivate(self, *, id: str, uri: str | None = None) -> DocDeactivated:
+        """Take a document out of the index (its file stays on disk).
+
+        Operation ``doc_deactivate`` (writes (open the client with write=True)); input ``doc-ref-input@1.0``, output ``doc-deactivated@1.0``.
+
+        Args:
+            id: #docid (the # may be left out) or a gno:// URI.
+            uri: length >= 1; length <= 4096
+        """
+        return await self._call('doc_deactivate', locals())  # type: ignore[no-any-return]
+
+    async def duplicate_note(self, *, ref: str, folderPath: str | None = None, name: str | None = None) -> WorkspaceWriteResult:
+        """Copy a note to a new file in its collection (links elsewhere are not retargeted).
+
+        Operation ``duplicate_note`` (writes (open the client with write=True)); input ``duplicate-note-input@1.0``, output ``workspace-write-result@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI or collection/path.
+            folderPath: length >= 0; length <= 1024
+            name: length >= 1; length <= 255
+        """
+        return await self._call('duplicate_note', locals())  # type: ignore[no-any-return]
+
+    async def create_folder(self, *, collection: str, name: str, parentPath: str | None = None) -> WorkspaceWriteResult:
+        """Create a folder inside a collection.
+
+        Operation ``create_folder`` (writes (open the client with write=True)); input ``create-folder-input@1.0``, output ``workspace-write-result@1.0``.
+
+        Args:
+            collection: length >= 1; length <= 64
+            name: Folder name (one segment).
+            parentPath: Parent folder relative to the root.
+        """
+        return await self._call('create_folder', locals())  # type: ignore[no-any-return]
+
+    async def doc_autocomplete(self, *, query: str = '', collection: str | None = None, limit: int = 10) -> DocAutocomplete:
+        """Title and path suggestions of active documents.
+
+        Operation ``doc_autocomplete`` (reads); input ``autocomplete-input@1.0``, output ``doc-autocomplete@1.0``.
+
+        Args:
+            query: length <= 256; default ''
+            collection: length >= 1; length <= 64
+            limit: >= 1; <= 50; default 10
+        """
+        return await self._call('doc_autocomplete', locals())  # type: ignore[no-any-return]
+
+    async def note_presets(self) -> NotePresets:
+        """The note presets capture and document creation accept.
+
+        Operation ``note_presets`` (reads); input ``note-presets-input@1.0``, output ``note-presets@1.0``.
+        """
+        return await self._call('note_presets', locals())  # type: ignore[no-any-return]
+
+    async def browse_tree(self, *, collection: str | None = None) -> BrowseTree:
+        """The folder tree of each collection, from its indexed documents.
+
+        Operation ``browse_tree`` (reads); input ``browse-tree-input@1.0``, output ``browse-tree@1.0``.
+
+        Args:
+            collection: length >= 1; length <= 64
+        """
+        return await self._call('browse_tree', locals())  # type: ignore[no-any-return]
+
+    async def tags_add(self, *, ref: str, tag: str) -> TagAdded:
+        """Add a tag to a document (Markdown files also get it in their frontmatter; the rest of the file is kept byte for byte).
+
+        Operation ``tags_add`` (writes (open the client with write=True)); input ``tag-edit-input@1.0``, output ``tag-added@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI or collection/path.
+            tag: length >= 1; length <= 256
+        """
+        return await self._call('tags_add', locals())  # type: ignore[no-any-return]
+
+    async def tags_rm(self, *, ref: str, tag: str) -> TagRemoved:
+        """Remove a tag from a document (and from a Markdown file's frontmatter).
+
+        Operation ``tags_rm`` (writes (open the client with write=True)); input ``tag-edit-input@1.0``, output ``tag-removed@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI or collection/path.
+            tag: length >= 1; length <= 256
+        """
+        return await self._call('tags_rm', locals())  # type: ignore[no-any-return]
+
+    async def remember(self, *, text: str, collection: str, scopes: list[str], decision: Literal['add', 'supersede'] | None = None, predecessorUri: str | None = None, predecessorHash: str | None = None, receipt: dict[str, Any] | None = None, derivedFrom: list[str] | None = None, source: str | None = None, requestId: str | None = None) -> MemoryRemember:
+        """Store one fact in a memory-managed collection (existing, candidates, added or superseded).
+
+        Operation ``remember`` (writes (open the client with write=True)); input ``remember-input@1.0``, output ``memory-remember@1.0``.
+
+        Args:
+            text: The fact (at most 4,096 characters).
+            collection: A collection with memoryManaged: true.
+            scopes: 1-8 explicit scopes (no implicit global scope), e.g. project:gno.
+            decision: Omit for candidates only (nothing written).
+            predecessorUri: length >= 1; length <= 4096
+            predecessorHash: str
+            receipt: The gno_recall receipt the fact derives from (fencing).
+            derivedFrom: at most 32 items
+            source: length >= 1; length <= 2048
+            requestId: Idempotency key (1-128 visible ASCII): a replay with the same id answers the first receipt and writes nothing.
+        """
+        return await self._call('remember', locals())  # type: ignore[no-any-return]
+
+    async def recall(self, *, query: str, collection: str, scopes: list[str], maxFacts: int = 8, maxTokens: int = 512) -> MemoryRecall:
+        """Current facts of a memory-managed collection for 1-8 scopes, within maxFacts and maxTokens.
+
+        Operation ``recall`` (reads); input ``recall-input@1.0``, output ``memory-recall@1.0``.
+
+        Args:
+            query: length >= 1; length <= 1024
+            collection: length >= 1; length <= 64
+            scopes: 1-8 explicit scopes (no implicit global scope), e.g. project:gno.
+            maxFacts: >= 1; <= 8; default 8
+            maxTokens: >= 1; <= 512; default 512
+        """
+        return await self._call('recall', locals())  # type: ignore[no-any-return]
 
     async def rename_note(self, *, ref: str, name: str, action: Literal['preview', 'apply'] = 'preview', schemaVersion: Literal['1.0'] | None = None, planDigest: str | None = None, confirmation: Literal['apply'] | None = None, confirm: Literal[True] | None = None) -> FileRefactorResult:
         """Rename a note and rewrite the links that name it: preview the plan, then apply it with its planDigest.

@@ -228,19 +228,19 @@ class Policy(Enum):
     REMOTE = "remote"
 
 
-class Source1(Enum):
+class Source(Enum):
     EXPLICIT = "explicit"
     CONFIG_DEFAULT = "config_default"
     LEGACY_DEFAULT = "legacy_default"
 
 
-class Source(ContractModel):
+class Source1(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     collection: Annotated[str, Field(max_length=64, min_length=1)]
     policy: Policy
-    source: Source1
+    source: Source
 
 
 class CapsuleEgressLineage(ContractModel):
@@ -249,7 +249,7 @@ class CapsuleEgressLineage(ContractModel):
     )
     effectivePolicy: EffectivePolicy
     digest: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
-    sources: Annotated[list[Source], Field(max_length=128, min_length=1)]
+    sources: Annotated[list[Source1], Field(max_length=128, min_length=1)]
 
 
 class Outcome(Enum):

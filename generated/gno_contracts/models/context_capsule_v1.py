@@ -296,7 +296,7 @@ class Source(Enum):
     LEGACY_DEFAULT = "legacy_default"
 
 
-class Source2(ContractModel):
+class Source5(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -311,7 +311,7 @@ class EgressLineage(ContractModel):
     )
     effectivePolicy: EffectivePolicy
     digest: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
-    sources: Annotated[list[Source2], Field(max_length=128, min_length=1)]
+    sources: Annotated[list[Source5], Field(max_length=128, min_length=1)]
 
 
 class Outcome(Enum):

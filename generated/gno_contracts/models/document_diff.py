@@ -22,7 +22,7 @@ class Content(ContractModel):
     reason: Literal["journal_metadata_only"] = "journal_metadata_only"
 
 
-class Status9(Enum):
+class Status11(Enum):
     AVAILABLE = "available"
     PARTIAL = "partial"
     UNAVAILABLE = "unavailable"
@@ -39,7 +39,7 @@ class History(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    status: Status9
+    status: Status11
     reason: Reason | None
 
 

@@ -1,5 +1,5 @@
 """Per-document content-type fingerprint and typed frontmatter metadata (mixed into
-SqliteStore; migration 9 columns ``frontmatter_type``, ``content_rules_fp``,
+SqliteStore; migration 8 columns ``frontmatter_type``, ``content_rules_fp``,
 ``metadata_json``), and the per-collection metadata registry GET /api/metadata reads."""
 
 from __future__ import annotations

@@ -337,8 +337,26 @@ def m006_chunk_windows(conn: apsw.Connection, settings: dict[str, str]) -> None:
     )
 
 
-@migration(9)
-def m009_records(conn: apsw.Connection, settings: dict[str, str]) -> None:
+@migration(7)
+def m007_write_requests(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """Receipts of writes sent with a ``requestId`` (capture, remember, document save and
+    create): a replay answers the stored receipt instead of writing again, and
+    ``GET /api/requests/{id}`` reports it. Newest 10,000 kept (spec/writes.md)."""
+    conn.execute(
+        """
+        CREATE TABLE write_requests (
+            request_id TEXT PRIMARY KEY,
+            operation TEXT NOT NULL,
+            receipt_json TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX write_requests_created ON write_requests (created_at);
+        """
+    )
+
+
+@migration(8)
+def m008_records(conn: apsw.Connection, settings: dict[str, str]) -> None:
     """The record lane (spec/records.md): ``record_containers`` keeps each export
     container's stat, hash, adapter fingerprint and last import outcome (stat-first
     re-sync, and which records a vanished container leaves); ``doc_records`` keeps the

@@ -1,5 +1,5 @@
 """Record lane rows of the store (mixed into SqliteStore): export containers and the
-provenance of each record's virtual document (migration 9, spec/records.md)."""
+provenance of each record's virtual document (migration 8, spec/records.md)."""
 
 from __future__ import annotations
 

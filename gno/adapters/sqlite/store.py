@@ -29,6 +29,7 @@ from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
 from gno.adapters.sqlite.records import RecordStore
 from gno.adapters.sqlite.vectors import VectorStore
+from gno.adapters.sqlite.write_support import WriteSupport
 from gno.adapters.sqlite.writes import DocumentWrites
 from gno.core.fts import TOKENIZER
 from gno.errors import DiskFullError, GnoError, LockedError, NotInitializedError
@@ -60,6 +61,7 @@ class SqliteStore(
     ExpansionCache,
     RecordStore,
     MetadataStore,
+    WriteSupport,
 ):
     """One index file: lifecycle, transactions and the config mirror here; document
     writes, reads, vectors and the expansion cache in the mixins."""

@@ -1,0 +1,88 @@
+"""Change a note's frontmatter ``tags`` and nothing else (pure).
+
+The file is handled as text decoded with ``surrogateescape``, so any byte sequence
+comes back unchanged. Only the top-level ``tags:`` entry is replaced (its key line
+and the indented or ``-`` lines under it), written as a block list; every other
+byte of the file — other keys, comments, quoting, line ends (LF or CRLF), the body
+— stays as it was. A file without frontmatter gets a block holding only ``tags``;
+removing the last tag from a block that then holds nothing removes the block, so
+adding a tag and removing it again restores the original bytes.
+"""
+
+from __future__ import annotations
+
+import re
+
+_TAGS_KEY = re.compile(r"""^(?:tags|"tags"|'tags')[ \t]*:""")
+_FENCE = re.compile(r"^---[ \t]*\r?$")
+BOM = "\ufeff"
+
+
+def _lines(text: str) -> list[str]:
+    """Lines with their ``\\n`` kept (only LF splits: other separators are content)."""
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _newline(lines: list[str]) -> str:
+    return "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+
+
+def _block(lines: list[str]) -> int | None:
+    """Index of the closing fence when the text opens with a frontmatter block."""
+    if not lines or not _FENCE.match(lines[0].rstrip("\n")):
+        return None
+    for i in range(1, len(lines)):
+        if _FENCE.match(lines[i].rstrip("\n")):
+            return i
+    return None
+
+
+def _tags_span(lines: list[str], close: int) -> tuple[int, int] | None:
+    """[start, end) of the top-level tags entry inside the block."""
+    for i in range(1, close):
+        if _TAGS_KEY.match(lines[i]):
+            end = i + 1
+            while end < close:
+                line = lines[end]
+                if line[:1] in (" ", "\t") or line.startswith("-"):
+                    if not line.strip():
+                        break
+                    end += 1
+                    continue
+                break
+            return i, end
+    return None
+
+
+def _rendered(tags: list[str], nl: str) -> list[str]:
+    return [f"tags:{nl}"] + [f"  - {tag}{nl}" for tag in tags]
+
+
+def set_tags(text: str, tags: list[str]) -> str:
+    """``text`` with its frontmatter tags replaced by ``tags`` (already validated tags:
+    letters, digits, ``-``, ``.``, ``/`` — safe as plain YAML scalars)."""
+    bom = BOM if text.startswith(BOM) else ""
+    lines = _lines(text[len(bom) :])
+    nl = _newline(lines)
+    close = _block(lines)
+    if close is None:
+        if not tags:
+            return text
+        head = [f"---{nl}", *_rendered(tags, nl), f"---{nl}"]
+        return bom + "".join(head + lines)
+    span = _tags_span(lines, close)
+    new = _rendered(tags, nl) if tags else []
+    if span is None:
+        if not tags:
+            return text
+        lines[close:close] = new
+    else:
+        lines[span[0] : span[1]] = new
+        close += len(new) - (span[1] - span[0])
+    if close == 1 and not tags:  # the block held only tags: remove it
+        del lines[0:2]
+    return bom + "".join(lines)

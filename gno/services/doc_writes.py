@@ -1,0 +1,273 @@
+"""Documents and folders: create, save (content and/or tags, with optimistic
+concurrency), deactivate, duplicate, create a folder. Every file write runs under the
+writer lease and is indexed before the answer."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from typing import Any
+
+from gno_contracts.models.create_folder_input import CreateFolderInput
+from gno_contracts.models.doc_create_input import DocCreateInput
+from gno_contracts.models.doc_created import DocCreated
+from gno_contracts.models.doc_deactivated import DocDeactivated
+from gno_contracts.models.doc_ref_input import DocRefInput
+from gno_contracts.models.doc_update_input import DocUpdateInput
+from gno_contracts.models.doc_updated import DocUpdated
+from gno_contracts.models.duplicate_note_input import DuplicateNoteInput
+from gno_contracts.models.workspace_write_result import WorkspaceWriteResult
+
+from gno.app import App
+from gno.core.frontmatter_edit import set_tags
+from gno.core.identity import parse_ref
+from gno.core.note_files import check_text, file_name_for_title, join_folder, note_text
+from gno.core.write_paths import check_rel_path, check_segment
+from gno.errors import (
+    ConflictError,
+    DuplicateError,
+    FileMissingError,
+    NotFoundError,
+    ReadOnlyError,
+    ValidationError,
+)
+from gno.file_writes import make_parents, resolve_inside, write_atomic
+from gno.index_lock import index_guard, write_lease
+from gno.rows import DocRow, iso_from_ns
+from gno.services.capture import frontmatter_of, note_body
+from gno.services.documents import capabilities, resolve
+from gno.services.note_writer import (
+    Target,
+    free_suffix,
+    occupied,
+    remember_request,
+    replayed,
+    root_of,
+    sync_now,
+    tags_of,
+    target,
+    uri_of,
+    writable_collection,
+    write_file,
+)
+
+_HEX_ID = re.compile(r"[a-f0-9]{6,8}")
+DEACTIVATED_WARNING = (
+    "The file is still on disk: the next sync indexes it again unless it is moved, "
+    "deleted or excluded."
+)
+
+
+def document(app: App, ref_text: str, uri: str | None = None) -> DocRow:
+    """A document by REST id (``1a2b3c4d``, ``#1a2b3c4d``) or any ref form; a ``gno://``
+    ``uri`` sent beside it wins (copies share a docid: the URI says which one)."""
+    text = uri.strip() if uri and uri.strip().startswith("gno://") else ref_text.strip()
+    ref = parse_ref(f"#{text}" if _HEX_ID.fullmatch(text) else text)
+    doc = resolve(app, app.store(), ref)
+    if doc is None:
+        raise NotFoundError(f"Document not found: {ref_text}")
+    return doc
+
+
+def editable_target(app: App, doc: DocRow) -> Target:
+    collection = writable_collection(app, doc.collection)
+    if not capabilities(doc)["editable"]:
+        raise ReadOnlyError(f"{doc.uri} is converted from {doc.ext}; gno does not write it")
+    rel = check_rel_path(doc.rel_path)
+    return Target(collection, root_of(collection), rel, resolve_inside(root_of(collection), rel))
+
+
+def _file_url(path: os.PathLike[str] | str) -> str:
+    from pathlib import Path
+
+    return Path(path).as_uri()
+
+
+def create(app: App, inp: DocCreateInput) -> DocCreated:
+    preset_id = str(inp.presetId.value) if inp.presetId else None
+    content = check_text(inp.content) if inp.content is not None else None
+    tags = tags_of(inp.tags)
+    if inp.relPath:
+        rel = inp.relPath
+    elif inp.title and inp.title.strip():
+        rel = join_folder(
+            inp.folderPath, check_segment(file_name_for_title(check_text(inp.title, "Title")))
+        )
+    else:
+        raise ValidationError("Give relPath or title")
+    if content is not None and not preset_id and not tags and not inp.title:
+        text = content  # a raw file, exactly as sent
+    else:
+        body = (
+            note_body(inp.title, content, preset_id) if (content or inp.title or preset_id) else ""
+        )
+        text = note_text(frontmatter_of(inp.title, preset_id, tags, None), body)
+    check_text(text)
+    with write_lease(app.paths):
+        if (first := replayed(app, inp.requestId)) is not None:
+            return DocCreated.model_validate(first)
+        t = target(writable_collection(app, inp.collection), rel)
+        outcome = "created"
+        if occupied(app, t):
+            policy = str(inp.collisionPolicy.value) if inp.collisionPolicy else "error"
+            if inp.overwrite:
+                outcome = "overwritten"
+            elif policy == "create_with_suffix":
+                t = free_suffix(app, t)
+            elif policy == "open_existing":
+                outcome = "opened_existing"
+            else:
+                raise DuplicateError(f"{uri_of(app, t.collection.name, t.rel)} already exists")
+        if outcome != "opened_existing":
+            write_file(t, text, replace=outcome == "overwritten")
+        doc = sync_now(app, t)
+        receipt = {
+            "uri": _file_url(t.path),
+            "gnoUri": uri_of(app, t.collection.name, t.rel),
+            "path": str(t.path),
+            "collection": t.collection.name,
+            "relPath": t.rel,
+            "docid": doc.docid,
+            "created": outcome != "opened_existing",
+            "overwritten": outcome == "overwritten",
+            "jobId": None,
+            "note": "Written and indexed."
+            if outcome != "opened_existing"
+            else "Opened the existing file.",
+        }
+        remember_request(app, inp.requestId, "doc_create", receipt)
+    return DocCreated.model_validate(receipt)
+
+
+def file_state(path: os.PathLike[str] | str) -> tuple[bytes, str, str]:
+    try:
+        data = open(path, "rb").read()  # noqa: SIM115 - read at once, closed by refcount
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise FileMissingError("The document's file is gone from disk; run gno update") from None
+    return data, hashlib.sha256(data).hexdigest(), iso_from_ns(st.st_mtime_ns)
+
+
+def _same_instant(expected: str, current: str) -> bool:
+    from gno.core.frontmatter import parse_date
+
+    if expected == current:
+        return True
+    a, b = parse_date(expected), parse_date(current)
+    return a is not None and a == b
+
+
+def update(app: App, inp: DocUpdateInput) -> DocUpdated:
+    if inp.content is None and inp.tags is None:
+        raise ValidationError("Give content and/or tags")
+    content = check_text(inp.content) if inp.content is not None else None
+    tags = tags_of(inp.tags) if inp.tags is not None else None
+    with write_lease(app.paths):
+        if (first := replayed(app, inp.requestId)) is not None:
+            return DocUpdated.model_validate(first)
+        doc = document(app, inp.id, inp.uri)
+        t = editable_target(app, doc)
+        data, current_hash, modified = file_state(t.path)
+        stale = (inp.expectedSourceHash and inp.expectedSourceHash != current_hash) or (
+            inp.expectedModifiedAt and not _same_instant(inp.expectedModifiedAt, modified)
+        )
+        if stale:
+            raise ConflictError(
+                f"{doc.uri} changed since it was read; reload it and save again",
+                details={
+                    "current": {
+                        "docId": doc.docid,
+                        "uri": doc.uri,
+                        "sourceHash": current_hash,
+                        "modifiedAt": modified,
+                    }
+                },
+            )
+        new = content.encode("utf-8") if content is not None else data
+        if tags is not None:
+            if not capabilities(doc)["tagsWriteback"]:
+                raise ReadOnlyError(f"{doc.uri} has no frontmatter gno can write tags into")
+            new = set_tags(new.decode("utf-8", "surrogateescape"), tags).encode(
+                "utf-8", "surrogateescape"
+            )
+        if new != data:
+            write_atomic(t.path, new)
+        fresh = sync_now(app, t)
+        _, new_hash, new_modified = file_state(t.path)
+        result: dict[str, Any] = {
+            "success": True,
+            "docId": fresh.docid,
+            "uri": _file_url(t.path),
+            "gnoUri": fresh.uri,
+            "path": str(t.path),
+            "relPath": t.rel,
+            "sourceHash": new_hash,
+            "modifiedAt": new_modified,
+            "tags": sorted(app.store().tags_for([fresh.id]).get(fresh.id, [])),
+            "jobId": None,
+        }
+        remember_request(app, inp.requestId, "doc_update", result)
+    return DocUpdated.model_validate(result)
+
+
+def deactivate(app: App, inp: DocRefInput) -> DocDeactivated:
+    doc = document(app, inp.id, inp.uri)
+    store = app.store()
+    with write_lease(app.paths), index_guard(app.paths), store.write():
+        store.inactivate([doc.id])
+    return DocDeactivated.model_validate(
+        {"success": True, "docId": doc.docid, "path": doc.uri, "warning": DEACTIVATED_WARNING}
+    )
+
+
+def duplicate(app: App, inp: DuplicateNoteInput) -> WorkspaceWriteResult:
+    doc = document(app, inp.ref)
+    collection = writable_collection(app, doc.collection)
+    source = resolve_inside(root_of(collection), check_rel_path(doc.rel_path))
+    folder = inp.folderPath if inp.folderPath is not None else doc.rel_path.rpartition("/")[0]
+    name = check_segment(inp.name) if inp.name else doc.rel_path.rpartition("/")[2]
+    with write_lease(app.paths):
+        data, _, _ = file_state(source)
+        t = target(collection, join_folder(folder, name))
+        if occupied(app, t):
+            t = free_suffix(app, t)
+        make_parents(t.root, t.path)
+        write_atomic(t.path, data, exclusive=True)
+        copy = sync_now(app, t)
+    return WorkspaceWriteResult.model_validate(
+        {
+            "collection": collection.name,
+            "relPath": t.rel,
+            "uri": copy.uri,
+            "path": str(t.path),
+            "docid": copy.docid,
+            "kind": "file",
+            "created": True,
+            "sync": {"status": "completed"},
+        }
+    )
+
+
+def create_folder(app: App, inp: CreateFolderInput) -> WorkspaceWriteResult:
+    collection = writable_collection(app, inp.collection)
+    rel = check_rel_path(join_folder(inp.parentPath, check_segment(inp.name)))
+    if any(part.startswith(".") for part in rel.split("/")):
+        raise ValidationError(
+            f"Folder {rel!r} would be hidden from the index (a name starts with '.')"
+        )
+    with write_lease(app.paths):
+        path = resolve_inside(root_of(collection), rel)
+        if os.path.lexists(path):
+            raise DuplicateError(f"{rel!r} already exists in {collection.name}")
+        make_parents(root_of(collection), path)
+        path.mkdir()
+    return WorkspaceWriteResult.model_validate(
+        {
+            "collection": collection.name,
+            "relPath": rel,
+            "path": str(path),
+            "kind": "folder",
+            "created": True,
+        }
+    )

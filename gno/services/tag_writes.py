@@ -1,0 +1,78 @@
+"""``gno tags add|rm``: a tag on a document. Markdown files get it in their frontmatter
+(only the ``tags`` entry changes; every other byte stays) and are re-indexed at once;
+other documents keep it in the index as a ``user`` tag, which syncs leave alone."""
+
+from __future__ import annotations
+
+from gno_contracts.models.tag_added import TagAdded
+from gno_contracts.models.tag_edit_input import TagEditInput
+from gno_contracts.models.tag_removed import TagRemoved
+
+from gno.app import App
+from gno.core.frontmatter import as_list, parse_frontmatter
+from gno.core.frontmatter_edit import set_tags
+from gno.core.identity import parse_ref
+from gno.core.tags import normalize_tag, validate_tag
+from gno.errors import NotFoundError, ValidationError
+from gno.file_writes import write_atomic
+from gno.index_lock import write_lease
+from gno.rows import DocRow
+from gno.services.doc_writes import editable_target, file_state
+from gno.services.documents import capabilities, resolve
+from gno.services.note_writer import sync_now, writable_collection
+
+
+def _doc(app: App, ref: str) -> DocRow:
+    doc = resolve(app, app.store(), parse_ref(ref))
+    if doc is None:
+        raise NotFoundError(f"Document not found: {ref}")
+    return doc
+
+
+def _file_tags(text: str) -> list[str]:
+    tags: list[str] = []
+    for raw in as_list(parse_frontmatter(text.replace("\r\n", "\n")).data.get("tags")):
+        tag = normalize_tag(raw.lstrip("#"))
+        if tag and tag not in tags:
+            tags.append(tag)
+    return tags
+
+
+def _edit(app: App, inp: TagEditInput, present: bool) -> tuple[DocRow, str, bool]:
+    tag = validate_tag(inp.tag)
+    with write_lease(app.paths):
+        doc = _doc(app, inp.ref)
+        writable_collection(app, doc.collection)
+        if not capabilities(doc)["tagsWriteback"]:
+            changed = app.store().set_user_tag(doc.id, tag, present)
+            if not present and not changed:
+                raise ValidationError(f"Tag {tag!r} is not on {doc.uri}")
+            return doc, tag, False
+        t = editable_target(app, doc)
+        data, _, _ = file_state(t.path)
+        text = data.decode("utf-8", "surrogateescape")
+        tags = _file_tags(text)
+        if present and tag not in tags:
+            tags.append(tag)
+        elif not present:
+            if tag not in tags:
+                if app.store().set_user_tag(doc.id, tag, False):
+                    return doc, tag, False
+                raise ValidationError(f"Tag {tag!r} is not on {doc.uri}")
+            tags.remove(tag)
+        new = set_tags(text, tags).encode("utf-8", "surrogateescape")
+        wrote = new != data
+        if wrote:
+            write_atomic(t.path, new)
+            doc = sync_now(app, t)
+        return doc, tag, wrote or present
+
+
+def add(app: App, inp: TagEditInput) -> TagAdded:
+    doc, tag, wrote = _edit(app, inp, True)
+    return TagAdded(docid=doc.docid, tag=tag, wroteToFile=wrote)
+
+
+def remove(app: App, inp: TagEditInput) -> TagRemoved:
+    doc, tag, removed = _edit(app, inp, False)
+    return TagRemoved(docid=doc.docid, tag=tag, removedFromFile=removed)

@@ -1,0 +1,282 @@
+"""Documents, folders, tags and the byte-preserving frontmatter edit, on real files."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from gno_contracts.models.create_folder_input import CreateFolderInput
+from gno_contracts.models.doc_create_input import DocCreateInput
+from gno_contracts.models.doc_ref_input import DocRefInput
+from gno_contracts.models.doc_update_input import DocUpdateInput
+from gno_contracts.models.duplicate_note_input import DuplicateNoteInput
+from gno_contracts.models.tag_edit_input import TagEditInput
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gno.core.frontmatter import parse_frontmatter
+from gno.core.frontmatter_edit import set_tags
+from gno.errors import ConflictError, DuplicateError, InvalidPathError, ReadOnlyError
+from gno.services import doc_writes, tag_writes
+from tests.conftest import search, sync
+
+# ---- the frontmatter edit (pure) ----
+
+_KEY = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True).filter(lambda k: k != "tags")
+_VALUE = st.text(
+    st.characters(codec="utf-8", exclude_categories=["Cc", "Cs", "Zl", "Zp"]), max_size=20
+).map(lambda v: '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"')
+_BODY = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=200)
+_TAG = st.from_regex(r"[a-z0-9][a-z0-9.\-]{0,6}(/[a-z0-9][a-z0-9\-]{0,4})?", fullmatch=True)
+
+
+@st.composite
+def _notes(draw: st.DrawFn) -> str:
+    nl = draw(st.sampled_from(["\n", "\r\n"]))
+    body = draw(_BODY)
+    if draw(st.booleans()):
+        return body
+    keys = draw(st.lists(_KEY, min_size=1, max_size=4, unique=True))
+    lines = [f"{k}: {draw(_VALUE)}" for k in keys]
+    return "---" + nl + nl.join(lines) + nl + "---" + nl + body
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=_notes(), tags=st.lists(_TAG, min_size=1, max_size=5, unique=True))
+def test_adding_tags_then_removing_them_restores_every_byte(text: str, tags: list[str]) -> None:
+    tagged = set_tags(text, tags)
+    data = parse_frontmatter(tagged.replace("\r\n", "\n")).data
+    assert data.get("tags") == tags
+    assert set_tags(tagged, []) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=_notes(),
+    first=st.lists(_TAG, min_size=1, max_size=3, unique=True),
+    second=st.lists(_TAG, max_size=3, unique=True),
+)
+def test_a_tag_edit_changes_only_the_tags_entry(
+    text: str, first: list[str], second: list[str]
+) -> None:
+    once = set_tags(text, first)
+    twice = set_tags(once, second)
+    assert set_tags(twice, []) == text
+    body_start = text.find("---", 3) if text.startswith("---") else 0
+    assert twice.endswith(text[body_start:]) or not second
+
+
+def test_the_tags_entry_in_any_yaml_form_is_replaced_and_the_rest_kept() -> None:
+    text = "---\ntitle: 'Q: why?'  # keep this\ntags: [Old, two]\ndate: 2024-01-01\n---\n\n# Body\n---\n"
+    out = set_tags(text, ["new"])
+    assert (
+        out
+        == "---\ntitle: 'Q: why?'  # keep this\ntags:\n  - new\ndate: 2024-01-01\n---\n\n# Body\n---\n"
+    )
+    block = "---\ntags:\n- a\n- b\nnext: 1\n---\nx"
+    assert set_tags(block, ["c"]) == "---\ntags:\n  - c\nnext: 1\n---\nx"
+    assert set_tags(b"\xef\xbb\xbfbody".decode(), ["t"]) == "\ufeff---\ntags:\n  - t\n---\nbody"
+
+
+# ---- documents on disk ----
+
+
+def test_create_writes_a_note_and_indexes_it(make_app) -> None:
+    app, root = make_app({"a.md": "# A\n"})
+    sync(app)
+    made = doc_writes.create(
+        app,
+        DocCreateInput(
+            collection="notes", title="Weekly Review", folderPath="reviews", tags=["work"]
+        ),
+    )
+    assert made.relPath == "reviews/weekly-review.md" and made.uri.startswith("file://")
+    assert made.gnoUri == "gno://notes/reviews/weekly-review.md"
+    assert "# Weekly Review" in (root / made.relPath).read_text()
+    raw = doc_writes.create(
+        app, DocCreateInput(collection="notes", relPath="raw.md", content="exact\r\nbytes")
+    )
+    assert (root / raw.relPath).read_bytes() == b"exact\r\nbytes"
+    with pytest.raises(DuplicateError):
+        doc_writes.create(
+            app, DocCreateInput(collection="notes", relPath="raw.md", content="again")
+        )
+    with pytest.raises(InvalidPathError):
+        doc_writes.create(app, DocCreateInput(collection="notes", relPath="../x.md", content="x"))
+    assert [h.uri for h in search(app, "weekly review").results] == [made.gnoUri]
+
+
+def test_update_saves_content_and_refuses_a_stale_expected_hash(make_app) -> None:
+    app, root = make_app({"a.md": "---\ntitle: A\n---\n# A\nobsoletezz words\n"})
+    sync(app)
+    doc = app.store().document_by_path("notes", "a.md")
+    assert doc is not None
+    current = hashlib.sha256((root / "a.md").read_bytes()).hexdigest()
+    saved = doc_writes.update(
+        app,
+        DocUpdateInput(
+            id=doc.docid.lstrip("#"), content="# A\nnew words\n", expectedSourceHash=current
+        ),
+    )
+    assert (root / "a.md").read_text() == "# A\nnew words\n"
+    assert saved.sourceHash == hashlib.sha256(b"# A\nnew words\n").hexdigest()
+    assert [h.uri for h in search(app, "new words").results] == ["gno://notes/a.md"]
+    assert search(app, "obsoletezz").results == []
+    # someone else edits the file: a save with the old hash is refused with the current state
+    (root / "a.md").write_text("# A\nedited elsewhere\n")
+    with pytest.raises(ConflictError) as caught:
+        doc_writes.update(
+            app,
+            DocUpdateInput(id=saved.docId, content="lost?", expectedSourceHash=saved.sourceHash),
+        )
+    assert caught.value.http_status == 409 and caught.value.code == "CONFLICT"
+    details = caught.value.details or {}
+    assert (
+        details["current"]["sourceHash"] == hashlib.sha256(b"# A\nedited elsewhere\n").hexdigest()
+    )
+    assert (root / "a.md").read_text() == "# A\nedited elsewhere\n"
+    with pytest.raises(ConflictError):
+        doc_writes.update(
+            app,
+            DocUpdateInput(
+                id=saved.docId, content="x", expectedModifiedAt="2001-01-01T00:00:00.000Z"
+            ),
+        )
+
+
+def test_update_tags_keeps_the_rest_of_the_file_byte_for_byte(make_app) -> None:
+    original = '---\r\ntitle: "Keep  me"   # comment\r\ntags: [old]\r\n---\r\n\r\nBody  text\r\n'
+    app, root = make_app({"a.md": original.encode()})
+    sync(app)
+    doc = app.store().document_by_path("notes", "a.md")
+    assert doc is not None
+    doc_writes.update(app, DocUpdateInput(id=doc.docid, tags=["New", "project/gno"]))
+    assert (root / "a.md").read_bytes() == original.replace(
+        "tags: [old]\r\n", "tags:\r\n  - new\r\n  - project/gno\r\n"
+    ).encode()
+    assert [h.uri for h in search(app, "body", tagsAll=["project/gno"]).results] == [
+        "gno://notes/a.md"
+    ]
+
+
+def test_a_converted_document_is_read_only(make_app) -> None:
+    app, _ = make_app({"a.md": "# A\n"})
+    sync(app)
+    doc = app.store().document_by_path("notes", "a.md")
+    assert doc is not None
+    app.store().conn.execute(
+        "UPDATE documents SET converter_id = 'markitdown/pdf' WHERE id = ?", (doc.id,)
+    )
+    with pytest.raises(ReadOnlyError):
+        doc_writes.update(app, DocUpdateInput(id=doc.docid, content="x"))
+
+
+def test_deactivate_duplicate_and_create_folder(make_app) -> None:
+    app, root = make_app({"sub/a.md": "# A\nalpha words\n"})
+    sync(app)
+    doc = app.store().document_by_path("notes", "sub/a.md")
+    assert doc is not None
+    copy = doc_writes.duplicate(app, DuplicateNoteInput(ref=doc.docid))
+    assert (
+        copy.relPath == "sub/a-2.md"
+        and (root / "sub/a-2.md").read_bytes() == (root / "sub/a.md").read_bytes()
+    )
+    gone = doc_writes.deactivate(
+        app, DocRefInput(id="gno://notes/sub/a.md")
+    )  # the copy shares its docid
+    assert gone.path == "gno://notes/sub/a.md" and (root / "sub/a.md").exists()
+    assert [h.uri for h in search(app, "alpha").results] == ["gno://notes/sub/a-2.md"]
+    folder = doc_writes.create_folder(
+        app, CreateFolderInput(collection="notes", name="projects", parentPath="sub")
+    )
+    assert folder.relPath == "sub/projects" and (root / "sub/projects").is_dir()
+    with pytest.raises(DuplicateError):
+        doc_writes.create_folder(
+            app, CreateFolderInput(collection="notes", name="projects", parentPath="sub")
+        )
+    with pytest.raises(InvalidPathError):
+        doc_writes.create_folder(
+            app, CreateFolderInput(collection="notes", name="..", parentPath="sub")
+        )
+
+
+def test_tags_add_and_rm_on_markdown_and_on_converted_documents(make_app) -> None:
+    original = "---\ntitle: T\n---\nbody\n"
+    app, root = make_app({"a.md": original})
+    sync(app)
+    added = tag_writes.add(app, TagEditInput(ref="notes/a.md", tag="Work"))
+    assert added.tag == "work" and added.wroteToFile
+    assert (root / "a.md").read_text() == "---\ntitle: T\ntags:\n  - work\n---\nbody\n"
+    again = tag_writes.add(app, TagEditInput(ref="notes/a.md", tag="work"))  # idempotent
+    assert (root / "a.md").read_text().count("work") == 1 and again.wroteToFile
+    removed = tag_writes.remove(app, TagEditInput(ref="notes/a.md", tag="work"))
+    assert removed.removedFromFile and (root / "a.md").read_text() == original
+    with pytest.raises(Exception) as caught:
+        tag_writes.remove(app, TagEditInput(ref="notes/a.md", tag="work"))
+    assert getattr(caught.value, "exit_code", None) == 1
+
+
+def test_browse_tree_autocomplete_and_presets(make_app) -> None:
+    from gno_contracts.models.autocomplete_input import AutocompleteInput
+    from gno_contracts.models.browse_tree_input import BrowseTreeInput
+    from gno_contracts.models.note_presets_input import NotePresetsInput
+
+    from gno.services import workspace
+
+    app, _ = make_app({"a/b/plan.md": "# Project plan\n", "a/c.md": "# C\n", "top.md": "# Top\n"})
+    sync(app)
+    tree = workspace.browse_tree(app, BrowseTreeInput()).model_dump(mode="json")
+    folders = tree["collections"][0]["folders"]
+    assert folders[0]["path"] == "a" and folders[0]["documentCount"] == 2
+    assert folders[0]["children"][0]["path"] == "a/b"
+    hits = workspace.autocomplete(app, AutocompleteInput(query="plan")).suggestions
+    assert [h.relPath for h in hits] == ["a/b/plan.md"]
+    assert workspace.autocomplete(app, AutocompleteInput(query="%")).suggestions == []
+    ids = [p.id.value for p in workspace.note_presets(app, NotePresetsInput()).presets]
+    assert {"blank", "person", "company-project", "meeting", "idea-original"} <= set(ids)
+
+
+def test_a_remote_caller_gets_no_host_path_from_write_answers() -> None:
+    from gno_contracts.operations import OPERATIONS
+
+    from gno.rest.views import redact
+
+    ops = {op.id: op for op in OPERATIONS}
+    receipt = {"uri": "gno://notes/a.md", "absPath": "/home/me/notes/a.md", "relPath": "a.md"}
+    assert redact(ops["capture"], dict(receipt)) == {"uri": "gno://notes/a.md", "relPath": "a.md"}
+    created = {
+        "uri": "file:///home/me/notes/a.md",
+        "gnoUri": "gno://notes/a.md",
+        "path": "/home/me/notes/a.md",
+    }
+    assert redact(ops["doc_create"], dict(created)) == {
+        "uri": "gno://notes/a.md",
+        "gnoUri": "gno://notes/a.md",
+    }
+    saved = {
+        "uri": "file:///x/a.md",
+        "gnoUri": "gno://notes/a.md",
+        "path": "/x/a.md",
+        "docId": "#1",
+    }
+    assert "/x/" not in str(redact(ops["doc_update"], dict(saved)))
+    folder = {
+        "collection": "notes",
+        "relPath": "p",
+        "path": "/x/p",
+        "kind": "folder",
+        "created": True,
+    }
+    assert "path" not in redact(ops["create_folder"], dict(folder))
+
+
+def test_a_tag_on_a_plain_text_file_lives_in_the_index_and_survives_a_sync(make_app) -> None:
+    app, root = make_app({"log.txt": "plain text log\n"})
+    sync(app)
+    added = tag_writes.add(app, TagEditInput(ref="notes/log.txt", tag="ops"))
+    assert not added.wroteToFile and (root / "log.txt").read_text() == "plain text log\n"
+    sync(app)
+    assert [h.uri for h in search(app, "plain", tagsAll=["ops"]).results] == ["gno://notes/log.txt"]
+    removed = tag_writes.remove(app, TagEditInput(ref="notes/log.txt", tag="ops"))
+    assert not removed.removedFromFile
+    assert search(app, "plain", tagsAll=["ops"]).results == []

@@ -1,0 +1,191 @@
+"""Memory: remember outcomes, supersession, fencing, and budgeted recall on real files."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from gno_contracts.models.recall_input import RecallInput
+from gno_contracts.models.remember_input import RememberInput
+
+from gno.app import App
+from gno.errors import (
+    GnoError,
+    MemoryFencedDerivedError,
+    MemoryFencedReplayError,
+    MemorySupersedeConflictError,
+    ValidationError,
+)
+from gno.services.memory import recall, remember
+
+
+@pytest.fixture
+def memory_app(make_app):
+    app, root = make_app({".keep": ""}, name="memory")
+    config = app.config
+    config.collections[0].extra["memoryManaged"] = True
+    app.save_config(config)
+    return app, root
+
+
+def _remember(app: App, text: str, **fields: object):
+    return remember(
+        app,
+        RememberInput.model_validate(
+            {"text": text, "collection": "memory", "scopes": ["project:gno"], **fields}
+        ),
+    )
+
+
+def _recall(app: App, query: str, **fields: object):
+    return recall(
+        app,
+        RecallInput.model_validate(
+            {"query": query, "collection": "memory", "scopes": ["project:gno"], **fields}
+        ),
+    )
+
+
+def _facts_on_disk(root: Path) -> list[Path]:
+    return sorted(root.rglob("mem-*.md"))
+
+
+def test_candidates_then_add_then_existing(memory_app) -> None:
+    app, root = memory_app
+    first = _remember(app, "Finn prefers trams over buses.")
+    assert (
+        first.outcome.value == "candidates"
+        and first.candidates == []
+        and _facts_on_disk(root) == []
+    )
+    added = _remember(app, "Finn prefers trams over buses.", decision="add")
+    assert added.outcome.value == "added" and added.sync.status.value == "completed"
+    assert added.fact is not None and added.fact.uri.startswith("gno://memory/facts/")
+    assert len(_facts_on_disk(root)) == 1
+    again = _remember(app, "  Finn   prefers trams over buses. ", decision="add")
+    assert again.outcome.value == "existing" and len(_facts_on_disk(root)) == 1
+    similar = _remember(app, "Finn prefers trams on weekdays.")
+    assert similar.outcome.value == "candidates" and [c.uri for c in similar.candidates] == [
+        added.fact.uri
+    ]
+
+
+def test_recall_returns_current_facts_in_scope_within_budget(memory_app) -> None:
+    app, _ = memory_app
+    _remember(app, "Finn prefers trams over buses.", decision="add")
+    _remember(app, "Finn owns a red bicycle.", decision="add")
+    remember(
+        app,
+        RememberInput(
+            text="Finn likes trams in Berlin.",
+            collection="memory",
+            scopes=["other"],
+            decision="add",
+        ),
+    )
+    got = _recall(app, "what does Finn prefer trams bicycle")
+    texts = sorted(f.text for f in got.facts)
+    assert texts == [
+        "Finn owns a red bicycle.",
+        "Finn prefers trams over buses.",
+    ]  # the other scope stays out
+    assert got.retrieval.mode.value == "lexical" and len(got.receipt.spanHashes) == 2
+    one = _recall(app, "Finn trams bicycle", maxFacts=1)
+    assert len(one.facts) == 1 and one.truncated
+    tight = _recall(app, "Finn trams bicycle", maxTokens=3)
+    assert tight.facts == [] and tight.truncated and tight.budget.usedTokens == 0
+    empty = _recall(app, "zebra")
+    assert empty.facts == [] and empty.hint and "gno remember" in empty.hint
+
+
+def test_supersede_replaces_the_fact_and_a_second_supersede_conflicts(memory_app) -> None:
+    app, root = memory_app
+    old = _remember(app, "Finn prefers trams.", decision="add").fact
+    assert old is not None
+    new = _remember(
+        app,
+        "Finn prefers bikes now.",
+        decision="supersede",
+        predecessorUri=old.uri,
+        predecessorHash=old.contentHash,
+    )
+    assert (
+        new.outcome.value == "superseded"
+        and new.superseded is not None
+        and new.superseded.uri == old.uri
+    )
+    got = _recall(app, "Finn prefers trams bikes")
+    assert [f.text for f in got.facts] == ["Finn prefers bikes now."]
+    assert len(_facts_on_disk(root)) == 2  # history stays on disk, only current facts are recalled
+    with pytest.raises(MemorySupersedeConflictError) as caught:
+        _remember(
+            app,
+            "Finn prefers cars.",
+            decision="supersede",
+            predecessorUri=old.uri,
+            predecessorHash=old.contentHash,
+        )
+    assert caught.value.code == "MEMORY_SUPERSEDE_CONFLICT"
+    assert new.fact is not None
+    with pytest.raises(MemorySupersedeConflictError):
+        _remember(
+            app,
+            "Finn prefers cars.",
+            decision="supersede",
+            predecessorUri=new.fact.uri,
+            predecessorHash="sha256:" + "0" * 64,
+        )
+
+
+def test_concurrent_supersedes_one_wins(memory_app) -> None:
+    app, _ = memory_app
+    old = _remember(app, "The build uses make.", decision="add").fact
+    assert old is not None
+    outcomes: list[object] = []
+
+    def attempt(text: str) -> None:
+        mine = App(app.paths)
+        try:
+            outcomes.append(
+                _remember(
+                    mine,
+                    text,
+                    decision="supersede",
+                    predecessorUri=old.uri,
+                    predecessorHash=old.contentHash,
+                )
+            )
+        except GnoError as exc:
+            outcomes.append(exc)
+        finally:
+            mine.close()
+
+    threads = [
+        threading.Thread(target=attempt, args=(f"The build uses tool {i}.",)) for i in range(2)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    kinds = sorted(type(o).__name__ for o in outcomes)
+    assert kinds == ["MemoryRemember", "MemorySupersedeConflictError"]
+
+
+def test_fenced_replays_and_derived_inputs_are_refused(memory_app) -> None:
+    app, root = memory_app
+    _remember(app, "Finn prefers trams.", decision="add")
+    receipt = _recall(app, "Finn trams").receipt.model_dump(mode="json")
+    with pytest.raises(MemoryFencedReplayError):
+        _remember(app, "Finn prefers  trams.", decision="add", receipt=receipt)
+    with pytest.raises(MemoryFencedDerivedError):
+        _remember(app, "Something new.", decision="add", derivedFrom=["gno://notes/a.md"])
+    assert len(_facts_on_disk(root)) == 1
+
+
+def test_memory_needs_a_memory_managed_collection(make_app) -> None:
+    app, _ = make_app({"a.md": "# A\n"})
+    with pytest.raises(ValidationError):
+        remember(app, RememberInput(text="x", collection="notes", scopes=["s"], decision="add"))
+    with pytest.raises(ValidationError):
+        recall(app, RecallInput(query="x", collection="notes", scopes=["s"]))
