@@ -115,6 +115,7 @@ MCP_COMMANDS = {"mcp install", "mcp status", "mcp uninstall"}  # by test_cli_mcp
 WRITE_COMMANDS = {"capture", "tags add", "tags rm", "remember", "recall"}  # test_writes_surfaces
 REFACTOR_COMMANDS = {"rename", "move"}  # by test_refactor_surfaces.py
 AUDIT_COMMANDS = {"audit"}  # exit 4 with findings: by test_cli_audit.py
+SPELLING_COMMANDS = {"collection clear-embeddings"}  # by tests/surfaces/test_cli_spellings.py
 # by tests/surfaces/test_setup_doctor.py and tests/surfaces/test_connectors.py (temp homes)
 SETUP_COMMANDS = {"setup", "skill install", "skill uninstall", "skill show"}
 CONTEXT_COMMANDS = {  # by test_cli_context.py and test_rest_context.py
@@ -137,6 +138,7 @@ def test_every_cli_operation_is_exercised() -> None:
         | WRITE_COMMANDS
         | REFACTOR_COMMANDS
         | AUDIT_COMMANDS
+        | SPELLING_COMMANDS
         | SETUP_COMMANDS
         | CONTEXT_COMMANDS
     )
