@@ -194,6 +194,7 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
     from gno_contracts.models.backlinks_input import BacklinksInput
     from gno_contracts.models.changes_input import ChangesInput
     from gno_contracts.models.graph_input import GraphInput
+    from gno_contracts.models.graph_path_input import GraphPathInput
     from gno_contracts.models.graph_query_input import GraphQueryInput
     from gno_contracts.models.impact_input import ImpactInput
     from gno_contracts.models.links_input import LinksInput
@@ -238,7 +239,7 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
         ("graph report, whole corpus (ms)", lambda: graph(app, GraphInput()), 300),
         ("graph query, default caps (ms)", lambda: graph_query(app, GraphQueryInput(ref=hub)), 50),
         ("impact, default caps (ms)", lambda: impact(app, ImpactInput(ref=hub)), 50),
-        ("path, default depth (ms)", lambda: path(app, hub, goal), 50),
+        ("path, default depth (ms)", lambda: path(app, GraphPathInput.model_validate({"from": hub, "to": goal})), 50),
         ("changes, 1000 events, first read (ms)", cold_changes, None),
         (
             "changes, 1000 events (ms)",
