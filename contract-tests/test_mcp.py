@@ -46,8 +46,24 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_query_diagnose": {"query": "lighthouse", "target": "gno://notes/beta.md"},
     "gno_job_status": {"jobId": "no-such-job"},  # unknown id: NOT_FOUND as isError
     "gno_list_jobs": {},
+    # graph and knowledge delta (contract-tests/test_graph_surfaces.py checks them closely)
+    "gno_links": {"ref": "gno://notes/alpha.md"},
+    "gno_backlinks": {"ref": "gno://notes/alpha.md"},
+    "gno_similar": {"ref": "gno://notes/alpha.md"},  # no vectors: UNAVAILABLE naming the fix
+    "gno_graph": {},
+    "gno_graph_neighbors": {"ref": "notes/alpha.md"},
+    "gno_graph_path": {"from": "notes/alpha.md", "to": "notes/beta.md"},
+    "gno_graph_query": {"ref": "gno://notes/alpha.md"},
+    "gno_list_tags": {},
+    "gno_changes": {},
+    "gno_diff": {"ref": "gno://notes/alpha.md"},
+    "gno_impact": {"ref": "gno://notes/alpha.md"},
 }
-EXPECTED_ERRORS = {"gno_vsearch": "embed", "gno_job_status": "Job not found"}
+EXPECTED_ERRORS = {
+    "gno_vsearch": "embed",
+    "gno_job_status": "Job not found",
+    "gno_similar": "gno embed",
+}
 
 
 @pytest.fixture(scope="module")
@@ -303,7 +319,13 @@ def test_core_profile_over_stdio(corpus: dict[str, Any]) -> None:
         async with connect(params, "legacy") as client:
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
             # GNO's core list as far as gno has the tools, in GNO's order (gno_query first)
-            assert list(listed) == ["gno_query", "gno_search", "gno_get", "gno_multi_get"]
+            assert list(listed) == [
+                "gno_query",
+                "gno_search",
+                "gno_get",
+                "gno_multi_get",
+                "gno_changes",
+            ]
             for name, tool in listed.items():
                 assert tool.description == tools("core")[name].op.mcp.brief
                 assert tool.input_schema == load_schema(tools("core")[name].op.input_schema)

@@ -131,7 +131,7 @@ def test_gateway_config_enables_writes_and_sets_the_profile(
         listed = _rpc(url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session)
         names = [t["name"] for t in _json_body(listed)["result"]["tools"]]
         # GNO's core list as the tools exist, in its order (gno_query first); no writes
-        assert names == ["gno_query", "gno_search", "gno_get", "gno_multi_get"]
+        assert names == ["gno_query", "gno_search", "gno_get", "gno_multi_get", "gno_changes"]
         # maxBodyBytes from the config: a bigger body is 413.
         big = httpx.post(
             f"{srv.url}/api/search", json={"query": "x" * 4096}, headers=ACCEPT, timeout=30
