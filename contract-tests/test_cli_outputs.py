@@ -105,6 +105,17 @@ MODEL_COMMANDS = {  # exercised by test_cli_models.py and test_cli_models_pull.p
     "models use",
 }
 MCP_COMMANDS = {"mcp install", "mcp status", "mcp uninstall"}  # by test_cli_mcp_install.py
+GRAPH_COMMANDS = {  # by test_graph_surfaces.py
+    "links",
+    "backlinks",
+    "similar",
+    "graph",
+    "graph query",
+    "tags list",
+    "changes",
+    "diff",
+    "impact",
+}
 
 
 def test_every_cli_operation_is_exercised() -> None:
@@ -113,6 +124,7 @@ def test_every_cli_operation_is_exercised() -> None:
         | LIFECYCLE_COMMANDS
         | MODEL_COMMANDS
         | MCP_COMMANDS
+        | GRAPH_COMMANDS
     )
     assert exercised == {op.cli for op in operations() if op.cli}
 
