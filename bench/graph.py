@@ -239,7 +239,11 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
         ("graph report, whole corpus (ms)", lambda: graph(app, GraphInput()), 300),
         ("graph query, default caps (ms)", lambda: graph_query(app, GraphQueryInput(ref=hub)), 50),
         ("impact, default caps (ms)", lambda: impact(app, ImpactInput(ref=hub)), 50),
-        ("path, default depth (ms)", lambda: path(app, GraphPathInput.model_validate({"from": hub, "to": goal})), 50),
+        (
+            "path, default depth (ms)",
+            lambda: path(app, GraphPathInput.model_validate({"from": hub, "to": goal})),
+            50,
+        ),
         ("changes, 1000 events, first read (ms)", cold_changes, None),
         (
             "changes, 1000 events (ms)",

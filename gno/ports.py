@@ -18,7 +18,6 @@ from gno.rows import (
     BacklogRow,
     DocRow,
     DocState,
-    Edge,
     JournalRow,
     JournalState,
     LinkRow,
@@ -399,8 +398,6 @@ class IndexVectors(Protocol):
 
 class IndexGraph(Protocol):
     """Links between documents, resolved at read time; the typed-edge projection."""
-
-    def link_edges(self, doc_ids: Sequence[int]) -> list[Edge]: ...
 
     def projection(self) -> Projection:
         """Documents and typed edges of the current index generation (kept until the

@@ -23,7 +23,6 @@ import apsw
 from gno.adapters.sqlite.cache import ExpansionCache
 from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.edges import EdgeStore
-from gno.adapters.sqlite.graph import GraphStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
 from gno.adapters.sqlite.vectors import VectorStore
@@ -43,9 +42,7 @@ def _disk_full(path: Path) -> DiskFullError:
     )
 
 
-class SqliteStore(
-    DocumentWrites, DocumentReads, VectorStore, GraphStore, EdgeStore, ExpansionCache
-):
+class SqliteStore(DocumentWrites, DocumentReads, VectorStore, EdgeStore, ExpansionCache):
     """One index file: lifecycle, transactions and the config mirror here; document
     writes, reads, vectors and the expansion cache in the mixins."""
 
