@@ -175,6 +175,7 @@ def main() -> int:
         rows.append(("journal pages / index pages, dbstat (%)", share, "<= 5", share <= 5))
         rows += _reads(app, args.runs)
         app.close()
+        rows += _processes(max(3, args.runs // 10))
     width = max(len(r[0]) for r in rows)
     for name, value, target, ok in rows:
         verdict = "" if ok is None else ("PASS" if ok else "MISS")
@@ -262,6 +263,51 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
                 "" if target is None else f"<= {target:g}",
                 None if target is None else value <= target,
             )
+        )
+    return out
+
+
+# GNO v1.35.0's whole-process times on this corpus (../shared/spec/performance.md §9).
+GNO_SECONDS = {
+    "links": 0.08,
+    "backlinks": 0.08,
+    "graph --json": 0.12,
+    "graph query": 0.12,
+    "tags --json": 0.10,
+    "changes --json": 0.10,
+    "impact": None,  # GNO fails: "VIEWs and/or subqueries nested too deep"
+}
+
+
+def _processes(runs: int) -> list[tuple[str, float, str, bool | None]]:
+    """Whole `gno` processes on the index just built (start-up included), median of ``runs``,
+    against GNO's figure for the same command."""
+    import subprocess
+
+    gno = str(Path(sys.executable).with_name("gno"))
+    hub = "gno://otel/website/en/docs/concepts/sampling/index.md"
+    commands = {
+        "links": ["links", hub, "--json"],
+        "backlinks": ["backlinks", hub, "--json"],
+        "graph --json": ["graph", "--json"],
+        "graph query": ["graph", "query", hub, "--json"],
+        "tags --json": ["tags", "--json"],
+        "changes --json": ["changes", "--json"],
+        "impact": ["impact", hub, "--json"],
+    }
+    out: list[tuple[str, float, str, bool | None]] = []
+    for name, argv in commands.items():
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            done = subprocess.run([gno, *argv], capture_output=True, text=True, check=False)
+            times.append(time.perf_counter() - started)
+            if done.returncode != 0:
+                raise SystemExit(f"gno {' '.join(argv)} failed: {done.stderr[:500]}")
+        value, peer = statistics.median(times), GNO_SECONDS[name]
+        target = f"< {peer:g}" if peer is not None else "GNO fails"
+        out.append(
+            (f"process: gno {name} (s)", value, target, None if peer is None else value < peer)
         )
     return out
 

@@ -1,6 +1,6 @@
 """Graph expansion for `gno query` (engine.md §7.4): documents one edge away from the best hits.
 
-The edges are the typed edge layer of the graph tools (``store.projection()``: wiki and
+The edges are the typed edge layer of the graph tools (``store.seed_projection``: wiki and
 Markdown links resolved with GNO's ranks, frontmatter relations), so `gno query`, `links`,
 `backlinks`, `graph` and `impact` never disagree on what links to what. The top fused
 documents are seeds (rank = first position of their mirror). Every edge between a seed
@@ -56,7 +56,7 @@ def graph_neighbours(
     for doc in sorted(store.documents_with_mirrors(seed_mirrors), key=lambda d: d.id):
         if len(seed_rank) < SEEDS and doc.mirror_hash:
             seed_rank.setdefault(doc.id, position[doc.mirror_hash])
-    proj = store.projection()
+    proj = store.seed_projection(list(seed_rank))
     pairs: Counter[tuple[int, int]] = Counter()
     confidence: dict[tuple[int, int], float] = {}
     used: Counter[str] = Counter()

@@ -16,6 +16,7 @@ FILES = {
     "nested/dup/note.md": "# Note A\n\nOne note.\n",
     "other/note.md": "# Note B\n\nAnother note.\n",
     "asker.md": "# Asker\n\nWhich [[note]] is it?\n",
+    "ranks.md": "# Ranks\n\n[[some/Spoke One]], [[x/deep/spoke-two]] and [[Spoke One.md]].\n",
     "needs.md": "---\nrelations:\n  depends_on: [hub.md]\n---\n# Needs\n\nNo link in the text.\n",
 }
 
