@@ -3,6 +3,9 @@
     .venv/bin/python bench/graph.py            # two full indexes (journal on / off) + reads
     .venv/bin/python bench/graph.py --reads    # one index, read timings only
 
+Then whole `gno` processes on that index against GNO's times (performance.md §9), with
+`gno search` as the start-up baseline of this machine at that moment.
+
 Prints one table (figure, median, target, PASS/MISS) and writes it to
 bench/results/graph.json. Exits 0 with a message when the corpus is missing.
 """
@@ -276,6 +279,7 @@ GNO_SECONDS = {
     "tags --json": 0.10,
     "changes --json": 0.10,
     "impact": None,  # GNO fails: "VIEWs and/or subqueries nested too deep"
+    "search (start-up baseline)": 0.42,
 }
 
 
@@ -294,6 +298,7 @@ def _processes(runs: int) -> list[tuple[str, float, str, bool | None]]:
         "tags --json": ["tags", "--json"],
         "changes --json": ["changes", "--json"],
         "impact": ["impact", hub, "--json"],
+        "search (start-up baseline)": ["search", "tail sampling", "--json"],
     }
     out: list[tuple[str, float, str, bool | None]] = []
     for name, argv in commands.items():

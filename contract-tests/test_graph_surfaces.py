@@ -26,6 +26,7 @@ from rest_helpers import running
 
 mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
 
 FILES = {
     "hub.md": "---\ntags: [project/graph, hub]\n---\n# Hub\n\nSee [[Spoke]] and [other](other.md).\n",
@@ -211,6 +212,9 @@ async def _mcp_checks(client: Any) -> None:
     assert_valid(OUT["tags"], body)
     assert body["tags"] == [{"tag": "project/graph", "count": 2}]
     assert tags.contents[0].mime_type == "application/json"
+    for bad in ("gno://tags?bogus=1", "gno://tags?collection=nope", "gno://tags?prefix=/"):
+        with pytest.raises(MCPError):
+            await client.read_resource(bad)
 
 
 def test_mcp_stdio(env: dict[str, str]) -> None:

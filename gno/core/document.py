@@ -9,10 +9,12 @@ from dataclasses import dataclass
 
 from gno.core.chunker import Chunk, chunk_text, code_family
 from gno.core.frontmatter import Metadata, extract_metadata, parse_frontmatter
+from gno.core.journal import headings as journal_headings
 from gno.core.language import detect_language
 from gno.core.links import Link, parse_links
 from gno.core.mirror import canonicalize, sha256_text
 from gno.core.regions import Regions, fence_spans
+from gno.core.relations import frontmatter_relations
 from gno.core.tags import collect_tags, hashtags
 
 CODE_EXTENSIONS = frozenset(
@@ -63,6 +65,10 @@ class Analysis:
     content_type_source: str
     categories: list[str]
     body_start_line: int  # first mirror line after the frontmatter
+    # What the knowledge delta journal records of this version, found where the document
+    # is analysed (a sync's worker processes), not in the process that writes the index.
+    headings: frozenset[str] = frozenset()
+    relations: tuple[tuple[str, str], ...] = ()
 
 
 def first_h1(mirror: str, start_line: int = 0) -> str | None:
@@ -138,4 +144,6 @@ def analyze(
         content_type_source=source,
         categories=categories,
         body_start_line=fm.end_line + 1,
+        headings=journal_headings(mirror, fm.end_line),
+        relations=tuple(frontmatter_relations(mirror)),
     )
