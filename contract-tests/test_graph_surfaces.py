@@ -203,6 +203,8 @@ async def _mcp_checks(client: Any) -> None:
     assert path.content[0].text.startswith("Graph path (")
     changes = await client.call_tool("gno_changes", {})
     assert "retained document changes" in changes.content[0].text
+    lenient = await client.call_tool("gno_changes", {"limit": 1, "zzUnknown": True})
+    assert not lenient.is_error, lenient.content[0].text
     for name, arguments, code in MCP_BAD:
         result = await client.call_tool(name, arguments)
         assert result.is_error, f"{name} {arguments} should fail"
@@ -272,6 +274,12 @@ def test_rest_routes(env: dict[str, str], server: Any) -> None:
             answer = http.get(path, params=params)
             assert answer.status_code == 200, (path, answer.text)
             assert_valid(OUT[op], answer.json())
+        # GNO ignores keys its open inputs do not document (a cache-buster, impact's
+        # repeatable `collection` of newer docs)
+        extra = http.get(
+            "/api/impact", params={"ref": "notes/hub.md", "collection": "notes", "_": "1"}
+        )
+        assert extra.status_code == 200, extra.text
         similar = http.get(f"/api/doc/{hub}/similar", params={"threshold": "0", "limit": "50"})
         assert similar.json()["meta"]["limit"] == 20  # clamped, as GNO does
         for body in ({"doc": "notes/hub.md"}, {"root": "notes/hub.md", "depth": 3}):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class ApiDocBacklinksInput(ContractModel):
@@ -12,9 +12,6 @@ class ApiDocBacklinksInput(ContractModel):
     GET /api/doc/{id}/backlinks: path id and ?collection.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     id: Annotated[str, Field(max_length=4096, min_length=1)]
     """
     The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.

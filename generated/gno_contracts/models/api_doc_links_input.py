@@ -5,7 +5,7 @@ from enum import Enum
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class Type(Enum):
@@ -18,9 +18,6 @@ class ApiDocLinksInput(ContractModel):
     GET /api/doc/{id}/links: path id and ?type.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     id: Annotated[str, Field(max_length=4096, min_length=1)]
     """
     The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.

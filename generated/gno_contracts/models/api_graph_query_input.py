@@ -5,7 +5,7 @@ from enum import Enum
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class Direction(Enum):
@@ -19,9 +19,6 @@ class ApiGraphQueryInput(ContractModel):
     POST /api/graph/query: the root as doc or root (GNO's names), depth as maxDepth or depth.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     doc: Annotated[str | None, Field(max_length=4096, min_length=1)] = None
     root: Annotated[str | None, Field(max_length=4096, min_length=1)] = None
     direction: Direction = "both"

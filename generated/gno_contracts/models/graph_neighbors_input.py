@@ -5,7 +5,7 @@ from enum import Enum
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class Direction(Enum):
@@ -19,9 +19,6 @@ class GraphNeighborsInput(ContractModel):
     Input of gno_graph_neighbors (CLI: gno graph --neighbors <ref>): a graph node's direct link neighbours.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     ref: Annotated[str, Field(max_length=4096, min_length=1)]
     """
     #docid, gno:// URI, collection/path, bare relPath or exact title.

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class GraphPathInput(ContractModel):
@@ -12,9 +12,6 @@ class GraphPathInput(ContractModel):
     Input of gno_graph_path (CLI: gno graph --from <ref> --to <ref>): the shortest link path between two graph nodes.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     from_: Annotated[str, Field(alias="from", max_length=4096, min_length=1)]
     """
     Start node: a document ref, bare relPath or exact title.

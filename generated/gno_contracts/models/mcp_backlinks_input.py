@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class McpBacklinksInput(ContractModel):
@@ -12,9 +12,6 @@ class McpBacklinksInput(ContractModel):
     Input of gno_backlinks: the documents linking to one document.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     ref: Annotated[str, Field(max_length=4096, min_length=1)]
     """
     #docid, gno:// URI or collection/path.
