@@ -94,7 +94,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/tokenizers.py
 	$(BIN)/python bench/embed.py --windows 2
 	$(BIN)/python bench/quality.py
-	# lane graph: its bench line goes here
+	$(BIN)/python bench/graph.py
 	$(BIN)/python bench/writes.py
 	$(BIN)/python bench/refactor.py
 	$(BIN)/python bench/context.py

@@ -3,6 +3,9 @@
     .venv/bin/python bench/graph.py            # two full indexes (journal on / off) + reads
     .venv/bin/python bench/graph.py --reads    # one index, read timings only
 
+Then whole `gno` processes on that index against GNO's times (performance.md §9), with
+`gno search` as the start-up baseline of this machine at that moment.
+
 Prints one table (figure, median, target, PASS/MISS) and writes it to
 bench/results/graph.json. Exits 0 with a message when the corpus is missing.
 """
@@ -175,6 +178,7 @@ def main() -> int:
         rows.append(("journal pages / index pages, dbstat (%)", share, "<= 5", share <= 5))
         rows += _reads(app, args.runs)
         app.close()
+        rows += _processes(max(3, args.runs // 10))
     width = max(len(r[0]) for r in rows)
     for name, value, target, ok in rows:
         verdict = "" if ok is None else ("PASS" if ok else "MISS")
@@ -194,6 +198,7 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
     from gno_contracts.models.backlinks_input import BacklinksInput
     from gno_contracts.models.changes_input import ChangesInput
     from gno_contracts.models.graph_input import GraphInput
+    from gno_contracts.models.graph_path_input import GraphPathInput
     from gno_contracts.models.graph_query_input import GraphQueryInput
     from gno_contracts.models.impact_input import ImpactInput
     from gno_contracts.models.links_input import LinksInput
@@ -238,7 +243,11 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
         ("graph report, whole corpus (ms)", lambda: graph(app, GraphInput()), 300),
         ("graph query, default caps (ms)", lambda: graph_query(app, GraphQueryInput(ref=hub)), 50),
         ("impact, default caps (ms)", lambda: impact(app, ImpactInput(ref=hub)), 50),
-        ("path, default depth (ms)", lambda: path(app, hub, goal), 50),
+        (
+            "path, default depth (ms)",
+            lambda: path(app, GraphPathInput.model_validate({"from": hub, "to": goal})),
+            50,
+        ),
         ("changes, 1000 events, first read (ms)", cold_changes, None),
         (
             "changes, 1000 events (ms)",
@@ -257,6 +266,53 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
                 "" if target is None else f"<= {target:g}",
                 None if target is None else value <= target,
             )
+        )
+    return out
+
+
+# GNO v1.35.0's whole-process times on this corpus (../shared/spec/performance.md §9).
+GNO_SECONDS = {
+    "links": 0.08,
+    "backlinks": 0.08,
+    "graph --json": 0.12,
+    "graph query": 0.12,
+    "tags --json": 0.10,
+    "changes --json": 0.10,
+    "impact": None,  # GNO fails: "VIEWs and/or subqueries nested too deep"
+    "search (start-up baseline)": 0.42,
+}
+
+
+def _processes(runs: int) -> list[tuple[str, float, str, bool | None]]:
+    """Whole `gno` processes on the index just built (start-up included), median of ``runs``,
+    against GNO's figure for the same command."""
+    import subprocess
+
+    gno = str(Path(sys.executable).with_name("gno"))
+    hub = "gno://otel/website/en/docs/concepts/sampling/index.md"
+    commands = {
+        "links": ["links", hub, "--json"],
+        "backlinks": ["backlinks", hub, "--json"],
+        "graph --json": ["graph", "--json"],
+        "graph query": ["graph", "query", hub, "--json"],
+        "tags --json": ["tags", "--json"],
+        "changes --json": ["changes", "--json"],
+        "impact": ["impact", hub, "--json"],
+        "search (start-up baseline)": ["search", "tail sampling", "--json"],
+    }
+    out: list[tuple[str, float, str, bool | None]] = []
+    for name, argv in commands.items():
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            done = subprocess.run([gno, *argv], capture_output=True, text=True, check=False)
+            times.append(time.perf_counter() - started)
+            if done.returncode != 0:
+                raise SystemExit(f"gno {' '.join(argv)} failed: {done.stderr[:500]}")
+        value, peer = statistics.median(times), GNO_SECONDS[name]
+        target = f"< {peer:g}" if peer is not None else "GNO fails"
+        out.append(
+            (f"process: gno {name} (s)", value, target, None if peer is None else value < peer)
         )
     return out
 

@@ -124,6 +124,11 @@ def op_for_cli(argv: list[str]) -> Any:
     for op in operations():
         if op.cli == command:
             return op
+    for op in operations():  # a group invoked alone: `graph`, or `tags` (= `tags list`)
+        if op.cli == argv[0] or (
+            op.cli_shape and op.cli_shape.default and op.cli.split()[0] == argv[0]
+        ):
+            return op
     raise AssertionError(f"no registry operation has cli binding {command!r}")
 
 

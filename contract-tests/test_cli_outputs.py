@@ -127,6 +127,17 @@ CONTEXT_COMMANDS = {  # by test_cli_context.py and test_rest_context.py
     "context unwatch",
     "context reverify",
 }
+GRAPH_COMMANDS = {  # by test_graph_surfaces.py
+    "links",
+    "backlinks",
+    "similar",
+    "graph",
+    "graph query",
+    "tags list",
+    "changes",
+    "diff",
+    "impact",
+}
 
 
 def test_every_cli_operation_is_exercised() -> None:
@@ -141,6 +152,7 @@ def test_every_cli_operation_is_exercised() -> None:
         | SPELLING_COMMANDS
         | SETUP_COMMANDS
         | CONTEXT_COMMANDS
+        | GRAPH_COMMANDS
     )
     assert exercised == {op.cli for op in operations() if op.cli}
 

@@ -52,6 +52,18 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_context": {"goal": "lighthouse keeper", "budgetTokens": 12000, "depthPolicy": "fast"},
     "gno_context_verify": {"capsule": {"schemaVersion": "1.1"}},  # malformed: invalid_input
     "gno_ask": {"query": "lighthouse", "verify": True},  # no gen model here: UNAVAILABLE
+    # graph and knowledge delta (contract-tests/test_graph_surfaces.py checks them closely)
+    "gno_links": {"ref": "gno://notes/alpha.md"},
+    "gno_backlinks": {"ref": "gno://notes/alpha.md"},
+    "gno_similar": {"ref": "gno://notes/alpha.md"},  # no vectors: UNAVAILABLE naming the fix
+    "gno_graph": {},
+    "gno_graph_neighbors": {"ref": "notes/alpha.md"},
+    "gno_graph_path": {"from": "notes/alpha.md", "to": "notes/beta.md"},
+    "gno_graph_query": {"ref": "gno://notes/alpha.md"},
+    "gno_list_tags": {},
+    "gno_changes": {},
+    "gno_diff": {"ref": "gno://notes/alpha.md"},
+    "gno_impact": {"ref": "gno://notes/alpha.md"},
 }
 EXPECTED_ERRORS = {
     "gno_vsearch": "embed",
@@ -59,6 +71,7 @@ EXPECTED_ERRORS = {
     "gno_context_verify": "Error [invalid_input]",
     "gno_ask": "No answer model",
     "gno_recall": "Collection not found",
+    "gno_similar": "gno embed",
 }
 
 
@@ -331,6 +344,7 @@ def test_core_profile_over_stdio(corpus: dict[str, Any]) -> None:
                 "gno_get",
                 "gno_multi_get",
                 "gno_context",
+                "gno_changes",
                 "gno_recall",
             ]
             for name, tool in listed.items():

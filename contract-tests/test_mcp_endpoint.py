@@ -40,6 +40,17 @@ PROBES: dict[str, dict[str, Any]] = {
     "gno_recall": {"query": "the", "collection": "no-such-collection", "scopes": ["p"]},
     "gno_section": {"action": "create", "ref": "gno://no-such-collection/x.md", "anchor": "a"},
     "gno_audit": {"category": "links", "maxFindings": 5},
+    "gno_links": {"ref": "gno://no-such-collection/x.md"},
+    "gno_backlinks": {"ref": "gno://no-such-collection/x.md"},
+    "gno_similar": {"ref": "gno://no-such-collection/x.md"},
+    "gno_graph": {"limit": 50, "edgeLimit": 100},
+    "gno_graph_neighbors": {"ref": "gno://no-such-collection/x.md"},
+    "gno_graph_path": {"from": "gno://no-such-collection/x.md", "to": "x"},
+    "gno_graph_query": {"ref": "gno://no-such-collection/x.md"},
+    "gno_list_tags": {},
+    "gno_changes": {"limit": 5},
+    "gno_diff": {"ref": "gno://no-such-collection/x.md"},
+    "gno_impact": {"ref": "gno://no-such-collection/x.md"},
 }
 
 
@@ -96,7 +107,14 @@ def test_endpoint_conforms(endpoint: str, mode: str) -> None:
                 name: _check_answer(expected[name], await client.call_tool(name, PROBES[name]))
                 for name in reads
             }
-            for name in ("gno_get", "gno_multi_get", "gno_job_status"):
+            for name in (
+                "gno_get",
+                "gno_multi_get",
+                "gno_job_status",
+                "gno_links",
+                "gno_impact",
+                "gno_graph_neighbors",
+            ):
                 if name in answers:  # refs that cannot exist
                     got = answers[name]
                     assert got.get("error") == "NOT_FOUND" or got.get("skipped"), (name, got)

@@ -132,8 +132,8 @@ def test_gateway_config_enables_writes_and_sets_the_profile(
         names = [t["name"] for t in _json_body(listed)["result"]["tools"]]
         # GNO's core list as the tools exist, in its order (gno_query first), with its writes
         assert names == [
-            "gno_query", "gno_search", "gno_get", "gno_multi_get", "gno_recall",
-            "gno_capture", "gno_remember",
+            "gno_query", "gno_search", "gno_get", "gno_multi_get", "gno_context",
+            "gno_changes", "gno_recall", "gno_capture", "gno_remember",
         ]  # fmt: skip
         # maxBodyBytes from the config: a bigger body is 413.
         big = httpx.post(

@@ -348,7 +348,8 @@ SERVER_COMMANDS = {"mcp serve"}
 def test_help_lists_no_unregistered_commands(help_listing: dict[str, dict[str, str]]) -> None:
     registered = {op.cli for op in OPERATIONS if op.cli}
     groups = cli_groups()
-    listed = {n for n in help_listing[""] if n not in groups} | {
+    # a group that is also a command (`graph` beside `graph query`) counts as both
+    listed = {n for n in help_listing[""] if n not in groups or n in registered} | {
         f"{group} {n}" for group in groups for n in help_listing[group]
     }
     listed -= SERVER_COMMANDS

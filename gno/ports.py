@@ -19,7 +19,6 @@ from gno.rows import (
     ContainerState,
     DocRow,
     DocState,
-    Edge,
     JournalRow,
     JournalState,
     LinkRow,
@@ -408,11 +407,14 @@ class IndexVectors(Protocol):
 class IndexGraph(Protocol):
     """Links between documents, resolved at read time; the typed-edge projection."""
 
-    def link_edges(self, doc_ids: Sequence[int]) -> list[Edge]: ...
-
     def projection(self) -> Projection:
         """Documents and typed edges of the current index generation (kept until the
         index changes)."""
+        ...
+
+    def seed_projection(self, doc_ids: Sequence[int]) -> Projection:
+        """A projection whose edges touching ``doc_ids`` equal the full projection's
+        (only the links that can touch them are resolved)."""
         ...
 
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]: ...

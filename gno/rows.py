@@ -21,8 +21,6 @@ INGEST_VERSION = 1  # bump when ingestion changes what it stores: every file is 
 BacklogRow = tuple[str, int, int, int, str | None]
 # A neighbour: (mirror_hash, seq, cosine distance)
 Neighbour = tuple[str, int, float]
-# A resolved link: (source doc id, target doc id, confidence)
-Edge = tuple[int, int, str]
 
 
 def pack(vector: Sequence[float]) -> bytes:

@@ -205,7 +205,7 @@ def _cli_shape(op: dict, schema: dict, registry: dict) -> str:
     return (
         f"CliShape(command={cli['command']!r}, params=({listed}\n        ), formats={formats!r}, fixed={fixed!r}, prepare={refs['prepare']!r}, "
         f"render={refs['render']!r}, exit={refs['exit']!r}, progress={cli.get('progress')!r}, "
-        f"quiet={bool(cli.get('quiet'))!r})"
+        f"quiet={bool(cli.get('quiet'))!r}" + (", default=True)" if cli.get("default") else ")")
     )
 
 
@@ -300,6 +300,7 @@ class CliShape(NamedTuple):
     exit: str | None = None  # "module:function" (output model) -> exit code and message
     progress: str | None = None  # "sync" | "embed" | "download" | "answer"
     quiet: bool = False  # -q silences stdout
+    default: bool = False  # a two-word command its group runs when invoked alone
 
 
 class Operation(NamedTuple):
@@ -417,7 +418,11 @@ def generate(out: Path) -> None:
         + '"""Base of every generated model: objects the schema leaves open keep unknown fields."""\n\n'
         + "from pydantic import BaseModel, ConfigDict\n\n\n"
         + "class ContractModel(BaseModel):\n"
-        + '    model_config = ConfigDict(extra="allow", defer_build=True)  # build validators on first use\n'
+        + "    # A wire name that is a Python keyword (`from`) becomes `from_`; it is read and\n"
+        + "    # written under its wire name.\n"
+        + "    model_config = ConfigDict(\n"
+        + '        extra="allow", defer_build=True, serialize_by_alias=True, validate_by_name=True\n'
+        + "    )  # validators are built on first use\n"
     )
 
 

@@ -5,4 +5,8 @@ from pydantic import BaseModel, ConfigDict
 
 
 class ContractModel(BaseModel):
-    model_config = ConfigDict(extra="allow", defer_build=True)  # build validators on first use
+    # A wire name that is a Python keyword (`from`) becomes `from_`; it is read and
+    # written under its wire name.
+    model_config = ConfigDict(
+        extra="allow", defer_build=True, serialize_by_alias=True, validate_by_name=True
+    )  # validators are built on first use

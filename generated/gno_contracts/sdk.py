@@ -10,8 +10,10 @@ if TYPE_CHECKING:
     from gno_contracts.models.api_refactor_plan import ApiRefactorPlan
     from gno_contracts.models.ask import AskResult
     from gno_contracts.models.audit_report import AuditReport
+    from gno_contracts.models.backlinks import Backlinks
     from gno_contracts.models.browse_tree import BrowseTree
     from gno_contracts.models.capabilities import Capabilities
+    from gno_contracts.models.changes import Changes
     from gno_contracts.models.cleanup_result import CleanupResult
     from gno_contracts.models.clear_embeddings import ClearEmbeddings
     from gno_contracts.models.collection_change import CollectionChange
@@ -31,20 +33,30 @@ if TYPE_CHECKING:
     from gno_contracts.models.doc_sections import DocSections
     from gno_contracts.models.doc_updated import DocUpdated
     from gno_contracts.models.doctor import DoctorResult
+    from gno_contracts.models.document_diff import DocumentDiff
     from gno_contracts.models.embed_result import EmbedResult
     from gno_contracts.models.file_refactor_result import FileRefactorResult
     from gno_contracts.models.get import GetResult
+    from gno_contracts.models.graph import Graph
+    from gno_contracts.models.graph_neighbors import GraphNeighbors
+    from gno_contracts.models.graph_path import GraphPath
+    from gno_contracts.models.graph_query import GraphQuery
     from gno_contracts.models.health import Health
+    from gno_contracts.models.impact import Impact
     from gno_contracts.models.index_result import IndexResult
     from gno_contracts.models.index_status import IndexStatus
     from gno_contracts.models.init_result import InitResult
     from gno_contracts.models.job_active import JobActive
+    from gno_contracts.models.links_list import LinksList
     from gno_contracts.models.ls import DocumentList
+    from gno_contracts.models.mcp_backlinks import McpBacklinks
     from gno_contracts.models.mcp_capture_result import McpCaptureResult
     from gno_contracts.models.mcp_install import McpInstall
     from gno_contracts.models.mcp_job_list import McpJobList
     from gno_contracts.models.mcp_job_status import McpJobStatus
+    from gno_contracts.models.mcp_links import McpLinks
     from gno_contracts.models.mcp_remove_result import McpRemoveResult
+    from gno_contracts.models.mcp_similar import McpSimilar
     from gno_contracts.models.mcp_status import McpStatus
     from gno_contracts.models.mcp_uninstall import McpUninstall
     from gno_contracts.models.memory_recall import MemoryRecall
@@ -71,6 +83,7 @@ if TYPE_CHECKING:
     from gno_contracts.models.section_target_create_result import SectionTargetCreateResult
     from gno_contracts.models.section_target_resolve_result import SectionTargetResolveResult
     from gno_contracts.models.setup_command_result import SetupCommandResult
+    from gno_contracts.models.similar import Similar
     from gno_contracts.models.skill_install import SkillInstall
     from gno_contracts.models.skill_paths import SkillPaths
     from gno_contracts.models.skill_show import SkillShow
@@ -79,12 +92,13 @@ if TYPE_CHECKING:
     from gno_contracts.models.sync_result import SyncResult
     from gno_contracts.models.tag_added import TagAdded
     from gno_contracts.models.tag_removed import TagRemoved
+    from gno_contracts.models.tags_list import TagsList
     from gno_contracts.models.workspace_write_result import WorkspaceWriteResult
     from gno_contracts.models.write_request import WriteRequest
 
 __all__ = ['OPERATION_IDS', 'AsyncOperations', 'Literal', 'Operations']
 
-OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata')
+OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'links', 'mcp_links', 'backlinks', 'mcp_backlinks', 'similar', 'mcp_similar', 'graph', 'graph_neighbors', 'graph_path', 'graph_query', 'tags', 'changes', 'diff', 'impact', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata')
 
 
 class Operations:
@@ -632,6 +646,199 @@ class Operations:
             orphanIgnorePrefixes: Path prefixes whose documents are never orphans.
         """
         return self._call('audit', locals())  # type: ignore[no-any-return]
+
+    def links(self, *, ref: str, type: Literal['wiki', 'markdown'] | None = None, edgeType: str | None = None, relation: str | None = None) -> LinksList:
+        """One document's outgoing links as written (wiki and Markdown, resolved at read time), or its typed edges.
+
+        Operation ``links`` (reads); input ``links-input@1.0``, output ``links-list@1.1``.
+
+        Args:
+            ref: length >= 1; length <= 4096
+            type: Literal['wiki', 'markdown']
+            edgeType: length >= 1; length <= 64
+            relation: length >= 1; length <= 64
+        """
+        return self._call('links', locals())  # type: ignore[no-any-return]
+
+    def mcp_links(self, *, ref: str, type: Literal['wiki', 'markdown'] | None = None) -> McpLinks:
+        """One document's outgoing links (wiki and Markdown) in source order.
+
+        Operation ``mcp_links`` (reads); input ``mcp-links-input@1.0``, output ``mcp-links@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI or collection/path.
+            type: Literal['wiki', 'markdown']
+        """
+        return self._call('mcp_links', locals())  # type: ignore[no-any-return]
+
+    def backlinks(self, *, ref: str, collection: str | None = None, edgeType: str | None = None, relation: str | None = None) -> Backlinks:
+        """The documents that link to one document (links as written, or typed edges).
+
+        Operation ``backlinks`` (reads); input ``backlinks-input@1.0``, output ``backlinks@1.0``.
+
+        Args:
+            ref: length >= 1; length <= 4096
+            collection: length >= 1; length <= 64
+            edgeType: length >= 1; length <= 64
+            relation: length >= 1; length <= 64
+        """
+        return self._call('backlinks', locals())  # type: ignore[no-any-return]
+
+    def mcp_backlinks(self, *, ref: str, collection: str | None = None) -> McpBacklinks:
+        """The documents that link to one document, by source URI then position.
+
+        Operation ``mcp_backlinks`` (reads); input ``mcp-backlinks-input@1.0``, output ``mcp-backlinks@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI or collection/path.
+            collection: length >= 1; length <= 64
+        """
+        return self._call('mcp_backlinks', locals())  # type: ignore[no-any-return]
+
+    def similar(self, *, ref: str, limit: int = 5, threshold: float = 0.7, crossCollection: bool = False) -> Similar:
+        """Documents nearest to one document's mean chunk vector (needs `gno embed`).
+
+        Operation ``similar`` (reads); input ``similar-input@1.0``, output ``similar@1.0``.
+
+        Args:
+            ref: length >= 1; length <= 4096
+            limit: >= 1; <= 50; default 5
+            threshold: >= 0; <= 1; default 0.7
+            crossCollection: default False
+        """
+        return self._call('similar', locals())  # type: ignore[no-any-return]
+
+    def mcp_similar(self, *, ref: str, limit: int = 5, threshold: float = 0.7, crossCollection: bool = False) -> McpSimilar:
+        """Documents nearest to one document's mean chunk vector (needs gno_embed first).
+
+        Operation ``mcp_similar`` (reads); input ``similar-input@1.0``, output ``mcp-similar@1.0``.
+
+        Args:
+            ref: length >= 1; length <= 4096
+            limit: >= 1; <= 50; default 5
+            threshold: >= 0; <= 1; default 0.7
+            crossCollection: default False
+        """
+        return self._call('mcp_similar', locals())  # type: ignore[no-any-return]
+
+    def graph(self, *, collection: str | None = None, limit: int = 2000, edgeLimit: int = 10000, includeSimilar: bool = False, threshold: float = 0.7, linkedOnly: bool = True, similarTopK: int = 5) -> Graph:
+        """The link graph with its report: hubs, bridges, isolated and unresolved, edge counts, communities.
+
+        Operation ``graph`` (reads); input ``graph-input@1.0``, output ``graph@1.0``.
+
+        Args:
+            collection: length >= 1; length <= 64
+            limit: >= 1; <= 5000; default 2000
+            edgeLimit: >= 1; <= 50000; default 10000
+            includeSimilar: default False
+            threshold: >= 0; <= 1; default 0.7
+            linkedOnly: default True
+            similarTopK: >= 1; <= 20; default 5
+        """
+        return self._call('graph', locals())  # type: ignore[no-any-return]
+
+    def graph_neighbors(self, *, ref: str, direction: Literal['both', 'out', 'in'] = 'both', collection: str | None = None, limit: int = 2000, edgeLimit: int = 10000, includeSimilar: bool = False, threshold: float = 0.7, linkedOnly: bool = True, similarTopK: int = 5) -> GraphNeighbors:
+        """A graph node's direct link neighbours (ref: #docid, URI, collection/path, relPath or exact title).
+
+        Operation ``graph_neighbors`` (reads); input ``graph-neighbors-input@1.0``, output ``graph-neighbors@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI, collection/path, bare relPath or exact title.
+            direction: default 'both'
+            collection: length >= 1; length <= 64
+            limit: >= 1; <= 5000; default 2000
+            edgeLimit: >= 1; <= 50000; default 10000
+            includeSimilar: default False
+            threshold: >= 0; <= 1; default 0.7
+            linkedOnly: default True
+            similarTopK: >= 1; <= 20; default 5
+        """
+        return self._call('graph_neighbors', locals())  # type: ignore[no-any-return]
+
+    def graph_path(self, *, from_: str, to: str, maxDepth: int = 6, collection: str | None = None, limit: int = 2000, edgeLimit: int = 10000, includeSimilar: bool = False, threshold: float = 0.7, linkedOnly: bool = True, similarTopK: int = 5) -> GraphPath:
+        """The shortest link path between two graph nodes, within maxDepth hops (1-12).
+
+        Operation ``graph_path`` (reads); input ``graph-path-input@1.0``, output ``graph-path@1.0``.
+
+        Args:
+            from_: Start node: a document ref, bare relPath or exact title.
+            to: End node: a document ref, bare relPath or exact title.
+            maxDepth: >= 1; <= 12; default 6
+            collection: length >= 1; length <= 64
+            limit: >= 1; <= 5000; default 2000
+            edgeLimit: >= 1; <= 50000; default 10000
+            includeSimilar: default False
+            threshold: >= 0; <= 1; default 0.7
+            linkedOnly: default True
+            similarTopK: >= 1; <= 20; default 5
+        """
+        return self._call('graph_path', locals())  # type: ignore[no-any-return]
+
+    def graph_query(self, *, ref: str, direction: Literal['out', 'in', 'both'] = 'both', edgeType: str | None = None, relation: str | None = None, maxDepth: int = 2, maxNodes: int = 100, frontierLimit: int = 100, visitedLimit: int = 500) -> GraphQuery:
+        """Typed traversal from one document over its edges (direction, edge type, depth and caps).
+
+        Operation ``graph_query`` (reads); input ``graph-query-input@1.0``, output ``graph-query@1.0``.
+
+        Args:
+            ref: length >= 1; length <= 4096
+            direction: default 'both'
+            edgeType: length >= 1; length <= 64
+            relation: Alias of edgeType; both given must match.
+            maxDepth: >= 1; <= 6; default 2
+            maxNodes: >= 1; <= 1000; default 100
+            frontierLimit: >= 1; <= 1000; default 100
+            visitedLimit: >= 1; <= 5000; default 500
+        """
+        return self._call('graph_query', locals())  # type: ignore[no-any-return]
+
+    def tags(self, *, collection: str | None = None, prefix: str | None = None) -> TagsList:
+        """Tags in use and how many active documents carry each.
+
+        Operation ``tags`` (reads); input ``tags-input@1.0``, output ``tags-list@1.0``.
+
+        Args:
+            collection: length >= 1; length <= 64
+            prefix: Tag prefix; normalized, trailing / dropped.
+        """
+        return self._call('tags', locals())  # type: ignore[no-any-return]
+
+    def changes(self, *, since: str | None = None, collection: str | None = None, limit: int = 100) -> Changes:
+        """Retained document changes (knowledge delta journal): since a cursor, an ISO time or a duration like 2h.
+
+        Operation ``changes`` (reads); input ``changes-input@1.0``, output ``changes@1.0``.
+
+        Args:
+            since: Opaque cursor, ISO date/time, or a duration such as 2h, 30m, 7d.
+            collection: length >= 1; length <= 256
+            limit: >= 1; <= 1000; default 100
+        """
+        return self._call('changes', locals())  # type: ignore[no-any-return]
+
+    def diff(self, *, ref: str, change: str | None = None) -> DocumentDiff:
+        """What changed in one document in one retained change: headings, links, typed edges and dates (never bodies).
+
+        Operation ``diff`` (reads); input ``diff-input@1.0``, output ``document-diff@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI or collection/path.
+            change: Change id from changes; default the newest retained one.
+        """
+        return self._call('diff', locals())  # type: ignore[no-any-return]
+
+    def impact(self, *, ref: str, maxDepth: int = 3, maxNodes: int = 100, maxEdges: int = 250, frontierLimit: int = 100, visitedLimit: int = 500) -> Impact:
+        """Documents that depend on one document (inbound typed edges, breadth first), each with one evidence path.
+
+        Operation ``impact`` (reads); input ``impact-input@1.0``, output ``impact@1.0``.
+
+        Args:
+            ref: length >= 1; length <= 4096
+            maxDepth: >= 1; <= 6; default 3
+            maxNodes: >= 1; <= 1000; default 100
+            maxEdges: >= 1; <= 5000; default 250
+            frontierLimit: >= 1; <= 1000; default 100
+            visitedLimit: >= 1; <= 5000; default 500
+        """
+        return self._call('impact', locals())  # type: ignore[no-any-return]
 
     def capture(self, *, collection: str, content: str | None = None, title: str | None = None, path: str | None = None, folderPath: str | None = None, collisionPolicy: Literal['error', 'open_existing', 'create_with_suffix'] | None = None, presetId: Literal['blank', 'project-note', 'research-note', 'decision-note', 'prompt-pattern', 'source-summary', 'idea-original', 'person', 'company-project', 'meeting'] | None = None, overwrite: bool = False, tags: list[str] | None = None, source: dict[str, Any] | None = None, requestId: str | None = None) -> McpCaptureResult:
         """Capture a note with provenance (preset, tags, source); lexically searchable when the call returns.
@@ -1735,6 +1942,199 @@ class AsyncOperations:
             orphanIgnorePrefixes: Path prefixes whose documents are never orphans.
         """
         return await self._call('audit', locals())  # type: ignore[no-any-return]
+
+    async def links(self, *, ref: str, type: Literal['wiki', 'markdown'] | None = None, edgeType: str | None = None, relation: str | None = None) -> LinksList:
+        """One document's outgoing links as written (wiki and Markdown, resolved at read time), or its typed edges.
+
+        Operation ``links`` (reads); input ``links-input@1.0``, output ``links-list@1.1``.
+
+        Args:
+            ref: length >= 1; length <= 4096
+            type: Literal['wiki', 'markdown']
+            edgeType: length >= 1; length <= 64
+            relation: length >= 1; length <= 64
+        """
+        return await self._call('links', locals())  # type: ignore[no-any-return]
+
+    async def mcp_links(self, *, ref: str, type: Literal['wiki', 'markdown'] | None = None) -> McpLinks:
+        """One document's outgoing links (wiki and Markdown) in source order.
+
+        Operation ``mcp_links`` (reads); input ``mcp-links-input@1.0``, output ``mcp-links@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI or collection/path.
+            type: Literal['wiki', 'markdown']
+        """
+        return await self._call('mcp_links', locals())  # type: ignore[no-any-return]
+
+    async def backlinks(self, *, ref: str, collection: str | None = None, edgeType: str | None = None, relation: str | None = None) -> Backlinks:
+        """The documents that link to one document (links as written, or typed edges).
+
+        Operation ``backlinks`` (reads); input ``backlinks-input@1.0``, output ``backlinks@1.0``.
+
+        Args:
+            ref: length >= 1; length <= 4096
+            collection: length >= 1; length <= 64
+            edgeType: length >= 1; length <= 64
+            relation: length >= 1; length <= 64
+        """
+        return await self._call('backlinks', locals())  # type: ignore[no-any-return]
+
+    async def mcp_backlinks(self, *, ref: str, collection: str | None = None) -> McpBacklinks:
+        """The documents that link to one document, by source URI then position.
+
+        Operation ``mcp_backlinks`` (reads); input ``mcp-backlinks-input@1.0``, output ``mcp-backlinks@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI or collection/path.
+            collection: length >= 1; length <= 64
+        """
+        return await self._call('mcp_backlinks', locals())  # type: ignore[no-any-return]
+
+    async def similar(self, *, ref: str, limit: int = 5, threshold: float = 0.7, crossCollection: bool = False) -> Similar:
+        """Documents nearest to one document's mean chunk vector (needs `gno embed`).
+
+        Operation ``similar`` (reads); input ``similar-input@1.0``, output ``similar@1.0``.
+
+        Args:
+            ref: length >= 1; length <= 4096
+            limit: >= 1; <= 50; default 5
+            threshold: >= 0; <= 1; default 0.7
+            crossCollection: default False
+        """
+        return await self._call('similar', locals())  # type: ignore[no-any-return]
+
+    async def mcp_similar(self, *, ref: str, limit: int = 5, threshold: float = 0.7, crossCollection: bool = False) -> McpSimilar:
+        """Documents nearest to one document's mean chunk vector (needs gno_embed first).
+
+        Operation ``mcp_similar`` (reads); input ``similar-input@1.0``, output ``mcp-similar@1.0``.
+
+        Args:
+            ref: length >= 1; length <= 4096
+            limit: >= 1; <= 50; default 5
+            threshold: >= 0; <= 1; default 0.7
+            crossCollection: default False
+        """
+        return await self._call('mcp_similar', locals())  # type: ignore[no-any-return]
+
+    async def graph(self, *, collection: str | None = None, limit: int = 2000, edgeLimit: int = 10000, includeSimilar: bool = False, threshold: float = 0.7, linkedOnly: bool = True, similarTopK: int = 5) -> Graph:
+        """The link graph with its report: hubs, bridges, isolated and unresolved, edge counts, communities.
+
+        Operation ``graph`` (reads); input ``graph-input@1.0``, output ``graph@1.0``.
+
+        Args:
+            collection: length >= 1; length <= 64
+            limit: >= 1; <= 5000; default 2000
+            edgeLimit: >= 1; <= 50000; default 10000
+            includeSimilar: default False
+            threshold: >= 0; <= 1; default 0.7
+            linkedOnly: default True
+            similarTopK: >= 1; <= 20; default 5
+        """
+        return await self._call('graph', locals())  # type: ignore[no-any-return]
+
+    async def graph_neighbors(self, *, ref: str, direction: Literal['both', 'out', 'in'] = 'both', collection: str | None = None, limit: int = 2000, edgeLimit: int = 10000, includeSimilar: bool = False, threshold: float = 0.7, linkedOnly: bool = True, similarTopK: int = 5) -> GraphNeighbors:
+        """A graph node's direct link neighbours (ref: #docid, URI, collection/path, relPath or exact title).
+
+        Operation ``graph_neighbors`` (reads); input ``graph-neighbors-input@1.0``, output ``graph-neighbors@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI, collection/path, bare relPath or exact title.
+            direction: default 'both'
+            collection: length >= 1; length <= 64
+            limit: >= 1; <= 5000; default 2000
+            edgeLimit: >= 1; <= 50000; default 10000
+            includeSimilar: default False
+            threshold: >= 0; <= 1; default 0.7
+            linkedOnly: default True
+            similarTopK: >= 1; <= 20; default 5
+        """
+        return await self._call('graph_neighbors', locals())  # type: ignore[no-any-return]
+
+    async def graph_path(self, *, from_: str, to: str, maxDepth: int = 6, collection: str | None = None, limit: int = 2000, edgeLimit: int = 10000, includeSimilar: bool = False, threshold: float = 0.7, linkedOnly: bool = True, similarTopK: int = 5) -> GraphPath:
+        """The shortest link path between two graph nodes, within maxDepth hops (1-12).
+
+        Operation ``graph_path`` (reads); input ``graph-path-input@1.0``, output ``graph-path@1.0``.
+
+        Args:
+            from_: Start node: a document ref, bare relPath or exact title.
+            to: End node: a document ref, bare relPath or exact title.
+            maxDepth: >= 1; <= 12; default 6
+            collection: length >= 1; length <= 64
+            limit: >= 1; <= 5000; default 2000
+            edgeLimit: >= 1; <= 50000; default 10000
+            includeSimilar: default False
+            threshold: >= 0; <= 1; default 0.7
+            linkedOnly: default True
+            similarTopK: >= 1; <= 20; default 5
+        """
+        return await self._call('graph_path', locals())  # type: ignore[no-any-return]
+
+    async def graph_query(self, *, ref: str, direction: Literal['out', 'in', 'both'] = 'both', edgeType: str | None = None, relation: str | None = None, maxDepth: int = 2, maxNodes: int = 100, frontierLimit: int = 100, visitedLimit: int = 500) -> GraphQuery:
+        """Typed traversal from one document over its edges (direction, edge type, depth and caps).
+
+        Operation ``graph_query`` (reads); input ``graph-query-input@1.0``, output ``graph-query@1.0``.
+
+        Args:
+            ref: length >= 1; length <= 4096
+            direction: default 'both'
+            edgeType: length >= 1; length <= 64
+            relation: Alias of edgeType; both given must match.
+            maxDepth: >= 1; <= 6; default 2
+            maxNodes: >= 1; <= 1000; default 100
+            frontierLimit: >= 1; <= 1000; default 100
+            visitedLimit: >= 1; <= 5000; default 500
+        """
+        return await self._call('graph_query', locals())  # type: ignore[no-any-return]
+
+    async def tags(self, *, collection: str | None = None, prefix: str | None = None) -> TagsList:
+        """Tags in use and how many active documents carry each.
+
+        Operation ``tags`` (reads); input ``tags-input@1.0``, output ``tags-list@1.0``.
+
+        Args:
+            collection: length >= 1; length <= 64
+            prefix: Tag prefix; normalized, trailing / dropped.
+        """
+        return await self._call('tags', locals())  # type: ignore[no-any-return]
+
+    async def changes(self, *, since: str | None = None, collection: str | None = None, limit: int = 100) -> Changes:
+        """Retained document changes (knowledge delta journal): since a cursor, an ISO time or a duration like 2h.
+
+        Operation ``changes`` (reads); input ``changes-input@1.0``, output ``changes@1.0``.
+
+        Args:
+            since: Opaque cursor, ISO date/time, or a duration such as 2h, 30m, 7d.
+            collection: length >= 1; length <= 256
+            limit: >= 1; <= 1000; default 100
+        """
+        return await self._call('changes', locals())  # type: ignore[no-any-return]
+
+    async def diff(self, *, ref: str, change: str | None = None) -> DocumentDiff:
+        """What changed in one document in one retained change: headings, links, typed edges and dates (never bodies).
+
+        Operation ``diff`` (reads); input ``diff-input@1.0``, output ``document-diff@1.0``.
+
+        Args:
+            ref: #docid, gno:// URI or collection/path.
+            change: Change id from changes; default the newest retained one.
+        """
+        return await self._call('diff', locals())  # type: ignore[no-any-return]
+
+    async def impact(self, *, ref: str, maxDepth: int = 3, maxNodes: int = 100, maxEdges: int = 250, frontierLimit: int = 100, visitedLimit: int = 500) -> Impact:
+        """Documents that depend on one document (inbound typed edges, breadth first), each with one evidence path.
+
+        Operation ``impact`` (reads); input ``impact-input@1.0``, output ``impact@1.0``.
+
+        Args:
+            ref: length >= 1; length <= 4096
+            maxDepth: >= 1; <= 6; default 3
+            maxNodes: >= 1; <= 1000; default 100
+            maxEdges: >= 1; <= 5000; default 250
+            frontierLimit: >= 1; <= 1000; default 100
+            visitedLimit: >= 1; <= 5000; default 500
+        """
+        return await self._call('impact', locals())  # type: ignore[no-any-return]
 
     async def capture(self, *, collection: str, content: str | None = None, title: str | None = None, path: str | None = None, folderPath: str | None = None, collisionPolicy: Literal['error', 'open_existing', 'create_with_suffix'] | None = None, presetId: Literal['blank', 'project-note', 'research-note', 'decision-note', 'prompt-pattern', 'source-summary', 'idea-original', 'person', 'company-project', 'meeting'] | None = None, overwrite: bool = False, tags: list[str] | None = None, source: dict[str, Any] | None = None, requestId: str | None = None) -> McpCaptureResult:
         """Capture a note with provenance (preset, tags, source); lexically searchable when the call returns.

@@ -94,7 +94,18 @@ def command(
 
 
 def register(groups: dict[str, typer.Typer]) -> None:
-    """Add a command for every operation with a CLI binding, in registry order."""
+    """Add a command for every operation with a CLI binding, in registry order.
+
+    A first word no group owns yet (`graph` of `graph query`) becomes a group; the
+    operation whose command is that word alone, or a two-word one marked ``default``
+    (`tags list`), is what the group runs when invoked without a subcommand."""
+    shapes = [op.cli_shape for op in OPERATIONS if op.cli_shape is not None]
+    prefixes = {s.command.split()[0] for s in shapes if len(s.command.split()) == 2}
+    for word in sorted(prefixes - set(groups)):
+        groups[word] = typer.Typer(
+            invoke_without_command=True, rich_markup_mode=None, add_completion=False
+        )
+    defaults: set[str] = set()
     for op in OPERATIONS:
         shape = op.cli_shape
         if shape is None:
@@ -105,7 +116,22 @@ def register(groups: dict[str, typer.Typer]) -> None:
         def body(ctx: typer.Context, _op: Operation = op, **values: Any) -> None:
             run(ctx, _op, values)
 
+        def alone(ctx: typer.Context, _op: Operation = op, **values: Any) -> None:
+            if ctx.invoked_subcommand is None:
+                run(ctx, _op, values)
+
+        if not group and name in groups:  # `graph` itself, beside `graph query`
+            groups[name].callback(help=op.summary)(command(params, alone, op.summary))
+            defaults.add(name)
+            continue
         groups[" ".join(group)].command(name, help=op.summary)(command(params, body))
+        if shape.default and group[0] not in defaults:
+            groups[group[0]].callback(help=op.summary)(command(params, alone, op.summary))
+            defaults.add(group[0])
+    root = groups[""]
+    for word in sorted(prefixes):
+        if not any(g.name == word for g in root.registered_groups):
+            root.add_typer(groups[word], name=word)
 
 
 # ---------------------------------------------------------------- running one

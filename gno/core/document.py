@@ -11,10 +11,12 @@ from typing import Any
 from gno.core.chunker import Chunk, chunk_text, code_family
 from gno.core.content_types import ContentTypes
 from gno.core.frontmatter import Metadata, extract_metadata, parse_frontmatter
+from gno.core.journal import headings as journal_headings
 from gno.core.language import detect_language
 from gno.core.links import Link, parse_links
 from gno.core.mirror import canonicalize, sha256_text
 from gno.core.regions import Regions, fence_spans
+from gno.core.relations import frontmatter_relations
 from gno.core.tags import collect_tags, hashtags
 from gno.core.typed_metadata import typed_metadata
 
@@ -68,6 +70,10 @@ class Analysis:
     body_start_line: int  # first mirror line after the frontmatter
     frontmatter_type: str | None = None  # frontmatter `type`, lower-cased (content-type rules)
     typed_metadata: dict[str, tuple[str, Any]] = field(default_factory=dict)  # typed_metadata.py
+    # What the knowledge delta journal records of this version, found where the document
+    # is analysed (a sync's worker processes), not in the process that writes the index.
+    headings: frozenset[str] = frozenset()
+    relations: tuple[tuple[str, str], ...] = ()
 
 
 def first_h1(mirror: str, start_line: int = 0) -> str | None:
@@ -149,4 +155,6 @@ def analyze(
         body_start_line=fm.end_line + 1,
         frontmatter_type=fm_type or None,
         typed_metadata=typed_metadata(fm.data),
+        headings=journal_headings(mirror, fm.end_line),
+        relations=tuple(frontmatter_relations(mirror)),
     )

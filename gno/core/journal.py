@@ -116,6 +116,8 @@ def _clip(value: str) -> tuple[str, bool]:
 
 
 def _side(items: set[str]) -> tuple[list[str], bool]:
+    if len(items) <= MAX_ITEMS and all(0 < len(x) <= 40 for x in items):
+        return sorted(items), False  # the common case: nothing to drop or cut
     truncated = len(items) > MAX_ITEMS
     kept: list[str] = []
     for item in sorted(items):

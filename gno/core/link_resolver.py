@@ -28,7 +28,7 @@ TITLE_RANKS = frozenset({1, 2, 3, 4})
 MAX_REF = 4096
 
 
-def _lower(text: str) -> str:
+def ascii_lower(text: str) -> str:
     """ASCII-only lowercase, like SQLite's lower()."""
     return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
@@ -67,6 +67,10 @@ class Resolution:
 UNRESOLVED = Resolution((), 0, "")
 
 
+def _doc_id(doc: Doc) -> int:
+    return doc.id
+
+
 def _suffixes(text: str) -> list[str]:
     """Proper '/'-suffixes: ``a/b/c`` → ``b/c``, ``c``."""
     out, i = [], text.find("/")
@@ -77,22 +81,41 @@ def _suffixes(text: str) -> list[str]:
 
 
 class Resolver:
+    """Indexes of the documents by each form a link can name them by; each is built on
+    first use, so resolving a few links (`gno query`'s expansion) pays only for those
+    it reads."""
+
     def __init__(self, docs: Iterable[Doc]) -> None:
-        self.docs: dict[int, Doc] = {}
-        self._path: dict[tuple[str, str], int] = {}
-        self._by_docid: defaultdict[str, list[int]] = defaultdict(list)
-        self._by_uri: dict[str, int] = {}
-        self._title: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
-        self._lpath: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
-        for doc in sorted(docs, key=lambda d: d.id):
-            self.docs[doc.id] = doc
-            c = doc.collection
-            self._path[c, doc.rel_path] = doc.id
-            self._by_docid[doc.docid].append(doc.id)
-            self._by_uri[doc.uri] = doc.id
+        self.docs: dict[int, Doc] = {d.id: d for d in sorted(docs, key=_doc_id)}
+        self._path: dict[tuple[str, str], int] = {
+            (d.collection, d.rel_path): d.id for d in self.docs.values()
+        }
+
+    @cached_property
+    def _by_docid(self) -> dict[str, list[int]]:
+        found: defaultdict[str, list[int]] = defaultdict(list)
+        for doc in self.docs.values():
+            found[doc.docid].append(doc.id)
+        return dict(found)
+
+    @cached_property
+    def _by_uri(self) -> dict[str, int]:
+        return {doc.uri: doc.id for doc in self.docs.values()}
+
+    @cached_property
+    def _title(self) -> dict[tuple[str, str], list[int]]:
+        found: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
+        for doc in self.docs.values():
             if doc.title:
-                self._title[c, _lower(doc.title)].append(doc.id)
-            self._lpath[c, _lower(doc.rel_path)].append(doc.id)
+                found[doc.collection, ascii_lower(doc.title)].append(doc.id)
+        return dict(found)
+
+    @cached_property
+    def _lpath(self) -> dict[tuple[str, str], list[int]]:
+        found: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
+        for doc in self.docs.values():
+            found[doc.collection, ascii_lower(doc.rel_path)].append(doc.id)
+        return dict(found)
 
     @cached_property
     def _suffix(self) -> dict[tuple[str, str], list[int]]:
@@ -111,7 +134,7 @@ class Resolver:
         return Resolution((found,), 0, "explicit") if found is not None else UNRESOLVED
 
     def wiki(self, collection: str, norm: str) -> Resolution:
-        ref = _lower(norm.strip())
+        ref = ascii_lower(norm.strip())
         if not ref or len(ref) > MAX_REF:
             return UNRESOLVED
         ref_md = ref if ref.endswith(".md") else ref + ".md"
@@ -147,7 +170,7 @@ class Resolver:
         if not target or len(target) > MAX_REF:
             return UNRESOLVED
         if target.startswith("#"):
-            ids = self._by_docid.get(_lower(target), [])
+            ids = self._by_docid.get(ascii_lower(target), [])
             return Resolution((ids[0],), 0, "explicit") if ids else UNRESOLVED
         if target.startswith("gno://"):
             try:
@@ -177,7 +200,7 @@ class Resolver:
         return self._path.get((collection, rel_path))
 
     def by_title(self, title: str) -> list[int]:
-        low = _lower(title)
+        low = ascii_lower(title)
         return sorted(i for (_, t), ids in self._title.items() if t == low for i in ids)
 
     def by_rel_path(self, rel_path: str) -> list[int]:

@@ -123,10 +123,14 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
     async def read_resource(ctx: Any, params: t.ReadResourceRequestParams) -> t.ReadResourceResult:
         from gno.services.resources import MIME
         from gno.services.resources import read_resource as read
+        from gno.services.tag_resource import MIME as TAGS_MIME
+        from gno.services.tag_resource import is_tags_uri, read_tags
 
         uri = str(params.uri)
+        mime = TAGS_MIME if is_tags_uri(uri) else MIME
         try:
-            text = await anyio.to_thread.run_sync(partial(_locked, lock, read, app, uri))
+            reader = read_tags if is_tags_uri(uri) else read
+            text = await anyio.to_thread.run_sync(partial(_locked, lock, reader, app, uri))
         except NotFoundError as exc:
             raise MCPError(
                 code=RESOURCE_NOT_FOUND, message=exc.message, data={"uri": uri}
@@ -134,7 +138,7 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
         except GnoError as exc:
             raise MCPError(code=t.INVALID_PARAMS, message=exc.message, data={"uri": uri}) from None
         return t.ReadResourceResult(
-            contents=[t.TextResourceContents(uri=uri, mime_type=MIME, text=text)]
+            contents=[t.TextResourceContents(uri=uri, mime_type=mime, text=text)]
         )
 
     return Server(

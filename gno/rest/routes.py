@@ -194,6 +194,8 @@ def _query_args(route: Route, request: Request) -> dict[str, Any]:
             args[name] = int(value)
         elif kind == "boolean" and value in ("true", "false"):
             args[name] = value == "true"
+        elif kind == "number" and re.fullmatch(r"-?\d{1,18}(\.\d{1,18})?", value):
+            args[name] = float(value)
     return args
 
 

@@ -2,8 +2,9 @@
 ``gno_graph_neighbors`` / ``gno_graph_path`` payloads), over the same wiki and Markdown
 link layer as the graph report, with its node and link shapes.
 
-A graph node ref is a document ref, a bare relPath or an exact title. No input schema
-exists for these yet (GNO publishes none); the surfaces will bind them with the registry.
+A graph node ref is a document ref, a bare relPath or an exact title (an unknown one is
+NOT_FOUND). GNO publishes no schema for these payloads; ``graph-neighbors@1.0`` and
+``graph-path@1.0`` are gno's, field for field GNO's.
 """
 
 from __future__ import annotations
@@ -11,6 +12,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from gno_contracts.models.graph_neighbors import GraphNeighbors
+from gno_contracts.models.graph_neighbors_input import GraphNeighborsInput
+from gno_contracts.models.graph_path import GraphPath
+from gno_contracts.models.graph_path_input import GraphPathInput
 
 from gno.app import App
 from gno.core.traversal import Step, shortest_path
@@ -20,9 +26,7 @@ from gno.services.graph_refs import check_collection, graph_node_for
 from gno.services.graph_report import base_meta, graph_link, link_layer, report_node
 
 PATH_MAX_DEPTH = 12
-PATH_DEFAULT_DEPTH = 6
 DIRECTIONS = ("both", "out", "in")
-NODE_LIMIT, EDGE_LIMIT, SIMILAR_TOP_K = 2000, 10000, 5  # graph@1.0 defaults, echoed in meta
 
 
 def _adjacency(
@@ -48,15 +52,14 @@ def _ordered(
     return sorted(edges, key=lambda e: (proj.docs[other(e)].uri, e.link_type))
 
 
-def neighbors(
-    app: App, ref: str, direction: str = "both", collection: str | None = None
-) -> dict[str, Any]:
+def neighbors(app: App, inp: GraphNeighborsInput) -> GraphNeighbors:
+    direction = str(getattr(inp.direction, "value", inp.direction or "both"))
     if direction not in DIRECTIONS:
         raise ValidationError("direction must be both, out or in")
-    wanted = check_collection(app, collection)
+    wanted = check_collection(app, inp.collection)
     store = app.store()
     proj = store.projection()
-    source = graph_node_for(app, store, proj, ref)
+    source = graph_node_for(app, store, proj, inp.ref)
     outs, ins, degree = _adjacency(proj, wanted)
     found: list[dict[str, Any]] = []
     if direction in ("both", "out"):
@@ -67,31 +70,28 @@ def neighbors(
         for e in _ordered(proj, ins.get(source.id, []), lambda e: e.source):
             found.append({"node": report_node(proj.docs[e.source], degree[e.source]),
                           "direction": "in", "edge": graph_link(proj.docs, e)})  # fmt: skip
-    meta = base_meta(proj, wanted, NODE_LIMIT, EDGE_LIMIT, SIMILAR_TOP_K)
+    meta = base_meta(proj, wanted, inp.limit, inp.edgeLimit, inp.similarTopK)
     meta |= {
         "returnedNodes": len({n["node"]["id"] for n in found}) + 1,
         "returnedEdges": len(found),
         "direction": direction,
         "totalNeighbors": len(found),
     }
-    return {"source": report_node(source, degree[source.id]), "neighbors": found, "meta": meta}
+    return GraphNeighbors.model_validate(
+        {"source": report_node(source, degree[source.id]), "neighbors": found, "meta": meta}
+    )
 
 
-def path(
-    app: App,
-    start: str,
-    goal: str,
-    max_depth: int = PATH_DEFAULT_DEPTH,
-    collection: str | None = None,
-) -> dict[str, Any]:
-    """Shortest path over links in either direction, at most ``max_depth`` hops (1–12)."""
+def path(app: App, inp: GraphPathInput) -> GraphPath:
+    """Shortest path over links in either direction, at most ``maxDepth`` hops (1–12)."""
+    max_depth = inp.maxDepth
     if not 1 <= max_depth <= PATH_MAX_DEPTH:
         raise ValidationError(f"maxDepth must be 1 to {PATH_MAX_DEPTH}")
-    wanted = check_collection(app, collection)
+    wanted = check_collection(app, inp.collection)
     store = app.store()
     proj = store.projection()
-    a = graph_node_for(app, store, proj, start)
-    b = graph_node_for(app, store, proj, goal)
+    a = graph_node_for(app, store, proj, inp.from_)
+    b = graph_node_for(app, store, proj, inp.to)
     outs, ins, degree = _adjacency(proj, wanted)
 
     def steps(doc_id: int) -> Sequence[Step]:
@@ -107,7 +107,7 @@ def path(
             "nodes": [report_node(proj.docs[i], degree[i]) for i in ids],
             "edges": [graph_link(proj.docs, proj.edges[e]) for e, _ in hops],
         }
-    meta = base_meta(proj, wanted, NODE_LIMIT, EDGE_LIMIT, SIMILAR_TOP_K)
+    meta = base_meta(proj, wanted, inp.limit, inp.edgeLimit, inp.similarTopK)
     meta |= {
         "returnedNodes": len(found["nodes"]) if found else 0,
         "returnedEdges": len(found["edges"]) if found else 0,
@@ -115,9 +115,11 @@ def path(
         "found": found is not None,
         "hops": len(hops) if hops is not None else None,
     }
-    return {
-        "from": report_node(a, degree[a.id]),
-        "to": report_node(b, degree[b.id]),
-        "path": found,
-        "meta": meta,
-    }
+    return GraphPath.model_validate(
+        {
+            "from": report_node(a, degree[a.id]),
+            "to": report_node(b, degree[b.id]),
+            "path": found,
+            "meta": meta,
+        }
+    )

@@ -43,7 +43,7 @@ def graph_node_for(app: App, store: Store, proj: Projection, ref: str) -> Doc:
         for ids in (proj.resolver.by_rel_path(text), proj.resolver.by_title(text)):
             if ids:
                 return proj.docs[ids[0]]
-        raise NotFoundError(f"Graph node not found: {ref}") from None
+        raise DocumentNotFoundError(f"Graph node not found: {ref}") from None
 
 
 def node(doc: Doc) -> dict[str, Any]:

@@ -45,8 +45,8 @@ def similar(app: App, inp: SimilarInput) -> Similar:
         raise UnavailableError("Vector search needs sqlite-vec: pip install 'gno[models]'")
     model_id = store.latest_embed_model(app.embed_model_uri())
     blobs = store.chunk_embeddings(model_id, row.mirror_hash) if model_id is not None else []
-    if model_id is None or not blobs:
-        raise NotFoundError("Document has no embeddings. Run: gno embed")
+    if model_id is None or not blobs:  # no vectors: unavailable until `gno embed` ran
+        raise UnavailableError("Document has no embeddings. Run: gno embed")
     query = mean_vector([unpack(blob) for blob in blobs])
     limit, threshold = inp.limit, inp.threshold
     where, params = ("", []) if inp.crossCollection else ("AND collection = ?", [doc.collection])

@@ -1,4 +1,5 @@
-"""Graph expansion: links resolved at read time, neighbours of the best hits ranked."""
+"""Graph expansion: neighbours of the best hits over the typed edge layer of the graph
+tools (links resolved at read time, frontmatter relations), ranked."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ FILES = {
     "nested/dup/note.md": "# Note A\n\nOne note.\n",
     "other/note.md": "# Note B\n\nAnother note.\n",
     "asker.md": "# Asker\n\nWhich [[note]] is it?\n",
+    "ranks.md": "# Ranks\n\n[[some/Spoke One]], [[x/deep/spoke-two]] and [[Spoke One.md]].\n",
+    "needs.md": "---\nrelations:\n  depends_on: [hub.md]\n---\n# Needs\n\nNo link in the text.\n",
 }
 
 
@@ -32,9 +35,10 @@ def test_neighbours_in_both_directions(make_app) -> None:
     store = app.store()
     found = graph_neighbours(store, [_mirror(store, "hub.md")], Filters(), 20).mirrors
     names = {
-        _mirror(store, p): p for p in ("spoke-one.md", "deep/spoke-two.md", "fan.md", "stranger.md")
+        _mirror(store, p): p
+        for p in ("spoke-one.md", "deep/spoke-two.md", "fan.md", "stranger.md", "needs.md")
     }
-    assert {names[m] for m in found} == {"spoke-one.md", "deep/spoke-two.md", "fan.md"}
+    assert {names[m] for m in found} == {"spoke-one.md", "deep/spoke-two.md", "fan.md", "needs.md"}
     assert names[found[0]] == "fan.md"  # two links to the seed outweigh one
 
 
@@ -52,9 +56,8 @@ def test_confidence_of_resolution(make_app) -> None:
     app, _ = make_app(FILES)
     sync(app)
     store = app.store()
-    edges = {
-        (s, t): c for s, t, c in store.link_edges([_doc(store, "hub.md"), _doc(store, "asker.md")])
-    }
+    proj = store.projection()
+    edges = {(e.source, e.target): e.graph_confidence for e in proj.edges}
     assert edges[_doc(store, "hub.md"), _doc(store, "spoke-one.md")] == "explicit"  # title
     assert edges[_doc(store, "hub.md"), _doc(store, "deep/spoke-two.md")] == "explicit"  # path
     assert edges[_doc(store, "fan.md"), _doc(store, "hub.md")] == "explicit"  # backlink, stem
@@ -63,11 +66,30 @@ def test_confidence_of_resolution(make_app) -> None:
     assert edges[_doc(store, "asker.md"), _doc(store, "other/note.md")] == "ambiguous"
 
 
+def test_expansion_and_graph_tools_agree_on_every_seed(make_app) -> None:
+    """For each document as the only seed, the expansion's candidates are exactly its
+    one-hop neighbours in `gno graph query` (same typed edges, relations included)."""
+    from gno_contracts.models.graph_query_input import GraphQueryInput
+
+    from gno.services.graph_walks import graph_query
+
+    app, _ = make_app(FILES)
+    sync(app)
+    store = app.store()
+    for rel_path in FILES:
+        found = graph_neighbours(store, [_mirror(store, rel_path)], Filters(), 20).mirrors
+        walked = graph_query(app, GraphQueryInput(ref=f"notes/{rel_path}", maxDepth=1))
+        near = {_mirror(store, n.relPath) for n in walked.nodes[1:]}
+        assert set(found) == near, rel_path
+    needs = graph_neighbours(store, [_mirror(store, "hub.md")], Filters(), 20).mirrors
+    assert _mirror(store, "needs.md") in needs  # a frontmatter relation is an edge too
+
+
 def test_owner_filters_apply_to_neighbours(make_app) -> None:
     app, _ = make_app(FILES)
     sync(app)
     store = app.store()
-    only_deep = Filters(exclude=["spoke one", "fan"])
+    only_deep = Filters(exclude=["spoke one", "fan", "needs"])
     found = graph_neighbours(store, [_mirror(store, "hub.md")], only_deep, 20).mirrors
     assert found == [_mirror(store, "deep/spoke-two.md")]
 
@@ -80,7 +102,7 @@ def test_inactive_documents_are_not_neighbours(make_app) -> None:
     store = app.store()
     found = graph_neighbours(store, [_mirror(store, "hub.md")], Filters(), 20).mirrors
     assert all(store.documents_with_mirrors([m]) for m in found)
-    assert len(found) == 2
+    assert len(found) == 3  # the two spokes and needs.md
 
 
 def _query(app, text: str, **kwargs):
@@ -100,8 +122,8 @@ def test_query_brings_linked_documents(make_app) -> None:
     assert {"gno://notes/spoke-one.md", "gno://notes/fan.md"} <= set(uris[1:])
     assert "gno://notes/stranger.md" not in uris
     summary = result.meta.graphExpansion
-    assert summary.seedCount == 1 and summary.candidateCount == 3
-    assert summary.edgeConfidence.explicit == 4  # two outgoing links, two backlinks
+    assert summary.seedCount == 1 and summary.candidateCount == 4  # + needs.md (relation)
+    assert summary.edgeConfidence.explicit == 5  # two links out, two back, one relation
 
     plain = _query(app, "zephyrquartz", noGraph=True)
     assert [r.uri for r in plain.results] == ["gno://notes/hub.md"]

@@ -7,6 +7,8 @@ import pydantic
 import pytest
 from gno_contracts.models.backlinks_input import BacklinksInput
 from gno_contracts.models.graph_input import GraphInput
+from gno_contracts.models.graph_neighbors_input import GraphNeighborsInput
+from gno_contracts.models.graph_path_input import GraphPathInput
 from gno_contracts.models.graph_query_input import GraphQueryInput
 from gno_contracts.models.impact_input import ImpactInput
 from gno_contracts.models.links_input import LinksInput
@@ -172,29 +174,40 @@ def test_cycle_and_self_link_terminate(app) -> None:
     assert ("fan.md", "fan.md") not in {(e.source, e.target) for e in out.edges}
 
 
+def _neighbors(app, ref: str, direction: str = "both") -> dict:
+    inp = GraphNeighborsInput(ref=ref, direction=direction)
+    return neighbors(app, inp).model_dump(mode="json", exclude_unset=True)
+
+
+def _path(app, start: str, goal: str, **extra: int) -> dict:
+    inp = GraphPathInput.model_validate({"from": start, "to": goal, **extra})
+    return path(app, inp).model_dump(mode="json", exclude_unset=True)
+
+
 def test_neighbors_and_path(app) -> None:
-    near = neighbors(app, "Spoke One", "out")  # a bare title is a graph node
+    near = _neighbors(app, "Spoke One", "out")  # a bare title is a graph node
     assert [n["node"]["relPath"] for n in near["neighbors"]] == ["hub.md"]
     edge = near["neighbors"][0]["edge"]
     assert (edge["type"], edge["confidence"], edge["weight"]) == ("wiki", "explicit", 1)
     assert near["meta"]["totalNeighbors"] == 1 and near["meta"]["direction"] == "out"
-    both = neighbors(app, "notes/hub.md")
+    both = _neighbors(app, "notes/hub.md")
     assert {(n["direction"], n["node"]["relPath"]) for n in both["neighbors"]} >= {
         ("out", "spoke-one.md"),
         ("in", "fan.md"),
     }
-    found = path(app, "chain/a.md", "spoke-one.md")
+    found = _path(app, "chain/a.md", "spoke-one.md")
     assert found["meta"]["found"] and [n["relPath"] for n in found["path"]["nodes"]] == [
         "chain/a.md",
         "chain/c.md",
         "hub.md",
         "spoke-one.md",
     ]
-    assert path(app, "lonely.md", "hub.md")["path"] is None
-    with pytest.raises(ValidationError):
-        path(app, "hub.md", "fan.md", max_depth=13)
-    with pytest.raises(NotFoundError):
-        neighbors(app, "No Such Node")
+    assert set(found) == {"from", "to", "path", "meta"}  # the wire name, not from_
+    assert _path(app, "lonely.md", "hub.md")["path"] is None
+    with pytest.raises(pydantic.ValidationError):
+        _path(app, "hub.md", "fan.md", maxDepth=13)
+    with pytest.raises(DocumentNotFoundError):  # NOT_FOUND, exit 2 like every unknown ref
+        _neighbors(app, "No Such Node")
 
 
 def test_graph_report(app) -> None:
@@ -231,9 +244,10 @@ def test_communities_are_the_same_whatever_the_order_files_were_indexed(make_app
 
 
 def test_similar_without_vectors_names_the_fix(app) -> None:
-    with pytest.raises((NotFoundError, UnavailableError)) as err:
+    with pytest.raises(UnavailableError) as err:  # 503 UNAVAILABLE, exit 2
         similar(app, SimilarInput(ref="notes/hub.md"))
     assert "gno embed" in str(err.value) or "sqlite-vec" in str(err.value)
+    assert (err.value.http_status, err.value.exit_code) == (503, 2)
 
 
 def test_a_hub_with_ten_thousand_inbound_links_stays_within_caps(make_app) -> None:

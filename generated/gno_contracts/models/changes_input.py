@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class ChangesInput(ContractModel):
@@ -12,9 +12,6 @@ class ChangesInput(ContractModel):
     Input of changes.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     since: Annotated[str | None, Field(max_length=512, min_length=1)] = None
     """
     Opaque cursor, ISO date/time, or a duration such as 2h, 30m, 7d.

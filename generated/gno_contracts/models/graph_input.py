@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class GraphInput(ContractModel):
@@ -12,9 +12,6 @@ class GraphInput(ContractModel):
     Input of graph.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     collection: Annotated[str | None, Field(max_length=64, min_length=1)] = None
     limit: Annotated[int, Field(ge=1, le=5000)] = 2000
     edgeLimit: Annotated[int, Field(ge=1, le=50000)] = 10000

@@ -5,7 +5,7 @@ from enum import Enum
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class Direction(Enum):
@@ -19,9 +19,6 @@ class GraphQueryInput(ContractModel):
     Input of graph query.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     ref: Annotated[str, Field(max_length=4096, min_length=1)]
     direction: Direction = "both"
     edgeType: Annotated[str | None, Field(max_length=64, min_length=1)] = None

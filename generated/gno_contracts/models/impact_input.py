@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class ImpactInput(ContractModel):
@@ -12,9 +12,6 @@ class ImpactInput(ContractModel):
     Input of impact.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     ref: Annotated[str, Field(max_length=4096, min_length=1)]
     maxDepth: Annotated[int, Field(ge=1, le=6)] = 3
     maxNodes: Annotated[int, Field(ge=1, le=1000)] = 100

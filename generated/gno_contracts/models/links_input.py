@@ -5,7 +5,7 @@ from enum import Enum
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class Type(Enum):
@@ -18,9 +18,6 @@ class LinksInput(ContractModel):
     Input of links.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     ref: Annotated[str, Field(max_length=4096, min_length=1)]
     type: Type | None = None
     edgeType: Annotated[str | None, Field(max_length=64, min_length=1)] = None

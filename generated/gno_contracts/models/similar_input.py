@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class SimilarInput(ContractModel):
@@ -12,9 +12,6 @@ class SimilarInput(ContractModel):
     Input of similar.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     ref: Annotated[str, Field(max_length=4096, min_length=1)]
     limit: Annotated[int, Field(ge=1, le=50)] = 5
     threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.7

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 
 class TagsInput(ContractModel):
@@ -12,9 +12,6 @@ class TagsInput(ContractModel):
     Input of tags list.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     collection: Annotated[str | None, Field(max_length=64, min_length=1)] = None
     prefix: Annotated[str | None, Field(max_length=256, min_length=1)] = None
     """

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import apsw
 
-from gno.core.link_resolver import Doc
+from gno.core.link_resolver import Doc, ascii_lower
 from gno.core.typed_graph import Projection, build_projection
 from gno.rows import LinkRow
 
@@ -59,6 +59,46 @@ class EdgeStore:
         built = build_projection(docs, links, relations)
         self._projection = (key, built)
         return built
+
+    def seed_projection(self, doc_ids: Sequence[int]) -> Projection:
+        """A projection whose edges touching ``doc_ids`` are exactly the full projection's:
+        the same resolver over every active document, but only the link groups that can
+        touch a seed are resolved (written by one, or naming one by a title or path form
+        of engine.md §7.2). What `gno query` needs without resolving the whole index; the
+        full projection when it is already built for this index state."""
+        key = self._generation()
+        if self._projection is not None and self._projection[0] == key:
+            return self._projection[1]
+        with self.conn:
+            docs = [Doc(*row) for row in self.conn.execute(_DOCS)]
+            wanted = set(doc_ids)
+            names: set[str] = set()
+            tails: set[str] = set()
+            for doc in docs:
+                if doc.id in wanted:
+                    found, ends = seed_names(doc.rel_path, doc.title)
+                    names |= found
+                    tails |= ends
+            ids, named, ended = sorted(wanted), sorted(names), sorted(tails)
+            where = [f"l.source_doc_id IN ({','.join('?' * len(ids))})"] if ids else []
+            if named:
+                where.append(f"l.target_ref_norm IN ({','.join('?' * len(named))})")
+            where += ["l.target_ref_norm LIKE ? ESCAPE '\\'"] * len(ended)
+            params = (*ids, *named, *("%/" + _like_literal(t) for t in ended))
+            links = (
+                [
+                    (int(s), str(t), str(n), str(c), int(k))
+                    for s, t, n, c, k in self.conn.execute(
+                        _LINKS.replace("GROUP BY", f"WHERE {' OR '.join(where)} GROUP BY"), params
+                    )
+                ]
+                if where
+                else []
+            )
+            relations = [
+                (int(s), str(e), str(t), str(c)) for s, e, t, c in self.conn.execute(_RELATIONS)
+            ]
+        return build_projection(docs, links, relations)
 
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]:
         """Stored links written by these documents (naming one of ``norms`` when given),
@@ -106,6 +146,24 @@ class EdgeStore:
                 tuple(params),
             )
         ]
+
+
+def seed_names(rel_path: str, title: str | None) -> tuple[set[str], set[str]]:
+    """How a wiki or Markdown link can name a document (link_resolver's ten ranks, read
+    backwards): exact normalised targets, and tails a longer target ends with after `/`."""
+    path, lowered = rel_path, ascii_lower(rel_path)
+    bare = lowered.removesuffix(".md")
+    names = {path, lowered, bare}
+    tails = {lowered, bare}
+    for i, char in enumerate(lowered):
+        if char == "/":
+            suffix = lowered[i + 1 :]
+            names |= {suffix, suffix.removesuffix(".md")}
+    if title:
+        t = ascii_lower(title)
+        names |= {t, t + ".md"}
+        tails |= {t, t + ".md"}
+    return {n for n in names if n}, {t for t in tails if t}
 
 
 def _like_literal(text: str) -> str:

@@ -21,7 +21,7 @@ import apsw
 
 from gno.core import journal as j
 from gno.core.identity import docid_for
-from gno.core.relations import frontmatter_relations, link_edge_type
+from gno.core.relations import link_edge_type
 from gno.rows import JournalRow, JournalState
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ class DocumentJournal:
 
     def save_relations(self, doc_id: int, analysis: Analysis) -> None:
         self.conn.execute("DELETE FROM doc_relations WHERE source_doc_id = ?", (doc_id,))
-        pairs = frontmatter_relations(analysis.mirror)
+        pairs = analysis.relations
         if pairs:
             self.conn.executemany(
                 "INSERT OR IGNORE INTO doc_relations (source_doc_id, edge_type, target_ref) VALUES (?, ?, ?)",
@@ -406,8 +406,8 @@ def _analysis_structure(a: Analysis) -> j.Structure:
     """The structure of a version about to be stored (its dates as ``writes.py`` stores them)."""
     dates = a.metadata.date_fields
     return _structure(
-        j.headings(a.mirror, a.body_start_line - 1),
+        a.headings,
         [(lk.link_type, lk.target_ref_norm) for lk in a.links],
-        frontmatter_relations(a.mirror),
+        a.relations,
         json.dumps(dates) if dates else None,
     )

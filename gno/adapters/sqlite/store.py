@@ -23,7 +23,6 @@ import apsw
 from gno.adapters.sqlite.cache import ExpansionCache
 from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.edges import EdgeStore
-from gno.adapters.sqlite.graph import GraphStore
 from gno.adapters.sqlite.metadata import MetadataStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
@@ -56,7 +55,6 @@ class SqliteStore(
     DocumentWrites,
     DocumentReads,
     VectorStore,
-    GraphStore,
     EdgeStore,
     ExpansionCache,
     RecordStore,
