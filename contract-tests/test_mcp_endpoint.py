@@ -51,6 +51,9 @@ PROBES: dict[str, dict[str, Any]] = {
     "gno_changes": {"limit": 5},
     "gno_diff": {"ref": "gno://no-such-collection/x.md"},
     "gno_impact": {"ref": "gno://no-such-collection/x.md"},
+    "gno_context": {"goal": "how does it work", "budgetTokens": 2000, "depthPolicy": "fast"},
+    "gno_context_verify": {"capsule": {"schemaVersion": "1.1"}},
+    "gno_ask": {"query": "how does it work", "verify": True},
 }
 
 
@@ -82,7 +85,11 @@ def _check_answer(tool: Any, result: Any) -> dict[str, Any]:
     if result.is_error:
         assert set(payload) == {"error", "message"}, payload
         assert payload["error"] and payload["message"]
-        assert result.content[0].text == f"Error: {payload['message']}"
+        # GNO's context tools name their lowercase code: "Error [no_evidence]: …"
+        assert result.content[0].text in (
+            f"Error: {payload['message']}",
+            f"Error [{payload['error']}]: {payload['message']}",
+        )
         assert not payload["message"].startswith("Internal error"), payload["message"]
     else:
         assert_valid(tool.op.output_schema, payload)

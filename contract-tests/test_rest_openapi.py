@@ -29,10 +29,17 @@ EXAMPLES = 100
 # dates, the query grammar, tags and paths are checked beyond JSON Schema. Instead:
 # a schema-valid request is accepted, or refused with one of these documented codes.
 SEMANTIC_REFUSALS = {
-    400: {"VALIDATION", "INVALID_PATH", "PATH_NOT_FOUND", "HAS_REFERENCES"},
+    400: {"VALIDATION", "INVALID_PATH", "PATH_NOT_FOUND", "HAS_REFERENCES"}
+    | {"MEMORY_FENCED_REPLAY", "MEMORY_FENCED_DERIVED"}
+    # context routes answer GNO's lowercase codes (spec/context.md)
+    | {"invalid_input", "invalid_goal", "invalid_budget", "invalid_filter", "invalid_uri"}
+    | {"identity_mismatch"},
     403: {"FORBIDDEN"},  # doc-asset: a path outside every collection, or absolute from afar
-    404: {"NOT_FOUND", "FILE_NOT_FOUND"},
-    409: {"DUPLICATE", "CONFLICT", "LOCKED"},
+    404: {"NOT_FOUND", "FILE_NOT_FOUND", "no_evidence"},
+    409: {"DUPLICATE", "CONFLICT", "LOCKED", "READ_ONLY", "STALE_PLAN"}
+    | {"MEMORY_SUPERSEDE_CONFLICT", "chunk_coordinate_mismatch"}
+    | {"index_changed_during_compile", "index_changed_during_verify"},
+    422: {"SECTION_UNRESOLVABLE"},  # section targets: no such heading, another document
     429: {"QUEUE_FULL", "RATE_LIMITED"},
     503: {"UNAVAILABLE", "MODEL_UNAVAILABLE"},  # e.g. a --base-url server without a model
 }

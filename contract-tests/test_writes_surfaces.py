@@ -28,8 +28,9 @@ from test_mcp import http_host  # noqa: E402
 
 RECEIPT = "gno://schemas/capture-receipt@1.0"
 MCP_RECEIPT = "gno://schemas/mcp-capture-result@1.0"
-CORE_WITH_WRITES = [
-    "gno_query", "gno_search", "gno_get", "gno_multi_get", "gno_recall", "gno_capture", "gno_remember",
+CORE_WITH_WRITES = [  # GNO's core profile order (surfaces §3.4)
+    "gno_query", "gno_search", "gno_get", "gno_multi_get", "gno_context", "gno_changes",
+    "gno_recall", "gno_capture", "gno_remember",
 ]  # fmt: skip
 
 

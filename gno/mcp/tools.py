@@ -110,10 +110,13 @@ def argument_error(tool: Tool, arguments: dict[str, Any]) -> str | None:
     if not errors:
         return None
     first = errors[0]
-    where = ".".join(str(p) for p in first.absolute_path)
+    where = ".".join(str(p) for p in first.absolute_path)[:200]
+    # jsonschema's message quotes the offending value whole: a 200 KB title would come back
+    # twice (text and structuredContent), past what an MCP client reads in one event.
+    detail = first.message if len(first.message) <= 200 else first.message[:200] + "…"
     if first.validator in ("additionalProperties", "required"):  # the message names the field
-        return f"Invalid arguments: {first.message}"
-    return f"Invalid arguments: {where or 'input'}: {first.message}"
+        return f"Invalid arguments: {detail}"
+    return f"Invalid arguments: {where or 'input'}: {detail}"
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,12 @@ class Outcome:
     is_error: bool = False
 
 
+MAX_ERROR_MESSAGE = 2000  # an error names the problem; it never echoes a whole argument
+
+
 def failure(code: str, message: str) -> Outcome:
+    if len(message) > MAX_ERROR_MESSAGE:
+        message = message[:MAX_ERROR_MESSAGE] + "…"
     # GNO's context tools spell their lowercase code in the text: `Error [no_evidence]: ...`.
     text = f"Error [{code}]: {message}" if code.islower() else f"Error: {message}"
     return Outcome(text, {"error": code, "message": message}, is_error=True)

@@ -144,15 +144,35 @@ def _nested_optional(node: Any, top: bool = True) -> bool:
     ) or any(_nested_optional(v, False) for v in (props or {}).values())
 
 
+def _required_const(node: Any) -> bool:
+    """A required property fixed by ``const`` (``confirmation: "apply"``): the generated
+    model defaults it, so a request leaving it out would pass the model alone."""
+    if isinstance(node, list):
+        return any(_required_const(item) for item in node)
+    if not isinstance(node, dict):
+        return False
+    props = node.get("properties")
+    if isinstance(props, dict) and any(
+        isinstance(props.get(k), dict) and "const" in props[k] for k in node.get("required", ())
+    ):
+        return True
+    return any(_required_const(v) for v in node.values())
+
+
 @cache
 def model_says_it_all(schema_id: str) -> bool:
     """True when the generated model of ``schema_id`` states every rule of the schema: no
     keyword it cannot state (``UNSTATED``) and no optional property below the top level
     (an optional field takes null, the schema does not; top-level nulls are checked in
-    ``parse_request``). Its strict JSON validation is then the one check of a request;
-    otherwise the JSON Schema validator checks it first."""
+    ``parse_request``) and no required ``const`` (the model would default it). Its strict
+    JSON validation is then the one check of a request; otherwise the JSON Schema
+    validator checks it first."""
     schema = _contract(schema_id)
-    return not _has_combinators(schema) and not _nested_optional(schema)
+    return (
+        not _has_combinators(schema)
+        and not _nested_optional(schema)
+        and not _required_const(schema)
+    )
 
 
 def parse_request(schema_id: str, parse: type[BaseModel], args: dict[str, Any]) -> BaseModel:
