@@ -135,6 +135,7 @@ def test_changes_feed_shows_an_edit_and_its_diff(
     delta = entry.first.locator(".delta")
     delta.wait_for()
     assert "## Risks" in delta.inner_text()
+    assert "null" not in entry.first.locator(".diff").inner_text()
     shoot(page, "changes")
     assert watch.problems == []
 
@@ -195,3 +196,28 @@ def test_ask_without_a_model_points_to_search(server: Server, page: Any) -> None
     assert "UNAVAILABLE" in result.inner_text()
     result.locator("a", has_text="Search instead").click()
     page.wait_for_url("**/search?q=lighthouse")
+
+
+@needs("refactor")
+def test_rename_shows_the_links_it_rewrites_then_applies(
+    server: Server, page: Any, home: dict[str, Any]
+) -> None:
+    """Last in this module: it renames sub/gamma.md, which alpha.md and hub.md link to."""
+    watch = PageWatch(page)
+    open_page(page, server.url + "/edit?uri=gno://notes/sub/gamma.md")
+    page.fill("input[name=name]", "gamma-renamed.md")
+    page.locator(".refactor button", has_text="Preview").click()
+    preview = page.locator("[data-testid=refactor-preview]")
+    preview.locator("button", has_text="Rename").wait_for()
+    listed = preview.locator("li").all_inner_texts()
+    assert any(t.startswith("alpha.md") for t in listed) and any(
+        t.startswith("hub.md") for t in listed
+    ), listed
+    preview.locator("button", has_text="Rename").click()
+    page.wait_for_url("**gamma-renamed.md**")
+    page.wait_for_selector("[data-testid=doc-body]")
+    notes = home["notes"]
+    assert (notes / "sub" / "gamma-renamed.md").exists()
+    assert not (notes / "sub" / "gamma.md").exists()
+    assert "sub/gamma-renamed.md" in (notes / "hub.md").read_text(encoding="utf-8")
+    assert watch.problems == []

@@ -3,7 +3,7 @@
 // and dates added or removed. The journal never stores bodies, so neither does this page.
 
 import { api } from "../api.js";
-import { docHref, errorBox, formatDate, go, h } from "../dom.js";
+import { append, docHref, errorBox, formatDate, go, h } from "../dom.js";
 
 const FETCH = 1000; // the journal's page maximum
 const MAX_PAGES = 5; // at most 5,000 changes in the browser; narrow the window for more
@@ -82,7 +82,7 @@ function entry(change, signal) {
         const open = details.hidden;
         details.hidden = !open;
         toggle.setAttribute("aria-expanded", String(open));
-        if (open && !details.childElementCount) details.append(...(await diffOf(doc.uri, change, signal)));
+        if (open && !details.childElementCount) append(details, await diffOf(doc.uri, change, signal));
       },
     },
     "What changed",

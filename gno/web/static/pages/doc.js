@@ -128,10 +128,12 @@ async function fillRelated(section, doc, signal) {
       return { error };
     }
   };
+  // Similar documents need vectors: without them the route answers 503, so do not ask.
+  const vectors = hasFeature("similar") && (await hasVectors());
   const [links, backlinks, similar] = await Promise.all([
     hasFeature("links") ? load("links") : null,
     hasFeature("links") ? load("backlinks") : null,
-    hasFeature("similar") ? load("similar") : null,
+    vectors ? load("similar") : null,
   ]);
   const list = (title, testid, items) =>
     items?.length ? [h("h2", {}, title), h("ul", { class: "doc-list", "data-testid": testid }, items)] : null;
@@ -154,6 +156,13 @@ async function fillRelated(section, doc, signal) {
   if (hasFeature("graph")) {
     section.append(h("p", {}, h("a", { href: `/graph?${new URLSearchParams({ uri: doc.uri })}` }, "Neighbourhood graph")));
   }
+}
+
+let vectorState = null; // GET /api/capabilities once per app load (never aborted: it is shared)
+
+async function hasVectors() {
+  vectorState ??= api("/api/capabilities").then((c) => Boolean(c.vector)).catch(() => false);
+  return vectorState;
 }
 
 /** Images show inline and PDFs embed, both through /api/doc-asset (same origin). */

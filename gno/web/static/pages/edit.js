@@ -61,8 +61,12 @@ export async function editPage(main, params, signal) {
   };
 
   const showConflict = async (error) => {
-    const current = await api(`/api/doc?${new URLSearchParams({ uri: doc.uri })}`, { signal }).catch(() => null);
-    const theirs = current?.content ?? error.details?.currentContent ?? "";
+    // The 409 carries the file's current hash; its text is read from disk (doc-asset), since
+    // the index may not have synced the outside edit yet.
+    const current = error.details?.current ?? {};
+    const asset = `/api/doc-asset?${new URLSearchParams({ uri: doc.uri })}`;
+    const theirs = await fetch(asset, { signal }).then((r) => (r.ok ? r.text() : "")).catch(() => "");
+    const state = { hash: current.sourceHash, modifiedAt: current.modifiedAt };
     conflict.hidden = false;
     conflict.replaceChildren(
       h("h2", {}, "The file changed on disk while you edited it"),
@@ -76,7 +80,7 @@ export async function editPage(main, params, signal) {
       h(
         "div",
         { class: "toolbar" },
-        h("button", { type: "button", onclick: () => save({ hash: current?.source?.sourceHash, modifiedAt: current?.source?.modifiedAt }) }, "Keep mine"),
+        h("button", { type: "button", onclick: () => save(state) }, "Keep mine"),
         h(
           "button",
           {
@@ -84,7 +88,7 @@ export async function editPage(main, params, signal) {
             onclick: () => {
               text.value = theirs;
               original.content = theirs;
-              loaded = { hash: current?.source?.sourceHash, modifiedAt: current?.source?.modifiedAt };
+              loaded = state;
               conflict.hidden = true;
               status.textContent = "Loaded the version on disk.";
             },
