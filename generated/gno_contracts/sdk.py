@@ -1201,7 +1201,7 @@ class Operations:
             query: length >= 1
             verify: Literal[True]
             projectHints: at most 16 items
-            collection: str
+            collection: length >= 1
             limit: >= 1; <= 100; default 5
             minScore: >= 0; <= 1
             lang: str
@@ -2497,7 +2497,7 @@ class AsyncOperations:
             query: length >= 1
             verify: Literal[True]
             projectHints: at most 16 items
-            collection: str
+            collection: length >= 1
             limit: >= 1; <= 100; default 5
             minScore: >= 0; <= 1
             lang: str

@@ -29,8 +29,6 @@ app = typer.Typer(
 )
 collection_app = typer.Typer(help="Manage collections (indexed folders).", rich_markup_mode=None)
 app.add_typer(collection_app, name="collection")
-tags_app = typer.Typer(help="Tags of documents (tags add, tags rm).", rich_markup_mode=None)
-app.add_typer(tags_app, name="tags")
 models_app = typer.Typer(
     help="Models: what each role uses and the local cache.", rich_markup_mode=None
 )
@@ -187,7 +185,6 @@ runner.register(
         "mcp": mcp_app,
         "skill": skill_app,
         "context": context_app,
-        "tags": tags_app,
     }
 )
 server.register(app)

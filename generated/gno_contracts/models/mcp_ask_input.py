@@ -33,7 +33,7 @@ class McpAskInput(ContractModel):
     query: Annotated[str, Field(min_length=1)]
     verify: Literal[True] = True
     projectHints: Annotated[list[str] | None, Field(max_length=16)] = None
-    collection: str | None = None
+    collection: Annotated[str | None, Field(min_length=1)] = None
     limit: Annotated[int, Field(ge=1, le=100)] = 5
     minScore: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
     lang: str | None = None
