@@ -181,6 +181,8 @@ def test_capture_a_note_from_the_form(server: Server, page: Any) -> None:
     page.wait_for_url("**/doc?**")
     page.wait_for_selector("[data-testid=doc-body]")
     assert "quokkaberry" in page.locator("[data-testid=doc-body]").inner_text()
+    open_page(page, server.url + "/edit?collection=notes")
+    shoot(page, "capture")
     found = fetch_json(page, "/api/search", {"query": "quokkaberry"})
     assert len(found["results"]) == 1
     assert watch.problems == []
@@ -194,6 +196,7 @@ def test_ask_without_a_model_points_to_search(server: Server, page: Any) -> None
     result = page.locator("[data-testid=ask-result]")
     poll(page, "!document.querySelector('[data-testid=ask-result]').innerText.includes('Thinking')")
     assert "UNAVAILABLE" in result.inner_text()
+    shoot(page, "ask")
     result.locator("a", has_text="Search instead").click()
     page.wait_for_url("**/search?q=lighthouse")
 
