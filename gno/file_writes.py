@@ -63,7 +63,7 @@ def write_atomic(path: Path, data: bytes, *, exclusive: bool = False, mode: int 
                 raise DuplicateError(f"{path.name!r} already exists") from None
         else:
             os.replace(tmp, path)
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
     except OSError as exc:
         if exc.errno == 28:  # ENOSPC
             raise DiskFullError("No space left on the device; nothing was written") from exc
@@ -85,7 +85,7 @@ def make_parents(root: Path, path: Path) -> None:
         raise InvalidPathError("Cannot create a folder outside the collection root")
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     """Make the rename itself durable (POSIX); platforms without directory fds skip it."""
     try:
         fd = os.open(folder, os.O_RDONLY)

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gno.file_writes import fsync_dir
+
 JOURNAL_DIR = "refactor-journal"
 PREFIX = ".gno-refactor-"
 # Test hook: a process started with this set pauses (sleeps) before each commit step,
@@ -64,19 +66,6 @@ class Change:
     create: bool = False
 
 
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _write_file(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
     try:
@@ -93,7 +82,7 @@ def _write_journal(path: Path, record: dict[str, Any]) -> None:
     tmp.unlink(missing_ok=True)
     _write_file(tmp, json.dumps(record, ensure_ascii=False).encode())
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def _sha(path: Path) -> str | None:
@@ -201,9 +190,9 @@ def commit(
             on_step("commit")
             remove.unlink()
         for folder_path in {Path(e["path"]).parent for e in entries}:
-            _fsync_dir(folder_path)
+            fsync_dir(folder_path)
         if remove is not None:
-            _fsync_dir(remove.parent)
+            fsync_dir(remove.parent)
     except BaseException as exc:
         try:
             _roll_back(record)
