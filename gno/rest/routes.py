@@ -248,6 +248,17 @@ class Dispatcher:
         self.cache = ResultCache(paths.db_path, paths.config_file)
         self.lane = SearchLane(runtime.readers)
 
+    async def execute(self, op: Operation, inp: BaseModel, request: Request) -> Any:
+        """Run ``op`` off the event loop as its execution class says: BM25 in the search
+        lane (milliseconds, a few at a time), cancellable reads raced against the client's
+        disconnect, the rest on a worker thread."""
+        work = partial(self.run, op, inp)
+        if op.execution == "lane":
+            return await self.lane.run(work)
+        if op.cancellable:
+            return await run_until_disconnect(request, work)
+        return await anyio.to_thread.run_sync(work)
+
     def run(self, op: Operation, inp: BaseModel) -> Any:
         view = op.rest.view if op.rest else None
         work: Callable[[Any, Any], Any] = resolve(view) if view else handler(op.id)
@@ -300,13 +311,7 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
             slot = dispatcher.cache.slot(op.id, inp, local)
             if slot is not None and slot.body is not None:
                 return Response(slot.body, route.status, media_type="application/json")
-            work = partial(dispatcher.run, op, inp)
-            if op.execution == "lane":  # BM25: milliseconds, a few at a time
-                result = await dispatcher.lane.run(work)
-            elif op.cancellable:
-                result = await run_until_disconnect(request, work)
-            else:
-                result = await anyio.to_thread.run_sync(work)
+            result = await dispatcher.execute(op, inp, request)
         except BodyTooLarge:
             raise
         except Cancelled:  # the client went away: nobody to answer

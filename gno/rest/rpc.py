@@ -17,10 +17,8 @@ import json
 import sys
 import traceback
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
-import anyio
 from gno_contracts.operations import OPERATIONS, Operation
 from pydantic import BaseModel
 from pydantic import ValidationError as ModelError
@@ -30,7 +28,6 @@ from starlette.responses import Response
 from gno.core.wire_values import unusable_value
 from gno.errors import Cancelled, GnoError, ValidationError
 from gno.rest import views
-from gno.rest.disconnect import run_until_disconnect
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.routes import Dispatcher, Route, _body_args, schema_problem
 from gno.rest.security import BodyTooLarge, same_host
@@ -79,13 +76,7 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
                 inp = parse.model_validate(args)
             except ModelError as exc:
                 raise _invalid(exc) from None
-            work = partial(dispatcher.run, op, inp)
-            if op.execution == "lane":
-                result = await dispatcher.lane.run(work)
-            elif op.cancellable:
-                result = await run_until_disconnect(request, work)
-            else:
-                result = await anyio.to_thread.run_sync(work)
+            result = await dispatcher.execute(op, inp, request)
         except BodyTooLarge:
             raise
         except Cancelled:  # the client went away: nobody to answer
