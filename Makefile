@@ -100,6 +100,12 @@ bench: $(STAMP)
 	$(BIN)/python bench/context.py
 	$(BIN)/python bench/sdk.py
 	$(BIN)/python bench/records.py
+	# lane fastcli: its bench line goes here
+	# lane serve: its bench line goes here
+	# lane quality: its bench line goes here
+	# lane internals: its bench line goes here
+	# lane egress: its bench line goes here
+	# lane traces: its bench line goes here
 
 clean:
 	rm -rf .demo

@@ -333,3 +333,24 @@ class ServerUnreachableError(UnavailableError):
 
 
 # ===== errors added by lane records (keep them below this line) =====
+
+
+# ===== errors added by lane egress (keep them below this line) =====
+
+
+# ===== errors added by lane traces (keep them below this line) =====
+
+
+# ===== errors added by lane quality (keep them below this line) =====
+
+
+# ===== errors added by lane internals (keep them below this line) =====
+
+
+# ===== errors added by lane fastcli (keep them below this line) =====
+
+
+# ===== errors added by lane serve (keep them below this line) =====
+
+
+# ===== errors added by lane context2 (keep them below this line) =====

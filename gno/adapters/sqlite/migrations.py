@@ -392,3 +392,6 @@ def m008_records(conn: apsw.Connection, settings: dict[str, str]) -> None:
         ALTER TABLE documents ADD COLUMN metadata_json TEXT;
         """
     )
+
+
+# ===== migration 9 (lane egress), 10 (lane traces), 11 (lane records), 12 (lane quality), 13 (lane internals) go below, in order =====
