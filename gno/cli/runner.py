@@ -243,6 +243,7 @@ def progress(
 
 def call(ctx: typer.Context, op: Operation, inp: Any, **extra: Any) -> Any:
     from gno.services import handler
+    from gno.services.call import Call, bind
 
     verbose = settings(ctx).verbose
     if verbose:  # the plan: the operation and the input it runs with
@@ -250,7 +251,8 @@ def call(ctx: typer.Context, op: Operation, inp: Any, **extra: Any) -> Any:
     app = settings(ctx).make_app()
     started = time.perf_counter()
     try:
-        return handler(op.id)(app, inp, **extra)
+        with bind(Call("cli")):
+            return handler(op.id)(app, inp, **extra)
     finally:
         if verbose:
             write_err(f"[verbose] {op.id}: {(time.perf_counter() - started) * 1000:.1f} ms")

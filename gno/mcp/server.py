@@ -26,6 +26,7 @@ from gno.app import App
 from gno.errors import GnoError, NotFoundError
 from gno.mcp.tools import Outcome, call, failure, tools
 from gno.mcp.wire import Pending, answer_relay, guarded, stdio_relay
+from gno.services.call import Call, http_zone
 
 RESOURCE_NOT_FOUND = -32002  # MCP's code for an unknown resource
 TEMPLATE = "gno://{collection}/{+path}"
@@ -65,15 +66,15 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
     listed = t.ListToolsResult(tools=[_sdk_tool(tool) for tool in available.values()])
     lock = threading.Lock()
 
-    def run_locked(tool: Any, arguments: dict[str, Any]) -> Outcome:
+    def run_locked(tool: Any, arguments: dict[str, Any], context: Call) -> Outcome:
         if tool.op.execution == "memory":  # job queries touch no SQLite connection
-            return call(app, tool, arguments)
+            return call(app, tool, arguments, context)
         with lock:
             try:
                 app.refresh_config()
             except GnoError as exc:  # e.g. index.yml edited into invalid YAML
                 return failure(exc.code, exc.message)
-            return call(app, tool, arguments)
+            return call(app, tool, arguments, context)
 
     async def list_tools(ctx: Any, params: Any) -> t.ListToolsResult:
         return listed
@@ -83,7 +84,7 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
         if tool is None:  # outside the profile or the write gate: unknown, as GNO answers
             raise MCPError(code=t.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
         outcome = await anyio.to_thread.run_sync(
-            partial(run_locked, tool, dict(params.arguments or {}))
+            partial(run_locked, tool, dict(params.arguments or {}), _call_of(ctx))
         )
         return _result(outcome)
 
@@ -157,6 +158,16 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
 
 
 MAX_CURSOR_DIGITS = 12
+
+
+def _call_of(ctx: Any) -> Call:
+    """The tool call's ``Call``: over HTTP the zone of the request's peer, on stdio the
+    process that spawned this server (``local_process``)."""
+    request = getattr(ctx, "request", None)
+    scope = getattr(request, "scope", None)
+    if not isinstance(scope, dict):
+        return Call("mcp")
+    return Call("mcp", http_zone(scope.get("client"), scope.get("headers", [])))
 
 
 def _cursor_offset(cursor: str | None) -> int:

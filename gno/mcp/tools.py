@@ -27,6 +27,7 @@ from gno.app import App
 from gno.core.input_keys import known_arguments
 from gno.core.wire_values import unusable_value
 from gno.errors import GnoError
+from gno.services.call import Call, bind
 
 PROFILES = ("full", "core")
 # GNO's core profile in its playbook's retrieval order (gno_query first); the registry
@@ -139,8 +140,14 @@ def failure(code: str, message: str) -> Outcome:
     return Outcome(text, {"error": code, "message": message}, is_error=True)
 
 
-def call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
-    """Run one tool call to completion (blocking). Never raises for a user-visible failure."""
+def call(app: App, tool: Tool, arguments: dict[str, Any], context: Call | None = None) -> Outcome:
+    """Run one tool call to completion (blocking), its handler under ``context`` (a stdio
+    call when none is given). Never raises for a user-visible failure."""
+    with bind(context or Call("mcp")):
+        return _call(app, tool, arguments)
+
+
+def _call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
     from pydantic import BaseModel
     from pydantic import ValidationError as PydanticError
 

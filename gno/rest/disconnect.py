@@ -4,7 +4,7 @@ One task waits on the ASGI ``receive`` while the worker runs: once the request
 body is read, the next message uvicorn delivers is ``http.disconnect``, and only
 when the client went away (or the answer was sent). No polling: the watcher
 sleeps in that one ``receive()`` and is cancelled as soon as the worker returns.
-On disconnect the token bound to the worker is cancelled, the pipeline raises
+On disconnect the call's token, bound to the worker, is cancelled, the pipeline raises
 ``Cancelled`` at its next checkpoint, and the reader goes back to the pool.
 """
 
@@ -16,17 +16,15 @@ from typing import Any
 import anyio
 from starlette.requests import Request
 
-from gno.services.cancel import CancelToken, bound
+from gno.services.cancel import CancelToken
 
 
-async def run_until_disconnect(request: Request, work: Callable[[], Any]) -> Any:
-    """``work()`` on a worker thread; raises ``Cancelled`` (from the worker) when the
-    client disconnected before it finished and a checkpoint noticed."""
-    token = CancelToken()
-
-    def run() -> Any:
-        with bound(token):
-            return work()
+async def run_until_disconnect(
+    request: Request, work: Callable[[], Any], token: CancelToken
+) -> Any:
+    """``work()`` on a worker thread, which binds ``token`` (the call's: ``Dispatcher.run``
+    binds the whole call); raises ``Cancelled`` (from the worker) when the client
+    disconnected before it finished and a checkpoint noticed."""
 
     async def watch() -> None:
         while True:
@@ -40,7 +38,7 @@ async def run_until_disconnect(request: Request, work: Callable[[], Any]) -> Any
     async def work_then_stop_watching(group: anyio.abc.TaskGroup) -> None:
         try:
             # Not abandoned on cancel: the reader is released only when the thread ends.
-            outcome.append(await anyio.to_thread.run_sync(run))
+            outcome.append(await anyio.to_thread.run_sync(work))
         except Exception as exc:  # re-raised below as is, not as an exception group
             outcome.append(exc)
         group.cancel_scope.cancel()

@@ -46,6 +46,7 @@ from gno.rest.result_cache import ResultCache
 from gno.rest.search_lane import SearchLane
 from gno.rest.security import BodyTooLarge, same_host
 from gno.services import handler, model, resolve
+from gno.services.call import Call, bind, http_zone
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 429, 503)
@@ -252,14 +253,20 @@ class Dispatcher:
         """Run ``op`` off the event loop as its execution class says: BM25 in the search
         lane (milliseconds, a few at a time), cancellable reads raced against the client's
         disconnect, the rest on a worker thread."""
-        work = partial(self.run, op, inp)
+        call = Call("rest", http_zone(request.scope.get("client"), request.scope["headers"]))
+        work = partial(self.run, op, inp, call)
         if op.execution == "lane":
             return await self.lane.run(work)
         if op.cancellable:
-            return await run_until_disconnect(request, work)
+            return await run_until_disconnect(request, work, call.cancel)
         return await anyio.to_thread.run_sync(work)
 
-    def run(self, op: Operation, inp: BaseModel) -> Any:
+    def run(self, op: Operation, inp: BaseModel, call: Call) -> Any:
+        """``op`` on the worker thread, with ``call`` bound for its handler."""
+        with bind(call):
+            return self._run(op, inp)
+
+    def _run(self, op: Operation, inp: BaseModel) -> Any:
         view = op.rest.view if op.rest else None
         work: Callable[[Any, Any], Any] = resolve(view) if view else handler(op.id)
         if op.execution == "writer":

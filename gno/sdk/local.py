@@ -24,13 +24,15 @@ class LocalTransport:
 
     def call(self, op: Operation, inp: BaseModel) -> Any:
         from gno.services import handler
+        from gno.services.call import Call, bind
 
         with self._lock:
             if self._app is None:
                 from gno.app import App
 
                 self._app = App(self.paths, mode="direct-cli")
-            return handler(op.id)(self._app, inp)
+            with bind(Call("sdk")):
+                return handler(op.id)(self._app, inp)
 
     def close(self) -> None:
         with self._lock:

@@ -10,7 +10,8 @@ kept for an hour, at most 100. Ids mean nothing to another process or after a re
 Model downloads (``pull``) run in a lane of their own: they touch no index, so a download
 never waits behind a sync or blocks one, but two downloads never run at once.
 
-Each job's thread has a ``CancelToken`` bound (``services/cancel.py``): at shutdown the
+Each job's thread runs under the call that started it (``services/call.py``: same caller,
+request id and trace) with the job's own ``CancelToken`` bound: at shutdown the
 running jobs are asked to stop at their next checkpoint (a sync after its last committed
 batch, a download dropping its partial file) and then given the drain deadline.
 
@@ -35,7 +36,8 @@ from typing import Generic, Protocol, TypeVar, cast
 from pydantic import BaseModel
 
 from gno.errors import JobConflictError, NotFoundError, QueueFullError, UnavailableError
-from gno.services.cancel import CancelToken, bound
+from gno.services.call import Call, bind, current_call
+from gno.services.cancel import CancelToken
 
 KEEP_SECONDS = 3600
 KEEP_MAX = 100
@@ -84,6 +86,7 @@ class Job:
     lane: str = INDEX_LANE  # one running job per lane
     cancel: CancelToken = field(default_factory=CancelToken)
     origin: str = "sync"  # "watcher" when only the file watcher asked for this sync
+    call: Call = field(default_factory=current_call)  # the call that started it
 
     @property
     def changes(self) -> Sequence[Changes]:
@@ -225,7 +228,7 @@ class JobManager(Generic[C]):
         result: JobResult | None = None
         error: str | None = None
         try:
-            with bound(job.cancel):
+            with bind(job.call.for_job(job.cancel)):
                 result = work(context)
         except Exception as exc:  # a failed job reports why; the server goes on
             error = getattr(exc, "message", None) or str(exc) or type(exc).__name__
