@@ -161,6 +161,8 @@ def models_pull(
             entry |= _pull_one(app, role, model, force, progress)
             pulled.add(model.raw)
         results.append(entry)
+    if any(r["status"] == "downloaded" for r in results):
+        app.models.forget_missing()  # an optional role found without a model may have one now
     failed = [r for r in results if r["status"] == "failed"]
     if failed:
         listed = "; ".join(f"{r['role']}: {r['reason']}" for r in failed)

@@ -11,28 +11,16 @@ a cap, the deadline) removes nothing and is reported as the container's ingest e
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gno.core.identity import make_uri
 from gno.core.records import (
     DEADLINE_SECONDS,
-    MAX_METADATA_CHARS,
-    MAX_RECORD_CHARS,
-    MAX_RETAINED_FAILURES,
-    MAX_SNAPSHOT_CHARS,
-    MAX_SNAPSHOT_RECORDS,
     Malformed,
     Record,
     container_dir,
-    markdown,
-    payload,
-    record_key,
-    virtual_path,
 )
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.reading import FileTooLarge, NotRegularFile
@@ -46,7 +34,8 @@ from gno.ingest.record_lane import (
     read_container,
 )
 from gno.ports import CORRUPT, READ_ERROR, TOO_LARGE, UNSUPPORTED
-from gno.rows import INGEST_VERSION, ContainerState, DocState, SourceFile
+from gno.rows import INGEST_VERSION, ContainerState, SourceFile
+from gno.services.record_import import Import, Reactivate, plan_record
 
 if TYPE_CHECKING:
     from gno.config import Collection
@@ -83,33 +72,6 @@ class CollectionSync(Protocol):
 
 WINDOW_RECORDS = 512  # records converted per window (bounds memory)
 TIMEOUT = "TIMEOUT"
-
-
-@dataclass
-class Import:
-    """One container's import: what it saw and what went wrong."""
-
-    entry: WalkEntry
-    adapter: Adapter
-    mime: str
-    started: float = field(default_factory=time.monotonic)
-    seen: set[str] = field(default_factory=set)
-    keys: dict[str, int] = field(default_factory=dict)
-    records: int = 0
-    chars: int = 0
-    failures: list[str] = field(default_factory=list)
-    failed: int = 0
-    stop: tuple[str, str] | None = None  # (code, reason) of a cap that ended the import
-    states: dict[str, DocState] = field(default_factory=dict)  # the container's records
-
-    def fail(self, locator: str, reason: str) -> None:
-        self.failed += 1
-        if len(self.failures) < MAX_RETAINED_FAILURES:
-            self.failures.append(f"{locator}: {reason}"[:1000])
-
-    @property
-    def complete(self) -> bool:
-        return not self.failed and self.stop is None
 
 
 class RecordSync:
@@ -300,62 +262,13 @@ class RecordSync:
         self._finish(imp, source_hash, is_new)
 
     def _record(self, imp: Import, record: Record) -> tuple[Job, dict[str, Any]] | None:
-        if imp.records >= MAX_SNAPSHOT_RECORDS:
-            imp.stop = (TOO_LARGE, f"More than {MAX_SNAPSHOT_RECORDS:,} records; import stopped")
+        planned = plan_record(imp, record, self.coll.language_hint)
+        if isinstance(planned, Reactivate):
+            state = planned.state
+            self.owner.tally.changed(planned.rel_path, "added")
+            self.owner._queue(lambda: self.store.reactivate(state.id))
             return None
-        stable = record.stable_id
-        count = imp.keys.get(stable, 0) + 1
-        imp.keys[stable] = count
-        if count > 1:  # the same id twice in one container (a re-sent message...)
-            stable = f"{stable}#{count}"
-        adapter = imp.adapter
-        key = record_key(adapter.id, stable)
-        text = markdown(record)
-        if len(text) > MAX_RECORD_CHARS:
-            imp.fail(record.locator, "Record is longer than 2,000,000 characters")
-            return None
-        info = payload(record, key, adapter.id, adapter.version, adapter.fingerprint)
-        meta_text = json.dumps(info, separators=(",", ":"), sort_keys=True)
-        if len(meta_text) > MAX_METADATA_CHARS:
-            for name in ("references", "attachments", "participants", "categories", "dateFields"):
-                info.pop(name, None)
-            meta_text = json.dumps(info, separators=(",", ":"), sort_keys=True)
-            if len(meta_text) > MAX_METADATA_CHARS:
-                imp.fail(record.locator, "Record metadata is longer than 100,000 characters")
-                return None
-        imp.chars += len(text)
-        if imp.chars > MAX_SNAPSHOT_CHARS:
-            imp.stop = (TOO_LARGE, "Records exceed 50,000,000 characters; import stopped")
-            return None
-        imp.records += 1
-        rel = virtual_path(imp.entry.rel_path, key)
-        imp.seen.add(rel)
-        data = text.encode("utf-8")
-        content_hash = hashlib.sha256(data + b"\0" + meta_text.encode("utf-8")).hexdigest()
-        state = imp.states.get(rel)
-        if (
-            state is not None
-            and state.source_hash == content_hash
-            and state.ingest_version == INGEST_VERSION
-            and state.mirror_hash
-            and state.error_code is None
-        ):
-            if not state.active:
-                self.owner.tally.changed(rel, "added")
-                self.owner._queue(lambda: self.store.reactivate(state.id))
-            return None
-        job = Job(
-            rel,
-            imp.entry.abs_path,
-            ".md",
-            "text/markdown",
-            data,
-            content_hash,
-            self.coll.language_hint,
-            title=" ".join(record.title.split())[:500] or None,
-            converter=(adapter.id, adapter.version),
-        )
-        return job, info
+        return planned
 
     def _convert(self, imp: Import, window: list[tuple[Job, dict[str, Any]]]) -> None:
         if not window:

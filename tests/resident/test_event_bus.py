@@ -18,7 +18,7 @@ from gno.resident.events import (
     EventBus,
     job_events,
 )
-from gno.services.sync import CollectionTally
+from gno.services.sync_tally import CollectionTally
 
 EVENT = {
     "type": "document-changed",

@@ -328,7 +328,7 @@ def test_record_cap_stops_the_import_and_keeps_what_was_there(make_app, monkeypa
     app, root = make_app({"keep.md": "# Keep\n\nkeepword\n"})
     path = write_mbox(root / "inbox.mbox", three_messages())
     sync(app)
-    monkeypatch.setattr("gno.services.sync_records.MAX_SNAPSHOT_RECORDS", 1)
+    monkeypatch.setattr("gno.services.record_import.MAX_SNAPSHOT_RECORDS", 1)
     write_mbox(path, [*three_messages(), message(4, "Fourth", "The tapir note.")])
     code, text = errors_of(sync(app))["inbox.mbox"]
     assert code == "TOO_LARGE" and "More than 1 records" in text

@@ -103,9 +103,9 @@ def test_corrupt_pdf_is_recorded_and_sync_goes_on(make_app):
 
 
 def test_too_large_file_is_skipped_before_reading(make_app, monkeypatch):
-    import gno.services.sync as sync_module
+    import gno.services.sync_apply as apply_module
 
-    monkeypatch.setattr(sync_module, "MAX_FILE_BYTES", 10)
+    monkeypatch.setattr(apply_module, "MAX_FILE_BYTES", 10)
     app, _ = make_app({"big.md": "x" * 100 + "\n", "ok.md": "ok\n"})
     result = sync(app).collections[0]
     assert [(e.relPath, e.code) for e in result.errors] == [("big.md", "TOO_LARGE")]
@@ -127,9 +127,9 @@ def test_symlink_outside_root_is_ignored(make_app, tmp_path):
 
 @pytest.mark.parametrize("stop_after", [1, 150])
 def test_interrupted_sync_leaves_consistent_index(make_app, stop_after, monkeypatch):
-    import gno.services.sync as sync_module
+    import gno.services.sync_apply as apply_module
 
-    monkeypatch.setattr(sync_module, "BATCH_FILES", 40)
+    monkeypatch.setattr(apply_module, "BATCH_FILES", 40)
     files = {f"n{i:03d}.md": f"note {i} body word{i}\n" for i in range(300)}
     app, _ = make_app(files)
 

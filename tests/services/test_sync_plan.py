@@ -18,7 +18,7 @@ from gno_contracts.models.update_input import UpdateInput
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import gno.services.sync as sync_module
+import gno.services.sync_apply as apply_module
 from gno.app import App
 from gno.core.globs import FileRules
 from gno.core.mime import SUPPORTED_EXTENSIONS
@@ -133,7 +133,7 @@ def test_an_interrupted_sync_then_a_new_plan_converges(
 @pytest.fixture
 def monkeypatch_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     """Batches of two files, so an interrupted sync has committed some and not others."""
-    monkeypatch.setattr(sync_module, "BATCH_FILES", 2)
+    monkeypatch.setattr(apply_module, "BATCH_FILES", 2)
 
 
 class _Entry:

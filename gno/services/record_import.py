@@ -1,0 +1,132 @@
+"""One container's import in the record lane: what it saw, the caps, and what each record
+comes to (spec/records.md).
+
+``Import`` counts a container's records and characters against the caps of
+``core/records`` and keeps its failures; ``plan_record`` turns one record into a
+conversion job under its stable key (a repeated id gets ``#2``, ``#3`` …), unless its
+content hash is the one indexed: then it needs nothing, or only to come back when it had
+been inactivated. ``sync_records.RecordSync`` applies what this decides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from gno.core.records import (
+    MAX_METADATA_CHARS,
+    MAX_RECORD_CHARS,
+    MAX_RETAINED_FAILURES,
+    MAX_SNAPSHOT_CHARS,
+    MAX_SNAPSHOT_RECORDS,
+    Record,
+    markdown,
+    payload,
+    record_key,
+    virtual_path,
+)
+from gno.ingest.pipeline import Job
+from gno.ingest.record_lane import Adapter
+from gno.ingest.walker import WalkEntry
+from gno.ports import TOO_LARGE
+from gno.rows import INGEST_VERSION, DocState
+
+
+@dataclass
+class Import:
+    """One container's import: what it saw and what went wrong."""
+
+    entry: WalkEntry
+    adapter: Adapter
+    mime: str
+    started: float = field(default_factory=time.monotonic)
+    seen: set[str] = field(default_factory=set)
+    keys: dict[str, int] = field(default_factory=dict)
+    records: int = 0
+    chars: int = 0
+    failures: list[str] = field(default_factory=list)
+    failed: int = 0
+    stop: tuple[str, str] | None = None  # (code, reason) of a cap that ended the import
+    states: dict[str, DocState] = field(default_factory=dict)  # the container's records
+
+    def fail(self, locator: str, reason: str) -> None:
+        self.failed += 1
+        if len(self.failures) < MAX_RETAINED_FAILURES:
+            self.failures.append(f"{locator}: {reason}"[:1000])
+
+    @property
+    def complete(self) -> bool:
+        return not self.failed and self.stop is None
+
+
+@dataclass(frozen=True)
+class Reactivate:
+    """A record whose content is indexed unchanged but inactive: it comes back."""
+
+    rel_path: str
+    state: DocState
+
+
+RecordStep = tuple[Job, dict[str, Any]] | Reactivate | None
+
+
+def plan_record(imp: Import, record: Record, language_hint: str | None) -> RecordStep:
+    """What one record of a container comes to: a conversion job (with its metadata
+    payload), an unchanged record to bring back (``Reactivate``), or nothing (unchanged
+    and active, or refused by a cap: ``imp`` records why)."""
+    if imp.records >= MAX_SNAPSHOT_RECORDS:
+        imp.stop = (TOO_LARGE, f"More than {MAX_SNAPSHOT_RECORDS:,} records; import stopped")
+        return None
+    stable = record.stable_id
+    count = imp.keys.get(stable, 0) + 1
+    imp.keys[stable] = count
+    if count > 1:  # the same id twice in one container (a re-sent message...)
+        stable = f"{stable}#{count}"
+    adapter = imp.adapter
+    key = record_key(adapter.id, stable)
+    text = markdown(record)
+    if len(text) > MAX_RECORD_CHARS:
+        imp.fail(record.locator, "Record is longer than 2,000,000 characters")
+        return None
+    info = payload(record, key, adapter.id, adapter.version, adapter.fingerprint)
+    meta_text = json.dumps(info, separators=(",", ":"), sort_keys=True)
+    if len(meta_text) > MAX_METADATA_CHARS:
+        for name in ("references", "attachments", "participants", "categories", "dateFields"):
+            info.pop(name, None)
+        meta_text = json.dumps(info, separators=(",", ":"), sort_keys=True)
+        if len(meta_text) > MAX_METADATA_CHARS:
+            imp.fail(record.locator, "Record metadata is longer than 100,000 characters")
+            return None
+    imp.chars += len(text)
+    if imp.chars > MAX_SNAPSHOT_CHARS:
+        imp.stop = (TOO_LARGE, "Records exceed 50,000,000 characters; import stopped")
+        return None
+    imp.records += 1
+    rel = virtual_path(imp.entry.rel_path, key)
+    imp.seen.add(rel)
+    data = text.encode("utf-8")
+    content_hash = hashlib.sha256(data + b"\0" + meta_text.encode("utf-8")).hexdigest()
+    state = imp.states.get(rel)
+    if (
+        state is not None
+        and state.source_hash == content_hash
+        and state.ingest_version == INGEST_VERSION
+        and state.mirror_hash
+        and state.error_code is None
+    ):
+        return None if state.active else Reactivate(rel, state)
+    job = Job(
+        rel,
+        imp.entry.abs_path,
+        ".md",
+        "text/markdown",
+        data,
+        content_hash,
+        language_hint,
+        title=" ".join(record.title.split())[:500] or None,
+        converter=(adapter.id, adapter.version),
+    )
+    return job, info
