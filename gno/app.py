@@ -150,8 +150,9 @@ class App:
         """Optional role -> why it has no model (once it was looked up)."""
         return self.models.unavailable
 
-    def embedder(self) -> Embedder:
-        return self.models.embedder(self.config)
+    def embedder(self, uri: str | None = None) -> Embedder:
+        """The embedding model of ``uri`` (a collection's own), else the active one."""
+        return self.models.embedder(self.config, uri)
 
     def reranker(self) -> Reranker | None:
         return self.models.reranker(self.config)

@@ -92,25 +92,30 @@ class Models:
     def __init__(self, models_dir: Path) -> None:
         self.models_dir = models_dir
         self.lock = threading.Lock()  # loads, and every embedding or rerank call
-        self._embedder: Embedder | None = None
-        self.embed_uri: str | None = None  # the URI the embedder was loaded from
+        # Embedders by URI: the preset's, and a collection's own (index.yml
+        # ``collections[].models.embed``) when one has it.
+        self._embedders: dict[str, Embedder] = {}
+        self.embed_uri: str | None = None  # the URI the last embedder asked for came from
         self._reranker: Reranker | Literal[False] | None = None  # False: looked, none
         self._generators: dict[str, Generator | None] = {}  # None: looked, none available
         self.unavailable: dict[str, str] = {}  # optional role -> why it has no model
 
-    def embedder(self, config: Config) -> Embedder:
-        """The embedding model, loaded once. A missing hf: model is downloaded first when
-        the download policy allows it; otherwise this fails fast naming the fix."""
+    def embedder(self, config: Config, uri: str | None = None) -> Embedder:
+        """The embedding model of ``uri`` (default: the active one), loaded once per URI. A
+        missing hf: model is downloaded first when the download policy allows it;
+        otherwise this fails fast naming the fix."""
+        uri = uri or model_uri(config, "embed")
         with holding(self.lock):
-            if self._embedder is None:
-                self._embedder = self._load_embedder(config)
-            return _LockedEmbedder(self._embedder, self.lock)
+            loaded = self._embedders.get(uri)
+            if loaded is None:
+                loaded = self._embedders[uri] = self._load_embedder(uri)
+            self.embed_uri = uri
+            return _LockedEmbedder(loaded, self.lock)
 
-    def _load_embedder(self, config: Config) -> Embedder:
+    def _load_embedder(self, uri: str) -> Embedder:
         from gno.models.availability import download_policy, local_model_file
         from gno.models.catalog import parse_model_uri
 
-        uri = model_uri(config, "embed")
         model = parse_model_uri(uri)
         try:
             loaded: Embedder
@@ -125,7 +130,6 @@ class Models:
                 loaded = LlamaEmbedder(path, n_threads=_threads_env())
         except EmbeddingError as exc:
             raise UnavailableError(f"Cannot load the embedding model {uri}: {exc.message}") from exc
-        self.embed_uri = uri
         return loaded
 
     def reranker(self, config: Config) -> Reranker | None:
@@ -159,11 +163,11 @@ class Models:
         without the lock, which a model call holds for its whole length: status answers
         while a model works."""
         generators = sum(g is not None for g in list(self._generators.values()))
-        return int(self._embedder is not None) + int(bool(self._reranker)) + generators
+        return len(self._embedders) + int(bool(self._reranker)) + generators
 
     def roles_used(self) -> dict[str, bool]:
         """The roles this process looked for, and whether each has a model (--verbose)."""
-        used = {"embed": True} if self._embedder is not None else {}
+        used = {"embed": True} if self._embedders else {}
         if self._reranker is not None:
             used["rerank"] = self._reranker is not False
         return used | {role: g is not None for role, g in list(self._generators.items())}

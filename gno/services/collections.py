@@ -240,8 +240,9 @@ def remove_collection(app: App, inp: RemoveCollectionInput) -> McpRemoveResult:
 
 
 def clear_collection_embeddings(app: App, inp: ClearEmbeddingsInput) -> ClearEmbeddings:
-    """Delete a collection's vectors: of every model but the active one (stale) or all.
-    Embedded text stays cached, so `gno embed` restores unchanged chunks without the model."""
+    """Delete a collection's vectors: of every model but the one it embeds with (stale: its
+    own model when it has one, else the active one) or all. Embedded text stays cached, so
+    `gno embed` restores unchanged chunks without the model."""
     collection = app.config.find(inp.collection)
     if collection is None:
         raise NotFoundError(f"Collection not found: {inp.collection}")
@@ -249,7 +250,10 @@ def clear_collection_embeddings(app: App, inp: ClearEmbeddingsInput) -> ClearEmb
     if not store.load_vec():
         raise UnavailableError("Clearing vectors needs sqlite-vec: pip install 'gno[models]'")
     mode = str(getattr(inp.mode, "value", inp.mode) or "stale")
-    active = store.latest_embed_model(app.embed_model_uri())
+    from gno.services.embed_models import collection_embed_uris
+
+    own = collection_embed_uris(app).get(collection.name) or app.embed_model_uri()
+    active = store.latest_embed_model(own)
     deleted = protected = 0
     models: list[str] = []
     for model_id, uri in store.embed_model_uris().items():

@@ -32,6 +32,7 @@ from gno.errors import Cancelled, NotFoundError, UnavailableError
 from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError, Store
 from gno.rows import pack, unpack
 from gno.services.cancel import checkpoint
+from gno.services.embed_models import ModelGroup, groups_for, restricted, search_groups
 from gno.services.filters import Filters, build_filters
 from gno.services.job_runtime import Changes
 from gno.services.results import ResultBuilder
@@ -111,18 +112,58 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
     collection = normalize_collection_name(inp.collection) if inp.collection else None
     if collection and collection not in {c["name"] for c in store.collections()}:
         raise NotFoundError(f"Collection not found: {inp.collection}")
+    runs = _embed_runs(app, collection)
     if inp.dryRun:
-        return _dry_run(app, store, collection, started)
-    embedder = app.embedder()
-    uri = app.embed_uri or embedder.model_id
+        return _dry_run(app, store, runs, started)
+    tally = _EmbedTally(progress)
+    try:
+        for uri, name in runs:
+            _embed_one(app, store, inp, uri, name, tally)
+    except (KeyboardInterrupt, Cancelled):  # Ctrl-C, or a server stopping its job
+        tally.interrupted = True
+    payload: dict[str, Any] = {
+        "embedded": tally.embedded,
+        "errors": tally.errors,
+        "duration": round(time.perf_counter() - started, 3),
+        "model": runs[0][0] if len({uri for uri, _ in runs}) == 1 else app.embed_model_uri(),
+        "searchAvailable": tally.search_available,
+    }
+    if tally.interrupted:
+        payload["interrupted"] = True
+    return EmbedResult.model_validate(payload)
+
+
+def _embed_runs(app: App, collection: str | None) -> list[tuple[str, str | None]]:
+    """(model URI, collection or None for all) to embed: one run over the whole index (or
+    the one collection) when every collection uses one model, else one per collection
+    with its own model (``embed_models``)."""
+    groups = groups_for(app, [collection] if collection else None)
+    if len(groups) == 1 and groups[0].collections is None:
+        return [(groups[0].uri, collection)]
+    return [(group.uri, name) for group in groups for name in group.collections or ()]
+
+
+@dataclass
+class _EmbedTally:
+    progress: Progress | None
+    embedded: int = 0
+    errors: int = 0
+    total: int = 0  # chunks known so far: each run adds its backlog when it starts
+    interrupted: bool = False
+    search_available: bool = False
+
+
+def _embed_one(
+    app: App, store: Store, inp: EmbedInput, uri: str, collection: str | None, tally: _EmbedTally
+) -> None:
+    """One model's backlog (of one collection, or of all), page by page."""
+    embedder = app.embedder(uri)
     windows = window_limit(app, embedder)
     model_id = _model_id(app, store, embedder, uri, windows)
     if inp.force:
         store.clear_vectors(model_id, collection)
-    total = store.embed_backlog_count(model_id, collection)
-    embedded = errors = 0
+    tally.total += store.embed_backlog_count(model_id, collection)
     after: tuple[str, int] = ("", -1)
-    interrupted = False
     try:
         while page := store.embed_backlog(model_id, collection, after, inp.batchSize):
             after = page[-1][0], page[-1][1]
@@ -146,82 +187,102 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
                 if (h, seq, 0) in saved and (h, seq, win) in saved
             ]
             chunks_done = sum(1 for h, seq, win in saved if win == 0)
-            errors += len(page) - chunks_done
+            tally.errors += len(page) - chunks_done
             with store.write():
                 store.save_embeddings(model_id, fresh, done)
-            embedded += chunks_done
-            if progress:
-                progress(embedded + errors, total)
-    except (KeyboardInterrupt, Cancelled):  # Ctrl-C, or a server stopping its job
-        interrupted = True
-    payload: dict[str, Any] = {
-        "embedded": embedded,
-        "errors": errors,
-        "duration": round(time.perf_counter() - started, 3),
-        "model": uri,
-        "searchAvailable": store.embedded_chunks(model_id) != {},
-    }
-    if interrupted:
-        payload["interrupted"] = True
-    return EmbedResult.model_validate(payload)
+            tally.embedded += chunks_done
+            if tally.progress:
+                tally.progress(tally.embedded + tally.errors, tally.total)
+    finally:
+        tally.search_available |= store.embedded_chunks(model_id) != {}
 
 
-def _dry_run(app: App, store: Store, collection: str | None, started: float) -> EmbedResult:
-    """What `embed` would do, without loading the model: the chunks that lack a vector of
-    the model's newest vector set (every chunk when the model has none yet)."""
-    uri = app.embed_model_uri()
-    model_id = store.latest_embed_model(uri)
+def _dry_run(
+    app: App, store: Store, runs: list[tuple[str, str | None]], started: float
+) -> EmbedResult:
+    """What `embed` would do, without loading a model: the chunks that lack a vector of
+    each model's newest vector set (every chunk when the model has none yet)."""
+    pending = available = 0
+    for uri, collection in runs:
+        model_id = store.latest_embed_model(uri)
+        pending += store.embed_backlog_count(model_id if model_id is not None else -1, collection)
+        available += model_id is not None and store.embedded_chunks(model_id) != {}
     return EmbedResult.model_validate(
         {
             "embedded": 0,
             "errors": 0,
             "duration": round(time.perf_counter() - started, 3),
-            "model": uri,
-            "searchAvailable": model_id is not None and store.embedded_chunks(model_id) != {},
-            "pending": store.embed_backlog_count(
-                model_id if model_id is not None else -1, collection
-            ),
+            "model": runs[0][0] if len({uri for uri, _ in runs}) == 1 else app.embed_model_uri(),
+            "searchAvailable": available > 0,
+            "pending": pending,
         }
     )
 
 
 @dataclass
 class VectorSearch:
-    """A finished vector search: its vector set and the query vectors (for vector feedback)."""
+    """A finished vector search: its vector set and the query vectors (for vector feedback).
+    With collections of several models it is the first model's search (the active model's
+    when it took part), and ``collections`` the collections that model answers for."""
 
     model_id: int
     vectors: list[list[float]]
     windows: int  # windows per chunk of the vector set searched (1: one vector per chunk)
+    collections: tuple[str, ...] | None = None  # None: every collection the filters allow
+
+
+NO_VECTORS = "No embeddings for the active model yet. Run: gno embed (or gno index)"
 
 
 def vector_search(
     app: App, store: Store, texts: list[str], k: int, filters: Filters | None = None
 ) -> tuple[list[list[tuple[str, int, float]]], VectorSearch]:
     """Nearest chunks (mirror_hash, seq, distance) of active documents for each query text,
-    with the active model (a chunk with several windows may come back once per window).
-    Owner ``filters`` apply inside the search, before ``k``. Raises UnavailableError when
-    there are no vectors for it (checked before loading a model)."""
+    with each searched collection's embedding model (``embed_models``: one model, one KNN,
+    in the usual case; else each model's nearest chunks of its own collections, merged by
+    distance). A chunk with several windows may come back once per window. Owner
+    ``filters`` apply inside the search, before ``k``. Raises UnavailableError when there
+    are no vectors for it (checked before loading a model)."""
     if not store.load_vec():
         raise UnavailableError("Vector search needs sqlite-vec: pip install 'gno[models]'")
-    if not store.vector_count(store.latest_embed_model(app.embed_model_uri())):
-        raise UnavailableError(
-            "No embeddings for the active model yet. Run: gno embed (or gno index)"
-        )
-    embedder = app.embedder()
-    uri = app.embed_uri or embedder.model_id
+    searches = [
+        _group_search(app, store, group, texts, k, restricted(filters, group))
+        for group in search_groups(app, filters)
+        if store.vector_count(store.latest_embed_model(group.uri))
+    ]
+    if not searches:
+        raise UnavailableError(NO_VECTORS)
+    if len(searches) == 1:
+        return searches[0]
+    merged = [
+        sorted((n for found, _ in searches for n in found[i]), key=lambda n: (n[2], n[0], n[1]))[:k]
+        for i in range(len(texts))
+    ]
+    return merged, searches[0][1]
+
+
+def _group_search(
+    app: App,
+    store: Store,
+    group: ModelGroup,
+    texts: list[str],
+    k: int,
+    filters: Filters | None,
+) -> tuple[list[list[tuple[str, int, float]]], VectorSearch]:
+    """One model's KNN over the collections that use it."""
+    uri = group.uri
+    embedder = app.embedder(uri)
     windows = window_limit(app, embedder)
     model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions, windows))
     if windows > 1 and model_id is None:  # windows on, but only a one-vector set exists
         windows = 1
         model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions))
     if model_id is None:
-        raise UnavailableError(
-            "No embeddings for the active model yet. Run: gno embed (or gno index)"
-        )
+        raise UnavailableError(NO_VECTORS)
     vectors = embedder.embed_batch([query_text(uri, text) for text in texts])
     where, params = filters.sql() if filters else ("", [])
     found = store.knn(model_id, [pack(vector) for vector in vectors], k, where, params)
-    return found, VectorSearch(model_id, vectors, windows)
+    return found, VectorSearch(model_id, vectors, windows, group.collections)
 
 
 def vector_neighbours(
@@ -244,6 +305,8 @@ def feedback_neighbours(
     blobs = store.chunk_vector_blobs(search.model_id, chunks)
     if not blobs or not search.vectors:
         return []
+    if search.collections is not None:  # that model answers for its own collections only
+        filters = restricted(filters, ModelGroup("", search.collections))
     rows = [unpack(blob) for blob in blobs]
     query = search.vectors[0]
     moved = [q + beta * sum(r[i] for r in rows) / len(rows) for i, q in enumerate(query)]

@@ -108,27 +108,31 @@ def start_update(app: App, inp: UpdateInput) -> McpSyncResult:
     )
 
 
-def _require_embed_model(app: App) -> str:
-    """The embedding model's URI, failing now (not in the job) when it is not on disk: a
-    tool call never starts a download (`gno models pull` does)."""
+def _require_embed_model(app: App, collection: str | None = None) -> str:
+    """The embedding model's URI (the collection's own when it has one), failing now (not
+    in the job) when a model the embedding will use is not on disk: a tool call never
+    starts a download (`gno models pull` does)."""
     from dataclasses import replace
 
+    from gno.core.identity import normalize_collection_name
     from gno.models.availability import download_policy, local_model_file
     from gno.models.catalog import parse_model_uri
+    from gno.services.embed_models import groups_for
 
-    uri = app.embed_model_uri()
-    model = parse_model_uri(uri)
-    if model.scheme != "http":
-        cached_only = replace(download_policy(), allow_auto_download=False)
-        local_model_file("embed", model, app.paths.models_dir, cached_only)
-    return uri
+    groups = groups_for(app, [normalize_collection_name(collection)] if collection else None)
+    for group in groups:
+        model = parse_model_uri(group.uri)
+        if model.scheme != "http":
+            cached_only = replace(download_policy(), allow_auto_download=False)
+            local_model_file("embed", model, app.paths.models_dir, cached_only)
+    return groups[0].uri if len(groups) == 1 else app.embed_model_uri()
 
 
 def start_embed(app: App, inp: EmbedInput) -> McpEmbedResult:
     from gno.services.embed import embed
 
     _collections(app, inp.collection)
-    uri = _require_embed_model(app)
+    uri = _require_embed_model(app, inp.collection)
 
     def work(job_app: App) -> JobResult:
         result = embed(job_app, inp, progress=_stop_point)
