@@ -145,7 +145,7 @@ def test_clearing_stale_vectors_keeps_the_collections_own_model(
 
     from gno.services.collections import clear_collection_embeddings
 
-    app, server = served
+    app, _ = served
     embed(app, EmbedInput())
     cleared = clear_collection_embeddings(app, ClearEmbeddingsInput(collection="work"))
     assert cleared.deletedVectors == 0  # its vectors are of the model it embeds with
