@@ -171,9 +171,17 @@ def activation(store: Store, counts: dict[str, tuple[int, int]]) -> dict[str, An
 
 
 def embedded_counts(app: App, store: Store) -> dict[str, int]:
-    """Per collection: chunks with a vector from the active embedding model."""
+    """Per collection: chunks with a vector from the model it embeds with (its own, else
+    the active one)."""
+    from gno.services.embed_models import groups_for
+
     try:
-        return store.embedded_chunks(store.latest_embed_model(app.embed_model_uri()))
+        counts: dict[str, int] = {}
+        for group in groups_for(app, None):
+            found = store.embedded_chunks(store.latest_embed_model(group.uri))
+            keep = group.collections
+            counts |= {c: n for c, n in found.items() if keep is None or c in keep}
+        return counts
     except GnoError:  # an unknown preset in index.yml: status still answers
         return {}
 

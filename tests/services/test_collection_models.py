@@ -151,3 +151,14 @@ def test_clearing_stale_vectors_keeps_the_collections_own_model(
     assert cleared.deletedVectors == 0  # its vectors are of the model it embeds with
     hits = vsearch(app, SearchInput(query="budget", collection="work", limit=5))
     assert len(hits.results) == 2
+
+
+def test_status_counts_each_collections_vectors_of_its_own_model(
+    served: tuple[App, FakeOpenAI],
+) -> None:
+    from gno.services.status import embedded_counts
+
+    app, _ = served
+    assert embedded_counts(app, app.store()) == {}
+    embed(app, EmbedInput())
+    assert embedded_counts(app, app.store()) == {"notes": 1, "work": 2}
