@@ -162,3 +162,18 @@ def test_status_counts_each_collections_vectors_of_its_own_model(
     assert embedded_counts(app, app.store()) == {}
     embed(app, EmbedInput())
     assert embedded_counts(app, app.store()) == {"notes": 1, "work": 2}
+
+
+def test_a_process_follows_models_use_without_restarting(make_app: Any) -> None:
+    """`gno serve` keeps one Models: an embedding model chosen meanwhile is loaded, not the
+    one loaded first."""
+    with FakeOpenAI(mode="ok") as server:
+        app, _ = make_app(NOTES)
+        models_use(app, ModelsUseInput(embed=f"{server.url}/v1#first-embed"))
+        sync(app)
+        assert embed(app, EmbedInput()).model == f"{server.url}/v1#first-embed"
+        models_use(app, ModelsUseInput(embed=f"{server.url}/v1#second-embed"))
+        server.requests.clear()
+        assert embed(app, EmbedInput()).model == f"{server.url}/v1#second-embed"
+        assert "slow traces" in embedded_texts(server, "second-embed")
+        assert embedded_texts(server, "first-embed") == ""
