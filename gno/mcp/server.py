@@ -26,7 +26,7 @@ from gno.app import App
 from gno.errors import GnoError, NotFoundError
 from gno.mcp.tools import Outcome, call, failure, tools
 from gno.mcp.wire import Pending, answer_relay, guarded, stdio_relay
-from gno.services.call import Call, http_zone
+from gno.services.call import Call, bind, http_zone
 
 RESOURCE_NOT_FOUND = -32002  # MCP's code for an unknown resource
 TEMPLATE = "gno://{collection}/{+path}"
@@ -95,7 +95,7 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
         offset = _cursor_offset(getattr(params, "cursor", None) if params else None)
         try:
             page, following = await anyio.to_thread.run_sync(
-                partial(_locked, lock, page_of, app, offset)
+                partial(_locked, lock, _call_of(ctx), page_of, app, offset)
             )
         except GnoError:  # no index yet: nothing to list
             return t.ListResourcesResult(resources=[])
@@ -131,7 +131,9 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
         mime = TAGS_MIME if is_tags_uri(uri) else MIME
         try:
             reader = read_tags if is_tags_uri(uri) else read
-            text = await anyio.to_thread.run_sync(partial(_locked, lock, reader, app, uri))
+            text = await anyio.to_thread.run_sync(
+                partial(_locked, lock, _call_of(ctx), reader, app, uri)
+            )
         except NotFoundError as exc:
             raise MCPError(
                 code=RESOURCE_NOT_FOUND, message=exc.message, data={"uri": uri}
@@ -161,8 +163,8 @@ MAX_CURSOR_DIGITS = 12
 
 
 def _call_of(ctx: Any) -> Call:
-    """The tool call's ``Call``: over HTTP the zone of the request's peer, on stdio the
-    process that spawned this server (``local_process``)."""
+    """A tool call's or resource read's ``Call``: over HTTP the zone of the request's
+    peer, on stdio the process that spawned this server (``local_process``)."""
     request = getattr(ctx, "request", None)
     scope = getattr(request, "scope", None)
     if not isinstance(scope, dict):
@@ -182,9 +184,10 @@ def _cursor_offset(cursor: str | None) -> int:
     return int(cursor)
 
 
-def _locked(lock: threading.Lock, fn: Any, *args: Any) -> Any:
+def _locked(lock: threading.Lock, context: Call, fn: Any, *args: Any) -> Any:
+    """A resource read, one at a time with tool calls, under its ``Call``."""
     app = args[0]
-    with lock:
+    with lock, bind(context):
         app.refresh_config()
         return fn(*args)
 

@@ -125,3 +125,31 @@ def test_a_job_runs_under_the_call_that_started_it(make_app: Any) -> None:
     assert (ran[0].surface, ran[0].zone, ran[0].trace_id) == ("rest", "lan", "t-9")
     assert ran[0].cancel is job.cancel  # the job's own token: shutdown cancels the job
     assert ran[0].cancel is not starter.cancel  # the request ending does not
+
+
+def test_mcp_resource_reads_run_under_an_mcp_call(
+    make_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp.client import Client
+
+    import gno.services.resources as resources
+    from gno.mcp.server import build_server
+
+    app, _ = make_app(FILES)
+    sync(app)
+    calls: list[Call] = []
+    real = resources.read_resource
+
+    def recording(app: App, uri: str) -> str:
+        calls.append(current_call())
+        return real(app, uri)
+
+    monkeypatch.setattr(resources, "read_resource", recording)
+
+    async def read() -> None:
+        async with Client(build_server(app), mode="legacy") as client:
+            result = await client.read_resource("gno://notes/sampling.md")
+            assert "Keep only slow traces" in result.contents[0].text
+
+    anyio.run(read)
+    assert [(c.surface, c.zone) for c in calls] == [("mcp", "local_process")]
