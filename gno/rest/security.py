@@ -18,7 +18,6 @@ from typing import Any
 
 from gno.rest.errors import catalog_response
 from gno.rest.gateway import Gateway, default_hosts, refusal_response
-from gno.services.call import FORWARDING_HEADERS
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -27,6 +26,9 @@ Send = Callable[[Message], Awaitable[None]]
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+FORWARDING_HEADERS = frozenset(
+    {b"forwarded", b"x-forwarded-for", b"x-forwarded-host", b"x-forwarded-proto", b"x-real-ip"}
+)
 # The Web UI and every API answer: scripts, styles, images and connections from this origin
 # only; no plugins, no <base> rewrites, no framing. The pages use no inline script or style.
 CSP = (
