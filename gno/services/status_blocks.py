@@ -262,9 +262,14 @@ def background_block(app: App, embed_ready: bool) -> dict[str, Any]:
 
 
 def pending_documents(app: App) -> int:
+    from gno.services.embed_models import groups_for
+
     try:
         store = app.store()
-        return store.pending_documents(store.latest_embed_model(app.embed_model_uri()))
+        return sum(  # each collection against the model it embeds with
+            store.pending_documents(store.latest_embed_model(group.uri), group.collections)
+            for group in groups_for(app, None)
+        )
     except GnoError:
         return 0
 

@@ -177,3 +177,18 @@ def test_a_process_follows_models_use_without_restarting(make_app: Any) -> None:
         assert embed(app, EmbedInput()).model == f"{server.url}/v1#second-embed"
         assert "slow traces" in embedded_texts(server, "second-embed")
         assert embedded_texts(server, "first-embed") == ""
+
+
+def test_pending_documents_count_each_collection_against_its_own_model(
+    served: tuple[App, FakeOpenAI],
+) -> None:
+    """What the daemon's embed scheduler waits on: zero once every collection is embedded
+    with its model (with the preset's model alone, `work` would look pending forever)."""
+    from gno.services.status_blocks import pending_documents
+
+    app, _ = served
+    assert pending_documents(app) == 3
+    embed(app, EmbedInput(collection="work"))
+    assert pending_documents(app) == 1
+    embed(app, EmbedInput())
+    assert pending_documents(app) == 0

@@ -10,6 +10,7 @@ it, so ``gno search`` never pays for it.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -174,23 +175,30 @@ class VectorStore:
             )
         )
 
-    def pending_documents(self, model_id: int | None) -> int:
-        """Active documents with at least one chunk lacking a vector for this model (every
-        chunked document when there is no model yet)."""
+    def pending_documents(
+        self, model_id: int | None, collections: Sequence[str] | None = None
+    ) -> int:
+        """Active documents (of these collections, None: all) with at least one chunk
+        lacking a vector for this model (every chunked document when there is no model yet)."""
         missing = (
             "NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.model_id = ? "
             "AND v.mirror_hash = c.mirror_hash AND v.seq = c.seq)"
             if model_id is not None
             else "1"
         )
+        params: list[Any] = [model_id] if model_id is not None else []
+        among = ""
+        if collections is not None:
+            among = "AND d.collection IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(list(collections)))
         return scalar(
             self.conn.execute(
                 f"""
             SELECT count(*) FROM documents d
-            WHERE d.active = 1 AND d.mirror_hash IS NOT NULL AND EXISTS (
+            WHERE d.active = 1 AND d.mirror_hash IS NOT NULL {among} AND EXISTS (
                 SELECT 1 FROM content_chunks c WHERE c.mirror_hash = d.mirror_hash AND {missing})
             """,
-                (model_id,) if model_id is not None else (),
+                params,
             )
         )
 
