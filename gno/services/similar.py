@@ -9,6 +9,7 @@ loaded: the stored vectors are the query.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -18,6 +19,7 @@ from gno_contracts.models.similar_input import SimilarInput
 from gno.app import App
 from gno.errors import NotFoundError, UnavailableError
 from gno.rows import pack, unpack
+from gno.services.embed_models import collection_embed_uris
 from gno.services.graph_refs import node_for
 
 MAX_K = 200
@@ -43,13 +45,20 @@ def similar(app: App, inp: SimilarInput) -> Similar:
         raise NotFoundError("Document has no indexed content")
     if not store.load_vec():
         raise UnavailableError("Vector search needs sqlite-vec: pip install 'gno[models]'")
-    model_id = store.latest_embed_model(app.embed_model_uri())
+    # The document's vectors are of its collection's model; only collections embedded with
+    # the same model share that vector space.
+    uris = collection_embed_uris(app)
+    uri = uris.get(doc.collection) or app.embed_model_uri()
+    model_id = store.latest_embed_model(uri)
     blobs = store.chunk_embeddings(model_id, row.mirror_hash) if model_id is not None else []
     if model_id is None or not blobs:  # no vectors: unavailable until `gno embed` ran
         raise UnavailableError("Document has no embeddings. Run: gno embed")
     query = mean_vector([unpack(blob) for blob in blobs])
     limit, threshold = inp.limit, inp.threshold
     where, params = ("", []) if inp.crossCollection else ("AND collection = ?", [doc.collection])
+    if inp.crossCollection and len(set(uris.values())) > 1:
+        same = sorted(name for name, other in uris.items() if other == uri)
+        where, params = "AND collection IN (SELECT value FROM json_each(?))", [json.dumps(same)]
     neighbours = store.knn(model_id, [pack(query)], min(limit * 20, MAX_K), where, params)[0]
     best: dict[str, float] = {}
     for mirror_hash, _, distance in neighbours:

@@ -192,3 +192,18 @@ def test_pending_documents_count_each_collection_against_its_own_model(
     assert pending_documents(app) == 1
     embed(app, EmbedInput())
     assert pending_documents(app) == 0
+
+
+def test_similar_uses_the_documents_own_model(served: tuple[App, FakeOpenAI]) -> None:
+    from gno_contracts.models.similar_input import SimilarInput
+
+    from gno.services.similar import similar
+
+    app, _ = served
+    embed(app, EmbedInput())
+    found = similar(app, SimilarInput(ref="gno://work/budget.md", limit=5, threshold=0))
+    assert [h.uri for h in found.similar] == ["gno://work/hire.md"]
+    across = similar(
+        app, SimilarInput(ref="gno://work/budget.md", limit=5, threshold=0, crossCollection=True)
+    )
+    assert [h.uri for h in across.similar] == ["gno://work/hire.md"]  # notes: another model
