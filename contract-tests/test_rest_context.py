@@ -153,3 +153,36 @@ def test_watched_capsule_is_reverified_after_a_sync(tmp_path: Path) -> None:
     assert gno_ok(env, "context", "watches", "--json")["registrations"] == []
     gone = run_gno(env, "context", "reverify", reg, "--json")
     assert gone.returncode == 1
+
+
+def test_watched_capsule_is_reverified_under_the_daemon(tmp_path: Path) -> None:
+    """`gno daemon` serves no /api/events, but its watcher's sync re-verifies a watched
+    Capsule all the same: the registration records the new content status."""
+    import time
+
+    from contract_helpers import gno_ok, run_gno
+
+    env = build_corpus(tmp_path, vectors=False)
+    out = tmp_path / "cap.json"
+    args = ["context", "build", "zephyrquartz", "--budget", "12000", "--fast", "--json"]
+    assert run_gno(env, *args, "--output", str(out)).returncode == 0
+    capsule = json.loads(out.read_text())
+    reg = gno_ok(env, "context", "watch", str(out), "--json")["registration"]["registrationId"]
+    uri = capsule["evidence"][0]["uri"]
+    root = next(
+        Path(c["path"])
+        for c in json.loads(run_gno(env, "collection", "list", "--json").stdout)
+        if uri.startswith(f"gno://{c['name']}/")
+    )
+    with running(env, "--no-sync-on-start", command="daemon"):
+
+        def status() -> str | None:
+            listed = gno_ok(env, "context", "watches", "--json")["registrations"]
+            return next(r["lastContentStatus"] for r in listed if r["registrationId"] == reg)
+
+        assert status() is None
+        (root / uri.split("/", 3)[3]).write_text("# Rewritten\n\nNothing old.\n", encoding="utf-8")
+        deadline = time.monotonic() + 60
+        while status() != "stale":
+            assert time.monotonic() < deadline, "the daemon never re-verified the Capsule"
+            time.sleep(0.2)
