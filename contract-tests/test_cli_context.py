@@ -127,3 +127,19 @@ def test_ask_flags_for_people_and_scripts(env: dict[str, str]) -> None:
         assert payload["answer"] == "The keeper tends the lighthouse [1]."
         md = run_gno(own, "ask", "lighthouse", "--answer", "--md")
         assert md.returncode == 0 and "## Citations" in md.stdout and payload["answer"] in md.stdout
+
+
+def test_output_keeps_an_existing_file_on_failure(env: dict[str, str], tmp_path: Path) -> None:
+    """--output replaces a file only once the whole result exists: a failing build leaves an
+    existing file byte-identical, and a folder that does not exist is an input error."""
+    target = tmp_path / "kept.json"
+    target.write_text("previous capsule\n")
+    args = ["context", "build", "lighthouse keeper", "--fast", "--json", "--output", str(target)]
+    gno_err(env, 1, *args, "--budget", "0")
+    gno_err(env, 1, *args, "--budget", "12000", "-c", "nope")
+    assert target.read_text() == "previous capsule\n" and _files(tmp_path) == {"kept.json"}
+    assert run_gno(env, *args, "--budget", "12000").returncode == 0
+    assert json.loads(target.read_text())["schemaVersion"] == "1.1"
+    assert _files(tmp_path) == {"kept.json"}  # the temporary file was renamed, none left
+    missing = ["--budget", "12000", "--output", str(tmp_path / "no-such-dir" / "x.json")]
+    gno_err(env, 1, *args[:-2], *missing)
