@@ -20,6 +20,8 @@ _OUTCOMES = {
 
 
 def captured(result: McpCaptureResult, view: View) -> Shown:
+    if view.quiet:  # GNO: --quiet prints only the URI
+        return Shown(result.uri)
     outcome = str(getattr(result.collisionPolicyResult, "value", result.collisionPolicyResult))
     return Shown(f"{_OUTCOMES.get(outcome, outcome)}: {result.uri} ({result.docid})")
 

@@ -32,6 +32,16 @@ def test_quiet_prints_only_the_results(tmp_path: Path) -> None:
     assert quiet.count("[#") == 3
 
 
+def test_quiet_capture_prints_only_the_uri(tmp_path: Path) -> None:
+    """GNO: `capture --quiet` prints only the URI (a script can pipe it to `gno get`)."""
+    indexed(tmp_path)
+    loud = run("capture", "first captured note", "-c", "notes").stdout
+    assert loud.startswith("Captured: gno://notes/")
+    quiet = run("capture", "second captured note", "-c", "notes", "-q").stdout
+    assert quiet.startswith("gno://notes/") and quiet.count("\n") == 1
+    assert "second captured note" in run("get", quiet.strip()).stdout
+
+
 def test_no_color_reaches_the_progress_bar(tmp_path: Path) -> None:
     root = tmp_path / "notes"
     root.mkdir()
