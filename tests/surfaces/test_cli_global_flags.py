@@ -32,6 +32,16 @@ def test_quiet_prints_only_the_results(tmp_path: Path) -> None:
     assert quiet.count("[#") == 3
 
 
+def test_quiet_drops_the_ls_summary_and_the_bm25_note(tmp_path: Path) -> None:
+    indexed(tmp_path)
+    assert "3 of 3 document(s)" in run("ls").stdout
+    quiet = run("ls", "-q").stdout
+    assert "document(s)" not in quiet and quiet.count("gno://notes/") == 3
+    assert "Note: keyword (BM25)" in run("query", "sampling").stderr
+    done = run("query", "sampling", "-q")
+    assert done.stderr == "" and done.stdout.count("gno://notes/") == 3
+
+
 def test_quiet_capture_prints_only_the_uri(tmp_path: Path) -> None:
     """GNO: `capture --quiet` prints only the URI (a script can pipe it to `gno get`)."""
     indexed(tmp_path)
