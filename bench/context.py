@@ -192,16 +192,20 @@ def main() -> int:
         capture_output=True, text=True, env=os.environ.copy(), check=False,
     )  # fmt: skip
     process_s = time.perf_counter() - started
-    figures = {
-        "compile_ms": round(compile_ms, 1),
-        "verify_ms": round(verify_ms, 1),
-        "process_s": round(process_s, 2),
-        "process_exit": done.returncode,
-        "evidence": len(capsule["evidence"]),
-        "usedBytes": capsule["budget"]["usedBytes"],
-        "coverage": f"{len(capsule['coverage']['coveredFacets'])}/{len(capsule['coverage']['requestedFacets'])}",
-        "capsuleBytes": len(canonical_json(capsule).encode()),
-    } | compiled_figures | ask_figures
+    figures = (
+        {
+            "compile_ms": round(compile_ms, 1),
+            "verify_ms": round(verify_ms, 1),
+            "process_s": round(process_s, 2),
+            "process_exit": done.returncode,
+            "evidence": len(capsule["evidence"]),
+            "usedBytes": capsule["budget"]["usedBytes"],
+            "coverage": f"{len(capsule['coverage']['coveredFacets'])}/{len(capsule['coverage']['requestedFacets'])}",
+            "capsuleBytes": len(canonical_json(capsule).encode()),
+        }
+        | compiled_figures
+        | ask_figures
+    )
     print(f"{'figure':<32} {'value':>10} {'target':>8}")
     for key, value in figures.items():
         target = TARGETS.get(key)
