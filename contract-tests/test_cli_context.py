@@ -106,6 +106,7 @@ def test_ask_flags_for_people_and_scripts(env: dict[str, str]) -> None:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from contract_helpers import assert_valid
+
     from tests.fake_openai import FakeOpenAI
 
     with FakeOpenAI(mode="ok") as fake:
