@@ -129,3 +129,21 @@ def test_http_errors_before_the_stream(server: FakeOpenAI) -> None:
     with pytest.raises(GenerationError) as info:
         HttpGenerator(server.url, "m").generate("q", on_text=lambda piece: None)
     assert info.value.code == INVALID_OUTPUT
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_an_oversized_json_body_is_refused(
+    server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, streamed: bool
+) -> None:
+    """A body over the cap (lowered here to 4 KiB) is INVALID_OUTPUT, never held whole."""
+    import gno.adapters.openai_http.client as client
+
+    monkeypatch.setattr(client, "RESPONSE_BYTES", 4096)
+    server.ignore_stream = True  # the streamed call gets one JSON body too
+    server.chat_reply = lambda body: "x" * 5000
+    gen = HttpGenerator(server.url, "m")
+    with pytest.raises(GenerationError) as info:
+        gen.generate("q", on_text=(lambda piece: None) if streamed else None)
+    assert info.value.code == INVALID_OUTPUT and "over 4096 bytes" in info.value.message
+    server.chat_reply = lambda body: "short"
+    assert gen.generate("q", on_text=(lambda piece: None) if streamed else None) == "short"

@@ -18,8 +18,8 @@ its port's error code:
 ``JsonClient.events`` asks for server-sent events instead (``stream: true``) and
 yields each ``data:`` payload as it arrives, decoded from JSON, until ``[DONE]`` or
 the end of the body; a server that ignores ``stream`` and answers one JSON body
-yields that body once. A line longer than 1 MiB or a stream over 16 MiB is
-``invalid``: the server cannot make gno hold an unbounded answer.
+yields that body once. A line longer than 1 MiB, a stream over 16 MiB or a JSON body
+over 64 MiB is ``invalid``: the server cannot make gno hold an unbounded answer.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ EXCERPT_CHARS = 200
 _ERROR_BODY_BYTES = 4096
 EVENT_LINE_BYTES = 1 << 20  # one SSE line
 EVENT_STREAM_BYTES = 16 << 20  # a whole streamed answer
-_NOT_STREAMED_BYTES = 16 << 20  # a JSON body sent instead of events
+RESPONSE_BYTES = 64 << 20  # a whole JSON answer (a batch of embeddings is the largest)
 
 
 class HttpFailure(Exception):
@@ -133,9 +133,7 @@ class JsonClient:
         with response:
             if "text/event-stream" not in (response.headers.get("Content-Type") or ""):
                 with self._failures(wait):
-                    raw = bytes(response.read(_NOT_STREAMED_BYTES + 1))
-                if len(raw) > _NOT_STREAMED_BYTES:
-                    raise HttpFailure("invalid", "invalid response: body over 16 MiB")
+                    raw = _bounded(response)
                 try:
                     yield json.loads(raw)
                 except ValueError as exc:
@@ -199,7 +197,7 @@ class JsonClient:
     def _send(self, request: urllib.request.Request, timeout: float) -> bytes:
         try:
             with self._opener.open(request, timeout=timeout) as response:
-                return bytes(response.read())
+                return _bounded(response)
         except urllib.error.HTTPError as exc:
             raise self._status(exc) from None
         except urllib.error.URLError as exc:
@@ -222,6 +220,15 @@ class JsonClient:
         return HttpFailure(
             "unreachable", f"cannot reach {self.endpoint}: {why}", timed_out=timed_out
         )
+
+
+def _bounded(response: Any) -> bytes:
+    """The whole body, refused beyond ``RESPONSE_BYTES`` (read no further than one byte
+    more): a server cannot make gno hold an unbounded answer."""
+    raw = bytes(response.read(RESPONSE_BYTES + 1))
+    if len(raw) > RESPONSE_BYTES:
+        raise HttpFailure("invalid", f"invalid response: body over {RESPONSE_BYTES} bytes")
+    return raw
 
 
 class HttpModel:
