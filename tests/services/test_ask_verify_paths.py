@@ -175,3 +175,34 @@ def _failing_verifier(gen: FakeOpenAI) -> Any:
         return normal(body)
 
     return route
+
+
+def test_verifier_bounds(indexed: Any, gen: FakeOpenAI) -> None:
+    """At most 256 claims, 32 of them sent to the verifier (the rest stay uncertain), and a
+    verifier prompt over 256 KiB is not sent at all (input_limit_exceeded)."""
+    app, _ = indexed
+    seen: list[int] = []
+
+    def count_claims(claims: list[dict[str, Any]]) -> str:
+        seen.append(len(claims))
+        return _all("supported")(claims)
+
+    gen.chat_reply = _scripted(" ".join(f"Claim {n} holds [1]." for n in range(300)), count_claims)
+    payload = _verified(app)
+    claims = payload["verification"]["claims"]
+    semantic = payload["verification"]["semantic"]
+    assert claims["coverage"]["totalClaims"] == 256 and seen == [32]
+    assert (semantic["candidateClaims"], semantic["verifiedClaims"]) == (256, 32)
+    assert claims["coverage"]["supportedClaims"] == 32
+    # The citations of the 44 sentences past the cap belong to no claim: orphans.
+    assert claims["abstentionReason"] == "citation_hygiene_failed"
+    assert sum(r["reason"] == "orphan_citation" for r in claims["rejectedCitations"]) == 44
+
+    seen.clear()
+    long_claim = "Tail sampling keeps " + "very " * 2000 + "slow traces [1]."
+    gen.chat_reply = _scripted(" ".join([long_claim] * 32), count_claims)
+    payload = _verified(app)
+    semantic = payload["verification"]["semantic"]
+    assert (semantic["status"], semantic["reason"]) == ("unavailable", "input_limit_exceeded")
+    assert seen == [] and semantic["modelCalls"] == 0
+    assert payload["verification"]["claims"]["answerStatus"] == "abstained"
