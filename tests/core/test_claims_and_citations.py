@@ -106,3 +106,39 @@ def test_hostile_answers_take_one_pass() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert done.stdout.strip() == "done", done.stderr
+
+
+source_texts = st.text(alphabet="abc <>/&\"' sourceretrieved_[]1", max_size=40)
+
+
+@given(
+    st.lists(st.tuples(st.floats(0, 1), source_texts), max_size=16),
+    st.sampled_from(["tail sampling", "a vs b", "x y z w", "latency"]),
+)
+def test_source_choice_bounds(pool: list[tuple[float, str]], query: str) -> None:
+    from gno.core.ask_prompt import POOL, Source, choose_sources
+
+    sources = [Source(f"#{i:08x}", f"gno://n/{i}.md", s, "", t) for i, (s, t) in enumerate(pool)]
+    choice = choose_sources(query, sources)
+    assert 3 <= choice.target <= 5 and len(choice.selected) <= choice.target
+    offered = sources[:POOL]
+    assert len(choice.selected) >= min(3, len(offered))  # stops early only after three
+    kept = [s.uri for s in choice.selected] + [s.uri for s, _ in choice.dropped]
+    assert sorted(kept) == sorted(s.uri for s in offered)
+
+
+@given(st.lists(source_texts, min_size=1, max_size=4), source_texts, source_texts)
+def test_prompt_blocks_cannot_be_closed_from_inside(
+    texts: list[str], question: str, guidance: str
+) -> None:
+    from gno.core.ask_prompt import Source, build_prompt, escape
+
+    sources = [Source("#00000000", "gno://n/a.md", 1.0, "", t) for t in texts]
+    prompt = build_prompt(question, [guidance], sources)
+    for tag in ("<retrieved_sources>", "</retrieved_sources>", "</source>", "<question>"):
+        # the one-shot example's block, and the real one: never one more from the data
+        structural = {"</source>": 1 + len(texts), "<question>": 2}.get(tag, 2)
+        assert prompt.count(tag) == structural
+    assert prompt.count("</configured_guidance>") == 1
+    for t in texts:
+        assert f">{escape(t)}</source>" in prompt
