@@ -79,3 +79,19 @@ def test_the_answer_reaches_the_terminal_before_it_is_complete(
         assert "[1] gno://notes/" in shown  # then the checked citations
         assert shown.index(ANSWER) < shown.index("[1] gno://notes/")
         assert server.requests[-1].body["stream"] is True
+
+
+def test_a_streamed_answer_gets_no_escape_sequence_through(tmp_path: Path) -> None:
+    """A hostile model's pieces are made terminal-safe one by one, also when an escape
+    sequence is split across two pieces."""
+    from tests.surfaces.terminal import on_terminal
+
+    indexed(tmp_path)
+    with FakeOpenAI(mode="ok") as server:
+        server.chat_reply = lambda body: "Sampling \x1b]0;pwned\x07 keeps traces \x1b[31m [1]."
+        server.stream_pieces = lambda text: [text[:10], text[10:30], text[30:]]
+        env = {"GNO_GEN_MODEL": f"{server.url}/v1#fake-gen"}
+        code, shown = on_terminal("ask", "sampling", "--answer", "--no-pager", env=env)
+        assert server.requests[-1].body["stream"] is True
+    assert code == 0 and "keeps traces" in shown
+    assert "\x1b]" not in shown and "\x07" not in shown and "\x1b[31m" not in shown
