@@ -4,7 +4,10 @@
 
 Indexes the corpus into a fresh data directory (or reuses ``--index DIR`` when it already
 holds one), then times in-process: compile at 12,000 tokens with ``--fast`` (median), verify
-of that Capsule (median), and the whole ``gno context build`` process once. GNO's figures
+of that Capsule (median), its compiled project context (``/api/context/compiled/preview``
+and ``/check`` handlers, medians), an answered ask streamed from a loopback
+OpenAI-compatible server (``tests/fake_openai.py``: time to the first streamed piece), and
+the whole ``gno context build`` process once. GNO's figures
 (performance.md §9): compile 10.3 s at 32,000 tokens (fails at 12,000), verify 0.27 s.
 Writes bench/results/context.json. Exits 0 with a message when the corpus is missing.
 """
@@ -98,6 +101,55 @@ def _ask_figures(app: Any, runs: int) -> dict[str, Any]:
     }
 
 
+def _compiled_figures(app: Any, capsule: dict[str, Any], runs: int) -> dict[str, Any]:
+    from gno_contracts.models.context_compiled_check_input import ContextCompiledCheckInput
+    from gno_contracts.models.context_compiled_preview_input import ContextCompiledPreviewInput
+
+    from gno.services.context_compiled import check, preview
+
+    shown = ContextCompiledPreviewInput(capsule=capsule, budgetTokens=12000)
+    markdown = preview(app, shown).markdown
+    checked = ContextCompiledCheckInput(capsule=capsule, markdown=markdown)
+    return {
+        "compiled_preview_ms": round(_median_ms(lambda: preview(app, shown), runs), 1),
+        "compiled_check_ms": round(_median_ms(lambda: check(app, checked), runs), 1),
+        "compiled_bytes": len(markdown.encode()),
+    }
+
+
+def _http_stream_figures() -> dict[str, Any]:
+    """An answered ask whose model is a loopback OpenAI-compatible server streaming 200
+    words: the time to the first piece on the terminal callback is gno's own work
+    (retrieval, prompt, request), the rest is the server's."""
+    from gno_contracts.models.ask_input import AskInput
+
+    from gno.app import App
+    from gno.paths import resolve_paths
+    from gno.services import ask
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI(mode="ok") as server:
+        server.chat_reply = lambda body: " ".join(["tail sampling keeps slow traces [1]."] * 40)
+        os.environ["GNO_GEN_MODEL"] = f"{server.url}/v1#fake-gen"
+        app = App(resolve_paths())  # its own models: the llama gen model stays out
+        answering = AskInput(query=GOAL, answer=True)
+        ask.ask(app, answering)  # warm
+        first: list[float] = []
+        began = time.perf_counter()
+        ask.ask(
+            app,
+            answering,
+            lambda _: first.append(time.perf_counter() - began) if not first else None,
+        )
+        total = time.perf_counter() - began
+        app.close()
+        assert server.count("/v1/chat/completions") == 2
+    return {
+        "ask_http_first_piece_ms": round(first[0] * 1000, 1) if first else None,
+        "ask_http_total_ms": round(total * 1000, 1),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
@@ -131,7 +183,8 @@ def main() -> int:
     capsule = compile_capsule(app, inp)
     compile_ms = _median_ms(lambda: compile_capsule(app, inp), args.runs)
     verify_ms = _median_ms(lambda: verify_capsule(app, capsule), args.runs)
-    ask_figures = _ask_figures(app, args.runs)
+    compiled_figures = _compiled_figures(app, capsule, args.runs)
+    ask_figures = _ask_figures(app, args.runs) | _http_stream_figures()
     app.close()
     started = time.perf_counter()
     done = subprocess.run(
@@ -139,16 +192,20 @@ def main() -> int:
         capture_output=True, text=True, env=os.environ.copy(), check=False,
     )  # fmt: skip
     process_s = time.perf_counter() - started
-    figures = {
-        "compile_ms": round(compile_ms, 1),
-        "verify_ms": round(verify_ms, 1),
-        "process_s": round(process_s, 2),
-        "process_exit": done.returncode,
-        "evidence": len(capsule["evidence"]),
-        "usedBytes": capsule["budget"]["usedBytes"],
-        "coverage": f"{len(capsule['coverage']['coveredFacets'])}/{len(capsule['coverage']['requestedFacets'])}",
-        "capsuleBytes": len(canonical_json(capsule).encode()),
-    } | ask_figures
+    figures = (
+        {
+            "compile_ms": round(compile_ms, 1),
+            "verify_ms": round(verify_ms, 1),
+            "process_s": round(process_s, 2),
+            "process_exit": done.returncode,
+            "evidence": len(capsule["evidence"]),
+            "usedBytes": capsule["budget"]["usedBytes"],
+            "coverage": f"{len(capsule['coverage']['coveredFacets'])}/{len(capsule['coverage']['requestedFacets'])}",
+            "capsuleBytes": len(canonical_json(capsule).encode()),
+        }
+        | compiled_figures
+        | ask_figures
+    )
     print(f"{'figure':<32} {'value':>10} {'target':>8}")
     for key, value in figures.items():
         target = TARGETS.get(key)

@@ -13,6 +13,11 @@ from typing import Any
 import browser_helpers
 import pytest
 from contract_helpers import MISC, NOTES, Indexed, gno_env, key, run_gno, write_tree
+from hypothesis import settings
+
+# Property tests carry no wall-clock limit (see tests/conftest.py).
+settings.register_profile("gno", deadline=None)
+settings.load_profile("gno")
 
 SETUP = [  # (label, argv); {notes}/{misc} are the collection roots
     ("init", ["init", "--json"]),

@@ -96,3 +96,51 @@ def test_ask_without_a_gen_model(env: dict[str, str]) -> None:
     failed = gno_err(env, 2, "ask", "lighthouse", "--answer", "--json")
     assert "gno models pull --gen" in failed["message"]
     gno_err(env, 1, "ask", "lighthouse", "--verify", "--no-answer", "--json")
+
+
+def test_ask_flags_for_people_and_scripts(env: dict[str, str]) -> None:
+    """--answer with a loopback model: --show-sources lists the sources under the answer,
+    --no-answer stays retrieval-only, --explain writes stage lines to stderr, --md and
+    --json carry the same answer (valid ask@1.0)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from contract_helpers import assert_valid
+
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI(mode="ok") as fake:
+        fake.chat_reply = lambda body: "The keeper tends the lighthouse [1]."
+        own = env | {"GNO_GEN_MODEL": f"{fake.url}/v1#fake-gen"}
+        plain = run_gno(own, "ask", "lighthouse", "--answer")
+        assert plain.returncode == 0, plain.stderr
+        assert plain.stdout.startswith("The keeper tends the lighthouse [1].")
+        assert "(score " not in plain.stdout  # sources only with --show-sources
+        shown = run_gno(own, "ask", "lighthouse", "--answer", "--show-sources")
+        assert shown.returncode == 0 and "(score " in shown.stdout
+        calls = fake.count("/v1/chat/completions")
+        quiet = gno_ok(own, "ask", "lighthouse", "--answer", "--no-answer", "--json")
+        assert "answer" not in quiet and fake.count("/v1/chat/completions") == calls
+        explained = run_gno(own, "ask", "lighthouse", "--answer", "--explain")
+        assert explained.returncode == 0 and explained.stderr.lstrip().startswith("[")
+        payload = gno_ok(own, "ask", "lighthouse", "--answer", "--json")
+        assert_valid("gno://schemas/ask@1.0", payload)
+        assert payload["answer"] == "The keeper tends the lighthouse [1]."
+        md = run_gno(own, "ask", "lighthouse", "--answer", "--md")
+        assert md.returncode == 0 and "## Citations" in md.stdout and payload["answer"] in md.stdout
+
+
+def test_output_keeps_an_existing_file_on_failure(env: dict[str, str], tmp_path: Path) -> None:
+    """--output replaces a file only once the whole result exists: a failing build leaves an
+    existing file byte-identical, and a folder that does not exist is an input error."""
+    target = tmp_path / "kept.json"
+    target.write_text("previous capsule\n")
+    args = ["context", "build", "lighthouse keeper", "--fast", "--json", "--output", str(target)]
+    gno_err(env, 1, *args, "--budget", "0")
+    gno_err(env, 1, *args, "--budget", "12000", "-c", "nope")
+    assert target.read_text() == "previous capsule\n" and _files(tmp_path) == {"kept.json"}
+    assert run_gno(env, *args, "--budget", "12000").returncode == 0
+    assert json.loads(target.read_text())["schemaVersion"] == "1.1"
+    assert _files(tmp_path) == {"kept.json"}  # the temporary file was renamed, none left
+    missing = ["--budget", "12000", "--output", str(tmp_path / "no-such-dir" / "x.json")]
+    gno_err(env, 1, *args[:-2], *missing)

@@ -65,3 +65,27 @@ def test_gno_ask_verified_and_abstained(tmp_path: Path) -> None:
                 assert "answer" not in payload
 
         anyio.run(session)
+
+
+def test_gno_ask_without_a_gen_model_or_without_verify_is_an_error(tmp_path: Path) -> None:
+    """No gen model: isError naming the fix, before any retrieval; verify must be the
+    literal true (false, "true" or missing are refused)."""
+    env = gno_env(tmp_path)
+    notes = write_tree(tmp_path / "corpus" / "notes", NOTES)
+    gno_ok(env, "init", "--json")
+    gno_ok(env, "collection", "add", str(notes), "--name", "notes", "--json")
+    gno_ok(env, "update", "--json")
+    env["GNO_GEN_MODEL"] = f"file:{tmp_path / 'missing-gen.gguf'}"
+    params = StdioServerParameters(command=str(GNO), args=["mcp"], env=env)
+
+    async def session() -> None:
+        async with Client(params, mode="legacy") as client:
+            missing = await client.call_tool("gno_ask", {"query": "lighthouse", "verify": True})
+            assert missing.is_error
+            assert missing.structured_content["error"] == "UNAVAILABLE"
+            assert "gno models pull --gen" in missing.content[0].text
+            for verify in ({"verify": False}, {"verify": "true"}, {}):
+                refused = await client.call_tool("gno_ask", {"query": "lighthouse"} | verify)
+                assert refused.is_error, verify
+
+    anyio.run(session)

@@ -37,6 +37,7 @@ def test_context_routes(tmp_path: Path) -> None:
         forged = capsule | {"goal": "something else"}
         bad = httpx.post(f"{url}/api/context/verify", json={"capsule": forged}, timeout=30)
         assert (bad.status_code, bad.json()["error"]["code"]) == (400, "identity_mismatch")
+        _compiled_routes(url, capsule, forged)
         cases = [
             (body | {"budgetTokens": 0}, 400, "invalid_budget"),
             (body | {"goal": "   "}, 400, "invalid_goal"),
@@ -48,6 +49,38 @@ def test_context_routes(tmp_path: Path) -> None:
             assert (answer.status_code, answer.json()["error"]["code"]) == (status, code), sent
         unknown = httpx.post(f"{url}/api/context", json=body | {"bogus": 1}, timeout=30)
         assert unknown.status_code == 400  # closed input
+
+
+def _compiled_routes(url: str, capsule: dict[str, Any], forged: dict[str, Any]) -> None:
+    """POST /api/context/compiled/preview and /check: valid receipts, context codes."""
+    preview_url, check_url = (
+        f"{url}/api/context/compiled/preview",
+        f"{url}/api/context/compiled/check",
+    )
+    body = {"capsule": capsule, "budgetTokens": 12000}
+    shown = httpx.post(preview_url, json=body, timeout=30)
+    assert shown.status_code == 200, shown.text
+    preview = shown.json()
+    assert_valid("gno://schemas/context-compiled-preview@1.0", preview)
+    assert preview["budget"]["usedBytes"] <= 12000 and preview["included"]
+    markdown = preview["markdown"]
+    checked = httpx.post(check_url, json={"capsule": capsule, "markdown": markdown}, timeout=30)
+    assert checked.status_code == 200, checked.text
+    assert_valid("gno://schemas/context-compiled-check@1.0", checked.json())
+    assert checked.json()["status"] == "current"
+    edited = {"capsule": capsule, "markdown": markdown + "\nmy own line\n"}
+    assert httpx.post(check_url, json=edited, timeout=30).json()["status"] == "modified"
+    cases = [
+        (preview_url, body | {"budgetTokens": 0}, 400, "invalid_budget"),
+        (preview_url, body | {"budgetTokens": 10}, 400, "invalid_budget"),
+        (preview_url, body | {"capsule": forged}, 400, "identity_mismatch"),
+        (check_url, {"capsule": {"schemaVersion": "1.1"}, "markdown": ""}, 400, "invalid_input"),
+    ]
+    for route, sent, status, code in cases:
+        answer = httpx.post(route, json=sent, timeout=30)
+        assert (answer.status_code, answer.json()["error"]["code"]) == (status, code), sent
+    for route, sent in ((preview_url, body | {"bogus": 1}), (check_url, {"capsule": capsule})):
+        assert httpx.post(route, json=sent, timeout=30).status_code == 400  # closed, required
 
 
 def test_ask_route(tmp_path: Path) -> None:
@@ -120,3 +153,36 @@ def test_watched_capsule_is_reverified_after_a_sync(tmp_path: Path) -> None:
     assert gno_ok(env, "context", "watches", "--json")["registrations"] == []
     gone = run_gno(env, "context", "reverify", reg, "--json")
     assert gone.returncode == 1
+
+
+def test_watched_capsule_is_reverified_under_the_daemon(tmp_path: Path) -> None:
+    """`gno daemon` serves no /api/events, but its watcher's sync re-verifies a watched
+    Capsule all the same: the registration records the new content status."""
+    import time
+
+    from contract_helpers import gno_ok, run_gno
+
+    env = build_corpus(tmp_path, vectors=False)
+    out = tmp_path / "cap.json"
+    args = ["context", "build", "zephyrquartz", "--budget", "12000", "--fast", "--json"]
+    assert run_gno(env, *args, "--output", str(out)).returncode == 0
+    capsule = json.loads(out.read_text())
+    reg = gno_ok(env, "context", "watch", str(out), "--json")["registration"]["registrationId"]
+    uri = capsule["evidence"][0]["uri"]
+    root = next(
+        Path(c["path"])
+        for c in json.loads(run_gno(env, "collection", "list", "--json").stdout)
+        if uri.startswith(f"gno://{c['name']}/")
+    )
+    with running(env, "--no-sync-on-start", command="daemon"):
+
+        def status() -> str | None:
+            listed = gno_ok(env, "context", "watches", "--json")["registrations"]
+            return next(r["lastContentStatus"] for r in listed if r["registrationId"] == reg)
+
+        assert status() is None
+        (root / uri.split("/", 3)[3]).write_text("# Rewritten\n\nNothing old.\n", encoding="utf-8")
+        deadline = time.monotonic() + 60
+        while status() != "stale":
+            assert time.monotonic() < deadline, "the daemon never re-verified the Capsule"
+            time.sleep(0.2)

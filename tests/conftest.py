@@ -7,9 +7,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from gno.app import App
 from gno.paths import resolve_paths
+
+# No wall-clock limits on property tests: on a loaded machine a first example can take a
+# second (imports, a cold page cache) and Hypothesis would call it a flaky failure. What
+# must stay linear is bounded by timeouts on hostile inputs instead.
+settings.register_profile("gno", deadline=None)
+settings.load_profile("gno")
 
 
 @pytest.fixture(autouse=True)

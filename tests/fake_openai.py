@@ -24,6 +24,13 @@ Routes (``routes``, keyed by ``(method, path)``):
 - ``POST /v1/completions``: ``completion_reply(prompt)`` is the completion text
   (default ``" 0.5"``).
 
+A chat request with ``stream: true`` is answered with server-sent events, one per
+piece of ``stream_pieces(text)`` (default: word by word), then ``[DONE]``, as a body
+that ends when the connection closes. ``stream_gate`` (an event) holds everything after
+the first piece until it is set: a test can see the first token arrive while the
+answer is provably not finished. ``ignore_stream`` answers one JSON body instead;
+``stream_error`` sends an ``error`` event after the first piece.
+
 ``slow``, ``garbage`` and ``error500`` apply to every route. Every request is
 recorded (method, path, headers, parsed JSON body) in ``requests``; ``count(path)``
 counts them and ``wait_until(done)`` blocks until a request makes ``done()`` true.
@@ -36,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,6 +76,12 @@ class Reply:
     status: int
     body: bytes
     content_type: str = "application/json"
+    events: list[bytes] | None = None  # server-sent events, written one by one
+
+
+def word_pieces(text: str) -> list[str]:
+    """Each word with the whitespace after it (leading whitespace as its own piece)."""
+    return re.findall(r"\s+|\S+\s*", text)
 
 
 def fake_vector(text: str, width: int = 8) -> list[float]:
@@ -93,6 +107,10 @@ class FakeOpenAI:
         self.chat_reply: Callable[[dict[str, Any]], str] = lambda body: DEFAULT_CHAT_REPLY
         self.completion_reply: Callable[[str], str] = lambda prompt: " 0.5"
         self.finish_reason = "stop"
+        self.stream_pieces: Callable[[str], list[str]] = word_pieces
+        self.stream_gate: threading.Event | None = None
+        self.ignore_stream = False
+        self.stream_error = False
         self.routes: dict[tuple[str, str], Callable[[Any], Reply]] = {
             ("POST", "/v1/embeddings"): self._embeddings,
             ("POST", "/v1/chat/completions"): self._chat,
@@ -133,6 +151,8 @@ class FakeOpenAI:
         self._stop.set()  # wakes "slow" handlers
         for event in self.holds.values():
             event.set()
+        if self.stream_gate is not None:
+            self.stream_gate.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -195,9 +215,18 @@ class FakeOpenAI:
         try:
             handler.send_response(reply.status)
             handler.send_header("Content-Type", reply.content_type)
-            handler.send_header("Content-Length", str(len(reply.body)))
-            handler.end_headers()
-            handler.wfile.write(reply.body)
+            if reply.events is None:
+                handler.send_header("Content-Length", str(len(reply.body)))
+                handler.end_headers()
+                handler.wfile.write(reply.body)
+                return
+            handler.send_header("Cache-Control", "no-cache")
+            handler.end_headers()  # HTTP/1.0: the body ends when the connection closes
+            for n, event in enumerate(reply.events):
+                handler.wfile.write(event)
+                handler.wfile.flush()
+                if n == 0 and self.stream_gate is not None:
+                    self.stream_gate.wait(timeout=120)
         except OSError:  # the client gave up (timeout tests)
             pass
 
@@ -218,10 +247,31 @@ class FakeOpenAI:
             return common
         if mode == "no_choices":
             return _json(200, {"object": "chat.completion", "choices": []})
-        message = {"role": "assistant", "content": self.chat_reply(body)}
-        choice = {"index": 0, "message": message, "finish_reason": self.finish_reason}
+        text = self.chat_reply(body)
         model = body.get("model") or "fake-chat"
+        if body.get("stream") is True and not self.ignore_stream:
+            return self._chat_events(model, text)
+        message = {"role": "assistant", "content": text}
+        choice = {"index": 0, "message": message, "finish_reason": self.finish_reason}
         return _json(200, {"object": "chat.completion", "model": model, "choices": [choice]})
+
+    def _chat_events(self, model: str, text: str) -> Reply:
+        def event(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            doc = {"object": "chat.completion.chunk", "model": model, "choices": [choice]}
+            return b"data: " + json.dumps(doc).encode("utf-8") + b"\n\n"
+
+        pieces = [event({"content": piece}) for piece in self.stream_pieces(text)]
+        if self.stream_error:
+            pieces.insert(1, b'data: {"error": {"message": "model crashed"}}\n\n')
+        # A comment and a role-only event come with the first piece (one write).
+        opening = b": fake stream\n\n" + event({"role": "assistant"})
+        if pieces:
+            pieces[0] = opening + pieces[0]
+        else:
+            pieces = [opening]
+        events = [*pieces, event({}, self.finish_reason), b"data: [DONE]\n\n"]
+        return Reply(200, b"", "text/event-stream", events)
 
     def _completions(self, body: dict[str, Any]) -> Reply:
         mode = self.mode

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from gno_contracts.models.context_capsule_verification import ContextCapsuleVerification
     from gno_contracts.models.context_change import ContextChange
     from gno_contracts.models.context_check import ContextCheck
+    from gno_contracts.models.context_compiled_check import ContextCompiledCheck
+    from gno_contracts.models.context_compiled_preview import ContextCompiledPreview
     from gno_contracts.models.context_list import ContextList
     from gno_contracts.models.doc_autocomplete import DocAutocomplete
     from gno_contracts.models.doc_created import DocCreated
@@ -98,7 +100,7 @@ if TYPE_CHECKING:
 
 __all__ = ['OPERATION_IDS', 'AsyncOperations', 'Literal', 'Operations']
 
-OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'links', 'mcp_links', 'backlinks', 'mcp_backlinks', 'similar', 'mcp_similar', 'graph', 'graph_neighbors', 'graph_path', 'graph_query', 'tags', 'changes', 'diff', 'impact', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata')
+OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'links', 'mcp_links', 'backlinks', 'mcp_backlinks', 'similar', 'mcp_similar', 'graph', 'graph_neighbors', 'graph_path', 'graph_query', 'tags', 'changes', 'diff', 'impact', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_compiled_preview', 'context_compiled_check', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata')
 
 
 class Operations:
@@ -1116,6 +1118,29 @@ class Operations:
             format: Literal['json', 'md']
         """
         return self._call('context_verify', locals())  # type: ignore[no-any-return]
+
+    def context_compiled_preview(self, *, capsule: dict[str, Any], budgetTokens: int, budgetBytes: int | None = None) -> ContextCompiledPreview:
+        """Compile a saved Context Capsule into project-context Markdown (gno-compiled-context-v1) under a budget; stale evidence is left out.
+
+        Operation ``context_compiled_preview`` (reads); input ``context-compiled-preview-input@1.0``, output ``context-compiled-preview@1.0``.
+
+        Args:
+            capsule: A complete saved Capsule (context-capsule-v1).
+            budgetTokens: Token budget of the whole compiled document (one token per UTF-8 byte). 1 to 1,000,000; anything else, or too small for the document's frame, is invalid_budget.
+            budgetBytes: Byte budget (default 4 x budgetTokens). 1 to 4,000,000; anything else is invalid_budget.
+        """
+        return self._call('context_compiled_preview', locals())  # type: ignore[no-any-return]
+
+    def context_compiled_check(self, *, capsule: dict[str, Any], markdown: str) -> ContextCompiledCheck:
+        """Check a compiled project-context document: untouched, for this Capsule, and what the Capsule compiles to now.
+
+        Operation ``context_compiled_check`` (reads); input ``context-compiled-check-input@1.0``, output ``context-compiled-check@1.0``.
+
+        Args:
+            capsule: A complete saved Capsule (context-capsule-v1).
+            markdown: The compiled document as kept (at most 4,000,000 characters).
+        """
+        return self._call('context_compiled_check', locals())  # type: ignore[no-any-return]
 
     def context_add(self, *, scope: str, text: str) -> ContextChange:
         """Add configured guidance to a scope: / (global), <collection>: or gno://collection/prefix.
@@ -2412,6 +2437,29 @@ class AsyncOperations:
             format: Literal['json', 'md']
         """
         return await self._call('context_verify', locals())  # type: ignore[no-any-return]
+
+    async def context_compiled_preview(self, *, capsule: dict[str, Any], budgetTokens: int, budgetBytes: int | None = None) -> ContextCompiledPreview:
+        """Compile a saved Context Capsule into project-context Markdown (gno-compiled-context-v1) under a budget; stale evidence is left out.
+
+        Operation ``context_compiled_preview`` (reads); input ``context-compiled-preview-input@1.0``, output ``context-compiled-preview@1.0``.
+
+        Args:
+            capsule: A complete saved Capsule (context-capsule-v1).
+            budgetTokens: Token budget of the whole compiled document (one token per UTF-8 byte). 1 to 1,000,000; anything else, or too small for the document's frame, is invalid_budget.
+            budgetBytes: Byte budget (default 4 x budgetTokens). 1 to 4,000,000; anything else is invalid_budget.
+        """
+        return await self._call('context_compiled_preview', locals())  # type: ignore[no-any-return]
+
+    async def context_compiled_check(self, *, capsule: dict[str, Any], markdown: str) -> ContextCompiledCheck:
+        """Check a compiled project-context document: untouched, for this Capsule, and what the Capsule compiles to now.
+
+        Operation ``context_compiled_check`` (reads); input ``context-compiled-check-input@1.0``, output ``context-compiled-check@1.0``.
+
+        Args:
+            capsule: A complete saved Capsule (context-capsule-v1).
+            markdown: The compiled document as kept (at most 4,000,000 characters).
+        """
+        return await self._call('context_compiled_check', locals())  # type: ignore[no-any-return]
 
     async def context_add(self, *, scope: str, text: str) -> ContextChange:
         """Add configured guidance to a scope: / (global), <collection>: or gno://collection/prefix.

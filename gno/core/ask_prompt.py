@@ -22,6 +22,7 @@ PASSAGE_CHARS = 32_000  # a source's full-line window
 SNIPPET_CHARS = 1_500  # a source without a window: its snippet
 STRATEGY = "adaptive_coverage_v1"
 _MARKER = re.compile(r"\[(\d{1,6})\]")
+_BLANKS = re.compile(r"[ \t]+")
 _TOKEN = re.compile(r"[^\W_]{2,}", re.UNICODE)
 _COMPARISON = re.compile(
     r"\b(?:vs\.?|versus|compare[sd]?|comparison|difference|differences)\b", re.I
@@ -162,6 +163,17 @@ def apply_citations(answer: str, count: int) -> Cited:
         n = int(match[1])
         return f"[{renumber[n]}]" if n in renumber else ""
 
-    text = _MARKER.sub(rewrite, answer)
-    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text).strip()
-    return Cited(text, order, False)
+    return Cited(_tighten(_MARKER.sub(rewrite, answer)).strip(), order, False)
+
+
+def _tighten(text: str) -> str:
+    """Blanks left before punctuation by a dropped marker go. One pass over the runs of
+    blanks: a regex ``[ \t]+[.,;:!?]`` would retry every position of a long run."""
+    out: list[str] = []
+    last = 0
+    for run in _BLANKS.finditer(text):
+        if run.end() < len(text) and text[run.end()] in ".,;:!?":
+            out.append(text[last : run.start()])
+            last = run.end()
+    out.append(text[last:])
+    return "".join(out)

@@ -1,7 +1,8 @@
 """Claims of a verified answer (engine.md §6.3 ``--verify``) and the verifier's protocol.
 
 An answer is split into sentence-like spans on ``. ! ? ;`` and newlines — not after a
-known abbreviation, not inside a decimal number, never inside a fenced code block — and a
+known abbreviation (a run of letters and dots longer than 16 is none), not inside a
+decimal number, never inside a fenced code block — and a
 span counts only when it holds a letter or a digit (at most 256 claims). Offsets are UTF-16
 code units, as GNO's ``claim-verification@1.0`` says. Citations are
 ``[evidence:<64 hex>]`` markers; anything else in brackets starting ``evidence:`` is
@@ -15,9 +16,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 MAX_CLAIMS = 256
+WORD_SCAN = 16  # an abbreviation, dots included, is never longer: scans stop there
 MAX_VERIFIED_CLAIMS = 32
 MAX_VERIFIED_EVIDENCE = 64
 MAX_PROMPT_BYTES = 256 * 1024
@@ -90,10 +93,12 @@ def _ends_sentence(text: str, i: int) -> bool:
     if i + 1 < len(text) and text[i + 1].isdigit() and i > 0 and text[i - 1].isdigit():
         return False  # 3.14
     j, k = i, i + 1
-    while j > 0 and (text[j - 1].isalpha() or text[j - 1] == "."):
+    while j > 0 and i - j <= WORD_SCAN and (text[j - 1].isalpha() or text[j - 1] == "."):
         j -= 1
-    while k < len(text) and (text[k].isalpha() or text[k] == "."):
+    while k < len(text) and k - i <= WORD_SCAN and (text[k].isalpha() or text[k] == "."):
         k += 1
+    if i - j > WORD_SCAN or k - i > WORD_SCAN:  # a long run is no abbreviation
+        return True
     return (
         text[j:k].lower().strip(".") not in ABBREVIATIONS and text[j:i].lower() not in ABBREVIATIONS
     )
@@ -102,6 +107,7 @@ def _ends_sentence(text: str, i: int) -> bool:
 def split_claims(answer: str) -> tuple[list[Span], list[Marker]]:
     """(claims, markers outside every claim)."""
     all_markers = markers(answer)
+    starts = [m.start for m in all_markers]  # sorted: finditer goes left to right
     spans: list[Span] = []
     start = 0
     i = 0
@@ -119,9 +125,10 @@ def split_claims(answer: str) -> tuple[list[Span], list[Marker]]:
             stop = i + 1 if i < n and answer[i] != "\n" else i
             # a citation right after the full stop belongs to that sentence
             while True:
-                rest = answer[stop:]
-                stripped = len(rest) - len(rest.lstrip(" \t"))
-                m = _CITATION.match(answer, stop + stripped)
+                after = stop
+                while after < n and answer[after] in " \t":
+                    after += 1
+                m = _CITATION.match(answer, after)
                 if not m:
                     break
                 stop = m.end()
@@ -131,7 +138,8 @@ def split_claims(answer: str) -> tuple[list[Span], list[Marker]]:
             plain = _CITATION.sub("", text)
             if not in_fence and any(ch.isalnum() for ch in plain) and len(spans) < MAX_CLAIMS:
                 s, e = start + lead, start + lead + len(text)
-                spans.append(Span(text, s, e, [m for m in all_markers if s <= m.start < e]))
+                inside = all_markers[bisect_left(starts, s) : bisect_left(starts, e)]
+                spans.append(Span(text, s, e, inside))
             start = stop
             i = max(stop, i + 1)
             continue

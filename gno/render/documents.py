@@ -48,5 +48,6 @@ def listing(result: DocumentList, view: View) -> Shown:
         lines = ["# Documents", ""] + [f"- [{d.title or d.uri}]({d.uri}) `{d.docid}`" for d in docs]
         return Shown("\n".join(lines))
     lines = [f"{d.docid}  {d.uri}" + (f"  {d.title}" if d.title else "") for d in docs]
-    lines.append(f"{result.meta.returned} of {result.meta.total} document(s)")
+    if not view.quiet:  # -q: the documents only
+        lines.append(f"{result.meta.returned} of {result.meta.total} document(s)")
     return Shown("\n".join(lines))

@@ -181,7 +181,7 @@ def query(result: SearchResults | QueryDiagnose, view: View) -> Shown:
         if explain
         else ""
     )
-    if result.meta.vectorsUsed is False:  # JSON says it in meta.mode; people get one line
+    if result.meta.vectorsUsed is False and not view.quiet:  # JSON: meta.mode; people: one line
         err += BM25_ONLY_NOTE
     return Shown(text(result, view), err, styled=view.fmt is None)
 

@@ -20,16 +20,22 @@ _OUTCOMES = {
 
 
 def captured(result: McpCaptureResult, view: View) -> Shown:
+    if view.quiet:  # GNO: --quiet prints only the URI
+        return Shown(result.uri)
     outcome = str(getattr(result.collisionPolicyResult, "value", result.collisionPolicyResult))
     return Shown(f"{_OUTCOMES.get(outcome, outcome)}: {result.uri} ({result.docid})")
 
 
 def tag_added(result: TagAdded, view: View) -> Shown:
+    if view.quiet:  # -q: no confirmation line
+        return Shown(None)
     where = " (frontmatter updated)" if result.wroteToFile else " (index only)"
     return Shown(f"Tagged {result.docid} with {result.tag}{where}")
 
 
 def tag_removed(result: TagRemoved, view: View) -> Shown:
+    if view.quiet:
+        return Shown(None)
     where = " (frontmatter updated)" if result.removedFromFile else " (index only)"
     return Shown(f"Removed tag {result.tag} from {result.docid}{where}")
 

@@ -32,6 +32,30 @@ def test_quiet_prints_only_the_results(tmp_path: Path) -> None:
     assert quiet.count("[#") == 3
 
 
+def test_quiet_drops_the_ls_summary_and_the_bm25_note(tmp_path: Path) -> None:
+    indexed(tmp_path)
+    assert "3 of 3 document(s)" in run("ls").stdout
+    quiet = run("ls", "-q").stdout
+    assert "document(s)" not in quiet and quiet.count("gno://notes/") == 3
+    assert "Note: keyword (BM25)" in run("query", "sampling").stderr
+    done = run("query", "sampling", "-q")
+    assert done.stderr == "" and done.stdout.count("gno://notes/") == 3
+
+
+def test_quiet_capture_prints_only_the_uri_and_tag_changes_nothing(tmp_path: Path) -> None:
+    """GNO: `capture --quiet` prints only the URI (a script can pipe it to `gno get`)."""
+    indexed(tmp_path)
+    loud = run("capture", "first captured note", "-c", "notes").stdout
+    assert loud.startswith("Captured: gno://notes/")
+    quiet = run("capture", "second captured note", "-c", "notes", "-q").stdout
+    assert quiet.startswith("gno://notes/") and quiet.count("\n") == 1
+    assert "second captured note" in run("get", quiet.strip()).stdout
+    assert run("tags", "add", "gno://notes/n0.md", "flagged").stdout.startswith("Tagged ")
+    assert run("tags", "add", "gno://notes/n1.md", "flagged", "-q").stdout == ""
+    assert run("tags", "rm", "gno://notes/n1.md", "flagged", "-q").stdout == ""
+    assert "flagged" in run("get", "gno://notes/n0.md").stdout
+
+
 def test_no_color_reaches_the_progress_bar(tmp_path: Path) -> None:
     root = tmp_path / "notes"
     root.mkdir()

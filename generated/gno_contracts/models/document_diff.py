@@ -22,7 +22,7 @@ class Content(ContractModel):
     reason: Literal["journal_metadata_only"] = "journal_metadata_only"
 
 
-class Status11(Enum):
+class Status12(Enum):
     AVAILABLE = "available"
     PARTIAL = "partial"
     UNAVAILABLE = "unavailable"
@@ -39,7 +39,7 @@ class History(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    status: Status11
+    status: Status12
     reason: Reason | None
 
 

@@ -14,6 +14,12 @@ its port's error code:
   body (the ``error.message`` of a JSON error body when there is one);
 - ``invalid``: a 200 answer that is not JSON; messages start with
   ``invalid response: ``, as adapters phrase their own shape checks.
+
+``JsonClient.events`` asks for server-sent events instead (``stream: true``) and
+yields each ``data:`` payload as it arrives, decoded from JSON, until ``[DONE]`` or
+the end of the body; a server that ignores ``stream`` and answers one JSON body
+yields that body once. A line longer than 1 MiB, a stream over 16 MiB or a JSON body
+over 64 MiB is ``invalid``: the server cannot make gno hold an unbounded answer.
 """
 
 from __future__ import annotations
@@ -26,11 +32,16 @@ import socket
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 API_KEY_ENV = "GNO_HTTP_API_KEY"
 EXCERPT_CHARS = 200
 _ERROR_BODY_BYTES = 4096
+EVENT_LINE_BYTES = 1 << 20  # one SSE line
+EVENT_STREAM_BYTES = 16 << 20  # a whole streamed answer
+RESPONSE_BYTES = 64 << 20  # a whole JSON answer (a batch of embeddings is the largest)
 
 
 class HttpFailure(Exception):
@@ -111,19 +122,84 @@ class JsonClient:
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
             raise HttpFailure("invalid", f"invalid response: not JSON ({excerpt(raw)!r})") from exc
 
+    def events(self, body: dict[str, Any], *, timeout: float | None = None) -> Iterator[Any]:
+        """POST ``body`` with ``stream: true``; yield each event's JSON as it arrives."""
+        data = json.dumps({**body, "stream": True}, ensure_ascii=False).encode("utf-8")
+        headers = self.headers | {"Accept": "text/event-stream"}
+        request = urllib.request.Request(self.endpoint, data=data, headers=headers, method="POST")
+        wait = self.timeout if timeout is None else timeout
+        with self._failures(wait):
+            response = self._opener.open(request, timeout=wait)
+        with response:
+            if "text/event-stream" not in (response.headers.get("Content-Type") or ""):
+                with self._failures(wait):
+                    raw = _bounded(response)
+                try:
+                    yield json.loads(raw)
+                except ValueError as exc:
+                    why = f"invalid response: not JSON ({excerpt(raw)!r})"
+                    raise HttpFailure("invalid", why) from exc
+                return
+            yield from self._read_events(response, wait)
+
+    def _read_events(self, response: Any, wait: float) -> Iterator[Any]:
+        """SSE framing: ``data:`` lines joined by newlines, dispatched at a blank line;
+        comments, ``event:``, ``id:`` and ``retry:`` lines are ignored."""
+        total = 0
+        lines: list[str] = []
+        while True:
+            with self._failures(wait):
+                raw = response.readline(EVENT_LINE_BYTES + 1)
+            total += len(raw)
+            if len(raw) > EVENT_LINE_BYTES or total > EVENT_STREAM_BYTES:
+                raise HttpFailure("invalid", "invalid response: event stream over its size cap")
+            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            if raw and line.startswith("data:"):
+                lines.append(line[5:].removeprefix(" "))
+                continue
+            if line and raw:
+                continue  # another field or a comment
+            if lines:  # a blank line (or the end of the body) ends the event
+                text = "\n".join(lines)
+                lines = []
+                if text.strip() == "[DONE]":
+                    return
+                try:
+                    yield json.loads(text)
+                except ValueError as exc:
+                    why = f"invalid response: event is not JSON ({excerpt(text.encode())!r})"
+                    raise HttpFailure("invalid", why) from exc
+            if not raw:
+                return
+
+    @contextmanager
+    def _failures(self, timeout: float) -> Iterator[None]:
+        """Network and HTTP errors as ``HttpFailure``, as ``post`` maps them."""
+        try:
+            yield
+        except urllib.error.HTTPError as exc:
+            raise self._status(exc) from None
+        except urllib.error.URLError as exc:
+            raise self._unreachable(exc.reason, timeout) from None
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            raise self._unreachable(exc, timeout) from None
+
+    def _status(self, exc: urllib.error.HTTPError) -> HttpFailure:
+        try:
+            detail = excerpt(exc.read(_ERROR_BODY_BYTES))
+        except (OSError, http.client.HTTPException):
+            detail = ""
+        finally:
+            exc.close()
+        message = f"{self.endpoint} answered HTTP {exc.code} {exc.reason}"
+        return HttpFailure("status", f"{message}: {detail}" if detail else message)
+
     def _send(self, request: urllib.request.Request, timeout: float) -> bytes:
         try:
             with self._opener.open(request, timeout=timeout) as response:
-                return bytes(response.read())
+                return _bounded(response)
         except urllib.error.HTTPError as exc:
-            try:
-                detail = excerpt(exc.read(_ERROR_BODY_BYTES))
-            except (OSError, http.client.HTTPException):
-                detail = ""
-            finally:
-                exc.close()
-            message = f"{self.endpoint} answered HTTP {exc.code} {exc.reason}"
-            raise HttpFailure("status", f"{message}: {detail}" if detail else message) from None
+            raise self._status(exc) from None
         except urllib.error.URLError as exc:
             raise self._unreachable(exc.reason, timeout) from None
         except (OSError, http.client.HTTPException, ValueError) as exc:
@@ -144,6 +220,15 @@ class JsonClient:
         return HttpFailure(
             "unreachable", f"cannot reach {self.endpoint}: {why}", timed_out=timed_out
         )
+
+
+def _bounded(response: Any) -> bytes:
+    """The whole body, refused beyond ``RESPONSE_BYTES`` (read no further than one byte
+    more): a server cannot make gno hold an unbounded answer."""
+    raw = bytes(response.read(RESPONSE_BYTES + 1))
+    if len(raw) > RESPONSE_BYTES:
+        raise HttpFailure("invalid", f"invalid response: body over {RESPONSE_BYTES} bytes")
+    return raw
 
 
 class HttpModel:

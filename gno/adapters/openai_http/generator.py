@@ -8,6 +8,11 @@ Endpoint: ``/v1/chat/completions`` under the model URI's base URL (the rule of
 as string lengths, that llama.cpp's server turns into a grammar). The answer is
 ``choices[0].message.content``.
 
+With ``on_text`` and no schema the answer is streamed: ``stream: true``, and each
+server-sent event's ``choices[0].delta.content`` is handed to ``on_text`` as it
+arrives (a server that ignores ``stream`` and answers one JSON body is read as
+above and handed over whole). An ``error`` event is ``GENERATE_FAILED``.
+
 Servers may ignore the response format, so with a schema the text is returned
 as it came (callers parse defensively); only an answer cut off at
 ``max_tokens`` (``finish_reason: "length"``) is refused as ``INVALID_OUTPUT``.
@@ -21,10 +26,11 @@ body; a body that is not JSON or has no text where the answer should be
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
-from gno.adapters.openai_http.client import HttpFailure, HttpModel
+from gno.adapters.openai_http.client import HttpFailure, HttpModel, excerpt
 from gno.ports import (
     DEFAULT_GENERATE_TOKENS,
     GENERATE_FAILED,
@@ -72,24 +78,70 @@ class HttpGenerator(HttpModel):
                 "json_schema": {"name": "answer", "schema": schema},
             }
         try:
+            if on_text is not None and schema is None:
+                return self._streamed(body, timeout, on_text)
             payload = self._client.post(body, timeout=timeout)
         except HttpFailure as exc:
-            if exc.timed_out:
-                raise GenerationError(GENERATE_TIMEOUT, exc.message) from None
-            code = {"unreachable": MODEL_LOAD_FAILED, "status": GENERATE_FAILED}.get(
-                exc.kind, INVALID_OUTPUT
-            )
-            raise GenerationError(code, exc.message) from None
-        choice = _first_choice(payload)
-        message = choice.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(content, str):
-            raise _invalid("choices[0].message.content is not text")
-        if schema is not None and choice.get("finish_reason") == "length":
-            raise GenerationError(INVALID_OUTPUT, f"JSON answer cut off at {max_tokens} tokens")
-        if on_text is not None:  # not streamed over HTTP: the whole answer at once
-            on_text(content)
-        return content
+            raise _failure(exc) from None
+        return _answer(payload, schema, max_tokens, on_text)
+
+    def _streamed(
+        self, body: dict[str, Any], timeout: float | None, on_text: Callable[[str], None]
+    ) -> str:
+        pieces: list[str] = []
+        for event in self._client.events(body, timeout=timeout):
+            if not isinstance(event, dict):
+                raise _invalid("an event is not a JSON object")
+            if "error" in event:
+                raise GenerationError(GENERATE_FAILED, f"stream error: {_excerpt(event)}")
+            choices = event.get("choices")
+            if not choices:  # e.g. the closing usage event (choices: [])
+                continue
+            choice = _first_choice(event)
+            if "message" in choice:  # the server answered at once, not as a stream
+                return _answer(event, None, 0, on_text)
+            delta = choice.get("delta")
+            piece = delta.get("content") if isinstance(delta, dict) else None
+            if piece is None:  # a role-only or a final event
+                continue
+            if not isinstance(piece, str):
+                raise _invalid("choices[0].delta.content is not text")
+            if piece:
+                pieces.append(piece)
+                on_text(piece)
+        return "".join(pieces)
+
+
+def _failure(exc: HttpFailure) -> GenerationError:
+    if exc.timed_out:
+        return GenerationError(GENERATE_TIMEOUT, exc.message)
+    code = {"unreachable": MODEL_LOAD_FAILED, "status": GENERATE_FAILED}.get(
+        exc.kind, INVALID_OUTPUT
+    )
+    return GenerationError(code, exc.message)
+
+
+def _excerpt(event: dict[str, Any]) -> str:
+    return excerpt(json.dumps(event, ensure_ascii=False).encode("utf-8"))
+
+
+def _answer(
+    payload: Any,
+    schema: dict[str, Any] | None,
+    max_tokens: int,
+    on_text: Callable[[str], None] | None,
+) -> str:
+    """The text of one chat completion answered whole."""
+    choice = _first_choice(payload)
+    message = choice.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, str):
+        raise _invalid("choices[0].message.content is not text")
+    if schema is not None and choice.get("finish_reason") == "length":
+        raise GenerationError(INVALID_OUTPUT, f"JSON answer cut off at {max_tokens} tokens")
+    if on_text is not None:  # answered whole: handed over at once
+        on_text(content)
+    return content
 
 
 def _first_choice(payload: Any) -> dict[str, Any]:
