@@ -9,15 +9,14 @@ declared in ``server`` and ``mcp``.
 
 from __future__ import annotations
 
-import os
 import sys
 import typing
-from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from gno import __version__
+from gno.cli.settings import settings
 
 app = typer.Typer(
     name="gno",
@@ -50,24 +49,6 @@ skill_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(skill_app, name="skill")
-
-
-@dataclass
-class Settings:
-    config: str | None
-    index: str | None
-    json: bool
-    quiet: bool
-    verbose: bool
-    yes: bool  # gno never prompts; accepted for GNO's scripts
-    color: bool
-    pager: bool = True
-
-    def make_app(self) -> Any:
-        from gno.app import App
-        from gno.paths import resolve_paths
-
-        return App(resolve_paths(self.config, self.index))
 
 
 USAGE = {
@@ -126,13 +107,10 @@ def main(
         typer.Option("--skill", callback=_skill, is_eager=True, help="Print SKILL.md and exit."),
     ] = False,
 ) -> None:
-    if offline:
-        os.environ["GNO_OFFLINE"] = "1"
-    if no_color:  # rich (progress bars) and gno's own styles both follow NO_COLOR
-        os.environ["NO_COLOR"] = "1"
-    verbose = verbose or os.environ.get("GNO_VERBOSE", "").lower() in ("1", "true", "yes")
-    color = "NO_COLOR" not in os.environ
-    ctx.obj = Settings(config, index, json_, quiet, verbose, yes, color, not no_pager)
+    ctx.obj = settings(
+        index=index, config=config, json=json_, quiet=quiet, verbose=verbose, yes=yes,
+        no_color=no_color, offline=offline, no_pager=no_pager,
+    )  # fmt: skip
     if ctx.invoked_subcommand is None:
         if json_:
             import json
@@ -172,12 +150,12 @@ def global_options() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(with_value), frozenset(flags)
 
 
-from gno.cli import completion, mcp, runner, server  # noqa: E402  (they import this module's settings)
+from gno.cli import commands, completion, mcp, server  # noqa: E402  (they import this module's settings)
 
 completion.register(app)
 
 mcp.register(mcp_app)
-runner.register(
+commands.register(
     {
         "": app,
         "collection": collection_app,

@@ -14,8 +14,8 @@ from typing import Annotated, Any
 
 import typer
 
+from gno.cli.commands import Param, command, settings
 from gno.cli.output import write, write_err
-from gno.cli.runner import Param, command, settings
 from gno.errors import ValidationError
 from gno.launch import ServerFlags
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Any
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class CollisionPolicy(Enum):
@@ -35,7 +35,7 @@ class PresetId(Enum):
     MEETING = "meeting"
 
 
-class Tag(RootModel[str]):
+class Tag(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class Models(ContractModel):
@@ -45,7 +45,7 @@ class ApiCollection(ContractModel):
     """
 
 
-class ApiCollectionList(RootModel[list[ApiCollection]]):
+class ApiCollectionList(ContractRoot[list[ApiCollection]]):
     """
     GET /api/collections: configured collections (collection-list@1.0 items; `path` only for same-host callers).
     """

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class ApiEmbedDone(ContractModel):
@@ -41,7 +41,7 @@ class ApiEmbedRunning(ContractModel):
     note: str
 
 
-class ApiEmbedResult(RootModel[ApiEmbedDone | ApiEmbedRunning]):
+class ApiEmbedResult(ContractRoot[ApiEmbedDone | ApiEmbedRunning]):
     root: Annotated[ApiEmbedDone | ApiEmbedRunning, Field(title="ApiEmbedResult")]
     """
     POST /api/embed (GNO's answer): the counts of the embedding run it waited for, or, when an embedding run is already going, that fact and how many documents wait.

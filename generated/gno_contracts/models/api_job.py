@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class ApiJobType(StrEnum):
@@ -31,7 +31,7 @@ class ApiJobState(StrEnum):
     FAILED = "failed"
 
 
-class Paths(RootModel[list[str]]):
+class Paths(ContractRoot[list[str]]):
     root: Annotated[list[str], Field(max_length=256)]
     """
     null: the whole collection.

@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import Enum, StrEnum
 from typing import Annotated, Literal
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel, StringConstraints
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field, StringConstraints
 from typing_extensions import TypeAliasType
 
 
@@ -56,11 +56,11 @@ class SnippetRange(ContractModel):
     endLine: Annotated[int, Field(ge=1)]
 
 
-class Participant(RootModel[str]):
+class Participant(ContractRoot[str]):
     root: Annotated[str, Field(max_length=2048)]
 
 
-class Category(RootModel[str]):
+class Category(ContractRoot[str]):
     root: Annotated[str, Field(max_length=512)]
 
 
@@ -69,7 +69,7 @@ DateFieldsAdditionalProperty = TypeAliasType(
 )
 
 
-class Reference(RootModel[str]):
+class Reference(ContractRoot[str]):
     root: Annotated[str, Field(max_length=2048)]
 
 
@@ -259,7 +259,7 @@ class Outcome(Enum):
     UNAVAILABLE = "unavailable"
 
 
-class FallbackReason(RootModel[str]):
+class FallbackReason(ContractRoot[str]):
     root: Annotated[str, Field(max_length=64, min_length=1)]
 
 
@@ -273,15 +273,15 @@ class CapsuleCapabilityState(ContractModel):
     fallbackReasons: Annotated[list[FallbackReason], Field(max_length=32)]
 
 
-class Title(RootModel[str]):
+class Title(ContractRoot[str]):
     root: Annotated[str, Field(max_length=2048)]
 
 
-class Heading(RootModel[str]):
+class Heading(ContractRoot[str]):
     root: Annotated[str, Field(max_length=2048)]
 
 
-class ContextId(RootModel[str]):
+class ContextId(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
@@ -294,7 +294,7 @@ class RetrievalSource(Enum):
     GRAPH = "graph"
 
 
-class Facet(RootModel[str]):
+class Facet(ContractRoot[str]):
     root: Annotated[str, Field(max_length=512, min_length=1)]
 
 
@@ -338,15 +338,15 @@ class CapsuleEvidence(ContractModel):
     egressLineage: CapsuleEgressLineage | None = None
 
 
-class StartLine(RootModel[int]):
+class StartLine(ContractRoot[int]):
     root: Annotated[int, Field(ge=1)]
 
 
-class EndLine(RootModel[int]):
+class EndLine(ContractRoot[int]):
     root: Annotated[int, Field(ge=1)]
 
 
-class PassageHash(RootModel[str]):
+class PassageHash(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
@@ -405,19 +405,19 @@ class RankingCode(Enum):
     RANKING_UNAVAILABLE = "ranking_unavailable"
 
 
-class CurrentSourceHash(RootModel[str]):
+class CurrentSourceHash(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class CurrentMirrorHash(RootModel[str]):
+class CurrentMirrorHash(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class CurrentPassageHash(RootModel[str]):
+class CurrentPassageHash(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class CurrentRetrievalRank(RootModel[int]):
+class CurrentRetrievalRank(ContractRoot[int]):
     root: Annotated[int, Field(ge=1)]
 
 
@@ -442,23 +442,23 @@ class SchemaVersion(Enum):
     FIELD_1_1 = "1.1"
 
 
-class Collection(RootModel[str]):
+class Collection(ContractRoot[str]):
     root: Annotated[str, Field(max_length=64, min_length=1)]
 
 
-class UriPrefix(RootModel[str]):
+class UriPrefix(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^gno://")]
 
 
-class TagsAllItem(RootModel[str]):
+class TagsAllItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
-class TagsAnyItem(RootModel[str]):
+class TagsAnyItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
-class Category1(RootModel[str]):
+class Category1(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
@@ -481,7 +481,7 @@ class Estimator(Enum):
     UNICODE_CONSERVATIVE = "unicode_conservative"
 
 
-class TokenizerFingerprint(RootModel[str]):
+class TokenizerFingerprint(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
@@ -506,11 +506,11 @@ class DepthPolicy(Enum):
     THOROUGH = "thorough"
 
 
-class QueryVariant(RootModel[str]):
+class QueryVariant(ContractRoot[str]):
     root: Annotated[str, Field(max_length=4096, min_length=1)]
 
 
-class MinScore(RootModel[float]):
+class MinScore(ContractRoot[float]):
     root: Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -575,15 +575,15 @@ class Retrieval(ContractModel):
     indexSnapshot: IndexSnapshot
 
 
-class EmbeddingModel(RootModel[str]):
+class EmbeddingModel(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class RerankModel(RootModel[str]):
+class RerankModel(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class Tokenizer(RootModel[str]):
+class Tokenizer(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
@@ -661,7 +661,7 @@ class Guidance(ContractModel):
     configuredContexts: Annotated[list[ConfiguredContext], Field(max_length=128)]
 
 
-class EvidenceId(RootModel[str]):
+class EvidenceId(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
@@ -931,11 +931,11 @@ class Reason2(Enum):
     INVALID_OUTPUT = "invalid_output"
 
 
-class ModelFingerprint(RootModel[str]):
+class ModelFingerprint(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class VerifierFingerprint(RootModel[str]):
+class VerifierFingerprint(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 

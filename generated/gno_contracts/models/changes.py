@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Literal
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class Kind(Enum):
@@ -16,7 +16,7 @@ class Kind(Enum):
     REACTIVATE = "reactivate"
 
 
-class MirrorHash(RootModel[str]):
+class MirrorHash(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
@@ -32,15 +32,15 @@ class Snapshot(ContractModel):
     active: bool
 
 
-class AddedItem(RootModel[str]):
+class AddedItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
-class RemovedItem(RootModel[str]):
+class RemovedItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
-class ChangedItem(RootModel[str]):
+class ChangedItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
@@ -61,7 +61,7 @@ class SetDelta(ContractModel):
     removed: Annotated[list[RemovedItem], Field(max_length=16)]
 
 
-class NextCursor(RootModel[str]):
+class NextCursor(ContractRoot[str]):
     root: Annotated[str, Field(max_length=512, min_length=1)]
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class Models(ContractModel):
@@ -57,7 +57,7 @@ class CollectionEntry(ContractModel):
     """
 
 
-class CollectionList(RootModel[list[CollectionEntry]]):
+class CollectionList(ContractRoot[list[CollectionEntry]]):
     """
     Configured collections (collection list --json).
     """

@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Literal
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class SchemaVersion(Enum):
@@ -13,23 +13,23 @@ class SchemaVersion(Enum):
     FIELD_1_1 = "1.1"
 
 
-class Collection(RootModel[str]):
+class Collection(ContractRoot[str]):
     root: Annotated[str, Field(max_length=64, min_length=1)]
 
 
-class UriPrefix(RootModel[str]):
+class UriPrefix(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^gno://")]
 
 
-class TagsAllItem(RootModel[str]):
+class TagsAllItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
-class TagsAnyItem(RootModel[str]):
+class TagsAnyItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
-class Category(RootModel[str]):
+class Category(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
@@ -52,7 +52,7 @@ class Estimator(Enum):
     UNICODE_CONSERVATIVE = "unicode_conservative"
 
 
-class TokenizerFingerprint(RootModel[str]):
+class TokenizerFingerprint(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
@@ -77,15 +77,15 @@ class DepthPolicy(Enum):
     THOROUGH = "thorough"
 
 
-class Facet(RootModel[str]):
+class Facet(ContractRoot[str]):
     root: Annotated[str, Field(max_length=512, min_length=1)]
 
 
-class QueryVariant(RootModel[str]):
+class QueryVariant(ContractRoot[str]):
     root: Annotated[str, Field(max_length=4096, min_length=1)]
 
 
-class MinScore(RootModel[float]):
+class MinScore(ContractRoot[float]):
     root: Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -128,15 +128,15 @@ class IndexSnapshot(ContractModel):
     stable: Literal[True] = True
 
 
-class EmbeddingModel(RootModel[str]):
+class EmbeddingModel(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class RerankModel(RootModel[str]):
+class RerankModel(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class Tokenizer(RootModel[str]):
+class Tokenizer(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
@@ -214,7 +214,7 @@ class Guidance(ContractModel):
     configuredContexts: Annotated[list[ConfiguredContext], Field(max_length=128)]
 
 
-class EvidenceId(RootModel[str]):
+class EvidenceId(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
@@ -321,7 +321,7 @@ class Outcome(Enum):
     UNAVAILABLE = "unavailable"
 
 
-class FallbackReason(RootModel[str]):
+class FallbackReason(ContractRoot[str]):
     root: Annotated[str, Field(max_length=64, min_length=1)]
 
 
@@ -335,15 +335,15 @@ class CapabilityState(ContractModel):
     fallbackReasons: Annotated[list[FallbackReason], Field(max_length=32)]
 
 
-class Title(RootModel[str]):
+class Title(ContractRoot[str]):
     root: Annotated[str, Field(max_length=2048)]
 
 
-class Heading(RootModel[str]):
+class Heading(ContractRoot[str]):
     root: Annotated[str, Field(max_length=2048)]
 
 
-class ContextId(RootModel[str]):
+class ContextId(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
@@ -396,15 +396,15 @@ class Evidence(ContractModel):
     egressLineage: EgressLineage | None = None
 
 
-class StartLine(RootModel[int]):
+class StartLine(ContractRoot[int]):
     root: Annotated[int, Field(ge=1)]
 
 
-class EndLine(RootModel[int]):
+class EndLine(ContractRoot[int]):
     root: Annotated[int, Field(ge=1)]
 
 
-class PassageHash(RootModel[str]):
+class PassageHash(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
-class Collection(RootModel[str]):
+class Collection(ContractRoot[str]):
     root: Annotated[str, Field(max_length=64, min_length=1)]
 
 
-class UriPrefix(RootModel[str]):
+class UriPrefix(ContractRoot[str]):
     root: Annotated[str, Field(max_length=2048, min_length=7)]
 
 
@@ -30,19 +30,19 @@ class QueryMode(ContractModel):
     text: Annotated[str, Field(max_length=4096, min_length=1)]
 
 
-class TagsAllItem(RootModel[str]):
+class TagsAllItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
-class TagsAnyItem(RootModel[str]):
+class TagsAnyItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
-class Category(RootModel[str]):
+class Category(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
-class ExcludeItem(RootModel[str]):
+class ExcludeItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=512, min_length=1)]
 
 
@@ -52,7 +52,7 @@ class DepthPolicy(Enum):
     THOROUGH = "thorough"
 
 
-class ProjectHint(RootModel[str]):
+class ProjectHint(ContractRoot[str]):
     root: Annotated[str, Field(max_length=4096)]
 
 

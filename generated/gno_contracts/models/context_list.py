@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class ContextItem(ContractModel):
@@ -15,7 +15,7 @@ class ContextItem(ContractModel):
     text: str
 
 
-class ContextList(RootModel[list[ContextItem]]):
+class ContextList(ContractRoot[list[ContextItem]]):
     """
     Configured contexts (GNO's context-list@1.0: [{scope, text}]).
     """

@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Literal
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class Status(Enum):
@@ -51,7 +51,7 @@ class Kind(Enum):
     REACTIVATE = "reactivate"
 
 
-class MirrorHash(RootModel[str]):
+class MirrorHash(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
@@ -67,15 +67,15 @@ class Snapshot(ContractModel):
     active: bool
 
 
-class AddedItem(RootModel[str]):
+class AddedItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
-class RemovedItem(RootModel[str]):
+class RemovedItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
-class ChangedItem(RootModel[str]):
+class ChangedItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 

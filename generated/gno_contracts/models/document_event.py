@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class Change(StrEnum):
@@ -75,7 +75,7 @@ class CollectionChanged(ContractModel):
     removed: Annotated[int, Field(ge=0)]
 
 
-class DocumentEvent(RootModel[DocumentChanged | CollectionChanged]):
+class DocumentEvent(ContractRoot[DocumentChanged | CollectionChanged]):
     root: Annotated[DocumentChanged | CollectionChanged, Field(title="DocumentEvent")]
     """
     One message of GET /api/events (server-sent events): the `data:` line, whose `type` is also the SSE `event:` name. `document-changed` is GNO's per-document event (one per document a job added, updated or removed); gno adds `change` and `jobId`, and `origin` "sync" for syncs not started by the file watcher. `uri` and `relPath` are sent only to callers on this host. When one job changes more than 256 documents of a collection, that collection gets one `collection-changed` event with counts instead. Events never carry host paths, content or queries.

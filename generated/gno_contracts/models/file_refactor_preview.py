@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class Operation(StrEnum):
@@ -145,7 +145,7 @@ class Preconditions(ContractModel):
     targetPathFingerprint: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class Warning(RootModel[str]):
+class Warning(ContractRoot[str]):
     root: Annotated[str, Field(max_length=512)]
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class ReportNode(ContractModel):
@@ -70,7 +70,7 @@ class Path(ContractModel):
     edges: list[GraphLink]
 
 
-class Hops(RootModel[int]):
+class Hops(ContractRoot[int]):
     root: Annotated[int, Field(ge=0)]
 
 

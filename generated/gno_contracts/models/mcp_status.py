@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class ToolProfile(StrEnum):
@@ -51,14 +51,14 @@ class McpScope(StrEnum):
     PROJECT = "project"
 
 
-class Command(RootModel[str]):
+class Command(ContractRoot[str]):
     root: Annotated[str, Field(min_length=1)]
     """
     Absolute launcher path (OpenCode: launcher and arguments in one array).
     """
 
 
-class Command3(RootModel[list[str]]):
+class Command3(ContractRoot[list[str]]):
     root: Annotated[list[str], Field(min_length=1)]
     """
     Absolute launcher path (OpenCode: launcher and arguments in one array).

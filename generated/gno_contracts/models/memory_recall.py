@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class Provenance(ContractModel):
@@ -32,7 +32,7 @@ class Fact(ContractModel):
     provenance: Provenance
 
 
-class SpanHash(RootModel[str]):
+class SpanHash(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^sha256:[a-f0-9]{64}$")]
 
 

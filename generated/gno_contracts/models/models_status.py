@@ -4,11 +4,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
-class StartedAt(RootModel[int]):
+class StartedAt(ContractRoot[int]):
     root: Annotated[int, Field(ge=0)]
     """
     Epoch milliseconds the last pull started; null before any.

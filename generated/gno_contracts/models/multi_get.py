@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel, StringConstraints
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field, StringConstraints
 from typing_extensions import TypeAliasType
 
 
@@ -34,11 +34,11 @@ class MultiGetMeta(ContractModel):
     """
 
 
-class Participant(RootModel[str]):
+class Participant(ContractRoot[str]):
     root: Annotated[str, Field(max_length=2048)]
 
 
-class Category(RootModel[str]):
+class Category(ContractRoot[str]):
     root: Annotated[str, Field(max_length=512)]
 
 
@@ -47,7 +47,7 @@ DateFieldsAdditionalProperty = TypeAliasType(
 )
 
 
-class Reference(RootModel[str]):
+class Reference(ContractRoot[str]):
     root: Annotated[str, Field(max_length=2048)]
 
 

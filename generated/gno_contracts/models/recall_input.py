@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from gno_contracts.base import ContractModel
-from pydantic import Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import Field
 
 
-class Scope(RootModel[str]):
+class Scope(ContractRoot[str]):
     root: Annotated[str, Field(max_length=128, min_length=1, pattern="^[^\\s,]+$")]
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Any
 
-from gno_contracts.base import ContractModel
-from pydantic import Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import Field
 
 
-class Scope(RootModel[str]):
+class Scope(ContractRoot[str]):
     root: Annotated[str, Field(max_length=128, min_length=1, pattern="^[^\\s,]+$")]
 
 
@@ -21,7 +21,7 @@ class Decision(Enum):
     SUPERSEDE = "supersede"
 
 
-class DerivedFromItem(RootModel[str]):
+class DerivedFromItem(ContractRoot[str]):
     root: Annotated[str, Field(max_length=4096, min_length=1)]
 
 

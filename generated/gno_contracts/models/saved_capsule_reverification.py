@@ -4,8 +4,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Literal
 
-from gno_contracts.base import ContractModel
-from pydantic import ConfigDict, Field, RootModel
+from gno_contracts.base import ContractModel, ContractRoot
+from pydantic import ConfigDict, Field
 
 
 class OperationStatus(Enum):
@@ -50,15 +50,15 @@ class RankingCode(Enum):
     RANKING_UNAVAILABLE = "ranking_unavailable"
 
 
-class EmbeddingModel(RootModel[str]):
+class EmbeddingModel(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class RerankModel(RootModel[str]):
+class RerankModel(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class Tokenizer(RootModel[str]):
+class Tokenizer(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
@@ -109,19 +109,19 @@ class ContentCode5(Enum):
     MIRROR_MISSING = "mirror_missing"
 
 
-class CurrentSourceHash(RootModel[str]):
+class CurrentSourceHash(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class CurrentMirrorHash(RootModel[str]):
+class CurrentMirrorHash(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class CurrentPassageHash(RootModel[str]):
+class CurrentPassageHash(ContractRoot[str]):
     root: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
 
 
-class CurrentRetrievalRank(RootModel[int]):
+class CurrentRetrievalRank(ContractRoot[int]):
     root: Annotated[int, Field(ge=1)]
 
 
