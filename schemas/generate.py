@@ -39,7 +39,7 @@ CODEGEN_FLAGS = [
     "--disable-timestamp", "--use-standard-collections", "--use-union-operator", "--use-double-quotes",
     "--use-title-as-name", "--collapse-root-models", "--use-one-literal-as-default",
     "--enum-field-as-literal", "none", "--capitalise-enum-members", "--strict-nullable",
-    "--formatters", "builtin",
+    "--formatters", "builtin", "--disable-future-imports",
     # Open objects keep unknown fields (closed ones still get extra="forbid").
     "--base-class", "gno_contracts.base.ContractModel",
 ]  # fmt: skip

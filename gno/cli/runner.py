@@ -9,6 +9,7 @@ renderer as text. It imports no typer: `gno search` never loads it.
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from collections.abc import Iterator
@@ -138,6 +139,7 @@ def call(settings: Settings, op: Operation, inp: Any, **extra: Any) -> Any:
         write_err(f"[verbose] {op.id}: {json_text(dump(inp), indent=None)}")
     app = settings.make_app()
     started = time.perf_counter()
+    gc.enable()  # off while the CLI started (entry.main)
     try:
         return handler(op.id)(app, inp, **extra)
     finally:
