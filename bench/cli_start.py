@@ -3,6 +3,7 @@
     .venv/bin/python bench/cli_start.py               # builds a corpus index (~15 s), 15 runs each
     .venv/bin/python bench/cli_start.py --runs 30     # more runs on a busy machine
     .venv/bin/python bench/cli_start.py --use-env     # the index GNO_CONFIG_DIR/GNO_DATA_DIR name
+    .venv/bin/python bench/cli_start.py --compare OTHER/bin/gno   # another checkout's gno too
 
 Targets (issue 13 item 2): `gno search`, `gno get` and `gno status` ≤ 0.6 × qmd's equivalents,
 `gno --help` ≤ 0.15 s; the graph-family commands against GNO's whole-process times
@@ -111,25 +112,38 @@ def gno_env(base: Path | None) -> dict[str, str]:
 
 
 def measure(
-    runs: int, env: dict[str, str], qmd: Qmd | None, qmd_env: dict[str, str] | None
+    runs: int,
+    env: dict[str, str],
+    qmd: Qmd | None,
+    qmd_env: dict[str, str] | None,
+    other: str | None = None,
 ) -> list[dict]:
     rows = []
     for label, argv, peer_argv, target in cases(get_target()):
         ours: list[tuple[float, float]] = []
         theirs: list[tuple[float, float]] = []
-        timed([GNO, *argv], env)  # warm-up: bytecode, page cache
-        if qmd is not None and qmd_env is not None and peer_argv is not None:
-            timed(qmd.argv(*peer_argv), qmd_env)
-        for _ in range(runs):
-            ours.append(timed([GNO, *argv], env))
-            if qmd is not None and qmd_env is not None and peer_argv is not None:
-                theirs.append(timed(qmd.argv(*peer_argv), qmd_env))
+        before: list[tuple[float, float]] = []
+        peer = qmd is not None and qmd_env is not None and peer_argv is not None
+        for rep in range(runs + 1):  # the first round is a warm-up: bytecode, page cache
+            sample = timed([GNO, *argv], env)
+            if rep:
+                ours.append(sample)
+            if other is not None:
+                sample = timed([other, *argv], env)
+                if rep:
+                    before.append(sample)
+            if peer:
+                assert qmd is not None and qmd_env is not None and peer_argv is not None
+                sample = timed(qmd.argv(*peer_argv), qmd_env)
+                if rep:
+                    theirs.append(sample)
         rows.append(
             {
                 "case": label,
                 "argv": argv,
                 "gno": summary(ours),
                 "qmd": summary(theirs) if theirs else None,
+                "other": summary(before) if before else None,
                 "target": target,
             }
         )
@@ -155,15 +169,19 @@ def verdict(row: dict) -> tuple[str, str, str]:
 
 
 def table(rows: list[dict]) -> str:
+    other = any(row["other"] for row in rows)
     head = f"{'command':<30} {'min':>6} {'median':>7} {'CPU':>6} {'qmd med':>8} {'qmd CPU':>8}"
-    lines = [head + f"  {'target':<14} {'ratio':>5}  verdict", "-" * 100]
+    head += f" {'cmp med':>8} {'cmp CPU':>8}" if other else ""
+    lines = [head + f"  {'target':<14} {'ratio':>5}  verdict", "-" * (118 if other else 100)]
     for row in rows:
-        g, q = row["gno"], row["qmd"]
+        g, q, o = row["gno"], row["qmd"], row["other"]
         target, ratio, word = verdict(row)
         peer = f"{q['median_s']:>8.3f} {q['cpu_median_s']:>8.3f}" if q else f"{'':>8} {'':>8}"
+        if other:
+            peer += f" {o['median_s']:>8.3f} {o['cpu_median_s']:>8.3f}" if o else f"{'':>18}"
         lines.append(
-            f"{row['case']:<30} {g['min_s']:>6.3f} {g['median_s']:>7.3f} {g['cpu_median_s']:>6.3f}"
-            f" {peer}  {target:<14} {ratio:>5}  {word}"
+            f"{row['case'][:30]:<30} {g['min_s']:>6.3f} {g['median_s']:>7.3f}"
+            f" {g['cpu_median_s']:>6.3f} {peer}  {target:<14} {ratio:>5}  {word}"
         )
     return "\n".join(lines)
 
@@ -173,6 +191,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15, help="runs per command (default 15)")
     parser.add_argument("--use-env", action="store_true", help="the index the GNO_* env names")
     parser.add_argument("--no-qmd", action="store_true", help="gno only")
+    parser.add_argument("--compare", metavar="GNO", help="another gno script, measured alike")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"bench/cli_start.py: corpus {CORPUS} missing; nothing measured")
@@ -199,11 +218,11 @@ def main() -> None:
             qmd_env = peer.env(base / "qmd")
             add = peer.argv("collection", "add", str(CORPUS), "--name", "otel")
             subprocess.run(add, env=qmd_env, check=True, capture_output=True)
-        rows = measure(args.runs, env, peer, qmd_env)
+        rows = measure(args.runs, env, peer, qmd_env, args.compare)
     load_after = os.getloadavg()
     print(table(rows))
     print(
-        f"\n{args.runs} runs each, interleaved with qmd; load average before "
+        f"\n{args.runs} runs each, interleaved (gno, --compare, qmd); load average before "
         f"{load_before[0]:.2f}, after {load_after[0]:.2f} (2 cores: above ~1 the figures lean high)"
     )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

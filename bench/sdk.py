@@ -44,6 +44,11 @@ def env_for(base: Path) -> dict[str, str]:
     for name, sub in (("GNO_CONFIG_DIR", "config"), ("GNO_DATA_DIR", "data")):
         env[name] = str(base / sub)
     env["GNO_CACHE_DIR"] = str(base / "cache")
+    # Bytecode as an installed package has it (bench/README.md, Method): without it every
+    # cold start would compile gno's sources again under this sandbox's
+    # PYTHONDONTWRITEBYTECODE. The uncounted first run fills the cache.
+    env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
