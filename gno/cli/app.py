@@ -51,20 +51,6 @@ skill_app = typer.Typer(
 app.add_typer(skill_app, name="skill")
 
 
-USAGE = {
-    "name": "gno",
-    "description": "Local-first knowledge engine: one SQLite index over your notes, code and documents.",
-    "usage": "gno [global options] <command> [options]",
-    "examples": [
-        "gno init ~/notes --name notes",
-        "gno update",
-        'gno search "tail sampling processor"',
-        "gno get gno://notes/plan.md:10 -l 20",
-    ],
-    "help": "gno --help",
-}
-
-
 def _version(value: bool) -> None:
     if value:
         sys.stdout.write(f"gno {__version__}\n")
@@ -111,21 +97,10 @@ def main(
         index=index, config=config, json=json_, quiet=quiet, verbose=verbose, yes=yes,
         no_color=no_color, offline=offline, no_pager=no_pager,
     )  # fmt: skip
-    if ctx.invoked_subcommand is None:
-        if json_:
-            import json
+    if ctx.invoked_subcommand is None:  # `gno` alone: what it is and how to start
+        from gno.render.usage import usage
 
-            from gno_contracts.models.cli_usage import CliUsage
-
-            sys.stdout.write(
-                json.dumps(CliUsage.model_validate(USAGE).model_dump(mode="json"), indent=2) + "\n"
-            )
-        else:
-            sys.stdout.write(f"{USAGE['description']}\n\nUsage: {USAGE['usage']}\n\nExamples:\n")
-            sys.stdout.write(
-                "".join(f"  {e}\n" for e in USAGE["examples"])
-                + "\nRun `gno --help` for all commands.\n"
-            )
+        sys.stdout.write(usage(json_))
 
 
 # Root options GNO also accepts after the command (entry.py moves them to the front);

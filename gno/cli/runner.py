@@ -12,8 +12,6 @@ from __future__ import annotations
 import gc
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from gno_contracts.operations import BY_ID, CliShape, Operation
@@ -97,40 +95,6 @@ def build(op: Operation, fields: dict[str, Any]) -> Any:
         raise ValidationError(f"Invalid {where}: {first['msg']}") from None
 
 
-@contextmanager
-def progress(
-    settings: Settings, shape: CliShape, fmt: str | None, view: dict[str, Any]
-) -> Iterator[Any]:
-    """The progress callback of a long command: a bar on a terminal, never with a
-    format, -q or a pipe; None otherwise."""
-    show = fmt is None and not settings.quiet and sys.stderr.isatty()
-    if shape.progress == "answer":  # generated text straight to the terminal
-        if fmt is None and sys.stdout.isatty():
-            streamed: list[str] = view.setdefault("streamed", [])
-
-            def stream(text: str) -> None:
-                streamed.append(text)
-                write_partial(text)
-
-            yield stream
-        else:
-            yield None
-        return
-    if shape.progress == "download":
-        from gno.models.progress import download_progress
-
-        with download_progress(show and not view.get("no_progress")) as report:
-            yield report
-        return
-    from gno.render.progress import sync_progress
-
-    with sync_progress(show) as bar:
-        if bar is not None and shape.progress == "embed":  # embed reports (done, total)
-            yield lambda done, total: bar("embed", done, total)
-        else:
-            yield bar
-
-
 def call(settings: Settings, op: Operation, inp: Any, **extra: Any) -> Any:
     from gno.services import handler
 
@@ -177,7 +141,12 @@ def run(settings: Settings, op: Operation, values: dict[str, Any]) -> int:
     if shape.progress is None:
         result = call(settings, target, inp)
     else:
-        with progress(settings, shape, fmt, flags) as report:
+        from gno.render.progress import reporter
+
+        # A bar on a terminal, never with a format, -q or a pipe; an answer streamed to one.
+        bar = fmt is None and not settings.quiet and sys.stderr.isatty()
+        stream = write_partial if fmt is None and sys.stdout.isatty() else None
+        with reporter(shape.progress, bar, flags, stream) as report:
             result = call(settings, target, inp, progress=report)
     if flags.get("output"):  # --output: the same text into a file, atomically
         write_output(flags["output"], shape, fmt, flags, result)
