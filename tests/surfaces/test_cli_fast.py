@@ -123,6 +123,26 @@ def test_every_command_reads_as_typer_reads_it(op: Operation) -> None:
 @pytest.mark.parametrize(
     "argv",
     [
+        ["tags", "--json"],  # what a group runs alone
+        ["tags", "-c", "notes", "--prefix", "a"],
+        ["graph", "--json"],
+        ["graph", "--neighbors", "x", "--direction", "in"],
+        ["mcp", "status", "--json"],  # under a group whose own callback is not an operation
+        ["query", "diagnose", "a", "b", "--target", "x"],
+        ["links", "list", "x"],
+        ["--json", "search", "q"],  # the global --json before the command
+        ["search", "--", "-q", "--full"],  # after --, words
+    ],
+)
+def test_group_and_hook_spellings_read_as_typer_reads_them(argv: list[str]) -> None:
+    ours, theirs = through_fast(argv), through_typer(argv)
+    assert ours is not None and theirs is not None
+    assert normalized(ours) == normalized(theirs)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
         ["--help"],
         ["-h"],
         ["search", "--help"],
