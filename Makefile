@@ -100,7 +100,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/context.py
 	$(BIN)/python bench/sdk.py
 	$(BIN)/python bench/records.py
-	# lane fastcli: its bench line goes here
+	$(BIN)/python bench/cli_start.py
 	# lane serve: its bench line goes here
 	# lane quality: its bench line goes here
 	# lane internals: its bench line goes here

@@ -17,15 +17,18 @@ own connection (a reader of the pool, a job).
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from gno.adapters.sqlite.store import SqliteStore
 from gno.app_models import Models, model_uri
-from gno.config import Config, load_config, save_config
 from gno.errors import NotInitializedError
 from gno.paths import Paths
 from gno.ports import Embedder, Generator, Reranker, ServerState, Store
-from gno.retrieval_config import RetrievalConfig
-from gno.services.job_runtime import JobManager
+
+if TYPE_CHECKING:  # imported where used: `gno search` reads neither index.yml nor jobs
+    from gno.config import Config
+    from gno.retrieval_config import RetrievalConfig
+    from gno.services.job_runtime import JobManager
 
 
 def _stamp(st: os.stat_result) -> str:
@@ -73,6 +76,8 @@ class App:
     @property
     def config(self) -> Config:
         if self._config is None:
+            from gno.config import load_config
+
             stamp = self._file_stamp()
             try:
                 self._config = load_config(self.paths.config_file)
@@ -103,6 +108,8 @@ class App:
 
     def save_config(self, config: Config) -> None:
         """Write index.yml atomically and mirror it into the index when one is open."""
+        from gno.config import save_config
+
         save_config(self.paths.config_file, config)
         self._config, self._config_stamp = config, self._file_stamp()
         if self._store is not None:
@@ -127,6 +134,8 @@ class App:
     def jobs(self) -> JobManager[App]:
         """Background jobs of this process (server surfaces); each job gets its own App."""
         if self._jobs is None:
+            from gno.services.job_runtime import JobManager
+
             self._jobs = JobManager(self.derive, App.close)
         return self._jobs
 

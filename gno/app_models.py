@@ -20,9 +20,8 @@ import os
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from gno.config import Config
 from gno.errors import GnoError, UnavailableError
 from gno.ports import (
     Embedder,
@@ -33,6 +32,9 @@ from gno.ports import (
     RerankError,
 )
 from gno.services.cancel import holding
+
+if TYPE_CHECKING:
+    from gno.config import Config
 
 GENERATOR_ROLES = ("expand", "gen")
 EXPAND_CONTEXT = 2048  # models.expandContextSize default (engine.md §1.7)

@@ -9,15 +9,14 @@ declared in ``server`` and ``mcp``.
 
 from __future__ import annotations
 
-import os
 import sys
 import typing
-from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from gno import __version__
+from gno.cli.settings import settings
 
 app = typer.Typer(
     name="gno",
@@ -50,38 +49,6 @@ skill_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(skill_app, name="skill")
-
-
-@dataclass
-class Settings:
-    config: str | None
-    index: str | None
-    json: bool
-    quiet: bool
-    verbose: bool
-    yes: bool  # gno never prompts; accepted for GNO's scripts
-    color: bool
-    pager: bool = True
-
-    def make_app(self) -> Any:
-        from gno.app import App
-        from gno.paths import resolve_paths
-
-        return App(resolve_paths(self.config, self.index))
-
-
-USAGE = {
-    "name": "gno",
-    "description": "Local-first knowledge engine: one SQLite index over your notes, code and documents.",
-    "usage": "gno [global options] <command> [options]",
-    "examples": [
-        "gno init ~/notes --name notes",
-        "gno update",
-        'gno search "tail sampling processor"',
-        "gno get gno://notes/plan.md:10 -l 20",
-    ],
-    "help": "gno --help",
-}
 
 
 def _version(value: bool) -> None:
@@ -126,28 +93,14 @@ def main(
         typer.Option("--skill", callback=_skill, is_eager=True, help="Print SKILL.md and exit."),
     ] = False,
 ) -> None:
-    if offline:
-        os.environ["GNO_OFFLINE"] = "1"
-    if no_color:  # rich (progress bars) and gno's own styles both follow NO_COLOR
-        os.environ["NO_COLOR"] = "1"
-    verbose = verbose or os.environ.get("GNO_VERBOSE", "").lower() in ("1", "true", "yes")
-    color = "NO_COLOR" not in os.environ
-    ctx.obj = Settings(config, index, json_, quiet, verbose, yes, color, not no_pager)
-    if ctx.invoked_subcommand is None:
-        if json_:
-            import json
+    ctx.obj = settings(
+        index=index, config=config, json=json_, quiet=quiet, verbose=verbose, yes=yes,
+        no_color=no_color, offline=offline, no_pager=no_pager,
+    )  # fmt: skip
+    if ctx.invoked_subcommand is None:  # `gno` alone: what it is and how to start
+        from gno.render.usage import usage
 
-            from gno_contracts.models.cli_usage import CliUsage
-
-            sys.stdout.write(
-                json.dumps(CliUsage.model_validate(USAGE).model_dump(mode="json"), indent=2) + "\n"
-            )
-        else:
-            sys.stdout.write(f"{USAGE['description']}\n\nUsage: {USAGE['usage']}\n\nExamples:\n")
-            sys.stdout.write(
-                "".join(f"  {e}\n" for e in USAGE["examples"])
-                + "\nRun `gno --help` for all commands.\n"
-            )
+        sys.stdout.write(usage(json_))
 
 
 # Root options GNO also accepts after the command (entry.py moves them to the front);
@@ -172,12 +125,12 @@ def global_options() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(with_value), frozenset(flags)
 
 
-from gno.cli import completion, mcp, runner, server  # noqa: E402  (they import this module's settings)
+from gno.cli import commands, completion, mcp, server  # noqa: E402  (they import this module's settings)
 
 completion.register(app)
 
 mcp.register(mcp_app)
-runner.register(
+commands.register(
     {
         "": app,
         "collection": collection_app,

@@ -8,11 +8,14 @@ Exit codes (surfaces.md §2.1): 0 success, 1 validation/usage, 2 runtime,
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import sys
+from typing import Any
 
 from gno.cli.output import json_text, write_err
+from gno.errors import GnoError
 
 
 def hoist_globals(argv: list[str], with_value: frozenset[str], flags: frozenset[str]) -> list[str]:
@@ -68,42 +71,105 @@ def stop_on_sigterm() -> None:
 
 
 def run(argv: list[str]) -> int:
-    from typer._click.exceptions import ClickException
-
-    from gno.cli.app import app, global_options
-    from gno.errors import GnoError
+    from gno.cli.settings import HOISTED_FLAGS, HOISTED_VALUES
 
     stop_on_sigterm()
-    if os.environ.get("_GNO_COMPLETE"):  # a completion script asks (gno/cli/completion.py)
-        from typer._completion_classes import completion_init
-
-        completion_init()
-    args = hoist_globals(argv, *global_options())
+    args = hoist_globals(argv, HOISTED_VALUES, HOISTED_FLAGS)
     as_json = wants_json(args)
     try:
-        result = app(args=args, prog_name="gno", standalone_mode=False)
+        return _run(args)
     except GnoError as exc:
         emit_error(exc.cli_code, exc.message, as_json, exc.details)
         return exc.exit_code
-    except ClickException as exc:
-        emit_error("VALIDATION", exc.format_message(), as_json)
-        if not as_json:
-            sys.stderr.write("Run `gno --help` for usage.\n")
-        return 1
     except KeyboardInterrupt:
         emit_error("RUNTIME", "Interrupted", as_json)
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # a bug: say so plainly, keep the error contract
+    except Exception as exc:
+        # typer's usage errors (only the typer path imports it)
+        click = sys.modules.get("typer._click.exceptions")
+        if click is not None and isinstance(exc, click.ClickException):
+            emit_error("VALIDATION", exc.format_message(), as_json)
+            if not as_json:
+                sys.stderr.write("Run `gno --help` for usage.\n")
+            return 1
+        # a bug: say so plainly, keep the error contract
         emit_error(
             "RUNTIME", f"Internal error ({type(exc).__name__}: {exc}). Please report it.", as_json
         )
         return 2
+
+
+def _run(args: list[str]) -> int:
+    """The lean path when it can read the line (gno/cli/fast.py), else the typer app."""
+    from gno.cli import fast
+
+    parsed = fast.parse(args)
+    if parsed is not None:
+        from gno.cli.runner import run
+        from gno.cli.settings import settings
+
+        options, op, values = parsed
+        try:
+            return run(settings(**options), op, values)
+        except KeyboardInterrupt:
+            return 130  # as typer answers a Ctrl-C inside a command: no message
+        except BrokenPipeError:
+            pacify_pipes()  # as typer does: the reader is gone, exit 1 without noise
+            raise SystemExit(1) from None
+    gc.enable()
+    from gno.cli.app import app
+
+    if os.environ.get("_GNO_COMPLETE"):  # a completion script asks (gno/cli/completion.py)
+        from typer._completion_classes import completion_init
+
+        completion_init()
+    result = app(args=args, prog_name="gno", standalone_mode=False)
     return result if isinstance(result, int) else 0
 
 
+class _Pacified:
+    """A standard stream whose flush ignores a closed pipe (what click wraps them in)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def flush(self) -> None:
+        with contextlib.suppress(BrokenPipeError):
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def pacify_pipes() -> None:
+    sys.stdout = _Pacified(sys.stdout)
+    sys.stderr = _Pacified(sys.stderr)
+
+
+def without_pydantic_plugins() -> None:
+    """pydantic looks for plugins (the entry points of every installed distribution, through
+    importlib.metadata) when it builds its first model: 15-20 ms of every command's start,
+    for plugins gno never uses. The CLI turns them off as pydantic documents
+    (PYDANTIC_DISABLE_PLUGINS; set it empty to have them back), and then answers pydantic's
+    plugin lookup with the same empty list without importing the lookup's machinery."""
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
+    if os.environ["PYDANTIC_DISABLE_PLUGINS"] not in ("1", "true", "__all__"):
+        return
+    import types
+
+    none = types.ModuleType("pydantic.plugin._loader", "No pydantic plugins (gno's CLI).")
+    none.get_plugins = tuple  # type: ignore[attr-defined]  # get_plugins() -> ()
+    sys.modules.setdefault(none.__name__, none)
+
+
 def main() -> None:
+    # No cyclic garbage collection while the modules load (a few % of a command's start,
+    # nothing to collect): runner.call turns it back on before the handler runs, and the
+    # typer path before typer parses the line.
+    gc.disable()
+    without_pydantic_plugins()
     code = run(sys.argv[1:])
     with contextlib.suppress(BrokenPipeError):
         sys.stdout.flush()

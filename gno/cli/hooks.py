@@ -42,26 +42,25 @@ def index(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
     return op_id, fields
 
 
-def _query_modes(raw: list[str]) -> list[dict[str, str]]:
-    modes = []
-    for item in raw:
+def _query_modes(fields: dict[str, Any]) -> None:
+    """`--query-mode kind:text` (repeatable) into ``queryModes``; none leaves it unset."""
+    modes: list[dict[str, str]] = []
+    for item in fields.pop("queryModes", None) or []:
         mode, sep, text = item.partition(":")
         if not sep or mode not in QUERY_MODES or not text.strip():
             raise ValidationError(
                 f"Invalid --query-mode {item!r}: use term:<text>, intent:<text> or hyde:<text>"
             )
         modes.append({"mode": mode, "text": text.strip()})
-    return modes
+    if modes:
+        fields["queryModes"] = modes
 
 
 def query(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
     """`--query-mode kind:text`, and GNO's `gno query diagnose <query> --target <ref>`,
     which runs query_diagnose instead."""
     search_limit(op_id, fields, fmt)
-    if "queryModes" in fields:
-        fields["queryModes"] = _query_modes(fields["queryModes"]) or None
-        if fields["queryModes"] is None:
-            del fields["queryModes"]
+    _query_modes(fields)
     words: list[str] = fields.pop("query")
     target = fields.pop("target", None)
     if words and words[0] == "diagnose" and not target:
@@ -92,10 +91,7 @@ MAX_CAPSULE_BYTES = 64 * 1024 * 1024  # a Capsule file; budgets cap real ones fa
 
 def context_build(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
     """`context build`: --query-mode kind:text; a goal made only of spaces is invalid_goal."""
-    if "queryModes" in fields:
-        fields["queryModes"] = _query_modes(fields["queryModes"]) or None
-        if fields["queryModes"] is None:
-            del fields["queryModes"]
+    _query_modes(fields)
     if not 1 <= fields.get("budgetTokens", 0) <= 1_000_000:
         from gno.errors import InvalidBudgetError
 
@@ -131,8 +127,5 @@ def context_verify(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepa
 def ask(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
     """`gno ask`: 5 results in the terminal, 20 in JSON/Markdown; --query-mode kind:text."""
     search_limit(op_id, fields, fmt)
-    if "queryModes" in fields:
-        fields["queryModes"] = _query_modes(fields["queryModes"]) or None
-        if fields["queryModes"] is None:
-            del fields["queryModes"]
+    _query_modes(fields)
     return op_id, fields

@@ -10,28 +10,14 @@ registry's renderers (gno/render/).
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import sys
 from typing import Any
 
+from gno.render import dump, json_text
 from gno.render.style import terminal_safe
 
-# json.dumps escapes C0 itself; DEL and C1 it leaves raw unless ensure_ascii.
-_JSON_RAW = re.compile("[\x7f-\x9f]")
-
-
-def json_text(value: Any, *, indent: int | None = 2) -> str:
-    """JSON with every control character escaped: the data stays intact, the terminal
-    sees none of it raw."""
-    text = json.dumps(value, indent=indent, ensure_ascii=False)
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def dump(model: Any) -> dict[str, Any] | list[Any]:
-    """The wire form: fields the handler set (explicit nulls included), JSON types."""
-    return model.model_dump(mode="json", exclude_unset=True)
+__all__ = ["dump", "json_text", "page", "write", "write_err", "write_json", "write_partial"]
 
 
 def _line(text: str) -> str:

@@ -1,145 +1,33 @@
 """One runner for every registry operation with a CLI binding.
 
-``register`` turns each binding (schemas/operations.yaml ``cli``) into a typer
-command: its arguments and options become the command's parameters, so --help
-and parsing are typer's own. ``run`` is the one path of every such command:
-flags -> input fields (an unset option sends nothing, so the schema default
-holds) -> the prepare hook -> the generated input model -> the handler -> the
-output model as JSON, or the registry's renderer as text.
+``run`` is the one path of every such command, whether typer parsed the line
+(``commands.py``) or the lean path did (``fast.py``): flags -> input fields (an unset
+option sends nothing, so the schema default holds) -> the prepare hook -> the
+generated input model -> the handler -> the output model as JSON, or the registry's
+renderer as text. It imports no typer: `gno search` never loads it.
 """
 
 from __future__ import annotations
 
-import inspect
+import gc
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Any
 
-import typer
-from gno_contracts.operations import BY_ID, CLI_FORMATS, OPERATIONS, CliParam, CliShape, Operation
+from gno_contracts.operations import BY_ID, CliShape, Operation
 
-from gno.cli.output import (
-    dump,
-    json_text,
-    page,
-    write_err,
-    write_json,
-    write_partial,
-    write_styled,
-)
+from gno.cli.output import dump, json_text, page, write_err, write_json, write_partial, write_styled
+from gno.cli.settings import Settings
 from gno.errors import ValidationError
 from gno.render.style import terminal_safe
 from gno.services import resolve
 
-KINDS: dict[str, Any] = {"bool": bool, "int": int, "float": float, "str": str, "list": list[str]}
-Param = inspect.Parameter
-
-
-def settings(ctx: typer.Context) -> Any:
-    return ctx.find_root().obj
-
-
-# ---------------------------------------------------------------- building commands
-
-
-def parameter(p: CliParam) -> Param:
-    """The typer parameter of one registry argument or option."""
-    if p.kind == "bool" and p.flags:
-        option = typer.Option(*p.flags, help=p.help)
-        return Param(p.name, Param.KEYWORD_ONLY, annotation=Annotated[bool, option], default=False)
-    kind = KINDS[p.kind]
-    if not p.flags:
-        argument = typer.Argument(help=p.help)
-        if p.required:
-            return Param(p.name, Param.KEYWORD_ONLY, annotation=Annotated[kind, argument])
-        return Param(
-            p.name, Param.KEYWORD_ONLY, annotation=Annotated[kind | None, argument], default=None
-        )
-    # The schema default applies when the option is absent; --help still names it.
-    shown = f"{p.help}  [default: {p.shown}]" if p.shown is not None else p.help
-    option = typer.Option(*p.flags, help=shown)
-    return Param(
-        p.name, Param.KEYWORD_ONLY, annotation=Annotated[kind | None, option], default=None
-    )
-
-
-def format_parameters(formats: tuple[str, ...]) -> list[Param]:
-    """The output format flags (declared once, in the registry's ``cli_formats``)."""
-    return [
-        Param(
-            f"format_{name}",
-            Param.KEYWORD_ONLY,
-            annotation=Annotated[bool, typer.Option(f"--{name}", help=CLI_FORMATS[name])],
-            default=False,
-        )
-        for name in formats
-    ]
-
-
-def command(
-    params: list[Param], body: Callable[..., None], doc: str | None = None
-) -> Callable[..., None]:
-    """A function typer can read: ``ctx`` then ``params``, calling ``body(ctx, **values)``."""
-
-    def invoke(ctx: typer.Context, **values: Any) -> None:
-        body(ctx, **values)
-
-    every = [Param("ctx", Param.POSITIONAL_OR_KEYWORD, annotation=typer.Context), *params]
-    invoke.__signature__ = inspect.Signature(every)  # type: ignore[attr-defined]
-    invoke.__annotations__ = {p.name: p.annotation for p in every} | {"return": None}
-    invoke.__doc__ = doc
-    return invoke
-
-
-def register(groups: dict[str, typer.Typer]) -> None:
-    """Add a command for every operation with a CLI binding, in registry order.
-
-    A first word no group owns yet (`graph` of `graph query`) becomes a group; the
-    operation whose command is that word alone, or a two-word one marked ``default``
-    (`tags list`), is what the group runs when invoked without a subcommand."""
-    shapes = [op.cli_shape for op in OPERATIONS if op.cli_shape is not None]
-    prefixes = {s.command.split()[0] for s in shapes if len(s.command.split()) == 2}
-    for word in sorted(prefixes - set(groups)):
-        groups[word] = typer.Typer(
-            invoke_without_command=True, rich_markup_mode=None, add_completion=False
-        )
-    defaults: set[str] = set()
-    for op in OPERATIONS:
-        shape = op.cli_shape
-        if shape is None:
-            continue
-        *group, name = shape.command.split()
-        params = [parameter(p) for p in shape.params] + format_parameters(shape.formats)
-
-        def body(ctx: typer.Context, _op: Operation = op, **values: Any) -> None:
-            run(ctx, _op, values)
-
-        def alone(ctx: typer.Context, _op: Operation = op, **values: Any) -> None:
-            if ctx.invoked_subcommand is None:
-                run(ctx, _op, values)
-
-        if not group and name in groups:  # `graph` itself, beside `graph query`
-            groups[name].callback(help=op.summary)(command(params, alone, op.summary))
-            defaults.add(name)
-            continue
-        groups[" ".join(group)].command(name, help=op.summary)(command(params, body))
-        if shape.default and group[0] not in defaults:
-            groups[group[0]].callback(help=op.summary)(command(params, alone, op.summary))
-            defaults.add(group[0])
-    root = groups[""]
-    for word in sorted(prefixes):
-        if not any(g.name == word for g in root.registered_groups):
-            root.add_typer(groups[word], name=word)
-
-
 # ---------------------------------------------------------------- running one
 
 
-def pick_format(ctx: typer.Context, chosen: list[str]) -> str | None:
+def pick_format(settings: Settings, chosen: list[str]) -> str | None:
     """The one output format asked for (None = terminal text); global --json counts."""
-    if settings(ctx).json and "json" not in chosen:
+    if settings.json and "json" not in chosen:
         chosen.append("json")
     if len(chosen) > 1:
         raise ValidationError(
@@ -207,49 +95,16 @@ def build(op: Operation, fields: dict[str, Any]) -> Any:
         raise ValidationError(f"Invalid {where}: {first['msg']}") from None
 
 
-@contextmanager
-def progress(
-    ctx: typer.Context, shape: CliShape, fmt: str | None, view: dict[str, Any]
-) -> Iterator[Any]:
-    """The progress callback of a long command: a bar on a terminal, never with a
-    format, -q or a pipe; None otherwise."""
-    show = fmt is None and not settings(ctx).quiet and sys.stderr.isatty()
-    if shape.progress == "answer":  # generated text straight to the terminal
-        if fmt is None and sys.stdout.isatty():
-            streamed: list[str] = view.setdefault("streamed", [])
-
-            def stream(text: str) -> None:
-                streamed.append(text)
-                write_partial(text)
-
-            yield stream
-        else:
-            yield None
-        return
-    if shape.progress == "download":
-        from gno.models.progress import download_progress
-
-        with download_progress(show and not view.get("no_progress")) as report:
-            yield report
-        return
-    from gno.render.progress import sync_progress
-
-    with sync_progress(show) as bar:
-        if bar is not None and shape.progress == "embed":  # embed reports (done, total)
-            yield lambda done, total: bar("embed", done, total)
-        else:
-            yield bar
-
-
-def call(ctx: typer.Context, op: Operation, inp: Any, **extra: Any) -> Any:
+def call(settings: Settings, op: Operation, inp: Any, **extra: Any) -> Any:
     from gno.services import handler
     from gno.services.call import Call, bind
 
-    verbose = settings(ctx).verbose
+    verbose = settings.verbose
     if verbose:  # the plan: the operation and the input it runs with
         write_err(f"[verbose] {op.id}: {json_text(dump(inp), indent=None)}")
-    app = settings(ctx).make_app()
+    app = settings.make_app()
     started = time.perf_counter()
+    gc.enable()  # off while the CLI started (entry.main)
     try:
         with bind(Call("cli")):
             return handler(op.id)(app, inp, **extra)
@@ -262,21 +117,22 @@ def call(ctx: typer.Context, op: Operation, inp: Any, **extra: Any) -> Any:
         app.close()
 
 
-def show(ctx: typer.Context, shown: Any, fmt: str | None) -> None:
+def show(settings: Settings, shown: Any, fmt: str | None) -> None:
     """A renderer's text on stdout: through the pager when it is taller than the terminal
     (terminal text on a terminal, unless --no-pager), styled text as the renderer made it."""
     text = shown.out if shown.styled else terminal_safe(shown.out)
-    if fmt is None and settings(ctx).pager and sys.stdout.isatty() and page(text):
+    if fmt is None and settings.pager and sys.stdout.isatty() and page(text):
         return
     write_styled(text)
 
 
-def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
+def run(settings: Settings, op: Operation, values: dict[str, Any]) -> int:
+    """Run one command; its exit code (0, or what the binding's ``exit`` rule says)."""
     from gno.render import Shown, View
 
     shape = op.cli_shape
     assert shape is not None
-    fmt = pick_format(ctx, [f for f in shape.formats if values.pop(f"format_{f}")])
+    fmt = pick_format(settings, [f for f in shape.formats if values.pop(f"format_{f}")])
     fields, flags = collect(shape, values)
     fields.update(dict(shape.fixed))
     target = op
@@ -285,10 +141,15 @@ def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
         target = BY_ID[op_id]
     inp = build(target, fields)
     if shape.progress is None:
-        result = call(ctx, target, inp)
+        result = call(settings, target, inp)
     else:
-        with progress(ctx, shape, fmt, flags) as report:
-            result = call(ctx, target, inp, progress=report)
+        from gno.render.progress import reporter
+
+        # A bar on a terminal, never with a format, -q or a pipe; an answer streamed to one.
+        bar = fmt is None and not settings.quiet and sys.stderr.isatty()
+        stream = write_partial if fmt is None and sys.stdout.isatty() else None
+        with reporter(shape.progress, bar, flags, stream) as report:
+            result = call(settings, target, inp, progress=report)
     if flags.get("output"):  # --output: the same text into a file, atomically
         write_output(flags["output"], shape, fmt, flags, result)
     elif fmt == "json":
@@ -299,26 +160,26 @@ def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
         # snippet line numbers; --line-numbers asks for them everywhere.
         people = fmt is None and sys.stdout.isatty()
         numbers = bool(flags.get("line_numbers")) or (people and "line_numbers" in flags)
-        color = people and settings(ctx).color
+        color = people and settings.color
         view = View(
             fmt,
             bool(flags.get("full")),
             numbers,
             streamed=streamed,
             color=color,
-            quiet=settings(ctx).quiet,
+            quiet=settings.quiet,
         )
         shown: Shown = resolve(shape.render)(result, view)
         if shown.err:
             write_err(shown.err)
-        if shown.out is not None and not (shape.quiet and settings(ctx).quiet):
-            show(ctx, shown, fmt)
+        if shown.out is not None and not (shape.quiet and settings.quiet):
+            show(settings, shown, fmt)
     if shape.exit is not None:
         ending: Shown = resolve(shape.exit)(result)
         if ending.err:
             write_err(ending.err)
-        if ending.code:
-            raise typer.Exit(ending.code)
+        return ending.code
+    return 0
 
 
 def write_output(
@@ -330,7 +191,6 @@ def write_output(
     import tempfile
     from pathlib import Path
 
-    from gno.cli.output import dump, json_text
     from gno.render import Shown, View
 
     if fmt == "json":

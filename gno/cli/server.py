@@ -14,8 +14,8 @@ from typing import Annotated, Any
 
 import typer
 
+from gno.cli.commands import Param, command, settings
 from gno.cli.output import write, write_err
-from gno.cli.runner import Param, command, settings
 from gno.errors import ValidationError
 from gno.launch import ServerFlags
 
@@ -129,8 +129,10 @@ def _manage(ctx: typer.Context, kind: str, flags: ServerFlags) -> Any:
     paths = resolve_paths(settings(ctx).config, settings(ctx).index)
     files = process.process_files(kind, paths.data_dir, flags.pid_file, flags.log_file)
     if flags.status:
+        from gno.render.process import status_text
+
         payload = process.process_status(files)
-        _print_status(payload, as_json)
+        write(json.dumps(payload, indent=2) if as_json else status_text(payload))
         raise typer.Exit(0 if payload["running"] else 3)
     if flags.stop:
         stopped = process.stop(files)
@@ -155,35 +157,6 @@ def _manage(ctx: typer.Context, kind: str, flags: ServerFlags) -> Any:
             )
         raise typer.Exit(0)
     return files
-
-
-def _print_status(payload: dict[str, Any], as_json: bool) -> None:
-    if as_json:
-        write(json.dumps(payload, indent=2))
-        return
-    kind = payload["cmd"]
-    if not payload["running"]:
-        write(f"gno {kind}: not running (pid file {payload['pid_file']})")
-        return
-    minutes, seconds = divmod(payload["uptime_seconds"], 60)
-    hours, minutes = divmod(minutes, 60)
-    write(
-        f"gno {kind}: running (pid {payload['pid']}, port {payload['port']}, "
-        f"up {hours}h{minutes:02d}m{seconds:02d}s, gno {payload['version']})"
-    )
-    resident = payload["resident"]
-    if resident is not None:
-        jobs = resident["jobs"]
-        write(
-            f"  admission {resident['admission']['state']}, "
-            f"{resident['transport']['activeRequests']} active requests, "
-            f"{jobs['active']} active jobs"
-        )
-    else:
-        write("  /api/resident/status did not answer (busy, or the gateway wants a token)")
-    size = payload["log_size_bytes"]
-    write(f"  pid file {payload['pid_file']}")
-    write(f"  log {payload['log_file']}" + (f" ({size} bytes)" if size is not None else ""))
 
 
 def _run(ctx: typer.Context, kind: str, flags: ServerFlags, files: Any) -> None:

@@ -7,7 +7,25 @@ read the generated output models, the same objects MCP and REST serialize.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
+from typing import Any
+
+# json.dumps escapes C0 itself; DEL and C1 it leaves raw unless ensure_ascii.
+_JSON_RAW = re.compile("[\x7f-\x9f]")
+
+
+def json_text(value: Any, *, indent: int | None = 2) -> str:
+    """JSON with every control character escaped: the data stays intact, a terminal sees
+    none of it raw."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def dump(model: Any) -> dict[str, Any] | list[Any]:
+    """The wire form: fields the handler set (explicit nulls included), JSON types."""
+    return model.model_dump(mode="json", exclude_unset=True)
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
-from gno_contracts.models.ask import AskResult
+from typing import TYPE_CHECKING
 
 from gno.render import Shown, View
+
+if TYPE_CHECKING:  # renderers read attributes: no model module loads for them
+    from gno_contracts.models.ask import AskResult
 
 
 def _sources(result: AskResult) -> list[str]:

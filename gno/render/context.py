@@ -3,17 +3,20 @@
 
 from __future__ import annotations
 
-from gno_contracts.models.context_capsule_v1 import ContextCapsule
-from gno_contracts.models.context_capsule_verification import ContextCapsuleVerification
-from gno_contracts.models.context_change import ContextChange
-from gno_contracts.models.context_check import ContextCheck
-from gno_contracts.models.context_list import ContextList
-from gno_contracts.models.saved_capsule_list import SavedCapsuleList
-from gno_contracts.models.saved_capsule_registration import SavedCapsuleRegistration
-from gno_contracts.models.saved_capsule_reverification import SavedCapsuleReverification
+from typing import TYPE_CHECKING
 
 from gno.core.capsule_text import capsule_markdown, verification_markdown
 from gno.render import Shown, View
+
+if TYPE_CHECKING:  # renderers read attributes: no model module loads for them
+    from gno_contracts.models.context_capsule_v1 import ContextCapsule
+    from gno_contracts.models.context_capsule_verification import ContextCapsuleVerification
+    from gno_contracts.models.context_change import ContextChange
+    from gno_contracts.models.context_check import ContextCheck
+    from gno_contracts.models.context_list import ContextList
+    from gno_contracts.models.saved_capsule_list import SavedCapsuleList
+    from gno_contracts.models.saved_capsule_registration import SavedCapsuleRegistration
+    from gno_contracts.models.saved_capsule_reverification import SavedCapsuleReverification
 
 
 def capsule(result: ContextCapsule, view: View) -> Shown:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from gno_contracts.models.get import GetResult
-from gno_contracts.models.ls import DocumentList
-from gno_contracts.models.multi_get import MultiGetResult
+from typing import TYPE_CHECKING
 
 from gno.render import Shown, View
+
+if TYPE_CHECKING:  # renderers read attributes: no model module loads for them
+    from gno_contracts.models.get import GetResult
+    from gno_contracts.models.ls import DocumentList
+    from gno_contracts.models.multi_get import MultiGetResult
 
 
 def document(result: GetResult, view: View) -> Shown:

@@ -5,21 +5,22 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
-
-from gno_contracts.models.backlinks import Backlinks
-from gno_contracts.models.changes import Changes
-from gno_contracts.models.document_diff import DocumentDiff
-from gno_contracts.models.graph import Graph
-from gno_contracts.models.graph_neighbors import GraphNeighbors
-from gno_contracts.models.graph_path import GraphPath
-from gno_contracts.models.graph_query import GraphQuery
-from gno_contracts.models.impact import Impact
-from gno_contracts.models.links_list import LinksList
-from gno_contracts.models.similar import Similar
-from gno_contracts.models.tags_list import TagsList
+from typing import TYPE_CHECKING, Any
 
 from gno.render import Shown, View
+
+if TYPE_CHECKING:  # renderers read attributes: no model module loads for them
+    from gno_contracts.models.backlinks import Backlinks
+    from gno_contracts.models.changes import Changes
+    from gno_contracts.models.document_diff import DocumentDiff
+    from gno_contracts.models.graph import Graph
+    from gno_contracts.models.graph_neighbors import GraphNeighbors
+    from gno_contracts.models.graph_path import GraphPath
+    from gno_contracts.models.graph_query import GraphQuery
+    from gno_contracts.models.impact import Impact
+    from gno_contracts.models.links_list import LinksList
+    from gno_contracts.models.similar import Similar
+    from gno_contracts.models.tags_list import TagsList
 
 
 def _bullet(view: View) -> str:
@@ -97,6 +98,9 @@ def _dump(result: Any) -> dict[str, Any]:
 
 def _graph_parts(result: Graph | GraphNeighbors | GraphPath) -> tuple[list[Any], list[Any]]:
     """(nodes, edges) of any graph answer, as plain wire objects."""
+    from gno_contracts.models.graph import Graph
+    from gno_contracts.models.graph_neighbors import GraphNeighbors
+
     data = _dump(result)
     if isinstance(result, Graph):
         return data["nodes"], data["links"]

@@ -3,20 +3,21 @@ of status and peek, as terminal text; the exit rules of the interruptible ones."
 
 from __future__ import annotations
 
-from typing import Protocol
-
-from gno_contracts.models.cleanup_result import CleanupResult
-from gno_contracts.models.clear_embeddings import ClearEmbeddings
-from gno_contracts.models.collection_change import CollectionChange
-from gno_contracts.models.collection_list import CollectionList
-from gno_contracts.models.embed_result import EmbedResult
-from gno_contracts.models.index_result import IndexResult
-from gno_contracts.models.init_result import InitResult
-from gno_contracts.models.peek import Peek
-from gno_contracts.models.status import Status
-from gno_contracts.models.sync_result import SyncResult
+from typing import TYPE_CHECKING, Protocol
 
 from gno.render import Shown, View
+
+if TYPE_CHECKING:  # renderers read attributes: no model module loads for them
+    from gno_contracts.models.cleanup_result import CleanupResult
+    from gno_contracts.models.clear_embeddings import ClearEmbeddings
+    from gno_contracts.models.collection_change import CollectionChange
+    from gno_contracts.models.collection_list import CollectionList
+    from gno_contracts.models.embed_result import EmbedResult
+    from gno_contracts.models.index_result import IndexResult
+    from gno_contracts.models.init_result import InitResult
+    from gno_contracts.models.peek import Peek
+    from gno_contracts.models.status import Status
+    from gno_contracts.models.sync_result import SyncResult
 
 INTERRUPTED = 130
 ERRORS_SHOWN = 10  # per collection; the JSON answer has them all

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-
-from gno_contracts.models.mcp_install import McpInstall
-from gno_contracts.models.mcp_status import McpStatus
-from gno_contracts.models.mcp_uninstall import McpUninstall
+from typing import TYPE_CHECKING
 
 from gno.render import Shown, View
+
+if TYPE_CHECKING:  # renderers read attributes: no model module loads for them
+    from gno_contracts.models.mcp_install import McpInstall
+    from gno_contracts.models.mcp_status import McpStatus
+    from gno_contracts.models.mcp_uninstall import McpUninstall
 
 
 def _label(target_id: str) -> str:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from gno_contracts.models.metadata import MetadataRegistry
+from typing import TYPE_CHECKING
 
 from gno.render import Shown, View
+
+if TYPE_CHECKING:  # renderers read attributes: no model module loads for them
+    from gno_contracts.models.metadata import MetadataRegistry
 
 
 def registry(result: MetadataRegistry, view: View) -> Shown:

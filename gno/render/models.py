@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from gno_contracts.models.models_clear import ModelsClear
-from gno_contracts.models.models_list import ModelsList
-from gno_contracts.models.models_path import ModelsPath
-from gno_contracts.models.models_pull import ModelsPull
-from gno_contracts.models.models_use import ModelsUse
+from typing import TYPE_CHECKING
 
 from gno.render import Shown, View, size
+
+if TYPE_CHECKING:  # renderers read attributes: no model module loads for them
+    from gno_contracts.models.models_clear import ModelsClear
+    from gno_contracts.models.models_list import ModelsList
+    from gno_contracts.models.models_path import ModelsPath
+    from gno_contracts.models.models_pull import ModelsPull
+    from gno_contracts.models.models_use import ModelsUse
 
 ROLES = ("embed", "rerank", "expand", "gen")
 

@@ -3,11 +3,12 @@ it, the digest to apply it with) or what an apply did."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from gno_contracts.models.file_refactor_result import FileRefactorResult
+from typing import TYPE_CHECKING, Any
 
 from gno.render import Shown, View
+
+if TYPE_CHECKING:  # renderers read attributes: no model module loads for them
+    from gno_contracts.models.file_refactor_result import FileRefactorResult
 
 APPLIED = ("applied", "applied_with_sync_pending")
 

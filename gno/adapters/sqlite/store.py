@@ -10,6 +10,7 @@ adapter edge; nothing above this module sees an apsw exception.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -305,9 +306,36 @@ class SqliteStore(
 
     def integrity_ok(self) -> bool:
         """``PRAGMA quick_check`` passes. It reads every page, so it runs once per index
-        generation rather than on every status call."""
+        generation rather than on every status call, and a pass is remembered beside the
+        index (``index-<name>.checked``: the index and WAL files' identity, size and mtime)
+        so that the next process (`gno status`, `gno doctor`) does not read every page of
+        files nothing has written since."""
         generation = self.generation()
         if self._integrity is None or self._integrity[0] != generation:
-            ok = scalar(self.conn.execute("PRAGMA quick_check")) == "ok"
+            stamp = self._files_stamp()
+            checked = self.path.with_suffix(".checked")
+            try:
+                ok = checked.read_text(encoding="ascii") == stamp
+            except (OSError, UnicodeDecodeError):
+                ok = False
+            if not ok:
+                ok = scalar(self.conn.execute("PRAGMA quick_check")) == "ok"
+                if ok:  # best effort: a read-only data folder just checks every time
+                    with contextlib.suppress(OSError):
+                        checked.write_text(stamp, encoding="ascii")
             self._integrity = (generation, ok)
         return self._integrity[1]
+
+    def _files_stamp(self) -> str:
+        parts = ["integrity-v1"]
+        for path in (self.path, Path(f"{self.path}-wal")):
+            try:
+                st = path.stat()
+            except OSError:
+                parts.append("-")
+                continue
+            if st.st_size == 0 and path != self.path:  # an empty WAL, made by every connection
+                parts.append("-")
+                continue
+            parts.append(f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
+        return " ".join(parts)

@@ -1,0 +1,67 @@
+"""The global options' effect, shared by the typer app (``app.main``) and the lean path
+(``fast.py``): what a command runs with. Imports neither typer nor pydantic."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+# The root options that take a value, and the flags, as ``app.main`` declares them
+# (tests/surfaces/test_cli_fast.py checks the two agree): name -> Settings field.
+GLOBAL_VALUES = {"--index": "index", "--config": "config"}
+GLOBAL_FLAGS = {
+    "--json": "json",
+    "-q": "quiet",
+    "--quiet": "quiet",
+    "--verbose": "verbose",
+    "--yes": "yes",
+    "--no-color": "no_color",
+    "--offline": "offline",
+    "--no-pager": "no_pager",
+}
+# GNO accepts these anywhere on the line (entry.py moves them to the front); --json stays
+# where it is (commands have a --json of their own).
+HOISTED_VALUES = frozenset(GLOBAL_VALUES)
+HOISTED_FLAGS = frozenset(GLOBAL_FLAGS) - {"--json"}
+
+
+@dataclass
+class Settings:
+    config: str | None
+    index: str | None
+    json: bool
+    quiet: bool
+    verbose: bool
+    yes: bool  # gno never prompts; accepted for GNO's scripts
+    color: bool
+    pager: bool = True
+
+    def make_app(self) -> Any:
+        from gno.app import App
+        from gno.paths import resolve_paths
+
+        return App(resolve_paths(self.config, self.index))
+
+
+def settings(
+    *,
+    index: str | None = None,
+    config: str | None = None,
+    json: bool = False,
+    quiet: bool = False,
+    verbose: bool = False,
+    yes: bool = False,
+    no_color: bool = False,
+    offline: bool = False,
+    no_pager: bool = False,
+) -> Settings:
+    """The global options applied: --offline and --no-color reach child code through the
+    environment (the model catalog, rich), GNO_VERBOSE turns --verbose on."""
+    if offline:
+        os.environ["GNO_OFFLINE"] = "1"
+    if no_color:  # rich (progress bars) and gno's own styles both follow NO_COLOR
+        os.environ["NO_COLOR"] = "1"
+    verbose = verbose or os.environ.get("GNO_VERBOSE", "").lower() in ("1", "true", "yes")
+    color = "NO_COLOR" not in os.environ
+    return Settings(config, index, json, quiet, verbose, yes, color, not no_pager)
