@@ -275,6 +275,7 @@ class IndexReads(Protocol):
         tags_all: Sequence[str] = (),
         tags_any: Sequence[str] = (),
         order: tuple[str | None, bool] = (None, False),
+        condition: tuple[str, Sequence[Any]] = ("", ()),
     ) -> tuple[list[DocRow], int]: ...
 
     def date_field_names(self, collection: str | None) -> list[str]: ...

@@ -45,6 +45,7 @@ def _filter_reasons(store: Any, doc: DocRow, filters: Filters) -> list[str]:
         "author",
         "lang",
         "exclude",
+        "metadata",
     ):
         value = getattr(filters, name)
         if not value:

@@ -1,5 +1,6 @@
-"""Owner filters (collection, tags, dates, author, categories, language, exclude)
-as one SQL condition on ``documents``, applied before any result limit."""
+"""Owner filters (collection, tags, dates, author, categories, language, exclude, typed
+metadata ``filter``) as one SQL condition on ``documents``, applied before any result
+limit."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from gno.core.dates import resolve_bound
 from gno.core.identity import normalize_collection_name
+from gno.core.metadata_filter import Node, filter_sql, parse_filter, parse_filter_text
 from gno.core.tags import validate_tag
 from gno.errors import NotFoundError, ValidationError
 from gno.ports import Store
@@ -28,6 +30,7 @@ class Filters:
     author: str | None = None
     lang: str | None = None
     exclude: list[str] = field(default_factory=list)
+    metadata: Node | None = None  # the typed metadata ``filter`` (core/metadata_filter)
 
     @property
     def active(self) -> bool:
@@ -43,6 +46,7 @@ class Filters:
                 self.author,
                 self.lang,
                 self.exclude,
+                self.metadata,
             )
         )
 
@@ -96,6 +100,10 @@ class Filters:
                 "WHERE c.mirror_hash = documents.mirror_hash AND instr(lower(c.markdown), term.value) > 0))"
             )
             params.append(json.dumps(self.exclude))
+        if self.metadata is not None:
+            condition, values = filter_sql(self.metadata)
+            where.append(condition)
+            params += values
         return ("AND " + " AND ".join(where)) if where else "", params
 
 
@@ -138,4 +146,17 @@ def build_filters(store: Store, inp: Any) -> Filters:
         author=inp.author.strip() if inp.author and inp.author.strip() else None,
         lang=inp.lang.strip().lower() if inp.lang and inp.lang.strip() else None,
         exclude=_clean_list(inp.exclude),
+        metadata=metadata_filter(getattr(inp, "filter", None)),
     )
+
+
+def metadata_filter(raw: Any) -> Node | None:
+    """The input's ``filter``: an object (MCP, REST bodies, SDK) or JSON text (a query
+    string); None when absent."""
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        return parse_filter_text(raw)
+    if hasattr(raw, "model_dump"):
+        raw = raw.model_dump(mode="json")
+    return parse_filter(raw)

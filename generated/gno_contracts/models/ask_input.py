@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 from gno_contracts.base import ContractModel
 from pydantic import ConfigDict, Field
@@ -63,6 +63,10 @@ class AskInput(ContractModel):
     """
     categories: Annotated[list[str] | None, Field(max_length=256)] = None
     author: str | None = None
+    filter: dict[str, Any] | None = None
+    """
+    Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
+    """
     tagsAll: Annotated[list[str] | None, Field(max_length=256)] = None
     tagsAny: Annotated[list[str] | None, Field(max_length=256)] = None
     projectHints: Annotated[list[str] | None, Field(max_length=16)] = None

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 from gno_contracts.base import ContractModel
 from pydantic import ConfigDict, Field, RootModel
@@ -93,6 +93,10 @@ class ContextInput(ContractModel):
     categories: Annotated[list[Category] | None, Field(max_length=128)] = None
     exclude: Annotated[list[ExcludeItem] | None, Field(max_length=256)] = None
     author: Annotated[str | None, Field(max_length=2048)] = None
+    filter: dict[str, Any] | None = None
+    """
+    Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
+    """
     lang: Annotated[str | None, Field(max_length=64)] = None
     intent: Annotated[str | None, Field(max_length=4096)] = None
     since: Annotated[str | None, Field(max_length=256)] = None
