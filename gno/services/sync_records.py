@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -47,6 +48,7 @@ from gno.ingest.record_lane import (
 )
 from gno.ports import CORRUPT, READ_ERROR, TOO_LARGE, UNSUPPORTED
 from gno.rows import INGEST_VERSION, ContainerState, DocState, SourceFile
+from gno.services.record_import import file_result
 
 if TYPE_CHECKING:
     from gno.config import Collection
@@ -63,6 +65,8 @@ class Tally(Protocol):
     inactivated: int
 
     def changed(self, rel_path: str, kind: str) -> None: ...
+
+    def file(self, result: dict[str, Any]) -> None: ...
 
 
 class CollectionSync(Protocol):
@@ -101,11 +105,15 @@ class Import:
     failed: int = 0
     stop: tuple[str, str] | None = None  # (code, reason) of a cap that ended the import
     states: dict[str, DocState] = field(default_factory=dict)  # the container's records
+    # record-import@1.0 (services/record_import.py): what happened to each record
+    counts: Counter[str] = field(default_factory=Counter)
+    items: list[tuple[str, str, str]] = field(default_factory=list)  # (code, locator, reason)
 
-    def fail(self, locator: str, reason: str) -> None:
+    def fail(self, locator: str, reason: str, code: str = CORRUPT) -> None:
         self.failed += 1
         if len(self.failures) < MAX_RETAINED_FAILURES:
             self.failures.append(f"{locator}: {reason}"[:1000])
+            self.items.append((code, locator, reason))
 
     @property
     def complete(self) -> bool:
@@ -293,6 +301,8 @@ class RecordSync:
             return
         except ContainerError as exc:
             self._error(entry, adapter, exc.code, exc.message, source_hash=source_hash)
+            imp.stop = (exc.code, exc.message)
+            self.owner.tally.file(file_result(imp, exc.code, exc.message, is_new=is_new))
             return
         except (OSError, RecursionError, MemoryError, UnicodeError, ValueError) as exc:
             imp.stop = (CORRUPT, f"Unreadable container ({type(exc).__name__}: {str(exc)[:200]})")
@@ -312,7 +322,7 @@ class RecordSync:
         key = record_key(adapter.id, stable)
         text = markdown(record)
         if len(text) > MAX_RECORD_CHARS:
-            imp.fail(record.locator, "Record is longer than 2,000,000 characters")
+            imp.fail(record.locator, "Record is longer than 2,000,000 characters", TOO_LARGE)
             return None
         info = payload(record, key, adapter.id, adapter.version, adapter.fingerprint)
         meta_text = json.dumps(info, separators=(",", ":"), sort_keys=True)
@@ -321,7 +331,9 @@ class RecordSync:
                 info.pop(name, None)
             meta_text = json.dumps(info, separators=(",", ":"), sort_keys=True)
             if len(meta_text) > MAX_METADATA_CHARS:
-                imp.fail(record.locator, "Record metadata is longer than 100,000 characters")
+                imp.fail(
+                    record.locator, "Record metadata is longer than 100,000 characters", TOO_LARGE
+                )
                 return None
         imp.chars += len(text)
         if imp.chars > MAX_SNAPSHOT_CHARS:
@@ -340,6 +352,7 @@ class RecordSync:
             and state.mirror_hash
             and state.error_code is None
         ):
+            imp.counts["reactivated" if not state.active else "unchanged"] += 1
             if not state.active:
                 self.owner.tally.changed(rel, "added")
                 self.owner._queue(lambda: self.store.reactivate(state.id))
@@ -377,6 +390,7 @@ class RecordSync:
                 None,
             )
             kind = "added" if job.rel_path not in imp.states else "updated"
+            imp.counts[kind] += 1
             self.owner.tally.changed(job.rel_path, kind)
             self.owner._queue(self._saver(src, result, imp.entry.rel_path, info))
 
@@ -405,6 +419,7 @@ class RecordSync:
                 for path, _ in gone:
                     tally.changed(path, "removed")
                 tally.inactivated += len(gone)
+                imp.counts["inactivated"] = len(gone)
                 self.owner._queue(lambda: self.store.inactivate([i for _, i in gone]))
         message = None
         code = None
@@ -438,6 +453,7 @@ class RecordSync:
             error_code=code,
         )
         self._save(entry.rel_path, state, message)
+        self.owner.tally.file(file_result(imp, code, message, is_new=is_new))
 
 
 def _ext(rel_path: str) -> str:
