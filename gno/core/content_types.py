@@ -109,6 +109,46 @@ class ContentTypes:
             }
         )
 
+    def rules_meta(self) -> str:
+        """What readers of the index need of the rules, stored in ``schema_meta`` by each
+        sync (``RULES_META``): each type's graph hints (the first is the edge type of its
+        documents' plain links, engine.md §7.3) and the ids of the temporal types."""
+        return json.dumps(
+            {
+                "hints": {r.id: list(r.graph_hints) for r in self.rules if r.graph_hints},
+                "temporal": sorted(r.id for r in self.rules if r.temporal),
+            },
+            separators=(",", ":"),
+            sort_keys=True,
+        )
+
+
+RULES_META = "content_type_rules"
+# A document is classified by a rule (not by the built-in heuristics) from these sources.
+RULE_SOURCES = ("frontmatter-type", "prefix")
+
+
+def parse_rules_meta(text: str | None) -> tuple[dict[str, tuple[str, ...]], frozenset[str]]:
+    """(type id -> graph hints, temporal type ids) from ``rules_meta`` text; empty when
+    absent or unreadable (an index no sync with rules has touched)."""
+    try:
+        data = json.loads(text) if text else {}
+    except ValueError:
+        return {}, frozenset()
+    if not isinstance(data, dict):
+        return {}, frozenset()
+    raw_hints = data.get("hints")
+    edges = {
+        str(k): tuple(h for h in v if h in GRAPH_HINTS)
+        for k, v in (raw_hints.items() if isinstance(raw_hints, dict) else ())
+        if isinstance(v, list) and v and all(h in GRAPH_HINTS for h in v)
+    }
+    raw_temporal = data.get("temporal")
+    temporal = (
+        frozenset(str(t) for t in raw_temporal) if isinstance(raw_temporal, list) else frozenset()
+    )
+    return edges, temporal
+
 
 def _under(rel_path: str, prefix: str) -> bool:
     prefix = prefix.strip("/")
