@@ -285,6 +285,17 @@ class RecordSync:
                 if imp.stop is not None:
                     break
         except NotAContainer as exc:
+            old = self.containers.get(entry.rel_path)
+            if old is not None and old.records and old.error_code != "NOT_A_CONTAINER":
+                # It held records: a broken export (cut short...), not some other file.
+                reason = f"No longer a readable chat export ({exc}); its records are kept"
+                self._error(
+                    entry, adapter, CORRUPT, reason[:2000], source_hash=source_hash,
+                    records=old.records,
+                )  # fmt: skip
+                imp.stop = (CORRUPT, reason)
+                self.owner.tally.file(file_result(imp, CORRUPT, reason, is_new=False))
+                return
             # A .json that is no chat export: not indexed, not an error (spec/records.md).
             self.owner.tally.skipped += 1
             self._save(
