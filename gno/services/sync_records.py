@@ -48,10 +48,12 @@ from gno.ingest.record_lane import (
 )
 from gno.ports import CORRUPT, READ_ERROR, TOO_LARGE, UNSUPPORTED
 from gno.rows import INGEST_VERSION, ContainerState, DocState, SourceFile
+from gno.services.record_docs import container_fingerprint, dated_and_typed
 from gno.services.record_import import file_result
 
 if TYPE_CHECKING:
     from gno.config import Collection
+    from gno.core.content_types import ContentTypes
     from gno.ingest.walker import WalkEntry
     from gno.ports import Store
 
@@ -74,6 +76,7 @@ class CollectionSync(Protocol):
 
     store: Store
     coll: Collection
+    content_types: ContentTypes
 
     @property
     def tally(self) -> Tally: ...
@@ -108,6 +111,7 @@ class Import:
     # record-import@1.0 (services/record_import.py): what happened to each record
     counts: Counter[str] = field(default_factory=Counter)
     items: list[tuple[str, str, str]] = field(default_factory=list)  # (code, locator, reason)
+    setup: bytes = b""  # the container fingerprint: in each record's content hash
 
     def fail(self, locator: str, reason: str, code: str = CORRUPT) -> None:
         self.failed += 1
@@ -171,7 +175,7 @@ class RecordSync:
             "mtime_ns": entry.mtime_ns,
             "inode": entry.inode,
             "source_hash": None,
-            "fingerprint": adapter.fingerprint,
+            "fingerprint": self._fingerprint(entry.rel_path, adapter),
             "ingest_version": INGEST_VERSION,
             "complete": False,
             "records": 0,
@@ -193,13 +197,16 @@ class RecordSync:
         self.owner._queue(lambda: self.store.record_error(collection, rel, code, message))
         self._save(rel, self._state(entry, adapter, error_code=code, **kw), message)
 
+    def _fingerprint(self, rel: str, adapter: Adapter) -> str:
+        return container_fingerprint(adapter.fingerprint, self.owner.content_types, rel)
+
     def _container(self, entry: WalkEntry) -> None:
         ext = _ext(entry.rel_path)
         adapter = adapter_for(ext)
         old = self.containers.get(entry.rel_path)
         same_setup = (
             old is not None
-            and old.fingerprint == adapter.fingerprint
+            and old.fingerprint == self._fingerprint(entry.rel_path, adapter)
             and old.ingest_version == INGEST_VERSION
         )
         if (
@@ -266,6 +273,7 @@ class RecordSync:
         self, entry: WalkEntry, adapter: Adapter, source_hash: str, *, is_new: bool
     ) -> None:
         imp = Import(entry, adapter, RECORD_EXTENSIONS[_ext(entry.rel_path)])
+        imp.setup = self._fingerprint(entry.rel_path, adapter).encode()
         imp.states = self.store.record_states(self.coll.name, container_dir(entry.rel_path))
         stem = entry.rel_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         window: list[tuple[Job, dict[str, Any]]] = []
@@ -354,7 +362,9 @@ class RecordSync:
         rel = virtual_path(imp.entry.rel_path, key)
         imp.seen.add(rel)
         data = text.encode("utf-8")
-        content_hash = hashlib.sha256(data + b"\0" + meta_text.encode("utf-8")).hexdigest()
+        content_hash = hashlib.sha256(
+            data + b"\0" + meta_text.encode("utf-8") + b"\0" + imp.setup
+        ).hexdigest()
         state = imp.states.get(rel)
         if (
             state is not None
@@ -402,6 +412,7 @@ class RecordSync:
             )
             kind = "added" if job.rel_path not in imp.states else "updated"
             imp.counts[kind] += 1
+            result = dated_and_typed(result, info, imp.entry.rel_path, self.owner.content_types)
             self.owner.tally.changed(job.rel_path, kind)
             self.owner._queue(self._saver(src, result, imp.entry.rel_path, info))
 
