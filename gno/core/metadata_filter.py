@@ -21,8 +21,8 @@ key or a key of another type, while ``not`` negates the whole child result (so
 ``not(eq)`` matches a missing key). Every leaf is 0 or 1 in SQL, never NULL, so ``not``
 is exact.
 
-Bounds (a hostile filter costs nothing): 64 KiB of JSON, 128 nodes, depth 8, 128
-values per membership, keys ≤ 128 characters (``__proto__``, ``prototype``,
+Bounds (a hostile filter costs little): 64 KiB of JSON, 128 nodes, depth 8, 128
+values per membership and 1,024 in all (gno's: each row checks them), keys ≤ 128 characters (``__proto__``, ``prototype``,
 ``constructor`` refused), strings ≤ 4,096. Any violation is a ``ValidationError``
 naming the field path (``filter.predicates[1].value``); nothing is silently dropped.
 """
@@ -43,6 +43,7 @@ MAX_FILTER_BYTES = 65_536
 MAX_NODES = 128
 MAX_DEPTH = 8
 MAX_VALUES = 128
+MAX_TOTAL_VALUES = 1024  # gno: membership values of the whole filter (each row checks them)
 MAX_KEY_CHARS = 128
 MAX_STRING_CHARS = 4096
 FORBIDDEN_KEYS = frozenset({"__proto__", "prototype", "constructor"})
@@ -95,7 +96,7 @@ def parse_filter(raw: Any, field: str = "filter") -> Node:
     size = _json_size(raw)
     if size > MAX_FILTER_BYTES:
         raise ValidationError(f"{field}: at most {MAX_FILTER_BYTES:,} bytes of JSON")
-    counter = [0]
+    counter = [0, 0]  # predicates, membership values
     return _node(raw, field, 1, counter)
 
 
@@ -116,6 +117,12 @@ def _node(raw: Any, path: str, depth: int, counter: list[int]) -> Node:
     counter[0] += 1
     if counter[0] > MAX_NODES:
         raise ValidationError(f"{path}: a filter has at most {MAX_NODES} predicates")
+    if isinstance(raw, dict) and isinstance(raw.get("values"), list):
+        counter[1] += len(raw["values"])
+        if counter[1] > MAX_TOTAL_VALUES:
+            raise ValidationError(
+                f"{path}.values: a filter has at most {MAX_TOTAL_VALUES:,} values in all"
+            )
     if not isinstance(raw, dict):
         raise ValidationError(f"{path}: a predicate is an object with op")
     op = raw.get("op")
@@ -294,11 +301,6 @@ def _text(value: Scalar) -> str:
     return str(value)
 
 
-def _marks(values: list[Any], params: list[Any]) -> str:
-    params += values
-    return ",".join("?" * len(values))
-
-
 def _equal(k: _Key, value: Scalar, params: list[Any]) -> str:
     """The stored scalar equals ``value`` (typed; 0 for lists and missing keys)."""
     if isinstance(value, bool):
@@ -333,11 +335,40 @@ def _same_type(k: _Key, values: tuple[Scalar, ...]) -> str:
 
 
 def _any_member(k: _Key, values: tuple[Scalar, ...], params: list[Any]) -> str:
-    """A stored scalar equals one of ``values``, or a stored list holds one of them."""
-    scalar = " OR ".join(_equal(k, v, params) for v in values)
-    texts = list(dict.fromkeys(_text(v) for v in values))
-    in_list = f"({k.type_is('list')} AND EXISTS (SELECT 1 FROM {k.members()} WHERE value IN ({_marks(texts, params)})))"
-    return f"({scalar} OR {in_list})"
+    """A stored scalar equals one of ``values``, or a stored list holds one of them. The
+    values travel as one JSON array parameter each way (``json_each``), so a membership
+    costs a constant number of SQL parameters, whatever its length. Parameters are
+    pushed in the order the SQL text reads them."""
+    first = values[0]
+    branches: list[str] = []
+    if isinstance(first, (bool, str)):
+        is_string = k.type_is("string")
+        stored = k.value()
+        wanted = [_text(v) for v in values] if isinstance(first, bool) else list(values)
+        params.append(json.dumps(wanted))
+        branches.append(f"({is_string} AND {stored} IN (SELECT value FROM json_each(?)))")
+        spans = [s for v in values if isinstance(v, str) and (s := _date_range(v))]
+        if spans:
+            is_date = k.type_is("date")
+            params.append(json.dumps(spans))
+            moment = k.value()
+            branches.append(
+                f"({is_date} AND EXISTS (SELECT 1 FROM json_each(?) AS span WHERE {moment} "
+                "BETWEEN json_extract(span.value, '$[0]') AND json_extract(span.value, '$[1]')))"
+            )
+    else:
+        is_number = k.type_is("number")
+        stored = k.value()
+        params.append(json.dumps(list(values)))
+        branches.append(f"({is_number} AND {stored} IN (SELECT value FROM json_each(?)))")
+    is_list = k.type_is("list")
+    members = k.members()
+    params.append(json.dumps(list(dict.fromkeys(_text(v) for v in values))))
+    branches.append(
+        f"({is_list} AND EXISTS (SELECT 1 FROM {members} AS member "
+        "WHERE member.value IN (SELECT value FROM json_each(?))))"
+    )
+    return "(" + " OR ".join(branches) + ")"
 
 
 def _leaf(leaf: Leaf, column: str, params: list[Any]) -> str:
@@ -362,7 +393,12 @@ def _leaf(leaf: Leaf, column: str, params: list[Any]) -> str:
     # all: a list holding every requested member
     texts = list(dict.fromkeys(_text(v) for v in leaf.values))
     is_list = k.type_is("list")  # parameters are pushed in the order the SQL reads them
-    counted = f"(SELECT count(DISTINCT value) FROM {k.members()} WHERE value IN ({_marks(texts, params)}))"
+    members = k.members()
+    params.append(json.dumps(texts))
+    counted = (
+        f"(SELECT count(DISTINCT member.value) FROM {members} AS member "
+        "WHERE member.value IN (SELECT value FROM json_each(?)))"
+    )
     return f"({is_list} AND {counted} = ?)" + _push(params, len(texts))
 
 

@@ -163,3 +163,29 @@ def test_cli_filter_returns_the_normalized_object() -> None:
     assert cli_filter(text) == {"op": "in", "key": "reviewers", "values": ["ana"]}
     with pytest.raises(ValidationError, match=r"^--filter"):
         cli_filter("{not json")
+
+
+def test_the_largest_filters_allowed_run_within_sqlite_limits(conn: apsw.Connection) -> None:
+    # 127 memberships of 128 values each would be 16,256 values: refused before SQL
+    # (they once compiled to 81,661 parameters: SQLite's "too many SQL variables")
+    huge = {
+        "op": "or",
+        "predicates": [{"op": "in", "key": "n", "values": list(range(128))}] * 127,
+    }
+    with pytest.raises(ValidationError, match="1,024 values in all"):
+        parse_filter(huge)
+    dates = [f"2026-{m:02d}-{d:02d}" for m in range(1, 13) for d in range(1, 29)][:128]
+    widest: dict[str, Any] = {
+        "op": "or",
+        "predicates": [{"op": "in", "key": "due", "values": dates}] * 7
+        + [{"op": "nin", "key": "reviewers", "values": [str(i) for i in range(128)]}],
+    }
+    deepest: dict[str, Any] = {"op": "all", "key": "reviewers", "values": ["ana", "sam"]}
+    for _ in range(MAX_DEPTH - 1):
+        deepest = {"op": "not", "predicate": deepest}
+    for raw in (widest, deepest):
+        where, params = filter_sql(parse_filter(raw))
+        assert len(params) < 1000  # one JSON array parameter per membership
+        conn.execute(f"SELECT name FROM documents WHERE {where}", params).fetchall()
+    assert matching(conn, widest) == {"approved", "draft"}  # numeric_status lists "3"
+    assert matching(conn, deepest) == {"draft", "bare", "numeric_status"}  # 7 nots: odd
