@@ -71,6 +71,11 @@ def test_cli_filters(env: dict[str, str]) -> None:
                      "--filter", json.dumps(APPROVED), "--json")  # fmt: skip
     paths = {e["uri"].rsplit("/", 1)[-1] for e in capsule["evidence"]}
     assert paths == {"atlas.md"}
+    diagnosed = run_gno(env, "query", "diagnose", "rollout", "--target", "notes/cygnus.md",
+                        "--filter", json.dumps(APPROVED), "--json")  # fmt: skip
+    assert diagnosed.returncode == 0, diagnosed.stderr
+    target = json.loads(diagnosed.stdout)["target"]
+    assert target["status"] == "filtered_out" and target["filterReasons"] == ["metadata"]
     error = gno_err(env, 1, "search", "rollout", "--filter", json.dumps(BAD), "--json")
     assert BAD_PATH in error["message"]
     error = gno_err(env, 1, "search", "rollout", "--filter", "{oops", "--json")
