@@ -5,12 +5,28 @@ job results). Built from the record lane's ``Import`` (services/sync_records.py)
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from collections import Counter
+from typing import Any, Protocol
 
 from gno.core.records import MAX_RETAINED_FAILURES
 
-if TYPE_CHECKING:
-    from gno.services.sync_records import Import
+
+class Import(Protocol):
+    """What this report reads of the record lane's ``Import`` (services/sync_records.py);
+    a Protocol, so this module imports nothing of the lane."""
+
+    entry: Any  # the container's WalkEntry: rel_path, size
+    adapter: Any  # its Adapter: id, version, fingerprint
+    started: float
+    records: int
+    failed: int
+    counts: Counter[str]
+    items: list[tuple[str, str, str]]
+    stop: tuple[str, str] | None
+
+    @property
+    def complete(self) -> bool: ...
+
 
 ACTIONS = ("added", "updated", "unchanged", "reactivated", "inactivated")
 MAX_LOCATOR = 512
