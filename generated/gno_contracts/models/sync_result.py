@@ -68,7 +68,7 @@ class Item(ContractModel):
 
 class RecordImport(ContractModel):
     """
-    record-import@1.0 (schemas/output/record-import.schema.json, kept identical by contract-tests/test_record_import.py): what the sync did with one export container.
+    record-import@1.0 (schemas/output/record-import.schema.json, kept identical by contract-tests/test_record_import_surfaces.py): what the sync did with one export container.
     """
 
     model_config = ConfigDict(
