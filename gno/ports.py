@@ -144,6 +144,7 @@ class IndexReads(Protocol):
         tags_all: Sequence[str] = (),
         tags_any: Sequence[str] = (),
         order: tuple[str | None, bool] = (None, False),
+        condition: tuple[str, Sequence[Any]] = ("", ()),
     ) -> tuple[list[DocRow], int]: ...
 
     def date_field_names(self, collection: str | None) -> list[str]: ...
@@ -319,6 +320,8 @@ class IndexMeta(Protocol):
     """The index's own state: metadata, the config mirror, integrity."""
 
     def get_meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
 
     def collections(self) -> list[dict[str, Any]]: ...
 

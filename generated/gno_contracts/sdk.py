@@ -109,7 +109,7 @@ class Operations:
     def _call(self, op_id: str, args: dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    def search(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True) -> SearchResults:
+    def search(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True) -> SearchResults:
         """Keyword search (BM25) over indexed documents.
 
         Operation ``search`` (reads); input ``search-input@1.0``, output ``search-results@1.0``.
@@ -127,6 +127,7 @@ class Operations:
             until: ISO date/time or relative token.
             categories: at most 256 items
             author: str
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             tagsAll: at most 256 items
             tagsAny: at most 256 items
             projectHints: at most 16 items
@@ -163,7 +164,7 @@ class Operations:
         """
         return self._call('multi_get', locals())  # type: ignore[no-any-return]
 
-    def ls(self, *, scope: str | None = None, limit: int = 20, offset: int = 0, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, sortField: str | None = None, sortOrder: Literal['asc', 'desc'] = 'desc') -> DocumentList:
+    def ls(self, *, scope: str | None = None, limit: int = 20, offset: int = 0, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, filter: dict[str, Any] | None = None, sortField: str | None = None, sortOrder: Literal['asc', 'desc'] = 'desc') -> DocumentList:
         """List active documents, sorted by URI.
 
         Operation ``ls`` (reads); input ``ls-input@1.0``, output ``ls@1.0``.
@@ -174,6 +175,7 @@ class Operations:
             offset: >= 0; default 0
             tagsAll: GET /api/docs: tags the document must all carry.
             tagsAny: GET /api/docs: tags of which the document must carry one.
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             sortField: GET /api/docs: `modified` or a frontmatter date key; absent: by URI (the CLI's order).
             sortOrder: default 'desc'
         """
@@ -289,7 +291,7 @@ class Operations:
         """
         return self._call('embed', locals())  # type: ignore[no-any-return]
 
-    def vsearch(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True) -> SearchResults:
+    def vsearch(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True) -> SearchResults:
         """Semantic search over chunk vectors (needs `gno embed` first).
 
         Operation ``vsearch`` (reads); input ``search-input@1.0``, output ``search-results@1.0``.
@@ -307,6 +309,7 @@ class Operations:
             until: ISO date/time or relative token.
             categories: at most 256 items
             author: str
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             tagsAll: at most 256 items
             tagsAny: at most 256 items
             projectHints: at most 16 items
@@ -328,7 +331,7 @@ class Operations:
         """
         return self._call('index', locals())  # type: ignore[no-any-return]
 
-    def query(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False) -> SearchResults:
+    def query(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False) -> SearchResults:
         """Hybrid search (BM25 and vectors fused by RRF); degrades to BM25 when vectors are missing.
 
         Operation ``query`` (reads); input ``query-input@1.0``, output ``search-results@1.0``.
@@ -346,6 +349,7 @@ class Operations:
             until: ISO date/time or relative token.
             categories: at most 256 items
             author: str
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             tagsAll: at most 256 items
             tagsAny: at most 256 items
             projectHints: at most 16 items
@@ -419,7 +423,7 @@ class Operations:
         """
         return self._call('models_use', locals())  # type: ignore[no-any-return]
 
-    def query_diagnose(self, *, query: str, target: str, collection: str | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False) -> QueryDiagnose:
+    def query_diagnose(self, *, query: str, target: str, collection: str | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False) -> QueryDiagnose:
         """Explain why a document did or did not come back for a query, stage by stage.
 
         Operation ``query_diagnose`` (reads); input ``query-diagnose-input@1.0``, output ``query-diagnose@1.2``.
@@ -437,6 +441,7 @@ class Operations:
             until: ISO date/time or relative token.
             categories: at most 256 items
             author: str
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             tagsAll: at most 256 items
             tagsAny: at most 256 items
             projectHints: at most 16 items
@@ -1073,7 +1078,7 @@ class Operations:
         """
         return self._call('refactor_plan', locals())  # type: ignore[no-any-return]
 
-    def context_build(self, *, goal: str, budgetTokens: int, query: str | None = None, collections: list[str] | None = None, uriPrefix: str | None = None, queryModes: list[dict[str, Any]] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, categories: list[str] | None = None, exclude: list[str] | None = None, author: str | None = None, lang: str | None = None, intent: str | None = None, since: str | None = None, until: str | None = None, minScore: float | None = None, graph: bool | None = None, noRerank: bool | None = None, limit: int | None = None, candidateLimit: int | None = None, budgetBytes: int | None = None, safetyMarginTokens: int | None = None, safetyMarginBytes: int | None = None, depthPolicy: Literal['fast', 'balanced', 'thorough'] | None = None, projectHints: list[str] | None = None, format: Literal['json', 'md'] | None = None) -> ContextCapsule:
+    def context_build(self, *, goal: str, budgetTokens: int, query: str | None = None, collections: list[str] | None = None, uriPrefix: str | None = None, queryModes: list[dict[str, Any]] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, categories: list[str] | None = None, exclude: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, lang: str | None = None, intent: str | None = None, since: str | None = None, until: str | None = None, minScore: float | None = None, graph: bool | None = None, noRerank: bool | None = None, limit: int | None = None, candidateLimit: int | None = None, budgetBytes: int | None = None, safetyMarginTokens: int | None = None, safetyMarginBytes: int | None = None, depthPolicy: Literal['fast', 'balanced', 'thorough'] | None = None, projectHints: list[str] | None = None, format: Literal['json', 'md'] | None = None) -> ContextCapsule:
         """Compile a Context Capsule: budgeted, hash-addressed evidence for one goal (never persisted).
 
         Operation ``context_build`` (reads); input ``context-input@1.0``, output ``context-capsule-v1@1.1``.
@@ -1090,6 +1095,7 @@ class Operations:
             categories: at most 128 items
             exclude: at most 256 items
             author: length <= 2048
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             lang: length <= 64
             intent: length <= 4096
             since: length <= 256
@@ -1178,7 +1184,7 @@ class Operations:
         """
         return self._call('context_rm', locals())  # type: ignore[no-any-return]
 
-    def ask(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False, answer: bool = False, noAnswer: bool = False, verify: bool = False, maxAnswerTokens: int = 512, contextBudgetTokens: int | None = None, contextBudgetBytes: int | None = None) -> AskResult:
+    def ask(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False, answer: bool = False, noAnswer: bool = False, verify: bool = False, maxAnswerTokens: int = 512, contextBudgetTokens: int | None = None, contextBudgetBytes: int | None = None) -> AskResult:
         """Retrieval first; with --answer a grounded answer citing numbered sources, with --verify one verified against a closed Context Capsule.
 
         Operation ``ask`` (reads); input ``ask-input@1.0``, output ``ask@1.0``.
@@ -1196,6 +1202,7 @@ class Operations:
             until: ISO date/time or relative token.
             categories: at most 256 items
             author: str
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             tagsAll: at most 256 items
             tagsAny: at most 256 items
             projectHints: at most 16 items
@@ -1217,7 +1224,7 @@ class Operations:
         """
         return self._call('ask', locals())  # type: ignore[no-any-return]
 
-    def ask_verified(self, *, query: str, verify: Literal[True], projectHints: list[str] | None = None, collection: str | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, candidateLimit: int | None = None, exclude: list[str] | None = None, queryModes: list[dict[str, Any]] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, categories: list[str] | None = None, since: str | None = None, until: str | None = None, author: str | None = None, graph: bool | None = None, noGraph: bool | None = None, noRerank: bool | None = None, explain: bool | None = None, maxAnswerTokens: int | None = None, contextBudgetTokens: int | None = None, contextBudgetBytes: int | None = None) -> AskResult:
+    def ask_verified(self, *, query: str, verify: Literal[True], projectHints: list[str] | None = None, collection: str | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, candidateLimit: int | None = None, exclude: list[str] | None = None, queryModes: list[dict[str, Any]] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, categories: list[str] | None = None, since: str | None = None, until: str | None = None, author: str | None = None, filter: dict[str, Any] | None = None, graph: bool | None = None, noGraph: bool | None = None, noRerank: bool | None = None, explain: bool | None = None, maxAnswerTokens: int | None = None, contextBudgetTokens: int | None = None, contextBudgetBytes: int | None = None) -> AskResult:
         """A local answer whose claims are classified against one closed Context Capsule; abstains unless every claim is supported. verify must be the literal true.
 
         Operation ``ask_verified`` (reads); input ``mcp-ask-input@1.0``, output ``ask@1.0``.
@@ -1240,6 +1247,7 @@ class Operations:
             since: str
             until: str
             author: str
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             graph: bool
             noGraph: bool
             noRerank: bool
@@ -1428,7 +1436,7 @@ class AsyncOperations:
     async def _call(self, op_id: str, args: dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    async def search(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True) -> SearchResults:
+    async def search(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True) -> SearchResults:
         """Keyword search (BM25) over indexed documents.
 
         Operation ``search`` (reads); input ``search-input@1.0``, output ``search-results@1.0``.
@@ -1446,6 +1454,7 @@ class AsyncOperations:
             until: ISO date/time or relative token.
             categories: at most 256 items
             author: str
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             tagsAll: at most 256 items
             tagsAny: at most 256 items
             projectHints: at most 16 items
@@ -1482,7 +1491,7 @@ class AsyncOperations:
         """
         return await self._call('multi_get', locals())  # type: ignore[no-any-return]
 
-    async def ls(self, *, scope: str | None = None, limit: int = 20, offset: int = 0, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, sortField: str | None = None, sortOrder: Literal['asc', 'desc'] = 'desc') -> DocumentList:
+    async def ls(self, *, scope: str | None = None, limit: int = 20, offset: int = 0, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, filter: dict[str, Any] | None = None, sortField: str | None = None, sortOrder: Literal['asc', 'desc'] = 'desc') -> DocumentList:
         """List active documents, sorted by URI.
 
         Operation ``ls`` (reads); input ``ls-input@1.0``, output ``ls@1.0``.
@@ -1493,6 +1502,7 @@ class AsyncOperations:
             offset: >= 0; default 0
             tagsAll: GET /api/docs: tags the document must all carry.
             tagsAny: GET /api/docs: tags of which the document must carry one.
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             sortField: GET /api/docs: `modified` or a frontmatter date key; absent: by URI (the CLI's order).
             sortOrder: default 'desc'
         """
@@ -1608,7 +1618,7 @@ class AsyncOperations:
         """
         return await self._call('embed', locals())  # type: ignore[no-any-return]
 
-    async def vsearch(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True) -> SearchResults:
+    async def vsearch(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True) -> SearchResults:
         """Semantic search over chunk vectors (needs `gno embed` first).
 
         Operation ``vsearch`` (reads); input ``search-input@1.0``, output ``search-results@1.0``.
@@ -1626,6 +1636,7 @@ class AsyncOperations:
             until: ISO date/time or relative token.
             categories: at most 256 items
             author: str
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             tagsAll: at most 256 items
             tagsAny: at most 256 items
             projectHints: at most 16 items
@@ -1647,7 +1658,7 @@ class AsyncOperations:
         """
         return await self._call('index', locals())  # type: ignore[no-any-return]
 
-    async def query(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False) -> SearchResults:
+    async def query(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False) -> SearchResults:
         """Hybrid search (BM25 and vectors fused by RRF); degrades to BM25 when vectors are missing.
 
         Operation ``query`` (reads); input ``query-input@1.0``, output ``search-results@1.0``.
@@ -1665,6 +1676,7 @@ class AsyncOperations:
             until: ISO date/time or relative token.
             categories: at most 256 items
             author: str
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             tagsAll: at most 256 items
             tagsAny: at most 256 items
             projectHints: at most 16 items
@@ -1738,7 +1750,7 @@ class AsyncOperations:
         """
         return await self._call('models_use', locals())  # type: ignore[no-any-return]
 
-    async def query_diagnose(self, *, query: str, target: str, collection: str | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False) -> QueryDiagnose:
+    async def query_diagnose(self, *, query: str, target: str, collection: str | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False) -> QueryDiagnose:
         """Explain why a document did or did not come back for a query, stage by stage.
 
         Operation ``query_diagnose`` (reads); input ``query-diagnose-input@1.0``, output ``query-diagnose@1.2``.
@@ -1756,6 +1768,7 @@ class AsyncOperations:
             until: ISO date/time or relative token.
             categories: at most 256 items
             author: str
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             tagsAll: at most 256 items
             tagsAny: at most 256 items
             projectHints: at most 16 items
@@ -2392,7 +2405,7 @@ class AsyncOperations:
         """
         return await self._call('refactor_plan', locals())  # type: ignore[no-any-return]
 
-    async def context_build(self, *, goal: str, budgetTokens: int, query: str | None = None, collections: list[str] | None = None, uriPrefix: str | None = None, queryModes: list[dict[str, Any]] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, categories: list[str] | None = None, exclude: list[str] | None = None, author: str | None = None, lang: str | None = None, intent: str | None = None, since: str | None = None, until: str | None = None, minScore: float | None = None, graph: bool | None = None, noRerank: bool | None = None, limit: int | None = None, candidateLimit: int | None = None, budgetBytes: int | None = None, safetyMarginTokens: int | None = None, safetyMarginBytes: int | None = None, depthPolicy: Literal['fast', 'balanced', 'thorough'] | None = None, projectHints: list[str] | None = None, format: Literal['json', 'md'] | None = None) -> ContextCapsule:
+    async def context_build(self, *, goal: str, budgetTokens: int, query: str | None = None, collections: list[str] | None = None, uriPrefix: str | None = None, queryModes: list[dict[str, Any]] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, categories: list[str] | None = None, exclude: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, lang: str | None = None, intent: str | None = None, since: str | None = None, until: str | None = None, minScore: float | None = None, graph: bool | None = None, noRerank: bool | None = None, limit: int | None = None, candidateLimit: int | None = None, budgetBytes: int | None = None, safetyMarginTokens: int | None = None, safetyMarginBytes: int | None = None, depthPolicy: Literal['fast', 'balanced', 'thorough'] | None = None, projectHints: list[str] | None = None, format: Literal['json', 'md'] | None = None) -> ContextCapsule:
         """Compile a Context Capsule: budgeted, hash-addressed evidence for one goal (never persisted).
 
         Operation ``context_build`` (reads); input ``context-input@1.0``, output ``context-capsule-v1@1.1``.
@@ -2409,6 +2422,7 @@ class AsyncOperations:
             categories: at most 128 items
             exclude: at most 256 items
             author: length <= 2048
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             lang: length <= 64
             intent: length <= 4096
             since: length <= 256
@@ -2497,7 +2511,7 @@ class AsyncOperations:
         """
         return await self._call('context_rm', locals())  # type: ignore[no-any-return]
 
-    async def ask(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False, answer: bool = False, noAnswer: bool = False, verify: bool = False, maxAnswerTokens: int = 512, contextBudgetTokens: int | None = None, contextBudgetBytes: int | None = None) -> AskResult:
+    async def ask(self, *, query: str, collection: str | None = None, collections: list[str] | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False, answer: bool = False, noAnswer: bool = False, verify: bool = False, maxAnswerTokens: int = 512, contextBudgetTokens: int | None = None, contextBudgetBytes: int | None = None) -> AskResult:
         """Retrieval first; with --answer a grounded answer citing numbered sources, with --verify one verified against a closed Context Capsule.
 
         Operation ``ask`` (reads); input ``ask-input@1.0``, output ``ask@1.0``.
@@ -2515,6 +2529,7 @@ class AsyncOperations:
             until: ISO date/time or relative token.
             categories: at most 256 items
             author: str
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             tagsAll: at most 256 items
             tagsAny: at most 256 items
             projectHints: at most 16 items
@@ -2536,7 +2551,7 @@ class AsyncOperations:
         """
         return await self._call('ask', locals())  # type: ignore[no-any-return]
 
-    async def ask_verified(self, *, query: str, verify: Literal[True], projectHints: list[str] | None = None, collection: str | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, candidateLimit: int | None = None, exclude: list[str] | None = None, queryModes: list[dict[str, Any]] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, categories: list[str] | None = None, since: str | None = None, until: str | None = None, author: str | None = None, graph: bool | None = None, noGraph: bool | None = None, noRerank: bool | None = None, explain: bool | None = None, maxAnswerTokens: int | None = None, contextBudgetTokens: int | None = None, contextBudgetBytes: int | None = None) -> AskResult:
+    async def ask_verified(self, *, query: str, verify: Literal[True], projectHints: list[str] | None = None, collection: str | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, candidateLimit: int | None = None, exclude: list[str] | None = None, queryModes: list[dict[str, Any]] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, categories: list[str] | None = None, since: str | None = None, until: str | None = None, author: str | None = None, filter: dict[str, Any] | None = None, graph: bool | None = None, noGraph: bool | None = None, noRerank: bool | None = None, explain: bool | None = None, maxAnswerTokens: int | None = None, contextBudgetTokens: int | None = None, contextBudgetBytes: int | None = None) -> AskResult:
         """A local answer whose claims are classified against one closed Context Capsule; abstains unless every claim is supported. verify must be the literal true.
 
         Operation ``ask_verified`` (reads); input ``mcp-ask-input@1.0``, output ``ask@1.0``.
@@ -2559,6 +2574,7 @@ class AsyncOperations:
             since: str
             until: str
             author: str
+            filter: Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
             graph: bool
             noGraph: bool
             noRerank: bool

@@ -14,6 +14,7 @@ change — computed from the path and the stored frontmatter type, without readi
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 from dataclasses import dataclass
@@ -104,10 +105,80 @@ class ContentTypes:
             return NEUTRAL
         return _sha(
             {
-                "type": by_type.identity() if by_type else None,
-                "prefix": by_prefix.identity() if by_prefix else None,
+                "type": _doc_identity(by_type) if by_type else None,
+                "prefix": _doc_identity(by_prefix) if by_prefix else None,
             }
         )
+
+    def temporal_date(self, content_type: str, rel_path: str) -> str | None:
+        """The date a document of a temporal type takes from its file name when its
+        frontmatter names none (``meetings/2026-03-04-standup.md`` → 2026-03-04)."""
+        rule = self.by_id(content_type)
+        return name_date(rel_path) if rule is not None and rule.temporal else None
+
+    def rules_meta(self) -> str:
+        """What readers of the index need of the rules, stored in ``schema_meta`` by each
+        sync (``RULES_META``): each type's graph hints (the first is the edge type of its
+        documents' plain links, engine.md §7.3) and the ids of the temporal types."""
+        return json.dumps(
+            {
+                "hints": {r.id: list(r.graph_hints) for r in self.rules if r.graph_hints},
+                "temporal": sorted(r.id for r in self.rules if r.temporal),
+            },
+            separators=(",", ":"),
+            sort_keys=True,
+        )
+
+
+RULES_META = "content_type_rules"
+# A document is classified by a rule (not by the built-in heuristics) from these sources.
+RULE_SOURCES = ("frontmatter-type", "prefix")
+
+
+def parse_rules_meta(text: str | None) -> tuple[dict[str, tuple[str, ...]], frozenset[str]]:
+    """(type id -> graph hints, temporal type ids) from ``rules_meta`` text; empty when
+    absent or unreadable (an index no sync with rules has touched)."""
+    try:
+        data = json.loads(text) if text else {}
+    except ValueError:
+        return {}, frozenset()
+    if not isinstance(data, dict):
+        return {}, frozenset()
+    raw_hints = data.get("hints")
+    edges = {
+        str(k): tuple(h for h in v if h in GRAPH_HINTS)
+        for k, v in (raw_hints.items() if isinstance(raw_hints, dict) else ())
+        if isinstance(v, list) and v and all(h in GRAPH_HINTS for h in v)
+    }
+    raw_temporal = data.get("temporal")
+    temporal = (
+        frozenset(str(t) for t in raw_temporal) if isinstance(raw_temporal, list) else frozenset()
+    )
+    return edges, temporal
+
+
+def _doc_identity(rule: ContentTypeRule) -> dict[str, Any]:
+    """A rule as a document's fingerprint sees it: ``temporal`` counts only when set, so
+    the documents of other rules keep the fingerprint they had."""
+    return rule.identity() | ({"temporal": True} if rule.temporal else {})
+
+
+def name_date(rel_path: str) -> str | None:
+    """The first ``YYYY-MM-DD`` in a path's file name that is a real date, as ISO-8601
+    UTC midnight; None when there is none. One pass over the name, no regex."""
+    name = rel_path.rsplit("/", 1)[-1][:256]
+    for i in range(len(name) - 9):
+        part = name[i : i + 10]
+        if not (part[4] == part[7] == "-" and (part[:4] + part[5:7] + part[8:]).isdigit()):
+            continue
+        if (i and name[i - 1].isdigit()) or (i + 10 < len(name) and name[i + 10].isdigit()):
+            continue
+        try:
+            day = datetime.date.fromisoformat(part)
+        except ValueError:
+            continue
+        return day.isoformat() + "T00:00:00.000Z"
+    return None
 
 
 def _under(rel_path: str, prefix: str) -> bool:

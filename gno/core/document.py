@@ -140,6 +140,9 @@ def analyze(
     fm_type = fm_type_value.strip().lower() if isinstance(fm_type_value, str) else None
     configured = content_types.classify(rel_path, fm_type) if content_types else None
     content_type, source = configured or infer_content_type(rel_path, ext)
+    if configured and content_types and metadata.frontmatter_date is None:
+        # a temporal type's document is dated by its name, never by its file time
+        metadata.frontmatter_date = content_types.temporal_date(content_type, rel_path)
     categories = list(dict.fromkeys([content_type, *metadata.categories]))
     return Analysis(
         mirror=mirror,

@@ -8,7 +8,11 @@ relations. Every resolved link becomes one edge per target document:
   (``markdown-link``); typed confidence ``parsed``, or ``inferred`` when the target was
   found by a suffix rank or is ambiguous;
 - frontmatter relation → its own type, confidence ``manual``
-  (``frontmatter-relation``).
+  (``frontmatter-relation``);
+- a link written by a document whose content type has graph hints (``hints``: document
+  id → the type's hints) takes the first hint as its edge type instead, confidence
+  ``configured`` (engine.md §1.6, §7.3; ``inferred`` still wins for a link found by a
+  suffix rank or ambiguous); its edge source stays the link's.
 
 Self-links are dropped; links that name no active document are counted as unresolved.
 """
@@ -16,7 +20,7 @@ Self-links are dropped; links that name no active document are counted as unreso
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gno.core.link_resolver import Doc, Resolution, Resolver
@@ -54,6 +58,8 @@ class Projection:
     unresolved_by_collection: dict[str, dict[str, int]] = field(default_factory=dict)
     # target -> (source, link type, target_ref_norm, collection) of the link groups naming it
     link_refs: dict[int, set[tuple[int, str, str, str]]] = field(default_factory=dict)
+    # document -> its content type's graph hints (graph query nodes' ``graphHints``)
+    graph_hints: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def docs(self) -> dict[int, Doc]:
@@ -61,10 +67,14 @@ class Projection:
 
 
 def build_projection(
-    docs: Iterable[Doc], links: Iterable[LinkGroup], relations: Iterable[RelationRow]
+    docs: Iterable[Doc],
+    links: Iterable[LinkGroup],
+    relations: Iterable[RelationRow],
+    hints: Mapping[int, Sequence[str]] | None = None,
 ) -> Projection:
     resolver = Resolver(docs)
     proj = Projection(resolver)
+    proj.graph_hints = {doc: tuple(h) for doc, h in (hints or {}).items() if h}
     active = resolver.docs
     pending: list[tuple[int, str, str, Resolution, int]] = []
     for source, link_type, norm, collection, count in links:
@@ -82,7 +92,9 @@ def build_projection(
                 per = proj.unresolved_by_collection.setdefault(own, {"wiki": 0, "markdown": 0})
                 per[link_type] += count
             continue
-        pending.append((source, link_type, link_edge_type(link_type), found, count))
+        hinted = (hints or {}).get(source)
+        edge_type = hinted[0] if hinted else link_edge_type(link_type)
+        pending.append((source, link_type, edge_type, found, count))
         for target in found.targets:
             proj.link_refs.setdefault(target, set()).add((source, link_type, norm, collection))
     for rel_source, edge_type, rel_target, rel_collection in relations:
@@ -98,6 +110,8 @@ def build_projection(
         edge_source, typed = EDGE_SOURCES[link_type]
         if link_type != "relation" and found.confidence != "explicit":
             typed = "inferred"
+        elif link_type != "relation" and hints and hints.get(source):
+            typed = "configured"
         for target in found.targets:
             if target != source:
                 key = (source, target, edge_type, edge_source)

@@ -149,6 +149,8 @@ def read_container(path: str, ext: str, stem: str) -> Iterator[Record | Malforme
             yield from transcript.read_transcript(data, stem, vtt=ext == ".vtt")
     except chat.NotAChat as exc:
         raise NotAContainer(str(exc)) from exc
+    except chat.BrokenJson as exc:
+        raise ContainerError(CORRUPT, str(exc)) from exc
     except mail.NotAMailbox as exc:
         raise ContainerError(CORRUPT, str(exc)) from exc
     except calendar.NotACalendar as exc:

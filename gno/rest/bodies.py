@@ -39,12 +39,15 @@ from gno_contracts.models.search_input import SearchInput
 from gno_contracts.models.update_input import UpdateInput
 
 from gno.core.identity import make_uri
+from gno.core.metadata_filter import parse_filter_text, to_json
 from gno.errors import ValidationError
 
 SEARCH_LIMIT_MAX = 50
 CANDIDATE_LIMIT_MAX = 100
 LIST_MAX = 256  # terms per comma-separated filter: the operation inputs' maxItems
-FILTER_FIELDS = ("collection", "minScore", "intent", "since", "until", "author", "projectHints")
+FILTER_FIELDS = (
+    "collection", "minScore", "intent", "since", "until", "author", "projectHints", "filter",
+)  # fmt: skip
 LIST_FIELDS = {
     "exclude": "exclude",
     "category": "categories",
@@ -156,6 +159,8 @@ def docs(body: ApiDocsInput, local: bool) -> LsInput:
     for name in ("tagsAll", "tagsAny"):
         if (tags := _csv(getattr(body, name))) is not None:
             fields[name] = tags
+    if body.filter is not None:  # JSON text in the query string
+        fields["filter"] = to_json(parse_filter_text(body.filter))
     if scope is not None:
         fields["scope"] = scope
     return LsInput(**fields)

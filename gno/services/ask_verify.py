@@ -46,7 +46,7 @@ def _capsule_input(inp: AskInput) -> ContextInput:
     if inp.collection:
         fields["collections"] = [inp.collection]
     for name in ("budgetBytes", "candidateLimit", "tagsAll", "tagsAny", "categories", "exclude",
-                 "author", "lang", "intent", "since", "until", "minScore"):  # fmt: skip
+                 "author", "lang", "intent", "since", "until", "minScore", "filter"):  # fmt: skip
         source = "contextBudgetBytes" if name == "budgetBytes" else name
         if (value := getattr(inp, source, None)) is not None:
             fields[name] = value

@@ -310,6 +310,7 @@ def compile_capsule(app: App, model: ContextInput) -> dict[str, Any]:
             "intent": inp.intent, "since": v["since"], "until": v["until"],
             "exclude": request["exclude"] or None, "minScore": inp.minScore,
             "queryModes": modes or None, "graph": graph_requested, "rerank": rerank_requested,
+            "filter": inp.filter,  # typed metadata filter (core/metadata_filter)
         }.items() if val is not None
     }  # fmt: skip
     targets: list[str | None] = list(v["collections"]) or [None]

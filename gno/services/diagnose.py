@@ -45,11 +45,12 @@ def _filter_reasons(store: Any, doc: DocRow, filters: Filters) -> list[str]:
         "author",
         "lang",
         "exclude",
+        "metadata",
     ):
         value = getattr(filters, name)
         if not value:
             continue
-        where, params = Filters(**{name: value}).sql()
+        where, params = Filters(**{name: value}, temporal_types=filters.temporal_types).sql()
         if doc.id not in store.documents_by_ids([doc.id], where, params):
             reasons.append(name)
     return reasons

@@ -14,10 +14,12 @@ from gno_contracts.models.multi_get_input import MultiGetInput
 from gno.app import App
 from gno.core.globs import compile_globs, split_globs
 from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri
+from gno.core.metadata_filter import filter_sql
 from gno.core.tags import validate_tag
 from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, ValidationError
 from gno.ports import Store
 from gno.rows import DocRow
+from gno.services.filters import metadata_filter
 from gno.services.results import ResultBuilder
 
 GLOB_CHARS = set("*?[]")
@@ -248,7 +250,14 @@ def list_page(store: Store, inp: LsInput) -> tuple[list[DocRow], int]:
         tags_all=list(dict.fromkeys(validate_tag(t) for t in inp.tagsAll or [])),
         tags_any=list(dict.fromkeys(validate_tag(t) for t in inp.tagsAny or [])),
         order=(field, inp.sortOrder != "asc"),
+        condition=_metadata_condition(inp),
     )
+
+
+def _metadata_condition(inp: LsInput) -> tuple[str, list[Any]]:
+    """The typed metadata ``filter`` as an SQL condition (empty when there is none)."""
+    node = metadata_filter(inp.filter)
+    return filter_sql(node) if node is not None else ("", [])
 
 
 def ls(app: App, inp: LsInput) -> DocumentList:

@@ -1,5 +1,6 @@
-"""Owner filters (collection, tags, dates, author, categories, language, exclude)
-as one SQL condition on ``documents``, applied before any result limit."""
+"""Owner filters (collection, tags, dates, author, categories, language, exclude, typed
+metadata ``filter``) as one SQL condition on ``documents``, applied before any result
+limit."""
 
 from __future__ import annotations
 
@@ -7,13 +8,22 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from gno.core.content_types import RULES_META, parse_rules_meta
 from gno.core.dates import resolve_bound
 from gno.core.identity import normalize_collection_name
+from gno.core.metadata_filter import Node, filter_sql, parse_filter, parse_filter_text
 from gno.core.tags import validate_tag
 from gno.errors import NotFoundError, ValidationError
 from gno.ports import Store
 
 DOC_DATE_SQL = "COALESCE(frontmatter_date, strftime('%Y-%m-%dT%H:%M:%fZ', source_mtime_ns / 1000000000.0, 'unixepoch'))"
+# A document of a temporal content type (index.yml ``temporal: true``) is dated by its own
+# date (frontmatter, or its file name) only: editing an old meeting note today does not
+# make it a meeting of today, and an undated one matches no date bound.
+TEMPORAL_DATE_SQL = (
+    "CASE WHEN content_type IN (SELECT value FROM json_each(?)) THEN frontmatter_date "
+    f"ELSE {DOC_DATE_SQL} END"
+)
 
 
 @dataclass
@@ -28,6 +38,8 @@ class Filters:
     author: str | None = None
     lang: str | None = None
     exclude: list[str] = field(default_factory=list)
+    metadata: Node | None = None  # the typed metadata ``filter`` (core/metadata_filter)
+    temporal_types: frozenset[str] = frozenset()  # content types dated by their own date
 
     @property
     def active(self) -> bool:
@@ -43,6 +55,7 @@ class Filters:
                 self.author,
                 self.lang,
                 self.exclude,
+                self.metadata,
             )
         )
 
@@ -68,12 +81,15 @@ class Filters:
                 f"id IN (SELECT document_id FROM doc_tags WHERE tag IN ({','.join('?' * len(self.tags_any))}))"
             )
             params += self.tags_any
-        if self.since:
-            where.append(f"{DOC_DATE_SQL} >= ?")
-            params.append(self.since)
-        if self.until:
-            where.append(f"{DOC_DATE_SQL} <= ?")
-            params.append(self.until)
+        for bound, sign in ((self.since, ">="), (self.until, "<=")):
+            if not bound:
+                continue
+            if self.temporal_types:
+                where.append(f"{TEMPORAL_DATE_SQL} {sign} ?")
+                params += [json.dumps(sorted(self.temporal_types)), bound]
+            else:
+                where.append(f"{DOC_DATE_SQL} {sign} ?")
+                params.append(bound)
         if self.categories:
             marks = ",".join("?" * len(self.categories))
             where.append(
@@ -96,6 +112,10 @@ class Filters:
                 "WHERE c.mirror_hash = documents.mirror_hash AND instr(lower(c.markdown), term.value) > 0))"
             )
             params.append(json.dumps(self.exclude))
+        if self.metadata is not None:
+            condition, values = filter_sql(self.metadata)
+            where.append(condition)
+            params += values
         return ("AND " + " AND ".join(where)) if where else "", params
 
 
@@ -138,4 +158,23 @@ def build_filters(store: Store, inp: Any) -> Filters:
         author=inp.author.strip() if inp.author and inp.author.strip() else None,
         lang=inp.lang.strip().lower() if inp.lang and inp.lang.strip() else None,
         exclude=_clean_list(inp.exclude),
+        metadata=metadata_filter(getattr(inp, "filter", None)),
+        temporal_types=temporal_types(store) if inp.since or inp.until else frozenset(),
     )
+
+
+def temporal_types(store: Store) -> frozenset[str]:
+    """The temporal content types, as the last sync recorded the rules."""
+    return parse_rules_meta(store.get_meta(RULES_META))[1]
+
+
+def metadata_filter(raw: Any) -> Node | None:
+    """The input's ``filter``: an object (MCP, REST bodies, SDK) or JSON text (a query
+    string); None when absent."""
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        return parse_filter_text(raw)
+    if hasattr(raw, "model_dump"):
+        raw = raw.model_dump(mode="json")
+    return parse_filter(raw)

@@ -102,7 +102,8 @@ def graph_query(app: App, inp: GraphQueryInput) -> GraphQuery:
     caps = Caps(inp.maxDepth, inp.maxNodes, inp.maxNodes * 50, inp.frontierLimit, inp.visitedLimit)
     result = walk(root.id, _stepper(proj, direction, wanted), caps, cross_edges=True)
     nodes = [
-        node(proj.docs[doc_id]) | {"depth": result.depth[doc_id], "graphHints": []}
+        node(proj.docs[doc_id])
+        | {"depth": result.depth[doc_id], "graphHints": list(proj.graph_hints.get(doc_id, ()))}
         for doc_id in result.order
     ]
     edges = sorted(

@@ -41,7 +41,7 @@ from gno.ports import RerankError
 from gno.rows import iso_from_ns
 from gno.services.cancel import checkpoint
 from gno.services.content_boost import apply_boosts
-from gno.services.filters import Filters, build_filters
+from gno.services.filters import Filters, build_filters, temporal_types
 from gno.services.graph import Expansion, graph_neighbours
 from gno.services.results import ResultBuilder
 from gno.services.search import SCORE_WINDOW, candidates, relaxed_match
@@ -134,6 +134,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     explain: list[dict[str, str]] = []
     if not (inp.since or inp.until) and (period := implicit_range(text)):
         filters.since, filters.until = period  # "notes from last week" filters by date
+        filters.temporal_types = temporal_types(store)
         explain.append({"stage": "temporal", "message": f"{period[0]} .. {period[1]}"})
     recency = wants_recency(text)
     candidate_limit = inp.candidateLimit or (40 if inp.thorough else 20)
@@ -320,8 +321,11 @@ def query(app: App, inp: QueryInput) -> SearchResults:
                 scored.append((doc, round(score, 6)))
                 explained.append(fused_item)
     if run.recency:  # newest first (frontmatter date, else file time), then score
+        undated = temporal_types(store)  # these have no file-time fallback: oldest
         order = sorted(
-            range(len(scored)), key=lambda i: (_doc_date(scored[i][0]), scored[i][1]), reverse=True
+            range(len(scored)),
+            key=lambda i: (_doc_date(scored[i][0], undated), scored[i][1]),
+            reverse=True,
         )[: inp.limit]
         scored, explained = [scored[i] for i in order], [explained[i] for i in order]
     builder = ResultBuilder(store, app.paths.index_name, inp.includeAbsPath)
@@ -372,9 +376,12 @@ def query(app: App, inp: QueryInput) -> SearchResults:
     return SearchResults.model_validate({"results": results, "meta": meta})
 
 
-def _doc_date(doc: Any) -> str:
-    """Sortable date of a document: its frontmatter date, else its file time (both ISO)."""
-    return doc.frontmatter_date or iso_from_ns(doc.mtime_ns)
+def _doc_date(doc: Any, temporal: frozenset[str] = frozenset()) -> str:
+    """Sortable date of a document: its frontmatter date, else its file time (both ISO);
+    a document of a temporal content type has no file-time fallback (sorts oldest)."""
+    if doc.frontmatter_date or doc.content_type not in temporal:
+        return str(doc.frontmatter_date or iso_from_ns(doc.mtime_ns))
+    return ""
 
 
 def mode_counts(modes: list[tuple[str, str]]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,7 @@ from gno.core.records import (
 from gno.ingest.pipeline import Job
 from gno.ingest.record_lane import Adapter
 from gno.ingest.walker import WalkEntry
-from gno.ports import TOO_LARGE
+from gno.ports import CORRUPT, TOO_LARGE
 from gno.rows import INGEST_VERSION, DocState
 
 
@@ -51,11 +52,16 @@ class Import:
     failed: int = 0
     stop: tuple[str, str] | None = None  # (code, reason) of a cap that ended the import
     states: dict[str, DocState] = field(default_factory=dict)  # the container's records
+    # record-import@1.0 (services/record_import_report.py): what happened to each record
+    counts: Counter[str] = field(default_factory=Counter)
+    items: list[tuple[str, str, str]] = field(default_factory=list)  # (code, locator, reason)
+    setup: bytes = b""  # the container fingerprint: in each record's content hash
 
-    def fail(self, locator: str, reason: str) -> None:
+    def fail(self, locator: str, reason: str, code: str = CORRUPT) -> None:
         self.failed += 1
         if len(self.failures) < MAX_RETAINED_FAILURES:
             self.failures.append(f"{locator}: {reason}"[:1000])
+            self.items.append((code, locator, reason))
 
     @property
     def complete(self) -> bool:
@@ -89,7 +95,7 @@ def plan_record(imp: Import, record: Record, language_hint: str | None) -> Recor
     key = record_key(adapter.id, stable)
     text = markdown(record)
     if len(text) > MAX_RECORD_CHARS:
-        imp.fail(record.locator, "Record is longer than 2,000,000 characters")
+        imp.fail(record.locator, "Record is longer than 2,000,000 characters", TOO_LARGE)
         return None
     info = payload(record, key, adapter.id, adapter.version, adapter.fingerprint)
     meta_text = json.dumps(info, separators=(",", ":"), sort_keys=True)
@@ -98,7 +104,7 @@ def plan_record(imp: Import, record: Record, language_hint: str | None) -> Recor
             info.pop(name, None)
         meta_text = json.dumps(info, separators=(",", ":"), sort_keys=True)
         if len(meta_text) > MAX_METADATA_CHARS:
-            imp.fail(record.locator, "Record metadata is longer than 100,000 characters")
+            imp.fail(record.locator, "Record metadata is longer than 100,000 characters", TOO_LARGE)
             return None
     imp.chars += len(text)
     if imp.chars > MAX_SNAPSHOT_CHARS:
@@ -108,7 +114,9 @@ def plan_record(imp: Import, record: Record, language_hint: str | None) -> Recor
     rel = virtual_path(imp.entry.rel_path, key)
     imp.seen.add(rel)
     data = text.encode("utf-8")
-    content_hash = hashlib.sha256(data + b"\0" + meta_text.encode("utf-8")).hexdigest()
+    content_hash = hashlib.sha256(
+        data + b"\0" + meta_text.encode("utf-8") + b"\0" + imp.setup
+    ).hexdigest()
     state = imp.states.get(rel)
     if (
         state is not None
@@ -117,6 +125,7 @@ def plan_record(imp: Import, record: Record, language_hint: str | None) -> Recor
         and state.mirror_hash
         and state.error_code is None
     ):
+        imp.counts["reactivated" if not state.active else "unchanged"] += 1
         return None if state.active else Reactivate(rel, state)
     job = Job(
         rel,

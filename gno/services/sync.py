@@ -25,7 +25,7 @@ from gno_contracts.models.update_input import UpdateInput
 
 from gno.app import App
 from gno.config import load_config
-from gno.core.content_types import parse_content_types
+from gno.core.content_types import RULES_META, parse_content_types
 from gno.core.globs import FileRules
 from gno.core.identity import normalize_collection_name
 from gno.core.mime import SUPPORTED_EXTENSIONS
@@ -176,6 +176,9 @@ def sync_collections(
     with index_guard(app.paths):  # ghosts of collections gone from the config leave search
         configured = load_config(app.paths.config_file).collections
         store.inactivate_collections_except([c.name for c in configured])
+        # what graph reads and date filters need of the content-type rules (core/content_types)
+        if store.get_meta(RULES_META) != (rules_meta := content_types.rules_meta()):
+            store.set_meta(RULES_META, rules_meta)
     for collection in collections:
         sync = CollectionSync(
             store, collection, progress, SyncGuard(app.paths, collection), content_types

@@ -35,10 +35,13 @@ from gno.ingest.record_lane import (
 )
 from gno.ports import CORRUPT, READ_ERROR, TOO_LARGE, UNSUPPORTED
 from gno.rows import INGEST_VERSION, ContainerState, SourceFile
+from gno.services.record_docs import container_fingerprint, dated_and_typed
 from gno.services.record_import import Import, Reactivate, plan_record
+from gno.services.record_import_report import file_result
 
 if TYPE_CHECKING:
     from gno.config import Collection
+    from gno.core.content_types import ContentTypes
     from gno.ingest.walker import WalkEntry
     from gno.ports import Store
 
@@ -53,12 +56,15 @@ class Tally(Protocol):
 
     def changed(self, rel_path: str, kind: str) -> None: ...
 
+    def file(self, result: dict[str, Any]) -> None: ...
+
 
 class CollectionSync(Protocol):
     """What the record lane uses of ``services.sync.CollectionSync`` (its owner)."""
 
     store: Store
     coll: Collection
+    content_types: ContentTypes
 
     @property
     def tally(self) -> Tally: ...
@@ -125,7 +131,7 @@ class RecordSync:
             "mtime_ns": entry.mtime_ns,
             "inode": entry.inode,
             "source_hash": None,
-            "fingerprint": adapter.fingerprint,
+            "fingerprint": self._fingerprint(entry.rel_path, adapter),
             "ingest_version": INGEST_VERSION,
             "complete": False,
             "records": 0,
@@ -147,13 +153,16 @@ class RecordSync:
         self.owner._queue(lambda: self.store.record_error(collection, rel, code, message))
         self._save(rel, self._state(entry, adapter, error_code=code, **kw), message)
 
+    def _fingerprint(self, rel: str, adapter: Adapter) -> str:
+        return container_fingerprint(adapter.fingerprint, self.owner.content_types, rel)
+
     def _container(self, entry: WalkEntry) -> None:
         ext = _ext(entry.rel_path)
         adapter = adapter_for(ext)
         old = self.containers.get(entry.rel_path)
         same_setup = (
             old is not None
-            and old.fingerprint == adapter.fingerprint
+            and old.fingerprint == self._fingerprint(entry.rel_path, adapter)
             and old.ingest_version == INGEST_VERSION
         )
         if (
@@ -220,6 +229,7 @@ class RecordSync:
         self, entry: WalkEntry, adapter: Adapter, source_hash: str, *, is_new: bool
     ) -> None:
         imp = Import(entry, adapter, RECORD_EXTENSIONS[_ext(entry.rel_path)])
+        imp.setup = self._fingerprint(entry.rel_path, adapter).encode()
         imp.states = self.store.record_states(self.coll.name, container_dir(entry.rel_path))
         stem = entry.rel_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         window: list[tuple[Job, dict[str, Any]]] = []
@@ -239,6 +249,17 @@ class RecordSync:
                 if imp.stop is not None:
                     break
         except NotAContainer as exc:
+            old = self.containers.get(entry.rel_path)
+            if old is not None and old.records and old.error_code != "NOT_A_CONTAINER":
+                # It held records: a broken export (cut short...), not some other file.
+                reason = f"No longer a readable chat export ({exc}); its records are kept"
+                self._error(
+                    entry, adapter, CORRUPT, reason[:2000], source_hash=source_hash,
+                    records=old.records,
+                )  # fmt: skip
+                imp.stop = (CORRUPT, reason)
+                self.owner.tally.file(file_result(imp, CORRUPT, reason, is_new=False))
+                return
             # A .json that is no chat export: not indexed, not an error (spec/records.md).
             self.owner.tally.skipped += 1
             self._save(
@@ -255,6 +276,8 @@ class RecordSync:
             return
         except ContainerError as exc:
             self._error(entry, adapter, exc.code, exc.message, source_hash=source_hash)
+            imp.stop = (exc.code, exc.message)
+            self.owner.tally.file(file_result(imp, exc.code, exc.message, is_new=is_new))
             return
         except (OSError, RecursionError, MemoryError, UnicodeError, ValueError) as exc:
             imp.stop = (CORRUPT, f"Unreadable container ({type(exc).__name__}: {str(exc)[:200]})")
@@ -290,6 +313,8 @@ class RecordSync:
                 None,
             )
             kind = "added" if job.rel_path not in imp.states else "updated"
+            imp.counts[kind] += 1
+            result = dated_and_typed(result, info, imp.entry.rel_path, self.owner.content_types)
             self.owner.tally.changed(job.rel_path, kind)
             self.owner._queue(self._saver(src, result, imp.entry.rel_path, info))
 
@@ -318,6 +343,7 @@ class RecordSync:
                 for path, _ in gone:
                     tally.changed(path, "removed")
                 tally.inactivated += len(gone)
+                imp.counts["inactivated"] = len(gone)
                 self.owner._queue(lambda: self.store.inactivate([i for _, i in gone]))
         message = None
         code = None
@@ -351,6 +377,7 @@ class RecordSync:
             error_code=code,
         )
         self._save(entry.rel_path, state, message)
+        self.owner.tally.file(file_result(imp, code, message, is_new=is_new))
 
 
 def _ext(rel_path: str) -> str:

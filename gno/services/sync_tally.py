@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 CHANGES_KEPT = 257  # per collection: enough to tell "up to 256 documents" from "more"
+FILES_KEPT = 1000  # per collection: containers reported with their recordImport
 
 # progress(collection, files_done, files_total)
 Progress = Callable[[str, int, int], None]
@@ -28,10 +29,17 @@ class CollectionTally:
     # (relPath, "added" | "updated" | "removed") of the first CHANGES_KEPT documents this
     # sync changed; the resident server turns them into document-changed events.
     changes: list[tuple[str, str]] = field(default_factory=list)
+    # fileSyncResult of each export container imported (with its recordImport), at most
+    # FILES_KEPT: the record lane's report (services/record_import_report.py)
+    files: list[dict[str, Any]] = field(default_factory=list)
 
     def changed(self, rel_path: str, kind: str) -> None:
         if len(self.changes) < CHANGES_KEPT:
             self.changes.append((rel_path, kind))
+
+    def file(self, result: dict[str, Any]) -> None:
+        if len(self.files) < FILES_KEPT:
+            self.files.append(result)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -45,4 +53,5 @@ class CollectionTally:
             "filesMarkedInactive": self.inactivated,
             "durationMs": round((time.perf_counter() - self.started) * 1000),
             "errors": self.errors,
+            **({"files": self.files} if self.files else {}),
         }

@@ -31,6 +31,10 @@ class ApiDocsInput(ContractModel):
     """
     Tags the document must carry one of. Comma-separated.
     """
+    filter: Annotated[str | None, Field(max_length=65536)] = None
+    """
+    Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path. Given as JSON text.
+    """
     sortField: Annotated[str, Field(max_length=128, min_length=1)] = "modified"
     """
     `modified` (the source file's modification time) or a frontmatter date key listed in availableDateFields.

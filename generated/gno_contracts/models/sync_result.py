@@ -19,10 +19,86 @@ class SyncError(ContractModel):
     message: str
 
 
+class Adapter(ContractModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    id: Annotated[str, Field(max_length=64, min_length=1)]
+    version: Annotated[str, Field(max_length=32, min_length=1)]
+    fingerprint: Annotated[str, Field(pattern="^[a-f0-9]{64}$")]
+
+
+class Snapshot(StrEnum):
+    """
+    complete: every record read within the caps and the deadline, so records the container no longer holds were inactivated; partial: nothing was inactivated.
+    """
+
+    COMPLETE = "complete"
+    PARTIAL = "partial"
+
+
+class Counts(ContractModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    added: Annotated[int, Field(ge=0)]
+    updated: Annotated[int, Field(ge=0)]
+    unchanged: Annotated[int, Field(ge=0)]
+    reactivated: Annotated[int, Field(ge=0)]
+    inactivated: Annotated[int, Field(ge=0)]
+    failed: Annotated[int, Field(ge=0)]
+    """
+    Malformed rows and records over a per-record cap (all of them, also those past the 1,000 items kept).
+    """
+
+
+class Item(ContractModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: Annotated[str, Field(min_length=1)]
+    locator: Annotated[str, Field(max_length=512)]
+    """
+    Where in the container (message:3 lines:44-55, line:12, vevent:<uid>, cues:41-80); empty for the container as a whole.
+    """
+    message: Annotated[str, Field(max_length=1000)]
+
+
 class RecordImport(ContractModel):
     """
-    record-import@1.0 summary of an export container (open here).
+    record-import@1.0 (schemas/output/record-import.schema.json, kept identical by contract-tests/test_record_import_surfaces.py): what the sync did with one export container.
     """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    adapter: Adapter
+    snapshot: Snapshot
+    """
+    complete: every record read within the caps and the deadline, so records the container no longer holds were inactivated; partial: nothing was inactivated.
+    """
+    stopCode: str | None = None
+    """
+    The cap that ended a partial import early: TIMEOUT (60 s deadline), TOO_LARGE (snapshot caps), CORRUPT (the container stopped being readable), or the container's own error code when nothing could be read.
+    """
+    sourceBytesRead: Annotated[int, Field(ge=0)]
+    """
+    Bytes of the container read by this sync (hashed and parsed).
+    """
+    records: Annotated[int, Field(ge=0, le=100000)]
+    """
+    Records the import read within the caps.
+    """
+    counts: Counts
+    items: Annotated[list[Item], Field(max_length=1000)]
+    """
+    The failures, in container order, at most 1,000.
+    """
+    itemsTruncated: bool
+    """
+    More than 1,000 failures: counts.failed has them all, items the first 1,000.
+    """
+    durationMs: Annotated[int, Field(ge=0)]
 
 
 class ContentTypeSource(StrEnum):

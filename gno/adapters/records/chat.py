@@ -5,20 +5,29 @@ Field names vary between exporters, so each field is the first present of a shor
 (``text``/``content``/``message``/``body``...). A line that is not a JSON object with a
 text is a malformed row; JSON nested deeper than the parser's recursion limit is one too.
 A ``.json`` file that is not a chat export is not a container at all (``NotAChat``): the
-record lane leaves it out rather than reporting every ``package.json`` as an error.
+record lane leaves it out rather than reporting every ``package.json`` as an error — but a
+``.json`` nested too deeply to parse is reported (``BrokenJson``), being hostile or broken
+rather than some other kind of file.
+
+A message time is an ISO-8601 date/date-time or a Unix time (seconds, or milliseconds
+past 10^11), kept as ISO-8601 UTC; any other value is a malformed row reported beside the
+message, which is kept without a date (as mail does with a bad ``Date`` header).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
+import math
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from gno.core.frontmatter import parse_date
 from gno.core.records import MAX_RECORD_CHARS, Malformed, Record
 
 ADAPTER_ID = "record/chat"
-ADAPTER_VERSION = "1.0.0"
+ADAPTER_VERSION = "1.1.0"  # 1.1: message times checked and kept as ISO-8601
 MAX_LINE_BYTES = 4 * 1024 * 1024
 MAX_JSON_BYTES = 32 * 1024 * 1024
 
@@ -31,6 +40,10 @@ _SESSION = ("conversation_id", "conversationId", "thread_id", "threadId", "sessi
 
 class NotAChat(Exception):
     """A ``.json`` file that is not a chat export."""
+
+
+class BrokenJson(Exception):
+    """A ``.json`` file nested too deeply to parse: an error, not some other kind of file."""
 
 
 def read_jsonl(stream: BinaryIO) -> Iterator[Record | Malformed]:
@@ -48,14 +61,14 @@ def read_jsonl(stream: BinaryIO) -> Iterator[Record | Malformed]:
             continue
         if not line.strip():
             continue
-        yield _parsed(line, locator, ("line", str(number), None))
+        yield from _parsed(line, locator, ("line", str(number), None))
 
 
 def read_json(data: bytes) -> Iterator[Record | Malformed]:
     try:
         doc = json.loads(data)
     except RecursionError as exc:
-        raise NotAChat("JSON is nested too deeply") from exc
+        raise BrokenJson("JSON is nested too deeply to read") from exc
     except ValueError as exc:
         raise NotAChat(f"Not JSON: {exc}") from exc
     messages = doc.get("messages") if isinstance(doc, dict) else doc
@@ -66,17 +79,43 @@ def read_json(data: bytes) -> Iterator[Record | Malformed]:
     ):
         raise NotAChat("Not a chat export (no list of messages with a text)")
     for number, message in enumerate(messages, start=1):
-        yield _message(message, f"message:{number}", ("message", str(number), None))
+        yield from _message(message, f"message:{number}", ("message", str(number), None))
 
 
-def _parsed(line: bytes, locator: str, anchor: tuple[str, str, str | None]) -> Record | Malformed:
+def _parsed(
+    line: bytes, locator: str, anchor: tuple[str, str, str | None]
+) -> Iterator[Record | Malformed]:
     try:
         value = json.loads(line)
     except RecursionError:
-        return Malformed(locator, "JSON is nested too deeply")
+        yield Malformed(locator, "JSON is nested too deeply")
+        return
     except ValueError as exc:
-        return Malformed(locator, f"Not JSON: {str(exc)[:120]}")
-    return _message(value, locator, anchor)
+        yield Malformed(locator, f"Not JSON: {str(exc)[:120]}")
+        return
+    yield from _message(value, locator, anchor)
+
+
+def message_time(value: Any) -> str | None:
+    """ISO-8601 UTC of a message time (ISO text, or Unix seconds / milliseconds); None
+    when it is neither."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        if text[:4].isdigit() and not text.isdigit():
+            return parse_date(text)
+        if not text.isdigit() or len(text) > 16:
+            return None
+        value = int(text)
+    if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        return None
+    seconds = value / 1000 if value > 1e11 else value
+    try:
+        moment = dt.datetime.fromtimestamp(seconds, dt.UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def _first(obj: dict[str, Any], names: tuple[str, ...]) -> Any:
@@ -96,18 +135,25 @@ def _as_text(value: Any, depth: int = 0) -> str:
     return ""
 
 
-def _message(value: Any, locator: str, anchor: tuple[str, str, str | None]) -> Record | Malformed:
+def _message(
+    value: Any, locator: str, anchor: tuple[str, str, str | None]
+) -> Iterator[Record | Malformed]:
     if not isinstance(value, dict):
-        return Malformed(locator, "Not a JSON object")
+        yield Malformed(locator, "Not a JSON object")
+        return
     text = _as_text(_first(value, _TEXT))
     if not text.strip():
-        return Malformed(locator, "Message has no text")
+        yield Malformed(locator, "Message has no text")
+        return
     author_value = _first(value, _AUTHOR)
     if isinstance(author_value, dict):
         author_value = _first(author_value, ("name", "username", "id", "role"))
     author = str(author_value) if isinstance(author_value, (str, int)) else ""
     when = _first(value, _TIME)
-    when_text = str(when) if isinstance(when, (str, int, float)) else ""
+    when_text = message_time(when) or "" if when is not None else ""
+    if when is not None and not when_text:
+        shown = json.dumps(when)[:80] if not isinstance(when, (dict, list)) else type(when).__name__
+        yield Malformed(locator, f"Invalid message time {shown}; kept without a date")
     ident = _first(value, _ID)
     session = _first(value, _SESSION)
     session_text = str(session) if isinstance(session, (str, int)) else ""
@@ -120,7 +166,7 @@ def _message(value: Any, locator: str, anchor: tuple[str, str, str | None]) -> R
         anchors.append(("timestamp", when_text, None))
     first_line = text.strip().split("\n", 1)[0]
     title = f"{author}: {first_line}" if author else first_line
-    return Record(
+    yield Record(
         stable_id=stable,
         title=title[:120],
         headers=(("From", author), ("Date", when_text), ("Conversation", session_text)),

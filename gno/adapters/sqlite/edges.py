@@ -9,10 +9,12 @@ so a read never sees edges older than the documents it reads.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import apsw
 
+from gno.core.content_types import RULE_SOURCES, RULES_META, parse_rules_meta
 from gno.core.link_resolver import Doc, ascii_lower
 from gno.core.typed_graph import Projection, build_projection
 from gno.rows import LinkRow
@@ -31,6 +33,12 @@ _LINKS = """
 _RELATIONS = """
     SELECT r.source_doc_id, r.edge_type, r.target_ref, d.collection
     FROM doc_relations r JOIN documents d ON d.id = r.source_doc_id AND d.active = 1
+"""
+# Documents a content-type rule classified, of the types that have graph hints.
+_TYPED = f"""
+    SELECT id, content_type FROM documents
+    WHERE active = 1 AND content_type_source IN {RULE_SOURCES!r}
+      AND content_type IN (SELECT value FROM json_each(?))
 """
 
 
@@ -56,7 +64,8 @@ class EdgeStore:
             relations = [
                 (int(s), str(e), str(t), str(c)) for s, e, t, c in self.conn.execute(_RELATIONS)
             ]
-        built = build_projection(docs, links, relations)
+            hints = self._link_hints()
+        built = build_projection(docs, links, relations, hints)
         self._projection = (key, built)
         return built
 
@@ -98,7 +107,20 @@ class EdgeStore:
             relations = [
                 (int(s), str(e), str(t), str(c)) for s, e, t, c in self.conn.execute(_RELATIONS)
             ]
-        return build_projection(docs, links, relations)
+            hints = self._link_hints()
+        return build_projection(docs, links, relations, hints)
+
+    def _link_hints(self) -> dict[int, tuple[str, ...]]:
+        """Document id -> its content type's graph hints (the first is the edge type its
+        plain links take, engine.md §7.3), as the last sync recorded the rules."""
+        row = self.conn.execute(
+            "SELECT value FROM schema_meta WHERE key = ?", (RULES_META,)
+        ).fetchone()
+        edges, _ = parse_rules_meta(str(row[0]) if row else None)
+        if not edges:
+            return {}
+        rows = self.conn.execute(_TYPED, (json.dumps(sorted(edges)),))
+        return {int(doc_id): edges[str(kind)] for doc_id, kind in rows}
 
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]:
         """Stored links written by these documents (naming one of ``norms`` when given),

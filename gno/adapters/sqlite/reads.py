@@ -112,6 +112,7 @@ class DocumentReads:
         tags_all: Sequence[str] = (),
         tags_any: Sequence[str] = (),
         order: tuple[str | None, bool] = (None, False),
+        condition: tuple[str, Sequence[Any]] = ("", ()),
     ) -> tuple[list[DocRow], int]:
         """A page of active documents with a mirror. ``order`` = (field, descending):
         field None sorts by URI, ``modified`` by the source mtime, any other name by that
@@ -131,6 +132,9 @@ class DocumentReads:
             marks = ",".join("?" * len(tags_any))
             where += f" AND id IN (SELECT document_id FROM doc_tags WHERE tag IN ({marks}))"
             params += list(tags_any)
+        if condition[0]:  # the typed metadata filter (core/metadata_filter)
+            where += f" AND {condition[0]}"
+            params += list(condition[1])
         total = scalar(self.conn.execute(f"SELECT count(*) FROM documents WHERE {where}", params))
         field, descending = order
         direction = "DESC" if descending else "ASC"

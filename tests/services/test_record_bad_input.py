@@ -1,0 +1,113 @@
+"""Issue 17's bad-input list, the cases tests/services/test_records.py does not already
+cover (truncated mbox, bad mail and calendar dates, thousands of recurrences with the
+64-anchor cap, binary junk in .mbox/.ics/.vtt/.eml/.jsonl, a deeply nested .jsonl line and
+MIME message are there): each is an ingest error with its reason, nothing else is lost and
+the sync finishes. Real files, a real index."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import pytest
+
+from gno.adapters.records.chat import message_time
+from tests.conftest import search, sync
+from tests.records_corpus import write_jsonl
+
+KEEP = {"keep.md": "# Keep\n\nkeepword\n"}
+
+
+def errors_of(result: Any) -> dict[str, tuple[str, str]]:
+    return {e.relPath: (e.code, e.message) for c in result.collections for e in c.errors}
+
+
+def test_deeply_nested_json_export_is_an_error_not_a_skip(make_app):
+    app, root = make_app(KEEP)
+    depth = 200_000
+    (root / "deep.json").write_text('{"messages": [' + "[" * depth + "]" * depth + "]}")
+    (root / "package.json").write_text('{"name": "x", "version": "1.0.0"}\n')
+    result = sync(app)
+    errors = errors_of(result)
+    assert set(errors) == {"deep.json"}  # package.json is still no chat and no error
+    code, text = errors["deep.json"]
+    assert code == "CORRUPT" and "nested too deeply" in text
+    assert search(app, "keepword").results
+
+
+def test_truncated_json_export_keeps_its_records_and_says_why(make_app):
+    app, root = make_app(KEEP)
+    export = root / "export.json"
+    messages = [
+        {"id": n, "sender": "cy", "text": f"Lunch at the iguana cafe {n}"} for n in range(3)
+    ]
+    export.write_text(json.dumps({"messages": messages}))
+    sync(app)
+    assert len(search(app, "iguana", limit=10).results) == 3
+    data = export.read_bytes()
+    export.write_bytes(data[: len(data) // 2])  # cut mid-way: not JSON any more
+    result = sync(app)
+    code, text = errors_of(result)["export.json"]
+    assert code == "CORRUPT" and "records are kept" in text
+    assert len(search(app, "iguana", limit=10).results) == 3  # nothing lost
+    assert errors_of(sync(app)) == {}  # reported once; the unchanged file costs a stat
+    assert len(search(app, "iguana", limit=10).results) == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "error"),
+    [("junk.srt", True), ("junk.json", False)],  # a .json that is no chat is not a container
+)
+def test_binary_junk_in_the_other_record_extensions(make_app, name, error):
+    app, root = make_app(KEEP)
+    (root / name).write_bytes(hashlib.sha512(name.encode()).digest() * 2000 + b"\0\xff")
+    result = sync(app)
+    assert (name in errors_of(result)) is error
+    assert search(app, "keepword").results
+
+
+def test_invalid_chat_times_are_reported_and_the_messages_kept(make_app):
+    app, root = make_app(KEEP)
+    write_jsonl(
+        root / "chat.jsonl",
+        [
+            {
+                "id": 1,
+                "author": "ana",
+                "timestamp": "2026-12-01T10:00:00+01:00",
+                "text": "good wombat",
+            },
+            {"id": 2, "author": "ana", "timestamp": "31 Foo 2026 99:99", "text": "odd wombat"},
+            {"id": 3, "author": "ben", "ts": 1_764_583_200_000, "text": "epoch wombat"},
+            {"id": 4, "author": "ben", "time": {"nested": True}, "text": "object wombat"},
+        ],
+    )
+    result = sync(app)
+    code, text = errors_of(result)["chat.jsonl"]
+    assert code == "CORRUPT" and "lines:2-2: Invalid message time" in text
+    assert "lines:4-4: Invalid message time" in text and "nothing removed" in text
+    hits = search(app, "wombat", limit=10).results
+    assert len(hits) == 4  # every message kept
+    dates = {h.record.sourceLocator: h.record.dateFields for h in hits if h.record is not None}
+    assert dates["lines:1-1"] == {"timestamp": "2026-12-01T09:00:00.000Z"}
+    assert dates["lines:3-3"] == {"timestamp": "2025-12-01T10:00:00.000Z"}
+    assert not dates["lines:2-2"] and not dates["lines:4-4"]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2026-12-01", "2026-12-01T00:00:00.000Z"),
+        (1_764_583_200, "2025-12-01T10:00:00.000Z"),
+        ("1764583200", "2025-12-01T10:00:00.000Z"),
+        (True, None),
+        (-5, None),
+        (float("inf"), None),
+        (10**30, None),
+        ("yesterday", None),
+        ("9" * 40, None),
+    ],
+)
+def test_message_time(value: Any, expected: str | None) -> None:
+    assert message_time(value) == expected
