@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from gno_contracts.models.egress_audit_list import EgressAuditList
 from gno_contracts.models.egress_audit_receipt import EgressAuditReceipt
 from gno_contracts.models.egress_audit_removal import EgressAuditRemoval
@@ -31,9 +33,7 @@ def policy_set(result: EgressPolicySetResult, view: View) -> Shown:
     before, after = result.previous, result.current
     if not result.changed:
         return Shown(f"{name}: already {_v(after.policy)} (revision {after.revision})")
-    return Shown(
-        f"{name}: {_v(before.policy)} -> {_v(after.policy)} (revision {after.revision})"
-    )
+    return Shown(f"{name}: {_v(before.policy)} -> {_v(after.policy)} (revision {after.revision})")
 
 
 def decision(result: EgressDecision, view: View) -> Shown:
@@ -49,7 +49,8 @@ def decision(result: EgressDecision, view: View) -> Shown:
     return Shown("\n".join(lines))
 
 
-def _receipt_line(r: EgressAuditReceipt) -> str:
+def _receipt_line(r: Any) -> str:
+    """One receipt (of a list page or shown alone: two generated classes, one shape)."""
     return (
         f"{r.auditId}  {r.createdAt}  {_v(r.decision)}  {_v(r.reason)}  {_v(r.surface)} "
         f"{terminal_safe(r.operation)}  {_v(r.destinationZone)}  "

@@ -41,6 +41,7 @@ from gno.core.wire_values import reject_constant, unusable_value
 from gno.errors import Cancelled, GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.disconnect import run_until_disconnect
+from gno.rest.egress_gate import EgressGate, admit_request, confirm_request
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.result_cache import ResultCache
 from gno.rest.search_lane import SearchLane
@@ -247,6 +248,7 @@ class Dispatcher:
         ]
         self.cache = ResultCache(paths.db_path, paths.config_file)
         self.lane = SearchLane(runtime.readers)
+        self.egress = EgressGate.for_runtime(runtime)
 
     async def execute(self, op: Operation, inp: BaseModel, request: Request) -> Any:
         """Run ``op`` off the event loop as its execution class says: BM25 in the search
@@ -308,10 +310,12 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 if body is not None:
                     where = bodies.rest_field(where)
                 raise ValidationError(f"Invalid request: {where}: {first['msg']}") from None
+            verdict = await admit_request(dispatcher.egress, request.scope, op, inp, "rest")
             slot = dispatcher.cache.slot(op.id, inp, local)
             if slot is not None and slot.body is not None:
                 return Response(slot.body, route.status, media_type="application/json")
             result = await dispatcher.execute(op, inp, request)
+            await confirm_request(dispatcher.egress, verdict)
         except BodyTooLarge:
             raise
         except Cancelled:  # the client went away: nobody to answer

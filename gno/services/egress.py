@@ -59,7 +59,7 @@ def state_of(name: str, rows: PolicyRows, config_policy: str | None) -> PolicySt
     if stored is not None:
         return PolicyState(name, cast(Policy, stored[0]), stored[1], stored[2])
     if config_policy in rule.POLICIES:
-        return PolicyState(name, cast(Policy, config_policy), 0, "config_default")
+        return PolicyState(name, config_policy, 0, "config_default")
     return PolicyState(name, "local_only", 0, "legacy_default")
 
 
@@ -83,7 +83,7 @@ def lineage(app: App, collections: Iterable[str]) -> dict[str, Any] | None:
     names = sorted(set(collections))
     if not names:
         return None
-    return rule.lineage(states(app, names)[: 128])
+    return rule.lineage(states(app, names)[:128])
 
 
 def _known(app: App, name: str) -> None:
@@ -271,6 +271,7 @@ class Verdict:
     receipt: dict[str, Any] | None  # None for a caller on this machine: nothing crossed
     epoch: int
     names: tuple[str, ...]
+    states: tuple[PolicyState, ...]
 
 
 def _source_of(found: Sequence[PolicyState]) -> str:
@@ -297,7 +298,7 @@ def judge(
         found, action="serve", zone=zone, content_class=content_class, caller=caller
     )
     if zone in rule.LOCAL_ZONES:
-        return Verdict(decision, None, epoch, tuple(names))
+        return Verdict(decision, None, epoch, tuple(names), tuple(found))
     receipt = {
         "schemaVersion": "1.0",
         "auditId": "egr_" + secrets.token_hex(12),
@@ -317,7 +318,7 @@ def judge(
         "callerOperationAuthorized": caller.authorized,
         "policyEpoch": epoch,
     }
-    return Verdict(decision, receipt, epoch, tuple(names))
+    return Verdict(decision, receipt, epoch, tuple(names), tuple(found))
 
 
 DENIED_MESSAGE = "Operation blocked by collection egress policy"

@@ -36,12 +36,12 @@ def read_policies(conn: apsw.Connection) -> PolicyRows:
     rows = conn.execute(
         "SELECT collection, policy, revision, source, updated_at FROM egress_policies"
     ).fetchall()
-    return {r[0]: (r[1], int(r[2]), r[3], r[4]) for r in rows}
+    return {str(r[0]): (str(r[1]), int(str(r[2])), str(r[3]), str(r[4])) for r in rows}
 
 
 def read_epoch(conn: apsw.Connection) -> int:
     row = conn.execute("SELECT epoch FROM egress_epoch WHERE id = 1").fetchone()
-    return int(row[0]) if row else 0
+    return int(str(row[0])) if row else 0
 
 
 def append_receipt(conn: apsw.Connection, audit_id: str, created_at: str, receipt: str) -> None:
@@ -107,20 +107,25 @@ class EgressStore:
                 "ORDER BY seq DESC LIMIT ?",
                 (before, limit),
             ).fetchall()
-        return [(int(r[0]), r[1]) for r in rows]
+        return [(int(str(r[0])), str(r[1])) for r in rows]
 
     def egress_audit_receipt(self, audit_id: str) -> str | None:
         row = self.conn.execute(
             "SELECT receipt_json FROM egress_audits WHERE audit_id = ?", (audit_id,)
         ).fetchone()
-        return row[0] if row else None
+        return str(row[0]) if row else None
 
     def egress_audit_counts(self) -> tuple[int, str | None, str | None]:
         """(receipts kept, oldest createdAt, newest createdAt)."""
         row = self.conn.execute(
             "SELECT count(*), min(created_at), max(created_at) FROM egress_audits"
         ).fetchone()
-        return int(row[0]), row[1], row[2]
+        if row is None:
+            return 0, None, None
+        oldest, newest = row[1], row[2]
+        return int(str(row[0])), None if oldest is None else str(oldest), (
+            None if newest is None else str(newest)
+        )
 
     def delete_egress_audit(self, audit_id: str) -> bool:
         with self.write():
@@ -151,10 +156,12 @@ class EgressLedger:
                 self._conn = conn
             yield self._conn
 
-    def snapshot(self) -> tuple[PolicyRows, int]:
-        """Policies and epoch, read in one transaction."""
+    def snapshot(self) -> tuple[PolicyRows, int, list[str]]:
+        """Policies, epoch and the collections the index knows, in one transaction."""
         with self._connection() as conn, conn:
-            return read_policies(conn), read_epoch(conn)
+            names = [str(r[0]) for r in conn.execute("SELECT name FROM collections").fetchall()]
+            found = read_policies(conn), read_epoch(conn), names
+        return found
 
     def epoch(self) -> int:
         with self._connection() as conn:
