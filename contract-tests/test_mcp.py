@@ -64,8 +64,20 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_changes": {},
     "gno_diff": {"ref": "gno://notes/alpha.md"},
     "gno_impact": {"ref": "gno://notes/alpha.md"},
+    # egress (contract-tests/test_egress_mcp.py checks enforcement)
+    "gno_egress_policy_get": {"collection": "notes"},
+    "gno_egress_check": {
+        "action": "serve",
+        "destinationZone": "lan",
+        "caller": {"authenticated": True, "operationAuthorized": True},
+        "contentClass": "snippet",
+    },
+    "gno_egress_audit_list": {"limit": 5},
+    "gno_egress_audit_show": {"auditId": "egr_000000000000000000000000"},  # none: NOT_FOUND
+    "gno_egress_audit_status": {},
 }
 EXPECTED_ERRORS = {
+    "gno_egress_audit_show": "No egress audit receipt",
     "gno_vsearch": "embed",
     "gno_job_status": "Job not found",
     "gno_context_verify": "Error [invalid_input]",
