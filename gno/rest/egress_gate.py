@@ -34,20 +34,20 @@ def peer_zone(scope: Scope) -> str:
 
 
 class EgressGate:
-    def __init__(self, ledger: EgressLedger, configured: Callable[[], Mapping[str, str | None]]):
+    def __init__(self, ledger: EgressLedger, configured: Callable[[], list[str]]):
         self.ledger = ledger
-        self._configured = configured  # collection -> its index.yml egressPolicy (if any)
+        self._configured = configured  # the collections index.yml names now
 
     @classmethod
     def for_runtime(cls, runtime: Any) -> EgressGate:
         """The gate of a resident server: its index file, its owner's index.yml."""
         owner = runtime.owner
-        return cls(EgressLedger(owner.paths.db_path), lambda: policies.config_policies(owner))
+        return cls(EgressLedger(owner.paths.db_path), lambda: policies.configured(owner))
 
-    def configured(self, index_names: list[str]) -> dict[str, str | None]:
-        found = dict.fromkeys(index_names)
-        found.update(self._configured())
-        return found
+    def known(self, index_names: list[str]) -> list[str]:
+        """Collections of index.yml and of the index: a request naming none may reach
+        any of them (the union also covers a config the server has not re-read yet)."""
+        return list(dict.fromkeys([*self._configured(), *index_names]))
 
     def admit(
         self,
@@ -66,12 +66,10 @@ class EgressGate:
         if zone == "loopback" or op_id in policies.UNGOVERNED:
             return None
         rows, epoch, index_names = self.ledger.snapshot()
-        configured = self.configured(index_names)
         verdict = policies.judge(
             rows=rows,
             epoch=epoch,
-            configured=configured,
-            names=policies.touched(op_id, args, list(configured)),
+            names=policies.touched(op_id, args, self.known(index_names)),
             zone=zone,
             caller=Caller(authenticated, authorized),
             surface=surface,
@@ -92,11 +90,9 @@ class EgressGate:
         """Raise when a policy of the verdict's collections changed since it was made."""
         if verdict is None or self.ledger.epoch() == verdict.epoch:
             return
-        rows, _, index_names = self.ledger.snapshot()
-        configured = self.configured(index_names)
-        before = verdict.states
-        after = tuple(policies.state_of(n, rows, configured.get(n)) for n in verdict.names)
-        if after != before:
+        rows, _, _ = self.ledger.snapshot()
+        after = tuple(policies.state_of(n, rows) for n in verdict.names)
+        if after != verdict.states:
             raise EgressPolicyChangedError(
                 "EGRESS_POLICY_CHANGED: a collection egress policy changed while the request "
                 "ran; nothing was sent, retry"

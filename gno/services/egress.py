@@ -1,9 +1,8 @@
 """Collection egress policies and their audit receipts (spec/egress.md).
 
 The rule is ``gno.core.egress``; this module gives it state. A collection's policy is
-the stored one (``explicit``, with its revision), else ``egressPolicy`` in its
-``index.yml`` entry (``config_default``), else ``local_only`` (``legacy_default``): a
-collection nobody classified never leaves the machine. ``judge`` is the per-request
+the one stored in the index (``explicit``, with its revision), else ``local_only``
+(``legacy_default``): a collection nobody classified never leaves the machine. ``judge`` is the per-request
 decision of a server (REST, SDK remote, ``/mcp``): which collections a request touches,
 the caller's zone, the decision and the content-free receipt recorded for every
 request from off this machine. The operations below are the registry handlers.
@@ -54,28 +53,22 @@ def _v(value: object) -> str:
     return str(getattr(value, "value", value))
 
 
-def state_of(name: str, rows: PolicyRows, config_policy: str | None) -> PolicyState:
+def state_of(name: str, rows: PolicyRows) -> PolicyState:
+    """The stored policy, else ``local_only`` (``legacy_default``): a collection nobody
+    classified never leaves the machine."""
     stored = rows.get(name)
     if stored is not None:
         return PolicyState(name, cast(Policy, stored[0]), stored[1], stored[2])
-    if config_policy in rule.POLICIES:
-        return PolicyState(name, config_policy, 0, "config_default")
     return PolicyState(name, "local_only", 0, "legacy_default")
 
 
-def config_policies(app: App) -> dict[str, str | None]:
-    """Configured collections → the ``egressPolicy`` their index.yml entry names (if any)."""
-    found: dict[str, str | None] = {}
-    for c in app.config.collections:
-        value = c.extra.get("egressPolicy")
-        found[c.name] = value if isinstance(value, str) else None
-    return found
+def configured(app: App) -> list[str]:
+    return [c.name for c in app.config.collections]
 
 
 def states(app: App, names: Iterable[str]) -> list[PolicyState]:
     rows = app.store().egress_policies()
-    configured = config_policies(app)
-    return [state_of(n, rows, configured.get(n)) for n in names]
+    return [state_of(n, rows) for n in names]
 
 
 def lineage(app: App, collections: Iterable[str]) -> dict[str, Any] | None:
@@ -87,7 +80,7 @@ def lineage(app: App, collections: Iterable[str]) -> dict[str, Any] | None:
 
 
 def _known(app: App, name: str) -> None:
-    if name not in config_policies(app):
+    if name not in configured(app):
         raise NotFoundError(f"Collection not found: {name}")
 
 
@@ -112,7 +105,7 @@ def egress_policy_get(app: App, inp: EgressPolicyGetInput) -> EgressPolicyState:
     _known(app, inp.collection)
     store = app.store()
     rows = store.egress_policies()
-    state = state_of(inp.collection, rows, config_policies(app).get(inp.collection))
+    state = state_of(inp.collection, rows)
     stored = rows.get(inp.collection)
     return _state_model(state, store.egress_epoch(), stored[3] if stored else None)
 
@@ -188,7 +181,7 @@ def egress_check(app: App, inp: EgressCheckInput) -> EgressDecision:
     """The decision for exactly this action, destination, caller and content class;
     nothing is performed and nothing recorded."""
     named = [c.root for c in inp.collections] if inp.collections else None
-    names = list(dict.fromkeys(named or config_policies(app)))
+    names = list(dict.fromkeys(named or configured(app)))
     for name in names:
         _known(app, name)
     found = states(app, names)
@@ -244,7 +237,7 @@ UNGOVERNED = frozenset({"health"})
 _URI = re.compile(r"^gno://([^/?#]{1,64})/")
 
 
-def touched(op_id: str, args: Mapping[str, Any], configured: Sequence[str]) -> list[str]:
+def touched(op_id: str, args: Mapping[str, Any], known: Sequence[str]) -> list[str]:
     """The collections whose content a request may carry: the ones it names when the
     operation keeps to them, else every configured collection."""
     if op_id in NARROWING:
@@ -262,7 +255,7 @@ def touched(op_id: str, args: Mapping[str, Any], configured: Sequence[str]) -> l
                 named.append(match.group(1))
         if named:
             return list(dict.fromkeys(named))[: rule.MAX_COLLECTIONS + 1]
-    return list(configured)
+    return list(known)
 
 
 @dataclass(frozen=True)
@@ -283,7 +276,6 @@ def judge(
     *,
     rows: PolicyRows,
     epoch: int,
-    configured: Mapping[str, str | None],
     names: Sequence[str],
     zone: str,
     caller: Caller,
@@ -293,7 +285,7 @@ def judge(
 ) -> Verdict:
     """The decision for one request from ``zone``, with its receipt when the caller is
     off this machine (recorded by the caller of ``judge`` before anything is sent)."""
-    found = [state_of(n, rows, configured.get(n)) for n in names]
+    found = [state_of(n, rows) for n in names]
     decision = rule.decide(
         found, action="serve", zone=zone, content_class=content_class, caller=caller
     )
