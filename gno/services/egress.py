@@ -133,13 +133,21 @@ def egress_policy_set(app: App, inp: EgressPolicySetInput) -> EgressPolicySetRes
     store = app.store()
     current = states(app, [inp.collection])[0]
     target = cast(Policy, _v(inp.policy))
-    if inp.confirmRevision is not None and inp.confirmRevision != current.revision:
-        # Named before the policy it assumed: refuse even a tightening, like a stale object.
+    confirmation = _confirmation(inp, current)
+    named = confirmation and (
+        confirmation.collection,
+        confirmation.current_policy,
+        confirmation.current_revision,
+        confirmation.target_policy,
+    )
+    if named and named != (inp.collection, current.policy, current.revision, target):
+        # A confirmation presented is checked whatever the direction: a replayed or forged
+        # one fails closed even where the change itself would need none.
         raise ConflictError(
-            f"--confirm-relaxation names revision {inp.confirmRevision} but {inp.collection} "
-            f"is at revision {current.revision}; read the policy again"
+            f"The confirmation names {named[1]}@{named[2]} -> {named[3]} but {inp.collection} "
+            f"is now {current.policy}@{current.revision}; read the policy again"
         )
-    after = rule.change(current, target, _confirmation(inp, current))
+    after = rule.change(current, target, confirmation)
     relaxed = rule.rank(after.policy) > rule.rank(current.policy)
     if after != current and not store.swap_egress_policy(
         inp.collection, current.revision, after.policy, after.source
