@@ -32,7 +32,7 @@ from gno.app import App
 from gno.resident.runtime import Limits, Resident
 from gno.rest import assets, openapi, routes, rpc
 from gno.rest.docs_page import add_docs
-from gno.rest.egress_gate import McpEgressGate
+from gno.rest.egress_gate import EgressPaths, McpEgressGate
 from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
 from gno.rest.mcp_gateway import McpGateway
@@ -154,6 +154,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
         from gno import web
 
         web.add_routes(api)
+    api.add_middleware(EgressPaths, gate=dispatcher.egress)  # inside the gate middleware
     api.add_middleware(GateMiddleware, gates=options.gates, runtime=runtime)
     return api
 

@@ -291,3 +291,41 @@ class McpEgressGate:
             await send(message)
 
         return guarded
+
+
+# ---------------------------------------------------------------- hand-written routes
+
+# Routes outside the registry that hand out collection content: file bytes and the
+# document-change stream. Judged like an operation that may reach every collection.
+CONTENT_PATHS = {"/api/doc-asset": "attachment", "/api/events": "metadata"}
+
+
+class EgressPaths:
+    """The egress check of ``CONTENT_PATHS`` (registry routes check in their endpoint)."""
+
+    def __init__(self, app: ASGI, gate: EgressGate) -> None:
+        self.app, self.gate = app, gate
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or path not in CONTENT_PATHS or peer_zone(scope) == "loopback":
+            await self.app(scope, receive, send)
+            return
+        import anyio.to_thread
+
+        from gno.rest.errors import gno_error_response
+
+        authenticated = bool(scope.get(AUTHENTICATED))
+
+        def work() -> policies.Verdict | None:
+            return self.gate.admit(
+                scope, surface="rest", operation=path, op_id=path, args={},
+                authenticated=authenticated, authorized=authenticated,
+            )  # fmt: skip
+
+        try:
+            await anyio.to_thread.run_sync(work)
+        except EgressDeniedError as exc:
+            await gno_error_response(exc, [], remote=True)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)

@@ -238,7 +238,8 @@ CONTENT_CLASS = {
     "egress_policy_set": "metadata", "egress_check": "metadata",
     "egress_audit_list": "audit_log", "egress_audit_show": "audit_log",
     "egress_audit_status": "audit_log", "egress_audit_delete": "audit_log",
-    "egress_audit_purge": "audit_log",
+    "egress_audit_purge": "audit_log", "/api/doc-asset": "attachment",
+    "/api/events": "metadata",
 }  # fmt: skip
 # Operations that hand out no collection content at all (liveness).
 UNGOVERNED = frozenset({"health"})

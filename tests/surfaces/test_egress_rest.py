@@ -80,6 +80,7 @@ def test_rest_denies_local_only_content_to_a_non_loopback_caller(
             ("POST", "/api/search", {"query": "zebra", "collection": "notes"}),
             ("GET", "/api/doc?uri=gno://notes/plan.md", None),
             ("GET", "/api/collections/notes/egress-policy", None),
+            ("GET", "/api/doc-asset?uri=gno://notes/plan.md", None),  # hand-written route
         ):
             before = len(receipts(app))
             answer = http.request(method, path, json=body)
