@@ -99,20 +99,20 @@ class EgressGate:
             )
 
 
-async def admit_request(
+def guard_for(
     gate: EgressGate, scope: Scope, op: Any, inp: Any, surface: str
-) -> policies.Verdict | None:
-    """``admit`` for a REST or ``/api/op`` request; a loopback caller costs one address
-    parse. Judging and recording run on a worker thread (SQLite)."""
+) -> Callable[[Callable[[], Any]], Any] | None:
+    """For a caller off this machine, the wrapper a REST or ``/api/op`` request's work runs
+    in, on the worker thread it already takes (no extra hop): judge and record, run,
+    re-check the policy before the answer leaves. None for a loopback caller: one
+    address check is all it pays."""
     if peer_zone(scope) == "loopback":
         return None
-    import anyio.to_thread
-
     args = inp.model_dump(mode="json", exclude_unset=True) if hasattr(inp, "model_dump") else {}
     authenticated = bool(scope.get(AUTHENTICATED))
 
-    def work() -> policies.Verdict | None:
-        return gate.admit(
+    def guarded(work: Callable[[], Any]) -> Any:
+        verdict = gate.admit(
             scope,
             surface=surface,
             operation=op.id,
@@ -122,16 +122,11 @@ async def admit_request(
             # REST has no write gate: a token that reaches the route may run it.
             authorized=authenticated,
         )
+        result = work()
+        gate.confirm(verdict)
+        return result
 
-    return await anyio.to_thread.run_sync(work)
-
-
-async def confirm_request(gate: EgressGate, verdict: policies.Verdict | None) -> None:
-    if verdict is None:
-        return
-    import anyio.to_thread
-
-    await anyio.to_thread.run_sync(gate.confirm, verdict)
+    return guarded
 
 
 # ---------------------------------------------------------------- /mcp

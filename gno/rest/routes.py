@@ -41,7 +41,7 @@ from gno.core.wire_values import reject_constant, unusable_value
 from gno.errors import Cancelled, GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.disconnect import run_until_disconnect
-from gno.rest.egress_gate import EgressGate, admit_request, confirm_request
+from gno.rest.egress_gate import EgressGate, guard_for
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.result_cache import ResultCache
 from gno.rest.search_lane import SearchLane
@@ -250,11 +250,20 @@ class Dispatcher:
         self.lane = SearchLane(runtime.readers)
         self.egress = EgressGate.for_runtime(runtime)
 
-    async def execute(self, op: Operation, inp: BaseModel, request: Request) -> Any:
+    async def execute(
+        self,
+        op: Operation,
+        inp: BaseModel,
+        request: Request,
+        guard: Callable[[Callable[[], Any]], Any] | None = None,
+    ) -> Any:
         """Run ``op`` off the event loop as its execution class says: BM25 in the search
         lane (milliseconds, a few at a time), cancellable reads raced against the client's
-        disconnect, the rest on a worker thread."""
-        work = partial(self.run, op, inp)
+        disconnect, the rest on a worker thread; inside ``guard`` when given (the egress
+        check of a caller off this machine, ``egress_gate.guard_for``)."""
+        work: Callable[[], Any] = partial(self.run, op, inp)
+        if guard is not None:
+            work = partial(guard, work)
         if op.execution == "lane":
             return await self.lane.run(work)
         if op.cancellable:
@@ -310,12 +319,12 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 if body is not None:
                     where = bodies.rest_field(where)
                 raise ValidationError(f"Invalid request: {where}: {first['msg']}") from None
-            verdict = await admit_request(dispatcher.egress, request.scope, op, inp, "rest")
-            slot = dispatcher.cache.slot(op.id, inp, local)
+            guard = guard_for(dispatcher.egress, request.scope, op, inp, "rest")
+            # A caller off this machine is judged per request: never answered from the cache.
+            slot = dispatcher.cache.slot(op.id, inp, local) if guard is None else None
             if slot is not None and slot.body is not None:
                 return Response(slot.body, route.status, media_type="application/json")
-            result = await dispatcher.execute(op, inp, request)
-            await confirm_request(dispatcher.egress, verdict)
+            result = await dispatcher.execute(op, inp, request, guard)
         except BodyTooLarge:
             raise
         except Cancelled:  # the client went away: nobody to answer

@@ -119,8 +119,10 @@ def test_receipts_are_append_only_paged_by_cursor_and_bounded(
     for n in range(6):
         store.append_egress_audit(f"egr_{n:024x}", "2026-12-01T18:00:00.000Z", receipt(n))
     assert store.egress_audit_counts()[0] == 4  # the oldest two went
-    with pytest.raises(apsw.ConstraintError):
-        store.conn.execute("UPDATE egress_audits SET receipt_json = '{}'")
+    other = apsw.Connection(str(egress_tables.audit_path(app.paths.db_path)))
+    with pytest.raises(apsw.ConstraintError):  # append-only, whoever writes
+        other.execute("UPDATE egress_audits SET receipt_json = '{}'")
+    other.close()
     store.append_egress_audit("egr_old", "2000-01-01T00:00:00.000Z", receipt(99))
     assert store.egress_audit_receipt("egr_old") is None  # older than 30 days: dropped at once
     pages, cursor = [], None
@@ -217,7 +219,8 @@ def test_no_policy_sequence_lets_local_only_content_leave(
     app: App, steps: list[tuple[Any, ...]]
 ) -> None:
     store = app.store()  # one index per test; each example starts from no policy
-    store.conn.execute("DELETE FROM egress_policies; DELETE FROM egress_audits")
+    store.conn.execute("DELETE FROM egress_policies")
+    store.purge_egress_audits()
     gate = gate_for(app)
     for step in steps:
         if step[0] == "set":
@@ -239,3 +242,15 @@ def test_no_policy_sequence_lets_local_only_content_leave(
                 assert not allowed
             if zone_of(step[1]) == "remote" and policy == "lan":
                 assert not allowed
+
+
+def test_receipts_do_not_move_the_index_generation(app: App) -> None:
+    """Receipts are written per request from off the machine: they live beside the index,
+    so readers keep their caches (result cache, edge projection, page cache)."""
+    store = app.store()
+    before = store.generation()
+    gate = gate_for(app)
+    with pytest.raises(EgressDeniedError):
+        admit(gate, "203.0.113.8", collection="notes")
+    assert store.egress_audit_counts()[0] == 1
+    assert store.generation() == before

@@ -399,12 +399,13 @@ def m008_records(conn: apsw.Connection, settings: dict[str, str]) -> None:
 
 @migration(9)
 def m009_egress(conn: apsw.Connection, settings: dict[str, str]) -> None:
-    """Collection egress policies and their audit receipts (spec/egress.md).
-    ``egress_policies`` holds each collection's policy with its revision (a collection
-    without a row is ``local_only``, ``legacy_default``, revision 0); ``egress_epoch`` counts
-    every policy change of the index, so a request can tell the policy changed while it
-    ran. ``egress_audits`` keeps content-free receipts, append-only (a trigger refuses
-    updates); retention removes the oldest (newest 10,000, 30 days)."""
+    """Collection egress policies (spec/egress.md). ``egress_policies`` holds each
+    collection's policy with its revision (a collection without a row is ``local_only``,
+    ``legacy_default``, revision 0); ``egress_epoch`` counts every policy change of the
+    index, so a request can tell a policy changed while it ran. The audit receipts live in
+    a file of their own beside the index (``gno/adapters/sqlite/egress.py``): one is
+    written per request from off the machine, and a write here would move the index's
+    generation (``PRAGMA data_version``) and empty every reader's caches."""
     conn.execute(
         """
         CREATE TABLE egress_policies (
@@ -419,15 +420,5 @@ def m009_egress(conn: apsw.Connection, settings: dict[str, str]) -> None:
             epoch INTEGER NOT NULL
         );
         INSERT INTO egress_epoch (id, epoch) VALUES (1, 0);
-        CREATE TABLE egress_audits (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT,
-            audit_id TEXT NOT NULL UNIQUE,
-            created_at TEXT NOT NULL,
-            receipt_json TEXT NOT NULL
-        );
-        CREATE INDEX egress_audits_created ON egress_audits (created_at);
-        CREATE TRIGGER egress_audits_append_only BEFORE UPDATE ON egress_audits BEGIN
-            SELECT RAISE(ABORT, 'egress audit receipts are append-only');
-        END;
         """
     )

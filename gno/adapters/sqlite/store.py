@@ -103,6 +103,7 @@ class SqliteStore(
         return store
 
     def close(self) -> None:
+        self.close_egress_audit()
         self.conn.close()
 
     def schema_version(self) -> int:
