@@ -165,7 +165,20 @@ def test_mcp_http_denies_and_audits_once_then_serves_a_relaxed_collection(daemon
         assert (newest["decision"], newest["reason"]) == ("allowed", "REMOTE_POLICY_AUTHENTICATED")
         # Still nothing of notes: a search over every collection is judged by the strictest.
         assert_denied(session.call(11, "gno_search", {"query": "zebra"}), 11, "POLICY_LOCAL_ONLY")
-        assert len(audits(daemon.env)) == 5
+        found = audits(daemon.env)
+        assert len(found) == 5
+        # show and delete one receipt by id through the CLI
+        audit_id = found[-1]["auditId"]
+        shown = run_gno(daemon.env, "egress-audit", "show", audit_id, "--json")
+        assert shown.returncode == 0, shown.stderr
+        assert json.loads(shown.stdout) == found[-1]
+        deleted = run_gno(daemon.env, "egress-audit", "delete", audit_id, "--json")
+        assert deleted.returncode == 0, deleted.stderr
+        assert_valid("gno://schemas/egress-audit-removal@1.0", json.loads(deleted.stdout))
+        again = run_gno(daemon.env, "egress-audit", "show", audit_id, "--json")
+        assert again.returncode == 1 and json.loads(again.stderr)["error"]["code"] == "VALIDATION"
+        assert audit_id not in again.stderr  # an unknown id is not echoed
+        assert len(audits(daemon.env)) == 4
     finally:
         session.close()
 
@@ -220,3 +233,18 @@ def test_mcp_stdio_and_cli_are_local(tmp_path: Path) -> None:
     assert stale.returncode == 2
     got = json.loads(run_gno(env, "collection", "policy", "get", "notes", "--json").stdout)
     assert (got["policy"], got["revision"]) == ("local_only", 0)
+    check = run_gno(
+        env, "collection", "policy", "check", "--action", "serve", "--destination", "lan",
+        "--content-class", "snippet", "-c", "notes", "-c", "shared", "--authenticated",
+        "--partial", "--json",
+    )  # fmt: skip
+    assert check.returncode == 0, check.stderr
+    decision = json.loads(check.stdout)
+    assert_valid("gno://schemas/egress-decision@1.0", decision)
+    assert (decision["allowed"], decision["deniedCollections"]) == (False, ["notes", "shared"])
+    status = run_gno(env, "egress-audit", "status", "--json")
+    assert_valid("gno://schemas/egress-audit-status@1.0", json.loads(status.stdout))
+    refused = run_gno(env, "egress-audit", "purge", "--json")
+    assert refused.returncode == 1  # without --confirm nothing is deleted
+    purged = run_gno(env, "egress-audit", "purge", "--confirm", "--json")
+    assert purged.returncode == 0 and json.loads(purged.stdout)["deleted"] == 0
