@@ -32,6 +32,7 @@ from gno.errors import (
     ValidationError,
 )
 from gno.rest.egress_gate import EgressGate, McpEgressGate
+from gno.rows import now_iso
 from gno.services import egress
 from tests.conftest import search, sync
 
@@ -116,15 +117,15 @@ def test_receipts_are_append_only_paged_by_cursor_and_bounded(
 ) -> None:
     store = app.store()
     monkeypatch.setattr(egress_tables, "MAX_RECEIPTS", 4)
+    store.append_egress_audit("egr_old", "2000-01-01T00:00:00.000Z", receipt(99))
+    assert store.egress_audit_receipt("egr_old") is None  # older than 30 days: dropped at once
     for n in range(6):
-        store.append_egress_audit(f"egr_{n:024x}", "2026-12-01T18:00:00.000Z", receipt(n))
+        store.append_egress_audit(f"egr_{n:024x}", now_iso(), receipt(n))
     assert store.egress_audit_counts()[0] == 4  # the oldest two went
     other = apsw.Connection(str(egress_tables.audit_path(app.paths.db_path)))
     with pytest.raises(apsw.ConstraintError):  # append-only, whoever writes
         other.execute("UPDATE egress_audits SET receipt_json = '{}'")
     other.close()
-    store.append_egress_audit("egr_old", "2000-01-01T00:00:00.000Z", receipt(99))
-    assert store.egress_audit_receipt("egr_old") is None  # older than 30 days: dropped at once
     pages, cursor = [], None
     while True:
         got = egress.egress_audit_list(
