@@ -2,8 +2,7 @@
 
 Every REST route, every ``/api/op`` call of the SDK and every ``/mcp`` tool or resource
 request asks ``EgressGate.admit`` before its handler runs: the caller's zone comes from
-the socket peer (``gno.core.egress.zone_of``); a forwarding header never makes a caller
-more local, it makes it ``remote``. A
+the socket peer alone (``gno.core.egress.zone_of``; forwarding headers never count). A
 loopback caller returns at once — nothing leaves the machine, nothing is read, nothing
 recorded. Any other caller is judged against the current policies of the collections the
 request touches (``gno.services.egress.judge``): the content-free receipt is appended
@@ -23,21 +22,15 @@ from typing import Any
 from gno.adapters.sqlite.egress import EgressLedger
 from gno.core.egress import Caller, zone_of
 from gno.errors import EgressDeniedError, EgressPolicyChangedError
-from gno.rest.security import AUTHENTICATED, FORWARDING_HEADERS
+from gno.rest.security import AUTHENTICATED
 from gno.services import egress as policies
 
 Scope = MutableMapping[str, Any]
 
 
 def peer_zone(scope: Scope) -> str:
-    """The caller's zone: the socket peer's, except that a request carrying a forwarding
-    header came through a proxy, so its real caller is unknown: ``remote`` (fail closed;
-    a local reverse proxy must not make every caller look local)."""
     client = scope.get("client")
-    zone = zone_of(client[0] if client else None)
-    if zone != "remote" and any(name in FORWARDING_HEADERS for name, _ in scope.get("headers", ())):
-        return "remote"
-    return zone
+    return zone_of(client[0] if client else None)
 
 
 class EgressGate:
