@@ -233,7 +233,7 @@ def zone_of(peer: str | None) -> str:
     address, or one that does not parse, is ``remote``: the most restricted zone."""
     if not peer:
         return "remote"
-    if peer.startswith("127.") or peer == "::1":  # the common case, without a parse
+    if peer in ("127.0.0.1", "::1"):  # the common case, without a parse
         return "loopback"
     try:
         address = ipaddress.ip_address(peer.split("%", 1)[0].strip("[]"))
