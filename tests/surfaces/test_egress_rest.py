@@ -23,7 +23,12 @@ from gno.services.collections import collection_add
 from gno.services.egress import egress_policy_set
 from tests.conftest import sync, write_tree
 from tests.live_server import live_server
-from tests.surfaces.egress_peers import assert_valid, non_loopback_address, served_on
+from tests.surfaces.egress_peers import (
+    assert_valid,
+    local_addresses,
+    non_loopback_address,
+    served_on,
+)
 
 SECRET = "hunter2"
 TOKEN = "t" * 40
@@ -216,3 +221,31 @@ def test_policy_routes_and_audit_routes(home: App, tmp_path: Path) -> None:
         assert purge.status_code == 400  # confirm=true is required
         purged = http.delete("/api/egress/audits", params={"confirm": "true"})
         assert purged.status_code == 200 and purged.json()["deleted"] == 0
+
+
+def test_lan_zone_from_a_private_address_of_this_machine(home: App) -> None:
+    """A real socket on a private-network address (e.g. an IPv6 unique-local one): `lan`
+    content goes to an authenticated caller there, `local_only` content does not."""
+    from gno.rest.app import ServeOptions, create_app
+    from gno.rest.security import Gates
+
+    lan = [a for a in local_addresses() if zone_of(a) == "lan"]
+    if not lan:
+        pytest.skip("this machine has no private-network address to serve from")
+    relax(home, "shared", "lan")
+    options = ServeOptions(gates=Gates(token=TOKEN), mcp=None, watch=False, web_ui=False)
+    api = create_app(App(resolve_paths()), options=options)
+    with (
+        served_on(api, lan[0]) as url,
+        httpx.Client(base_url=url, headers={"X-GNO-Token": TOKEN}, timeout=30) as http,
+    ):
+        ok = http.post("/api/search", json={"query": "zebra", "collection": "shared"})
+        assert ok.status_code == 200 and "crossing" in ok.text, ok.text
+        denied = http.post("/api/search", json={"query": "zebra", "collection": "notes"})
+        assert denied.status_code == 403 and SECRET not in denied.text
+    found = receipts(home)
+    assert [(r["destinationZone"], r["decision"]) for r in found] == [
+        ("lan", "denied"),
+        ("lan", "allowed"),
+    ]
+    assert found[1]["reason"] == "LAN_POLICY_AUTHENTICATED"
