@@ -104,7 +104,7 @@ bench: $(STAMP)
 	# lane serve: its bench line goes here
 	# lane quality: its bench line goes here
 	# lane internals: its bench line goes here
-	# lane egress: its bench line goes here
+	$(BIN)/python bench/egress.py
 	# lane traces: its bench line goes here
 
 clean:

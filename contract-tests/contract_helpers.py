@@ -113,14 +113,22 @@ def operations() -> tuple[Any, ...]:
 
 
 def cli_groups() -> set[str]:
-    """Command groups of the CLI: first words of two-word bindings (``collection``, ``models``)."""
-    return {op.cli.split()[0] for op in operations() if op.cli and " " in op.cli}
+    """Command groups of the CLI: the leading words of longer bindings (``collection``,
+    ``models``, ``collection policy``)."""
+    return {
+        " ".join(words[:i])
+        for words in (op.cli.split() for op in operations() if op.cli)
+        for i in range(1, len(words))
+    }
 
 
 def op_for_cli(argv: list[str]) -> Any:
     """The registry operation a command line runs (``collection add`` = 2 words)."""
-    words = argv[:2] if argv and argv[0] in cli_groups() else argv[:1]
-    command = " ".join(words)
+    groups = cli_groups()
+    size = 1
+    while size < len(argv) and " ".join(argv[:size]) in groups:
+        size += 1
+    command = " ".join(argv[:size])
     for op in operations():
         if op.cli == command:
             return op

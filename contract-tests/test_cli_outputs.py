@@ -115,6 +115,16 @@ MCP_COMMANDS = {"mcp install", "mcp status", "mcp uninstall"}  # by test_cli_mcp
 WRITE_COMMANDS = {"capture", "tags add", "tags rm", "remember", "recall"}  # test_writes_surfaces
 REFACTOR_COMMANDS = {"rename", "move"}  # by test_refactor_surfaces.py
 AUDIT_COMMANDS = {"audit"}  # exit 4 with findings: by test_cli_audit.py
+EGRESS_COMMANDS = {  # by test_egress_mcp.py (receipts need a caller off this machine)
+    "collection policy get",
+    "collection policy set",
+    "collection policy check",
+    "egress-audit list",
+    "egress-audit show",
+    "egress-audit status",
+    "egress-audit delete",
+    "egress-audit purge",
+}
 SPELLING_COMMANDS = {"collection clear-embeddings"}  # by tests/surfaces/test_cli_spellings.py
 # by tests/surfaces/test_setup_doctor.py and tests/surfaces/test_connectors.py (temp homes)
 SETUP_COMMANDS = {"setup", "skill install", "skill uninstall", "skill show"}
@@ -149,6 +159,7 @@ def test_every_cli_operation_is_exercised() -> None:
         | WRITE_COMMANDS
         | REFACTOR_COMMANDS
         | AUDIT_COMMANDS
+        | EGRESS_COMMANDS
         | SPELLING_COMMANDS
         | SETUP_COMMANDS
         | CONTEXT_COMMANDS

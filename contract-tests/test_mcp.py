@@ -64,8 +64,20 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_changes": {},
     "gno_diff": {"ref": "gno://notes/alpha.md"},
     "gno_impact": {"ref": "gno://notes/alpha.md"},
+    # egress (contract-tests/test_egress_mcp.py checks enforcement)
+    "gno_egress_policy_get": {"collection": "notes"},
+    "gno_egress_check": {
+        "action": "serve",
+        "destinationZone": "lan",
+        "caller": {"authenticated": True, "operationAuthorized": True},
+        "contentClass": "snippet",
+    },
+    "gno_egress_audit_list": {"limit": 5},
+    "gno_egress_audit_show": {"auditId": "egr_000000000000000000000000"},  # none: NOT_FOUND
+    "gno_egress_audit_status": {},
 }
 EXPECTED_ERRORS = {
+    "gno_egress_audit_show": "No egress audit receipt",
     "gno_vsearch": "embed",
     "gno_job_status": "Job not found",
     "gno_context_verify": "Error [invalid_input]",
@@ -277,12 +289,28 @@ def test_write_tools_behind_the_gate(
         "gno_duplicate_note",
         "gno_rename_note",
         "gno_move_note",
+        "gno_egress_policy_set",
+        "gno_egress_audit_delete",
+        "gno_egress_audit_purge",
     }
 
     async def session() -> None:
         async with connect(_target(corpus, http_ports, transport, True), mode) as client:
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
             assert set(writes) <= set(listed)
+            # egress writes (spec/egress.md): a relaxation without confirmation changes nothing
+            refused = await client.call_tool(
+                "gno_egress_policy_set", {"collection": "misc", "policy": "remote"}
+            )
+            assert refused.is_error and _structured(refused)["error"] == "VALIDATION"
+            kept = await client.call_tool(
+                "gno_egress_policy_set", {"collection": "misc", "policy": "local_only"}
+            )
+            assert_valid("gno://schemas/egress-policy-set-result@1.0", _structured(kept))
+            gone = await client.call_tool("gno_egress_audit_delete", {"auditId": "egr_none"})
+            assert gone.is_error and _structured(gone)["error"] == "NOT_FOUND"
+            purged = await client.call_tool("gno_egress_audit_purge", {"confirm": True})
+            assert _structured(purged)["schemaVersion"] == "1.0"
             assert listed["gno_remove_collection"].annotations.destructive_hint is True
             assert listed["gno_sync"].annotations.read_only_hint is False
 

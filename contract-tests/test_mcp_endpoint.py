@@ -54,6 +54,16 @@ PROBES: dict[str, dict[str, Any]] = {
     "gno_context": {"goal": "how does it work", "budgetTokens": 2000, "depthPolicy": "fast"},
     "gno_context_verify": {"capsule": {"schemaVersion": "1.1"}},
     "gno_ask": {"query": "how does it work", "verify": True},
+    "gno_egress_policy_get": {"collection": "no-such-collection"},
+    "gno_egress_check": {
+        "action": "serve",
+        "destinationZone": "remote",
+        "caller": {"authenticated": True, "operationAuthorized": True},
+        "contentClass": "snippet",
+    },
+    "gno_egress_audit_list": {"limit": 5},
+    "gno_egress_audit_show": {"auditId": "egr_000000000000000000000000"},
+    "gno_egress_audit_status": {},
 }
 
 

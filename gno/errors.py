@@ -56,6 +56,9 @@ that from the exit code.
     └── ValidationError …
         ├── MemoryFencedReplayError (MEMORY_FENCED_REPLAY: the text replays a recalled span)
         └── MemoryFencedDerivedError (MEMORY_FENCED_DERIVED: derivedFrom names a gno:// URI)
+    (lane egress:)
+    ├── EgressDeniedError (EGRESS_DENIED, 403, exit 2: a collection's egress policy refuses this caller)
+    └── EgressPolicyChangedError (EGRESS_POLICY_CHANGED, 409, exit 2: policy changed mid-request)
 """
 
 from __future__ import annotations
@@ -336,6 +339,24 @@ class ServerUnreachableError(UnavailableError):
 
 
 # ===== errors added by lane egress (keep them below this line) =====
+
+
+class EgressDeniedError(GnoError):
+    """A collection's egress policy refuses content to this caller's zone (spec/egress.md).
+    ``details`` carries the reason and the content-free audit receipt, never content."""
+
+    code = "EGRESS_DENIED"
+    http_status = 403
+    exit_code = 2
+
+
+class EgressPolicyChangedError(GnoError):
+    """A policy of the request's collections changed while it ran: nothing is sent; the
+    caller retries and is judged by the new policy."""
+
+    code = "EGRESS_POLICY_CHANGED"
+    http_status = 409
+    exit_code = 2
 
 
 # ===== errors added by lane traces (keep them below this line) =====

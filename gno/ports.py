@@ -388,6 +388,31 @@ class IndexWriteSupport(Protocol):
     def suggest_documents(self, text: str, collection: str | None, limit: int) -> list[DocRow]: ...
 
 
+class IndexEgress(Protocol):
+    """Egress policies (with revisions and the index's policy epoch) and the content-free
+    egress audit receipts (spec/egress.md)."""
+
+    def egress_policies(self) -> dict[str, tuple[str, int, str, str]]: ...
+
+    def egress_epoch(self) -> int: ...
+
+    def swap_egress_policy(
+        self, collection: str, expected_revision: int, policy: str, source: str
+    ) -> bool: ...
+
+    def append_egress_audit(self, audit_id: str, created_at: str, receipt: str) -> None: ...
+
+    def egress_audit_page(self, before: int | None, limit: int) -> list[tuple[int, str]]: ...
+
+    def egress_audit_receipt(self, audit_id: str) -> str | None: ...
+
+    def egress_audit_counts(self) -> tuple[int, str | None, str | None]: ...
+
+    def delete_egress_audit(self, audit_id: str) -> bool: ...
+
+    def purge_egress_audits(self) -> int: ...
+
+
 class Store(
     IndexReads,
     IndexRecords,
@@ -399,6 +424,7 @@ class Store(
     IndexCaches,
     IndexMeta,
     IndexWriteSupport,
+    IndexEgress,
     Protocol,
 ):
     """The whole index, as ``App.store()`` gives it to services."""

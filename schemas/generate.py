@@ -333,7 +333,7 @@ class Operation(NamedTuple):
     output_model: str
     access: str  # "read" | "write"
     job: bool
-    cli: str | None  # the command, one or two words
+    cli: str | None  # the command, one to three words
     mcp: McpBinding | None
     rest: RestBinding | None
     handler: str  # "module:function" (app, input model) -> output model

@@ -36,6 +36,13 @@ if TYPE_CHECKING:
     from gno_contracts.models.doc_updated import DocUpdated
     from gno_contracts.models.doctor import DoctorResult
     from gno_contracts.models.document_diff import DocumentDiff
+    from gno_contracts.models.egress_audit_list import EgressAuditList
+    from gno_contracts.models.egress_audit_receipt import EgressAuditReceipt
+    from gno_contracts.models.egress_audit_removal import EgressAuditRemoval
+    from gno_contracts.models.egress_audit_status import EgressAuditStatus
+    from gno_contracts.models.egress_decision import EgressDecision
+    from gno_contracts.models.egress_policy import EgressPolicyState
+    from gno_contracts.models.egress_policy_set_result import EgressPolicySetResult
     from gno_contracts.models.embed_result import EmbedResult
     from gno_contracts.models.file_refactor_result import FileRefactorResult
     from gno_contracts.models.get import GetResult
@@ -100,7 +107,7 @@ if TYPE_CHECKING:
 
 __all__ = ['OPERATION_IDS', 'AsyncOperations', 'Literal', 'Operations']
 
-OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'links', 'mcp_links', 'backlinks', 'mcp_backlinks', 'similar', 'mcp_similar', 'graph', 'graph_neighbors', 'graph_path', 'graph_query', 'tags', 'changes', 'diff', 'impact', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_compiled_preview', 'context_compiled_check', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata')
+OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'links', 'mcp_links', 'backlinks', 'mcp_backlinks', 'similar', 'mcp_similar', 'graph', 'graph_neighbors', 'graph_path', 'graph_query', 'tags', 'changes', 'diff', 'impact', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_compiled_preview', 'context_compiled_check', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata', 'egress_policy_get', 'egress_policy_set', 'egress_check', 'egress_audit_list', 'egress_audit_status', 'egress_audit_show', 'egress_audit_delete', 'egress_audit_purge')
 
 
 class Operations:
@@ -1429,6 +1436,92 @@ class Operations:
         """
         return self._call('metadata', locals())  # type: ignore[no-any-return]
 
+    def egress_policy_get(self, *, collection: str) -> EgressPolicyState:
+        """A collection's egress policy: effective policy, provenance, durable revision and the index's policy epoch.
+
+        Operation ``egress_policy_get`` (reads); input ``egress-policy-get-input@1.0``, output ``egress-policy@1.0``.
+
+        Args:
+            collection: Collection name.
+        """
+        return self._call('egress_policy_get', locals())  # type: ignore[no-any-return]
+
+    def egress_policy_set(self, *, collection: str, policy: Literal['local_only', 'lan', 'remote'], confirmation: dict[str, Any] | None = None, confirmRevision: int | None = None) -> EgressPolicySetResult:
+        """Set a collection's egress policy (local_only, lan, remote): tightening is immediate; relaxing needs the current revision as confirmation (stale or replayed: 409).
+
+        Operation ``egress_policy_set`` (writes (open the client with write=True)); input ``egress-policy-set-input@1.0``, output ``egress-policy-set-result@1.0``.
+
+        Args:
+            collection: Collection name.
+            policy: Literal['local_only', 'lan', 'remote']
+            confirmation: Confirmation of a relaxation: names exactly the collection, its current policy and revision, and the target.
+            confirmRevision: gno's short form (CLI --confirm-relaxation): the exact current revision.
+        """
+        return self._call('egress_policy_set', locals())  # type: ignore[no-any-return]
+
+    def egress_check(self, *, action: Literal['retrieve', 'serve', 'publish', 'remote_inference', 'export', 'clip_write'], destinationZone: Literal['local_process', 'loopback', 'lan', 'remote'], caller: dict[str, Any], contentClass: Literal['source', 'snippet', 'metadata', 'attachment', 'embedding', 'capsule', 'audit_log', 'retrieval_trace'], collections: list[str] | None = None, partialResults: Literal['deny', 'explicit'] = 'deny') -> EgressDecision:
+        """Explain the egress decision for an action, destination, caller and content class without performing anything.
+
+        Operation ``egress_check`` (reads); input ``egress-check-input@1.0``, output ``egress-decision@1.0``.
+
+        Args:
+            action: Literal['retrieve', 'serve', 'publish', 'remote_inference', 'export', 'clip_write']
+            destinationZone: Literal['local_process', 'loopback', 'lan', 'remote']
+            caller: dict[str, Any]
+            contentClass: Literal['source', 'snippet', 'metadata', 'attachment', 'embedding', 'capsule', 'audit_log', 'retrieval_trace']
+            collections: Collections whose content would leave (default: every configured collection).
+            partialResults: explicit: the collections that pass may be served alone.
+        """
+        return self._call('egress_check', locals())  # type: ignore[no-any-return]
+
+    def egress_audit_list(self, *, limit: int = 100, cursor: str | None = None) -> EgressAuditList:
+        """Egress audit receipts, newest first (content-free; opaque cursor).
+
+        Operation ``egress_audit_list`` (reads); input ``egress-audit-list-input@1.0``, output ``egress-audit-list@1.0``.
+
+        Args:
+            limit: >= 1; <= 1000; default 100
+            cursor: Opaque nextCursor of the previous page.
+        """
+        return self._call('egress_audit_list', locals())  # type: ignore[no-any-return]
+
+    def egress_audit_status(self) -> EgressAuditStatus:
+        """How many egress audit receipts are kept, the oldest and newest, and the retention bounds.
+
+        Operation ``egress_audit_status`` (reads); input ``egress-audit-status-input@1.0``, output ``egress-audit-status@1.0``.
+        """
+        return self._call('egress_audit_status', locals())  # type: ignore[no-any-return]
+
+    def egress_audit_show(self, *, auditId: str) -> EgressAuditReceipt:
+        """One egress audit receipt by id.
+
+        Operation ``egress_audit_show`` (reads); input ``egress-audit-id-input@1.0``, output ``egress-audit-receipt@1.0``.
+
+        Args:
+            auditId: Receipt id (egr_ and 24 hex).
+        """
+        return self._call('egress_audit_show', locals())  # type: ignore[no-any-return]
+
+    def egress_audit_delete(self, *, auditId: str) -> EgressAuditRemoval:
+        """Delete one egress audit receipt.
+
+        Operation ``egress_audit_delete`` (writes (open the client with write=True)); input ``egress-audit-id-input@1.0``, output ``egress-audit-removal@1.0``.
+
+        Args:
+            auditId: Receipt id (egr_ and 24 hex).
+        """
+        return self._call('egress_audit_delete', locals())  # type: ignore[no-any-return]
+
+    def egress_audit_purge(self, *, confirm: Literal[True]) -> EgressAuditRemoval:
+        """Delete every egress audit receipt (confirm: true).
+
+        Operation ``egress_audit_purge`` (writes (open the client with write=True)); input ``egress-audit-purge-input@1.0``, output ``egress-audit-removal@1.0``.
+
+        Args:
+            confirm: Must be true: every receipt is deleted.
+        """
+        return self._call('egress_audit_purge', locals())  # type: ignore[no-any-return]
+
 
 class AsyncOperations:
     """Every registry operation as a coroutine; a transport supplies ``_call``."""
@@ -2755,3 +2848,89 @@ class AsyncOperations:
             values: Most common values listed per key.
         """
         return await self._call('metadata', locals())  # type: ignore[no-any-return]
+
+    async def egress_policy_get(self, *, collection: str) -> EgressPolicyState:
+        """A collection's egress policy: effective policy, provenance, durable revision and the index's policy epoch.
+
+        Operation ``egress_policy_get`` (reads); input ``egress-policy-get-input@1.0``, output ``egress-policy@1.0``.
+
+        Args:
+            collection: Collection name.
+        """
+        return await self._call('egress_policy_get', locals())  # type: ignore[no-any-return]
+
+    async def egress_policy_set(self, *, collection: str, policy: Literal['local_only', 'lan', 'remote'], confirmation: dict[str, Any] | None = None, confirmRevision: int | None = None) -> EgressPolicySetResult:
+        """Set a collection's egress policy (local_only, lan, remote): tightening is immediate; relaxing needs the current revision as confirmation (stale or replayed: 409).
+
+        Operation ``egress_policy_set`` (writes (open the client with write=True)); input ``egress-policy-set-input@1.0``, output ``egress-policy-set-result@1.0``.
+
+        Args:
+            collection: Collection name.
+            policy: Literal['local_only', 'lan', 'remote']
+            confirmation: Confirmation of a relaxation: names exactly the collection, its current policy and revision, and the target.
+            confirmRevision: gno's short form (CLI --confirm-relaxation): the exact current revision.
+        """
+        return await self._call('egress_policy_set', locals())  # type: ignore[no-any-return]
+
+    async def egress_check(self, *, action: Literal['retrieve', 'serve', 'publish', 'remote_inference', 'export', 'clip_write'], destinationZone: Literal['local_process', 'loopback', 'lan', 'remote'], caller: dict[str, Any], contentClass: Literal['source', 'snippet', 'metadata', 'attachment', 'embedding', 'capsule', 'audit_log', 'retrieval_trace'], collections: list[str] | None = None, partialResults: Literal['deny', 'explicit'] = 'deny') -> EgressDecision:
+        """Explain the egress decision for an action, destination, caller and content class without performing anything.
+
+        Operation ``egress_check`` (reads); input ``egress-check-input@1.0``, output ``egress-decision@1.0``.
+
+        Args:
+            action: Literal['retrieve', 'serve', 'publish', 'remote_inference', 'export', 'clip_write']
+            destinationZone: Literal['local_process', 'loopback', 'lan', 'remote']
+            caller: dict[str, Any]
+            contentClass: Literal['source', 'snippet', 'metadata', 'attachment', 'embedding', 'capsule', 'audit_log', 'retrieval_trace']
+            collections: Collections whose content would leave (default: every configured collection).
+            partialResults: explicit: the collections that pass may be served alone.
+        """
+        return await self._call('egress_check', locals())  # type: ignore[no-any-return]
+
+    async def egress_audit_list(self, *, limit: int = 100, cursor: str | None = None) -> EgressAuditList:
+        """Egress audit receipts, newest first (content-free; opaque cursor).
+
+        Operation ``egress_audit_list`` (reads); input ``egress-audit-list-input@1.0``, output ``egress-audit-list@1.0``.
+
+        Args:
+            limit: >= 1; <= 1000; default 100
+            cursor: Opaque nextCursor of the previous page.
+        """
+        return await self._call('egress_audit_list', locals())  # type: ignore[no-any-return]
+
+    async def egress_audit_status(self) -> EgressAuditStatus:
+        """How many egress audit receipts are kept, the oldest and newest, and the retention bounds.
+
+        Operation ``egress_audit_status`` (reads); input ``egress-audit-status-input@1.0``, output ``egress-audit-status@1.0``.
+        """
+        return await self._call('egress_audit_status', locals())  # type: ignore[no-any-return]
+
+    async def egress_audit_show(self, *, auditId: str) -> EgressAuditReceipt:
+        """One egress audit receipt by id.
+
+        Operation ``egress_audit_show`` (reads); input ``egress-audit-id-input@1.0``, output ``egress-audit-receipt@1.0``.
+
+        Args:
+            auditId: Receipt id (egr_ and 24 hex).
+        """
+        return await self._call('egress_audit_show', locals())  # type: ignore[no-any-return]
+
+    async def egress_audit_delete(self, *, auditId: str) -> EgressAuditRemoval:
+        """Delete one egress audit receipt.
+
+        Operation ``egress_audit_delete`` (writes (open the client with write=True)); input ``egress-audit-id-input@1.0``, output ``egress-audit-removal@1.0``.
+
+        Args:
+            auditId: Receipt id (egr_ and 24 hex).
+        """
+        return await self._call('egress_audit_delete', locals())  # type: ignore[no-any-return]
+
+    async def egress_audit_purge(self, *, confirm: Literal[True]) -> EgressAuditRemoval:
+        """Delete every egress audit receipt (confirm: true).
+
+        Operation ``egress_audit_purge`` (writes (open the client with write=True)); input ``egress-audit-purge-input@1.0``, output ``egress-audit-removal@1.0``.
+
+        Args:
+            confirm: Must be true: every receipt is deleted.
+        """
+        return await self._call('egress_audit_purge', locals())  # type: ignore[no-any-return]

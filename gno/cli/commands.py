@@ -85,7 +85,13 @@ def register(groups: dict[str, typer.Typer]) -> None:
     operation whose command is that word alone, or a two-word one marked ``default``
     (`tags list`), is what the group runs when invoked without a subcommand."""
     shapes = [op.cli_shape for op in OPERATIONS if op.cli_shape is not None]
-    prefixes = {s.command.split()[0] for s in shapes if len(s.command.split()) == 2}
+    # Every proper prefix of a command is a group: `collection policy get` makes
+    # `collection` and `collection policy` (a subgroup, attached below).
+    prefixes = {
+        " ".join(words[:i])
+        for words in (s.command.split() for s in shapes)
+        for i in range(1, len(words))
+    }
     for word in sorted(prefixes - set(groups)):
         groups[word] = typer.Typer(
             invoke_without_command=True, rich_markup_mode=None, add_completion=False
@@ -115,5 +121,7 @@ def register(groups: dict[str, typer.Typer]) -> None:
             defaults.add(group[0])
     root = groups[""]
     for word in sorted(prefixes):
-        if not any(g.name == word for g in root.registered_groups):
-            root.add_typer(groups[word], name=word)
+        *parent, last = word.split()
+        above = groups[" ".join(parent)] if parent else root
+        if not any(g.name == last for g in above.registered_groups):
+            above.add_typer(groups[word], name=last)

@@ -129,3 +129,20 @@ def ask(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
     search_limit(op_id, fields, fmt)
     _query_modes(fields)
     return op_id, fields
+
+
+def egress_check(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
+    """`collection policy check --authenticated --authorized`: the two flags are the
+    ``caller`` object of the operation input (spec/egress.md)."""
+    authenticated = bool(fields.pop("authenticated", False))
+    authorized = bool(fields.pop("authorized", False))
+    fields["caller"] = {"authenticated": authenticated, "operationAuthorized": authorized}
+    return op_id, fields
+
+
+def egress_purge(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
+    """`egress-audit purge` deletes every receipt: only with --confirm (the input's
+    ``confirm: true``, which the model alone would default)."""
+    if fields.get("confirm") is not True:
+        raise ValidationError("egress-audit purge deletes every receipt: pass --confirm")
+    return op_id, fields

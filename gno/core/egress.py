@@ -17,6 +17,7 @@ some collections: the most restrictive policy and a digest of its sources.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -208,3 +209,40 @@ def lineage(states: Sequence[PolicyState]) -> dict[str, object]:
         "digest": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
         "sources": sources,
     }
+
+
+# The networks gno counts as a private network (``lan``): RFC 1918, link-local and IPv6
+# unique-local/link-local. Every other non-loopback address is ``remote`` — including
+# documentation and CGNAT ranges, which Python's ``is_private`` would call private.
+_LAN_NETWORKS = tuple(
+    ipaddress.ip_network(net)
+    for net in (
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "169.254.0.0/16",
+        "fc00::/7",
+        "fe80::/10",
+    )
+)
+
+
+def zone_of(peer: str | None) -> str:
+    """The destination zone of a socket peer address: ``loopback``, ``lan`` or ``remote``.
+    Only the socket's own address counts (forwarding headers never reach here); no
+    address, or one that does not parse, is ``remote``: the most restricted zone."""
+    if not peer:
+        return "remote"
+    if peer in ("127.0.0.1", "::1"):  # the common case, without a parse
+        return "loopback"
+    try:
+        address = ipaddress.ip_address(peer.split("%", 1)[0].strip("[]"))
+    except ValueError:
+        return "remote"
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address.is_loopback:
+        return "loopback"
+    if any(address.version == net.version and address in net for net in _LAN_NETWORKS):
+        return "lan"
+    return "remote"

@@ -169,7 +169,7 @@ def _call_of(ctx: Any) -> Call:
     scope = getattr(request, "scope", None)
     if not isinstance(scope, dict):
         return Call("mcp")
-    return Call("mcp", http_zone(scope.get("client"), scope.get("headers", [])))
+    return Call("mcp", http_zone(scope.get("client")))
 
 
 def _cursor_offset(cursor: str | None) -> int:

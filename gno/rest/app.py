@@ -32,6 +32,7 @@ from gno.app import App
 from gno.resident.runtime import Limits, Resident
 from gno.rest import assets, openapi, routes, rpc
 from gno.rest.docs_page import add_docs
+from gno.rest.egress_gate import EgressPaths, McpEgressGate
 from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
 from gno.rest.mcp_gateway import McpGateway
@@ -144,13 +145,16 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     _error_handlers(api)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     if gateway is not None:
-        mcp_app = WriteGate(gateway, enable_write=options.mcp_enable_write)
+        # Order (surfaces.md §3.6): write gate, then egress policy, then the SDK.
+        guarded = McpEgressGate(gateway, dispatcher.egress, enable_write=options.mcp_enable_write)
+        mcp_app = WriteGate(guarded, enable_write=options.mcp_enable_write)
         api.router.routes.append(Route("/mcp", ExactPath(mcp_app)))  # no 307 to /mcp/
         api.mount("/mcp", mcp_app)
     if not daemon and options.web_ui:
         from gno import web
 
         web.add_routes(api)
+    api.add_middleware(EgressPaths, gate=dispatcher.egress)  # inside the gate middleware
     api.add_middleware(GateMiddleware, gates=options.gates, runtime=runtime)
     return api
 

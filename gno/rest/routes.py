@@ -41,6 +41,7 @@ from gno.core.wire_values import reject_constant, unusable_value
 from gno.errors import Cancelled, GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.disconnect import run_until_disconnect
+from gno.rest.egress_gate import EgressGate, guard_for
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.result_cache import ResultCache
 from gno.rest.search_lane import SearchLane
@@ -248,13 +249,23 @@ class Dispatcher:
         ]
         self.cache = ResultCache(paths.db_path, paths.config_file)
         self.lane = SearchLane(runtime.readers)
+        self.egress = EgressGate.for_runtime(runtime)
 
-    async def execute(self, op: Operation, inp: BaseModel, request: Request) -> Any:
+    async def execute(
+        self,
+        op: Operation,
+        inp: BaseModel,
+        request: Request,
+        guard: Callable[[Callable[[], Any]], Any] | None = None,
+    ) -> Any:
         """Run ``op`` off the event loop as its execution class says: BM25 in the search
         lane (milliseconds, a few at a time), cancellable reads raced against the client's
-        disconnect, the rest on a worker thread."""
-        call = Call("rest", http_zone(request.scope.get("client"), request.scope["headers"]))
-        work = partial(self.run, op, inp, call)
+        disconnect, the rest on a worker thread; inside ``guard`` when given (the egress
+        check of a caller off this machine, ``egress_gate.guard_for``)."""
+        call = Call("rest", http_zone(request.scope.get("client")))
+        work: Callable[[], Any] = partial(self.run, op, inp, call)
+        if guard is not None:
+            work = partial(guard, work)
         if op.execution == "lane":
             return await self.lane.run(work)
         if op.cancellable:
@@ -315,10 +326,12 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 if body is not None:
                     where = bodies.rest_field(where)
                 raise ValidationError(f"Invalid request: {where}: {first['msg']}") from None
-            slot = dispatcher.cache.slot(op.id, inp, local)
+            guard = guard_for(dispatcher.egress, request.scope, op, inp, "rest")
+            # A caller off this machine is judged per request: never answered from the cache.
+            slot = dispatcher.cache.slot(op.id, inp, local) if guard is None else None
             if slot is not None and slot.body is not None:
                 return Response(slot.body, route.status, media_type="application/json")
-            result = await dispatcher.execute(op, inp, request)
+            result = await dispatcher.execute(op, inp, request, guard)
         except BodyTooLarge:
             raise
         except Cancelled:  # the client went away: nobody to answer

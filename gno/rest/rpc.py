@@ -28,6 +28,7 @@ from starlette.responses import Response
 from gno.core.wire_values import unusable_value
 from gno.errors import Cancelled, GnoError, ValidationError
 from gno.rest import views
+from gno.rest.egress_gate import guard_for
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.routes import Dispatcher, Route, _body_args, schema_problem
 from gno.rest.security import BodyTooLarge, same_host
@@ -76,7 +77,8 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
                 inp = parse.model_validate(args)
             except ModelError as exc:
                 raise _invalid(exc) from None
-            result = await dispatcher.execute(op, inp, request)
+            guard = guard_for(dispatcher.egress, request.scope, op, inp, "sdk")
+            result = await dispatcher.execute(op, inp, request, guard)
         except BodyTooLarge:
             raise
         except Cancelled:  # the client went away: nobody to answer

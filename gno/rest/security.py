@@ -24,6 +24,9 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
+# Set on a request whose caller proved a token (the gateway's bearer on a guarded path,
+# else GNO_API_TOKEN): the egress rule's ``authenticated`` (gno/rest/egress_gate.py).
+AUTHENTICATED = "gno.authenticated"
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 FORWARDING_HEADERS = frozenset(
@@ -132,10 +135,12 @@ class GateMiddleware:
                 await refusal_response(status)(scope, receive, send_with_headers)
                 return
             refusal = None  # the gateway's Origin allowlist stands in for CSRF here
+            scope[AUTHENTICATED] = gateway.token is not None
         elif not self._host_allowed(scope):
             refusal = "FORBIDDEN"
         else:
             refusal = self._refusal(scope)
+            scope[AUTHENTICATED] = bool(self.gates.token)
         if refusal is None and path in self.gates.same_host_only and not same_host(scope):
             refusal = "NOT_FOUND"
         if refusal is not None:

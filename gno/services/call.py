@@ -11,8 +11,7 @@ signature, and one that never asks pays nothing.
 - ``zone``: where the caller sits, as ``gno/core/egress.py`` names zones: ``local_process``
   (this process, or a process that spawned it and talks over a pipe: the CLI, the SDK's
   local transport, MCP on stdio), ``loopback`` (a socket peer on this machine), ``lan`` (a
-  private-network peer) or ``remote`` (anything else, and any request that came through a
-  proxy: the machine behind a forwarding header is unknown);
+  private-network peer) or ``remote`` (anything else); only the socket peer counts, never a forwarding header;
 - ``request_id``: unique per call (and shared by the job it starts);
 - ``cancel``: the token ``services/cancel.checkpoint()`` obeys while the call is bound
   (REST cancels it when the client disconnects, the job runtime at shutdown);
@@ -26,24 +25,19 @@ handler never changes what its caller sees.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, cast
 
+from gno.core.egress import zone_of
 from gno.services.cancel import CancelToken, bound
 
 Surface = Literal["cli", "rest", "mcp", "sdk"]
 Zone = Literal["local_process", "loopback", "lan", "remote"]
-
-# Headers a proxy adds: the request's real origin is not the socket peer.
-FORWARDING_HEADERS = frozenset(
-    {b"forwarded", b"x-forwarded-for", b"x-forwarded-host", b"x-forwarded-proto", b"x-real-ip"}
-)
 
 
 def new_request_id() -> str:
@@ -102,27 +96,12 @@ def current_call() -> Call:
 
 
 def peer_zone(address: str | None) -> Zone:
-    """The zone of a socket peer's address: loopback, private network (``lan``: private,
-    link-local or unique-local addresses) or ``remote``; no address or an unparsable one
-    is ``remote``."""
-    if not address:
-        return "remote"
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])  # fe80::1%eth0: zone id dropped
-    except ValueError:
-        return "remote"
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    if ip.is_loopback:
-        return "loopback"
-    if ip.is_private or ip.is_link_local:
-        return "lan"
-    return "remote"
+    """The zone of a socket peer's address, by the egress rule's own ranges
+    (``core.egress.zone_of``): one zone function for the call and its egress check."""
+    return cast(Zone, zone_of(address))
 
 
-def http_zone(client: tuple[str, int] | None, headers: Iterable[tuple[bytes, bytes]]) -> Zone:
-    """The zone of an HTTP request from its ASGI ``client`` and raw headers: the socket
-    peer's, unless a proxy forwarded it (then the caller is unknown: ``remote``)."""
-    if any(name.lower() in FORWARDING_HEADERS for name, _ in headers):
-        return "remote"
+def http_zone(client: tuple[str, int] | None) -> Zone:
+    """The zone of an HTTP request from its ASGI ``client``: the socket peer only;
+    forwarding headers are ignored (surfaces §3.6), as the egress check ignores them."""
     return peer_zone(client[0] if client else None)

@@ -11,6 +11,7 @@ meanwhile is ``index_changed_during_compile``. Nothing is persisted.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
@@ -40,7 +41,7 @@ REASONS = ("duplicate", "overlap", "global_budget", "redundant_coverage", "docum
            "filtered_by_scope", "invalid_coordinates")  # fmt: skip
 MAX_TOKENS, MAX_BYTES = 1_000_000, 4_000_000  # budget bounds (spec/context.md)
 RETRIEVAL_VERSION = "gno-capsule-retrieval-1"
-POLICY = "local_only"  # gno has no egress policies: every collection is local-only (legacy default)
+POLICY = "local_only"  # a collection without an egress policy (legacy default)
 
 
 def index_fingerprint(store: Any) -> str:
@@ -172,7 +173,13 @@ def _state(requested: bool, used: bool, reason: str) -> dict[str, Any]:
     return {"requested": True, "attempted": True, "outcome": "unavailable", "fallbackReasons": [reason]}  # fmt: skip
 
 
-def _lineage(collections: list[str]) -> dict[str, Any]:
+def _lineage(collections: list[str], policies: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``egressLineage`` from the collections' current egress policies (services/egress.py);
+    a collection without one is ``local_only`` (``legacy_default``)."""
+    if policies is not None and all(c in policies for c in collections):
+        from gno.core.egress import lineage
+
+        return lineage([policies[c] for c in collections])
     sources = [{"collection": c, "policy": POLICY, "source": "legacy_default"} for c in collections]
     return {"effectivePolicy": POLICY, "digest": sha256_text(canonical_json(sources)), "sources": sources}  # fmt: skip
 
@@ -202,11 +209,16 @@ class Assembler:
     """Renders the whole Capsule for a selection (during selection and at the end)."""
 
     def __init__(
-        self, head: dict[str, Any], facet_list: list[str], contexts: list[tuple[str, str, str]]
+        self,
+        head: dict[str, Any],
+        facet_list: list[str],
+        contexts: list[tuple[str, str, str]],
+        policies: Mapping[str, Any] | None = None,  # collection -> egress PolicyState
     ):
         self.head = head
         self.facets = facet_list
         self.contexts = contexts
+        self.policies = policies
 
     def evidence(self, c: Candidate, rank: int) -> dict[str, Any]:
         doc = c.extra["doc"]
@@ -218,10 +230,14 @@ class Assembler:
             "passageHash": c.passage_hash, "modifiedAt": iso_from_ns(doc.mtime_ns) if doc.mtime_ns else None,  # type: ignore[attr-defined]
             "documentDate": doc.frontmatter_date, "observedAt": None, "contextIds": ids,  # type: ignore[attr-defined]
             "retrievalRank": c.rank, "selectionRank": rank, "retrievalSources": c.extra["sources"],
-            "facets": sorted(c.facets), "trust": "untrusted", "egress": POLICY,
-            "egressLineage": _lineage([doc.collection]),  # type: ignore[attr-defined]
+            "facets": sorted(c.facets), "trust": "untrusted", "egress": self._policy(doc.collection),  # type: ignore[attr-defined]
+            "egressLineage": _lineage([doc.collection], self.policies),  # type: ignore[attr-defined]
         }  # fmt: skip
         return item
+
+    def _policy(self, collection: str) -> str:
+        state = (self.policies or {}).get(collection)
+        return state.policy if state is not None else POLICY
 
     def render(
         self,
@@ -267,7 +283,9 @@ class Assembler:
         payload = dict(self.head)
         payload["budget"] = dict(self.head["budget"])
         payload.update(
-            egressLineage=_lineage(sorted({e["collection"] for e in evidence}) or ["none"]),
+            egressLineage=_lineage(
+                sorted({e["collection"] for e in evidence}) or ["none"], self.policies
+            ),
             guidance={"extractiveOnly": True, "evidenceTrust": "untrusted_data",
                       "instructionBoundary": "hard_delimited", "configuredContexts": configured},
             evidence=evidence,
@@ -368,7 +386,10 @@ def compile_capsule(app: App, model: ContextInput) -> dict[str, Any]:
         "fallbacks": fallbacks,
     }  # fmt: skip
     contexts = [(c.scope_type, c.scope_key, c.text) for c in app.config.contexts]
-    assembler = Assembler(head, facet_list, contexts)
+    from gno.services.egress import configured, states
+
+    policies = {s.collection: s for s in states(app, configured(app))}
+    assembler = Assembler(head, facet_list, contexts, policies)
     spend_b, spend_t = v["bytes"] - v["margin_b"], v["tokens"] - v["margin_t"]
 
     def within(payload: dict[str, Any]) -> bool:

@@ -22,6 +22,7 @@ class ResultBuilder:
         self.include_abs_path = include_abs_path
         self.roots = {c["name"]: c["path"] for c in store.collections()}
         self.contexts = store.contexts()
+        self._lineages: dict[str, dict[str, Any]] | None = None
 
     def uri(self, doc: DocRow) -> str:
         return make_uri(doc.collection, doc.rel_path, self.index_name)
@@ -45,6 +46,20 @@ class ResultBuilder:
                     texts.append((2 + prefix.count("/") + bool(prefix), text))
         ordered = list(dict.fromkeys(text for _, text in sorted(texts, key=lambda t: t[0])))
         return "\n\n".join(ordered) or None
+
+    def egress_lineage(self, collection: str) -> dict[str, Any]:
+        """``egressLineage`` of a hit: its collection's egress policy (spec/egress.md)."""
+        if self._lineages is None:
+            self._lineages = {}
+            self._egress_rows = self.store.egress_policies()
+        found = self._lineages.get(collection)
+        if found is None:
+            from gno.core.egress import lineage
+            from gno.services.egress import state_of
+
+            state = state_of(collection, self._egress_rows)
+            found = self._lineages[collection] = lineage([state])
+        return found
 
     def records(self, docs: list[DocRow]) -> dict[int, tuple[str, dict[str, Any]]]:
         """Container path and ``record`` object of the record documents among ``docs``."""
@@ -110,6 +125,7 @@ class ResultBuilder:
                 item["snippetLanguage"] = language
             if context := self.context_for(doc):
                 item["context"] = context
+            item["egressLineage"] = self.egress_lineage(doc.collection)
             item["snippet"] = snippet_text
             item["snippetRange"] = {"startLine": start, "endLine": end}
             container, record = records.get(doc.id, (None, None))

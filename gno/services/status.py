@@ -246,13 +246,17 @@ def index_status(app: App, inp: StatusInput) -> IndexStatus:
     embedded = embedded_counts(app, store)
     totals = store.totals()
     collections = []
+    policies = store.egress_policies()
     for coll in store.collections():
         chunked, chunks = counts.get(coll["name"], (0, 0))
         total, active, errors = breakdown.get(coll["name"], (0, 0, 0))
+        policy, _, source, _ = policies.get(coll["name"], ("local_only", 0, "legacy_default", ""))
         collections.append(
             {
                 "name": coll["name"],
                 "path": coll["path"],
+                "egressPolicy": policy,
+                "egressPolicySource": source,
                 "totalDocuments": total,
                 "activeDocuments": active,
                 "errorDocuments": errors,

@@ -98,8 +98,9 @@ def test_peer_zone(address: str | None, zone: str) -> None:
     assert peer_zone(address) == zone
 
 
-def test_a_forwarded_request_is_remote_whatever_its_peer() -> None:
-    assert http_zone(("127.0.0.1", 5), [(b"host", b"127.0.0.1:3000")]) == "loopback"
-    assert http_zone(("127.0.0.1", 5), [(b"X-Forwarded-For", b"127.0.0.1")]) == "remote"
-    assert http_zone(("192.168.0.2", 5), [(b"forwarded", b"for=1.2.3.4")]) == "remote"
-    assert http_zone(None, []) == "remote"
+def test_http_zone_is_the_socket_peers() -> None:
+    # The socket peer only: a forwarding header changes nothing (surfaces §3.6).
+    assert http_zone(("127.0.0.1", 5)) == "loopback"
+    assert http_zone(("192.168.0.2", 5)) == "lan"
+    assert http_zone(("8.8.8.8", 5)) == "remote"
+    assert http_zone(None) == "remote"

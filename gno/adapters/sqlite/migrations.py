@@ -395,3 +395,30 @@ def m008_records(conn: apsw.Connection, settings: dict[str, str]) -> None:
 
 
 # ===== migration 9 (lane egress), 10 (lane traces), 11 (lane records), 12 (lane quality), 13 (lane internals) go below, in order =====
+
+
+@migration(9)
+def m009_egress(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """Collection egress policies (spec/egress.md). ``egress_policies`` holds each
+    collection's policy with its revision (a collection without a row is ``local_only``,
+    ``legacy_default``, revision 0); ``egress_epoch`` counts every policy change of the
+    index, so a request can tell a policy changed while it ran. The audit receipts live in
+    a file of their own beside the index (``gno/adapters/sqlite/egress.py``): one is
+    written per request from off the machine, and a write here would move the index's
+    generation (``PRAGMA data_version``) and empty every reader's caches."""
+    conn.execute(
+        """
+        CREATE TABLE egress_policies (
+            collection TEXT PRIMARY KEY,
+            policy TEXT NOT NULL CHECK (policy IN ('local_only', 'lan', 'remote')),
+            revision INTEGER NOT NULL CHECK (revision >= 0),
+            source TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE egress_epoch (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            epoch INTEGER NOT NULL
+        );
+        INSERT INTO egress_epoch (id, epoch) VALUES (1, 0);
+        """
+    )

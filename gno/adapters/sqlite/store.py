@@ -24,6 +24,7 @@ import apsw
 from gno.adapters.sqlite.cache import ExpansionCache
 from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.edges import EdgeStore
+from gno.adapters.sqlite.egress import EgressStore
 from gno.adapters.sqlite.metadata import MetadataStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
@@ -61,6 +62,7 @@ class SqliteStore(
     RecordStore,
     MetadataStore,
     WriteSupport,
+    EgressStore,
 ):
     """One index file: lifecycle, transactions and the config mirror here; document
     writes, reads, vectors and the expansion cache in the mixins."""
@@ -102,6 +104,7 @@ class SqliteStore(
         return store
 
     def close(self) -> None:
+        self.close_egress_audit()
         self.conn.close()
 
     def schema_version(self) -> int:

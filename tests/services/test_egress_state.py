@@ -1,0 +1,257 @@
+"""Egress state on a real index: policy changes through the handler (confirmations,
+revisions, the epoch), receipts (append-only, retention, cursors), ``egressLineage`` in
+results and Capsules, and the per-request gate — including the property that no sequence
+of policy changes lets content of a local_only collection reach a caller off this
+machine, each request audited exactly once."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import apsw
+import httpx
+import pytest
+from gno_contracts.models.context_input import ContextInput
+from gno_contracts.models.egress_audit_list_input import EgressAuditListInput
+from gno_contracts.models.egress_policy_set_input import EgressPolicySetInput
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gno.adapters.sqlite import egress as egress_tables
+from gno.adapters.sqlite.egress import EgressLedger
+from gno.app import App
+from gno.core.egress import zone_of
+from gno.errors import (
+    ConflictError,
+    EgressDeniedError,
+    EgressPolicyChangedError,
+    NotFoundError,
+    ValidationError,
+)
+from gno.rest.egress_gate import EgressGate, McpEgressGate
+from gno.rows import now_iso
+from gno.services import egress
+from tests.conftest import search, sync
+
+
+@pytest.fixture
+def app(make_app: Any) -> Iterator[App]:
+    app, _ = make_app({"plan.md": "# Plan\n\nzebra hunter2\n"})
+    sync(app)
+    yield app
+
+
+def set_policy(app: App, policy: str, **extra: Any) -> Any:
+    inp = EgressPolicySetInput.model_validate({"collection": "notes", "policy": policy, **extra})
+    return egress.egress_policy_set(app, inp)
+
+
+def confirmation(current: str, revision: int, target: str, name: str = "notes") -> dict[str, Any]:
+    return {
+        "confirmation": {
+            "collection": name,
+            "currentPolicy": current,
+            "currentRevision": revision,
+            "targetPolicy": target,
+            "acknowledged": True,
+        }
+    }
+
+
+def test_relaxing_needs_the_current_revision_and_nothing_changes_otherwise(app: App) -> None:
+    with pytest.raises(ValidationError):
+        set_policy(app, "remote")
+    with pytest.raises(ConflictError):  # forged: another collection's confirmation
+        set_policy(app, "lan", **confirmation("local_only", 0, "lan", name="other"))
+    with pytest.raises(ConflictError):  # forged: wrong revision
+        set_policy(app, "lan", **confirmation("local_only", 5, "lan"))
+    assert app.store().egress_policies() == {} and app.store().egress_epoch() == 0
+    done = set_policy(app, "lan", **confirmation("local_only", 0, "lan"))
+    assert done.relaxed and done.current.revision == 1 and done.policyEpoch == 1
+    with pytest.raises(ConflictError):  # replayed: revision 0 is gone
+        set_policy(app, "lan", **confirmation("local_only", 0, "lan"))
+    tightened = set_policy(app, "local_only")  # tightening needs nothing
+    assert (tightened.current.policy, tightened.current.revision) == ("local_only", 2)
+    with pytest.raises(ConflictError):
+        set_policy(app, "remote", confirmRevision=1)
+    assert set_policy(app, "remote", confirmRevision=2).current.revision == 3
+    with pytest.raises(NotFoundError):
+        egress.egress_policy_set(
+            app, EgressPolicySetInput.model_validate({"collection": "nope", "policy": "lan"})
+        )
+
+
+def test_lineage_follows_the_policy_in_results_and_capsules(app: App) -> None:
+    hit = search(app, "zebra").results[0]
+    assert hit.egressLineage is not None
+    assert hit.egressLineage.effectivePolicy.value == "local_only"
+    before = hit.egressLineage.digest
+    set_policy(app, "lan", confirmRevision=0)
+    after = search(app, "zebra").results[0].egressLineage
+    assert after is not None and after.effectivePolicy.value == "lan" and after.digest != before
+    from gno.services.context_build import build
+
+    capsule = build(app, ContextInput(goal="zebra", budgetTokens=12000, depthPolicy="fast"))
+    dumped = capsule.model_dump(mode="json")
+    assert dumped["egressLineage"]["effectivePolicy"] == "lan"
+    assert {e["egress"] for e in dumped["evidence"]} == {"lan"}
+    assert dumped["egressLineage"]["sources"] == [
+        {"collection": "notes", "policy": "lan", "source": "explicit"}
+    ]
+
+
+def receipt(n: int) -> str:
+    """A valid receipt (the contract example), numbered by its policyEpoch."""
+    from pathlib import Path
+
+    example = Path(__file__).parents[2] / "schemas/examples/egress-audit-receipt/01-denied.json"
+    payload = json.loads(example.read_text())
+    return json.dumps({**payload, "auditId": f"egr_{n:024x}", "policyEpoch": n})
+
+
+def test_receipts_are_append_only_paged_by_cursor_and_bounded(
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = app.store()
+    monkeypatch.setattr(egress_tables, "MAX_RECEIPTS", 4)
+    store.append_egress_audit("egr_old", "2000-01-01T00:00:00.000Z", receipt(99))
+    assert store.egress_audit_receipt("egr_old") is None  # older than 30 days: dropped at once
+    for n in range(6):
+        store.append_egress_audit(f"egr_{n:024x}", now_iso(), receipt(n))
+    assert store.egress_audit_counts()[0] == 4  # the oldest two went
+    other = apsw.Connection(str(egress_tables.audit_path(app.paths.db_path)))
+    with pytest.raises(apsw.ConstraintError):  # append-only, whoever writes
+        other.execute("UPDATE egress_audits SET receipt_json = '{}'")
+    other.close()
+    pages, cursor = [], None
+    while True:
+        got = egress.egress_audit_list(
+            app, EgressAuditListInput.model_validate({"limit": 3, "cursor": cursor})
+        )
+        pages.append([r.policyEpoch for r in got.receipts])
+        if got.nextCursor is None:
+            break
+        cursor = got.nextCursor
+    assert pages == [[5, 4, 3], [2]]
+    for bad in ("x", "ZWdyMTow", "ZWdyMTotMQ", "%%%", "ZWdyMjoz", "a" * 512):
+        with pytest.raises(ValidationError):
+            egress.decode_cursor(bad)
+
+
+def gate_for(app: App) -> EgressGate:
+    return EgressGate(EgressLedger(app.paths.db_path), lambda: egress.configured(app))
+
+
+def admit(gate: EgressGate, peer: str, **args: Any) -> Any:
+    return gate.admit(
+        {"client": (peer, 5000)},
+        surface="rest",
+        operation="search",
+        op_id="search",
+        args=args,
+        authenticated=True,
+        authorized=True,
+    )
+
+
+def test_a_policy_change_mid_request_is_refused_and_an_unrelated_one_is_not(
+    app: App, make_app: Any
+) -> None:
+    set_policy(app, "remote", confirmRevision=0)
+    gate = gate_for(app)
+    verdict = admit(gate, "203.0.113.7", collection="notes")
+    assert verdict is not None and verdict.decision.allowed
+    set_policy(app, "lan")  # tightened while the request ran
+    with pytest.raises(EgressPolicyChangedError):
+        gate.confirm(verdict)
+    fresh = admit(gate, "10.1.2.3", collection="notes")
+    app.store().swap_egress_policy("elsewhere", 0, "lan", "explicit")  # another collection
+    gate.confirm(fresh)  # nothing of this request changed
+    assert admit(gate, "127.0.0.1") is None  # loopback: not judged, nothing recorded
+    assert app.store().egress_audit_counts()[0] == 2
+
+
+def test_mcp_gate_answers_409_when_the_policy_changes_before_the_answer(app: App) -> None:
+    """A real request at the ASGI boundary from 203.0.113.9 (remote): the tool runs, the
+    policy is tightened meanwhile, and the answer is replaced by 409."""
+    set_policy(app, "remote", confirmRevision=0)
+
+    async def tool(scope: Any, receive: Any, send: Any) -> None:
+        set_policy(app, "local_only")  # a CLI changes the policy while the tool runs
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b'{"result":"zebra hunter2"}'})
+
+    async def authenticated(scope: Any, receive: Any, send: Any) -> None:
+        scope["gno.authenticated"] = True
+        await McpEgressGate(tool, gate_for(app), enable_write=False)(scope, receive, send)
+
+    async def run() -> httpx.Response:
+        transport = httpx.ASGITransport(app=authenticated, client=("203.0.113.9", 4000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://gno.test") as http:
+            call = {"name": "gno_search", "arguments": {"query": "zebra", "collection": "notes"}}
+            body = {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": call}
+            return await http.post("/mcp/", json=body)
+
+    import anyio
+
+    answer = anyio.run(run)
+    assert answer.status_code == 409, answer.text
+    assert "hunter2" not in answer.text and "EGRESS_POLICY_CHANGED" in answer.text
+    assert app.store().egress_audit_counts()[0] == 1
+
+
+policy_step = st.one_of(
+    st.tuples(st.just("set"), st.sampled_from(["local_only", "lan", "remote"]), st.integers(0, 5)),
+    st.tuples(st.just("set-unconfirmed"), st.sampled_from(["local_only", "lan", "remote"])),
+    st.tuples(st.just("request"), st.sampled_from(["192.168.1.20", "203.0.113.4", "fd00::9"])),
+)
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(steps=st.lists(policy_step, min_size=1, max_size=10))
+def test_no_policy_sequence_lets_local_only_content_leave(
+    app: App, steps: list[tuple[Any, ...]]
+) -> None:
+    store = app.store()  # one index per test; each example starts from no policy
+    store.conn.execute("DELETE FROM egress_policies")
+    store.purge_egress_audits()
+    gate = gate_for(app)
+    for step in steps:
+        if step[0] == "set":
+            with contextlib.suppress(ConflictError, ValidationError):  # refused: no change
+                set_policy(app, step[1], confirmRevision=step[2])
+        elif step[0] == "set-unconfirmed":
+            with contextlib.suppress(ConflictError, ValidationError):
+                set_policy(app, step[1])
+        else:
+            before = store.egress_audit_counts()[0]
+            policy = egress.states(app, ["notes"])[0].policy
+            try:
+                verdict = admit(gate, step[1], collection="notes")
+                allowed = verdict is not None and verdict.decision.allowed
+            except EgressDeniedError:
+                allowed = False
+            assert store.egress_audit_counts()[0] == before + 1  # audited exactly once
+            if policy == "local_only":
+                assert not allowed
+            if zone_of(step[1]) == "remote" and policy == "lan":
+                assert not allowed
+
+
+def test_receipts_do_not_move_the_index_generation(app: App) -> None:
+    """Receipts are written per request from off the machine: they live beside the index,
+    so readers keep their caches (result cache, edge projection, page cache)."""
+    store = app.store()
+    before = store.generation()
+    gate = gate_for(app)
+    with pytest.raises(EgressDeniedError):
+        admit(gate, "203.0.113.8", collection="notes")
+    assert store.egress_audit_counts()[0] == 1
+    assert store.generation() == before
