@@ -19,7 +19,9 @@ def live_server(asgi: Any) -> Iterator[tuple[str, uvicorn.Server]]:
     """Serve ``asgi`` (lifespan on) until the block ends; yields its URL and the server."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(asgi, log_level="warning", lifespan="on"))
+    # As `gno serve` runs uvicorn: the socket peer is the caller, X-Forwarded-* rewrites nothing.
+    config = uvicorn.Config(asgi, log_level="warning", lifespan="on", proxy_headers=False)
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"

@@ -38,6 +38,21 @@ def _commands() -> tuple[dict[str, Operation], dict[str, Operation]]:
     return words, alone
 
 
+def _subcommand(
+    words: dict[str, Operation], argv: list[str]
+) -> tuple[Operation, list[str], bool] | None:
+    """The longest registry command the line starts with below its first word (`graph
+    query`, `collection policy get`), the words after it, and whether positionals may
+    follow (not when the command is itself a group)."""
+    deepest = max(command.count(" ") + 1 for command in words)
+    for n in range(min(len(argv), deepest), 1, -1):
+        command = " ".join(argv[:n])
+        if command in words:
+            is_group = any(other.startswith(command + " ") for other in words)
+            return words[command], argv[n:], not is_group
+    return None
+
+
 def _value(kind: str, raw: str) -> Any:
     """A value as typer converts it, or None when the lean path is not sure."""
     if raw.startswith("-"):
@@ -75,9 +90,9 @@ def parse(argv: list[str]) -> tuple[dict[str, Any], Operation, dict[str, Any]] |
     op = words.get(argv[i])
     positionals = True
     if argv[i] in alone or op is None:  # a group: a subcommand, or what it runs alone
-        sub = words.get(f"{argv[i]} {rest[0]}") if rest else None
+        sub = _subcommand(words, argv[i:])
         if sub is not None:
-            op, rest = sub, rest[1:]
+            op, rest, positionals = sub
         elif argv[i] in alone:
             op, positionals = alone[argv[i]], False  # a positional would be a subcommand
         else:
