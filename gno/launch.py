@@ -89,6 +89,19 @@ def _config_raw(app: App) -> dict[str, Any]:
         return {}
 
 
+MAX_SEARCH_PROCESSES = 16
+
+
+def search_processes() -> int:
+    """How many search processes `gno serve` starts: ``GNO_SEARCH_PROCESSES`` (0 turns them
+    off, at most ``MAX_SEARCH_PROCESSES``), else one per core when there are two or more."""
+    raw = os.environ.get("GNO_SEARCH_PROCESSES", "").strip()
+    if raw.isdigit():
+        return min(int(raw), MAX_SEARCH_PROCESSES)
+    cores = os.cpu_count() or 1
+    return min(cores, MAX_SEARCH_PROCESSES) if cores > 1 else 0
+
+
 def serve(
     app: App,
     kind: str,
@@ -145,6 +158,7 @@ def serve(
         embed_delay=None if flags.no_auto_embed else flags.embed_delay_ms / 1000,
         mcp_enable_write=writes_enabled(flags.mcp_enable_write) or bool(conf.enable_write),
         mcp_profile=resolve_tool_profile(app, flags.mcp_tool_profile),
+        search_processes=search_processes(),
     )
 
     def started(url: str) -> None:

@@ -30,6 +30,7 @@ from gno.errors import Cancelled, GnoError, ValidationError
 from gno.rest import views
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.routes import Dispatcher, Route, _body_args, schema_problem
+from gno.rest.search_processes import Dumped
 from gno.rest.security import BodyTooLarge, same_host
 from gno.services import model
 
@@ -86,10 +87,15 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
         except Exception:  # a bug: logged here, never sent to the caller
             traceback.print_exc(file=sys.stderr)
             return catalog_response("RUNTIME")
-        assert isinstance(result, BaseModel)
-        if local:
-            return Response(result.model_dump_json(exclude_unset=True), 200, media_type=JSON)
-        payload = views.redact(op, result.model_dump(mode="json", exclude_unset=True))
+        if isinstance(result, Dumped):  # a search process's answer, already JSON
+            if local:
+                return Response(result.json, 200, media_type=JSON)
+            payload = views.redact(op, json.loads(result.json))
+        else:
+            assert isinstance(result, BaseModel)
+            if local:
+                return Response(result.model_dump_json(exclude_unset=True), 200, media_type=JSON)
+            payload = views.redact(op, result.model_dump(mode="json", exclude_unset=True))
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
         return Response(text.encode(), 200, media_type=JSON)
 
