@@ -74,11 +74,20 @@ def writes_enabled(flag: bool) -> bool:
 
 
 def mcp_stdio(app: App, *, enable_write: bool, tool_profile: str | None) -> None:
-    """`gno mcp`: MCP over stdin/stdout until the client closes stdin."""
+    """`gno mcp`: MCP over stdin/stdout until the client closes stdin. The MCP SDK is
+    imported on a thread while the client's `initialize` is read and answered
+    (gno/mcp/early.py)."""
+    from gno.mcp.early import EarlyStart
+
+    early = EarlyStart() if EarlyStart.enabled() else None
+    if early is not None:
+        early.begin()
+    profile = resolve_tool_profile(app, tool_profile)
+    if early is not None:
+        early.wait()
     from gno.mcp.server import main
 
-    profile = resolve_tool_profile(app, tool_profile)
-    main(app, enable_write=writes_enabled(enable_write), profile=profile)
+    main(app, enable_write=writes_enabled(enable_write), profile=profile, early=early)
 
 
 def _config_raw(app: App) -> dict[str, Any]:
