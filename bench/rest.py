@@ -64,10 +64,17 @@ class Run:
     p99_ms: float
     errors: int
     server_cpu: float | None  # seconds of CPU the server used during the run
+    owner_cpu: float | None = None  # of which the server process itself (the rest: children)
 
     def line(self) -> str:
         cpu = (
             f", server CPU {self.server_cpu / self.requests * 1000:.2f} ms/request"
+            + (
+                f" (server process {self.owner_cpu / self.requests * 1000:.2f}, search "
+                f"processes {(self.server_cpu - self.owner_cpu) / self.requests * 1000:.2f})"
+                if self.owner_cpu is not None
+                else ""
+            )
             if self.server_cpu is not None and self.requests
             else ""
         )
@@ -126,16 +133,20 @@ def _stat(pid: int | str) -> list[str] | None:
         return None
 
 
+OWNER_CPU: dict[int, float] = {}  # the server process alone, for the split in the output
+
+
 def cpu_seconds(pid: int) -> float | None:
     """utime + stime of the server and its child processes (its search processes; Linux
-    /proc), None elsewhere."""
+    /proc), None elsewhere. The server's own share is kept in OWNER_CPU[pid]."""
     fields = _stat(pid)
     if fields is None:
         return None
-    ticks = int(fields[11]) + int(fields[12])
+    ticks = own = int(fields[11]) + int(fields[12])
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and (child := _stat(entry.name)) and child[1] == str(pid):
             ticks += int(child[11]) + int(child[12])
+    OWNER_CPU[pid] = own / os.sysconf("SC_CLK_TCK")
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
@@ -180,14 +191,17 @@ def wrk_run(url: str, clients: int, seconds: float, unique: bool, label: str, pi
         argv = ["wrk", f"-t{min(WRK_THREADS, clients)}", f"-c{clients}", f"-d{seconds:g}s"]
         argv += [f"--timeout={TIMEOUT_SECONDS}s", "--latency", "-s", str(script), url]
         cpu0 = cpu_seconds(pid)
+        own0 = OWNER_CPU.get(pid)
         done = subprocess.run(argv, capture_output=True, text=True, check=True)
         cpu1 = cpu_seconds(pid)
+        own1 = OWNER_CPU.get(pid)
     match = re.search(r"GNO-WRK (\d+) (\d+) (\d+) (\d+) (\d+)", done.stdout)
     if not match:
         raise SystemExit(f"bench: unexpected wrk output:\n{done.stdout}{done.stderr}")
     requests, micros, errors, p50, p99 = map(int, match.groups())
     cpu = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None
-    return Run(label, requests, micros / 1e6, p50 / 1000, p99 / 1000, errors, cpu)
+    own = own1 - own0 if own0 is not None and own1 is not None else None
+    return Run(label, requests, micros / 1e6, p50 / 1000, p99 / 1000, errors, cpu, own)
 
 
 def wrk_version() -> str:

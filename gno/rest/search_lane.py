@@ -10,8 +10,9 @@ in the reader pool; they count as the pool's queued requests, and past its
 Other reads (query, vsearch: model calls, longer) keep the pool as before.
 
 With search processes (``search_processes``: `gno serve` starts one per core), a
-search that gets its turn goes to an idle one and the lane is as wide as there are
-processes; until they are up, or when one cannot answer, it runs on a thread here.
+search that gets its turn goes to one of them and the lane is as wide as the searches
+they take at once (``DEPTH`` each); until they are up, or when one cannot answer, it
+runs on a thread here.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pydantic import BaseModel
 
 from gno.errors import ReadersBusyError, UnavailableError
 from gno.resident.readers import ReaderPool
+from gno.rest.search_processes import DEPTH as processes_depth
 from gno.rest.search_processes import Dumped, SearchProcesses
 
 T = TypeVar("T")
@@ -40,7 +42,9 @@ class SearchLane:
     ) -> None:
         self.pool = pool
         self.processes = processes
-        default = processes.count if processes else min(pool.size, os.cpu_count() or 1)
+        default = (
+            processes.count * processes_depth if processes else min(pool.size, os.cpu_count() or 1)
+        )
         self.width = width or max(1, default)
         self.waiting = 0
         self._limiter: anyio.CapacityLimiter | None = None  # made on the event loop

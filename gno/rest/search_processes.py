@@ -4,10 +4,10 @@ One miss costs ~2 ms of Python (snippets, result items) around ~1 ms of FTS5; in
 process those Python parts take turns at the GIL, so one `gno serve` could not use a
 second core for searches. ``SearchProcesses`` keeps ``count`` worker processes
 (``gno.rest.search_worker``), each running one search at a time on its own read-only
-connection; the owner still parses, validates, caches and answers every request, and
+connection with up to ``DEPTH`` sent to it (answered in order); the owner still parses, validates, caches and answers every request, and
 stays the only process that writes the index or holds the data directory's lock.
 
-A search goes to an idle worker as ``(operation id, view, input model)`` and comes back
+A search goes to the least busy worker as ``(operation id, view, input model)`` and comes back
 as the JSON bytes REST sends (``Dumped``) or a ``GnoError`` raised again here. The caller
 (the search lane) runs the search on a thread as before whenever this returns None: no
 worker ready yet (they start in the background), index.yml edited and not yet mirrored
@@ -23,7 +23,8 @@ import pickle
 import socket
 import subprocess
 import sys
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
@@ -35,6 +36,9 @@ from gno.rest.search_worker import HEADER, MAX_FRAME
 START_SECONDS = 60.0  # spawn → "ready" (imports on a loaded machine)
 STOP_SECONDS = 2.0
 MAX_START_FAILURES = 3
+# Searches sent to one worker at a time: the next waits in its socket while it answers
+# the first, so it never sits idle until the owner gets the CPU to send another.
+DEPTH = 2
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,10 @@ class _Worker:
     proc: subprocess.Popen[bytes]
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
+    # Requests sent and not answered yet, oldest first (a worker answers in order).
+    waiting: deque[asyncio.Future[Any]] = field(default_factory=deque)
+    replies: asyncio.Task[None] | None = None
+    broken: bool = False
 
 
 async def _send(writer: asyncio.StreamWriter, value: Any) -> None:
@@ -76,7 +84,6 @@ def _error(name: str, message: str, details: dict[str, Any] | None) -> errors.Gn
 class SearchProcesses:
     def __init__(self, paths: Paths, mode: str, count: int, warm: list[str]) -> None:
         self.paths, self.mode, self.count, self.warm = paths, mode, count, warm
-        self._idle: list[_Worker] = []
         self._workers: list[_Worker] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self._failures = 0
@@ -132,37 +139,56 @@ class SearchProcesses:
             _stop(proc)
             writer.close()
             return
+        worker.replies = asyncio.get_running_loop().create_task(self._read_replies(worker))
         self._workers.append(worker)
-        self._idle.append(worker)
 
     def _failed(self, why: str) -> None:
         self._failures += 1
         print(f"gno serve: {why}; searches run in the server process", file=sys.stderr)
 
     def _retire(self, worker: _Worker) -> None:
+        """A worker that failed: every search waiting on it runs in the owner instead
+        (None), and a fresh one takes its place."""
+        if worker.broken:
+            return
+        worker.broken = True
         if worker in self._workers:
             self._workers.remove(worker)
+        while worker.waiting:
+            future = worker.waiting.popleft()
+            if not future.done():
+                future.set_result(None)
         worker.writer.close()
-        worker.proc.kill()  # broken or mid-search: nothing of it is worth waiting for
+        worker.proc.kill()  # broken: nothing of it is worth waiting for
         worker.proc.wait()
+        self._spawn_soon()
+
+    async def _read_replies(self, worker: _Worker) -> None:
+        try:
+            while True:
+                reply = await _receive(worker.reader)
+                future = worker.waiting.popleft()
+                if not future.done():  # its caller may have been cancelled meanwhile
+                    future.set_result(reply)
+        except (OSError, EOFError, ValueError, IndexError, pickle.UnpicklingError):
+            if not self._closing:
+                self._retire(worker)
 
     async def call(self, op_id: str, view: str | None, inp: BaseModel) -> Dumped | None:
         """The answer of one worker, or None when the caller should run it itself."""
-        if not self._idle:
+        ready = [w for w in self._workers if len(w.waiting) < DEPTH]
+        if not ready:
             return None
-        worker = self._idle.pop()
+        worker = min(ready, key=lambda w: len(w.waiting))
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        worker.waiting.append(future)
         try:
             await _send(worker.writer, (op_id, view, inp))
-            reply = await _receive(worker.reader)
-        except (OSError, EOFError, ValueError, pickle.UnpicklingError):
-            self._retire(worker)  # died mid-search: a fresh one takes its place
-            self._spawn_soon()
-            return None
-        except BaseException:  # cancelled while the worker computes: its reply is nobody's
+        except OSError:
             self._retire(worker)
-            self._spawn_soon()
-            raise
-        self._idle.append(worker)
+        reply = await future
+        if reply is None:  # the worker died meanwhile
+            return None
         kind = reply[0]
         if kind == "ok":
             return Dumped(reply[1])
@@ -175,8 +201,10 @@ class SearchProcesses:
     def close(self) -> None:
         """Stop every worker (EOF, then SIGTERM, then SIGKILL); on the event loop."""
         self._closing = True
-        workers, self._workers, self._idle = self._workers, [], []
+        workers, self._workers = self._workers, []
         for worker in workers:
+            if worker.replies is not None:
+                worker.replies.cancel()
             worker.writer.transport.abort()
         for worker in workers:
             _stop(worker.proc)
