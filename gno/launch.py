@@ -79,7 +79,7 @@ def mcp_stdio(app: App, *, enable_write: bool, tool_profile: str | None) -> None
     (gno/mcp/early.py)."""
     from gno.mcp.early import EarlyStart
 
-    early = EarlyStart() if EarlyStart.enabled() else None
+    early = EarlyStart(_load_mcp_server) if EarlyStart.enabled() else None
     if early is not None:
         early.begin()
     profile = resolve_tool_profile(app, tool_profile)
@@ -88,6 +88,10 @@ def mcp_stdio(app: App, *, enable_write: bool, tool_profile: str | None) -> None
     from gno.mcp.server import main
 
     main(app, enable_write=writes_enabled(enable_write), profile=profile, early=early)
+
+
+def _load_mcp_server() -> None:
+    import gno.mcp.server  # noqa: F401  (and the MCP SDK with it)
 
 
 def _config_raw(app: App) -> dict[str, Any]:

@@ -8,8 +8,8 @@ that line is an `initialize` request of the expected shape, the answer the SDK w
 (``initialize_result``: the same version negotiation, capabilities, server info and
 instructions) goes to stdout at once. The line itself is then handed to the SDK anyway
 (``stdin``: the bytes already read, then fd 0), so the session is set up exactly as
-before; the SDK's own answer to it is dropped by ``gno.mcp.server`` after a comparison
-(a difference is logged: ``answered_early``). Anything else on the first line is left
+before; the SDK's own answer to it is dropped by ``gno.mcp.wire.answer_relay`` after a
+comparison (a difference is logged on stderr). Anything else on the first line is left
 to the SDK. ``GNO_MCP_EARLY_INITIALIZE=0`` turns this off.
 
 Nothing here imports the SDK. The reading is bounded: at most ``MAX_FIRST_LINE`` bytes
@@ -21,8 +21,8 @@ from __future__ import annotations
 import io
 import json
 import os
-import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from gno import __version__
@@ -111,15 +111,17 @@ class _Prefixed(io.RawIOBase):
 class EarlyStart:
     """The SDK import on a thread, the first line read meanwhile, and its early answer."""
 
-    def __init__(self) -> None:
+    def __init__(self, load: Callable[[], object]) -> None:
+        """``load`` imports the server and the SDK (run on the thread)."""
         self.prefix = b""
         self.answered: tuple[Any, dict[str, Any]] | None = None
+        self._load = load
         self._failed: BaseException | None = None
         self._thread = threading.Thread(target=self._import, name="gno-mcp-import", daemon=True)
 
     def _import(self) -> None:
         try:
-            import gno.mcp.server  # noqa: F401  (the SDK with it)
+            self._load()
         except BaseException as exc:  # raised again on the main thread by ``wait``
             self._failed = exc
 
@@ -177,13 +179,3 @@ def _write_all(fd: int, data: bytes) -> None:
             view = view[os.write(fd, view) :]
         except OSError:  # the client is gone; the SDK will see the end of its stream
             return
-
-
-def answered_early(early: Any, sdk_answer: dict[str, Any]) -> None:
-    """Log when the SDK's answer to the `initialize` answered early differs from ours."""
-    if sdk_answer != early:
-        print(
-            f"gno mcp: early initialize answer differs from the SDK's: {sdk_answer!r}",
-            file=sys.stderr,
-            flush=True,
-        )
