@@ -262,6 +262,29 @@ def settle(url: str) -> None:
     raise SystemExit("bench: the server stayed busy after the load stopped")
 
 
+def search_processes_ready(pid: int, count: int) -> None:
+    """Wait until the server's ``count`` search processes (started by its first search)
+    sleep and their CPU time stands still: imports done, waiting for work."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        kids = [
+            e.name
+            for e in Path("/proc").iterdir()
+            if e.name.isdigit() and (st := _stat(e.name)) and st[1] == str(pid)
+        ]
+        if len(kids) >= count:
+            before = [_stat(k) for k in kids]
+            time.sleep(0.5)
+            after = [_stat(k) for k in kids]
+            if all(
+                a and b and a[0] == "S" and a[11:13] == b[11:13]
+                for a, b in zip(after, before, strict=True)
+            ):
+                return
+        time.sleep(0.1)
+    raise SystemExit("bench: the search processes did not start")
+
+
 def check_answers(url: str) -> None:
     """Every body the runs send is answered 200 with results (the load counts statuses only)."""
     with httpx.Client(base_url=url, timeout=TIMEOUT_SECONDS) as http:
@@ -312,10 +335,15 @@ def main() -> None:
         files = create_index(env) if not (Path(env["GNO_DATA_DIR"])).exists() else None
         if args.search_processes is not None:
             env = {**env, "GNO_SEARCH_PROCESSES": str(args.search_processes)}
+        from gno.launch import search_processes
+
+        processes = search_processes() if args.search_processes is None else args.search_processes
         load_before = os.getloadavg()[0]
         proc, url, ready = ready_server(env)
         try:
             check_answers(url)
+            if sys.platform.startswith("linux"):
+                search_processes_ready(proc.pid, processes)
             run(url, 4, 2.0, False, "warm-up", proc.pid)  # reader connections, page cache
             runs = []
             for unique in (True, False):
@@ -329,8 +357,8 @@ def main() -> None:
     corpus = f"{files} files" if files is not None else f"the index in {args.home}"
     print(f"corpus: {corpus}; gno serve ready in {ready:.2f} s; load average {load_before:.2f}")
     print(f"load generator: {generator}, {args.clients} connections, {args.seconds:g} s per run")
-    processes = "default" if args.search_processes is None else args.search_processes
-    print(f"search processes: {processes}; load average now {os.getloadavg()[0]:.2f}")
+    chosen = "default" if args.search_processes is None else "--search-processes"
+    print(f"search processes: {processes} ({chosen}); load average now {os.getloadavg()[0]:.2f}")
     for r in runs:
         print(r.line())
         verdicts = [f"0 errors ({'ok' if r.errors == 0 else 'MISS'})"]

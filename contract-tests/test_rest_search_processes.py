@@ -63,7 +63,9 @@ def _until(check: Any, what: str) -> Any:
 
 def _ready_workers(server: Server, count: int) -> list[int]:
     """The server's ``count`` children once they wait for work: asleep, and their CPU
-    time has stopped moving (their imports are done)."""
+    time has stopped moving (their imports are done). A search starts them."""
+    with httpx.Client(base_url=server.url, timeout=DEADLINE) as http:
+        assert http.post("/api/search", json={"query": "start"}).status_code == 200
 
     def settled() -> list[int] | None:
         kids = _children(server.proc.pid)
@@ -95,10 +97,11 @@ def _env(tmp_path: Path, processes: int) -> dict[str, str]:
 def test_search_processes_answer_exactly_what_the_server_alone_answers(tmp_path: Path) -> None:
     env = _env(tmp_path, 0)
     with running(env, "--no-watch") as alone:
-        assert _children(alone.proc.pid) == []
         expected = _answers(alone.url)
+        assert _children(alone.proc.pid) == []
     assert {status for status, _ in expected} == {200, 400}
     with running({**env, "GNO_SEARCH_PROCESSES": "2"}, "--no-watch") as server:
+        assert _children(server.proc.pid) == []  # none before the first search
         workers = _ready_workers(server, 2)
         before = _cpu_ticks(workers)
         for _ in range(10):  # unique intents: no answer comes from the result cache

@@ -11,8 +11,8 @@ Other reads (query, vsearch: model calls, longer) keep the pool as before.
 
 With search processes (``search_processes``: `gno serve` starts one per core), a
 search that gets its turn goes to one of them and the lane is as wide as the searches
-they take at once (``DEPTH`` each); until they are up, or when one cannot answer, it
-runs on a thread here.
+they take at once (``DEPTH`` each). They are started by the first search; until they
+are up, or when one cannot answer, a search runs on a thread here.
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ class SearchLane:
             self.pool.note_waiting(-1)
         try:
             if self.processes is not None and remote is not None:
+                self.processes.start()  # on the first search: a server never searched starts none
                 if self.pool.draining:  # as the pool refuses a read that waited until now
                     raise UnavailableError("The server is shutting down; retry when it is back.")
                 answer = await self.processes.call(*remote)

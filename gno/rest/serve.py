@@ -139,10 +139,6 @@ def serve(
         runtime = api.state.runtime
 
         def ready() -> None:
-            # Started once the server answers: their imports would otherwise compete
-            # with the start itself; searches run on threads until they are up.
-            if api.state.dispatcher.processes is not None:
-                api.state.dispatcher.processes.start()
             if pid_file is not None:
                 write_pid_file(pid_file, kind, port)
             announce(url)
