@@ -335,9 +335,11 @@ def main() -> None:
         files = create_index(env) if not (Path(env["GNO_DATA_DIR"])).exists() else None
         if args.search_processes is not None:
             env = {**env, "GNO_SEARCH_PROCESSES": str(args.search_processes)}
-        from gno.launch import search_processes
+        processes = args.search_processes
+        if processes is None:
+            from gno.launch import search_processes
 
-        processes = search_processes() if args.search_processes is None else args.search_processes
+            processes = search_processes()
         load_before = os.getloadavg()[0]
         proc, url, ready = ready_server(env)
         try:
