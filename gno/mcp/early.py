@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -127,6 +128,10 @@ class EarlyStart:
 
     @staticmethod
     def enabled() -> bool:
+        """On unless ``GNO_MCP_EARLY_INITIALIZE=0``; POSIX only (``stdin`` moves fd 0 aside
+        with fcntl, as the SDK's own transport does there)."""
+        if sys.platform == "win32":
+            return False
         return os.environ.get("GNO_MCP_EARLY_INITIALIZE", "1") != "0"
 
     def begin(self) -> None:
