@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import pickle
+import signal
 import socket
 import struct
 import sys
@@ -84,6 +85,9 @@ def main(argv: list[str]) -> None:
     from gno.ingest.parent_watch import die_with_parent
 
     die_with_parent(parent)
+    # Ctrl-C in a terminal reaches the whole process group: the owner drains and then
+    # stops this process itself, so in-flight searches still get their answers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sock = socket.socket(fileno=fd)
     first = recv_frame(sock)
     if first is None:
