@@ -88,3 +88,23 @@ def test_a_remote_caller_never_gets_a_local_answer(tmp_path: Path) -> None:
 
 def _context(text: str) -> dict[str, str]:
     return {"scopeType": "global", "scopeKey": "/", "text": text}
+
+
+def test_sdk_route_answers_are_kept_apart_and_never_outlive_a_change(tmp_path: Path) -> None:
+    """`POST /api/op/search` shares the cache: its answers (the operation output, plain
+    snippets) are never served for `/api/search` (marked snippets) or the other way
+    round, and a commit by another process ends them too."""
+    env = build_corpus(tmp_path, vectors=False)
+    notes = tmp_path / "corpus" / "notes"
+    body = {"query": "lighthouse", "limit": 10}
+    with running(env) as server, httpx.Client(base_url=server.url, timeout=DEADLINE) as http:
+        for _ in range(2):  # the second round may come from the cache: the same either way
+            plain = http.post("/api/op/search", json=body).json()
+            marked = http.post("/api/search", json=body).json()
+            assert _uris(plain) == _uris(marked)
+            assert not any("<mark>" in item["snippet"] for item in plain["results"])
+            assert any("<mark>" in item["snippet"] for item in marked["results"])
+        (notes / "delta.md").write_text("# Delta\n\nThe lighthouse got a new lamp.\n")
+        assert run_gno(env, "update").returncode == 0
+        after = http.post("/api/op/search", json=body).json()
+        assert "gno://notes/delta.md" in _uris(after)

@@ -63,6 +63,8 @@ class App:
         self._config: Config | None = None
         self._config_stamp: str | None = None  # index.yml as it was when _config was read
         self._retrieval: tuple[Config, RetrievalConfig] | None = None  # parsed for that config
+        # False in a REST search process: it never writes the index, the owner mirrors.
+        self.mirrors_config = True
 
     def derive(self) -> App:
         """Another App of this process: the same models, jobs and server, its own
@@ -127,6 +129,15 @@ class App:
             self._config = None
         if self._store is not None:
             self.sync_config_mirror()
+
+    def mirror_is_current(self) -> bool:
+        """Whether the index mirrors index.yml as it is now, checked without writing (a
+        search process beside the owner answers only then; the owner mirrors edits). A
+        stale cached config is dropped, as ``refresh_config`` does."""
+        stamp = self._file_stamp()
+        if self._config is not None and stamp != self._config_stamp:
+            self._config = None
+        return stamp is None or self.store().get_meta("config_stamp") == stamp
 
     # ---- jobs
 
@@ -193,7 +204,8 @@ class App:
                 )
             tokenizer = self.config.fts_tokenizer if create else "porter"
             self._store = SqliteStore.open(self.paths.db_path, create=create, tokenizer=tokenizer)
-            self.sync_config_mirror()
+            if self.mirrors_config:
+                self.sync_config_mirror()
         return self._store
 
     def sync_config_mirror(self, *, force: bool = False) -> None:

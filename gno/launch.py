@@ -74,11 +74,24 @@ def writes_enabled(flag: bool) -> bool:
 
 
 def mcp_stdio(app: App, *, enable_write: bool, tool_profile: str | None) -> None:
-    """`gno mcp`: MCP over stdin/stdout until the client closes stdin."""
+    """`gno mcp`: MCP over stdin/stdout until the client closes stdin. The MCP SDK is
+    imported on a thread while the client's `initialize` is read and answered
+    (gno/mcp/early.py)."""
+    from gno.mcp.early import EarlyStart
+
+    early = EarlyStart(_load_mcp_server) if EarlyStart.enabled() else None
+    if early is not None:
+        early.begin()
+    profile = resolve_tool_profile(app, tool_profile)
+    if early is not None:
+        early.wait()
     from gno.mcp.server import main
 
-    profile = resolve_tool_profile(app, tool_profile)
-    main(app, enable_write=writes_enabled(enable_write), profile=profile)
+    main(app, enable_write=writes_enabled(enable_write), profile=profile, early=early)
+
+
+def _load_mcp_server() -> None:
+    import gno.mcp.server  # noqa: F401  (and the MCP SDK with it)
 
 
 def _config_raw(app: App) -> dict[str, Any]:
@@ -87,6 +100,19 @@ def _config_raw(app: App) -> dict[str, Any]:
         return dict(app.config.raw)
     except (FileNotFoundError, NotInitializedError):
         return {}
+
+
+MAX_SEARCH_PROCESSES = 16
+
+
+def search_processes() -> int:
+    """How many search processes `gno serve` starts: ``GNO_SEARCH_PROCESSES`` (at most
+    ``MAX_SEARCH_PROCESSES``), else none: on this project's 2-core bench they showed no
+    throughput gain over threads (bench/README.md, "search processes"), so they are opt-in."""
+    raw = os.environ.get("GNO_SEARCH_PROCESSES", "").strip()
+    if raw.isdigit():
+        return min(int(raw), MAX_SEARCH_PROCESSES)
+    return 0
 
 
 def serve(
@@ -145,6 +171,7 @@ def serve(
         embed_delay=None if flags.no_auto_embed else flags.embed_delay_ms / 1000,
         mcp_enable_write=writes_enabled(flags.mcp_enable_write) or bool(conf.enable_write),
         mcp_profile=resolve_tool_profile(app, flags.mcp_tool_profile),
+        search_processes=search_processes(),
     )
 
     def started(url: str) -> None:

@@ -24,17 +24,13 @@ from mcp.shared.exceptions import MCPError
 from gno import __version__
 from gno.app import App
 from gno.errors import GnoError, NotFoundError
+from gno.mcp.early import INSTRUCTIONS, EarlyStart
 from gno.mcp.tools import Outcome, call, failure, tools
 from gno.mcp.wire import Pending, answer_relay, guarded, stdio_relay
 from gno.services.call import Call, bind, http_zone
 
 RESOURCE_NOT_FOUND = -32002  # MCP's code for an unknown resource
 TEMPLATE = "gno://{collection}/{+path}"
-INSTRUCTIONS = (
-    "gno searches the user's indexed notes, code and documents. Start with gno_query for "
-    "questions, gno_search for exact words; read hits with gno_get (line ranges) or "
-    "gno_multi_get. Cite gno:// URIs."
-)
 
 
 def _sdk_tool(tool: Any) -> t.Tool:
@@ -192,13 +188,19 @@ def _locked(lock: threading.Lock, context: Call, fn: Any, *args: Any) -> Any:
         return fn(*args)
 
 
-async def serve_stdio(app: App, *, enable_write: bool, profile: str) -> None:
-    """Speak MCP on stdin/stdout until the client closes stdin. Logs go to stderr only."""
+async def serve_stdio(
+    app: App, *, enable_write: bool, profile: str, early: EarlyStart | None = None
+) -> None:
+    """Speak MCP on stdin/stdout until the client closes stdin. Logs go to stderr only.
+    ``early``: the first line was read (and `initialize` maybe answered) before the SDK
+    was imported (gno/mcp/early.py); the SDK reads that line again, its answer is dropped."""
     from mcp.server.stdio import stdio_server
 
     app.mode = "stdio"
     server = build_server(app, enable_write=enable_write, profile=profile)
-    async with stdio_server() as (read, write):
+    stdin = early.stdin() if early is not None else None
+    answered = early.answered if early is not None else None
+    async with stdio_server(stdin=stdin) as (read, write):
         # Lines the SDK cannot decode are answered by the relay (wire.py), not dropped.
         # Requests read before stdin closed are answered before the server stops.
         inbound, decoded = anyio.create_memory_object_stream[Any](0)
@@ -206,7 +208,7 @@ async def serve_stdio(app: App, *, enable_write: bool, profile: str) -> None:
         pending = Pending()
         async with anyio.create_task_group() as group:
             group.start_soon(stdio_relay, read, write, inbound, pending)
-            group.start_soon(answer_relay, answers, write, pending)
+            group.start_soon(answer_relay, answers, write, pending, answered)
             await server.run(decoded, outbound, server.create_initialization_options())
             # The server stops once stdin ended (the relay waited for the pending answers)
             # and closed ``outbound``; the answer relay then closes stdout and ends.
@@ -248,9 +250,11 @@ def http_app(
     return asgi, lifespan
 
 
-def main(app: App, *, enable_write: bool, profile: str) -> None:
+def main(app: App, *, enable_write: bool, profile: str, early: EarlyStart | None = None) -> None:
     try:
-        anyio.run(partial(serve_stdio, app, enable_write=enable_write, profile=profile))
+        anyio.run(
+            partial(serve_stdio, app, enable_write=enable_write, profile=profile, early=early)
+        )
     except KeyboardInterrupt:
         pass
     finally:

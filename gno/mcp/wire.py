@@ -141,15 +141,29 @@ async def stdio_relay(
 
 
 async def answer_relay(
-    answers: anyio.abc.ObjectReceiveStream[SessionMessage], write: Any, pending: Pending
+    answers: anyio.abc.ObjectReceiveStream[SessionMessage],
+    write: Any,
+    pending: Pending,
+    answered: tuple[Any, dict[str, Any]] | None = None,
 ) -> None:
     """The server's messages to ``write``, noting which requests got their answer; closes
-    ``write`` when the server closed its end (the transport then flushes and ends)."""
+    ``write`` when the server closed its end (the transport then flushes and ends).
+    ``answered``: (id, answer) of the `initialize` gno already answered (gno/mcp/early.py):
+    the server's own answer to it is compared, not sent."""
     async with answers, write:
         async for message in answers:
-            await write.send(message)
-            if isinstance(message.message, t.JSONRPCResponse | t.JSONRPCError):
-                pending.answered(message.message.id)
+            reply = message.message
+            answer_id = reply.id if isinstance(reply, t.JSONRPCResponse | t.JSONRPCError) else None
+            is_answer = answer_id is not None
+            if answered is not None and is_answer and answer_id == answered[0]:
+                sent = json.loads(reply.model_dump_json(by_alias=True, exclude_unset=True))
+                if sent != answered[1]:  # the early answer was not what the SDK says
+                    print(f"gno mcp: early initialize answer differs: {sent!r}", file=sys.stderr)
+                answered = None
+            else:
+                await write.send(message)
+            if is_answer:
+                pending.answered(answer_id)
 
 
 def guarded(handler: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:

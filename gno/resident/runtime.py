@@ -142,20 +142,21 @@ class Resident:
         from gno.rows import now_iso
 
         at = now_iso()
+        with self._lock:
+            by_watcher = job.id in self._watcher_jobs
+            self._watcher_jobs.discard(job.id)
+        if self.watcher is not None and by_watcher:
+            # Before the events: a client that got one reads a status that shows this sync.
+            self.watcher.last_sync_at = at
         try:
             events = job_events(job, self.owner.paths.index_name, at)
             self.events.publish(events)
             self.events.publish(self._capsule_events(job, events))
         except Exception:
             traceback.print_exc(file=sys.stderr)
-        with self._lock:
-            by_watcher = job.id in self._watcher_jobs
-            self._watcher_jobs.discard(job.id)
         if self.embedder is not None and job.type in ("sync", "add") and job.status == "completed":
             self.embedder.schedule()
         if self.watcher is not None:
-            if by_watcher:
-                self.watcher.last_sync_at = at
             self.watcher.poke()
 
     def background_status(self) -> dict[str, Any]:

@@ -79,6 +79,8 @@ class ServeOptions:
     # False when the host runs the lifespan per request (in-process test clients) and
     # calls ``api.state.runtime.drain()`` itself at the end.
     drain_on_shutdown: bool = True
+    # Processes beside the owner that run BM25 searches (`search_processes`); 0: threads.
+    search_processes: int = 0
 
 
 def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
@@ -97,6 +99,8 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
             start_background(runtime, options)
             yield
         if options.drain_on_shutdown:
+            if dispatcher.processes is not None:
+                dispatcher.processes.close()
             runtime.drain()  # watcher, then jobs, readers and the store, in order
 
     api = FastAPI(
@@ -111,7 +115,8 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     api.state.runtime = runtime
     if daemon:
         options.gates.same_host_only = options.gates.same_host_only | DAEMON_SAME_HOST_ONLY
-    dispatcher = routes.Dispatcher(runtime)
+    dispatcher = routes.Dispatcher(runtime, 0 if daemon else options.search_processes)
+    api.state.dispatcher = dispatcher
     for route in routes.routes():
         if daemon and not route.op.daemon:
             continue  # the daemon serves no REST reads of content and no REST writes

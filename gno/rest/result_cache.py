@@ -1,4 +1,5 @@
-"""Answers of `POST /api/search` kept by input while the index has not changed.
+"""Answers of `POST /api/search` (and the SDK's `POST /api/op/search`) kept by input while
+the index has not changed.
 
 A hit costs no worker thread, no reader connection and no search: the request is
 still parsed and validated as any other (same errors), then answered with the
@@ -58,9 +59,10 @@ class ResultCache:
         self._inode = 0
         self.hits = self.misses = 0
 
-    def slot(self, op_id: str, inp: Any, local: bool) -> Slot | None:
+    def slot(self, op_id: str, inp: Any, local: bool, shape: str = "rest") -> Slot | None:
         """None when this input is not cacheable (registry ``cacheable``) or the index
-        cannot be read."""
+        cannot be read. ``shape`` keeps apart answers of one input in different shapes
+        (the REST route's view, the SDK route's operation output)."""
         if not BY_ID[op_id].cacheable or self.max_entries <= 0:
             return None
         if getattr(inp, "since", None) or getattr(inp, "until", None):
@@ -68,7 +70,7 @@ class ResultCache:
         generation = self.generation()
         if generation is None:
             return None
-        key = (op_id, local, inp.model_dump_json())
+        key = (op_id, shape, local, inp.model_dump_json())
         found = self._entries.get(key)
         if found is not None and found[0] == generation:
             self._entries.move_to_end(key)

@@ -45,6 +45,7 @@ from gno.rest.egress_gate import EgressGate, guard_for
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.result_cache import ResultCache
 from gno.rest.search_lane import SearchLane
+from gno.rest.search_processes import Dumped, SearchProcesses
 from gno.rest.security import BodyTooLarge, same_host
 from gno.services import handler, model, resolve
 from gno.services.call import Call, bind, http_zone
@@ -240,7 +241,7 @@ async def _body_args(request: Request) -> dict[str, Any] | Response:
 class Dispatcher:
     """Runs operations for the routes: reads on the reader pool, writes one at a time."""
 
-    def __init__(self, runtime: Any) -> None:
+    def __init__(self, runtime: Any, search_processes: int = 0) -> None:
         self.runtime = runtime
         self._write_lock: threading.Lock = runtime.write_lock  # shared with the file watcher
         paths = runtime.owner.paths
@@ -248,7 +249,12 @@ class Dispatcher:
             str(p) for p in (paths.config_file.parent, paths.data_dir, paths.cache_dir)
         ]
         self.cache = ResultCache(paths.db_path, paths.config_file)
-        self.lane = SearchLane(runtime.readers)
+        self.processes = (
+            SearchProcesses(runtime.owner.paths, runtime.owner.mode, search_processes, _lane_refs())
+            if search_processes > 0
+            else None
+        )
+        self.lane = SearchLane(runtime.readers, processes=self.processes)
         self.egress = EgressGate.for_runtime(runtime)
 
     async def execute(
@@ -267,7 +273,10 @@ class Dispatcher:
         if guard is not None:
             work = partial(guard, work)
         if op.execution == "lane":
-            return await self.lane.run(work)
+            view = op.rest.view if op.rest else None
+            # A judged call (egress guard) runs here, inside its guard, never in a search
+            # process, which would answer without it.
+            return await self.lane.run(work, (op.id, view, inp) if guard is None else None)
         if op.cancellable:
             return await run_until_disconnect(request, work, call.cancel)
         return await anyio.to_thread.run_sync(work)
@@ -292,6 +301,18 @@ class Dispatcher:
             return work(self.runtime.owner, inp)
         with self.runtime.readers.reader() as app:
             return work(app, inp)
+
+
+def _lane_refs() -> list[str]:
+    """What a search process imports before it says ready: every lane operation's
+    handler and REST view."""
+    refs = []
+    for op in OPERATIONS:
+        if op.execution == "lane":
+            refs.append(op.handler)
+            if op.rest is not None and op.rest.view:
+                refs.append(op.rest.view)
+    return refs
 
 
 def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
@@ -343,6 +364,12 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
             return catalog_response("RUNTIME")
         if isinstance(result, Response):  # a view that answers another media type (Markdown)
             return result
+        if isinstance(result, Dumped):  # a search process's answer, already JSON
+            if local:
+                if slot is not None:
+                    slot.keep(result.json)
+                return Response(result.json, route.status, media_type="application/json")
+            result = json.loads(result.json)
         if isinstance(result, BaseModel):
             if local:
                 content = result.model_dump_json(exclude_unset=True).encode()

@@ -8,7 +8,8 @@ like the others; each runs the operation's handler (never its REST ``view`` or j
 ``starter``: a job operation answers when its work is done) through the same dispatcher
 (reader pool, one writer at a time, the search lane), with the same validation, error
 envelope, gate middleware (token, CSRF) and host-path redaction for remote callers.
-Results are not taken from the REST result cache, whose entries are REST views.
+A ``cacheable`` operation's answers go through the REST result cache too, filed apart
+from the REST route's (which are its view).
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from gno.errors import Cancelled, GnoError, ValidationError
 from gno.rest import views
 from gno.rest.egress_gate import guard_for
 from gno.rest.errors import catalog_response, gno_error_response
+from gno.rest.result_cache import Slot
 from gno.rest.routes import Dispatcher, Route, _body_args, schema_problem
+from gno.rest.search_processes import Dumped
 from gno.rest.security import BodyTooLarge, same_host
 from gno.services import model
 
@@ -78,6 +81,10 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
             except ModelError as exc:
                 raise _invalid(exc) from None
             guard = guard_for(dispatcher.egress, request.scope, op, inp, "sdk")
+            # A caller off this machine is judged per request: never answered from the cache.
+            slot = dispatcher.cache.slot(op.id, inp, local, shape="op") if guard is None else None
+            if slot is not None and slot.body is not None:
+                return Response(slot.body, 200, media_type=JSON)
             result = await dispatcher.execute(op, inp, request, guard)
         except BodyTooLarge:
             raise
@@ -88,14 +95,25 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
         except Exception:  # a bug: logged here, never sent to the caller
             traceback.print_exc(file=sys.stderr)
             return catalog_response("RUNTIME")
-        assert isinstance(result, BaseModel)
-        if local:
-            return Response(result.model_dump_json(exclude_unset=True), 200, media_type=JSON)
-        payload = views.redact(op, result.model_dump(mode="json", exclude_unset=True))
+        if isinstance(result, Dumped):  # a search process's answer, already JSON
+            if local:
+                return _answer(result.json, slot)
+            payload = views.redact(op, json.loads(result.json))
+        else:
+            assert isinstance(result, BaseModel)
+            if local:
+                return _answer(result.model_dump_json(exclude_unset=True).encode(), slot)
+            payload = views.redact(op, result.model_dump(mode="json", exclude_unset=True))
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-        return Response(text.encode(), 200, media_type=JSON)
+        return _answer(text.encode(), slot)
 
     return serve
 
 
 JSON = "application/json"
+
+
+def _answer(content: bytes, slot: Slot | None) -> Response:
+    if slot is not None:
+        slot.keep(content)
+    return Response(content, 200, media_type=JSON)
