@@ -61,14 +61,21 @@ def relax(app: App, collection: str, target: str) -> None:
     )
 
 
-@pytest.fixture
-def served(home: App) -> Iterator[tuple[str, App]]:
-    """``gno serve``'s app (API token set) on a non-loopback address of this machine."""
+@pytest.fixture(params=[0, 2], ids=["threads", "search-processes"])
+def served(home: App, request: pytest.FixtureRequest) -> Iterator[tuple[str, App]]:
+    """``gno serve``'s app (API token set) on a non-loopback address of this machine, with
+    searches on threads and in search processes (which must never skip the egress check)."""
     from gno.rest.app import ServeOptions, create_app
     from gno.rest.security import Gates
 
     owner = App(resolve_paths())
-    options = ServeOptions(gates=Gates(token=TOKEN), mcp=None, watch=False, web_ui=False)
+    options = ServeOptions(
+        gates=Gates(token=TOKEN),
+        mcp=None,
+        watch=False,
+        web_ui=False,
+        search_processes=request.param,
+    )
     api = create_app(owner, options=options)
     with served_on(api, non_loopback_address()) as url:
         yield url, home
