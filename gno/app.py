@@ -205,6 +205,12 @@ class App:
                 stamp,
             )
             store.inactivate_collections_except([c.name for c in config.collections])
+            # Retrieval tracing is read on every search: mirrored here so reading it costs
+            # one index row, never a YAML parse (spec/traces.md).
+            from gno.core.traces import parse_policy
+
+            policy = parse_policy(config.raw.get("retrievalTraces"))
+            store.set_meta("retrieval_traces", policy.to_json())
 
     def close(self) -> None:
         if self._store is not None:

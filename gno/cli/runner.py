@@ -250,7 +250,12 @@ def call(ctx: typer.Context, op: Operation, inp: Any, **extra: Any) -> Any:
     app = settings(ctx).make_app()
     started = time.perf_counter()
     try:
-        return handler(op.id)(app, inp, **extra)
+        result = handler(op.id)(app, inp, **extra)
+        from gno.services.trace_surface import TRACED_OPERATIONS, record_call
+
+        if op.id in TRACED_OPERATIONS and (trace_id := record_call(app, op.id, inp, result)):
+            write_err(f"Trace: {trace_id}")  # stdout stays the result (spec/traces.md)
+        return result
     finally:
         if verbose:
             write_err(f"[verbose] {op.id}: {(time.perf_counter() - started) * 1000:.1f} ms")

@@ -38,14 +38,16 @@ from starlette.responses import Response
 
 from gno.core.input_keys import known_arguments
 from gno.core.wire_values import reject_constant, unusable_value
-from gno.errors import Cancelled, GnoError, ValidationError
+from gno.errors import Cancelled, ForbiddenError, GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.disconnect import run_until_disconnect
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.result_cache import ResultCache
 from gno.rest.search_lane import SearchLane
 from gno.rest.security import BodyTooLarge, same_host
+from gno.rest.trace_header import TraceNote, trace_note
 from gno.services import handler, model, resolve
+from gno.services.trace_surface import SAME_HOST_ONLY, TRACE_HEADER, record_call
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 429, 503)
@@ -245,21 +247,25 @@ class Dispatcher:
         self.server_paths = [
             str(p) for p in (paths.config_file.parent, paths.data_dir, paths.cache_dir)
         ]
+        self.paths = paths
         self.cache = ResultCache(paths.db_path, paths.config_file)
         self.lane = SearchLane(runtime.readers)
 
-    async def execute(self, op: Operation, inp: BaseModel, request: Request) -> Any:
+    async def execute(
+        self, op: Operation, inp: BaseModel, request: Request, trace: TraceNote | None = None
+    ) -> Any:
         """Run ``op`` off the event loop as its execution class says: BM25 in the search
         lane (milliseconds, a few at a time), cancellable reads raced against the client's
-        disconnect, the rest on a worker thread."""
-        work = partial(self.run, op, inp)
+        disconnect, the rest on a worker thread. ``trace`` (a traced read while tracing
+        is on) gets the retrieval trace id the worker recorded."""
+        work = partial(self.run, op, inp, trace)
         if op.execution == "lane":
             return await self.lane.run(work)
         if op.cancellable:
             return await run_until_disconnect(request, work)
         return await anyio.to_thread.run_sync(work)
 
-    def run(self, op: Operation, inp: BaseModel) -> Any:
+    def run(self, op: Operation, inp: BaseModel, trace: TraceNote | None = None) -> Any:
         view = op.rest.view if op.rest else None
         work: Callable[[Any, Any], Any] = resolve(view) if view else handler(op.id)
         if op.execution == "writer":
@@ -273,7 +279,10 @@ class Dispatcher:
         if op.execution == "memory":
             return work(self.runtime.owner, inp)
         with self.runtime.readers.reader() as app:
-            return work(app, inp)
+            result = work(app, inp)
+            if trace is not None:  # on the reader that answered (spec/traces.md)
+                trace.recorded = record_call(app, op.id, inp, result, trace.incoming)
+            return result
 
 
 def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
@@ -285,6 +294,12 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
 
     async def serve(request: Request) -> Response:
         local = same_host(request.scope)
+        if op.id in SAME_HOST_ONLY and not local:  # trace mutations stay on this machine
+            return gno_error_response(
+                ForbiddenError("Retrieval trace changes are same-host only"),
+                dispatcher.server_paths,
+                remote=True,
+            )
         try:
             if route.has_body:
                 args = await _body_args(request)
@@ -308,10 +323,12 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 if body is not None:
                     where = bodies.rest_field(where)
                 raise ValidationError(f"Invalid request: {where}: {first['msg']}") from None
-            slot = dispatcher.cache.slot(op.id, inp, local)
+            trace = trace_note(op.id, request, dispatcher.paths.config_file)
+            # A traced answer is a new trace each time: never one from the cache.
+            slot = None if trace is not None else dispatcher.cache.slot(op.id, inp, local)
             if slot is not None and slot.body is not None:
                 return Response(slot.body, route.status, media_type="application/json")
-            result = await dispatcher.execute(op, inp, request)
+            result = await dispatcher.execute(op, inp, request, trace)
         except BodyTooLarge:
             raise
         except Cancelled:  # the client went away: nobody to answer
@@ -321,6 +338,7 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
         except Exception:  # a bug: logged here, never sent to the caller
             traceback.print_exc(file=sys.stderr)
             return catalog_response("RUNTIME")
+        headers = {TRACE_HEADER: trace.recorded} if trace is not None and trace.recorded else None
         if isinstance(result, Response):  # a view that answers another media type (Markdown)
             return result
         if isinstance(result, BaseModel):
@@ -328,14 +346,16 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 content = result.model_dump_json(exclude_unset=True).encode()
                 if slot is not None:
                     slot.keep(content)
-                return Response(content, route.status, media_type="application/json")
+                return Response(
+                    content, route.status, media_type="application/json", headers=headers
+                )
             result = result.model_dump(mode="json", exclude_unset=True)
         if not local:
             result = views.redact(op, result)
         content = json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode()
         if slot is not None:
             slot.keep(content)
-        return Response(content, route.status, media_type="application/json")
+        return Response(content, route.status, media_type="application/json", headers=headers)
 
     return serve
 

@@ -32,7 +32,7 @@ class Sync(ContractModel):
     filesErrored: Annotated[int, Field(ge=0)]
 
 
-class Status23(Enum):
+class Status29(Enum):
     EMBEDDED = "embedded"
     SKIPPED = "skipped"
     PENDING = "pending"
@@ -42,7 +42,7 @@ class Semantic(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    status: Status23
+    status: Status29
     embedded: Annotated[int | None, Field(ge=0)] = None
     command: str | None = None
     message: str | None = None
@@ -69,7 +69,7 @@ class Activation(ContractModel):
     """
 
 
-class Status24(Enum):
+class Status30(Enum):
     INSTALLED = "installed"
     ALREADY_INSTALLED = "already_installed"
     FAILED = "failed"
@@ -80,7 +80,7 @@ class Connector(ContractModel):
         extra="forbid",
     )
     id: str
-    status: Status24
+    status: Status30
     path: str | None = None
     message: str | None = None
 

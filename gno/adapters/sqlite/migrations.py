@@ -395,3 +395,61 @@ def m008_records(conn: apsw.Connection, settings: dict[str, str]) -> None:
 
 
 # ===== migration 9 (lane egress), 10 (lane traces), 11 (lane records), 12 (lane quality), 13 (lane internals) go below, in order =====
+
+
+@migration(10)
+def m010_retrieval_traces(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """Opt-in retrieval traces (spec/traces.md): one row per trace, its runs (what came
+    back, ranked), events (query, opened spans, completion), judgments and export
+    manifests; every row kept as its wire JSON. References and hashes only: no document
+    text is ever written here."""
+    conn.execute(
+        """
+        CREATE TABLE retrieval_traces (
+            trace_id TEXT PRIMARY KEY,
+            status TEXT NOT NULL,
+            trace_json TEXT NOT NULL,
+            created_at_ms INTEGER NOT NULL,
+            updated_at_ms INTEGER NOT NULL,
+            expires_at_ms INTEGER NOT NULL,
+            byte_size INTEGER NOT NULL,
+            records INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        CREATE INDEX retrieval_traces_created ON retrieval_traces (created_at_ms, trace_id);
+        CREATE INDEX retrieval_traces_expires ON retrieval_traces (expires_at_ms);
+        CREATE TABLE retrieval_trace_runs (
+            run_id TEXT PRIMARY KEY,
+            trace_id TEXT NOT NULL REFERENCES retrieval_traces (trace_id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            row_json TEXT NOT NULL
+        );
+        CREATE INDEX retrieval_trace_runs_trace ON retrieval_trace_runs (trace_id, seq);
+        CREATE TABLE retrieval_trace_events (
+            event_id TEXT PRIMARY KEY,
+            trace_id TEXT NOT NULL REFERENCES retrieval_traces (trace_id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            row_json TEXT NOT NULL
+        );
+        CREATE INDEX retrieval_trace_events_trace ON retrieval_trace_events (trace_id, seq);
+        CREATE TABLE retrieval_trace_judgments (
+            judgment_id TEXT PRIMARY KEY,
+            trace_id TEXT NOT NULL REFERENCES retrieval_traces (trace_id) ON DELETE CASCADE,
+            idempotency_key TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            row_json TEXT NOT NULL,
+            UNIQUE (trace_id, idempotency_key)
+        );
+        CREATE INDEX retrieval_trace_judgments_trace ON retrieval_trace_judgments (trace_id, seq);
+        CREATE TABLE retrieval_trace_exports (
+            export_id TEXT PRIMARY KEY,
+            manifest_json TEXT NOT NULL,
+            created_at_ms INTEGER NOT NULL
+        );
+        CREATE TABLE retrieval_trace_export_traces (
+            export_id TEXT NOT NULL REFERENCES retrieval_trace_exports (export_id) ON DELETE CASCADE,
+            trace_id TEXT NOT NULL REFERENCES retrieval_traces (trace_id) ON DELETE CASCADE,
+            PRIMARY KEY (export_id, trace_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX retrieval_trace_export_traces_trace ON retrieval_trace_export_traces (trace_id);
+        """
+    )
