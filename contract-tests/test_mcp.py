@@ -64,6 +64,9 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_changes": {},
     "gno_diff": {"ref": "gno://notes/alpha.md"},
     "gno_impact": {"ref": "gno://notes/alpha.md"},
+    # retrieval traces (off in this corpus; contract-tests/test_trace_surfaces.py turns them on)
+    "gno_trace_list": {},
+    "gno_trace_show": {"traceId": "trc_00000000000000000000000000000000"},
 }
 EXPECTED_ERRORS = {
     "gno_vsearch": "embed",
@@ -72,6 +75,7 @@ EXPECTED_ERRORS = {
     "gno_ask": "No answer model",
     "gno_recall": "Collection not found",
     "gno_similar": "gno embed",
+    "gno_trace_show": "Retrieval trace not found",
 }
 
 
