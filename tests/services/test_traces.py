@@ -133,17 +133,16 @@ def test_unknown_and_foreign_trace_ids_change_nothing(app: App, make_app: Any) -
         with pytest.raises(TraceNotFoundError) as found:
             traced_get(app, "gno://notes/alpha.md", bad)
         assert bad not in found.value.message
-        for call in (
-            lambda: svc.trace_show(app, RetrievalTraceShowInput(traceId=bad)),
-            lambda: svc.trace_delete(app, RetrievalTraceDeleteInput(traceId=bad)),
-            lambda: svc.trace_label(
-                app,
-                RetrievalTraceLabelInput(traceId=bad, label="relevant", targetRef="#00000000"),
-            ),
-            lambda: svc.trace_export(app, RetrievalTraceExportInput(traceIds=[trace_id, bad])),
-        ):
-            with pytest.raises(TraceNotFoundError):
-                call()
+        with pytest.raises(TraceNotFoundError):
+            svc.trace_show(app, RetrievalTraceShowInput(traceId=bad))
+        with pytest.raises(TraceNotFoundError):
+            svc.trace_delete(app, RetrievalTraceDeleteInput(traceId=bad))
+        with pytest.raises(TraceNotFoundError):
+            svc.trace_label(
+                app, RetrievalTraceLabelInput(traceId=bad, label="relevant", targetRef="#00000000")
+            )
+        with pytest.raises(TraceNotFoundError):
+            svc.trace_export(app, RetrievalTraceExportInput(traceIds=[trace_id, bad]))
     assert rows(app) == before
     # A trace id of another index: unknown here, and that index keeps it.
     other = App(resolve_paths(index="other"))
@@ -209,7 +208,7 @@ def test_label_rules_and_idempotency(app: App) -> None:
             "targetKind": "span",
             "startLine": 50,
             "endLine": 60,
-        },  # fmt: skip
+        },
     ):
         with pytest.raises(ValidationError):
             label(**bad)
