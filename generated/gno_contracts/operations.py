@@ -2584,7 +2584,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='trace purge', params=(
-            CliParam(name='yes', flags=('--yes',), help='Confirm deleting every trace.', kind='bool', to='confirm', value=True),
+            CliParam(name='confirm', flags=('--confirm',), help='Confirm deleting every trace (required).', kind='bool', to='confirm', value=True),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:purged', exit=None, progress=None, quiet=False),
     ),
 )

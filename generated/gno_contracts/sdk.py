@@ -1476,13 +1476,13 @@ class Operations:
         """
         return self._call('trace_delete', locals())  # type: ignore[no-any-return]
 
-    def trace_purge(self, *, confirm: Literal[True]) -> RetrievalTracePurge:
+    def trace_purge(self, *, confirm: bool) -> RetrievalTracePurge:
         """Delete every retrieval trace of this index and checkpoint the WAL; needs confirm.
 
         Operation ``trace_purge`` (writes (open the client with write=True)); input ``retrieval-trace-purge-input@1.0``, output ``retrieval-trace-purge@1.0``.
 
         Args:
-            confirm: Must be true.
+            confirm: Must be true: purging deletes every trace of this index.
         """
         return self._call('trace_purge', locals())  # type: ignore[no-any-return]
 
@@ -2855,12 +2855,12 @@ class AsyncOperations:
         """
         return await self._call('trace_delete', locals())  # type: ignore[no-any-return]
 
-    async def trace_purge(self, *, confirm: Literal[True]) -> RetrievalTracePurge:
+    async def trace_purge(self, *, confirm: bool) -> RetrievalTracePurge:
         """Delete every retrieval trace of this index and checkpoint the WAL; needs confirm.
 
         Operation ``trace_purge`` (writes (open the client with write=True)); input ``retrieval-trace-purge-input@1.0``, output ``retrieval-trace-purge@1.0``.
 
         Args:
-            confirm: Must be true.
+            confirm: Must be true: purging deletes every trace of this index.
         """
         return await self._call('trace_purge', locals())  # type: ignore[no-any-return]
