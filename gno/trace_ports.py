@@ -11,7 +11,7 @@ from typing import Any, Protocol, cast
 
 from gno.ports import Store
 
-Rows = list[tuple[str, dict[str, Any]]]
+Rows = list[tuple[str, str, str]]  # (run | event, its id, its JSON)
 
 
 class IndexTraces(Protocol):
@@ -26,8 +26,8 @@ class IndexTraces(Protocol):
     def trace_row(self, trace_id: str, now_ms: int) -> dict[str, Any] | None: ...
 
     def trace_page(
-        self, after: tuple[int, str] | None, limit: int, now_ms: int
-    ) -> list[dict[str, Any]]: ...
+        self, after: int | None, limit: int, now_ms: int
+    ) -> list[tuple[int, dict[str, Any]]]: ...
 
     def trace_rows(
         self, trace_id: str, kind: str, limit: int

@@ -187,17 +187,17 @@ def index_tag(index_fingerprint: str) -> str:
     return index_fingerprint[:8]
 
 
-def encode_cursor(index_fingerprint: str, created_at_ms: int, trace_id: str) -> str:
-    return f"{CURSOR_PREFIX}{index_tag(index_fingerprint)}.{created_at_ms}.{trace_id}"
+def encode_cursor(index_fingerprint: str, seq: int, trace_id: str) -> str:
+    return f"{CURSOR_PREFIX}{index_tag(index_fingerprint)}.{seq}.{trace_id}"
 
 
-def decode_cursor(cursor: str, index_fingerprint: str) -> tuple[int, str]:
-    """(createdAtMs, traceId) after which the next page starts. A cursor of another
-    index, or anything that is not one, is VALIDATION (no value echoed)."""
+def decode_cursor(cursor: str, index_fingerprint: str) -> int:
+    """The position (a trace's ``seq``) after which the next page starts. A cursor of
+    another index, or anything that is not one, is VALIDATION (no value echoed)."""
     match = _CURSOR_RE.match(cursor) if len(cursor) <= MAX_CURSOR else None
     if match is None or match.group(1) != index_tag(index_fingerprint):
         raise ValidationError("Invalid trace cursor")
-    return int(match.group(2)), match.group(3)
+    return int(match.group(2))
 
 
 # ------------------------------------------------------------------ replay metrics

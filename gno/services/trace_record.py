@@ -10,6 +10,7 @@ a passage or a document body. With tracing off this reads one index row and retu
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import sys
@@ -165,10 +166,17 @@ def _row(kind: str, trace_id: str, now: int, **fields: Any) -> dict[str, Any]:
         "kind": fields["row_kind"],
         "payload": payload,
         "createdAtMs": now,
-        "payloadBytes": core.byte_size(payload),
-        "canonicalDigest": core.digest(payload),
     }
+    canon = core.canonical(payload)  # once: its size and its digest
+    row["payloadBytes"] = len(canon.encode("utf-8", "surrogatepass"))
+    row["canonicalDigest"] = core.sha256_text(canon)
     return row
+
+
+def _stored(kind: str, row: dict[str, Any]) -> tuple[str, str, str]:
+    """A row as the store keeps it: (kind, id, its JSON)."""
+    ident = row["runId"] if kind == "run" else row["eventId"]
+    return kind, ident, json.dumps(row, ensure_ascii=False, separators=(",", ":"))
 
 
 def _run_payload(op_id: str, kind: str, result: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -221,9 +229,9 @@ def new_trace(
     run_kind, payload = _run_payload(op_id, kind, result)
     run = _row("run", trace_id, now, payload=payload, row_kind=run_kind)
     rows: Rows = [
-        ("event", _row("event", trace_id, now, payload={"filterFingerprint": core.digest(filters)}, row_kind="query")),
-        ("run", run),
-        ("event", _row("event", trace_id, now, payload={"outcome": "completed"}, row_kind="complete", run_id=run["runId"])),
+        _stored("event", _row("event", trace_id, now, payload={"filterFingerprint": core.digest(filters)}, row_kind="query")),
+        _stored("run", run),
+        _stored("event", _row("event", trace_id, now, payload={"outcome": "completed"}, row_kind="complete", run_id=run["runId"])),
     ]  # fmt: skip
     trace: dict[str, Any] = {
         "traceId": trace_id,
@@ -244,7 +252,7 @@ def new_trace(
         "expiresAtMs": now + pol.max_age_days * core.DAY_MS,
     }
     trace["creationDigest"] = core.digest(trace)
-    trace["byteSize"] = core.byte_size(trace) + sum(core.byte_size(r) for _, r in rows)
+    trace["byteSize"] = core.byte_size(trace) + sum(len(text) for _, _, text in rows)
     store: IndexTraces = store_traces(app.store())
     retention = (now, pol.max_traces, pol.max_bytes)
     return trace_id if store.record_trace(trace, rows, retention) else None
@@ -255,10 +263,13 @@ def append_open(
 ) -> str | None:
     """Link an opened span to an existing trace (an ``open`` event)."""
     now = now_ms()
-    event = _row("event", trace_id, now, payload={"evidence": _opened(result)}, row_kind="open")
+    event = _stored(
+        "event",
+        _row("event", trace_id, now, payload={"evidence": _opened(result)}, row_kind="open"),
+    )
     store = store_traces(app.store())
     outcome = store.append_trace_rows(
-        trace_id, [("event", event)], core.byte_size(event), now, pol.max_records_per_trace
+        trace_id, [event], len(event[2]), now, pol.max_records_per_trace
     )
     if outcome == "missing":
         raise TraceNotFoundError()

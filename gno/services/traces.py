@@ -57,14 +57,14 @@ def trace_list(app: App, inp: RetrievalTraceListInput) -> RetrievalTraceList:
     rows = store.trace_page(after, inp.limit + 1, now_ms())
     page, more = rows[: inp.limit], len(rows) > inp.limit
     cursor = (
-        core.encode_cursor(fingerprint, page[-1]["createdAtMs"], page[-1]["traceId"])
+        core.encode_cursor(fingerprint, page[-1][0], page[-1][1]["traceId"])
         if more and page
         else None
     )
     return RetrievalTraceList.model_validate(
         {
             "schemaVersion": core.SCHEMA_VERSION,
-            "traces": [summary(t) for t in page],
+            "traces": [summary(t) for _, t in page],
             "nextCursor": cursor,
         }
     )

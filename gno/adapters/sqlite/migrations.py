@@ -401,12 +401,14 @@ def m008_records(conn: apsw.Connection, settings: dict[str, str]) -> None:
 def m010_retrieval_traces(conn: apsw.Connection, settings: dict[str, str]) -> None:
     """Opt-in retrieval traces (spec/traces.md): one row per trace, its runs (what came
     back, ranked), events (query, opened spans, completion), judgments and export
-    manifests; every row kept as its wire JSON. References and hashes only: no document
-    text is ever written here."""
+    manifests; every row kept as its wire JSON. ``seq`` orders traces (newest first in
+    lists, oldest pruned first) even within one millisecond. References and hashes only:
+    no document text is ever written here."""
     conn.execute(
         """
         CREATE TABLE retrieval_traces (
-            trace_id TEXT PRIMARY KEY,
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            trace_id TEXT NOT NULL UNIQUE,
             status TEXT NOT NULL,
             trace_json TEXT NOT NULL,
             created_at_ms INTEGER NOT NULL,
@@ -414,8 +416,7 @@ def m010_retrieval_traces(conn: apsw.Connection, settings: dict[str, str]) -> No
             expires_at_ms INTEGER NOT NULL,
             byte_size INTEGER NOT NULL,
             records INTEGER NOT NULL DEFAULT 0
-        ) WITHOUT ROWID;
-        CREATE INDEX retrieval_traces_created ON retrieval_traces (created_at_ms, trace_id);
+        );
         CREATE INDEX retrieval_traces_expires ON retrieval_traces (expires_at_ms);
         CREATE TABLE retrieval_trace_runs (
             run_id TEXT PRIMARY KEY,

@@ -35,10 +35,10 @@ class RetrievalTraceStore:
     def record_trace(
         self,
         trace: dict[str, Any],
-        rows: list[tuple[str, dict[str, Any]]],
+        rows: list[tuple[str, str, str]],
         retention: tuple[int, int, int],
     ) -> bool:
-        """Insert a new trace with its rows (``("run"|"event", row)``), then enforce
+        """Insert a new trace with its rows (``("run"|"event", id, JSON)``), then enforce
         retention ``(now_ms, max_traces, max_bytes)``. False when the index was busy."""
 
         def insert() -> None:
@@ -64,7 +64,7 @@ class RetrievalTraceStore:
     def append_trace_rows(
         self,
         trace_id: str,
-        rows: list[tuple[str, dict[str, Any]]],
+        rows: list[tuple[str, str, str]],
         added_bytes: int,
         now_ms: int,
         max_records: int,
@@ -104,17 +104,16 @@ class RetrievalTraceStore:
         finally:
             self.conn.set_busy_timeout(self.busy_timeout_ms)
 
-    def _insert_rows(self, trace_id: str, rows: list[tuple[str, dict[str, Any]]], seq: int) -> None:
-        for offset, (kind, row) in enumerate(rows):
+    def _insert_rows(self, trace_id: str, rows: list[tuple[str, str, str]], seq: int) -> None:
+        for offset, (kind, ident, text) in enumerate(rows):
             table, key = (
                 ("retrieval_trace_runs", "run_id")
                 if kind == "run"
                 else ("retrieval_trace_events", "event_id")
             )
-            ident = row["runId"] if kind == "run" else row["eventId"]
             self._run(
                 f"INSERT INTO {table} ({key}, trace_id, seq, row_json) VALUES (?, ?, ?, ?)",
-                (ident, trace_id, seq + offset, json.dumps(row, ensure_ascii=False)),
+                (ident, trace_id, seq + offset, text),
             )
 
     def _touch(self, trace_id: str, records: int, added_bytes: int, now_ms: int) -> None:
@@ -138,21 +137,26 @@ class RetrievalTraceStore:
 
     def _enforce_retention(self, now_ms: int, max_traces: int, max_bytes: int) -> None:
         """Expired traces go first, then the oldest beyond the count, then the oldest while
-        the stored bytes exceed the cap (the newest trace always stays)."""
+        the stored bytes exceed the cap (the newest trace always stays). One aggregate
+        read when nothing is due, which is almost always."""
+        count, total, soonest = self._run(
+            "SELECT count(*), total(byte_size), min(expires_at_ms) FROM retrieval_traces"
+        ).fetchone()
+        if count <= max_traces and total <= max_bytes and (soonest or now_ms + 1) > now_ms:
+            return
         self._run("DELETE FROM retrieval_traces WHERE expires_at_ms <= ?", (now_ms,))
         self._run(
-            "DELETE FROM retrieval_traces WHERE trace_id IN (SELECT trace_id FROM "
-            "retrieval_traces ORDER BY created_at_ms DESC, trace_id DESC LIMIT -1 OFFSET ?)",
+            "DELETE FROM retrieval_traces WHERE seq <= "
+            "(SELECT seq FROM retrieval_traces ORDER BY seq DESC LIMIT 1 OFFSET ?)",
             (max_traces,),
         )
-        total = self._run(
-            "SELECT coalesce(sum(byte_size), 0), count(*) FROM retrieval_traces"
+        count, total = self._run(
+            "SELECT count(*), total(byte_size) FROM retrieval_traces"
         ).fetchone()
-        excess, count = total[0] - max_bytes, total[1]
+        excess = total - max_bytes
         oldest = (
             self._run(
-                "SELECT trace_id, byte_size FROM retrieval_traces "
-                "ORDER BY created_at_ms, trace_id LIMIT ?",
+                "SELECT trace_id, byte_size FROM retrieval_traces ORDER BY seq LIMIT ?",
                 (max(count - 1, 0),),
             ).fetchall()
             if excess > 0
@@ -181,23 +185,15 @@ class RetrievalTraceStore:
         return json.loads(row[0]) if row else None
 
     def trace_page(
-        self, after: tuple[int, str] | None, limit: int, now_ms: int
-    ) -> list[dict[str, Any]]:
-        """Newest first; ``after`` is the (createdAtMs, traceId) the last page ended on."""
-        if after is None:
-            rows = self._run(
-                "SELECT trace_json FROM retrieval_traces WHERE expires_at_ms > ? "
-                "ORDER BY created_at_ms DESC, trace_id DESC LIMIT ?",
-                (now_ms, limit),
-            )
-        else:
-            rows = self._run(
-                "SELECT trace_json FROM retrieval_traces WHERE expires_at_ms > ? AND "
-                "(created_at_ms, trace_id) < (?, ?) "
-                "ORDER BY created_at_ms DESC, trace_id DESC LIMIT ?",
-                (now_ms, after[0], after[1], limit),
-            )
-        return [json.loads(r[0]) for r in rows.fetchall()]
+        self, after: int | None, limit: int, now_ms: int
+    ) -> list[tuple[int, dict[str, Any]]]:
+        """(seq, trace), newest first; ``after`` is the seq the last page ended on."""
+        rows = self._run(
+            "SELECT seq, trace_json FROM retrieval_traces WHERE expires_at_ms > ? AND seq < ? "
+            "ORDER BY seq DESC LIMIT ?",
+            (now_ms, after if after is not None else 2**63 - 1, limit),
+        ).fetchall()
+        return [(int(r[0]), json.loads(r[1])) for r in rows]
 
     def trace_rows(self, trace_id: str, kind: str, limit: int) -> tuple[list[dict[str, Any]], int]:
         """Up to ``limit`` rows of one kind (runs, events, judgments) in order, and how many
