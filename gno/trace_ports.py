@@ -1,15 +1,13 @@
 """The retrieval trace store as the trace services see it (spec/traces.md).
 
-Kept beside ``gno/ports.py`` rather than in it while that module is being split; the
-SQLite store implements it (``adapters/sqlite/traces.py``) and ``store_traces`` hands
-the open index to a service as this interface.
+Kept beside ``gno/ports.py`` rather than in it while that module is being split. The
+SQLite trace database implements it (``adapters/sqlite/trace_db.py``); ``App.traces()``
+opens it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, cast
-
-from gno.ports import Store
+from typing import Any, Protocol
 
 Rows = list[tuple[str, str, str]]  # (run | event, its id, its JSON)
 
@@ -44,10 +42,3 @@ class IndexTraces(Protocol):
     def delete_trace(self, trace_id: str) -> dict[str, int] | None: ...
 
     def purge_traces(self) -> tuple[dict[str, int], tuple[str, int, int]]: ...
-
-    def get_meta(self, key: str) -> str | None: ...
-
-
-def store_traces(store: Store) -> IndexTraces:
-    """The open index as its trace store (the SQLite store implements both)."""
-    return cast(IndexTraces, store)

@@ -20,7 +20,7 @@ from typing import Any
 
 from gno.core import traces as core
 from gno.errors import GnoError, TraceFullError, TraceNotFoundError
-from gno.trace_ports import IndexTraces, Rows, store_traces
+from gno.trace_ports import IndexTraces, Rows
 
 TRACED_OPERATIONS = {
     "search": "retrieval",
@@ -253,7 +253,7 @@ def new_trace(
     }
     trace["creationDigest"] = core.digest(trace)
     trace["byteSize"] = core.byte_size(trace) + sum(len(text) for _, _, text in rows)
-    store: IndexTraces = store_traces(app.store())
+    store: IndexTraces = app.traces()
     retention = (now, pol.max_traces, pol.max_bytes)
     return trace_id if store.record_trace(trace, rows, retention) else None
 
@@ -267,7 +267,7 @@ def append_open(
         "event",
         _row("event", trace_id, now, payload={"evidence": _opened(result)}, row_kind="open"),
     )
-    store = store_traces(app.store())
+    store = app.traces()
     outcome = store.append_trace_rows(
         trace_id, [event], len(event[2]), now, pol.max_records_per_trace
     )

@@ -20,7 +20,6 @@ from gno.core import traces as core
 from gno.errors import ExportNotFoundError, GnoError
 from gno.services.trace_export import _effective, _matches, build_artifact
 from gno.services.trace_record import fingerprints, now_ms
-from gno.trace_ports import store_traces
 
 OPERATION = {"bm25": "search", "vector": "vsearch", "hybrid": "query"}
 COPIED = (
@@ -185,7 +184,7 @@ def _overall(cases: list[dict[str, Any]]) -> tuple[str, str | None, str]:
 
 
 def trace_replay(app: App, inp: RetrievalTraceReplayInput) -> RetrievalTraceReplay:
-    store = store_traces(app.store())
+    store = app.traces()
     manifest = store.export_manifest(inp.exportId)
     if manifest is None:
         raise ExportNotFoundError()

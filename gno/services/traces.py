@@ -29,13 +29,13 @@ from gno.core.identity import is_docid
 from gno.errors import TraceFullError, TraceNotFoundError, ValidationError
 from gno.services.trace_export import build_artifact, export_id_for
 from gno.services.trace_record import index_fingerprint, new_id, now_ms, policy
-from gno.trace_ports import IndexTraces, store_traces
+from gno.trace_ports import IndexTraces
 
 TEXT_FIELDS = ("queryText", "queryDigest", "goalText", "goalDigest", "filters")
 
 
 def _store(app: App) -> IndexTraces:
-    return store_traces(app.store())
+    return app.traces()
 
 
 def load_trace(store: IndexTraces, trace_id: str) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from gno_contracts.models.retrieval_trace_replay_input import RetrievalTraceRepl
 from gno_contracts.models.retrieval_trace_show_input import RetrievalTraceShowInput
 from gno_contracts.models.search_input import SearchInput
 
+from gno.adapters.sqlite.trace_db import trace_db_path
 from gno.app import App
 from gno.errors import ExportNotFoundError, TraceNotFoundError, ValidationError
 from gno.paths import resolve_paths
@@ -68,7 +69,7 @@ def traced_get(app: App, ref: str, trace_id: str | None = None, **kwargs: Any) -
 
 
 def rows(app: App) -> dict[str, list[tuple[Any, ...]]]:
-    conn = apsw.Connection(str(app.paths.db_path), flags=apsw.SQLITE_OPEN_READONLY)
+    conn = apsw.Connection(str(trace_db_path(app.paths.db_path)), flags=apsw.SQLITE_OPEN_READONLY)
     try:
         return {t: list(conn.execute(f"SELECT * FROM {t}")) for t in TRACE_TABLES}
     finally:
@@ -86,7 +87,17 @@ def test_off_by_default_records_nothing(app: App) -> None:
     _, trace_id = traced_search(app, "lighthouse")
     assert trace_id is None
     assert traced_get(app, "gno://notes/alpha.md", "trc_" + "0" * 32) is None  # ignored when off
-    assert all(not found for found in rows(app).values())
+    assert not trace_db_path(app.paths.db_path).exists()  # no trace work at all
+
+
+def test_trace_writes_leave_the_index_generation_alone(app: App) -> None:
+    """Traces live in their own file: recording one must not move the index's
+    generation, which keys the edge projection and the REST result cache."""
+    enable(app)
+    store = app.store()
+    before = store.generation()
+    assert traced_search(app, "lighthouse")[1] is not None
+    assert store.generation() == before
 
 
 def test_search_records_ranks_and_never_bodies(app: App) -> None:
@@ -266,7 +277,7 @@ def test_retention_by_count_age_and_bytes(app: App) -> None:
     newest = traced_search(app, "alpha")[1]
     assert [t.traceId for t in svc.trace_list(app, RetrievalTraceListInput()).traces] == [newest]
     # Age: a trace past expiresAtMs is gone for every operation, then deleted on the next write.
-    conn = apsw.Connection(str(app.paths.db_path))
+    conn = apsw.Connection(str(trace_db_path(app.paths.db_path)))
     conn.execute("UPDATE retrieval_traces SET expires_at_ms = 1")
     conn.close()
     assert svc.trace_list(app, RetrievalTraceListInput()).traces == []

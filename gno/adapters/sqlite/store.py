@@ -27,7 +27,6 @@ from gno.adapters.sqlite.metadata import MetadataStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
 from gno.adapters.sqlite.records import RecordStore
-from gno.adapters.sqlite.traces import RetrievalTraceStore
 from gno.adapters.sqlite.vectors import VectorStore
 from gno.adapters.sqlite.write_support import WriteSupport
 from gno.adapters.sqlite.writes import DocumentWrites
@@ -60,7 +59,6 @@ class SqliteStore(
     ExpansionCache,
     RecordStore,
     MetadataStore,
-    RetrievalTraceStore,
     WriteSupport,
 ):
     """One index file: lifecycle, transactions and the config mirror here; document
