@@ -68,11 +68,18 @@ def index_fingerprint(app: Any) -> str:
     return core.sha256_text(f"{app.paths.index_identity}\n{created}")
 
 
-def _dump(value: Any) -> dict[str, Any] | None:
+# What recording reads of a ranked answer: dumping only this skips the snippets.
+RANKED_FIELDS = {
+    "results": {"__all__": {"docid", "uri", "score", "snippetRange", "source", "conversion"}},
+    "meta": {"mode", "vectorsUsed", "expanded", "reranked"},
+}
+
+
+def _dump(value: Any, include: Any = None) -> dict[str, Any] | None:
     if isinstance(value, dict):
         return value
     dump = getattr(value, "model_dump", None)
-    return dump(mode="json", exclude_unset=True) if dump is not None else None
+    return dump(mode="json", exclude_unset=True, include=include) if dump is not None else None
 
 
 def _filters(op_id: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -290,7 +297,8 @@ def record_call(
     pol = policy(app)
     if not pol.enabled:
         return None
-    payload = _dump(result)
+    ranked = TRACED_OPERATIONS[op_id] == "retrieval"
+    payload = _dump(result, RANKED_FIELDS if ranked else None)
     args = _dump(inp) or {}
     if payload is None:  # a view that answered another media type (Markdown)
         return None

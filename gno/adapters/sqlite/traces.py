@@ -138,36 +138,41 @@ class RetrievalTraceStore:
     def _enforce_retention(self, now_ms: int, max_traces: int, max_bytes: int) -> None:
         """Expired traces go first, then the oldest beyond the count, then the oldest while
         the stored bytes exceed the cap (the newest trace always stays). One aggregate
-        read when nothing is due, which is almost always."""
+        read, and only the deletes that are due."""
         count, total, soonest = self._run(
             "SELECT count(*), total(byte_size), min(expires_at_ms) FROM retrieval_traces"
         ).fetchone()
-        if count <= max_traces and total <= max_bytes and (soonest or now_ms + 1) > now_ms:
-            return
-        self._run("DELETE FROM retrieval_traces WHERE expires_at_ms <= ?", (now_ms,))
-        self._run(
-            "DELETE FROM retrieval_traces WHERE seq <= "
-            "(SELECT seq FROM retrieval_traces ORDER BY seq DESC LIMIT 1 OFFSET ?)",
-            (max_traces,),
-        )
-        count, total = self._run(
-            "SELECT count(*), total(byte_size) FROM retrieval_traces"
-        ).fetchone()
-        excess = total - max_bytes
-        oldest = (
+        pruned = False
+        if soonest is not None and soonest <= now_ms:
+            self._run("DELETE FROM retrieval_traces WHERE expires_at_ms <= ?", (now_ms,))
+            count, total = self._run(
+                "SELECT count(*), total(byte_size) FROM retrieval_traces"
+            ).fetchone()
+            pruned = True
+        if count > max_traces:
             self._run(
+                "DELETE FROM retrieval_traces WHERE seq <= "
+                "(SELECT seq FROM retrieval_traces ORDER BY seq DESC LIMIT 1 OFFSET ?)",
+                (max_traces,),
+            )
+            count, total = self._run(
+                "SELECT count(*), total(byte_size) FROM retrieval_traces"
+            ).fetchone()
+            pruned = True
+        excess = total - max_bytes
+        if excess > 0:
+            oldest = self._run(
                 "SELECT trace_id, byte_size FROM retrieval_traces ORDER BY seq LIMIT ?",
                 (max(count - 1, 0),),
             ).fetchall()
-            if excess > 0
-            else []
-        )
-        for trace_id, size in oldest:
-            if excess <= 0:
-                break
-            self._run("DELETE FROM retrieval_traces WHERE trace_id = ?", (trace_id,))
-            excess -= size
-        self._drop_orphan_exports()
+            for trace_id, size in oldest:
+                if excess <= 0:
+                    break
+                self._run("DELETE FROM retrieval_traces WHERE trace_id = ?", (trace_id,))
+                excess -= size
+                pruned = True
+        if pruned:
+            self._drop_orphan_exports()
 
     def _drop_orphan_exports(self) -> None:
         self._run(
