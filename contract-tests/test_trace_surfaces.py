@@ -206,6 +206,8 @@ def test_rest_and_mcp_over_http(env: dict[str, str]) -> None:
             == 403
         )
         assert client.delete(f"/api/traces/{one}", headers=remote).status_code == 403
+        rpc = client.post("/api/op/trace_purge", json={"confirm": True}, headers=remote)
+        assert rpc.status_code == 403  # the SDK's route too
         assert client.get(f"/api/traces/{one}").json()["totals"]["judgments"] == 0
 
         judged = client.post(f"/api/traces/{one}/judgments", json=label)
