@@ -27,6 +27,7 @@ TRACED_OPERATIONS = {
     "vsearch": "retrieval",
     "query": "retrieval",
     "ask": "retrieval",
+    "ask_verified": "retrieval",  # MCP gno_ask (verify: true)
     "context_build": "context",
     "get": "get",
 }

@@ -311,3 +311,24 @@ def test_delete_and_purge_remove_everything(app: App) -> None:
     purged = svc.trace_purge(app, RetrievalTracePurgeInput(confirm=True))
     assert purged.traces == 1 and purged.physicalCleanup.value in ("completed", "wal_busy")
     assert all(not found for found in rows(app).values())
+
+
+def test_context_records_evidence_references_not_passages(app: App) -> None:
+    from gno_contracts.models.context_input import ContextInput
+
+    enable(app, redactionMode="replay")
+    inp = ContextInput(goal="lighthouse storms", budgetTokens=12000, depthPolicy="fast")
+    capsule = handler("context_build")(app, inp)
+    texts = [e.text for e in capsule.evidence]
+    assert texts and all(texts)  # the Capsule carries the passages themselves
+    trace_id = record_call(app, "context_build", inp, capsule)
+    assert trace_id is not None
+    run = svc.trace_show(app, RetrievalTraceShowInput(traceId=trace_id)).runs[0]
+    assert run.kind.value == "context" and run.payload.capsuleId == capsule.capsuleId
+    assert [e.uri for e in run.payload.evidence] == [e.uri for e in capsule.evidence]
+    assert run.payload.evidence[0].passageHash == capsule.evidence[0].passageHash
+    dump = repr(rows(app))
+    for text in texts:  # no passage, nor any line of one, is in the trace file
+        for line in filter(None, (ln.strip() for ln in text.splitlines())):
+            assert line not in dump
+    assert "lenses" not in dump and BODY_SENTINEL not in dump
