@@ -281,6 +281,11 @@ def test_write_tools_behind_the_gate(
         "gno_duplicate_note",
         "gno_rename_note",
         "gno_move_note",
+        # retrieval traces (contract-tests/test_trace_surfaces.py calls them)
+        "gno_trace_label",
+        "gno_trace_export",
+        "gno_trace_delete",
+        "gno_trace_purge",
     }
 
     async def session() -> None:
