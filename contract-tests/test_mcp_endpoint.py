@@ -54,6 +54,8 @@ PROBES: dict[str, dict[str, Any]] = {
     "gno_context": {"goal": "how does it work", "budgetTokens": 2000, "depthPolicy": "fast"},
     "gno_context_verify": {"capsule": {"schemaVersion": "1.1"}},
     "gno_ask": {"query": "how does it work", "verify": True},
+    "gno_trace_list": {"limit": 5},
+    "gno_trace_show": {"traceId": "trc_00000000000000000000000000000000"},
 }
 
 
@@ -121,6 +123,7 @@ def test_endpoint_conforms(endpoint: str, mode: str) -> None:
                 "gno_links",
                 "gno_impact",
                 "gno_graph_neighbors",
+                "gno_trace_show",
             ):
                 if name in answers:  # refs that cannot exist
                     got = answers[name]
