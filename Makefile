@@ -105,7 +105,7 @@ bench: $(STAMP)
 	# lane quality: its bench line goes here
 	# lane internals: its bench line goes here
 	$(BIN)/python bench/egress.py
-	# lane traces: its bench line goes here
+	$(BIN)/python bench/traces.py
 
 clean:
 	rm -rf .demo

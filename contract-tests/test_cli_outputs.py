@@ -137,6 +137,15 @@ CONTEXT_COMMANDS = {  # by test_cli_context.py and test_rest_context.py
     "context unwatch",
     "context reverify",
 }
+TRACE_COMMANDS = {  # by test_trace_surfaces.py
+    "trace list",
+    "trace show",
+    "trace label",
+    "trace export",
+    "trace replay",
+    "trace delete",
+    "trace purge",
+}
 GRAPH_COMMANDS = {  # by test_graph_surfaces.py
     "links",
     "backlinks",
@@ -164,6 +173,7 @@ def test_every_cli_operation_is_exercised() -> None:
         | SETUP_COMMANDS
         | CONTEXT_COMMANDS
         | GRAPH_COMMANDS
+        | TRACE_COMMANDS
     )
     assert exercised == {op.cli for op in operations() if op.cli}
 

@@ -75,6 +75,9 @@ READ_CALLS: dict[str, dict[str, Any]] = {
     "gno_egress_audit_list": {"limit": 5},
     "gno_egress_audit_show": {"auditId": "egr_000000000000000000000000"},  # none: NOT_FOUND
     "gno_egress_audit_status": {},
+    # retrieval traces (off in this corpus; contract-tests/test_trace_surfaces.py turns them on)
+    "gno_trace_list": {},
+    "gno_trace_show": {"traceId": "trc_00000000000000000000000000000000"},
 }
 EXPECTED_ERRORS = {
     "gno_egress_audit_show": "No egress audit receipt",
@@ -84,6 +87,7 @@ EXPECTED_ERRORS = {
     "gno_ask": "No answer model",
     "gno_recall": "Collection not found",
     "gno_similar": "gno embed",
+    "gno_trace_show": "Retrieval trace not found",
 }
 
 
@@ -292,6 +296,11 @@ def test_write_tools_behind_the_gate(
         "gno_egress_policy_set",
         "gno_egress_audit_delete",
         "gno_egress_audit_purge",
+        # retrieval traces (contract-tests/test_trace_surfaces.py calls them)
+        "gno_trace_label",
+        "gno_trace_export",
+        "gno_trace_delete",
+        "gno_trace_purge",
     }
 
     async def session() -> None:

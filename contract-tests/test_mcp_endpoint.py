@@ -64,6 +64,8 @@ PROBES: dict[str, dict[str, Any]] = {
     "gno_egress_audit_list": {"limit": 5},
     "gno_egress_audit_show": {"auditId": "egr_000000000000000000000000"},
     "gno_egress_audit_status": {},
+    "gno_trace_list": {"limit": 5},
+    "gno_trace_show": {"traceId": "trc_00000000000000000000000000000000"},
 }
 
 
@@ -131,6 +133,7 @@ def test_endpoint_conforms(endpoint: str, mode: str) -> None:
                 "gno_links",
                 "gno_impact",
                 "gno_graph_neighbors",
+                "gno_trace_show",
             ):
                 if name in answers:  # refs that cannot exist
                     got = answers[name]

@@ -24,8 +24,10 @@ from gno.app_models import Models, model_uri
 from gno.errors import NotInitializedError
 from gno.paths import Paths
 from gno.ports import Embedder, Generator, Reranker, ServerState, Store
+from gno.trace_ports import IndexTraces
 
 if TYPE_CHECKING:  # imported where used: `gno search` reads neither index.yml nor jobs
+    from gno.adapters.sqlite.trace_db import TraceDb
     from gno.config import Config
     from gno.retrieval_config import RetrievalConfig
     from gno.services.job_runtime import JobManager
@@ -60,6 +62,7 @@ class App:
         self.server = server
         self.mode = mode  # resident-status mode of this process ("stdio" under `gno mcp`)
         self._store: SqliteStore | None = None
+        self._traces: TraceDb | None = None
         self._config: Config | None = None
         self._config_stamp: str | None = None  # index.yml as it was when _config was read
         self._retrieval: tuple[Config, RetrievalConfig] | None = None  # parsed for that config
@@ -227,8 +230,27 @@ class App:
                 stamp,
             )
             store.inactivate_collections_except([c.name for c in config.collections])
+            # Retrieval tracing is read on every search: mirrored here so reading it costs
+            # one index row, never a YAML parse (spec/traces.md).
+            from gno.core.traces import parse_policy
+
+            policy = parse_policy(config.raw.get("retrievalTraces"))
+            store.set_meta("retrieval_traces", policy.to_json())
+
+    def traces(self) -> IndexTraces:
+        """The retrieval trace database of this index (a file of its own beside it, so
+        trace writes leave the index's caches alone: spec/traces.md), opened on first use."""
+        if self._traces is None:
+            from gno.adapters.sqlite.trace_db import TraceDb, trace_db_path
+
+            self.store()  # no index, no traces: the same NotInitializedError
+            self._traces = TraceDb.open(trace_db_path(self.paths.db_path))
+        return self._traces
 
     def close(self) -> None:
+        if self._traces is not None:
+            self._traces.close()
+            self._traces = None
         if self._store is not None:
             self._store.close()
             self._store = None

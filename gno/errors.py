@@ -48,6 +48,12 @@ that from the exit code.
     │   └── IndexChangedDuringVerifyError (index_changed_during_verify, 409, exit 2)
     ├── InterruptedByUser (INTERRUPTED, 499, exit 130)
     ├── Cancelled (CANCELLED, 499, exit 130: stopped at a checkpoint; never sent to anyone)
+    │   (lane traces: retrieval traces, spec/traces.md)
+    ├── NotFoundError …
+    │   ├── TraceNotFoundError (NOT_FOUND, 404, exit 1: no such trace in this index; id never echoed)
+    │   └── ExportNotFoundError (NOT_FOUND, 404, exit 1: no such trace export)
+    ├── ConflictError …
+    │   └── TraceFullError (CONFLICT, 409, exit 2: the trace holds maxRecordsPerTrace records)
     │   (lane writes:)
     ├── ReadOnlyError (READ_ONLY, 409, exit 1: a document or collection gno may not write, a read-only SDK client)
     ├── CaptureSyncFailedError (CAPTURE_SYNC_FAILED, 500, exit 2: written, not indexed)
@@ -360,6 +366,28 @@ class EgressPolicyChangedError(GnoError):
 
 
 # ===== errors added by lane traces (keep them below this line) =====
+
+
+class TraceNotFoundError(NotFoundError):
+    """A retrieval trace id this index does not hold (never existed, expired, deleted, or
+    of another index). The message never echoes the id (spec/traces.md)."""
+
+    def __init__(self, message: str = "Retrieval trace not found") -> None:
+        super().__init__(message)
+
+
+class ExportNotFoundError(NotFoundError):
+    """A trace export id this index does not hold."""
+
+    def __init__(self, message: str = "Retrieval trace export not found") -> None:
+        super().__init__(message)
+
+
+class TraceFullError(ConflictError):
+    """A trace already holds ``retention.maxRecordsPerTrace`` records."""
+
+    def __init__(self, message: str = "Retrieval trace record limit reached") -> None:
+        super().__init__(message)
 
 
 # ===== errors added by lane quality (keep them below this line) =====

@@ -84,6 +84,13 @@ if TYPE_CHECKING:
     from gno_contracts.models.presets import PresetList
     from gno_contracts.models.query_diagnose import QueryDiagnose
     from gno_contracts.models.resident_status import ResidentStatus
+    from gno_contracts.models.retrieval_trace_delete import RetrievalTraceDelete
+    from gno_contracts.models.retrieval_trace_export import RetrievalTraceExport
+    from gno_contracts.models.retrieval_trace_judgment import RetrievalTraceJudgment
+    from gno_contracts.models.retrieval_trace_list import RetrievalTraceList
+    from gno_contracts.models.retrieval_trace_purge import RetrievalTracePurge
+    from gno_contracts.models.retrieval_trace_replay import RetrievalTraceReplay
+    from gno_contracts.models.retrieval_trace_show import RetrievalTraceShow
     from gno_contracts.models.saved_capsule_list import SavedCapsuleList
     from gno_contracts.models.saved_capsule_registration import SavedCapsuleRegistration
     from gno_contracts.models.saved_capsule_reverification import SavedCapsuleReverification
@@ -107,7 +114,7 @@ if TYPE_CHECKING:
 
 __all__ = ['OPERATION_IDS', 'AsyncOperations', 'Literal', 'Operations']
 
-OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'links', 'mcp_links', 'backlinks', 'mcp_backlinks', 'similar', 'mcp_similar', 'graph', 'graph_neighbors', 'graph_path', 'graph_query', 'tags', 'changes', 'diff', 'impact', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_compiled_preview', 'context_compiled_check', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata', 'egress_policy_get', 'egress_policy_set', 'egress_check', 'egress_audit_list', 'egress_audit_status', 'egress_audit_show', 'egress_audit_delete', 'egress_audit_purge')
+OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'links', 'mcp_links', 'backlinks', 'mcp_backlinks', 'similar', 'mcp_similar', 'graph', 'graph_neighbors', 'graph_path', 'graph_query', 'tags', 'changes', 'diff', 'impact', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_compiled_preview', 'context_compiled_check', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata', 'egress_policy_get', 'egress_policy_set', 'egress_check', 'egress_audit_list', 'egress_audit_status', 'egress_audit_show', 'egress_audit_delete', 'egress_audit_purge', 'trace_list', 'trace_show', 'trace_label', 'trace_export', 'trace_replay', 'trace_delete', 'trace_purge')
 
 
 class Operations:
@@ -153,7 +160,7 @@ class Operations:
             fromLine: >= 1
             lineCount: >= 1
             lineNumbers: default True
-            traceId: GNO: a retrieval trace to record the read in. Accepted; gno keeps no retrieval traces yet.
+            traceId: A retrieval trace to record this read in as an opened span (when retrievalTraces is enabled; ignored otherwise).
             includeAbsPath: default True
         """
         return self._call('get', locals())  # type: ignore[no-any-return]
@@ -1522,6 +1529,89 @@ class Operations:
         """
         return self._call('egress_audit_purge', locals())  # type: ignore[no-any-return]
 
+    def trace_list(self, *, limit: int = 50, cursor: str | None = None) -> RetrievalTraceList:
+        """Retrieval traces, newest first: metadata only (never the query text), paged by cursor.
+
+        Operation ``trace_list`` (reads); input ``retrieval-trace-list-input@1.0``, output ``retrieval-trace-list@1.0``.
+
+        Args:
+            limit: >= 1; <= 1000; default 50
+            cursor: nextCursor of the previous page.
+        """
+        return self._call('trace_list', locals())  # type: ignore[no-any-return]
+
+    def trace_show(self, *, traceId: str, detailLimit: int = 500) -> RetrievalTraceShow:
+        """One retrieval trace: what was asked, what came back at which ranks, what was opened, judgments and exports.
+
+        Operation ``trace_show`` (reads); input ``retrieval-trace-show-input@1.0``, output ``retrieval-trace-show@1.0``.
+
+        Args:
+            traceId: length >= 1; length <= 128
+            detailLimit: >= 1; <= 5000; default 500
+        """
+        return self._call('trace_show', locals())  # type: ignore[no-any-return]
+
+    def trace_label(self, *, traceId: str, label: Literal['relevant', 'irrelevant', 'missing_expected'], targetRef: str, targetKind: Literal['document', 'chunk', 'span'] = 'document', startLine: int | None = None, endLine: int | None = None, sourceHash: str | None = None, docid: str | None = None, idempotencyKey: str | None = None) -> RetrievalTraceJudgment:
+        """Judge a document, chunk or span of a trace: relevant, irrelevant (recorded evidence only) or missing_expected.
+
+        Operation ``trace_label`` (writes (open the client with write=True)); input ``retrieval-trace-label-input@1.0``, output ``retrieval-trace-judgment@1.0``.
+
+        Args:
+            traceId: length >= 1; length <= 128
+            label: Literal['relevant', 'irrelevant', 'missing_expected']
+            targetRef: #docid or gno:// URI of the judged document.
+            targetKind: default 'document'
+            startLine: >= 1
+            endLine: >= 1
+            sourceHash: str
+            docid: length >= 1; length <= 256
+            idempotencyKey: length >= 1; length <= 128
+        """
+        return self._call('trace_label', locals())  # type: ignore[no-any-return]
+
+    def trace_export(self, *, traceIds: list[str], format: Literal['agentic-receipt', 'qrels'] = 'agentic-receipt') -> RetrievalTraceExport:
+        """Export finished traces as a deterministic agentic-receipt or as qrels (judged cases for replay).
+
+        Operation ``trace_export`` (writes (open the client with write=True)); input ``retrieval-trace-export-input@1.0``, output ``retrieval-trace-export@1.0``.
+
+        Args:
+            traceIds: at most 1000 items
+            format: default 'agentic-receipt'
+        """
+        return self._call('trace_export', locals())  # type: ignore[no-any-return]
+
+    def trace_replay(self, *, exportId: str, candidate: Literal['bm25', 'vector', 'hybrid'] = 'bm25', limit: int = 10) -> RetrievalTraceReplay:
+        """Run the judged traces of an export again against today's index and compare the rankings (nothing is applied).
+
+        Operation ``trace_replay`` (reads); input ``retrieval-trace-replay-input@1.0``, output ``retrieval-trace-replay@1.0``.
+
+        Args:
+            exportId: length >= 1; length <= 128
+            candidate: The retrieval run today: BM25 search, vector search, or hybrid query (no expansion, no rerank).
+            limit: k of the metrics, and how many results the candidate returns.
+        """
+        return self._call('trace_replay', locals())  # type: ignore[no-any-return]
+
+    def trace_delete(self, *, traceId: str) -> RetrievalTraceDelete:
+        """Delete one retrieval trace with its runs, events, judgments and the exports that name it.
+
+        Operation ``trace_delete`` (writes (open the client with write=True)); input ``retrieval-trace-delete-input@1.0``, output ``retrieval-trace-delete@1.0``.
+
+        Args:
+            traceId: length >= 1; length <= 128
+        """
+        return self._call('trace_delete', locals())  # type: ignore[no-any-return]
+
+    def trace_purge(self, *, confirm: bool) -> RetrievalTracePurge:
+        """Delete every retrieval trace of this index and checkpoint the WAL; needs confirm.
+
+        Operation ``trace_purge`` (writes (open the client with write=True)); input ``retrieval-trace-purge-input@1.0``, output ``retrieval-trace-purge@1.0``.
+
+        Args:
+            confirm: Must be true: purging deletes every trace of this index.
+        """
+        return self._call('trace_purge', locals())  # type: ignore[no-any-return]
+
 
 class AsyncOperations:
     """Every registry operation as a coroutine; a transport supplies ``_call``."""
@@ -1566,7 +1656,7 @@ class AsyncOperations:
             fromLine: >= 1
             lineCount: >= 1
             lineNumbers: default True
-            traceId: GNO: a retrieval trace to record the read in. Accepted; gno keeps no retrieval traces yet.
+            traceId: A retrieval trace to record this read in as an opened span (when retrievalTraces is enabled; ignored otherwise).
             includeAbsPath: default True
         """
         return await self._call('get', locals())  # type: ignore[no-any-return]
@@ -2934,3 +3024,86 @@ class AsyncOperations:
             confirm: Must be true: every receipt is deleted.
         """
         return await self._call('egress_audit_purge', locals())  # type: ignore[no-any-return]
+
+    async def trace_list(self, *, limit: int = 50, cursor: str | None = None) -> RetrievalTraceList:
+        """Retrieval traces, newest first: metadata only (never the query text), paged by cursor.
+
+        Operation ``trace_list`` (reads); input ``retrieval-trace-list-input@1.0``, output ``retrieval-trace-list@1.0``.
+
+        Args:
+            limit: >= 1; <= 1000; default 50
+            cursor: nextCursor of the previous page.
+        """
+        return await self._call('trace_list', locals())  # type: ignore[no-any-return]
+
+    async def trace_show(self, *, traceId: str, detailLimit: int = 500) -> RetrievalTraceShow:
+        """One retrieval trace: what was asked, what came back at which ranks, what was opened, judgments and exports.
+
+        Operation ``trace_show`` (reads); input ``retrieval-trace-show-input@1.0``, output ``retrieval-trace-show@1.0``.
+
+        Args:
+            traceId: length >= 1; length <= 128
+            detailLimit: >= 1; <= 5000; default 500
+        """
+        return await self._call('trace_show', locals())  # type: ignore[no-any-return]
+
+    async def trace_label(self, *, traceId: str, label: Literal['relevant', 'irrelevant', 'missing_expected'], targetRef: str, targetKind: Literal['document', 'chunk', 'span'] = 'document', startLine: int | None = None, endLine: int | None = None, sourceHash: str | None = None, docid: str | None = None, idempotencyKey: str | None = None) -> RetrievalTraceJudgment:
+        """Judge a document, chunk or span of a trace: relevant, irrelevant (recorded evidence only) or missing_expected.
+
+        Operation ``trace_label`` (writes (open the client with write=True)); input ``retrieval-trace-label-input@1.0``, output ``retrieval-trace-judgment@1.0``.
+
+        Args:
+            traceId: length >= 1; length <= 128
+            label: Literal['relevant', 'irrelevant', 'missing_expected']
+            targetRef: #docid or gno:// URI of the judged document.
+            targetKind: default 'document'
+            startLine: >= 1
+            endLine: >= 1
+            sourceHash: str
+            docid: length >= 1; length <= 256
+            idempotencyKey: length >= 1; length <= 128
+        """
+        return await self._call('trace_label', locals())  # type: ignore[no-any-return]
+
+    async def trace_export(self, *, traceIds: list[str], format: Literal['agentic-receipt', 'qrels'] = 'agentic-receipt') -> RetrievalTraceExport:
+        """Export finished traces as a deterministic agentic-receipt or as qrels (judged cases for replay).
+
+        Operation ``trace_export`` (writes (open the client with write=True)); input ``retrieval-trace-export-input@1.0``, output ``retrieval-trace-export@1.0``.
+
+        Args:
+            traceIds: at most 1000 items
+            format: default 'agentic-receipt'
+        """
+        return await self._call('trace_export', locals())  # type: ignore[no-any-return]
+
+    async def trace_replay(self, *, exportId: str, candidate: Literal['bm25', 'vector', 'hybrid'] = 'bm25', limit: int = 10) -> RetrievalTraceReplay:
+        """Run the judged traces of an export again against today's index and compare the rankings (nothing is applied).
+
+        Operation ``trace_replay`` (reads); input ``retrieval-trace-replay-input@1.0``, output ``retrieval-trace-replay@1.0``.
+
+        Args:
+            exportId: length >= 1; length <= 128
+            candidate: The retrieval run today: BM25 search, vector search, or hybrid query (no expansion, no rerank).
+            limit: k of the metrics, and how many results the candidate returns.
+        """
+        return await self._call('trace_replay', locals())  # type: ignore[no-any-return]
+
+    async def trace_delete(self, *, traceId: str) -> RetrievalTraceDelete:
+        """Delete one retrieval trace with its runs, events, judgments and the exports that name it.
+
+        Operation ``trace_delete`` (writes (open the client with write=True)); input ``retrieval-trace-delete-input@1.0``, output ``retrieval-trace-delete@1.0``.
+
+        Args:
+            traceId: length >= 1; length <= 128
+        """
+        return await self._call('trace_delete', locals())  # type: ignore[no-any-return]
+
+    async def trace_purge(self, *, confirm: bool) -> RetrievalTracePurge:
+        """Delete every retrieval trace of this index and checkpoint the WAL; needs confirm.
+
+        Operation ``trace_purge`` (writes (open the client with write=True)); input ``retrieval-trace-purge-input@1.0``, output ``retrieval-trace-purge@1.0``.
+
+        Args:
+            confirm: Must be true: purging deletes every trace of this index.
+        """
+        return await self._call('trace_purge', locals())  # type: ignore[no-any-return]

@@ -107,7 +107,12 @@ def call(settings: Settings, op: Operation, inp: Any, **extra: Any) -> Any:
     gc.enable()  # off while the CLI started (entry.main)
     try:
         with bind(Call("cli")):
-            return handler(op.id)(app, inp, **extra)
+            result = handler(op.id)(app, inp, **extra)
+        from gno.services.trace_surface import TRACED_OPERATIONS, record_call
+
+        if op.id in TRACED_OPERATIONS and (trace_id := record_call(app, op.id, inp, result)):
+            write_err(f"Trace: {trace_id}")  # stdout stays the result (spec/traces.md)
+        return result
     finally:
         if verbose:
             write_err(f"[verbose] {op.id}: {(time.perf_counter() - started) * 1000:.1f} ms")

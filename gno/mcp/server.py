@@ -53,6 +53,7 @@ def _result(outcome: Outcome) -> t.CallToolResult:
         content=[t.TextContent(type="text", text=outcome.text)],
         structured_content=outcome.structured,
         is_error=outcome.is_error,
+        _meta=outcome.meta,  # None: no _meta (a retrieval trace id when tracing is on)
     )
 
 

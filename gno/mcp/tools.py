@@ -127,6 +127,7 @@ class Outcome:
     text: str
     structured: dict[str, Any]
     is_error: bool = False
+    meta: dict[str, Any] | None = None  # the result's _meta (a retrieval trace id)
 
 
 MAX_ERROR_MESSAGE = 2000  # an error names the problem; it never echoes a whole argument
@@ -165,6 +166,7 @@ def _call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
         where = ".".join(str(p) for p in first["loc"]) or "input"
         return failure("VALIDATION", f"Invalid arguments: {where}: {first['msg']}")
     text = tool.op.mcp.text if tool.op.mcp else None
+    meta = None
     try:
         if tool.op.job:  # a receipt, answered at once
             receipt = starter(tool.op.id)(app, inp)
@@ -176,6 +178,10 @@ def _call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
             shown = json.dumps(payload, indent=2, ensure_ascii=False)
         else:
             result = handler(tool.op.id)(app, inp)
+            from gno.services.trace_surface import TRACED_OPERATIONS, mcp_meta, record_call
+
+            if tool.op.id in TRACED_OPERATIONS:
+                meta = mcp_meta(record_call(app, tool.op.id, inp, result))
             payload = result.model_dump(mode="json", exclude_unset=True)
             shown = (
                 resolve(text)(arguments, result)
@@ -191,4 +197,4 @@ def _call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
         return failure(
             "RUNTIME", f"Internal error ({type(exc).__name__}: {exc}). Please report it."
         )
-    return Outcome(shown, payload)
+    return Outcome(shown, payload, meta=meta)

@@ -38,7 +38,7 @@ from starlette.responses import Response
 
 from gno.core.input_keys import known_arguments
 from gno.core.wire_values import reject_constant, unusable_value
-from gno.errors import Cancelled, GnoError, ValidationError
+from gno.errors import Cancelled, ForbiddenError, GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.disconnect import run_until_disconnect
 from gno.rest.egress_gate import EgressGate, guard_for
@@ -47,8 +47,10 @@ from gno.rest.result_cache import ResultCache
 from gno.rest.search_lane import SearchLane
 from gno.rest.search_processes import Dumped, SearchProcesses
 from gno.rest.security import BodyTooLarge, same_host
+from gno.rest.trace_header import TraceNote, trace_note
 from gno.services import handler, model, resolve
 from gno.services.call import Call, bind, http_zone
+from gno.services.trace_surface import SAME_HOST_ONLY, TRACE_HEADER, record_call
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 429, 503)
@@ -248,6 +250,7 @@ class Dispatcher:
         self.server_paths = [
             str(p) for p in (paths.config_file.parent, paths.data_dir, paths.cache_dir)
         ]
+        self.paths = paths
         self.cache = ResultCache(paths.db_path, paths.config_file)
         self.processes = (
             SearchProcesses(runtime.owner.paths, runtime.owner.mode, search_processes, _lane_refs())
@@ -263,30 +266,33 @@ class Dispatcher:
         inp: BaseModel,
         request: Request,
         guard: Callable[[Callable[[], Any]], Any] | None = None,
+        trace: TraceNote | None = None,
     ) -> Any:
         """Run ``op`` off the event loop as its execution class says: BM25 in the search
         lane (milliseconds, a few at a time), cancellable reads raced against the client's
         disconnect, the rest on a worker thread; inside ``guard`` when given (the egress
-        check of a caller off this machine, ``egress_gate.guard_for``)."""
+        check of a caller off this machine, ``egress_gate.guard_for``). ``trace`` (a traced
+        read while tracing is on) gets the retrieval trace id the worker recorded."""
         call = Call("rest", http_zone(request.scope.get("client")))
-        work: Callable[[], Any] = partial(self.run, op, inp, call)
+        work: Callable[[], Any] = partial(self.run, op, inp, call, trace)
         if guard is not None:
             work = partial(guard, work)
         if op.execution == "lane":
             view = op.rest.view if op.rest else None
-            # A judged call (egress guard) runs here, inside its guard, never in a search
-            # process, which would answer without it.
-            return await self.lane.run(work, (op.id, view, inp) if guard is None else None)
+            # A judged call (egress guard) or a traced one runs here, never in a search
+            # process, which would answer without the check or the trace record.
+            here = guard is not None or trace is not None
+            return await self.lane.run(work, None if here else (op.id, view, inp))
         if op.cancellable:
             return await run_until_disconnect(request, work, call.cancel)
         return await anyio.to_thread.run_sync(work)
 
-    def run(self, op: Operation, inp: BaseModel, call: Call) -> Any:
+    def run(self, op: Operation, inp: BaseModel, call: Call, trace: TraceNote | None = None) -> Any:
         """``op`` on the worker thread, with ``call`` bound for its handler."""
         with bind(call):
-            return self._run(op, inp)
+            return self._run(op, inp, trace)
 
-    def _run(self, op: Operation, inp: BaseModel) -> Any:
+    def _run(self, op: Operation, inp: BaseModel, trace: TraceNote | None = None) -> Any:
         view = op.rest.view if op.rest else None
         work: Callable[[Any, Any], Any] = resolve(view) if view else handler(op.id)
         if op.execution == "writer":
@@ -300,7 +306,10 @@ class Dispatcher:
         if op.execution == "memory":
             return work(self.runtime.owner, inp)
         with self.runtime.readers.reader() as app:
-            return work(app, inp)
+            result = work(app, inp)
+            if trace is not None:  # on the reader that answered (spec/traces.md)
+                trace.recorded = record_call(app, op.id, inp, result, trace.incoming)
+            return result
 
 
 def _lane_refs() -> list[str]:
@@ -324,6 +333,12 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
 
     async def serve(request: Request) -> Response:
         local = same_host(request.scope)
+        if op.id in SAME_HOST_ONLY and not local:  # trace mutations stay on this machine
+            return gno_error_response(
+                ForbiddenError("Retrieval trace changes are same-host only"),
+                dispatcher.server_paths,
+                remote=True,
+            )
         try:
             if route.has_body:
                 args = await _body_args(request)
@@ -348,11 +363,14 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                     where = bodies.rest_field(where)
                 raise ValidationError(f"Invalid request: {where}: {first['msg']}") from None
             guard = guard_for(dispatcher.egress, request.scope, op, inp, "rest")
-            # A caller off this machine is judged per request: never answered from the cache.
-            slot = dispatcher.cache.slot(op.id, inp, local) if guard is None else None
+            trace = trace_note(op.id, request, dispatcher.paths.config_file)
+            # A caller off this machine is judged per request, and a traced answer is a new
+            # trace each time: neither is answered from the cache.
+            cached = guard is None and trace is None
+            slot = dispatcher.cache.slot(op.id, inp, local) if cached else None
             if slot is not None and slot.body is not None:
                 return Response(slot.body, route.status, media_type="application/json")
-            result = await dispatcher.execute(op, inp, request, guard)
+            result = await dispatcher.execute(op, inp, request, guard, trace)
         except BodyTooLarge:
             raise
         except Cancelled:  # the client went away: nobody to answer
@@ -362,6 +380,7 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
         except Exception:  # a bug: logged here, never sent to the caller
             traceback.print_exc(file=sys.stderr)
             return catalog_response("RUNTIME")
+        headers = {TRACE_HEADER: trace.recorded} if trace is not None and trace.recorded else None
         if isinstance(result, Response):  # a view that answers another media type (Markdown)
             return result
         if isinstance(result, Dumped):  # a search process's answer, already JSON
@@ -375,14 +394,16 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 content = result.model_dump_json(exclude_unset=True).encode()
                 if slot is not None:
                     slot.keep(content)
-                return Response(content, route.status, media_type="application/json")
+                return Response(
+                    content, route.status, media_type="application/json", headers=headers
+                )
             result = result.model_dump(mode="json", exclude_unset=True)
         if not local:
             result = views.redact(op, result)
         content = json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode()
         if slot is not None:
             slot.keep(content)
-        return Response(content, route.status, media_type="application/json")
+        return Response(content, route.status, media_type="application/json", headers=headers)
 
     return serve
 

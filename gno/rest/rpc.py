@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gno.core.wire_values import unusable_value
-from gno.errors import Cancelled, GnoError, ValidationError
+from gno.errors import Cancelled, ForbiddenError, GnoError, ValidationError
 from gno.rest import views
 from gno.rest.egress_gate import guard_for
 from gno.rest.errors import catalog_response, gno_error_response
@@ -36,6 +36,7 @@ from gno.rest.routes import Dispatcher, Route, _body_args, schema_problem
 from gno.rest.search_processes import Dumped
 from gno.rest.security import BodyTooLarge, same_host
 from gno.services import model
+from gno.services.trace_surface import SAME_HOST_ONLY
 
 PREFIX = "/api/op/"
 
@@ -68,6 +69,12 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
 
     async def serve(request: Request) -> Response:
         local = same_host(request.scope)
+        if op.id in SAME_HOST_ONLY and not local:  # as on its REST route (spec/traces.md)
+            return gno_error_response(
+                ForbiddenError("Retrieval trace changes are same-host only"),
+                dispatcher.server_paths,
+                remote=True,
+            )
         try:
             args = await _body_args(request)
             if isinstance(args, Response):

@@ -1,5 +1,5 @@
 """GNO's CLI spellings (issue 11 item 3): each is accepted by a real `gno` process and does
-what it says (or, for `get --trace-id`, is accepted without effect, as documented)."""
+what it says (or, for `get --trace-id` with tracing off, is accepted without effect, as documented)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_get_accepts_a_trace_id(tmp_path: Path) -> None:
     indexed(tmp_path)
     plain = json.loads(run("get", "notes/n0.md", "--json").stdout)
     traced = json.loads(run("get", "notes/n0.md", "--trace-id", "t-1", "--json").stdout)
-    assert traced == plain  # accepted, no effect until gno records traces
+    assert traced == plain  # tracing is off: accepted, no effect (spec/traces.md)
 
 
 def test_embed_dry_run_and_model(tmp_path: Path) -> None:

@@ -19,6 +19,6 @@ class GetInput(ContractModel):
     lineNumbers: bool = True
     traceId: Annotated[str | None, Field(max_length=128, min_length=1)] = None
     """
-    GNO: a retrieval trace to record the read in. Accepted; gno keeps no retrieval traces yet.
+    A retrieval trace to record this read in as an opened span (when retrievalTraces is enabled; ignored otherwise).
     """
     includeAbsPath: bool = True

@@ -30,7 +30,7 @@ class Sync(ContractModel):
     filesErrored: Annotated[int, Field(ge=0)]
 
 
-class Status24(Enum):
+class Status30(Enum):
     EMBEDDED = "embedded"
     SKIPPED = "skipped"
     PENDING = "pending"
@@ -40,7 +40,7 @@ class Semantic(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    status: Status24
+    status: Status30
     embedded: Annotated[int | None, Field(ge=0)] = None
     command: str | None = None
     message: str | None = None
@@ -67,7 +67,7 @@ class Activation(ContractModel):
     """
 
 
-class Status25(Enum):
+class Status31(Enum):
     INSTALLED = "installed"
     ALREADY_INSTALLED = "already_installed"
     FAILED = "failed"
@@ -78,7 +78,7 @@ class Connector(ContractModel):
         extra="forbid",
     )
     id: str
-    status: Status25
+    status: Status31
     path: str | None = None
     message: str | None = None
 
