@@ -104,7 +104,7 @@ def test_flash_attention_packs_equal_plain_single_decodes(tiny_bert: Path) -> No
     assert fast._llm.context_params.flash_attn_type != plain._llm.context_params.flash_attn_type
     texts = [
         f"span {w} sampler trace " * n
-        for n, w in zip(range(1, 60, 4), "abcdefghijklmnop", strict=True)
+        for n, w in zip(range(1, 60, 4), "abcdefghijklmno", strict=True)
     ]
     texts += [LONG_TEXT, "", "日本語のテキスト"]
     assert len(fast._packs([fast._tokens(t) for t in texts])) < len(texts) / 2
