@@ -188,9 +188,9 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
                 best_chunk.setdefault(mirror_hash, seq)
         vectors_used = True
         windows = searched.windows
-        explain.append(
-            {"stage": "vector", "message": f"{len(lists[-len(semantic)].keys)} candidates"}
-        )
+        recipe = "the bare query" if searched.plain_query else "the query with its prompt"
+        found_n = len(lists[-len(semantic)].keys)
+        explain.append({"stage": "vector", "message": f"{found_n} candidates ({recipe})"})
         explain.append(
             {
                 "stage": "windows",
