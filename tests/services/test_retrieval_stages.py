@@ -187,6 +187,10 @@ def test_every_stage_can_be_switched_off_and_bad_switches_are_refused(make_app):
     )
     lines = explain_lines(query(app, QueryInput(query="collector", explain=True)))
     assert [lines[s] for s in ("shape", "feedback", "language")] == ["skipped: disabled"] * 3
+    assert "top-rank bonus ×1," in lines["fusion"]
+    set_retrieval(app, halfTopBonus=True)
+    lines = explain_lines(query(app, QueryInput(query="collector", explain=True)))
+    assert "top-rank bonus ×0.5," in lines["fusion"]
     set_retrieval(app, feedback="yes")
     with pytest.raises(ConfigError, match=r"retrieval\.feedback"):
         query(app, QueryInput(query="collector"))
