@@ -11,7 +11,7 @@ feedback and vector feedback did not help on the tune half and stay off.
       shapeWeights: true        # fusion weights from the query's shape
       languagePreference: true  # prefer the page in the query's language among translations
       plainQueryText: true      # the bare query for models trained without query prompts (MiniLM)
-      halfTopBonus: false       # RRF's top-rank bonuses (+0.10 rank 1, +0.04 rank ≤ 5) halved
+      halfTopBonus: true        # RRF's top-rank bonuses (+0.10 rank 1, +0.04 rank ≤ 5) halved
 
 Unknown keys are ignored (GNO does not know the block; it keeps it as it is).
 """
@@ -44,7 +44,7 @@ class RetrievalConfig:
     shape_weights: bool = True
     language_preference: bool = True
     plain_query_text: bool = True
-    half_top_bonus: bool = False
+    half_top_bonus: bool = True
 
 
 def parse_retrieval(raw: Any, source: str = "index.yml") -> RetrievalConfig:

@@ -183,7 +183,12 @@ def test_every_stage_can_be_switched_off_and_bad_switches_are_refused(make_app):
     app, _ = make_app(TRANSLATED)
     sync(app)
     set_retrieval(
-        app, embedWindows=False, feedback=False, shapeWeights=False, languagePreference=False
+        app,
+        embedWindows=False,
+        feedback=False,
+        shapeWeights=False,
+        languagePreference=False,
+        halfTopBonus=False,
     )
     lines = explain_lines(query(app, QueryInput(query="collector", explain=True)))
     assert [lines[s] for s in ("shape", "feedback", "language")] == ["skipped: disabled"] * 3
