@@ -7,8 +7,10 @@ dir until there are `--chunks` chunks (default 500), builds each chunk's embeddi
 (default 2), interleaved in slices of 16 texts so a busy machine slows all three alike:
 
 - raw:    `llama_cpp.Llama.embed(text)`, one text per call (the same 256-token cut gno makes);
-- single: gno's `LlamaEmbedder.embed_batch([text])`, one text per decode (gno before packing);
-- packed: gno's `LlamaEmbedder.embed_batch(slice)`, several texts per decode (gno now).
+- single: `LlamaEmbedder(flash_attn=False).embed_batch([text])`, one text per decode with
+          plain attention (gno before packing: "today's one-at-a-time" of issue 13 item 4);
+- packed: gno's `LlamaEmbedder.embed_batch(slice)`, several texts per decode with flash
+          attention, shortest first (gno now).
 
 Prints chunks/s (wall) and chunks per CPU-second for each, the ratios to raw, and the lowest
 cosine between packed and single vectors over all chunks (target ≥ 0.9999). With
@@ -108,6 +110,7 @@ def main() -> None:
         app = App(resolve_paths())
         texts = chunk_texts(app, args.chunks, src)
         gno = LlamaEmbedder(MODEL, n_threads=args.threads)
+        old = LlamaEmbedder(MODEL, n_threads=args.threads, pack_tokens=512, flash_attn=False)
         raw = llama_cpp.Llama(str(MODEL), embedding=True, n_ctx=512, n_batch=512, n_ubatch=512,
                               n_threads=args.threads, n_threads_batch=args.threads, verbose=False)  # fmt: skip
         same_work = []  # raw llama.cpp gets the same 256-token cut gno makes
@@ -118,6 +121,7 @@ def main() -> None:
             same_work.append(text)
         tokens = sum(min(len(gno._tokenize(t)), gno.max_tokens) for t in texts)
         gno.embed_batch(texts[:2])
+        old.embed_batch(texts[:2])
         raw.embed(same_work[0])
         from gno.core.windows import plan_windows
 
@@ -140,7 +144,7 @@ def main() -> None:
                     "raw",
                     lambda p=part_raw: [raw.embed(t, normalize=True, truncate=True) for t in p],
                 ),
-                ("single", lambda p=part: [gno.embed_batch([t])[0] for t in p]),
+                ("single", lambda p=part: [old.embed_batch([t])[0] for t in p]),
                 ("packed", lambda p=part: gno.embed_batch(p)),
                 (
                     "windows",

@@ -10,6 +10,8 @@ feedback and vector feedback did not help on the tune half and stay off.
       vectorFeedback: false     # and on the vector leg (the query vector moved to the top hits)
       shapeWeights: true        # fusion weights from the query's shape
       languagePreference: true  # prefer the page in the query's language among translations
+      plainQueryText: true      # the bare query for models trained without query prompts (MiniLM)
+      halfTopBonus: true        # RRF's top-rank bonuses (+0.10 rank 1, +0.04 rank ≤ 5) halved
 
 Unknown keys are ignored (GNO does not know the block; it keeps it as it is).
 """
@@ -28,6 +30,8 @@ _SWITCHES = {
     "vectorFeedback": "vector_feedback",
     "shapeWeights": "shape_weights",
     "languagePreference": "language_preference",
+    "plainQueryText": "plain_query_text",
+    "halfTopBonus": "half_top_bonus",
 }
 
 
@@ -39,6 +43,8 @@ class RetrievalConfig:
     vector_feedback: bool = False
     shape_weights: bool = True
     language_preference: bool = True
+    plain_query_text: bool = True
+    half_top_bonus: bool = True
 
 
 def parse_retrieval(raw: Any, source: str = "index.yml") -> RetrievalConfig:

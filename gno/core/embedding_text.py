@@ -7,6 +7,10 @@ import hashlib
 import json
 
 QWEN_QUERY_INSTRUCTION = "Instruct: Retrieve relevant documents for the given query\nQuery: "
+# Sentence-transformers models trained on plain sentence pairs, no task prompt (all-MiniLM-*,
+# all-mpnet-*, paraphrase-*, multi-qa-*): GNO's "task: search result | query:" prefix is
+# noise to them (issue 12: −0.04 nDCG@10 on both halves of bench/devset.jsonl with MiniLM).
+PLAIN_QUERY_MODELS = ("minilm", "mpnet", "paraphrase-", "multi-qa-")
 
 
 def profile_id(model_uri: str) -> str:
@@ -20,9 +24,20 @@ def document_text(model_uri: str, title: str | None, chunk: str) -> str:
     return f"title: {title or 'none'} | text: {chunk}"
 
 
-def query_text(model_uri: str, query: str) -> str:
+def plain_query_model(model_uri: str) -> bool:
+    """A model trained without query prompts (see PLAIN_QUERY_MODELS)."""
+    lowered = model_uri.lower()
+    return profile_id(model_uri) == "default" and any(n in lowered for n in PLAIN_QUERY_MODELS)
+
+
+def query_text(model_uri: str, query: str, plain: bool = False) -> str:
+    """The query as the model reads it. With ``plain`` (the ``plainQueryText`` switch) a
+    model trained without query prompts gets the bare query; the others keep their prompt.
+    Only the query side changes: stored document vectors keep their recipe."""
     if profile_id(model_uri) == "qwen":
         return QWEN_QUERY_INSTRUCTION + query
+    if plain and plain_query_model(model_uri):
+        return query
     return f"task: search result | query: {query}"
 
 

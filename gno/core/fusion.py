@@ -47,9 +47,13 @@ def _best(current: int | None, rank: int) -> int:
 
 
 def rrf(
-    lists: Sequence[RankedList], k: int = RRF_K, weights: Mapping[str, float] | None = None
+    lists: Sequence[RankedList],
+    k: int = RRF_K,
+    weights: Mapping[str, float] | None = None,
+    bonus: float = 1.0,
 ) -> list[Fused]:
-    """``weights`` overrides WEIGHTS per kind (the query-shape weights)."""
+    """``weights`` overrides WEIGHTS per kind (the query-shape weights); ``bonus`` scales
+    the top-rank bonuses (the ``halfTopBonus`` stage: 0.5)."""
     fused: dict[str, Fused] = {}
     for ranked in lists:
         weight = (weights or {}).get(ranked.kind, WEIGHTS[ranked.kind])
@@ -63,7 +67,7 @@ def rrf(
                 item.vector_rank = _best(item.vector_rank, rank)
     for item in fused.values():
         best = min(r for r in (item.bm25_rank, item.vector_rank, 10**9) if r is not None)
-        item.score += TOP_BONUS if best == 1 else NEAR_BONUS if best <= NEAR_RANK else 0.0
+        item.score += bonus * (TOP_BONUS if best == 1 else NEAR_BONUS if best <= NEAR_RANK else 0.0)
     ordered = sorted(fused.values(), key=lambda f: f.key)  # stable tie order
     return sorted(ordered, key=lambda f: -round(f.score, 9))
 

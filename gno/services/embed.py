@@ -25,7 +25,13 @@ from gno_contracts.models.search_results import SearchResults
 from gno_contracts.models.update_input import UpdateInput
 
 from gno.app import App
-from gno.core.embedding_text import document_text, embed_fingerprint, query_text, text_hash
+from gno.core.embedding_text import (
+    document_text,
+    embed_fingerprint,
+    plain_query_model,
+    query_text,
+    text_hash,
+)
 from gno.core.identity import normalize_collection_name
 from gno.core.windows import plan_windows
 from gno.errors import Cancelled, NotFoundError, UnavailableError
@@ -229,6 +235,7 @@ class VectorSearch:
     vectors: list[list[float]]
     windows: int  # windows per chunk of the vector set searched (1: one vector per chunk)
     collections: tuple[str, ...] | None = None  # None: every collection the filters allow
+    plain_query: bool = False  # the bare query was embedded (no task prompt; plainQueryText)
 
 
 NO_VECTORS = "No embeddings for the active model yet. Run: gno embed (or gno index)"
@@ -279,10 +286,11 @@ def _group_search(
         model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions))
     if model_id is None:
         raise UnavailableError(NO_VECTORS)
-    vectors = embedder.embed_batch([query_text(uri, text) for text in texts])
+    plain = app.retrieval.plain_query_text and plain_query_model(uri)
+    vectors = embedder.embed_batch([query_text(uri, text, plain) for text in texts])
     where, params = filters.sql() if filters else ("", [])
     found = store.knn(model_id, [pack(vector) for vector in vectors], k, where, params)
-    return found, VectorSearch(model_id, vectors, windows, group.collections)
+    return found, VectorSearch(model_id, vectors, windows, group.collections, plain)
 
 
 def vector_neighbours(

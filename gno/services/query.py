@@ -148,6 +148,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     settings = app.retrieval
     shape = query_shape(text)
     weights = shape_weights(shape) if settings.shape_weights else {}
+    bonus = 0.5 if settings.half_top_bonus else 1.0  # top-rank bonuses, scaled
     explain.append(
         {
             "stage": "shape",
@@ -189,9 +190,9 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
                 best_chunk.setdefault(mirror_hash, seq)
         vectors_used = True
         windows = searched.windows
-        explain.append(
-            {"stage": "vector", "message": f"{len(lists[-len(semantic)].keys)} candidates"}
-        )
+        recipe = "the bare query" if searched.plain_query else "the query with its prompt"
+        found_n = len(lists[-len(semantic)].keys)
+        explain.append({"stage": "vector", "message": f"{found_n} candidates ({recipe})"})
         explain.append(
             {
                 "stage": "windows",
@@ -204,7 +205,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         explain.append({"stage": "vector", "message": f"skipped: {exc.message}"})
 
     checkpoint()
-    fused = rrf(lists, weights=weights)
+    fused = rrf(lists, weights=weights, bonus=bonus)
     feedback_terms: list[tuple[str, float]] = []
     if not settings.feedback:
         explain.append({"stage": "feedback", "message": "skipped: disabled"})
@@ -215,7 +216,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         feedback_terms = fed.terms
         if fed.keys:
             lists.append(RankedList("feedback", fed.keys))
-            fused = rrf(lists, weights=weights)
+            fused = rrf(lists, weights=weights, bonus=bonus)
         words = ", ".join(f"{w} ({score:g})" for w, score in fed.terms) or "none"
         explain.append(
             {"stage": "feedback", "message": f"terms: {words}; {len(fed.keys)} candidates"}
@@ -231,7 +232,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         nearest = nearest_per_mirror(found)
         if nearest:
             lists.append(RankedList("vector_feedback", list(nearest)[:pool]))
-            fused = rrf(lists, weights=weights)
+            fused = rrf(lists, weights=weights, bonus=bonus)
         explain.append(
             {
                 "stage": "vector_feedback",
@@ -245,7 +246,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         graph = graph_neighbours(store, [f.key for f in fused], filters, candidate_limit)
         if graph.mirrors:  # one more list; RRF is recomputed over all of them
             lists.append(RankedList("graph", graph.mirrors))
-            fused = rrf(lists, weights=weights)
+            fused = rrf(lists, weights=weights, bonus=bonus)
         explain.append({"stage": "graph", "message": f"{len(graph.mirrors)} linked candidates"})
     language = None
     if settings.language_preference:
@@ -265,7 +266,12 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     else:
         explain.append({"stage": "language", "message": "skipped: disabled"})
     fusion_order = [f.key for f in fused]
-    explain.append({"stage": "fusion", "message": f"RRF k=60, {len(fused)} unique candidates"})
+    explain.append(
+        {
+            "stage": "fusion",
+            "message": f"RRF k=60, top-rank bonus ×{bonus:g}, {len(fused)} unique candidates",
+        }
+    )
     scores = normalize([f.score for f in fused])
     rules = parse_content_types(app.config.raw.get("contentTypes"))
     fused, scores, boosts = apply_boosts(rules, store, fused, scores)

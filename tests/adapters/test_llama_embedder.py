@@ -84,12 +84,33 @@ def test_packed_decodes_equal_one_at_a_time(embedder: LlamaEmbedder) -> None:
         for n, w in zip(range(1, 40, 3), "abcdefghijklmn", strict=False)
     ]
     texts.append(LONG_TEXT)
-    packs = embedder._packs([embedder._tokens(t) for t in texts])
+    sequences = [embedder._tokens(t) for t in texts]
+    packs = embedder._packs(sequences)
     assert len(packs) < len(texts)  # packing really happened
-    assert [len(p) for p in packs] and all(sum(map(len, p)) <= embedder._n_ctx for p in packs)
+    assert sorted(i for p in packs for i in p) == list(range(len(texts)))  # each text once
+    assert all(sum(len(sequences[i]) for i in p) <= embedder._n_ctx for p in packs)
+    order = [len(sequences[i]) for p in packs for i in p]
+    assert order == sorted(order)  # shortest first: fewer, fuller decodes
     batch = embedder.embed_batch(texts)
     for text, vector in zip(texts, batch, strict=True):
         assert cos(vector, embedder.embed_batch([text])[0]) >= 0.9999
+
+
+def test_flash_attention_packs_equal_plain_single_decodes(tiny_bert: Path) -> None:
+    # The embedder packs with flash attention on (masked pairs skipped); its vectors must
+    # equal those of plain attention, one text per decode, as gno embedded before.
+    fast = LlamaEmbedder(tiny_bert, n_threads=1)
+    plain = LlamaEmbedder(tiny_bert, n_threads=1, pack_tokens=128, flash_attn=False)
+    assert fast._llm.context_params.flash_attn_type != plain._llm.context_params.flash_attn_type
+    texts = [
+        f"span {w} sampler trace " * n
+        for n, w in zip(range(1, 60, 4), "abcdefghijklmno", strict=True)
+    ]
+    texts += [LONG_TEXT, "", "日本語のテキスト"]
+    assert len(fast._packs([fast._tokens(t) for t in texts])) < len(texts) / 2
+    packed = fast.embed_batch(texts)
+    for text, vector in zip(texts, packed, strict=True):
+        assert cos(vector, plain.embed_batch([text])[0]) >= 0.9999
 
 
 def test_token_path_matches_llama_embed(embedder: LlamaEmbedder) -> None:

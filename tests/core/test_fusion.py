@@ -22,6 +22,19 @@ def test_weights_and_bonus():
     assert top.key == "b"
 
 
+def test_half_top_bonus_lets_two_lists_beat_one_first_place():
+    # halfTopBonus: a document 2nd in both lists overtakes one that is 1st in one list only
+    # and absent from the other once the rank-1 bonus is halved.
+    lists = [RankedList("bm25", ["solo", "both"]), RankedList("vector", ["x", "both"])]
+    full = {f.key: f.score for f in rrf(lists)}
+    half = {f.key: f.score for f in rrf(lists, bonus=0.5)}
+    assert full["solo"] == pytest.approx(2.0 / (RRF_K + 1) + TOP_BONUS)
+    assert half["solo"] == pytest.approx(2.0 / (RRF_K + 1) + TOP_BONUS / 2)
+    assert half["both"] == pytest.approx(4.0 / (RRF_K + 2) + NEAR_BONUS / 2)
+    assert rrf(lists)[0].key != "both"
+    assert rrf(lists, bonus=0.5)[0].key == "both"
+
+
 @given(lists)
 def test_fusion_is_deterministic_and_order_independent(raw):
     ranked = [RankedList(kind, tuple(ks)) for kind, ks in raw]

@@ -89,6 +89,36 @@ def test_long_chunks_get_windows_and_reuse_the_whole_chunk_vector(
     assert explain_lines(result)["windows"].startswith("one vector per chunk") and result.results
 
 
+def test_plain_query_text_for_a_model_trained_without_prompts(make_app, tmp_path, monkeypatch):
+    # A MiniLM-named model gets the bare query (no "task: search result | query:" prompt);
+    # switched off, or for a model outside PLAIN_QUERY_MODELS, the prompt stays.
+    from gno.core.embedding_text import query_text
+    from gno.services.embed import vector_search
+
+    minilm = write_tiny_bert(tmp_path / "tiny-MiniLM-L6.gguf")
+    monkeypatch.setenv("GNO_EMBED_MODEL", f"file:{minilm}")
+    app, _ = make_app({"a.md": "# Trace\n\nthe trace sample\n", "b.md": "# Index\n\nquery model\n"})
+    sync(app)
+    embed(app, EmbedInput())
+    uri = app.embed_uri or app.embedder().model_id
+    store, text = app.store(), "how is the trace sampled"
+    bare = app.embedder().embed_batch([text])[0]
+    prompted = app.embedder().embed_batch([query_text(uri, text)])[0]
+    assert bare != pytest.approx(prompted, abs=1e-3)  # the two recipes really differ
+    searched = vector_search(app, store, [text], 10)[1]
+    assert searched.plain_query and searched.vectors[0] == pytest.approx(bare, abs=1e-6)
+    lines = explain_lines(query(app, QueryInput(query=text, explain=True)))
+    assert lines["vector"].endswith("(the bare query)")
+    set_retrieval(app, plainQueryText=False)
+    searched = vector_search(app, store, [text], 10)[1]
+    assert not searched.plain_query and searched.vectors[0] == pytest.approx(prompted, abs=1e-6)
+    lines = explain_lines(query(app, QueryInput(query=text, explain=True)))
+    assert lines["vector"].endswith("(the query with its prompt)")
+    other = "file:/models/embeddinggemma-300m.gguf"  # trained with the prompt: keeps it
+    assert query_text(other, text, plain=True) == query_text(other, text) != text
+    assert query_text(uri, text, plain=True) == text
+
+
 # --- language preference, feedback, shape: BM25 only (no vectors) ---------------------------
 
 TRANSLATED = {
@@ -153,10 +183,19 @@ def test_every_stage_can_be_switched_off_and_bad_switches_are_refused(make_app):
     app, _ = make_app(TRANSLATED)
     sync(app)
     set_retrieval(
-        app, embedWindows=False, feedback=False, shapeWeights=False, languagePreference=False
+        app,
+        embedWindows=False,
+        feedback=False,
+        shapeWeights=False,
+        languagePreference=False,
+        halfTopBonus=False,
     )
     lines = explain_lines(query(app, QueryInput(query="collector", explain=True)))
     assert [lines[s] for s in ("shape", "feedback", "language")] == ["skipped: disabled"] * 3
+    assert "top-rank bonus ×1," in lines["fusion"]
+    set_retrieval(app, halfTopBonus=True)
+    lines = explain_lines(query(app, QueryInput(query="collector", explain=True)))
+    assert "top-rank bonus ×0.5," in lines["fusion"]
     set_retrieval(app, feedback="yes")
     with pytest.raises(ConfigError, match=r"retrieval\.feedback"):
         query(app, QueryInput(query="collector"))

@@ -116,6 +116,7 @@ def load_model(
     n_ctx: int | None = None,
     seed: int | None = None,
     pack_tokens: int | None = None,
+    flash_attn: bool = False,
 ) -> LoadedModel:
     """Validate the header, pick the pooling (``choose_pooling`` may refuse by raising), load.
 
@@ -124,8 +125,12 @@ def load_model(
     a context of ``min(trained context, n_ctx)`` (default ``MAX_CONTEXT``) and logits for
     sampling. ``pack_tokens`` (pooled models) widens the batch so several sequences of at
     most ``min(trained context, MAX_CONTEXT)`` tokens each share one decode; positions
-    restart per sequence, so no sequence sees more than the trained context. Every failure
-    is ``error(MODEL_LOAD_FAILED, message)``."""
+    restart per sequence, so no sequence sees more than the trained context. ``flash_attn``
+    (pooled encoders: ``<arch>.attention.causal`` false, e.g. BERT) turns on llama.cpp's
+    fused attention, which skips the masked-out pairs of a packed batch instead of computing
+    them (bench/README.md "Batched embedding"); decoder models keep plain attention, whose
+    packed vectors equal the one-at-a-time ones more closely.
+    Every failure is ``error(MODEL_LOAD_FAILED, message)``."""
     path = Path(path).expanduser().resolve()
     if not path.is_file():
         raise error(MODEL_LOAD_FAILED, f"model file not found: {path}")
@@ -153,7 +158,11 @@ def load_model(
     silence_llama_logs(llama_cpp)
     try:
         mode: dict[str, Any] = (
-            {"embedding": True, "pooling_type": pooling}
+            {
+                "embedding": True,
+                "pooling_type": pooling,
+                "flash_attn": flash_attn and meta.get(f"{arch}.attention.causal") is False,
+            }
             if pooling is not None
             else {"seed": llama_cpp.LLAMA_DEFAULT_SEED if seed is None else seed}
         )
