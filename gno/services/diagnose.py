@@ -20,7 +20,8 @@ from gno.core.fusion import LEXICAL, SEMANTIC
 from gno.core.identity import make_uri, parse_ref
 from gno.rows import DocRow
 from gno.services.filters import Filters, build_filters
-from gno.services.query import QueryRun, mode_counts, run_pipeline
+from gno.services.query import QueryRun, run_pipeline
+from gno.services.query_modes import mode_counts
 
 
 def _find(store: Any, ref: str) -> DocRow | None:

@@ -43,28 +43,9 @@ from gno.services.cancel import checkpoint
 from gno.services.content_boost import apply_boosts
 from gno.services.filters import Filters, build_filters, temporal_types
 from gno.services.graph import Expansion, graph_neighbours
+from gno.services.query_modes import mode_counts, split_structured
 from gno.services.results import ResultBuilder
 from gno.services.search import SCORE_WINDOW, candidates, relaxed_match
-
-STRUCTURED = ("term:", "intent:", "hyde:")
-
-
-def split_structured(query: str, modes: list[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]]:
-    """A multi-line query document: `term:`/`intent:`/`hyde:` lines are modes, the rest the query."""
-    lines, found = [], list(modes)
-    for line in query.splitlines():
-        stripped = line.strip()
-        prefix = next((p for p in STRUCTURED if stripped.lower().startswith(p)), None)
-        if prefix and stripped[len(prefix) :].strip():
-            found.append((prefix[:-1], stripped[len(prefix) :].strip()))
-        elif stripped:
-            lines.append(stripped)
-    text = " ".join(lines) or next((t for m, t in found if m == "term"), "")
-    if not text:
-        raise ValidationError("Query cannot be empty")
-    if sum(1 for m, _ in found if m == "hyde") > 1:
-        raise ValidationError("At most one hyde query mode")
-    return text, found
 
 
 def _lexical(store: Any, text: str, filters: Filters, limit: int) -> list[str]:
@@ -388,14 +369,6 @@ def _doc_date(doc: Any, temporal: frozenset[str] = frozenset()) -> str:
     if doc.frontmatter_date or doc.content_type not in temporal:
         return str(doc.frontmatter_date or iso_from_ns(doc.mtime_ns))
     return ""
-
-
-def mode_counts(modes: list[tuple[str, str]]) -> dict[str, Any]:
-    return {
-        "term": sum(1 for m, _ in modes if m == "term"),
-        "intent": sum(1 for m, _ in modes if m == "intent"),
-        "hyde": any(m == "hyde" for m, _ in modes),
-    }
 
 
 RERANK_CHARS = 4000

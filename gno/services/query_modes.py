@@ -1,0 +1,36 @@
+"""Query modes of a structured query document: `term:`, `intent:` and `hyde:` lines beside
+the query text (spec/cli.md, `--query-mode`), and their counts for diagnose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gno.errors import ValidationError
+
+STRUCTURED = ("term:", "intent:", "hyde:")
+
+
+def split_structured(query: str, modes: list[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]]:
+    """A multi-line query document: `term:`/`intent:`/`hyde:` lines are modes, the rest the query."""
+    lines, found = [], list(modes)
+    for line in query.splitlines():
+        stripped = line.strip()
+        prefix = next((p for p in STRUCTURED if stripped.lower().startswith(p)), None)
+        if prefix and stripped[len(prefix) :].strip():
+            found.append((prefix[:-1], stripped[len(prefix) :].strip()))
+        elif stripped:
+            lines.append(stripped)
+    text = " ".join(lines) or next((t for m, t in found if m == "term"), "")
+    if not text:
+        raise ValidationError("Query cannot be empty")
+    if sum(1 for m, _ in found if m == "hyde") > 1:
+        raise ValidationError("At most one hyde query mode")
+    return text, found
+
+
+def mode_counts(modes: list[tuple[str, str]]) -> dict[str, Any]:
+    return {
+        "term": sum(1 for m, _ in modes if m == "term"),
+        "intent": sum(1 for m, _ in modes if m == "intent"),
+        "hyde": any(m == "hyde" for m, _ in modes),
+    }
