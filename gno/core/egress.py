@@ -19,9 +19,9 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, cast
 
 from gno.errors import ConflictError, ValidationError
 
@@ -53,6 +53,19 @@ class PolicyState:
     policy: Policy
     revision: int = 0
     source: str = "config_default"
+
+
+# collection -> (policy, revision, source, updated): the stored policies of an index
+PolicyRows = Mapping[str, tuple[str, int, str, str]]
+
+
+def state_of(name: str, rows: PolicyRows) -> PolicyState:
+    """The stored policy, else ``local_only`` (``legacy_default``): a collection nobody
+    classified never leaves the machine."""
+    stored = rows.get(name)
+    if stored is not None:
+        return PolicyState(name, cast(Policy, stored[0]), stored[1], stored[2])
+    return PolicyState(name, "local_only", 0, "legacy_default")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 
 from gno.adapters.sqlite.egress import EgressLedger
-from gno.core.egress import Caller, zone_of
+from gno.core.egress import Caller, state_of, zone_of
 from gno.errors import EgressDeniedError, EgressPolicyChangedError
 from gno.rest.security import AUTHENTICATED
 from gno.services import egress as policies
@@ -91,7 +91,7 @@ class EgressGate:
         if verdict is None or self.ledger.epoch() == verdict.epoch:
             return
         rows, _, _ = self.ledger.snapshot()
-        after = tuple(policies.state_of(n, rows) for n in verdict.names)
+        after = tuple(state_of(n, rows) for n in verdict.names)
         if after != verdict.states:
             raise EgressPolicyChangedError(
                 "EGRESS_POLICY_CHANGED: a collection egress policy changed while the request "

@@ -33,7 +33,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Literal, cast
 
-from gno.core.egress import zone_of
 from gno.services.cancel import CancelToken, bound
 
 Surface = Literal["cli", "rest", "mcp", "sdk"]
@@ -98,6 +97,8 @@ def current_call() -> Call:
 def peer_zone(address: str | None) -> Zone:
     """The zone of a socket peer's address, by the egress rule's own ranges
     (``core.egress.zone_of``): one zone function for the call and its egress check."""
+    from gno.core.egress import zone_of  # only servers ask: the CLI's call is local
+
     return cast(Zone, zone_of(address))
 
 

@@ -36,13 +36,20 @@ from gno_contracts.models.egress_policy_set_result import EgressPolicySetResult
 
 from gno.app import App
 from gno.core import egress as rule
-from gno.core.egress import Caller, Confirmation, Decision, Policy, PolicyState
+from gno.core.egress import (
+    Caller,
+    Confirmation,
+    Decision,
+    Policy,
+    PolicyRows,
+    PolicyState,
+    state_of,
+)
 from gno.errors import ConflictError, NotFoundError, ValidationError
 from gno.rows import now_iso
 
 MAX_RECEIPTS = 10_000  # the adapter's retention (gno/adapters/sqlite/egress.py)
 MAX_AGE_DAYS = 30
-PolicyRows = Mapping[str, tuple[str, int, str, str]]
 
 
 # ---------------------------------------------------------------- state
@@ -51,15 +58,6 @@ PolicyRows = Mapping[str, tuple[str, int, str, str]]
 def _v(value: object) -> str:
     """An enum member or a plain string as its wire text."""
     return str(getattr(value, "value", value))
-
-
-def state_of(name: str, rows: PolicyRows) -> PolicyState:
-    """The stored policy, else ``local_only`` (``legacy_default``): a collection nobody
-    classified never leaves the machine."""
-    stored = rows.get(name)
-    if stored is not None:
-        return PolicyState(name, cast(Policy, stored[0]), stored[1], stored[2])
-    return PolicyState(name, "local_only", 0, "legacy_default")
 
 
 def configured(app: App) -> list[str]:
