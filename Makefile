@@ -51,13 +51,14 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -n 2 tests
+	$(BIN)/pytest -n 2 --dist worksteal tests
 
 contract: $(STAMP) browser
-	$(BIN)/pytest -n 2 contract-tests
+	$(BIN)/pytest -n 2 --dist worksteal contract-tests
 
+# worksteal: an idle worker takes tests queued on the other, so the run does not end on one core.
 test: check-generated lint browser
-	$(BIN)/pytest -n 2
+	$(BIN)/pytest -n 2 --dist worksteal
 
 # The long runs `make test` leaves out (pytest marker `soak`): kill -9 of `gno update` and
 # `gno serve` at random points (GNO_SOAK_KILLS, default 24), thousands of mixed requests
