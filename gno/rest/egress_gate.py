@@ -22,6 +22,7 @@ from typing import Any
 from gno.adapters.sqlite.egress import EgressLedger
 from gno.core.egress import Caller, state_of, zone_of
 from gno.errors import EgressDeniedError, EgressPolicyChangedError
+from gno.rest.mcp_http import buffered
 from gno.rest.security import AUTHENTICATED
 from gno.services import egress as policies
 
@@ -205,21 +206,12 @@ class McpEgressGate:
         ):
             await self.app(scope, receive, send)
             return
-        messages: list[Message] = []
-        chunks: list[bytes] = []
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
+        body, replay = await buffered(receive)
         import anyio.to_thread
 
         authenticated = bool(scope.get(AUTHENTICATED))
         verdicts: list[policies.Verdict] = []
-        for op_id, name, args, access, rid in mcp_requests(b"".join(chunks)):
+        for op_id, name, args, access, rid in mcp_requests(body):
             authorized = authenticated and (access == "read" or self.enable_write)
 
             def work(
@@ -243,11 +235,6 @@ class McpEgressGate:
                 return
             if verdict is not None:
                 verdicts.append(verdict)
-        pending = list(messages)
-
-        async def replay() -> Message:
-            return pending.pop(0) if pending else await receive()
-
         if not verdicts:
             await self.app(scope, replay, send)
             return

@@ -72,6 +72,26 @@ def forbidden(request_id: Any) -> Response:
     )
 
 
+async def buffered(receive: Receive) -> tuple[bytes, Receive]:
+    """The whole request body (already bounded by the security middleware's body limit),
+    and a ``receive`` that hands the app the same messages again before any later ones."""
+    messages: list[Message] = []
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+
+    async def replay() -> Message:
+        return messages.pop(0) if messages else await receive()
+
+    return b"".join(chunks), replay
+
+
 class WriteGate:
     """Refuses write-tool calls with HTTP 403 while writes are off; passes the rest."""
 
@@ -82,23 +102,9 @@ class WriteGate:
         if self.enable_write or scope["type"] != "http" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
-        messages: list[Message] = []
-        chunks: list[bytes] = []
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        is_write, request_id = _write_call_id(b"".join(chunks))
+        body, replay = await buffered(receive)
+        is_write, request_id = _write_call_id(body)
         if is_write:
             await forbidden(request_id)(scope, receive, send)
             return
-        pending = list(messages)
-
-        async def replay() -> Message:
-            return pending.pop(0) if pending else await receive()
-
         await self.app(scope, replay, send)
