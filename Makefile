@@ -102,9 +102,6 @@ bench: $(STAMP)
 	$(BIN)/python bench/sdk.py
 	$(BIN)/python bench/records.py
 	$(BIN)/python bench/cli_start.py
-	# lane serve: its bench line goes here
-	# lane quality: its bench line goes here
-	# lane internals: its bench line goes here
 	$(BIN)/python bench/egress.py
 	$(BIN)/python bench/traces.py
 

@@ -48,7 +48,7 @@ that from the exit code.
     │   └── IndexChangedDuringVerifyError (index_changed_during_verify, 409, exit 2)
     ├── InterruptedByUser (INTERRUPTED, 499, exit 130)
     ├── Cancelled (CANCELLED, 499, exit 130: stopped at a checkpoint; never sent to anyone)
-    │   (lane traces: retrieval traces, spec/traces.md)
+    │   (retrieval traces, spec/traces.md)
     ├── NotFoundError …
     │   ├── TraceNotFoundError (NOT_FOUND, 404, exit 1: no such trace in this index; id never echoed)
     │   └── ExportNotFoundError (NOT_FOUND, 404, exit 1: no such trace export)
@@ -62,7 +62,7 @@ that from the exit code.
     └── ValidationError …
         ├── MemoryFencedReplayError (MEMORY_FENCED_REPLAY: the text replays a recalled span)
         └── MemoryFencedDerivedError (MEMORY_FENCED_DERIVED: derivedFrom names a gno:// URI)
-    (lane egress:)
+    (collection egress, spec/egress.md)
     ├── EgressDeniedError (EGRESS_DENIED, 403, exit 2: a collection's egress policy refuses this caller)
     └── EgressPolicyChangedError (EGRESS_POLICY_CHANGED, 409, exit 2: policy changed mid-request)
 """
@@ -388,18 +388,3 @@ class TraceFullError(ConflictError):
 
     def __init__(self, message: str = "Retrieval trace record limit reached") -> None:
         super().__init__(message)
-
-
-# ===== errors added by lane quality (keep them below this line) =====
-
-
-# ===== errors added by lane internals (keep them below this line) =====
-
-
-# ===== errors added by lane fastcli (keep them below this line) =====
-
-
-# ===== errors added by lane serve (keep them below this line) =====
-
-
-# ===== errors added by lane context2 (keep them below this line) =====

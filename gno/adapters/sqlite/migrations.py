@@ -394,9 +394,6 @@ def m008_records(conn: apsw.Connection, settings: dict[str, str]) -> None:
     )
 
 
-# ===== migration 9 (lane egress), 10 (lane traces), 11 (lane records), 12 (lane quality), 13 (lane internals) go below, in order =====
-
-
 @migration(9)
 def m009_egress(conn: apsw.Connection, settings: dict[str, str]) -> None:
     """Collection egress policies (spec/egress.md). ``egress_policies`` holds each
