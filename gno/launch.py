@@ -106,13 +106,14 @@ MAX_SEARCH_PROCESSES = 16
 
 
 def search_processes() -> int:
-    """How many search processes `gno serve` starts: ``GNO_SEARCH_PROCESSES`` (at most
-    ``MAX_SEARCH_PROCESSES``), else none: on this project's 2-core bench they showed no
-    throughput gain over threads (bench/README.md, "search processes"), so they are opt-in."""
+    """How many search processes `gno serve` starts: ``GNO_SEARCH_PROCESSES`` (0 turns them
+    off, at most ``MAX_SEARCH_PROCESSES``), else one per core when there are two or more: on
+    an idle 2-core machine they nearly double cache-miss throughput (bench/README.md)."""
     raw = os.environ.get("GNO_SEARCH_PROCESSES", "").strip()
     if raw.isdigit():
         return min(int(raw), MAX_SEARCH_PROCESSES)
-    return 0
+    cores = os.cpu_count() or 1
+    return min(cores, MAX_SEARCH_PROCESSES) if cores > 1 else 0
 
 
 def serve(
