@@ -195,15 +195,8 @@ class JsonClient:
         return HttpFailure("status", f"{message}: {detail}" if detail else message)
 
     def _send(self, request: urllib.request.Request, timeout: float) -> bytes:
-        try:
-            with self._opener.open(request, timeout=timeout) as response:
-                return _bounded(response)
-        except urllib.error.HTTPError as exc:
-            raise self._status(exc) from None
-        except urllib.error.URLError as exc:
-            raise self._unreachable(exc.reason, timeout) from None
-        except (OSError, http.client.HTTPException, ValueError) as exc:
-            raise self._unreachable(exc, timeout) from None
+        with self._failures(timeout), self._opener.open(request, timeout=timeout) as response:
+            return _bounded(response)
 
     def _unreachable(self, cause: object, timeout: float) -> HttpFailure:
         timed_out = isinstance(cause, TimeoutError) or "timed out" in str(cause)
