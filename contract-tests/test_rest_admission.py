@@ -153,6 +153,12 @@ def test_disconnect_cancels_the_query_and_frees_the_reader(
             # ...and the server closes its side only after it saw the disconnect: no answer
             assert client.recv(65536) == b""
             client.close()
+            # The socket closes on the server's event loop a step before the task that
+            # watches for the disconnect cancels the call; a new request is served only
+            # after that step, so this round trip orders the cancel before the release
+            # (without it a loaded machine may run the rest of the pipeline first: seen
+            # in CI).
+            assert _readers(srv)["active"] == 1  # still held in the embedding call
             release.set()  # the embedding call in flight now returns
             _poll("the reader to be released", lambda: _readers(srv)["active"] == 0)
         assert models.count(COMPLETIONS) == reranks, "rerank ran for a client that was gone"
