@@ -71,6 +71,7 @@ class FileRules:
     include: frozenset[str]  # lowercase extensions with the dot
     exclude_globs: tuple[Glob, ...]
     exclude_names: frozenset[str]
+    nested_names: tuple[str, ...] = ()  # the plain entries with a "/" (matched as prefixes)
 
     @classmethod
     def build(
@@ -89,18 +90,18 @@ class FileRules:
                 globs.append(compile_globs(entry))
             else:
                 names.append(entry)
-        return cls(compile_globs(pattern), include_set, tuple(globs), frozenset(names))
+        nested = tuple(name for name in dict.fromkeys(names) if "/" in name)
+        return cls(compile_globs(pattern), include_set, tuple(globs), frozenset(names), nested)
 
     def dir_excluded(self, rel_dir: str, name: str) -> bool:
         """Cheap pruning while walking: a directory named like a plain exclude entry."""
         return name in self.exclude_names or rel_dir in self.exclude_names
 
     def excluded(self, rel_path: str) -> bool:
-        parts = rel_path.split("/")
-        if self.exclude_names.intersection(parts):
+        if not self.exclude_names.isdisjoint(rel_path.split("/")):
             return True
-        for entry in self.exclude_names:
-            if "/" in entry and (rel_path == entry or rel_path.startswith(entry + "/")):
+        for entry in self.nested_names:
+            if rel_path == entry or rel_path.startswith(entry + "/"):
                 return True
         return any(g.match(rel_path) for g in self.exclude_globs)
 

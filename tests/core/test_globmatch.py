@@ -17,9 +17,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gno.core import globmatch
 from gno.core.globmatch import MAX_BRACE_DEPTH, MAX_PATTERN_CHARS, Glob
 from gno.core.globs import compile_globs
 from gno.errors import ValidationError
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    """A monkeypatch hypothesis examples may share (each test undoes its changes)."""
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
 
 STEP_FACTOR = 4  # closure visits + move checks + the cached lookup, per state and character
 
@@ -180,6 +189,31 @@ simple_pattern = st.one_of(
 @given(pattern=simple_pattern, text=st.text(alphabet="ab./", max_size=14))
 def test_same_answers_as_the_previous_translation(pattern, text):
     assert Glob(pattern).match(text) == bool(old_regex(pattern).match(text)), (pattern, text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    pattern=simple_pattern,
+    folders=st.lists(st.text(alphabet="ab./", max_size=8), min_size=1, max_size=4),
+    names=st.lists(st.text(alphabet="ab.", max_size=4), min_size=1, max_size=4),
+    small=st.booleans(),
+)
+def test_a_reused_glob_answers_like_a_fresh_one(pattern, folders, names, small, monkeypatch_module):
+    """A walk matches every file with one glob, which remembers folder prefixes and
+    (folder state, name) answers: reused, and with caches small enough to start over
+    mid-walk, it answers each path as the reference does."""
+    if small:
+        monkeypatch_module.setattr(globmatch, "MAX_CACHED_SETS", 3)
+        monkeypatch_module.setattr(globmatch, "MAX_CACHED_PREFIXES", 2)
+        monkeypatch_module.setattr(globmatch, "MAX_CACHED_NAMES", 2)
+    # the same names under several folders (and folders of several depths), as in a walk
+    texts = [f"{folder}/{name}" if folder else name for folder in folders for name in names]
+    try:
+        glob, reference = Glob(pattern), old_regex(pattern)
+        for text in [*texts, *texts]:  # the second round answers from the caches
+            assert glob.match(text) == bool(reference.match(text)), (pattern, text)
+    finally:
+        monkeypatch_module.undo()
 
 
 fn_token = st.sampled_from(["a", "b", "c", "*", "?", "[ab]", "[!a]", "[a-c]", "-", "x"])
