@@ -99,6 +99,8 @@ class ContentTypes:
     def doc_fingerprint(self, rel_path: str, frontmatter_type: str | None) -> str:
         """What the rules say about one document; equal to ``NEUTRAL`` when no rule can
         touch it (so configuring rules re-ingests only the documents they concern)."""
+        if not self.rules:  # no rules (the default): every document of a sync asks
+            return NEUTRAL
         by_type = self.by_id(frontmatter_type)
         by_prefix = self.by_prefix(rel_path)
         if by_type is None and by_prefix is None:

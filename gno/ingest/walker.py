@@ -15,6 +15,7 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 
 from gno.core.globs import FileRules
@@ -29,6 +30,9 @@ class WalkEntry:
     mtime_ns: int
     inode: int
     special: str | None = None  # "named pipe", "socket", … when not a regular file
+
+
+_NAME = attrgetter("name")
 
 
 def inside(path: str, root: str) -> bool:
@@ -74,7 +78,7 @@ def walk(
         rel_dir, abs_dir = stack.pop()
         try:
             with os.scandir(abs_dir) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+                entries = sorted(listing, key=_NAME)
         except FileNotFoundError:
             continue  # removed while walking: its files are gone too
         except OSError as exc:
@@ -108,7 +112,6 @@ def walk(
                     st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue  # vanished, looping or unreadable link while walking: treated as absent
-            yield WalkEntry(
-                rel, entry.path, st.st_size, st.st_mtime_ns, st.st_ino, special_kind(st.st_mode)
-            )
+            special = None if stat.S_ISREG(st.st_mode) else special_kind(st.st_mode)
+            yield WalkEntry(rel, entry.path, st.st_size, st.st_mtime_ns, st.st_ino, special)
         stack.extend(reversed(subdirs))

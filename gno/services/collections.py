@@ -37,6 +37,7 @@ from gno.errors import (
 )
 from gno.services.index_guard import config_change
 from gno.services.model_settings import collection_embed_model
+from gno.services.sync_paths import check_file_name
 
 
 def _dangerous_roots() -> set[str]:
@@ -59,16 +60,6 @@ def _dangerous_roots() -> set[str]:
     }
     roots |= {os.path.join(home, d) for d in (".config", ".local", ".ssh", ".gnupg")}
     return {os.path.realpath(r) for r in roots} | roots
-
-
-def check_file_name(path: str) -> None:
-    """NUL bytes and unpaired surrogates cannot name a file (os calls would raise)."""
-    try:
-        os.fsencode(path)
-    except UnicodeError:
-        raise InvalidPathError("Path is not a valid file name") from None
-    if "\x00" in path:
-        raise InvalidPathError("Path contains a NUL character")
 
 
 def check_root(path: str) -> str:

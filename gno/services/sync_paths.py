@@ -13,9 +13,18 @@ from gno.config import Collection
 from gno.core.globs import FileRules
 from gno.core.mime import SUPPORTED_EXTENSIONS
 from gno.errors import InvalidPathError, NotFoundError, ValidationError
-from gno.services.collections import check_file_name
 
 MAX_SYNC_PATHS = 256
+
+
+def check_file_name(path: str) -> None:
+    """NUL bytes and unpaired surrogates cannot name a file (os calls would raise)."""
+    try:
+        os.fsencode(path)
+    except UnicodeError:
+        raise InvalidPathError("Path is not a valid file name") from None
+    if "\x00" in path:
+        raise InvalidPathError("Path contains a NUL character")
 
 
 def _inside(path: str, root: str) -> bool:
