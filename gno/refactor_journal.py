@@ -30,9 +30,7 @@ import hashlib
 import json
 import os
 import secrets
-import shutil
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -167,6 +165,8 @@ def commit(
         for change in changes:
             change.path.parent.mkdir(parents=True, exist_ok=True)
         # fsync releases the GIL: several at once share the file system's journal commits.
+        from concurrent.futures import ThreadPoolExecutor  # not on every sync's import path
+
         with ThreadPoolExecutor(max_workers=WRITERS) as pool:
             list(
                 pool.map(_write_file, [Path(e["temp"]) for e in entries], [c.data for c in changes])
@@ -216,6 +216,8 @@ def _backup(path: Path, backup: Path) -> None:
     try:
         os.link(path, backup)
     except OSError:
+        import shutil  # rare: a file system without hard links
+
         shutil.copy2(path, backup)
         fd = os.open(backup, os.O_RDONLY)
         try:
@@ -262,6 +264,8 @@ def _clean(record: dict[str, Any]) -> None:
     paths += [Path(e["backup"]) for e in record["entries"] if e["backup"]]
     if record.get("removeBackup"):
         paths.append(Path(record["removeBackup"]))
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=WRITERS) as pool:
         list(pool.map(lambda p: p.unlink(missing_ok=True), paths))
 

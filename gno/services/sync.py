@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -54,6 +53,8 @@ class CollectionSync(FileApplier):
         if run_update_cmd and self.coll.update_cmd:
             commands.append(("UPDATE_CMD_FAILED", self.coll.update_cmd))
         for code, command in commands:
+            import subprocess  # only a collection with git pull or an update command needs it
+
             done = subprocess.run(
                 command, shell=True, cwd=root, capture_output=True, text=True, timeout=600
             )
