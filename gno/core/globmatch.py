@@ -218,6 +218,7 @@ class Glob:
         "_rows",
         "_sets",
         "_start",
+        "_start_id",
         "built",
         "chars",
         "pattern",
@@ -252,6 +253,7 @@ class Glob:
         # only valid until the next reset, so the two are cleared together
         self._prefixes: dict[str, int] = {}
         self._names: dict[tuple[int, str], bool] = {}
+        self._start_id = self._intern((frozenset((self._start,)), True))
 
     def _intern(self, key: tuple[frozenset[int], bool]) -> int:
         found = self._ids.get(key)
@@ -315,7 +317,7 @@ class Glob:
     def _prefix_state(self, prefix: str) -> int:
         """The DFA state after a folder prefix ("" or ending in "/"), walked from its parent
         folder's cached state when there is one (a walk matches a folder's files together)."""
-        start = self._intern((frozenset((self._start,)), True))
+        start = self._start_id
         if not prefix:
             return start
         state = self._prefixes.get(prefix)
