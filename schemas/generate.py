@@ -393,6 +393,13 @@ class Operation(NamedTuple):
 """
 
 
+def _cli_globals(registry: dict) -> tuple:
+    return tuple(
+        (tuple(g["flags"]), g["name"], bool(g.get("value")), g["help"])
+        for g in registry.get("cli_globals", [])
+    )
+
+
 def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
     registry = yaml.safe_load((HERE / "operations.yaml").read_text())
     lines = [
@@ -403,6 +410,8 @@ def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
         REGISTRY_TYPES,
         f"CLI_FORMATS: dict[str, str] = {registry.get('cli_formats', {})!r}\n",
         f"CLI_COMMANDS: dict[str, str] = {registry.get('cli_commands', {})!r}\n",
+        "# (flags, settings argument, takes a value, help) of each root option\n"
+        f"CLI_GLOBALS: tuple[tuple[tuple[str, ...], str, bool, str], ...] = {_cli_globals(registry)!r}\n",
         "OPERATIONS: tuple[Operation, ...] = (",
     ]
     seen = set()

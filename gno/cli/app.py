@@ -13,15 +13,16 @@ import sys
 from typing import Any
 
 import typer
+from gno_contracts.operations import CLI_COMMANDS, CLI_GLOBALS
 
 from gno import __version__
 from gno.cli import commands, completion, server
 from gno.cli.commands import option
-from gno.cli.settings import GLOBAL_OPTIONS, settings
+from gno.cli.settings import settings
 
 app = typer.Typer(
     name="gno",
-    help="gno — local-first knowledge engine: index folders, search them from the CLI, MCP, REST and a Web UI.",
+    help=CLI_COMMANDS[""],
     no_args_is_help=False,
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -54,7 +55,7 @@ def main(ctx: typer.Context, version: bool, skill: bool, **options: Any) -> None
 
 ROOT = [
     *(option(n, str | None, *f, help=h) if v else option(n, bool, *f, default=False, help=h)
-      for f, n, v, h in GLOBAL_OPTIONS),
+      for f, n, v, h in CLI_GLOBALS),
     option("version", bool, "-V", "--version", default=False, callback=_version, is_eager=True, help="Print the version."),
     option("skill", bool, "--skill", default=False, callback=_skill, is_eager=True, help="Print SKILL.md and exit."),
 ]  # fmt: skip

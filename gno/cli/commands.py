@@ -72,8 +72,8 @@ def command(
 
 
 def groups(root: typer.Typer) -> dict[str, typer.Typer]:
-    """Every command group, by its words ("" is ``root``): the registry's ``cli_commands``
-    (with their help line), then every proper prefix of a registry command (`collection
+    """Every command group, by its words ("" is ``root``): those with a help line in the
+    registry's ``cli_commands``, then every other proper prefix of a registry command (`collection
     policy get` makes `collection` and `collection policy`), attached to their parents."""
     shapes = [op.cli_shape for op in OPERATIONS if op.cli_shape is not None]
     prefixes = {
@@ -81,14 +81,15 @@ def groups(root: typer.Typer) -> dict[str, typer.Typer]:
         for words in (s.command.split() for s in shapes)
         for i in range(1, len(words))
     }
-    found = {"": root}
-    for word, text in CLI_COMMANDS.items():
-        found[word] = typer.Typer(help=text, rich_markup_mode=None)
+    helped = [word for word in CLI_COMMANDS if word in prefixes]
+    found = {"": root} | {
+        w: typer.Typer(help=CLI_COMMANDS[w], rich_markup_mode=None) for w in helped
+    }
     for word in sorted(prefixes - set(found)):
         found[word] = typer.Typer(
             invoke_without_command=True, rich_markup_mode=None, add_completion=False
         )
-    for word in [*CLI_COMMANDS, *sorted(prefixes - set(CLI_COMMANDS))]:
+    for word in [*helped, *sorted(prefixes - set(helped))]:
         *parent, last = word.split()
         found[" ".join(parent)].add_typer(found[word], name=last)
     return found

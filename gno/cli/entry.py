@@ -19,7 +19,7 @@ from gno.errors import GnoError
 
 
 def hoist_globals(argv: list[str], with_value: frozenset[str], flags: frozenset[str]) -> list[str]:
-    """Global options GNO accepts anywhere on the line (``settings.GLOBAL_OPTIONS``) moved to the
+    """Global options GNO accepts anywhere on the line (the registry's ``cli_globals``) moved to the
     front: typer wants them before the command."""
     front: list[str] = []
     rest: list[str] = []

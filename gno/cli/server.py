@@ -16,19 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 import typer
+from gno_contracts.operations import CLI_COMMANDS
 
 from gno.cli.commands import Param, command, option, settings
 from gno.cli.output import write, write_err
 from gno.launch import ServerFlags, StdioFlags
-
-SERVE_HELP = (
-    "REST API, OpenAPI (/docs), the MCP gateway (/mcp) and a file watcher that keeps the\n"
-    "    index in step with the collection folders, on loopback; Ctrl-C stops it."
-)
-DAEMON_HELP = (
-    "Headless resident: the MCP gateway (/mcp) and /api/resident/status; syncs at start,\n"
-    "    then watches the collection folders and embeds what changed (when the model is on disk)."
-)
 
 
 def parameters(flags: type, kind: str) -> list[Param]:
@@ -94,14 +86,12 @@ def _given(ctx: typer.Context, name: str) -> bool:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("serve")(command(parameters(ServerFlags, "serve"), server("serve"), SERVE_HELP))
-    app.command("daemon")(command(parameters(ServerFlags, "daemon"), server("daemon"), DAEMON_HELP))
+    for kind in ("serve", "daemon"):
+        app.command(kind)(command(parameters(ServerFlags, kind), server(kind), CLI_COMMANDS[kind]))
 
 
 def register_mcp(mcp_app: typer.Typer) -> None:
     """`gno mcp` alone and `gno mcp serve`, before the registry's `mcp install | ...`."""
     stdio = parameters(StdioFlags, "mcp")
     mcp_app.callback(invoke_without_command=True)(command(stdio, mcp_stdio, mcp_stdio.__doc__))
-    mcp_app.command("serve")(
-        command(stdio, mcp_stdio, "MCP server over stdio (same as `gno mcp`).")
-    )
+    mcp_app.command("serve")(command(stdio, mcp_stdio, CLI_COMMANDS["mcp serve"]))

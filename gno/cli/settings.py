@@ -7,22 +7,12 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-# The root options, declared once (`gno --help` lists them in this order): flags, the
-# ``settings`` argument they set, whether they take a value, help. ``app.main`` builds the
-# typer options from it; ``fast.py`` reads GLOBAL_VALUES and GLOBAL_FLAGS without typer.
-GLOBAL_OPTIONS: tuple[tuple[tuple[str, ...], str, bool, str], ...] = (
-    (("--index",), "index", True, "Index name (one SQLite file each)."),
-    (("--config",), "config", True, "Path of index.yml."),
-    (("--json",), "json", False, "JSON output (errors as error@1.0 on stderr)."),
-    (("-q", "--quiet"), "quiet", False, "Only essential output."),
-    (("--verbose",), "verbose", False, "Diagnostics on stderr."),
-    (("--yes",), "yes", False, "Never prompt; accept safe defaults."),
-    (("--no-color",), "no_color", False, "Plain output."),
-    (("--offline",), "offline", False, "Use cached models only."),
-    (("--no-pager",), "no_pager", False, "Never page output."),
-)
-GLOBAL_VALUES = {f: name for flags, name, value, _ in GLOBAL_OPTIONS if value for f in flags}
-GLOBAL_FLAGS = {f: name for flags, name, value, _ in GLOBAL_OPTIONS if not value for f in flags}
+from gno_contracts.operations import CLI_GLOBALS
+
+# The root options are declared once, in the registry (``cli_globals``): ``app`` builds the
+# typer options from them; ``fast.py`` reads GLOBAL_VALUES and GLOBAL_FLAGS without typer.
+GLOBAL_VALUES = {f: name for flags, name, value, _ in CLI_GLOBALS if value for f in flags}
+GLOBAL_FLAGS = {f: name for flags, name, value, _ in CLI_GLOBALS if not value for f in flags}
 # GNO accepts these anywhere on the line (entry.py moves them to the front); --json stays
 # where it is (commands have a --json of their own).
 HOISTED_VALUES = frozenset(GLOBAL_VALUES)

@@ -180,7 +180,7 @@ def test_completion_requests_go_to_typer(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_global_options_match_the_root_declaration() -> None:
     """settings.py's tables are what the typer root command declares (app.py builds its
-    options from settings.GLOBAL_OPTIONS; --json, --version and --skill stay in place)."""
+    options from the registry's cli_globals; --json, --version and --skill stay in place)."""
     import typer.main
 
     from gno.cli.app import app

@@ -101,7 +101,7 @@ def test_role_flags_append_and_all_clears() -> None:
 
 
 def test_global_options_are_read_from_the_root_declaration() -> None:
-    """entry.py moves them to the front; the list is settings.GLOBAL_OPTIONS, declared once."""
+    """entry.py moves them to the front; the list is the registry's cli_globals, declared once."""
     from gno.cli.entry import hoist_globals
     from gno.cli.settings import HOISTED_FLAGS as flags
     from gno.cli.settings import HOISTED_VALUES as with_value
