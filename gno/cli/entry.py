@@ -12,7 +12,6 @@ import gc
 import os
 import signal
 import sys
-from typing import Any
 
 from gno.cli.output import json_text, write_err
 from gno.errors import GnoError
@@ -129,23 +128,13 @@ def _run(args: list[str]) -> int:
     return result if isinstance(result, int) else 0
 
 
-class _Pacified:
-    """A standard stream whose flush ignores a closed pipe (what click wraps them in)."""
-
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-
-    def flush(self) -> None:
-        with contextlib.suppress(BrokenPipeError):
-            self._stream.flush()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
-
-
 def pacify_pipes() -> None:
-    sys.stdout = _Pacified(sys.stdout)
-    sys.stderr = _Pacified(sys.stderr)
+    """What typer does when the reader of stdout is gone: streams whose flush ignores the
+    closed pipe at exit (its vendored click's wrapper, imported only then)."""
+    from typer._click.utils import PacifyFlushWrapper
+
+    sys.stdout = PacifyFlushWrapper(sys.stdout)
+    sys.stderr = PacifyFlushWrapper(sys.stderr)
 
 
 def without_pydantic_plugins() -> None:
