@@ -61,7 +61,7 @@ ROOT = [
 ]  # fmt: skip
 app.callback(invoke_without_command=True)(commands.command(ROOT, main))
 groups = commands.groups(app)
-completion.register(app)
+app.command("completion")(completion.completion)
 server.register_mcp(groups["mcp"])
 commands.register(groups)
 server.register(app)

@@ -75,7 +75,3 @@ def completion(
         write(json.dumps({"installed": {"shell": chosen, "path": str(path), "next": note}}))
     else:
         write(f"Installed {chosen} completion at {path}; {note}.")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("completion")(completion)

@@ -13,8 +13,9 @@ import os
 import signal
 import sys
 
-from gno.cli.output import json_text, write_err
-from gno.errors import GnoError
+from gno.cli.output import write_err
+from gno.errors import GnoError, error_body
+from gno.render import json_text
 
 
 def hoist_globals(argv: list[str], with_value: frozenset[str], flags: frozenset[str]) -> list[str]:
@@ -49,10 +50,7 @@ def wants_json(argv: list[str]) -> bool:
 
 def emit_error(code: str, message: str, as_json: bool, details: dict | None = None) -> None:
     if as_json:
-        body: dict = {"code": code, "message": message}
-        if details:
-            body["details"] = details
-        sys.stderr.write(json_text({"error": body}) + "\n")
+        sys.stderr.write(json_text(error_body(code, message, details)) + "\n")
     else:
         write_err(f"Error: {message}")
 

@@ -11,7 +11,6 @@ from typing import Any
 from gno.errors import ValidationError
 
 Prepared = tuple[str, dict[str, Any]]  # (operation id to run, its input fields)
-NOT_IN_DIAGNOSE = ("explain",)
 STDIN_MARK = "\x00stdin"  # what capture's --stdin puts in `content` (NUL never is valid content)
 MAX_READ = 1024 * 1024 + 1  # one byte past the capture limit, so the limit is reported
 MAX_CAPSULE_BYTES = 64 * 1024 * 1024  # a Capsule file; budgets cap real ones far below
@@ -26,8 +25,7 @@ def query(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
     if target and words and words[0] == "diagnose":
         if fmt not in (None, "json"):
             raise ValidationError("query diagnose prints JSON or terminal text only")
-        for name in NOT_IN_DIAGNOSE:
-            fields.pop(name, None)
+        fields.pop("explain", None)  # query's --explain: query_diagnose has no such field
         return "query_diagnose", fields | {"query": " ".join(words[1:]), "target": target}
     return op_id, fields | {"query": " ".join(words)}
 
@@ -43,7 +41,8 @@ def links(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
 
 
 def context_build(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
-    """`context build` without --budget (or out of range) is invalid_budget, as on MCP."""
+    """`context build` without --budget, or with one outside 1 to 1,000,000, is the
+    contract's invalid_budget (context-input@1.0), not a usage error about a missing field."""
     if not 1 <= fields.get("budgetTokens", 0) <= 1_000_000:
         from gno.errors import InvalidBudgetError
 

@@ -2,9 +2,9 @@
 
 ``run`` is the one path of every such command, whether typer parsed the line
 (``commands.py``) or the lean path did (``fast.py``): flags -> input fields (an unset
-option sends nothing, so the schema default holds; the binding's rules, formatted fields,
-prompt and routes) -> the prepare hook -> the
-generated input model (``gno.services.validated``) -> the handler -> the output model as JSON, or the registry's
+option sends nothing, so the schema default holds) checked and completed by the binding's
+rules, formatted fields, prompt and routes -> the prepare hook -> the generated input model
+(``gno.services.validated``) -> the handler -> the output model as JSON, or the registry's
 renderer as text. It imports no typer: `gno search` never loads it.
 """
 
@@ -18,13 +18,12 @@ from typing import Any
 
 from gno_contracts.operations import BY_ID, CliShape, Operation
 
-from gno.cli.output import dump, json_text, page, write_err, write_json, write_partial, write_styled
+from gno.cli.output import page, write_err, write_json, write_partial, write_styled
 from gno.cli.settings import Settings
 from gno.errors import ValidationError
+from gno.render import dump, json_text
 from gno.render.style import terminal_safe
 from gno.services import resolve, validated
-
-# ---------------------------------------------------------------- running one
 
 
 def pick_format(settings: Settings, chosen: list[str]) -> str | None:
