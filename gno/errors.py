@@ -72,6 +72,15 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 
+def error_body(code: str, message: str, details: Any = None) -> dict[str, Any]:
+    """The error envelope every surface answers (`error@1.0` on the CLI's stderr, REST
+    bodies): ``{"error": {"code", "message", "details"?}}``."""
+    body: dict[str, Any] = {"code": code, "message": message}
+    if details:
+        body["details"] = details
+    return {"error": body}
+
+
 class GnoError(Exception):
     code: ClassVar[str] = "RUNTIME"
     http_status: ClassVar[int] = 500

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gno.errors import NotInitializedError, ValidationError
@@ -24,35 +24,58 @@ if TYPE_CHECKING:  # `gno --help` and the search path import this module's Serve
 TRUE = ("1", "true", "yes")
 
 
+def option(default: Any, *flags: str, help: str, **more: Any) -> Any:
+    """A field declared with its command-line option (`gno serve/daemon/mcp --help` shows
+    ``flags`` and ``help``). In ``more``: ``only`` (the one command offering it),
+    ``daemon_help`` (the daemon's own help), ``cli_default`` (the option's default when it
+    differs from the field's), and typer's ``min``, ``max``, ``hidden``."""
+    return field(default=default, metadata={"flags": flags, "help": help, **more})
+
+
 @dataclass(frozen=True)
 class ServerFlags:
-    """Every flag of serve and daemon; the daemon-only ones default to serve's behaviour."""
+    """Every flag of serve and daemon, in --help order; the daemon-only ones default to
+    serve's behaviour."""
 
-    port: int = 3000
-    host: str = "127.0.0.1"
-    mcp_token_file: str | None = None
-    mcp_allowed_host: list[str] | None = None
-    mcp_allowed_origin: list[str] | None = None
-    mcp_enable_write: bool = False
-    mcp_tool_profile: str | None = None
-    detach: bool = False
-    status: bool = False
-    stop: bool = False
-    pid_file: str | None = None
-    log_file: str | None = None
-    json: bool = False
-    write_pid_file: bool = False
-    max_body_bytes: int = 1024 * 1024
-    header_timeout_ms: int = 10_000
-    body_timeout_ms: int = 30_000
-    max_waiting_syncs: int = 64
-    max_readers: int = 4
-    max_queued_reads: int = 256
-    no_watch: bool = False
-    events_keepalive_ms: int = 15_000
-    no_sync_on_start: bool = True  # daemon only: serve never syncs at start
-    no_auto_embed: bool = True  # daemon only: serve never embeds in the background
-    embed_delay_ms: int = 10_000
+    # fmt: off
+    port: int = option(3000, "-p", "--port", min=0, max=65535, help="Port to listen on (0: any free port).")
+    host: str = option("127.0.0.1", "--host", help="Loopback address to bind (127.0.0.1, ::1, localhost).", daemon_help="Address to bind; non-loopback needs a token file, Host and Origin allowlists.")
+    mcp_token_file: str | None = option(None, "--mcp-token-file", help="File holding the bearer token /mcp requires (created with a random token if missing).")
+    mcp_allowed_host: list[str] | None = option(None, "--mcp-allowed-host", help="Exact Host header to accept (repeatable).")
+    mcp_allowed_origin: list[str] | None = option(None, "--mcp-allowed-origin", help="Exact Origin to accept (repeatable).")
+    mcp_enable_write: bool = option(False, "--mcp-enable-write", help="Offer MCP write tools at /mcp.")
+    mcp_tool_profile: str | None = option(None, "--mcp-tool-profile", help="MCP tool set at /mcp: full or core.")
+    # daemon only: serve never syncs at start
+    no_sync_on_start: bool = option(True, "--no-sync-on-start", only="daemon", cli_default=False, help="Skip the initial sync of every collection.")
+    detach: bool = option(False, "--detach", help="Run in the background; print its pid.")
+    status: bool = option(False, "--status", help="Is a detached server running? (exit 3 when not)")
+    stop: bool = option(False, "--stop", help="Stop the detached server (exit 3 when none runs).")
+    pid_file: str | None = option(None, "--pid-file", help="Pid file of a detached run [{data}/<cmd>.pid].")
+    log_file: str | None = option(None, "--log-file", help="Log of a detached run [{data}/<cmd>.log].")
+    json: bool = option(False, "--json", help="With --status or --detach: JSON (process-status@1.0).")
+    write_pid_file: bool = option(False, "--write-pid-file", hidden=True, help="Set by --detach for its child.")
+    max_body_bytes: int = option(1024 * 1024, "--max-body-bytes", min=1, hidden=True, help="Request body limit.")
+    header_timeout_ms: int = option(10_000, "--header-timeout-ms", min=1, hidden=True, help="Time a request's headers may take.")
+    body_timeout_ms: int = option(30_000, "--body-timeout-ms", min=1, hidden=True, help="Time a request's body may take.")
+    max_waiting_syncs: int = option(64, "--max-waiting-syncs", min=0, hidden=True, help="Sync queue depth.")
+    max_readers: int = option(4, "--max-readers", min=1, hidden=True, help="Parallel SQLite readers.")
+    max_queued_reads: int = option(256, "--max-queued-reads", min=0, hidden=True, help="Reads waiting for a reader.")
+    no_watch: bool = option(False, "--no-watch", help="Do not watch collection folders for changes.")
+    events_keepalive_ms: int = option(15_000, "--events-keepalive-ms", min=10, hidden=True, help="SSE keep-alive interval.")
+    # daemon only: serve never embeds in the background
+    no_auto_embed: bool = option(True, "--no-auto-embed", only="daemon", cli_default=False, help="Do not embed synced changes in the background.")
+    embed_delay_ms: int = option(10_000, "--embed-delay-ms", only="daemon", min=0, hidden=True, help="Embed scheduler delay.")
+    # fmt: on
+
+
+@dataclass(frozen=True)
+class StdioFlags:
+    """The options of `gno mcp` (and `gno mcp serve`)."""
+
+    # fmt: off
+    enable_write: bool = option(False, "--enable-write", help="Also offer write tools (sync, embed, index, add/remove collection). Same as GNO_MCP_ENABLE_WRITE=1.")
+    tool_profile: str | None = option(None, "--tool-profile", help="Tool set: full (every tool) or core (the few most agents need). Default: gateway.toolProfile in index.yml, else full.")
+    # fmt: on
 
 
 def resolve_tool_profile(app: App, flag: str | None) -> str:

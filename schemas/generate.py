@@ -163,6 +163,14 @@ def _kind(prop: dict) -> str:
     return "str"
 
 
+def _param_name(raw: dict) -> str:
+    """An option's Python name: ``name``, else its longest flag (an argument: its field)."""
+    flags = raw.get("flags")
+    return raw.get("name") or (
+        max(flags, key=len).lstrip("-").replace("-", "_") if flags else raw["to"]
+    )
+
+
 def _param(raw: dict, schema: dict, positional: bool, where: str) -> str:
     """``CliParam(...)`` source for one argument or option of a CLI binding."""
     props = schema.get("properties", {})
@@ -170,16 +178,14 @@ def _param(raw: dict, schema: dict, positional: bool, where: str) -> str:
     to = raw.get("to")
     if positional == bool(flags):
         _fail(f"{where}: an argument has no flags, an option has at least one")
-    name = raw.get("name") or (
-        to if positional else max(flags, key=len).lstrip("-").replace("-", "_")
-    )
+    name = _param_name(raw)
     if to is not None and to not in props and "kind" not in raw:
         _fail(
             f"{where}: {name} maps to {to!r}, not a field of {schema['$id']} (give `kind` for a hook)"
         )
     prop = props.get(to, {}) if to else {}
     if raw.get("csv") or raw.get("split"):
-        kind = "str"
+        kind = raw.get("kind", "str")
     elif raw.get("join") is not None:
         kind = "list"
     elif "value" in raw or "append" in raw or "clears" in raw or to is None:
@@ -195,7 +201,8 @@ def _param(raw: dict, schema: dict, positional: bool, where: str) -> str:
         "csv": bool(raw.get("csv")), "split": raw.get("split") and check_ref(raw["split"], where),
         "join": raw.get("join"), "value": raw.get("value"),
         "append": raw.get("append"), "clears": raw.get("clears"), "excludes": raw.get("excludes"),
-        "view": bool(raw.get("view") or to is None), "required": bool(required), "shown": shown,
+        "view": bool(raw.get("view", to is None and "env" not in raw)), "required": bool(required), "shown": shown,
+        "env": raw.get("env"), "sets": tuple(sorted(raw["sets"].items())) if "sets" in raw else None,
     }  # fmt: skip
     always = ("name", "flags", "help", "kind", "to")
     defaults = {"csv": False, "view": False, "required": False}  # others default to None
@@ -207,12 +214,14 @@ def _cli_shape(op: dict, schema: dict, registry: dict) -> str:
     cli = op["cli"]
     where = f"operation {op['id']} cli"
     params = [_param(a, schema, True, where) for a in cli.get("args", [])]
+    names = {_param_name(a) for a in cli.get("args", [])}
     for raw in cli.get("options", []):
         group = raw.get("group")
         if group is not None and group not in registry.get("cli_groups", {}):
             _fail(f"{where}: unknown option group {group!r}")
         for item in registry["cli_groups"][group] if group else [raw]:
             params.append(_param(item, schema, False, where))
+            names.add(_param_name(item))
     formats = tuple(cli.get("formats", ()))
     if unknown := set(formats) - set(registry.get("cli_formats", {})):
         _fail(f"{where}: unknown formats {sorted(unknown)}")
@@ -226,8 +235,39 @@ def _cli_shape(op: dict, schema: dict, registry: dict) -> str:
     return (
         f"CliShape(command={cli['command']!r}, params=({listed}\n        ), formats={formats!r}, fixed={fixed!r}, prepare={refs['prepare']!r}, "
         f"render={refs['render']!r}, exit={refs['exit']!r}, progress={cli.get('progress')!r}, "
-        f"quiet={bool(cli.get('quiet'))!r}" + (", default=True)" if cli.get("default") else ")")
+        f"quiet={bool(cli.get('quiet'))!r}"
+        + (", default=True" if cli.get("default") else "")
+        + _cli_rules(cli, names, registry, where)
+        + ")"
     )
+
+
+def _cli_rules(cli: dict, names: set[str], registry: dict, where: str) -> str:
+    """The binding's declared CLI rules (``formatted``, ``rules``, ``routes``, ``prompt``) as
+    ``CliShape`` arguments, each name checked against the binding's parameters."""
+    ops = {op["id"] for op in registry["operations"]}
+    out = ""
+    if formatted := cli.get("formatted"):
+        out += f", formatted={tuple(sorted(formatted.items()))!r}"
+    rules = []
+    for rule in cli.get("rules", []):
+        named = [rule.get(k) for k in ("if", "needs", "not") if rule.get(k) is not None]
+        if unknown := set(named) - names:
+            _fail(f"{where} rules: unknown parameters {sorted(unknown)}")
+        rules.append((rule.get("if"), rule.get("needs"), rule.get("not"), rule["message"]))
+    if rules:
+        out += f", rules={tuple(rules)!r}"
+    routes = []
+    for route in cli.get("routes", []):
+        if route["if"] not in names or route["op"] not in ops:
+            _fail(f"{where} routes: unknown parameter or operation in {route}")
+        routes.append((route["if"], route["op"]))
+    if routes:
+        out += f", routes={tuple(routes)!r}"
+    if prompt := cli.get("prompt"):
+        asks = tuple((a["to"], a["text"], a.get("default")) for a in prompt["ask"])
+        out += f", prompt={asks!r}, missing={prompt['missing']!r}"
+    return out
 
 
 def _rest_binding(op: dict, schemas: dict[str, tuple[str, dict]]) -> str:
@@ -309,6 +349,8 @@ class CliParam(NamedTuple):
     view: bool = False  # also handed to the renderer
     required: bool = False
     shown: str | None = None  # the schema default, shown in --help
+    env: str | None = None  # the environment variable it sets for this run (a flag: removes it)
+    sets: tuple[tuple[str, object], ...] | None = None  # more input fields a flag sets
 
 
 class CliShape(NamedTuple):
@@ -322,6 +364,11 @@ class CliShape(NamedTuple):
     progress: str | None = None  # "sync" | "embed" | "download" | "answer"
     quiet: bool = False  # -q silences stdout
     default: bool = False  # a two-word command its group runs when invoked alone
+    formatted: tuple[tuple[str, object], ...] = ()  # fields set under an output format, unless given
+    rules: tuple[tuple[str | None, str | None, str | None, str], ...] = ()  # (if, needs, not, message)
+    routes: tuple[tuple[str, str], ...] = ()  # (parameter, operation it runs instead when given)
+    prompt: tuple[tuple[str, str, str | None], ...] = ()  # (field, question, default) asked on a terminal
+    missing: str | None = None  # the usage error when the first prompt cannot be asked
 
 
 class Operation(NamedTuple):
@@ -346,6 +393,13 @@ class Operation(NamedTuple):
 """
 
 
+def _cli_globals(registry: dict) -> tuple:
+    return tuple(
+        (tuple(g["flags"]), g["name"], bool(g.get("value")), g["help"])
+        for g in registry.get("cli_globals", [])
+    )
+
+
 def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
     registry = yaml.safe_load((HERE / "operations.yaml").read_text())
     lines = [
@@ -355,6 +409,9 @@ def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
         "from typing import NamedTuple\n",
         REGISTRY_TYPES,
         f"CLI_FORMATS: dict[str, str] = {registry.get('cli_formats', {})!r}\n",
+        f"CLI_COMMANDS: dict[str, str] = {registry.get('cli_commands', {})!r}\n",
+        "# (flags, settings argument, takes a value, help) of each root option\n"
+        f"CLI_GLOBALS: tuple[tuple[tuple[str, ...], str, bool, str], ...] = {_cli_globals(registry)!r}\n",
         "OPERATIONS: tuple[Operation, ...] = (",
     ]
     seen = set()
@@ -490,6 +547,23 @@ def _cli_params(op: dict, registry: dict) -> list[dict]:
     return params
 
 
+def _cli_rule_lines(cli: dict) -> list[str]:
+    """The binding's declared CLI rules (``formatted``, ``routes``, ``rules``, ``prompt``) as
+    sentences below its table."""
+    lines = []
+    if formatted := cli.get("formatted"):
+        sets = ", ".join(f"`{k}` = `{json.dumps(v)}`" for k, v in formatted.items())
+        lines.append(f"With an output format, sets {sets} unless given.")
+    for route in cli.get("routes", []):
+        lines.append(f"Given `{route['if']}`, runs `{route['op']}` instead.")
+    for message in dict.fromkeys(rule["message"] for rule in cli.get("rules", [])):
+        lines.append(f'Refused (exit 1): "{message}".')
+    if prompt := cli.get("prompt"):
+        asked = ", ".join(f"`{a['to']}`" for a in prompt["ask"])
+        lines.append(f"On a terminal without --yes, asks for {asked} when the first is left out.")
+    return [""] + [f"- {line}" for line in lines] if lines else []
+
+
 def cli_markdown(schemas: dict[str, tuple[str, dict]]) -> str:
     """The generated reference block of spec/cli.md: every registry command, its
     arguments and options, the input field each sets and the schema default."""
@@ -523,10 +597,15 @@ def cli_markdown(schemas: dict[str, tuple[str, dict]]) -> str:
                 sets = f"`{p['to']}`"
                 if "value" in p:
                     sets += f" = `{json.dumps(p['value'])}`"
+                    sets += "".join(
+                        f", `{k}` = `{json.dumps(v)}`" for k, v in p.get("sets", {}).items()
+                    )
                 elif "append" in p:
                     sets += f" += `{p['append']}`"
             elif p.get("clears"):
                 sets = f"unsets `{p['clears']}`"
+            elif p.get("env"):
+                sets = f"environment `{p['env']}`" + (" (removed)" if "kind" not in p else "")
             prop = props.get(p.get("to") or "", {})
             default = prop.get("default")
             shown = "–" if default is None else f"`{json.dumps(default)}`"
@@ -541,6 +620,7 @@ def cli_markdown(schemas: dict[str, tuple[str, dict]]) -> str:
                 + ", ".join(f"`{k}` = `{json.dumps(v)}`" for k, v in fixed.items())
                 + ".",
             ]
+        rows += _cli_rule_lines(cli)
     rows.append(CLI_END)
     return "\n".join(rows) + "\n"
 

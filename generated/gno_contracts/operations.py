@@ -47,6 +47,8 @@ class CliParam(NamedTuple):
     view: bool = False  # also handed to the renderer
     required: bool = False
     shown: str | None = None  # the schema default, shown in --help
+    env: str | None = None  # the environment variable it sets for this run (a flag: removes it)
+    sets: tuple[tuple[str, object], ...] | None = None  # more input fields a flag sets
 
 
 class CliShape(NamedTuple):
@@ -60,6 +62,11 @@ class CliShape(NamedTuple):
     progress: str | None = None  # "sync" | "embed" | "download" | "answer"
     quiet: bool = False  # -q silences stdout
     default: bool = False  # a two-word command its group runs when invoked alone
+    formatted: tuple[tuple[str, object], ...] = ()  # fields set under an output format, unless given
+    rules: tuple[tuple[str | None, str | None, str | None, str], ...] = ()  # (if, needs, not, message)
+    routes: tuple[tuple[str, str], ...] = ()  # (parameter, operation it runs instead when given)
+    prompt: tuple[tuple[str, str, str | None], ...] = ()  # (field, question, default) asked on a terminal
+    missing: str | None = None  # the usage error when the first prompt cannot be asked
 
 
 class Operation(NamedTuple):
@@ -83,6 +90,11 @@ class Operation(NamedTuple):
     cli_shape: CliShape | None
 
 CLI_FORMATS: dict[str, str] = {'json': 'JSON output.', 'files': 'One line per hit: #docid,score,uri.', 'csv': 'CSV with header docid,score,uri,title,relPath.', 'md': 'Markdown report.', 'xml': 'XML report.', 'dot': 'Graphviz DOT (graph).', 'mermaid': 'Mermaid flowchart (graph).'}
+
+CLI_COMMANDS: dict[str, str] = {'': 'gno — local-first knowledge engine: index folders, search them from the CLI, MCP, REST and a Web UI.', 'collection': 'Manage collections (indexed folders).', 'models': 'Models: what each role uses and the local cache.', 'context': 'Context: configured guidance, and Context Capsules (build, verify).', 'mcp': 'MCP: serve gno to AI clients over stdio, and register it in their configs.', 'skill': "Agent skills: install gno's SKILL.md where Claude, Codex, OpenCode, OpenClaw and Hermes read skills.", 'mcp serve': 'MCP server over stdio (same as `gno mcp`).', 'serve': 'REST API, OpenAPI (/docs), the MCP gateway (/mcp) and a file watcher that keeps the\n    index in step with the collection folders, on loopback; Ctrl-C stops it.', 'daemon': 'Headless resident: the MCP gateway (/mcp) and /api/resident/status; syncs at start,\n    then watches the collection folders and embeds what changed (when the model is on disk).'}
+
+# (flags, settings argument, takes a value, help) of each root option
+CLI_GLOBALS: tuple[tuple[tuple[str, ...], str, bool, str], ...] = ((('--index',), 'index', True, 'Index name (one SQLite file each).'), (('--config',), 'config', True, 'Path of index.yml.'), (('--json',), 'json', False, 'JSON output (errors as error@1.0 on stderr).'), (('-q', '--quiet'), 'quiet', False, 'Only essential output.'), (('--verbose',), 'verbose', False, 'Diagnostics on stderr.'), (('--yes',), 'yes', False, 'Never prompt; accept safe defaults.'), (('--no-color',), 'no_color', False, 'Plain output.'), (('--offline',), 'offline', False, 'Use cached models only.'), (('--no-pager',), 'no_pager', False, 'Never page output.'))
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
@@ -118,12 +130,12 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', csv=True),
             CliParam(name='lang', flags=('--lang',), help='Only documents with text in this language (BCP-47).', kind='str', to='lang'),
             CliParam(name='filter', flags=('--filter',), help='Typed metadata filter as JSON: {"op":"eq","key":"status","value":"approved"} (spec/records.md).', kind='str', to='filter', split='gno.core.metadata_filter:cli_filter'),
-            CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints'),
-            CliParam(name='no_project_affinity', flags=('--no-project-affinity',), help='No project-root hints (not with --project-root).', kind='bool', to='noProjectAffinity'),
+            CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints', excludes='no_project_affinity'),
+            CliParam(name='no_project_affinity', flags=('--no-project-affinity',), help='No project-root hints (not with --project-root).', kind='bool', to=None),
             CliParam(name='full', flags=('--full',), help='Whole mirror instead of a snippet.', kind='bool', to='full', view=True),
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix snippet lines with their number.', kind='bool', to=None, view=True),
             CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath'),
-        ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare='gno.cli.hooks:search_limit', render='gno.render.search:results', exit=None, progress=None, quiet=False),
+        ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare=None, render='gno.render.search:results', exit=None, progress=None, quiet=False, formatted=(('limit', 20),)),
     ),
     Operation(
         id='get',
@@ -434,10 +446,10 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='collection_arg', flags=(), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='force', flags=('--force',), help='Re-embed every chunk (stored text vectors are reused).', kind='bool', to='force'),
-            CliParam(name='model', flags=('--model',), help='Embedding model URI for this run (as GNO_EMBED_MODEL).', kind='str', to='model'),
+            CliParam(name='model', flags=('--model',), help='Embedding model URI for this run (as GNO_EMBED_MODEL).', kind='str', to=None, env='GNO_EMBED_MODEL'),
             CliParam(name='batch_size', flags=('--batch-size',), help='Chunks per write transaction.', kind='int', to='batchSize', shown='32'),
             CliParam(name='dry_run', flags=('--dry-run',), help='Count the chunks that would be embedded; load no model.', kind='bool', to='dryRun'),
-        ), formats=('json',), fixed=(), prepare='gno.cli.hooks:embed', render='gno.render.index:embedded', exit='gno.render.index:embed_interrupted', progress='embed', quiet=True),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:embedded', exit='gno.render.index:embed_interrupted', progress='embed', quiet=True),
     ),
     Operation(
         id='vsearch',
@@ -472,12 +484,12 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', csv=True),
             CliParam(name='lang', flags=('--lang',), help='Only documents with text in this language (BCP-47).', kind='str', to='lang'),
             CliParam(name='filter', flags=('--filter',), help='Typed metadata filter as JSON: {"op":"eq","key":"status","value":"approved"} (spec/records.md).', kind='str', to='filter', split='gno.core.metadata_filter:cli_filter'),
-            CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints'),
-            CliParam(name='no_project_affinity', flags=('--no-project-affinity',), help='No project-root hints (not with --project-root).', kind='bool', to='noProjectAffinity'),
+            CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints', excludes='no_project_affinity'),
+            CliParam(name='no_project_affinity', flags=('--no-project-affinity',), help='No project-root hints (not with --project-root).', kind='bool', to=None),
             CliParam(name='full', flags=('--full',), help='Whole mirror instead of a snippet.', kind='bool', to='full', view=True),
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix snippet lines with their number.', kind='bool', to=None, view=True),
             CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath'),
-        ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare='gno.cli.hooks:search_limit', render='gno.render.search:results', exit=None, progress=None, quiet=False),
+        ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare=None, render='gno.render.search:results', exit=None, progress=None, quiet=False, formatted=(('limit', 20),)),
     ),
     Operation(
         id='index',
@@ -501,9 +513,9 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='collection_arg', flags=(), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='no_embed', flags=('--no-embed',), help='Sync only.', kind='bool', to='noEmbed'),
-            CliParam(name='models_pull', flags=('--models-pull',), help='Download a missing embedding model first, even with GNO_NO_AUTO_DOWNLOAD.', kind='bool', to='modelsPull'),
+            CliParam(name='models_pull', flags=('--models-pull',), help='Download a missing embedding model first, even with GNO_NO_AUTO_DOWNLOAD.', kind='bool', to=None, env='GNO_NO_AUTO_DOWNLOAD'),
             CliParam(name='git_pull', flags=('--git-pull',), help='git pull in collection roots first.', kind='bool', to='gitPull'),
-        ), formats=('json',), fixed=(('runUpdateCmd', True),), prepare='gno.cli.hooks:index', render='gno.render.index:indexed', exit='gno.render.index:index_interrupted', progress='sync', quiet=True),
+        ), formats=('json',), fixed=(('runUpdateCmd', True),), prepare=None, render='gno.render.index:indexed', exit='gno.render.index:index_interrupted', progress='sync', quiet=True),
     ),
     Operation(
         id='query',
@@ -538,8 +550,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', csv=True),
             CliParam(name='lang', flags=('--lang',), help='Only documents with text in this language (BCP-47).', kind='str', to='lang'),
             CliParam(name='filter', flags=('--filter',), help='Typed metadata filter as JSON: {"op":"eq","key":"status","value":"approved"} (spec/records.md).', kind='str', to='filter', split='gno.core.metadata_filter:cli_filter'),
-            CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints'),
-            CliParam(name='no_project_affinity', flags=('--no-project-affinity',), help='No project-root hints (not with --project-root).', kind='bool', to='noProjectAffinity'),
+            CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints', excludes='no_project_affinity'),
+            CliParam(name='no_project_affinity', flags=('--no-project-affinity',), help='No project-root hints (not with --project-root).', kind='bool', to=None),
             CliParam(name='full', flags=('--full',), help='Whole mirror instead of a snippet.', kind='bool', to='full', view=True),
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix snippet lines with their number.', kind='bool', to=None, view=True),
             CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath'),
@@ -551,10 +563,10 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='graph', flags=('--graph',), help='One-hop link expansion (the default).', kind='bool', to='graph', value=True, excludes='no_graph'),
             CliParam(name='no_graph', flags=('--no-graph',), help='No link expansion.', kind='bool', to='graph', value=False),
             CliParam(name='candidate_limit', flags=('-C', '--candidate-limit'), help='Rerank pool (1-100).', kind='int', to='candidateLimit'),
-            CliParam(name='query_mode', flags=('--query-mode',), help='term:<text>, intent:<text> or hyde:<text> (repeatable).', kind='list', to='queryModes'),
+            CliParam(name='query_mode', flags=('--query-mode',), help='term:<text>, intent:<text> or hyde:<text> (repeatable).', kind='list', to='queryModes', split='gno.services.query_modes:mode_items'),
             CliParam(name='explain', flags=('--explain',), help='Stage lines on stderr (meta.explain with --json).', kind='bool', to='explain'),
             CliParam(name='target', flags=('--target',), help='With `gno query diagnose <query>`: the document to explain.', kind='str', to='target'),
-        ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare='gno.cli.hooks:query', render='gno.render.search:query', exit=None, progress=None, quiet=False),
+        ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare='gno.cli.hooks:query', render='gno.render.search:query', exit=None, progress=None, quiet=False, formatted=(('limit', 20),)),
     ),
     Operation(
         id='models_list',
@@ -1126,7 +1138,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='type', flags=('--type',), help='Only wiki or markdown links.', kind='str', to='type'),
             CliParam(name='edge_type', flags=('--edge-type',), help='Typed edges of this type instead (e.g. mentions, related_to, depends_on).', kind='str', to='edgeType'),
             CliParam(name='relation', flags=('--relation',), help='Alias of --edge-type.', kind='str', to='relation'),
-        ), formats=('json', 'md'), fixed=(), prepare='gno.cli.graph_hooks:links', render='gno.render.graph:links', exit=None, progress=None, quiet=False),
+        ), formats=('json', 'md'), fixed=(), prepare='gno.cli.hooks:links', render='gno.render.graph:links', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='mcp_links',
@@ -1264,12 +1276,12 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='threshold', flags=('--threshold',), help='Minimum similarity of a similarity edge (0-1).', kind='float', to='threshold', shown='0.7'),
             CliParam(name='include_isolated', flags=('--include-isolated',), help='Keep documents without links.', kind='bool', to='linkedOnly', value=False),
             CliParam(name='similar_top_k', flags=('--similar-top-k',), help='Similar documents per node (1-20).', kind='int', to='similarTopK', shown='5'),
-            CliParam(name='neighbors', flags=('--neighbors',), help="A node's neighbours instead: #docid, URI, collection/path, relPath or title.", kind='str', to='neighbors'),
+            CliParam(name='neighbors', flags=('--neighbors',), help="A node's neighbours instead: #docid, URI, collection/path, relPath or title.", kind='str', to='ref'),
             CliParam(name='direction', flags=('--direction',), help='With --neighbors: both (default), out or in.', kind='str', to='direction'),
             CliParam(name='from_ref', flags=('--from',), help='Shortest path from this node (with --to).', kind='str', to='from'),
             CliParam(name='to', flags=('--to',), help='Shortest path to this node (with --from).', kind='str', to='to'),
             CliParam(name='max_depth', flags=('--max-depth',), help='With --from/--to: max hops (1-12, default 6).', kind='int', to='maxDepth'),
-        ), formats=('json', 'dot', 'mermaid'), fixed=(), prepare='gno.cli.graph_hooks:graph', render='gno.render.graph:graph', exit=None, progress=None, quiet=False),
+        ), formats=('json', 'dot', 'mermaid'), fixed=(), prepare=None, render='gno.render.graph:graph', exit=None, progress=None, quiet=False, rules=(('neighbors', None, 'from_ref', 'Choose --neighbors or --from/--to, not both'), ('neighbors', None, 'to', 'Choose --neighbors or --from/--to, not both'), ('neighbors', None, 'max_depth', '--max-depth goes with --from/--to'), ('from_ref', 'to', None, '--from and --to go together'), ('to', 'from_ref', None, '--from and --to go together'), ('direction', 'neighbors', None, '--direction goes with --neighbors'), ('max_depth', 'from_ref', None, '--max-depth goes with --from/--to')), routes=(('neighbors', 'graph_neighbors'), ('from_ref', 'graph_path'))),
     ),
     Operation(
         id='graph_neighbors',
@@ -1458,7 +1470,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='capture', params=(
             CliParam(name='content', flags=(), help='Note text (or --stdin / --file).', kind='list', to='content', join=' '),
             CliParam(name='stdin', flags=('--stdin',), help='Read the note from standard input.', kind='bool', to='content', value='\x00stdin', excludes='file'),
-            CliParam(name='file', flags=('--file',), help='Read the note from this file.', kind='str', to='content', split='gno.cli.write_hooks:read_file'),
+            CliParam(name='file', flags=('--file',), help='Read the note from this file.', kind='str', to='content', split='gno.cli.hooks:read_file'),
             CliParam(name='collection', flags=('-c', '--collection'), help='Collection to write into.', kind='str', to='collection'),
             CliParam(name='title', flags=('--title',), help='Note title (also the file name without --path).', kind='str', to='title'),
             CliParam(name='path', flags=('--path',), help='Path relative to the collection root.', kind='str', to='path'),
@@ -1473,7 +1485,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='source_date', flags=('--source-date',), help='When the source was observed.', kind='str', to='source.observedAt'),
             CliParam(name='source_id', flags=('--source-id',), help="The source's own id.", kind='str', to='source.externalId'),
             CliParam(name='request_id', flags=('--request-id',), help='Idempotency key; a replay answers the first receipt.', kind='str', to='requestId'),
-        ), formats=('json',), fixed=(), prepare='gno.cli.write_hooks:capture', render='gno.render.writes:captured', exit=None, progress=None, quiet=False),
+        ), formats=('json',), fixed=(), prepare='gno.cli.hooks:capture', render='gno.render.writes:captured', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='request_status',
@@ -1778,9 +1790,9 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='rename', params=(
             CliParam(name='ref', flags=(), help='#docid, gno:// URI or collection/path.', kind='str', to='ref', required=True),
             CliParam(name='name', flags=(), help='New file name in the same folder.', kind='str', to='name', required=True),
-            CliParam(name='apply', flags=('--apply',), help='Apply the plan (needs --plan-digest from the preview).', kind='bool', to='action', value='apply'),
+            CliParam(name='apply', flags=('--apply',), help='Apply the plan (needs --plan-digest from the preview).', kind='bool', to='action', value='apply', sets=(('confirm', True), ('confirmation', 'apply'), ('schemaVersion', '1.0'))),
             CliParam(name='plan_digest', flags=('--plan-digest',), help='planDigest of the reviewed preview.', kind='str', to='planDigest'),
-        ), formats=('json',), fixed=(), prepare='gno.cli.hooks:refactor_apply', render='gno.render.refactor:result', exit='gno.render.refactor:exit_code', progress=None, quiet=False),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.refactor:result', exit='gno.render.refactor:exit_code', progress=None, quiet=False, rules=(('apply', 'plan_digest', None, '--apply needs --plan-digest (the planDigest of the preview)'), ('plan_digest', 'apply', None, '--plan-digest goes with --apply'))),
     ),
     Operation(
         id='move_note',
@@ -1804,9 +1816,9 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='ref', flags=(), help='#docid, gno:// URI or collection/path.', kind='str', to='ref', required=True),
             CliParam(name='folder', flags=(), help='Target folder relative to the collection root ("" for the root).', kind='str', to='folderPath', required=True),
             CliParam(name='name', flags=('--name',), help='New file name (default the current one).', kind='str', to='name'),
-            CliParam(name='apply', flags=('--apply',), help='Apply the plan (needs --plan-digest from the preview).', kind='bool', to='action', value='apply'),
+            CliParam(name='apply', flags=('--apply',), help='Apply the plan (needs --plan-digest from the preview).', kind='bool', to='action', value='apply', sets=(('confirm', True), ('confirmation', 'apply'), ('schemaVersion', '1.0'))),
             CliParam(name='plan_digest', flags=('--plan-digest',), help='planDigest of the reviewed preview.', kind='str', to='planDigest'),
-        ), formats=('json',), fixed=(), prepare='gno.cli.hooks:refactor_apply', render='gno.render.refactor:result', exit='gno.render.refactor:exit_code', progress=None, quiet=False),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.refactor:result', exit='gno.render.refactor:exit_code', progress=None, quiet=False, rules=(('apply', 'plan_digest', None, '--apply needs --plan-digest (the planDigest of the preview)'), ('plan_digest', 'apply', None, '--plan-digest goes with --apply'))),
     ),
     Operation(
         id='refactor_plan',
@@ -1861,7 +1873,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='lang', flags=('--lang',), help='Only documents with text in this language (BCP-47).', kind='str', to='lang'),
             CliParam(name='since', flags=('--since',), help='ISO date/time or today, last week, recent...', kind='str', to='since'),
             CliParam(name='until', flags=('--until',), help='ISO date/time or relative token.', kind='str', to='until'),
-            CliParam(name='query_mode', flags=('--query-mode',), help='term:<text>, intent:<text> or hyde:<text> (repeatable).', kind='list', to='queryModes'),
+            CliParam(name='query_mode', flags=('--query-mode',), help='term:<text>, intent:<text> or hyde:<text> (repeatable).', kind='list', to='queryModes', split='gno.services.query_modes:mode_items'),
             CliParam(name='graph', flags=('--graph',), help='Graph expansion on (default).', kind='bool', to='graph', value=True, excludes='no_graph'),
             CliParam(name='no_graph', flags=('--no-graph',), help='No graph expansion.', kind='bool', to='graph', value=False),
             CliParam(name='fast', flags=('--fast',), help='BM25 only: no vectors, rerank or graph.', kind='bool', to='depthPolicy', value='fast', excludes='thorough'),
@@ -2058,7 +2070,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', csv=True),
             CliParam(name='filter', flags=('--filter',), help='Typed metadata filter as JSON: {"op":"eq","key":"status","value":"approved"} (spec/records.md).', kind='str', to='filter', split='gno.core.metadata_filter:cli_filter'),
             CliParam(name='min_score', flags=('--min-score',), help='Drop hits below this normalized score (0-1).', kind='float', to='minScore'),
-            CliParam(name='query_mode', flags=('--query-mode',), help='term:<text>, intent:<text> or hyde:<text> (repeatable).', kind='list', to='queryModes'),
+            CliParam(name='query_mode', flags=('--query-mode',), help='term:<text>, intent:<text> or hyde:<text> (repeatable).', kind='list', to='queryModes', split='gno.services.query_modes:mode_items'),
             CliParam(name='candidate_limit', flags=('-C', '--candidate-limit'), help='Rerank pool (1-100).', kind='int', to='candidateLimit'),
             CliParam(name='fast', flags=('--fast',), help='BM25 + vectors only: no expansion, rerank or graph.', kind='bool', to='fast', excludes='thorough'),
             CliParam(name='thorough', flags=('--thorough',), help='Larger candidate pool (40).', kind='bool', to='thorough'),
@@ -2074,7 +2086,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='no_rerank', flags=('--no-rerank',), help='No reranking.', kind='bool', to='rerank', value=False),
             CliParam(name='explain', flags=('--explain',), help='Stage lines on stderr (meta.explain with --json).', kind='bool', to='explain'),
             CliParam(name='full', flags=('--show-sources',), help='List the sources under the answer.', kind='bool', to=None, view=True),
-        ), formats=('json', 'md'), fixed=(), prepare='gno.cli.hooks:ask', render='gno.render.ask:answer', exit=None, progress='answer', quiet=False),
+        ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.ask:answer', exit=None, progress='answer', quiet=False, formatted=(('limit', 20),)),
     ),
     Operation(
         id='ask_verified',
@@ -2232,7 +2244,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='preset', flags=('--preset',), help='Model preset: slim-tuned, slim, balanced, quality.', kind='str', to='preset'),
             CliParam(name='no_semantic', flags=('--no-semantic',), help='Do not embed even when the model is on disk.', kind='bool', to='noSemantic'),
             CliParam(name='connector', flags=('--connector',), help='Install a connector after the proof (repeatable): claude-code-skill, claude-desktop-mcp, cursor-mcp, codex-skill, opencode-skill, openclaw-skill, hermes-skill.', kind='list', to='connectors'),
-        ), formats=('json',), fixed=(), prepare='gno.cli.setup_prompt:prepare', render='gno.render.setup:setup_report', exit='gno.render.setup:setup_exit', progress=None, quiet=False),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.setup:setup_report', exit='gno.render.setup:setup_exit', progress=None, quiet=False, prompt=(('path', 'Folder to index', None), ('preset', 'Model preset (slim-tuned, slim, balanced, quality)', 'slim-tuned')), missing='Missing folder: gno setup <folder> (asked for only on a terminal, never with --yes)'),
     ),
     Operation(
         id='presets_list',
@@ -2537,11 +2549,11 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='destination', flags=('--destination',), help='local_process, loopback, lan or remote.', kind='str', to='destinationZone'),
             CliParam(name='content_class', flags=('--content-class',), help='source, snippet, metadata, attachment, embedding, capsule, audit_log or retrieval_trace.', kind='str', to='contentClass'),
             CliParam(name='collection', flags=('-c', '--collection'), help='A collection whose content would leave (repeatable; default: all).', kind='list', to='collections'),
-            CliParam(name='authenticated', flags=('--authenticated',), help='The caller is authenticated.', kind='bool', to='authenticated'),
-            CliParam(name='authorized', flags=('--authorized',), help='The caller is authorized for the operation.', kind='bool', to='authorized'),
+            CliParam(name='authenticated', flags=('--authenticated',), help='The caller is authenticated.', kind='bool', to='caller.authenticated'),
+            CliParam(name='authorized', flags=('--authorized',), help='The caller is authorized for the operation.', kind='bool', to='caller.operationAuthorized'),
             CliParam(name='partial', flags=('--partial',), help='Serve the collections that pass alone.', kind='bool', to='partialResults', value='explicit'),
             CliParam(name='explain_egress', flags=('--explain-egress',), help='Say why', kind='bool', to=None, view=True),
-        ), formats=('json',), fixed=(), prepare='gno.cli.hooks:egress_check', render='gno.render.egress:decision', exit=None, progress=None, quiet=False),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:decision', exit=None, progress=None, quiet=False),
     ),
     Operation(
         id='egress_audit_list',
@@ -2651,7 +2663,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='egress-audit purge', params=(
             CliParam(name='confirm', flags=('--confirm',), help='Required - every receipt is deleted.', kind='bool', to='confirm', value=True),
-        ), formats=('json',), fixed=(), prepare='gno.cli.hooks:egress_purge', render='gno.render.egress:removal', exit=None, progress=None, quiet=False),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:removal', exit=None, progress=None, quiet=False, rules=((None, 'confirm', None, 'egress-audit purge deletes every receipt: pass --confirm'),)),
     ),
     Operation(
         id='trace_list',

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
-from gno_contracts.operations import CLI_FORMATS, OPERATIONS, CliParam, Operation
+from gno_contracts.operations import CLI_COMMANDS, CLI_FORMATS, OPERATIONS, CliParam, Operation
 
 from gno.cli import runner
 from gno.cli.settings import Settings
@@ -29,36 +29,29 @@ def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
         raise typer.Exit(code)
 
 
+def option(name: str, kind: Any, *flags: str, default: Any = None, **more: Any) -> Param:
+    """One parameter of a typer command: an option with ``flags``, an argument without;
+    ``more`` is typer's (help, min, hidden, ...)."""
+    info = typer.Option(*flags, **more) if flags else typer.Argument(**more)
+    return Param(name, Param.KEYWORD_ONLY, annotation=Annotated[kind, info], default=default)
+
+
 def parameter(p: CliParam) -> Param:
     """The typer parameter of one registry argument or option."""
     if p.kind == "bool" and p.flags:
-        option = typer.Option(*p.flags, help=p.help)
-        return Param(p.name, Param.KEYWORD_ONLY, annotation=Annotated[bool, option], default=False)
+        return option(p.name, bool, *p.flags, default=False, help=p.help)
     kind = KINDS[p.kind]
-    if not p.flags:
-        argument = typer.Argument(help=p.help)
-        if p.required:
-            return Param(p.name, Param.KEYWORD_ONLY, annotation=Annotated[kind, argument])
-        return Param(
-            p.name, Param.KEYWORD_ONLY, annotation=Annotated[kind | None, argument], default=None
-        )
+    if not p.flags and p.required:
+        return option(p.name, kind, default=Param.empty, help=p.help)
     # The schema default applies when the option is absent; --help still names it.
-    shown = f"{p.help}  [default: {p.shown}]" if p.shown is not None else p.help
-    option = typer.Option(*p.flags, help=shown)
-    return Param(
-        p.name, Param.KEYWORD_ONLY, annotation=Annotated[kind | None, option], default=None
-    )
+    shown = f"{p.help}  [default: {p.shown}]" if p.shown is not None and p.flags else p.help
+    return option(p.name, kind | None, *p.flags, help=shown)
 
 
 def format_parameters(formats: tuple[str, ...]) -> list[Param]:
     """The output format flags (declared once, in the registry's ``cli_formats``)."""
     return [
-        Param(
-            f"format_{name}",
-            Param.KEYWORD_ONLY,
-            annotation=Annotated[bool, typer.Option(f"--{name}", help=CLI_FORMATS[name])],
-            default=False,
-        )
+        option(f"format_{name}", bool, f"--{name}", default=False, help=CLI_FORMATS[name])
         for name in formats
     ]
 
@@ -78,24 +71,36 @@ def command(
     return invoke
 
 
-def register(groups: dict[str, typer.Typer]) -> None:
-    """Add a command for every operation with a CLI binding, in registry order.
-
-    A first word no group owns yet (`graph` of `graph query`) becomes a group; the
-    operation whose command is that word alone, or a two-word one marked ``default``
-    (`tags list`), is what the group runs when invoked without a subcommand."""
+def groups(root: typer.Typer) -> dict[str, typer.Typer]:
+    """Every command group, by its words ("" is ``root``): those with a help line in the
+    registry's ``cli_commands``, then every other proper prefix of a registry command (`collection
+    policy get` makes `collection` and `collection policy`), attached to their parents."""
     shapes = [op.cli_shape for op in OPERATIONS if op.cli_shape is not None]
-    # Every proper prefix of a command is a group: `collection policy get` makes
-    # `collection` and `collection policy` (a subgroup, attached below).
     prefixes = {
         " ".join(words[:i])
         for words in (s.command.split() for s in shapes)
         for i in range(1, len(words))
     }
-    for word in sorted(prefixes - set(groups)):
-        groups[word] = typer.Typer(
+    helped = [word for word in CLI_COMMANDS if word in prefixes]
+    found = {"": root} | {
+        w: typer.Typer(help=CLI_COMMANDS[w], rich_markup_mode=None) for w in helped
+    }
+    for word in sorted(prefixes - set(found)):
+        found[word] = typer.Typer(
             invoke_without_command=True, rich_markup_mode=None, add_completion=False
         )
+    for word in [*helped, *sorted(prefixes - set(helped))]:
+        *parent, last = word.split()
+        found[" ".join(parent)].add_typer(found[word], name=last)
+    return found
+
+
+def register(groups: dict[str, typer.Typer]) -> None:
+    """Add a command for every operation with a CLI binding, in registry order.
+
+    The operation whose command is a group's word alone (`graph` beside `graph query`), or
+    a two-word one marked ``default`` (`tags list`), is what the group runs when invoked
+    without a subcommand."""
     defaults: set[str] = set()
     for op in OPERATIONS:
         shape = op.cli_shape
@@ -105,23 +110,14 @@ def register(groups: dict[str, typer.Typer]) -> None:
         params = [parameter(p) for p in shape.params] + format_parameters(shape.formats)
 
         def body(ctx: typer.Context, _op: Operation = op, **values: Any) -> None:
-            run(ctx, _op, values)
-
-        def alone(ctx: typer.Context, _op: Operation = op, **values: Any) -> None:
-            if ctx.invoked_subcommand is None:
+            if ctx.invoked_subcommand is None:  # a group's own action runs only alone
                 run(ctx, _op, values)
 
         if not group and name in groups:  # `graph` itself, beside `graph query`
-            groups[name].callback(help=op.summary)(command(params, alone, op.summary))
+            groups[name].callback(help=op.summary)(command(params, body, op.summary))
             defaults.add(name)
             continue
         groups[" ".join(group)].command(name, help=op.summary)(command(params, body))
         if shape.default and group[0] not in defaults:
-            groups[group[0]].callback(help=op.summary)(command(params, alone, op.summary))
+            groups[group[0]].callback(help=op.summary)(command(params, body, op.summary))
             defaults.add(group[0])
-    root = groups[""]
-    for word in sorted(prefixes):
-        *parent, last = word.split()
-        above = groups[" ".join(parent)] if parent else root
-        if not any(g.name == last for g in above.registered_groups):
-            above.add_typer(groups[word], name=last)

@@ -14,6 +14,7 @@ import typer
 
 from gno.cli.output import write
 from gno.errors import ValidationError
+from gno.file_writes import write_atomic
 
 SHELLS = ("bash", "zsh", "fish")
 COMPLETE_VAR = "_GNO_COMPLETE"
@@ -69,14 +70,8 @@ def completion(
     text = script(chosen)
     path, note = target(chosen)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".tmp")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(path)  # atomic: a shell never reads half a script
+    write_atomic(path, text.encode("utf-8"))  # a shell never reads half a script
     if as_json or ctx.find_root().obj.json:
         write(json.dumps({"installed": {"shell": chosen, "path": str(path), "next": note}}))
     else:
         write(f"Installed {chosen} completion at {path}; {note}.")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("completion")(completion)

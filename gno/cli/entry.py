@@ -12,14 +12,14 @@ import gc
 import os
 import signal
 import sys
-from typing import Any
 
-from gno.cli.output import json_text, write_err
-from gno.errors import GnoError
+from gno.cli.output import write_err
+from gno.errors import GnoError, error_body
+from gno.render import json_text
 
 
 def hoist_globals(argv: list[str], with_value: frozenset[str], flags: frozenset[str]) -> list[str]:
-    """Global options GNO accepts anywhere on the line (``app.global_options``) moved to the
+    """Global options GNO accepts anywhere on the line (the registry's ``cli_globals``) moved to the
     front: typer wants them before the command."""
     front: list[str] = []
     rest: list[str] = []
@@ -50,10 +50,7 @@ def wants_json(argv: list[str]) -> bool:
 
 def emit_error(code: str, message: str, as_json: bool, details: dict | None = None) -> None:
     if as_json:
-        body: dict = {"code": code, "message": message}
-        if details:
-            body["details"] = details
-        sys.stderr.write(json_text({"error": body}) + "\n")
+        sys.stderr.write(json_text(error_body(code, message, details)) + "\n")
     else:
         write_err(f"Error: {message}")
 
@@ -129,23 +126,13 @@ def _run(args: list[str]) -> int:
     return result if isinstance(result, int) else 0
 
 
-class _Pacified:
-    """A standard stream whose flush ignores a closed pipe (what click wraps them in)."""
-
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-
-    def flush(self) -> None:
-        with contextlib.suppress(BrokenPipeError):
-            self._stream.flush()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
-
-
 def pacify_pipes() -> None:
-    sys.stdout = _Pacified(sys.stdout)
-    sys.stderr = _Pacified(sys.stderr)
+    """What typer does when the reader of stdout is gone: streams whose flush ignores the
+    closed pipe at exit (its vendored click's wrapper, imported only then)."""
+    from typer._click.utils import PacifyFlushWrapper
+
+    sys.stdout = PacifyFlushWrapper(sys.stdout)
+    sys.stderr = PacifyFlushWrapper(sys.stderr)
 
 
 def without_pydantic_plugins() -> None:

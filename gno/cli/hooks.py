@@ -1,66 +1,23 @@
-"""CLI rules the registry cannot say as data (its ``cli.prepare`` references): GNO's
-CLI spellings that are more than a flag per field."""
+"""GNO's CLI spellings the registry's CLI rules cannot say (its ``cli.prepare`` references):
+each takes (operation id, input fields, output format) and returns the operation to run
+and its fields."""
 
 from __future__ import annotations
 
-import os
+import sys
+from pathlib import Path
 from typing import Any
 
 from gno.errors import ValidationError
 
-QUERY_MODES = ("term", "intent", "hyde")
-NOT_IN_DIAGNOSE = ("explain",)
-
-
 Prepared = tuple[str, dict[str, Any]]  # (operation id to run, its input fields)
-
-
-def search_limit(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
-    """GNO's CLI shows 5 hits in the terminal (the schema default) and 20 in every
-    machine format, unless -n says otherwise. `--no-project-affinity` turns project-root
-    hints off, so it cannot go with `--project-root`."""
-    if "limit" not in fields and fmt is not None:
-        fields["limit"] = 20
-    if fields.pop("noProjectAffinity", False) and fields.get("projectHints"):
-        raise ValidationError("Choose --project-root or --no-project-affinity, not both")
-    return op_id, fields
-
-
-def embed(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
-    """`--model <uri>`: the embedding model of this run, exactly as GNO_EMBED_MODEL says it
-    (the catalog's per-role override), so `embed` and the vectors it writes agree."""
-    if model := fields.pop("model", None):
-        os.environ["GNO_EMBED_MODEL"] = model
-    return op_id, fields
-
-
-def index(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
-    """`--models-pull`: the embedding model may be downloaded when missing even where
-    GNO_NO_AUTO_DOWNLOAD forbids automatic downloads (offline modes still win)."""
-    if fields.pop("modelsPull", False):
-        os.environ.pop("GNO_NO_AUTO_DOWNLOAD", None)
-    return op_id, fields
-
-
-def _query_modes(fields: dict[str, Any]) -> None:
-    """`--query-mode kind:text` (repeatable) into ``queryModes``; none leaves it unset."""
-    modes: list[dict[str, str]] = []
-    for item in fields.pop("queryModes", None) or []:
-        mode, sep, text = item.partition(":")
-        if not sep or mode not in QUERY_MODES or not text.strip():
-            raise ValidationError(
-                f"Invalid --query-mode {item!r}: use term:<text>, intent:<text> or hyde:<text>"
-            )
-        modes.append({"mode": mode, "text": text.strip()})
-    if modes:
-        fields["queryModes"] = modes
+STDIN_MARK = "\x00stdin"  # what capture's --stdin puts in `content` (NUL never is valid content)
+MAX_READ = 1024 * 1024 + 1  # one byte past the capture limit, so the limit is reported
+MAX_CAPSULE_BYTES = 64 * 1024 * 1024  # a Capsule file; budgets cap real ones far below
 
 
 def query(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
-    """`--query-mode kind:text`, and GNO's `gno query diagnose <query> --target <ref>`,
-    which runs query_diagnose instead."""
-    search_limit(op_id, fields, fmt)
-    _query_modes(fields)
+    """GNO's `gno query diagnose <query> --target <ref>`, which runs query_diagnose."""
     words: list[str] = fields.pop("query")
     target = fields.pop("target", None)
     if words and words[0] == "diagnose" and not target:
@@ -68,30 +25,24 @@ def query(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
     if target and words and words[0] == "diagnose":
         if fmt not in (None, "json"):
             raise ValidationError("query diagnose prints JSON or terminal text only")
-        for name in NOT_IN_DIAGNOSE:
-            fields.pop(name, None)
+        fields.pop("explain", None)  # query's --explain: query_diagnose has no such field
         return "query_diagnose", fields | {"query": " ".join(words[1:]), "target": target}
     return op_id, fields | {"query": " ".join(words)}
 
 
-def refactor_apply(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
-    """``gno rename/move --apply --plan-digest X``: the flag is the confirmation, so the
-    apply fields GNO's tools spell out (schemaVersion, confirmation, confirm) are set here."""
-    if fields.get("action") == "apply":
-        if not fields.get("planDigest"):
-            raise ValidationError("--apply needs --plan-digest (the planDigest of the preview)")
-        fields |= {"schemaVersion": "1.0", "confirmation": "apply", "confirm": True}
-    elif "planDigest" in fields:
-        raise ValidationError("--plan-digest goes with --apply")
-    return op_id, fields
-
-
-MAX_CAPSULE_BYTES = 64 * 1024 * 1024  # a Capsule file; budgets cap real ones far below
+def links(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
+    """`gno links <doc>` and `gno links list <doc>` are the same command."""
+    words: list[str] = fields.pop("ref")
+    if len(words) == 2 and words[0] == "list":
+        words = words[1:]
+    if len(words) != 1:
+        raise ValidationError("Usage: gno links [list] <doc>")
+    return op_id, fields | {"ref": words[0]}
 
 
 def context_build(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
-    """`context build`: --query-mode kind:text; a goal made only of spaces is invalid_goal."""
-    _query_modes(fields)
+    """`context build` without --budget, or with one outside 1 to 1,000,000, is the
+    contract's invalid_budget (context-input@1.0), not a usage error about a missing field."""
     if not 1 <= fields.get("budgetTokens", 0) <= 1_000_000:
         from gno.errors import InvalidBudgetError
 
@@ -103,7 +54,6 @@ def context_build(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepar
 def context_verify(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
     """`context verify <file|->`: the Capsule read from the file (or stdin) as JSON."""
     import json
-    import sys
 
     from gno.errors import ContextInputError
     from gno.ingest.reading import read_regular
@@ -124,25 +74,24 @@ def context_verify(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepa
     return op_id, fields | {"capsule": capsule}
 
 
-def ask(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
-    """`gno ask`: 5 results in the terminal, 20 in JSON/Markdown; --query-mode kind:text."""
-    search_limit(op_id, fields, fmt)
-    _query_modes(fields)
-    return op_id, fields
+def read_file(path: str) -> str:
+    """Capture's ``--file <path>``: the note's text."""
+    try:
+        data = Path(path).expanduser().read_bytes()[:MAX_READ]
+    except OSError as exc:
+        raise ValidationError(f"Cannot read --file {path}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValidationError(f"--file {path} is not UTF-8 text") from None
 
 
-def egress_check(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
-    """`collection policy check --authenticated --authorized`: the two flags are the
-    ``caller`` object of the operation input (spec/egress.md)."""
-    authenticated = bool(fields.pop("authenticated", False))
-    authorized = bool(fields.pop("authorized", False))
-    fields["caller"] = {"authenticated": authenticated, "operationAuthorized": authorized}
-    return op_id, fields
-
-
-def egress_purge(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
-    """`egress-audit purge` deletes every receipt: only with --confirm (the input's
-    ``confirm: true``, which the model alone would default)."""
-    if fields.get("confirm") is not True:
-        raise ValidationError("egress-audit purge deletes every receipt: pass --confirm")
+def capture(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
+    """``--stdin`` reads the note from standard input."""
+    if fields.get("content") == STDIN_MARK:
+        data = sys.stdin.buffer.read(MAX_READ)
+        try:
+            fields["content"] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValidationError("Standard input is not UTF-8 text") from None
     return op_id, fields

@@ -17,8 +17,6 @@ from typing import Any
 from gno.render import dump, json_text
 from gno.render.style import terminal_safe
 
-__all__ = ["dump", "json_text", "page", "write", "write_err", "write_json", "write_partial"]
-
 
 def _line(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"

@@ -2,27 +2,28 @@
 
 ``run`` is the one path of every such command, whether typer parsed the line
 (``commands.py``) or the lean path did (``fast.py``): flags -> input fields (an unset
-option sends nothing, so the schema default holds) -> the prepare hook -> the
-generated input model -> the handler -> the output model as JSON, or the registry's
+option sends nothing, so the schema default holds) checked and completed by the binding's
+rules, formatted fields, prompt and routes -> the prepare hook -> the generated input model
+(``gno.services.validated``) -> the handler -> the output model as JSON, or the registry's
 renderer as text. It imports no typer: `gno search` never loads it.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import time
 from typing import Any
 
 from gno_contracts.operations import BY_ID, CliShape, Operation
 
-from gno.cli.output import dump, json_text, page, write_err, write_json, write_partial, write_styled
+from gno.cli.output import page, write_err, write_json, write_partial, write_styled
 from gno.cli.settings import Settings
 from gno.errors import ValidationError
+from gno.render import dump, json_text
 from gno.render.style import terminal_safe
-from gno.services import resolve
-
-# ---------------------------------------------------------------- running one
+from gno.services import resolve, validated
 
 
 def pick_format(settings: Settings, chosen: list[str]) -> str | None:
@@ -40,30 +41,45 @@ def split_csv(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def given(value: Any) -> bool:
+    """The parameter was on the line: an option's value, or a flag that is on."""
+    return value is not None and value is not False
+
+
 def collect(shape: CliShape, values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Flags -> (input fields, view flags). Options come before arguments, so
-    `gno embed notes -c misc` embeds misc; an option left unset sends nothing."""
+    """Flags -> (input fields, view flags), after the binding's ``rules``. Options come before
+    arguments, so `gno embed notes -c misc` embeds misc; an option left unset sends nothing."""
+    for when, needs, refuses, message in shape.rules:
+        applies = when is None or given(values[when])
+        missing = needs is not None and not values[needs]
+        if applies and (missing or (refuses is not None and given(values[refuses]))):
+            raise ValidationError(message)
     by_name = {p.name: p for p in shape.params}
     fields: dict[str, Any] = {}
     view: dict[str, Any] = {}
     cleared = set()
     for p in sorted(shape.params, key=lambda p: not p.flags):
         raw = values[p.name]
+        if raw and p.excludes and values[p.excludes]:
+            other = max(by_name[p.excludes].flags, key=len)
+            raise ValidationError(f"Choose {max(p.flags, key=len)} or {other}, not both")
         if p.view:
             view[p.name if p.to is None else p.to] = raw
         if p.clears is not None:
             cleared |= {p.clears} if raw else set()
+        if p.env is not None and raw:  # the catalog reads the run's model choices there
+            if p.kind == "bool":
+                os.environ.pop(p.env, None)
+            else:
+                os.environ[p.env] = raw
         if p.to is None:
             continue
         if p.kind == "bool" and p.flags:
-            if raw and p.excludes and values[p.excludes]:
-                other = max(by_name[p.excludes].flags, key=len)
-                raise ValidationError(f"Choose {max(p.flags, key=len)} or {other}, not both")
             if p.append is not None:
                 if raw:
                     fields.setdefault(p.to, []).append(p.append)
             elif p.value is not None:
-                fields.update({p.to: p.value} if raw else {})
+                fields.update({p.to: p.value, **dict(p.sets or ())} if raw else {})
             else:
                 fields[p.to] = raw  # a flag is its own value: absent means off
             continue
@@ -78,21 +94,26 @@ def collect(shape: CliShape, values: dict[str, Any]) -> tuple[dict[str, Any], di
         fields.setdefault(p.to, raw)
     for name in cleared:
         fields.pop(name, None)
+    for name in [n for n in fields if "." in n]:  # `source.url`: a field of `source`
+        head, _, tail = name.partition(".")
+        fields.setdefault(head, {})[tail] = fields.pop(name)
     return fields, view
 
 
-def build(op: Operation, fields: dict[str, Any]) -> Any:
-    """The operation's generated input model; a bad value is a usage error (exit 1)."""
-    from pydantic import ValidationError as PydanticError
+def ask(settings: Settings, shape: CliShape, fields: dict[str, Any]) -> None:
+    """The binding's ``prompt``: with its first field left out, each field asked for on a
+    terminal (the first always, the others when absent); without one, or with --yes, the
+    binding's ``missing`` usage error instead of a prompt that would hang a pipe."""
+    first = shape.prompt[0][0]
+    if fields.get(first):
+        return
+    if settings.yes or not (sys.stdin.isatty() and sys.stderr.isatty()):
+        raise ValidationError(shape.missing or f"Missing {first}")
+    import typer
 
-    from gno.services import model
-
-    try:
-        return model(op.input_model).model_validate(fields)
-    except PydanticError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "input"
-        raise ValidationError(f"Invalid {where}: {first['msg']}") from None
+    for name, question, default in shape.prompt:
+        if name == first or name not in fields:
+            fields[name] = typer.prompt(question, default=default, err=True).strip()
 
 
 def call(settings: Settings, op: Operation, inp: Any, **extra: Any) -> Any:
@@ -140,11 +161,15 @@ def run(settings: Settings, op: Operation, values: dict[str, Any]) -> int:
     fmt = pick_format(settings, [f for f in shape.formats if values.pop(f"format_{f}")])
     fields, flags = collect(shape, values)
     fields.update(dict(shape.fixed))
-    target = op
+    if fmt is not None:  # e.g. GNO's 20 hits in every machine format, 5 in the terminal
+        fields = dict(shape.formatted) | fields
+    if shape.prompt:
+        ask(settings, shape, fields)
+    routed = next((o for name, o in shape.routes if given(values[name])), op.id)
     if shape.prepare is not None:
-        op_id, fields = resolve(shape.prepare)(op.id, fields, fmt)
-        target = BY_ID[op_id]
-    inp = build(target, fields)
+        routed, fields = resolve(shape.prepare)(routed, fields, fmt)
+    target = BY_ID[routed]
+    inp = validated(target.id, fields)
     if shape.progress is None:
         result = call(settings, target, inp)
     else:
@@ -190,29 +215,20 @@ def run(settings: Settings, op: Operation, values: dict[str, Any]) -> int:
 def write_output(
     path: str, shape: CliShape, fmt: str | None, flags: dict[str, Any], result: Any
 ) -> None:
-    """``--output <file>``: written to a temporary file beside it, then renamed, so a failure
-    never leaves a partial file (the error is raised before anything is written)."""
-    import os
-    import tempfile
+    """``--output <file>``: written at once by ``gno.file_writes.write_atomic`` (a temporary
+    file beside it, renamed), so a failure never leaves a partial file."""
     from pathlib import Path
 
+    from gno.file_writes import write_atomic
     from gno.render import Shown, View
 
     if fmt == "json":
-        text = json_text(dump(result)) + "\n"
+        text = json_text(dump(result))
     else:
         assert shape.render is not None
         shown: Shown = resolve(shape.render)(result, View(fmt, False, False))
-        text = (shown.out or "") + "\n"
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+        text = shown.out or ""
+    try:  # private, as the temporary file it used to be renamed from
+        write_atomic(Path(path), (text + "\n").encode("utf-8"), mode=0o600)
     except OSError as exc:
         raise ValidationError(f"Cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -7,19 +7,12 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-# The root options that take a value, and the flags, as ``app.main`` declares them
-# (tests/surfaces/test_cli_fast.py checks the two agree): name -> Settings field.
-GLOBAL_VALUES = {"--index": "index", "--config": "config"}
-GLOBAL_FLAGS = {
-    "--json": "json",
-    "-q": "quiet",
-    "--quiet": "quiet",
-    "--verbose": "verbose",
-    "--yes": "yes",
-    "--no-color": "no_color",
-    "--offline": "offline",
-    "--no-pager": "no_pager",
-}
+from gno_contracts.operations import CLI_GLOBALS
+
+# The root options are declared once, in the registry (``cli_globals``): ``app`` builds the
+# typer options from them; ``fast.py`` reads GLOBAL_VALUES and GLOBAL_FLAGS without typer.
+GLOBAL_VALUES = {f: name for flags, name, value, _ in CLI_GLOBALS if value for f in flags}
+GLOBAL_FLAGS = {f: name for flags, name, value, _ in CLI_GLOBALS if not value for f in flags}
 # GNO accepts these anywhere on the line (entry.py moves them to the front); --json stays
 # where it is (commands have a --json of their own).
 HOISTED_VALUES = frozenset(GLOBAL_VALUES)

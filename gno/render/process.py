@@ -1,5 +1,6 @@
 """`gno serve --status` / `gno daemon --status` as terminal text: the process-status@1.0
-object (``gno.resident.process.process_status``) for people."""
+object (``gno.resident.process.process_status``) for people, and the line a server in the
+foreground prints once it answers."""
 
 from __future__ import annotations
 
@@ -30,3 +31,10 @@ def status_text(payload: dict[str, Any]) -> str:
     lines.append(f"  pid file {payload['pid_file']}")
     lines.append(f"  log {payload['log_file']}" + (f" ({size} bytes)" if size is not None else ""))
     return "\n".join(lines)
+
+
+def started_text(kind: str, url: str) -> str:
+    """The line a server in the foreground prints once it answers."""
+    if kind == "serve":
+        return f"gno serve: {url}  (API {url}/api, docs {url}/docs, MCP {url}/mcp)"
+    return f"gno daemon: {url}  (MCP {url}/mcp, status {url}/api/resident/status)"

@@ -380,3 +380,54 @@ def _failed(files: ProcessFiles, what: str) -> str:
     tail = log_tail(files.log_file)
     shown = f"\n{tail}" if tail else ""
     return f"gno {files.kind} --detach: the server {what}. Log {files.log_file}:{shown}"
+
+
+@dataclass(frozen=True)
+class Managed:
+    """What `--status`, `--stop` or `--detach` printed, and the command's exit code."""
+
+    out: str | None
+    err: str | None = None
+    code: int = 0
+
+
+def manage(files: ProcessFiles, flags: Any, as_json: bool, argv: list[str]) -> Managed | None:
+    """`gno serve` on loopback only; `gno serve|daemon` with --status or --stop (they end the command here) or --detach
+    (the parent ends here, the child serves); None: serve in this process. ``flags`` is the
+    command's ``gno.launch.ServerFlags``."""
+    if files.kind == "serve" and not is_loopback_host(flags.host):
+        raise ValidationError(
+            f"gno serve listens on loopback only, not {flags.host}: its REST API and Web UI share the "
+            "listener. For MCP from other hosts use `gno daemon --host` with --mcp-token-file, "
+            "--mcp-allowed-host and --mcp-allowed-origin."
+        )
+    chosen = [n for n in ("detach", "status", "stop") if getattr(flags, n)]
+    if len(chosen) > 1:
+        raise ValidationError(f"Choose one of --{' / --'.join(chosen)}: they exclude each other.")
+    if as_json and not (flags.status or flags.detach):
+        raise ValidationError("--json goes with --status or --detach.")
+    kind = files.kind
+    if flags.status:
+        from gno.render.process import status_text
+
+        payload = process_status(files)
+        text = json.dumps(payload, indent=2) if as_json else status_text(payload)
+        return Managed(text, code=0 if payload["running"] else 3)
+    if flags.stop:
+        stopped = stop(files)
+        if stopped is None:  # nothing to stop: say so (stderr), exit 3 as --status does
+            return Managed(None, f"gno {kind}: not running (pid file {files.pid_file})", 3)
+        return Managed(None if as_json else f"gno {kind}: stopped (pid {stopped})")
+    if not flags.detach:
+        return None
+    record = detach(files, argv, flags.host)
+    started: dict[str, Any] = {"pid": record["pid"]}
+    if kind == "serve":
+        started["url"] = loopback_url(flags.host, record["port"])
+    if as_json:
+        return Managed(json.dumps(started))
+    where = f" at {started['url']}" if "url" in started else f" on port {record['port']}"
+    return Managed(
+        f"gno {kind}: running in the background (pid {record['pid']}){where}; "
+        f"log {files.log_file}; stop it with `gno {kind} --stop`"
+    )

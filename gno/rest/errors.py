@@ -14,7 +14,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from gno.errors import GnoError
+from gno.errors import GnoError, error_body
 
 CATALOG: dict[str, tuple[int, str]] = {
     "NOT_FOUND": (404, "No such route"),
@@ -36,11 +36,10 @@ MAX_MESSAGE = 500
 
 
 def error_response(status: int, code: str, message: str, details: Any = None) -> Response:
-    body: dict[str, Any] = {"code": code, "message": message}
-    if details:
-        body["details"] = details
     return Response(
-        json.dumps({"error": body}, ensure_ascii=False, separators=(",", ":")).encode(),
+        json.dumps(
+            error_body(code, message, details), ensure_ascii=False, separators=(",", ":")
+        ).encode(),
         status_code=status,
         media_type="application/json",
     )

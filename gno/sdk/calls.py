@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from gno_contracts.operations import BY_ID, Operation
 
 from gno import errors
-from gno.errors import GnoError, ReadOnlyError, ValidationError
+from gno.errors import GnoError, ReadOnlyError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -19,9 +19,7 @@ def prepare(op_id: str, args: dict[str, Any], write: bool) -> tuple[Operation, B
     """The operation and its input model. Arguments left at None are not sent (the schema
     default holds); a wrong type is ``ValidationError`` naming the field; a write through a
     read-only client is ``ReadOnlyError`` — both before the index or the network is touched."""
-    from pydantic import ValidationError as ModelError
-
-    from gno.services import model
+    from gno.services import validated
 
     op = BY_ID[op_id]
     fields = {
@@ -29,12 +27,7 @@ def prepare(op_id: str, args: dict[str, Any], write: bool) -> tuple[Operation, B
         for name, value in args.items()
         if name != "self" and value is not None
     }
-    try:
-        inp = model(op.input_model).model_validate(fields)
-    except ModelError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "input"
-        raise ValidationError(f"Invalid {where}: {first['msg']}") from None
+    inp = validated(op_id, fields)
     if op.access == "write" and not write:
         raise ReadOnlyError(
             f"{op_id} changes the index or the config; open the client with write=True"

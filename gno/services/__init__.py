@@ -42,3 +42,18 @@ def starter(op_id: str) -> Callable[[Any, BaseModel], Any]:
 def model(ref: str) -> type[BaseModel]:
     """``"module:Class"`` from the registry -> the generated pydantic class."""
     return resolve(f"gno_contracts.models.{ref}")  # type: ignore[no-any-return]
+
+
+def validated(op_id: str, fields: dict[str, Any]) -> BaseModel:
+    """The operation's generated input model from ``fields``, as the CLI and the SDK build it:
+    a bad value is a ``ValidationError`` naming the first bad field (`Invalid limit: ...`)."""
+    from pydantic import ValidationError as ModelError
+
+    from gno.errors import ValidationError
+
+    try:
+        return model(BY_ID[op_id].input_model).model_validate(fields)
+    except ModelError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "input"
+        raise ValidationError(f"Invalid {where}: {first['msg']}") from None

@@ -34,3 +34,17 @@ def mode_counts(modes: list[tuple[str, str]]) -> dict[str, Any]:
         "intent": sum(1 for m, _ in modes if m == "intent"),
         "hyde": any(m == "hyde" for m, _ in modes),
     }
+
+
+def mode_items(items: list[str]) -> list[dict[str, str]]:
+    """`--query-mode kind:text` (repeatable) as the input's ``queryModes`` items: the same
+    three modes as the lines above, one per item."""
+    modes: list[dict[str, str]] = []
+    for item in items:
+        mode, sep, text = item.partition(":")
+        if not sep or f"{mode}:" not in STRUCTURED or not text.strip():
+            raise ValidationError(
+                f"Invalid --query-mode {item!r}: use term:<text>, intent:<text> or hyde:<text>"
+            )
+        modes.append({"mode": mode, "text": text.strip()})
+    return modes

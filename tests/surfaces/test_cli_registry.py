@@ -10,8 +10,9 @@ import typer.main
 from gno_contracts.operations import BY_ID, OPERATIONS
 
 from gno.cli.app import app
-from gno.cli.runner import build, collect
+from gno.cli.runner import collect
 from gno.errors import ValidationError
+from gno.services import validated
 
 
 def _defaults(op_id: str, **given: Any) -> dict[str, Any]:
@@ -51,7 +52,7 @@ def test_schema_default_holds_when_the_option_is_absent(
     given = {"refs": ["notes/a.md"]} if op_id == "multi_get" else {}
     fields, _ = collect(shape, _defaults(op_id, **given))
     assert field not in fields
-    assert getattr(build(BY_ID[op_id], fields), field) == schema_default
+    assert getattr(validated(op_id, fields), field) == schema_default
     cmd = _command(BY_ID[op_id].cli or "")
     help_text = cmd.get_help(typer.Context(cmd))
     assert f"[default: {schema_default}]" in " ".join(help_text.split())
@@ -100,11 +101,11 @@ def test_role_flags_append_and_all_clears() -> None:
 
 
 def test_global_options_are_read_from_the_root_declaration() -> None:
-    """entry.py moves them to the front; the list comes from the root callback, once."""
-    from gno.cli.app import global_options
+    """entry.py moves them to the front; the list is the registry's cli_globals, declared once."""
     from gno.cli.entry import hoist_globals
+    from gno.cli.settings import HOISTED_FLAGS as flags
+    from gno.cli.settings import HOISTED_VALUES as with_value
 
-    with_value, flags = global_options()
     assert with_value == {"--index", "--config"}
     assert flags == {"--no-color", "--verbose", "--yes", "-q", "--quiet", "--offline", "--no-pager"}
     argv = ["search", "x", "--index", "work", "-q", "--json", "--", "--yes"]
