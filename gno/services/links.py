@@ -17,9 +17,9 @@ from gno.core.link_resolver import Doc, Resolution
 from gno.core.tags import validate_tag
 from gno.core.typed_graph import Projection
 from gno.errors import ValidationError
-from gno.rows import LinkRow
 from gno.services.graph_refs import check_collection, node_for
 from gno.services.graph_walks import edge_type_filter
+from gno.sync_rows import LinkRow
 
 MAX_NORMS = 500  # link targets passed to SQL at once (bound variables stay few)
 

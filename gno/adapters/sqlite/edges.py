@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import apsw
 
 from gno.core.content_types import RULE_SOURCES, RULES_META, parse_rules_meta
-from gno.core.link_resolver import Doc, ascii_lower
-from gno.core.typed_graph import Projection, build_projection
-from gno.rows import LinkRow
+
+if TYPE_CHECKING:  # the graph modules load on the first graph read, not with the store
+    from gno.core.typed_graph import Projection
+    from gno.sync_rows import LinkRow
 
 _DOCS = (
     "SELECT id, collection, rel_path, docid, uri, title FROM documents "
@@ -52,6 +54,9 @@ class EdgeStore:
 
     def projection(self) -> Projection:
         """The resolved typed graph of the whole index, rebuilt only after a change."""
+        from gno.core.link_resolver import Doc
+        from gno.core.typed_graph import build_projection
+
         key = self._generation()
         if self._projection is not None and self._projection[0] == key:
             return self._projection[1]
@@ -75,6 +80,9 @@ class EdgeStore:
         touch a seed are resolved (written by one, or naming one by a title or path form
         of engine.md §7.2). What `gno query` needs without resolving the whole index; the
         full projection when it is already built for this index state."""
+        from gno.core.link_resolver import Doc
+        from gno.core.typed_graph import build_projection
+
         key = self._generation()
         if self._projection is not None and self._projection[0] == key:
             return self._projection[1]
@@ -125,6 +133,8 @@ class EdgeStore:
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]:
         """Stored links written by these documents (naming one of ``norms`` when given),
         in document and position order."""
+        from gno.sync_rows import LinkRow
+
         rows: list[LinkRow] = []
         extra, extra_params = "", tuple(norms)
         if norms:
@@ -173,6 +183,8 @@ class EdgeStore:
 def seed_names(rel_path: str, title: str | None) -> tuple[set[str], set[str]]:
     """How a wiki or Markdown link can name a document (link_resolver's ten ranks, read
     backwards): exact normalised targets, and tails a longer target ends with after `/`."""
+    from gno.core.link_resolver import ascii_lower
+
     path, lowered = rel_path, ascii_lower(rel_path)
     bare = lowered.removesuffix(".md")
     names = {path, lowered, bare}
