@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -197,6 +196,8 @@ def dump_config(config: Config) -> dict[str, Any]:
 
 def save_config(path: Path, config: Config) -> None:
     """Write atomically: a crash leaves either the old or the new file, never half."""
+    import tempfile  # only a write needs it (and its shutil, bz2, lzma): not `gno status`
+
     import yaml
 
     path.parent.mkdir(parents=True, exist_ok=True)
