@@ -45,6 +45,7 @@ NOT_FOR = {
         "gno.sync_rows",
         "gno.core.typed_graph",
         "gno.core.link_resolver",
+        "gno.core.content_types",  # the graph hints' rules
         "gno.config",
         "yaml",
         "gno_contracts.models.get",

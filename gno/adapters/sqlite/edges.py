@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from gno.core.content_types import RULE_SOURCES, RULES_META, parse_rules_meta
-
 if TYPE_CHECKING:  # the graph modules load on the first graph read, not with the store
     from gno.core.typed_graph import Projection
     from gno.sync_rows import LinkRow
@@ -36,10 +34,11 @@ _RELATIONS = """
     SELECT r.source_doc_id, r.edge_type, r.target_ref, d.collection
     FROM doc_relations r JOIN documents d ON d.id = r.source_doc_id AND d.active = 1
 """
-# Documents a content-type rule classified, of the types that have graph hints.
-_TYPED = f"""
+# Documents a content-type rule classified, of the types that have graph hints
+# (``sources``: content_types.RULE_SOURCES, which a graph read imports, not the store).
+_TYPED = """
     SELECT id, content_type FROM documents
-    WHERE active = 1 AND content_type_source IN {RULE_SOURCES!r}
+    WHERE active = 1 AND content_type_source IN {sources!r}
       AND content_type IN (SELECT value FROM json_each(?))
 """
 
@@ -121,13 +120,15 @@ class EdgeStore:
     def _link_hints(self) -> dict[int, tuple[str, ...]]:
         """Document id -> its content type's graph hints (the first is the edge type its
         plain links take, engine.md §7.3), as the last sync recorded the rules."""
+        from gno.core.content_types import RULE_SOURCES, RULES_META, parse_rules_meta
+
         row = self.conn.execute(
             "SELECT value FROM schema_meta WHERE key = ?", (RULES_META,)
         ).fetchone()
         edges, _ = parse_rules_meta(str(row[0]) if row else None)
         if not edges:
             return {}
-        rows = self.conn.execute(_TYPED, (json.dumps(sorted(edges)),))
+        rows = self.conn.execute(_TYPED.format(sources=RULE_SOURCES), (json.dumps(sorted(edges)),))
         return {int(doc_id): edges[str(kind)] for doc_id, kind in rows}
 
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]:
