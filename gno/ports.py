@@ -149,6 +149,10 @@ class IndexReads(Protocol):
 
     def active_paths(self, collection: str) -> list[DocRow]: ...
 
+    def first_converted(self, collection: str, limit: int) -> list[DocRow]:
+        """The first ``limit`` active documents with a mirror, in ``active_paths`` order."""
+        ...
+
     def contents(self, mirror_hashes: Sequence[str]) -> dict[str, str]: ...
 
     def chunk_spans(

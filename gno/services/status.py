@@ -98,7 +98,7 @@ def _stage(status: str, started: float, code: str | None = None) -> dict[str, An
 
 def _lexical_proof(store: Store, collection: str) -> tuple[bool, str | None]:
     """Search a word taken from a document's title and check that document comes back."""
-    docs = [d for d in store.active_paths(collection) if d.mirror_hash][:PROBE_DOCS]
+    docs = store.first_converted(collection, PROBE_DOCS)  # not all of active_paths
     if not docs:
         return False, "no_documents"
     for doc in docs:
