@@ -196,7 +196,7 @@ def dump_config(config: Config) -> dict[str, Any]:
 
 def save_config(path: Path, config: Config) -> None:
     """Write atomically: a crash leaves either the old or the new file, never half."""
-    import tempfile  # with shutil and the compression modules: only when saving
+    import tempfile  # only a write needs it (and its shutil, bz2, lzma): not `gno status`
 
     import yaml
 

@@ -46,17 +46,7 @@ from gno.model_ports import (
     Reranker,
     RerankError,
 )
-from gno.rows import (
-    BacklogRow,
-    ContainerState,
-    DocRow,
-    DocState,
-    JournalRow,
-    JournalState,
-    LinkRow,
-    Neighbour,
-    SourceFile,
-)
+from gno.rows import BacklogRow, DocRow, Neighbour
 
 # Converters' and models' ports, re-exported: a service imports every port from here.
 __all__ = [
@@ -93,6 +83,14 @@ __all__ = [
 if TYPE_CHECKING:
     from gno.core.document import Analysis
     from gno.core.typed_graph import Projection
+    from gno.sync_rows import (
+        ContainerState,
+        DocState,
+        JournalRow,
+        JournalState,
+        LinkRow,
+        SourceFile,
+    )
 
 
 class ServerState(Protocol):
@@ -150,6 +148,10 @@ class IndexReads(Protocol):
     def date_field_names(self, collection: str | None) -> list[str]: ...
 
     def active_paths(self, collection: str) -> list[DocRow]: ...
+
+    def first_converted(self, collection: str, limit: int) -> list[DocRow]:
+        """The first ``limit`` active documents with a mirror, in ``active_paths`` order."""
+        ...
 
     def contents(self, mirror_hashes: Sequence[str]) -> dict[str, str]: ...
 

@@ -16,17 +16,14 @@ some collections: the most restrictive policy and a digest of its sources.
 
 from __future__ import annotations
 
-import hashlib
 import ipaddress
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal, cast
 
+# The policy states and lineage are egress_lineage's (a search needs only them).
+from gno.core.egress_lineage import POLICIES, Policy, PolicyState, most_restrictive, rank
 from gno.errors import ConflictError, ValidationError
 
-Policy = Literal["local_only", "lan", "remote"]
-POLICIES: tuple[Policy, ...] = ("local_only", "lan", "remote")  # most restrictive first
 ZONES = ("local_process", "loopback", "lan", "remote")
 ACTIONS = ("retrieve", "serve", "publish", "remote_inference", "export", "clip_write")
 CONTENT_CLASSES = (
@@ -48,27 +45,6 @@ INBOUND_ONLY = frozenset({"clip_write"})
 
 
 @dataclass(frozen=True)
-class PolicyState:
-    collection: str
-    policy: Policy
-    revision: int = 0
-    source: str = "config_default"
-
-
-# collection -> (policy, revision, source, updated): the stored policies of an index
-PolicyRows = Mapping[str, tuple[str, int, str, str]]
-
-
-def state_of(name: str, rows: PolicyRows) -> PolicyState:
-    """The stored policy, else ``local_only`` (``legacy_default``): a collection nobody
-    classified never leaves the machine."""
-    stored = rows.get(name)
-    if stored is not None:
-        return PolicyState(name, cast(Policy, stored[0]), stored[1], stored[2])
-    return PolicyState(name, "local_only", 0, "legacy_default")
-
-
-@dataclass(frozen=True)
 class Caller:
     authenticated: bool = False
     authorized: bool = False
@@ -81,14 +57,6 @@ class Decision:
     effective_policy: str  # a Policy, or "unknown" when the request was not understood
     allowed_collections: tuple[str, ...] = ()
     denied_collections: tuple[str, ...] = field(default_factory=tuple)
-
-
-def rank(policy: str) -> int:
-    return ("local_only", "lan", "remote").index(policy)
-
-
-def most_restrictive(states: Sequence[PolicyState]) -> Policy:
-    return min((s.policy for s in states), key=rank)
 
 
 def _one(policy: Policy, zone: str, caller: Caller) -> tuple[bool, str]:
@@ -207,21 +175,6 @@ def change(state: PolicyState, target: Policy, confirmation: Confirmation | None
             f"{state.policy}@{state.revision}; read the policy again"
         )
     return replace(state, policy=target, revision=state.revision + 1, source="explicit")
-
-
-def lineage(states: Sequence[PolicyState]) -> dict[str, object]:
-    """``egressLineage``: the most restrictive policy of an answer's sources and a digest of
-    them (sorted, canonical JSON), so a receiver can tell two lineages apart cheaply."""
-    sources = sorted(
-        ({"collection": s.collection, "policy": s.policy, "source": s.source} for s in states),
-        key=lambda item: item["collection"],
-    )
-    canonical = json.dumps(sources, sort_keys=True, separators=(",", ":"))
-    return {
-        "effectivePolicy": most_restrictive(states),
-        "digest": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
-        "sources": sources,
-    }
 
 
 # The networks gno counts as a private network (``lan``): RFC 1918, link-local and IPv6

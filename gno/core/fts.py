@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from gno.errors import ValidationError
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
-_CJK_SPLIT = re.compile(f"([{CJK_RANGES}]+)")
 _WORD_PART = re.compile(r"[^\W_]+")
 _TOKEN = re.compile(r'-?"[^"]*"|\S+')
 MIN_PREFIX_LEN = 3
@@ -87,15 +86,27 @@ STOPWORDS = frozenset(
 )
 
 
+@cache
+def _cjk_runs() -> re.Pattern[str]:
+    """CJK runs (a capturing group: ``split`` keeps them). Compiled on the first text that
+    is not ASCII: this character class alone takes ~3 ms of every CLI start to compile,
+    and ASCII text (most queries) cannot contain it."""
+    return re.compile(f"([{CJK_RANGES}]+)")
+
+
+def has_cjk(text: str) -> bool:
+    return not text.isascii() and _cjk_runs().search(text) is not None
+
+
 def _run_bigrams(run: str) -> str:
     return " " + (" ".join(map(str.__add__, run[:-1], run[1:])) if len(run) > 1 else run) + " "
 
 
 def index_text(text: str) -> str:
     """The text given to FTS5 for a title, path or body."""
-    if not _CJK_RUN.search(text):
+    if not has_cjk(text):
         return text
-    pieces = _CJK_SPLIT.split(text)  # odd items are the CJK runs
+    pieces = _cjk_runs().split(text)  # odd items are the CJK runs
     pieces[1::2] = [_run_bigrams(run) for run in pieces[1::2]]
     return "".join(pieces)
 
@@ -134,7 +145,7 @@ def _term_expr(token: str) -> str | None:
     if len(words) > 1:
         return _quote(" ".join(words))
     word = words[0]
-    cjk = bool(_CJK_RUN.search(word))
+    cjk = has_cjk(word)
     if cjk or len(word) < MIN_PREFIX_LEN or word in STOPWORDS:
         return _quote(word)
     return _quote(word) + "*"
@@ -185,7 +196,7 @@ def cjk_any(query: str) -> str | None:
     """For a query with CJK text: every CJK bigram (and other word) as an alternative, or
     None without CJK. A CJK question is one long run whose bigram phrase no page contains;
     BM25 over its bigrams ranks the pages sharing most of them first."""
-    if not _CJK_RUN.search(query):
+    if not has_cjk(query):
         return None
     words = list(dict.fromkeys(w for w in _words(query) if w not in STOPWORDS))
     if not words:

@@ -20,7 +20,8 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 
 from gno.adapters.sqlite.egress import EgressLedger
-from gno.core.egress import Caller, state_of, zone_of
+from gno.core.egress import Caller, zone_of
+from gno.core.egress_lineage import state_of
 from gno.errors import EgressDeniedError, EgressPolicyChangedError
 from gno.rest.mcp_http import buffered
 from gno.rest.security import AUTHENTICATED

@@ -177,7 +177,7 @@ def _lineage(collections: list[str], policies: Mapping[str, Any] | None = None) 
     """``egressLineage`` from the collections' current egress policies (services/egress.py);
     a collection without one is ``local_only`` (``legacy_default``)."""
     if policies is not None and all(c in policies for c in collections):
-        from gno.core.egress import lineage
+        from gno.core.egress_lineage import lineage
 
         return lineage([policies[c] for c in collections])
     sources = [{"collection": c, "policy": POLICY, "source": "legacy_default"} for c in collections]

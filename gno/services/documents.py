@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from gno_contracts.models.get import GetResult
-from gno_contracts.models.get_input import GetInput
-from gno_contracts.models.ls import DocumentList
-from gno_contracts.models.ls_input import LsInput
-from gno_contracts.models.multi_get import MultiGetResult
-from gno_contracts.models.multi_get_input import MultiGetInput
+from typing import TYPE_CHECKING, Any
 
 from gno.app import App
-from gno.core.globs import compile_globs, split_globs
 from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri
-from gno.core.metadata_filter import filter_sql
 from gno.core.tags import validate_tag
 from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, ValidationError
 from gno.ports import Store
 from gno.rows import DocRow
 from gno.services.filters import metadata_filter
 from gno.services.results import ResultBuilder
+
+if TYPE_CHECKING:  # each handler imports its own models: `gno get` loads only GetResult
+    from gno_contracts.models.get import GetResult
+    from gno_contracts.models.get_input import GetInput
+    from gno_contracts.models.ls import DocumentList
+    from gno_contracts.models.ls_input import LsInput
+    from gno_contracts.models.multi_get import MultiGetResult
+    from gno_contracts.models.multi_get_input import MultiGetInput
 
 GLOB_CHARS = set("*?[]")
 NATIVE_CONVERTERS = {"native/markdown", "native/plaintext"}
@@ -81,6 +80,8 @@ def capabilities(doc: DocRow) -> dict[str, Any]:
 
 
 def get(app: App, inp: GetInput) -> GetResult:
+    from gno_contracts.models.get import GetResult
+
     ref = parse_ref(inp.ref)
     store = app.store()
     doc = resolve(app, store, ref)
@@ -138,6 +139,8 @@ def _truncate(text: str, max_bytes: int) -> tuple[str, bool]:
 
 def _expand(app: App, store: Store, item: str) -> list[str] | None:
     """A glob ref -> matching ``collection/relPath`` refs (None when it is not a glob)."""
+    from gno.core.globs import compile_globs
+
     pattern = item.split("?index=")[0] if item.startswith("gno://") else item
     if not GLOB_CHARS & set(pattern):
         return None
@@ -180,6 +183,10 @@ def _document_entry(
 
 
 def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
+    from gno_contracts.models.multi_get import MultiGetResult
+
+    from gno.core.globs import split_globs
+
     if bool(inp.refs) == bool(inp.pattern):
         raise ValidationError("Provide either refs or pattern, not both and not neither")
     store = app.store()
@@ -256,11 +263,15 @@ def list_page(store: Store, inp: LsInput) -> tuple[list[DocRow], int]:
 
 def _metadata_condition(inp: LsInput) -> tuple[str, list[Any]]:
     """The typed metadata ``filter`` as an SQL condition (empty when there is none)."""
+    from gno.core.metadata_filter import filter_sql
+
     node = metadata_filter(inp.filter)
     return filter_sql(node) if node is not None else ("", [])
 
 
 def ls(app: App, inp: LsInput) -> DocumentList:
+    from gno_contracts.models.ls import DocumentList
+
     docs, total = list_page(app.store(), inp)
     documents = []
     for doc in docs:

@@ -36,15 +36,13 @@ from gno_contracts.models.egress_policy_set_result import EgressPolicySetResult
 
 from gno.app import App
 from gno.core import egress as rule
+from gno.core import egress_lineage
 from gno.core.egress import (
     Caller,
     Confirmation,
     Decision,
-    Policy,
-    PolicyRows,
-    PolicyState,
-    state_of,
 )
+from gno.core.egress_lineage import Policy, PolicyRows, PolicyState, rank, state_of
 from gno.errors import ConflictError, NotFoundError, ValidationError
 from gno.rows import now_iso
 
@@ -74,7 +72,7 @@ def lineage(app: App, collections: Iterable[str]) -> dict[str, Any] | None:
     names = sorted(set(collections))
     if not names:
         return None
-    return rule.lineage(states(app, names)[:128])
+    return egress_lineage.lineage(states(app, names)[:128])
 
 
 def _known(app: App, name: str) -> None:
@@ -146,7 +144,7 @@ def egress_policy_set(app: App, inp: EgressPolicySetInput) -> EgressPolicySetRes
             f"is now {current.policy}@{current.revision}; read the policy again"
         )
     after = rule.change(current, target, confirmation)
-    relaxed = rule.rank(after.policy) > rule.rank(current.policy)
+    relaxed = rank(after.policy) > rank(current.policy)
     if after != current and not store.swap_egress_policy(
         inp.collection, current.revision, after.policy, after.source
     ):
@@ -212,7 +210,7 @@ def egress_check(app: App, inp: EgressCheckInput) -> EgressDecision:
     }
     if decision.allowed and decision.allowed_collections:
         kept = [s for s in found if s.collection in decision.allowed_collections]
-        payload["egressLineage"] = rule.lineage(kept)
+        payload["egressLineage"] = egress_lineage.lineage(kept)
     if decision.reason in EXPLANATIONS:
         payload["explanation"] = EXPLANATIONS[decision.reason]
     return EgressDecision.model_validate(payload)

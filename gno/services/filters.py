@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gno.core.content_types import RULES_META, parse_rules_meta
-from gno.core.dates import resolve_bound
 from gno.core.identity import normalize_collection_name
-from gno.core.metadata_filter import Node, filter_sql, parse_filter, parse_filter_text
 from gno.core.tags import validate_tag
 from gno.errors import NotFoundError, ValidationError
 from gno.ports import Store
+
+# A filter's parsers (dates, typed metadata, content-type rules) load when an input uses
+# one: a plain `gno search` runs without them.
+if TYPE_CHECKING:
+    from gno.core.metadata_filter import Node
 
 DOC_DATE_SQL = "COALESCE(frontmatter_date, strftime('%Y-%m-%dT%H:%M:%fZ', source_mtime_ns / 1000000000.0, 'unixepoch'))"
 # A document of a temporal content type (index.yml ``temporal: true``) is dated by its own
@@ -113,6 +115,8 @@ class Filters:
             )
             params.append(json.dumps(self.exclude))
         if self.metadata is not None:
+            from gno.core.metadata_filter import filter_sql
+
             condition, values = filter_sql(self.metadata)
             where.append(condition)
             params += values
@@ -142,6 +146,8 @@ def _collections(store: Store, inp: Any) -> list[str]:
 
 def build_filters(store: Store, inp: Any) -> Filters:
     """From any search-family input model (MCP spellings)."""
+    if inp.since or inp.until:
+        from gno.core.dates import resolve_bound
     collection = None
     if inp.collection:
         collection = normalize_collection_name(inp.collection)
@@ -165,6 +171,8 @@ def build_filters(store: Store, inp: Any) -> Filters:
 
 def temporal_types(store: Store) -> frozenset[str]:
     """The temporal content types, as the last sync recorded the rules."""
+    from gno.core.content_types import RULES_META, parse_rules_meta
+
     return parse_rules_meta(store.get_meta(RULES_META))[1]
 
 
@@ -173,6 +181,8 @@ def metadata_filter(raw: Any) -> Node | None:
     string); None when absent."""
     if raw is None:
         return None
+    from gno.core.metadata_filter import parse_filter, parse_filter_text
+
     if isinstance(raw, str):
         return parse_filter_text(raw)
     if hasattr(raw, "model_dump"):

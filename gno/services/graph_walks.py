@@ -5,12 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any
-
-from gno_contracts.models.graph_query import GraphQuery
-from gno_contracts.models.graph_query_input import GraphQueryInput
-from gno_contracts.models.impact import Impact
-from gno_contracts.models.impact_input import ImpactInput
+from typing import TYPE_CHECKING, Any
 
 from gno.app import App
 from gno.core.relations import EDGE_TYPE
@@ -18,6 +13,12 @@ from gno.core.traversal import Caps, Step, walk
 from gno.core.typed_graph import Projection, TypedEdge
 from gno.errors import ValidationError
 from gno.services.graph_refs import edge_order, node, node_for, step
+
+if TYPE_CHECKING:  # each handler imports its own models: `gno links` loads neither
+    from gno_contracts.models.graph_query import GraphQuery
+    from gno_contracts.models.graph_query_input import GraphQueryInput
+    from gno_contracts.models.impact import Impact
+    from gno_contracts.models.impact_input import ImpactInput
 
 
 def _stepper(
@@ -43,6 +44,8 @@ def _stepper(
 
 
 def impact(app: App, inp: ImpactInput) -> Impact:
+    from gno_contracts.models.impact import Impact
+
     store = app.store()
     proj = store.projection()
     root = node_for(app, store, proj, inp.ref)
@@ -94,6 +97,8 @@ def edge_type_filter(edge_type: str | None, relation: str | None) -> str | None:
 
 
 def graph_query(app: App, inp: GraphQueryInput) -> GraphQuery:
+    from gno_contracts.models.graph_query import GraphQuery
+
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     store = app.store()
     proj = store.projection()

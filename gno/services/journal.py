@@ -21,9 +21,9 @@ from gno.core import journal as j
 from gno.core.identity import parse_ref
 from gno.errors import DocumentNotFoundError
 from gno.ports import Store
-from gno.rows import JournalRow
 from gno.services.documents import _check_index
 from gno.services.graph_refs import check_collection
+from gno.sync_rows import JournalRow
 
 # A journal entry never changes once written and its sequence is never reused, so the
 # validated model of an entry can be kept: a resident server validates each entry once.

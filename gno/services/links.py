@@ -3,23 +3,24 @@ read time) or as typed edges, the documents that link to it, and tag counts."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from gno_contracts.models.backlinks import Backlinks
-from gno_contracts.models.backlinks_input import BacklinksInput
-from gno_contracts.models.links_input import LinksInput
-from gno_contracts.models.links_list import LinksList
-from gno_contracts.models.tags_input import TagsInput
-from gno_contracts.models.tags_list import TagsList
+from typing import TYPE_CHECKING, Any
 
 from gno.app import App
 from gno.core.link_resolver import Doc, Resolution
 from gno.core.tags import validate_tag
 from gno.core.typed_graph import Projection
 from gno.errors import ValidationError
-from gno.rows import LinkRow
 from gno.services.graph_refs import check_collection, node_for
 from gno.services.graph_walks import edge_type_filter
+from gno.sync_rows import LinkRow
+
+if TYPE_CHECKING:  # each handler imports its own models
+    from gno_contracts.models.backlinks import Backlinks
+    from gno_contracts.models.backlinks_input import BacklinksInput
+    from gno_contracts.models.links_input import LinksInput
+    from gno_contracts.models.links_list import LinksList
+    from gno_contracts.models.tags_input import TagsInput
+    from gno_contracts.models.tags_list import TagsList
 
 MAX_NORMS = 500  # link targets passed to SQL at once (bound variables stay few)
 
@@ -66,6 +67,8 @@ def _positional(proj: Projection, row: LinkRow) -> dict[str, Any]:
 
 
 def links(app: App, inp: LinksInput) -> LinksList:
+    from gno_contracts.models.links_list import LinksList
+
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     if inp.type is not None and wanted is not None:
         raise ValidationError("type cannot be combined with edgeType or relation")
@@ -116,6 +119,8 @@ def links(app: App, inp: LinksInput) -> LinksList:
 
 
 def backlinks(app: App, inp: BacklinksInput) -> Backlinks:
+    from gno_contracts.models.backlinks import Backlinks
+
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     collection = check_collection(app, inp.collection)
     store = app.store()
@@ -174,6 +179,8 @@ def backlinks(app: App, inp: BacklinksInput) -> Backlinks:
 
 
 def tags(app: App, inp: TagsInput) -> TagsList:
+    from gno_contracts.models.tags_list import TagsList
+
     collection = check_collection(app, inp.collection)
     prefix = None
     if inp.prefix is not None:

@@ -33,7 +33,8 @@ from gno.ingest.pipeline import Job
 from gno.ingest.record_lane import Adapter
 from gno.ingest.walker import WalkEntry
 from gno.ports import CORRUPT, TOO_LARGE
-from gno.rows import INGEST_VERSION, DocState
+from gno.rows import INGEST_VERSION
+from gno.sync_rows import DocState
 
 
 @dataclass

@@ -54,7 +54,7 @@ class ResultBuilder:
             self._egress_rows = self.store.egress_policies()
         found = self._lineages.get(collection)
         if found is None:
-            from gno.core.egress import lineage, state_of
+            from gno.core.egress_lineage import lineage, state_of
 
             state = state_of(collection, self._egress_rows)
             found = self._lineages[collection] = lineage([state])

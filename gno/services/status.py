@@ -6,17 +6,8 @@ import hashlib
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gno_contracts.models.capabilities import Capabilities
-from gno_contracts.models.capabilities_input import CapabilitiesInput
-from gno_contracts.models.health import Health
-from gno_contracts.models.health_input import HealthInput
-from gno_contracts.models.index_status import IndexStatus
-from gno_contracts.models.peek import Peek
-from gno_contracts.models.peek_input import PeekInput
-from gno_contracts.models.resident_status import ResidentStatus
-from gno_contracts.models.resident_status_input import ResidentStatusInput
 from gno_contracts.models.status import Status
 from gno_contracts.models.status_input import StatusInput
 
@@ -30,6 +21,17 @@ from gno.ingest.roots import root_problem
 from gno.models.catalog import preset_label
 from gno.ports import Store
 from gno.rows import iso_from_ns, now_iso
+
+if TYPE_CHECKING:  # each handler imports its own models: `gno status` loads only Status
+    from gno_contracts.models.capabilities import Capabilities
+    from gno_contracts.models.capabilities_input import CapabilitiesInput
+    from gno_contracts.models.health import Health
+    from gno_contracts.models.health_input import HealthInput
+    from gno_contracts.models.index_status import IndexStatus
+    from gno_contracts.models.peek import Peek
+    from gno_contracts.models.peek_input import PeekInput
+    from gno_contracts.models.resident_status import ResidentStatus
+    from gno_contracts.models.resident_status_input import ResidentStatusInput
 
 PROBE_DOCS = 3
 PROBE_DEPTH = 20
@@ -96,7 +98,7 @@ def _stage(status: str, started: float, code: str | None = None) -> dict[str, An
 
 def _lexical_proof(store: Store, collection: str) -> tuple[bool, str | None]:
     """Search a word taken from a document's title and check that document comes back."""
-    docs = [d for d in store.active_paths(collection) if d.mirror_hash][:PROBE_DOCS]
+    docs = store.first_converted(collection, PROBE_DOCS)  # not all of active_paths
     if not docs:
         return False, "no_documents"
     for doc in docs:
@@ -240,6 +242,8 @@ def content_type_boost(app: App) -> dict[str, Any]:
 
 def index_status(app: App, inp: StatusInput) -> IndexStatus:
     """gno_status: GNO's raw status shape (counts, backlog, health), cheaper than status@1.0."""
+    from gno_contracts.models.index_status import IndexStatus
+
     store = app.store()
     counts = store.collection_counts()
     breakdown = store.document_breakdown()
@@ -297,6 +301,8 @@ def _capabilities(embedded: dict[str, int], app: App | None = None) -> dict[str,
 
 def capabilities(app: App, inp: CapabilitiesInput) -> Capabilities:
     """From the index alone: no model is loaded (vector = vectors exist for the active model)."""
+    from gno_contracts.models.capabilities import Capabilities
+
     try:
         embedded = embedded_counts(app, app.store())
     except NotInitializedError:
@@ -305,10 +311,14 @@ def capabilities(app: App, inp: CapabilitiesInput) -> Capabilities:
 
 
 def health(app: App, inp: HealthInput) -> Health:
+    from gno_contracts.models.health import Health
+
     return Health(ok=True)
 
 
 def resident_status(app: App, inp: ResidentStatusInput) -> ResidentStatus:
+    from gno_contracts.models.resident_status import ResidentStatus
+
     return ResidentStatus.model_validate(resident_of(app))
 
 
@@ -321,6 +331,8 @@ def serve_state(data_dir: Path) -> dict[str, Any]:
 
 
 def peek(app: App, inp: PeekInput) -> Peek:
+    from gno_contracts.models.peek import Peek
+
     base: dict[str, Any] = {
         "schemaVersion": "peek@1.0",
         "gnoVersion": __version__,

@@ -25,10 +25,10 @@ from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 from gno.ingest.walker import WalkEntry
 from gno.ports import INVALID_NAME, READ_ERROR, TOO_LARGE, UNSUPPORTED, Store
-from gno.rows import DocState, SourceFile
 from gno.services.index_guard import SyncGuard
 from gno.services.sync_plan import ContentStep, Step, SyncPlan, content_step, rules_current
 from gno.services.sync_tally import CollectionTally, Progress
+from gno.sync_rows import DocState, SourceFile
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 BATCH_FILES = 200  # files per write transaction

@@ -17,7 +17,8 @@ from typing import Protocol
 
 from gno.core.content_types import NEUTRAL, ContentTypes
 from gno.ports import PERMANENT_CODES
-from gno.rows import INGEST_VERSION, DocState
+from gno.rows import INGEST_VERSION
+from gno.sync_rows import DocState
 
 
 class Stat(Protocol):

@@ -34,10 +34,11 @@ from gno.ingest.record_lane import (
     read_container,
 )
 from gno.ports import CORRUPT, READ_ERROR, TOO_LARGE, UNSUPPORTED
-from gno.rows import INGEST_VERSION, ContainerState, SourceFile
+from gno.rows import INGEST_VERSION
 from gno.services.record_docs import container_fingerprint, dated_and_typed
 from gno.services.record_import import Import, Reactivate, plan_record
 from gno.services.record_import_report import file_result
+from gno.sync_rows import ContainerState, SourceFile
 
 if TYPE_CHECKING:
     from gno.config import Collection

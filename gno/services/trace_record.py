@@ -20,17 +20,9 @@ from typing import Any
 
 from gno.core import traces as core
 from gno.errors import GnoError, TraceFullError, TraceNotFoundError
+from gno.services.traced_operations import TRACED_OPERATIONS
 from gno.trace_ports import IndexTraces, Rows
 
-TRACED_OPERATIONS = {
-    "search": "retrieval",
-    "vsearch": "retrieval",
-    "query": "retrieval",
-    "ask": "retrieval",
-    "ask_verified": "retrieval",  # MCP gno_ask (verify: true)
-    "context_build": "context",
-    "get": "get",
-}
 # GNO's filter vocabulary (retrieval-trace-filters@1.0); gno's expand/rerank flags map onto it.
 FILTER_KEYS = (
     "limit", "minScore", "collection", "collections", "lang", "full", "lineNumbers",

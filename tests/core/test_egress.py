@@ -13,14 +13,12 @@ from hypothesis import strategies as st
 from gno.core.egress import (
     ACTIONS,
     CONTENT_CLASSES,
-    POLICIES,
     Caller,
     Confirmation,
-    PolicyState,
     change,
     decide,
-    lineage,
 )
+from gno.core.egress_lineage import POLICIES, PolicyState, lineage
 from gno.errors import ConflictError, ValidationError
 
 ANYONE = Caller(authenticated=True, authorized=True)

@@ -24,10 +24,11 @@ from gno.core.globs import FileRules
 from gno.core.mime import SUPPORTED_EXTENSIONS
 from gno.ingest.walker import walk
 from gno.paths import resolve_paths
-from gno.rows import INGEST_VERSION, DocState
+from gno.rows import INGEST_VERSION
 from gno.services.collections import collection_add, init
 from gno.services.sync import update
 from gno.services.sync_plan import Step, SyncPlan, plan_sync, stat_step
+from gno.sync_rows import DocState
 
 NAMES = ["a.md", "b.md", "c.txt", "notes/d.md", "notes/e.md", "notes/deep/f.md", "g.md"]
 TEXT = st.text(alphabet="abcdefgh xyz\n#", min_size=1, max_size=60)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import apsw
 
-from gno.core.content_types import RULE_SOURCES, RULES_META, parse_rules_meta
-from gno.core.link_resolver import Doc, ascii_lower
-from gno.core.typed_graph import Projection, build_projection
-from gno.rows import LinkRow
+if TYPE_CHECKING:  # the graph modules load on the first graph read, not with the store
+    from gno.core.typed_graph import Projection
+    from gno.sync_rows import LinkRow
 
 _DOCS = (
     "SELECT id, collection, rel_path, docid, uri, title FROM documents "
@@ -34,10 +34,11 @@ _RELATIONS = """
     SELECT r.source_doc_id, r.edge_type, r.target_ref, d.collection
     FROM doc_relations r JOIN documents d ON d.id = r.source_doc_id AND d.active = 1
 """
-# Documents a content-type rule classified, of the types that have graph hints.
-_TYPED = f"""
+# Documents a content-type rule classified, of the types that have graph hints
+# (``sources``: content_types.RULE_SOURCES, which a graph read imports, not the store).
+_TYPED = """
     SELECT id, content_type FROM documents
-    WHERE active = 1 AND content_type_source IN {RULE_SOURCES!r}
+    WHERE active = 1 AND content_type_source IN {sources!r}
       AND content_type IN (SELECT value FROM json_each(?))
 """
 
@@ -52,6 +53,9 @@ class EdgeStore:
 
     def projection(self) -> Projection:
         """The resolved typed graph of the whole index, rebuilt only after a change."""
+        from gno.core.link_resolver import Doc
+        from gno.core.typed_graph import build_projection
+
         key = self._generation()
         if self._projection is not None and self._projection[0] == key:
             return self._projection[1]
@@ -75,6 +79,9 @@ class EdgeStore:
         touch a seed are resolved (written by one, or naming one by a title or path form
         of engine.md §7.2). What `gno query` needs without resolving the whole index; the
         full projection when it is already built for this index state."""
+        from gno.core.link_resolver import Doc
+        from gno.core.typed_graph import build_projection
+
         key = self._generation()
         if self._projection is not None and self._projection[0] == key:
             return self._projection[1]
@@ -113,18 +120,22 @@ class EdgeStore:
     def _link_hints(self) -> dict[int, tuple[str, ...]]:
         """Document id -> its content type's graph hints (the first is the edge type its
         plain links take, engine.md §7.3), as the last sync recorded the rules."""
+        from gno.core.content_types import RULE_SOURCES, RULES_META, parse_rules_meta
+
         row = self.conn.execute(
             "SELECT value FROM schema_meta WHERE key = ?", (RULES_META,)
         ).fetchone()
         edges, _ = parse_rules_meta(str(row[0]) if row else None)
         if not edges:
             return {}
-        rows = self.conn.execute(_TYPED, (json.dumps(sorted(edges)),))
+        rows = self.conn.execute(_TYPED.format(sources=RULE_SOURCES), (json.dumps(sorted(edges)),))
         return {int(doc_id): edges[str(kind)] for doc_id, kind in rows}
 
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]:
         """Stored links written by these documents (naming one of ``norms`` when given),
         in document and position order."""
+        from gno.sync_rows import LinkRow
+
         rows: list[LinkRow] = []
         extra, extra_params = "", tuple(norms)
         if norms:
@@ -173,6 +184,8 @@ class EdgeStore:
 def seed_names(rel_path: str, title: str | None) -> tuple[set[str], set[str]]:
     """How a wiki or Markdown link can name a document (link_resolver's ten ranks, read
     backwards): exact normalised targets, and tails a longer target ends with after `/`."""
+    from gno.core.link_resolver import ascii_lower
+
     path, lowered = rel_path, ascii_lower(rel_path)
     bare = lowered.removesuffix(".md")
     names = {path, lowered, bare}

@@ -19,14 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from gno.core import journal as j
-from gno.core.identity import docid_for
-from gno.core.relations import link_edge_type
-from gno.rows import JournalRow, JournalState
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # gno.core.journal loads in the write hooks: a read never needs it
+    from gno.core import journal as j
     from gno.core.document import Analysis
-    from gno.rows import SourceFile
+    from gno.sync_rows import JournalRow, JournalState, SourceFile
 
 MAX_ROW_BYTES = 128 * 1024
 _PRIOR = (
@@ -87,6 +83,8 @@ class DocumentJournal:
 
     def journal_prior(self, collection: str, rel_path: str) -> tuple[Prior | None, j.Structure]:
         """The row a write is about to replace and its structure (read before links go)."""
+        from gno.core import journal as j
+
         known = self._journal_known
         if known is not None and known[0] == collection and rel_path not in known[1]:
             return None, j.EMPTY  # no row at sync start, and a sync writes a path once
@@ -98,6 +96,8 @@ class DocumentJournal:
     def stored_structure(
         self, doc_id: int, mirror_hash: str | None, dates_json: str | None
     ) -> j.Structure:
+        from gno.core import journal as j
+
         heads: frozenset[str] = frozenset()
         if mirror_hash:
             row = self.conn.execute(
@@ -138,6 +138,9 @@ class DocumentJournal:
     ) -> None:
         """After document ``doc_id`` was written from ``src`` (converted, or failed with
         ``analysis`` None); the new row is known from the write itself, not read back."""
+        from gno.core import journal as j
+        from gno.core.identity import docid_for
+
         prior, old = before
         if not src.source_hash:
             return  # never read: nothing identifies it
@@ -167,6 +170,8 @@ class DocumentJournal:
             self._journal_creates[src.collection, src.source_hash] = (sequence, doc_id)
 
     def journal_reactivated(self, doc_id: int) -> None:
+        from gno.core import journal as j
+
         prior = self._prior("id = ?", (doc_id,))
         if prior is None or prior.active or prior.snapshot() is None:
             return
@@ -179,6 +184,8 @@ class DocumentJournal:
         )
 
     def journal_inactivated(self, doc_ids: Sequence[int]) -> None:
+        from gno.core import journal as j
+
         for doc_id in doc_ids:
             prior = self._prior("id = ?", (doc_id,))
             if prior is None or not prior.active or prior.snapshot() is None:
@@ -219,6 +226,9 @@ class DocumentJournal:
         delta: dict[str, Any],
         previous_path: str | None = None,
     ) -> int:
+        from gno.core import journal as j
+        from gno.sync_rows import JournalState
+
         text = j.pack_entry(previous, current, delta)
         if len(text) > MAX_ROW_BYTES:  # snapshots are small; only a pathological delta gets here
             text = j.pack_entry(
@@ -263,6 +273,8 @@ class DocumentJournal:
             )
 
     def _retain(self, now_ms: int, state: JournalState) -> None:
+        from gno.core import journal as j
+
         cutoff = now_ms - j.RETENTION_DAYS * 86_400_000
         bound = 0
         # The oldest retained time only changes when the floor moves: read it once per floor.
@@ -309,6 +321,8 @@ class DocumentJournal:
     # ------------------------------------------------------------ reads
 
     def journal_state(self) -> JournalState:
+        from gno.sync_rows import JournalState
+
         row = self.conn.execute(
             "SELECT last_sequence, retention_floor, retained_entries, retained_bytes "
             "FROM document_change_journal_state WHERE id = 1"
@@ -320,6 +334,8 @@ class DocumentJournal:
     ) -> list[JournalRow]:
         """Up to ``limit`` entries with sequence > ``after`` (observed at or after
         ``since_time``), oldest first."""
+        from gno.core import journal as j
+
         where: list[str] = ["sequence > ?"]
         params: list[object] = [after]
         if since_time:
@@ -345,6 +361,8 @@ class DocumentJournal:
 
     def journal_latest(self, collection: str, rel_path: str) -> JournalRow | None:
         """The newest retained entry whose current (or, for a rename, previous) path is this one."""
+        from gno.core import journal as j
+
         key = j.path_key(collection, rel_path)
         found = [
             _journal_row(row)
@@ -369,6 +387,8 @@ def _one(row: Any) -> int:
 
 
 def _journal_row(row: Sequence[Any]) -> JournalRow:
+    from gno.sync_rows import JournalRow
+
     return JournalRow(row[0], row[1], row[2], row[3], row[4])
 
 
@@ -391,6 +411,9 @@ def _structure(
     relations: Sequence[tuple[str, str]],
     dates_json: str | None,
 ) -> j.Structure:
+    from gno.core import journal as j
+    from gno.core.relations import link_edge_type
+
     return j.Structure(
         headings=heads,
         links=frozenset(j.link_key(t, norm) for t, norm in links),

@@ -173,6 +173,14 @@ class DocumentReads:
         )
         return [doc_row(r) for r in rows]
 
+    def first_converted(self, collection: str, limit: int) -> list[DocRow]:
+        rows = self.conn.execute(
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE collection = ? AND active = 1 "
+            "AND coalesce(mirror_hash, '') != '' ORDER BY rel_path LIMIT ?",
+            (collection, limit),
+        )
+        return [doc_row(r) for r in rows]
+
     def contents(self, mirror_hashes: Sequence[str]) -> dict[str, str]:
         marks = ",".join("?" * len(mirror_hashes))
         rows = self.conn.execute(

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from gno.rows import ContainerState, DocState, now_iso
+from gno.rows import now_iso
+
+if TYPE_CHECKING:  # built by the record lane's sync, not by a read
+    from gno.sync_rows import ContainerState, DocState
 
 ID_BATCH = 10_000
 
@@ -22,6 +25,8 @@ class RecordStore:
         """The states of the record documents under ``prefix`` (one container's folder,
         ending in "/"): a range scan of the (collection, rel_path) index, so a sync reads
         only the records of the containers that changed."""
+        from gno.sync_rows import DocState
+
         rows = self.conn.execute(
             "SELECT rel_path, id, source_size, source_mtime_ns, source_inode, source_hash, "
             "mirror_hash, active, ingest_version, last_error_code FROM documents "
@@ -37,6 +42,8 @@ class RecordStore:
         return states
 
     def record_containers(self, collection: str) -> dict[str, ContainerState]:
+        from gno.sync_rows import ContainerState
+
         rows = self.conn.execute(
             "SELECT rel_path, size, mtime_ns, inode, source_hash, fingerprint, ingest_version, "
             "complete, records, error_code FROM record_containers WHERE collection = ?",

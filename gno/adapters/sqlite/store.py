@@ -32,18 +32,24 @@ from gno.adapters.sqlite.records import RecordStore
 from gno.adapters.sqlite.vectors import VectorStore
 from gno.adapters.sqlite.write_support import WriteSupport
 from gno.adapters.sqlite.writes import DocumentWrites
-from gno.core.fts import TOKENIZER
 from gno.errors import DiskFullError, GnoError, LockedError, NotInitializedError
 from gno.rows import iso_from_ns, now_iso
 
 BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
-# trigram (GNO's option for substring and CJK matching) indexes every three characters:
-# words shorter than three characters match nothing and the index is several times larger.
-TOKENIZE_BY_NAME = {
-    "porter": TOKENIZER,
-    "unicode61": "unicode61 remove_diacritics 2",
-    "trigram": "trigram",
-}
+
+
+def tokenize_spec(tokenizer: str) -> str:
+    """The FTS5 ``tokenize`` argument of a configured tokenizer name. trigram (GNO's option
+    for substring and CJK matching) indexes every three characters: words shorter than
+    three characters match nothing and the index is several times larger."""
+    from gno.core.fts import TOKENIZER  # only a new or migrating index asks: not every read
+
+    by_name = {
+        "porter": TOKENIZER,
+        "unicode61": "unicode61 remove_diacritics 2",
+        "trigram": "trigram",
+    }
+    return by_name[tokenizer]
 
 
 def _disk_full(path: Path) -> DiskFullError:
@@ -128,11 +134,9 @@ class SqliteStore(
                 self.conn.execute(
                     "CREATE TABLE IF NOT EXISTS schema_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL)"
                 )
-                self.set_meta("fts_tokenizer", TOKENIZE_BY_NAME[tokenizer])
+                self.set_meta("fts_tokenizer", tokenize_spec(tokenizer))
                 self.set_meta("created_at", now_iso())
-            settings = {
-                "fts_tokenize": self.get_meta("fts_tokenizer") or TOKENIZE_BY_NAME[tokenizer]
-            }
+            settings = {"fts_tokenize": self.get_meta("fts_tokenizer") or tokenize_spec(tokenizer)}
             for version, step in pending:
                 step(self.conn, settings)
                 self.set_meta("version", str(version))

@@ -10,13 +10,13 @@ import apsw
 
 from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.journal import DocumentJournal
-from gno.core.fts import index_text
-from gno.rows import INGEST_VERSION, DocState, SourceFile, now_iso
+from gno.rows import INGEST_VERSION, now_iso
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     from gno.core.document import Analysis
+    from gno.sync_rows import DocState, SourceFile
 
 # Bump when ingestion changes what it stores: every document is then re-read once.
 
@@ -31,6 +31,8 @@ class DocumentWrites(DocumentJournal):
     write: Callable[[], AbstractContextManager[None]]  # provided by SqliteStore
 
     def doc_states(self, collection: str) -> dict[str, DocState]:
+        from gno.sync_rows import DocState
+
         rows = self.conn.execute(
             "SELECT rel_path, id, source_size, source_mtime_ns, source_inode, source_hash, mirror_hash, active, "
             "ingest_version, last_error_code, frontmatter_type, content_rules_fp FROM documents "
@@ -171,6 +173,8 @@ class DocumentWrites(DocumentJournal):
         self, doc_id: int, rel_path: str, title: str | None, body: str, prepared: bool = False
     ) -> None:
         """(Re)index one document at commit; ``prepared``: title/body already went through index_text."""
+        from gno.core.fts import index_text
+
         if not prepared:
             title, body = index_text(title or ""), index_text(body)
         self._fts_pending.append((doc_id, index_text(rel_path), title or "", body))

@@ -1,0 +1,162 @@
+"""What the read commands' start must not import (issue 13 item 2, bench/README.md "CLI
+start, session 7"): each module here was made lazy to cut `gno search`, `get`, `status` and
+`links` start-up, and would come back silently through one module-level import.
+
+Each command runs as a real process through the console entry point (`gno.cli.entry.main`,
+so the lean argv path and the PYDANTIC_DISABLE_PLUGINS set-up are the ones a user gets) on
+a small real index; the probe lists the forbidden modules found in ``sys.modules``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# Never on a read command's path: the typer app, the servers and the models' runtimes.
+HEAVY = (
+    "typer",
+    "click",
+    "rich",
+    "fastapi",
+    "mcp",
+    "uvicorn",
+    "numpy",
+    "llama_cpp",
+    "gno.cli.app",
+)
+# Made lazy in session 7: a read builds none of these.
+EVERY_READ = (
+    "gno.core.journal",  # the knowledge-delta journal: sync only
+    "gno.core.egress",  # the egress rule and its address ranges (a hit needs egress_lineage)
+    "gno.services.trace_record",  # the trace recorder: only with tracing enabled
+    "gno.core.traces",
+    "gno.core.metadata_filter",  # filter parsers: only when an input has a filter
+    "gno.core.dates",
+    "gno.core.expansion",
+    "tempfile",  # index.yml's atomic writer
+)
+NOT_FOR = {
+    "search": (
+        *EVERY_READ,
+        "gno.sync_rows",
+        "gno.core.typed_graph",
+        "gno.core.link_resolver",
+        "gno.core.content_types",  # the graph hints' rules
+        "gno.config",
+        "yaml",
+        "gno_contracts.models.get",
+        "gno_contracts.models.multi_get",
+    ),
+    "get": (
+        *EVERY_READ,
+        "gno.sync_rows",
+        "gno.core.fts",
+        "gno.core.globs",
+        "gno.core.typed_graph",
+        "gno_contracts.models.multi_get",
+        "gno_contracts.models.ls",
+        "gno_contracts.models.search_results",
+    ),
+    "status": (
+        *EVERY_READ,
+        "gno.sync_rows",
+        "gno.core.typed_graph",
+        "gno_contracts.models.peek",
+        "gno_contracts.models.capabilities",
+        "gno_contracts.models.health",
+        "gno_contracts.models.index_status",
+        "gno_contracts.models.resident_status",
+    ),
+    "links": (
+        *EVERY_READ,
+        "gno.core.fts",
+        "gno_contracts.models.get",
+        "gno_contracts.models.multi_get",
+        "gno_contracts.models.ls",
+        "gno_contracts.models.graph_query",
+        "gno_contracts.models.impact",
+        "gno_contracts.models.backlinks",
+        "gno_contracts.models.tags_list",
+    ),
+}
+ARGV = {
+    "search": ["search", "sampling", "--json"],
+    "get": ["get", "notes/n1.md", "--json"],
+    "status": ["status", "--json"],
+    "links": ["links", "notes/n0.md", "--json"],
+}
+
+
+def gno(*args: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "gno.cli.entry", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    root.mkdir()
+    for i in range(3):
+        (root / f"n{i}.md").write_text(
+            f"# Note {i}\n\nsampling body {i}, see [[n{(i + 1) % 3}]] and [next](n{(i + 1) % 3}.md)\n"
+        )
+    gno("init", str(root), "--name", "notes")
+    gno("update")
+    return root
+
+
+def loaded(argv: list[str], watched: tuple[str, ...]) -> tuple[list[str], int, str]:
+    """(the watched modules the command imported, its exit code, its stdout)."""
+    probe = (
+        "import io, json, sys\n"
+        f"sys.argv = ['gno', *{argv!r}]\n"
+        "out, sys.stdout = sys.stdout, io.StringIO()\n"
+        "from gno.cli.entry import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as stop:\n"
+        "    code = stop.code\n"
+        "text, sys.stdout = sys.stdout.getvalue(), out\n"
+        f"watched = {watched!r}\n"
+        "found = sorted(m for m in sys.modules if m in watched or m.split('.')[0] in watched)\n"
+        "print(json.dumps({'found': found, 'code': code, 'out': text}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    return report["found"], report["code"], report["out"]
+
+
+@pytest.mark.parametrize("command", sorted(ARGV))
+def test_read_command_imports_none_of_what_it_does_not_use(notes: Path, command: str) -> None:
+    found, code, out = loaded(ARGV[command], HEAVY + NOT_FOR[command])
+    assert code == 0
+    assert json.loads(out)  # the command answered: the probe watched a real run
+    assert found == [], f"`gno {command}` imported {found}"
+
+
+def test_the_probe_sees_an_import(notes: Path) -> None:
+    """The same probe on a command that uses the graph rows and filters reports them: an
+    empty list above means not imported, not a probe that sees nothing."""
+    found, code, _ = loaded(
+        ["search", "sampling", "--json", "--since", "2000-01-01"],
+        ("gno.core.dates", "gno.core.typed_graph"),
+    )
+    assert code == 0
+    assert found == ["gno.core.dates"]
