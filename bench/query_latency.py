@@ -1,7 +1,9 @@
 """`query` latency in process (issue 12 target: p95 ≤ 60 ms on the corpus index, vectors
 warm, MiniLM, no rerank or expand model): every dev query through the `query` handler on an
 index built by bench/quality.py (`--home`), the query embedded each time (no cache), after
-one untimed warm-up pass that loads the model and pages the index in. Reports p50/p95/max of
+one untimed warm-up pass that loads the model and pages the index in. `--split` also times
+the query embedding alone ("embed") and the pipeline with each query's vector cached
+("cached": BM25, KNN, fusion and the model-free stages). Reports p50/p95/max of
 wall time and of CPU time (the process's, every thread: the embedder's two threads count),
 because on a shared machine wall time mostly measures the other processes.
 
@@ -17,6 +19,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from quality import MODEL, load_devset, parse_switches
 
@@ -36,6 +39,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3, help="timed passes over the dev set")
     parser.add_argument("--retrieval", help="retrieval switches, as in quality.py")
     parser.add_argument("--fast", action="store_true", help="query --fast")
+    parser.add_argument("--split", action="store_true", help="also time the query embedding "
+                        "alone and the pipeline with each query's vector cached")  # fmt: skip
     args = parser.parse_args()
     home = args.home.expanduser().resolve()
     os.environ.update(GNO_CONFIG_DIR=str(home / "config"), GNO_DATA_DIR=str(home / "data"),
@@ -55,22 +60,39 @@ def main() -> None:
     modes = set()
     for inp in inputs:  # warm-up: model loaded, index pages read once
         modes.add(query(app, inp).meta.mode)
-    wall: list[float] = []
-    cpu: list[float] = []
-    for _ in range(args.reps):
+
+    def timed(call: Any) -> tuple[list[float], list[float]]:
+        wall: list[float] = []
+        cpu: list[float] = []
+        for _ in range(args.reps):
+            for inp in inputs:
+                w0, c0 = time.perf_counter(), time.process_time()
+                call(inp)
+                cpu.append((time.process_time() - c0) * 1000)
+                wall.append((time.perf_counter() - w0) * 1000)
+        return wall, cpu
+
+    wall, cpu = timed(lambda inp: query(app, inp))
+    rows = [("", wall, cpu)]
+    if args.split:  # where the time goes: the query embedding, and everything else
+        from quality_ablate import CachedEmbedder
+
+        embedder = app.embedder()
+        rows.append(("embed", *timed(lambda inp: embedder.embed_batch([inp.query]))))
+        cached = CachedEmbedder(embedder)
+        app.embedder = lambda *_a, **_k: cached  # type: ignore[method-assign]
         for inp in inputs:
-            w0, c0 = time.perf_counter(), time.process_time()
             query(app, inp)
-            cpu.append((time.process_time() - c0) * 1000)
-            wall.append((time.perf_counter() - w0) * 1000)
+        rows.append(("cached", *timed(lambda inp: query(app, inp))))
     load = os.getloadavg()
     name = "query --fast" if args.fast else "query"
     print(f"{name}: {len(wall)} calls ({len(queries)} dev queries x {args.reps}), "
           f"mode {'/'.join(sorted(modes))}, retrieval {args.retrieval or 'defaults'}, "
           f"load average {load[0]:.1f}")  # fmt: skip
-    for label, values in (("wall", wall), ("cpu", cpu)):
-        print(f"  {label:4s} ms  p50 {statistics.median(values):7.1f}  "
-              f"p95 {percentile(values, 0.95):7.1f}  max {max(values):7.1f}")  # fmt: skip
+    for part, part_wall, part_cpu in rows:
+        for label, values in (("wall", part_wall), ("cpu", part_cpu)):
+            print(f"  {part:6s} {label:4s} ms  p50 {statistics.median(values):7.1f}  "
+                  f"p95 {percentile(values, 0.95):7.1f}  max {max(values):7.1f}")  # fmt: skip
     target = percentile(cpu, 0.95)
     print(f"  target p95 <= 60 ms: {'PASS' if target <= 60 else 'MISS'} on CPU time "
           f"({target:.1f} ms); wall {percentile(wall, 0.95):.1f} ms")  # fmt: skip
