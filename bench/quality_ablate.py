@@ -62,7 +62,7 @@ def main() -> None:
 
     app = App(resolve_paths())
     cached = CachedEmbedder(app.embedder())
-    app.embedder = lambda: cached  # type: ignore[method-assign]
+    app.embedder = lambda *_a, **_k: cached  # type: ignore[method-assign]
     current = [parse_retrieval(None)]
     type(app).retrieval = property(lambda _self: current[0])  # type: ignore[method-assign]
     queries = load_devset()

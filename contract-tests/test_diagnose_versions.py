@@ -1,5 +1,5 @@
-"""`query-diagnose@1.2`: one schema for payload versions 1.0, 1.1 and 1.2, the payload's
-schemaVersion picking the branch (surfaces.md §1.5, §5.7). gno has no content-type boosts
+"""`query-diagnose@1.3` (1.2 plus the retrieval stages): one schema for payload versions
+1.0, 1.1 and 1.2, the payload's schemaVersion picking the branch (surfaces.md §1.5, §5.7). gno has no content-type boosts
 or trusted project roots yet, so it emits 1.0 (GNO's byte-identical legacy form)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from contract_helpers import validator
 from gno_contracts.operations import OPERATIONS
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "schemas" / "examples" / "query-diagnose"
-SCHEMA = "gno://schemas/query-diagnose@1.2"
+SCHEMA = "gno://schemas/query-diagnose@1.3"
 
 
 def _example(name: str) -> dict[str, Any]:
@@ -44,3 +44,20 @@ def test_branches_follow_schema_version() -> None:
 @pytest.mark.parametrize("version", ["1.3", "2.0", 1.0])
 def test_unknown_versions_are_invalid(version: Any) -> None:
     assert not validator(SCHEMA).is_valid(_example("01.json") | {"schemaVersion": version})
+
+
+def test_1_3_adds_the_retrieval_stages_and_keeps_1_2_payloads_valid() -> None:
+    check = validator(SCHEMA)
+    staged = _example("04-retrieval-stages.json")
+    assert check.is_valid(staged) and staged["schemaVersion"] == "1.0"
+    assert staged["meta"]["retrieval"]["stages"][0]["id"] == "shape"
+    older = copy.deepcopy(staged)  # a 1.2 payload: meta.retrieval without the 1.3 fields
+    for key in ("stages", "topBonusFactor", "windowsConfigured"):
+        del older["meta"]["retrieval"][key]
+    assert check.is_valid(older)
+    bad = copy.deepcopy(staged)
+    bad["meta"]["retrieval"]["stages"][0]["id"] = "rerank"  # not a retrieval stage
+    assert not check.is_valid(bad)
+    bad = copy.deepcopy(staged)
+    del bad["meta"]["retrieval"]["stages"][0]["reason"]  # reason is required (null if active)
+    assert not check.is_valid(bad)

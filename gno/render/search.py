@@ -165,6 +165,12 @@ def diagnose(result: QueryDiagnose) -> str:
             f"{receipt.windows if receipt.windows is not None else 1}; "
             f"language: {receipt.queryLanguage or 'off'}" + (f" (target {move})" if move else "")
         )
+        for step in receipt.stages or []:  # 1.3: each model-free stage, as --explain says it
+            where = f"; target rank {step.targetRank}" if step.targetRank else ""
+            if step.targetWindows:
+                near = min(step.targetWindows, key=lambda w: w.distance)
+                where = f"; target scored by window {near.window} of chunk {near.seq}"
+            lines.append(f"  {step.id:14s} {step.status.value:7s} {step.message}{where}")
     return "\n".join(lines)
 
 

@@ -5,7 +5,7 @@ score of its documents, before reranking, by a contribution linear in the factor
 (0.5 → −0.05, 1 → 0, 2 → +0.05), capped with the other auxiliary signals at ±0.08 and
 clamped to [0, 1]. Only documents the rules classified (frontmatter ``type`` naming a
 configured id, or a configured prefix) are boosted. Each boosted candidate gets the
-receipt query-diagnose@1.2 and ``--explain`` report.
+receipt query-diagnose@1.2+ and ``--explain`` report.
 """
 
 from __future__ import annotations

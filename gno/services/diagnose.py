@@ -9,6 +9,7 @@ if one did, ``skipped`` for a stage that did not run).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from gno_contracts.models.query_diagnose import QueryDiagnose
@@ -22,6 +23,7 @@ from gno.rows import DocRow
 from gno.services.filters import Filters, build_filters
 from gno.services.query import QueryRun, run_pipeline
 from gno.services.query_modes import mode_counts
+from gno.services.stage_notes import stage_notes
 
 
 def _find(store: Any, ref: str) -> DocRow | None:
@@ -157,7 +159,7 @@ def diagnose(app: App, inp: QueryDiagnoseInput) -> QueryDiagnose:
                  "reranked": run.reranked, "totalResults": min(inp.limit, len(run.fused))}  # fmt: skip
         if run.modes:
             meta["queryModes"] = mode_counts(run.modes)
-        meta["retrieval"] = retrieval_receipt(run, key)
+        meta["retrieval"] = retrieval_receipt(run, key) | retrieval_stages(app, store, run, key)
         if key in run.boosts:  # a content-type boost moved this document: 1.2 says how
             result["schemaVersion"] = "1.2"
             result["contentTypeBoost"] = run.boosts[key]
@@ -181,7 +183,7 @@ def content_type_target(app: App, store: Any, doc: Any) -> dict[str, Any]:
 
 
 def retrieval_receipt(run: QueryRun, key: str) -> dict[str, Any]:
-    """What the model-free stages did (query-diagnose@1.2 ``meta.retrieval``)."""
+    """What the model-free stages did (query-diagnose@1.2+ ``meta.retrieval``)."""
     receipt: dict[str, Any] = {
         "shape": run.shape,
         "weights": run.weights,
@@ -195,3 +197,51 @@ def retrieval_receipt(run: QueryRun, key: str) -> dict[str, Any]:
             "targetLanguageMove": run.language.moved.get(key),
         }
     return receipt
+
+
+# The --explain stage whose list holds what a retrieval stage added (the target's rank there).
+_STAGE_LISTS = {"feedback": "feedback", "vectorFeedback": "vector_feedback"}
+
+
+def retrieval_stages(app: App, store: Any, run: QueryRun, key: str) -> dict[str, Any]:
+    """query-diagnose@1.3: every model-free stage with its status, why it was skipped, its
+    --explain message and the target's place in what it did: its rank in the list the
+    stage added (feedback, vector feedback), the windows of its best chunk (windows)."""
+    stages = []
+    for note in stage_notes(run, app.retrieval):
+        stage: dict[str, Any] = {"id": note.id, "status": note.status, "reason": note.reason,
+                                 "message": note.message}  # fmt: skip
+        if (kind := _STAGE_LISTS.get(note.id)) is not None:
+            added = next((lst for lst in run.lists if lst.kind == kind), None)
+            keys = list(added.keys) if added else []
+            stage["targetRank"] = keys.index(key) + 1 if key in keys else None
+        elif note.id == "windows" and note.status == "active":
+            stage["targetWindows"] = _target_windows(store, run, key)
+        elif note.id == "language" and run.language is not None:
+            stage["targetMove"] = run.language.moved.get(key)
+        stages.append(stage)
+    searched = run.searched
+    out: dict[str, Any] = {"stages": stages, "topBonusFactor": run.bonus,
+                           "windowsConfigured": app.retrieval.max_windows if app.retrieval.embed_windows else 1}  # fmt: skip
+    if searched is not None:
+        out["queryText"] = "bare" if searched.plain_query else "prompted"
+    return out
+
+
+def _target_windows(store: Any, run: QueryRun, key: str) -> list[dict[str, Any]]:
+    """Each window of the target's best chunk with its cosine distance to the query (the
+    chunk is scored by the nearest); empty when the vector leg did not find the target."""
+    from gno.rows import unpack
+
+    seq = run.best_chunk.get(key)
+    if seq is None or run.searched is None or not run.searched.vectors:
+        return []
+    query = run.searched.vectors[0]
+    qnorm = math.sqrt(math.fsum(x * x for x in query)) or 1.0
+    out = []
+    for win, blob in store.window_vector_blobs(run.searched.model_id, key, seq):
+        vec = unpack(blob)
+        norm = math.sqrt(math.fsum(x * x for x in vec)) or 1.0
+        cosine = math.fsum(a * b for a, b in zip(query, vec, strict=False)) / (qnorm * norm)
+        out.append({"seq": seq, "window": win, "distance": round(1.0 - cosine, 6)})
+    return out

@@ -236,6 +236,7 @@ class VectorSearch:
     windows: int  # windows per chunk of the vector set searched (1: one vector per chunk)
     collections: tuple[str, ...] | None = None  # None: every collection the filters allow
     plain_query: bool = False  # the bare query was embedded (no task prompt; plainQueryText)
+    wanted: int = 1  # windows per chunk asked for (retrieval: block; 1 when windows are off)
 
 
 NO_VECTORS = "No embeddings for the active model yet. Run: gno embed (or gno index)"
@@ -279,7 +280,7 @@ def _group_search(
     """One model's KNN over the collections that use it."""
     uri = group.uri
     embedder = app.embedder(uri)
-    windows = window_limit(app, embedder)
+    windows = wanted = window_limit(app, embedder)
     model_id = store.find_embed_model(embed_fingerprint(uri, embedder.dimensions, windows))
     if windows > 1 and model_id is None:  # windows on, but only a one-vector set exists
         windows = 1
@@ -290,7 +291,7 @@ def _group_search(
     vectors = embedder.embed_batch([query_text(uri, text, plain) for text in texts])
     where, params = filters.sql() if filters else ("", [])
     found = store.knn(model_id, [pack(vector) for vector in vectors], k, where, params)
-    return found, VectorSearch(model_id, vectors, windows, group.collections, plain)
+    return found, VectorSearch(model_id, vectors, windows, group.collections, plain, wanted)
 
 
 def vector_neighbours(

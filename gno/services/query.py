@@ -98,6 +98,8 @@ class QueryRun:
     language: Any = None  # stages.LanguageChoice when the language preference ran
     windows: int = 1  # windows per chunk of the vector set searched
     boosts: dict[str, dict[str, Any]] = field(default_factory=dict)  # content_boost receipts
+    searched: Any = None  # embed.VectorSearch of the vector leg (query vectors, vector set)
+    bonus: float = 1.0  # factor on RRF's top-rank bonuses (0.5 with halfTopBonus)
 
 
 def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
@@ -107,6 +109,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         vector_search,
     )
     from gno.services.expansion import expand
+    from gno.services.stage_notes import windows_note
     from gno.services.stages import feedback, prefer_query_language
 
     supplied = [(m.mode.value, m.text.strip()) for m in inp.queryModes or []]
@@ -174,14 +177,8 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         recipe = "the bare query" if searched.plain_query else "the query with its prompt"
         found_n = len(lists[-len(semantic)].keys)
         explain.append({"stage": "vector", "message": f"{found_n} candidates ({recipe})"})
-        explain.append(
-            {
-                "stage": "windows",
-                "message": f"up to {windows} windows per chunk, a chunk scored by its best window"
-                if windows > 1
-                else "one vector per chunk (windows off, or not embedded yet: gno embed)",
-            }
-        )
+        note = windows_note(settings.embed_windows, searched)
+        explain.append({"stage": "windows", "message": note.message})
     except GnoError as exc:  # no vectors, no model, no sqlite-vec: BM25 alone
         explain.append({"stage": "vector", "message": f"skipped: {exc.message}"})
 
@@ -283,7 +280,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     return QueryRun(text, modes, filters, candidate_limit, lists, fusion_order, fused, scores, best_chunk,
                     vectors_used, reranked, explain, graph, recency, expansion.expanded,
                     shape if weights else None, weights, feedback_terms, language, windows,
-                    boosts)  # fmt: skip
+                    boosts, searched if vectors_used else None, bonus)  # fmt: skip
 
 
 def query(app: App, inp: QueryInput) -> SearchResults:

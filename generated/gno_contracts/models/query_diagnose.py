@@ -193,9 +193,79 @@ class TargetLanguageMove(Enum):
     NONE_TYPE_NONE = None
 
 
+class QueryText(StrEnum):
+    """
+    How the query was embedded: the bare query (plainQueryText, models trained without prompts) or with the model's query prompt. Absent without a vector leg.
+    """
+
+    BARE = "bare"
+    PROMPTED = "prompted"
+
+
+class Id(StrEnum):
+    SHAPE = "shape"
+    QUERY_TEXT = "queryText"
+    WINDOWS = "windows"
+    FEEDBACK = "feedback"
+    VECTOR_FEEDBACK = "vectorFeedback"
+    LANGUAGE = "language"
+    TOP_BONUS = "topBonus"
+
+
+class TargetMove(Enum):
+    """
+    language: what the preference did to the target.
+    """
+
+    PROMOTED = "promoted"
+    DEMOTED = "demoted"
+    NONE_TYPE_NONE = None
+
+
+class TargetWindow(ContractModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    seq: Annotated[int, Field(ge=0)]
+    window: Annotated[int, Field(ge=0)]
+    distance: float
+
+
+class DiagnoseRetrievalStage(ContractModel):
+    """
+    One model-free retrieval stage of this query pass (1.3).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    id: Id
+    status: DiagnoseStageStatus
+    reason: str | None
+    """
+    Why the stage was skipped: `disabled` (index.yml retrieval:), `no vectors`, `identifier query`, `no windowed vectors yet (gno embed)`, …; null when active.
+    """
+    message: str
+    """
+    The stage's line of query --explain.
+    """
+    targetRank: Annotated[int | None, Field(ge=1)] = None
+    """
+    feedback, vectorFeedback: the target's rank in the list the stage added (null: not in it).
+    """
+    targetMove: TargetMove | None = None
+    """
+    language: what the preference did to the target.
+    """
+    targetWindows: Annotated[list[TargetWindow] | None, Field(max_length=8)] = None
+    """
+    windows: each window of the target's best chunk and its cosine distance to the query (the chunk is scored by the nearest); empty when the vector leg did not find the target.
+    """
+
+
 class DiagnoseRetrieval(ContractModel):
     """
-    What the model-free retrieval stages did for this query (gno extension, since 1.2): the query shape and the fusion weights it chose, the pseudo-relevance feedback terms, the query language and what the language preference did to the target, the embedding windows per chunk. A stage switched off in index.yml (retrieval:) is absent or null.
+    What the model-free retrieval stages did for this query (gno extension, since 1.2): the query shape and the fusion weights it chose, the pseudo-relevance feedback terms, the query language and what the language preference did to the target, the embedding windows per chunk. Since 1.3, `stages` lists each stage (shape, queryText, windows, feedback, vectorFeedback, language, topBonus) as active or skipped, with the reason (`disabled` when switched off in index.yml `retrieval:`), its --explain message and the target's place in what it did.
     """
 
     model_config = ConfigDict(
@@ -208,6 +278,19 @@ class DiagnoseRetrieval(ContractModel):
     languageDetected: bool | None = None
     targetLanguageMove: TargetLanguageMove | None = None
     windows: Annotated[int | None, Field(ge=1)] = None
+    stages: Annotated[list[DiagnoseRetrievalStage] | None, Field(max_length=16)] = None
+    queryText: QueryText | None = None
+    """
+    How the query was embedded: the bare query (plainQueryText, models trained without prompts) or with the model's query prompt. Absent without a vector leg.
+    """
+    topBonusFactor: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    """
+    Factor on RRF's top-rank bonuses (0.5 with halfTopBonus, 1 = GNO's).
+    """
+    windowsConfigured: Annotated[int | None, Field(ge=1, le=8)] = None
+    """
+    Windows per chunk index.yml asks for (1 when embedWindows is off); `windows` is what the searched vector set has.
+    """
 
 
 class DiagnoseMeta(ContractModel):
@@ -224,7 +307,7 @@ class DiagnoseMeta(ContractModel):
 
 class QueryDiagnose(ContractModel):
     """
-    Why a document did or did not come back for a query: its status and its fate at each pipeline stage. schemaVersion picks the branch: 1.0 (no auxiliary signal active; what gno emits while it has no content-type boosts), 1.1 (trusted local CLI with a project root: `affinity`), 1.2 (a content-type boost is active: `contentTypeBoost`).
+    Why a document did or did not come back for a query: its status and its fate at each pipeline stage. schemaVersion picks the branch: 1.0 (no auxiliary signal active; what gno emits while it has no content-type boosts), 1.1 (trusted local CLI with a project root: `affinity`), 1.2 (a content-type boost is active: `contentTypeBoost`). Schema 1.3 (gno) adds to meta.retrieval every model-free retrieval stage with its status (`stages`), `queryText`, `topBonusFactor` and `windowsConfigured`; the payload's schemaVersion still names the auxiliary-signal branch (1.0, 1.1, 1.2), so a 1.2 reader's switch keeps working.
     """
 
     model_config = ConfigDict(

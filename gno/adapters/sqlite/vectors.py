@@ -215,6 +215,19 @@ class VectorStore:
                 out.append(bytes(row[0]))
         return out
 
+    def window_vector_blobs(
+        self, model_id: int, mirror_hash: str, seq: int
+    ) -> list[tuple[int, bytes]]:
+        """Every window's vector of one chunk for this model, as (window, vector), in window
+        order (``query diagnose`` shows which window a chunk was scored by)."""
+        rows = self.conn.execute(
+            "SELECT cv.win, tv.embedding FROM chunk_vectors cv JOIN text_vectors tv "
+            "ON tv.id = cv.vector_id WHERE cv.model_id = ? AND cv.mirror_hash = ? AND cv.seq = ? "
+            "ORDER BY cv.win",
+            (model_id, mirror_hash, seq),
+        )
+        return [(int(win), bytes(blob)) for win, blob in rows]
+
     def seed_text_vectors(self, model_id: int, source_id: int) -> int:
         """Copy another vector set's text vectors (same model, same width, another recipe)
         into this one, so texts both recipes share are not embedded again. Call inside a
