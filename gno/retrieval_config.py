@@ -1,10 +1,13 @@
 """The ``retrieval:`` block of index.yml: switches for the retrieval stages of issue 12, each
 of which can be turned on or off to compare (bench/quality.py does). The defaults are what
 the tune half of bench/devset.jsonl chose and its test half confirmed (bench/README.md):
-feedback and vector feedback did not help on the tune half and stay off.
+feedback and vector feedback did not help on the tune half and stay off; embedding windows
+cost twice the embedding work and did not help on the whole corpus (tune 0.633 -> 0.608,
+test 0.620 -> 0.620; three of four halves measured so far), so they are off until a model
+or corpus shows a gain.
 
     retrieval:
-      embedWindows: true        # overlapping windows for chunks longer than the model reads
+      embedWindows: false       # overlapping windows for chunks longer than the model reads
       maxWindows: 2             # windows per chunk, 1..8
       feedback: false           # pseudo-relevance feedback terms on the BM25 leg
       vectorFeedback: false     # and on the vector leg (the query vector moved to the top hits)
@@ -37,7 +40,7 @@ _SWITCHES = {
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    embed_windows: bool = True
+    embed_windows: bool = False
     max_windows: int = 2
     feedback: bool = False
     vector_feedback: bool = False

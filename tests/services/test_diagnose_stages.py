@@ -56,7 +56,8 @@ def test_bm25_stages_show_their_values_and_skip_when_switched_off(make_app):
     receipt = diagnose(
         app, QueryDiagnoseInput(query="sampling decisions", target="gno://notes/target.md")
     ).meta.retrieval
-    assert (receipt.topBonusFactor, receipt.windowsConfigured, receipt.queryText) == (0.5, 2, None)
+    # embedding windows are off by default (gno/retrieval_config.py)
+    assert (receipt.topBonusFactor, receipt.windowsConfigured, receipt.queryText) == (0.5, 1, None)
 
     set_retrieval(app, feedback=False, shapeWeights=False, languagePreference=False,
                   halfTopBonus=False, embedWindows=False)  # fmt: skip
