@@ -129,3 +129,41 @@ def test_query_brings_linked_documents(make_app) -> None:
     assert [r.uri for r in plain.results] == ["gno://notes/hub.md"]
     assert plain.meta.graphExpansion is None
     assert [r.uri for r in _query(app, "zephyrquartz", fast=True).results] == ["gno://notes/hub.md"]
+
+
+def _touching(proj, doc_id: int | None = None) -> set[tuple[int, int, str, str, str]]:
+    """The projection's edges (those touching ``doc_id`` when given) as comparable tuples."""
+    return {
+        (e.source, e.target, e.edge_type, e.edge_source, e.graph_confidence)
+        for e in proj.edges
+        if doc_id is None or doc_id in (e.source, e.target)
+    }
+
+
+def test_seed_projection_has_exactly_the_full_projections_edges_of_its_seeds(make_app) -> None:
+    """What `gno query`'s graph stage resolves (only the links that can touch the seeds:
+    written by one, naming one by path or title, or by a `/`-tail of its path in any ASCII
+    case) is the full projection's edges of those seeds, also after the index changed
+    (the store keeps the active documents per index state)."""
+    from gno.app import App
+
+    files = FILES | {"tails.md": "# Tails\n\n[[X/DEEP/Spoke-Two]] and [[Nested/Dup/NOTE]].\n"}
+    app, root = make_app(files)
+    sync(app)
+    # Connections of their own that the syncs below do not use, kept across the change:
+    # ``seeded`` never builds the full projection (which seed_projection would answer
+    # with), ``kept`` only that; each is compared with a store that has nothing cached.
+    kept, seeded = App(app.paths).store(), App(app.paths).store()
+    for changed in (False, True):
+        if changed:
+            (root / "late.md").write_text("# Late\n\nSee [[Spoke One]] and [[hub]].\n")
+            (root / "fan.md").unlink()
+            sync(app)
+        whole = App(app.paths).store().projection()
+        assert _touching(kept.projection()) == _touching(whole)
+        for rel_path in sorted({*files, "late.md"} - ({"fan.md"} if changed else {"late.md"})):
+            doc = _doc(seeded, rel_path)
+            assert _touching(seeded.seed_projection([doc]), doc) == _touching(whole, doc), rel_path
+        assert seeded._projection is None  # every answer above was a seed projection
+        tails = _doc(seeded, "tails.md")
+        assert len(_touching(whole, tails)) == 2  # both tails resolve, case folded
