@@ -11,6 +11,7 @@ from gno.core.link_resolver import Doc
 from gno.core.typed_graph import Projection, TypedEdge
 from gno.errors import DocumentNotFoundError, NotFoundError, ValidationError
 from gno.ports import Store
+from gno.rows import DocRow
 from gno.services.documents import resolve
 
 
@@ -26,10 +27,22 @@ def check_collection(app: App, name: str | None) -> str | None:
 
 def node_for(app: App, store: Store, proj: Projection, ref: str) -> Doc:
     """The active document a ref names (``#docid``, ``gno://…``, ``collection/path``)."""
-    doc = resolve(app, store, parse_ref(ref))
-    if doc is None or doc.id not in proj.docs:
+    return _active(proj, resolve(app, store, parse_ref(ref)), ref)
+
+
+def seeded_node(app: App, store: Store, ref: str) -> tuple[Projection, Doc]:
+    """``node_for`` with a projection that holds every edge and link group touching that
+    document (``Store.seed_projection``): one document's links or backlinks resolve only
+    the links that can reach it, not the whole index (most of a `gno links` run before)."""
+    found = resolve(app, store, parse_ref(ref))
+    proj = store.seed_projection([found.id] if found is not None else [])
+    return proj, _active(proj, found, ref)
+
+
+def _active(proj: Projection, found: DocRow | None, ref: str) -> Doc:
+    if found is None or found.id not in proj.docs:
         raise DocumentNotFoundError(f"Document not found: {ref}")
-    return proj.docs[doc.id]
+    return proj.docs[found.id]
 
 
 def graph_node_for(app: App, store: Store, proj: Projection, ref: str) -> Doc:

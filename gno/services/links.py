@@ -10,7 +10,7 @@ from gno.core.link_resolver import Doc, Resolution
 from gno.core.tags import validate_tag
 from gno.core.typed_graph import Projection
 from gno.errors import ValidationError
-from gno.services.graph_refs import check_collection, node_for
+from gno.services.graph_refs import check_collection, seeded_node
 from gno.services.graph_walks import edge_type_filter
 from gno.sync_rows import LinkRow
 
@@ -73,8 +73,7 @@ def links(app: App, inp: LinksInput) -> LinksList:
     if inp.type is not None and wanted is not None:
         raise ValidationError("type cannot be combined with edgeType or relation")
     store = app.store()
-    proj = store.projection()
-    doc = node_for(app, store, proj, inp.ref)
+    proj, doc = seeded_node(app, store, inp.ref)
     meta = _meta(doc)
     if wanted is not None:
         items = []
@@ -124,8 +123,7 @@ def backlinks(app: App, inp: BacklinksInput) -> Backlinks:
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     collection = check_collection(app, inp.collection)
     store = app.store()
-    proj = store.projection()
-    doc = node_for(app, store, proj, inp.ref)
+    proj, doc = seeded_node(app, store, inp.ref)
     inbound = [
         e
         for e in proj.inbound.get(doc.id, ())

@@ -163,7 +163,10 @@ def test_seed_projection_has_exactly_the_full_projections_edges_of_its_seeds(mak
         assert _touching(kept.projection()) == _touching(whole)
         for rel_path in sorted({*files, "late.md"} - ({"fan.md"} if changed else {"late.md"})):
             doc = _doc(seeded, rel_path)
-            assert _touching(seeded.seed_projection([doc]), doc) == _touching(whole, doc), rel_path
+            seed = seeded.seed_projection([doc])
+            assert _touching(seed, doc) == _touching(whole, doc), rel_path
+            # the link groups naming it too: what `gno backlinks` lists
+            assert seed.link_refs.get(doc) == whole.link_refs.get(doc), rel_path
         assert seeded._projection is None  # every answer above was a seed projection
         tails = _doc(seeded, "tails.md")
         assert len(_touching(whole, tails)) == 2  # both tails resolve, case folded
