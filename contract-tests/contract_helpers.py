@@ -295,6 +295,17 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def indexed_notes(root: Path, files: dict[str, str]) -> dict[str, str]:
+    """The environment of a gno home under ``root`` whose one collection, ``notes``, holds
+    ``files`` and is synced (no vectors)."""
+    notes = write_tree(root / "notes", files)
+    env = gno_env(root)
+    for args in (["init"], ["collection", "add", str(notes), "--name", "notes"], ["update"]):
+        done = run_gno(env, *args)
+        assert done.returncode == 0, done.stderr
+    return env
+
+
 @dataclass
 class Indexed:
     """An initialized gno home with collections notes + misc, synced twice.

@@ -6,18 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from contract_helpers import assert_valid, gno_env, run_gno, write_tree
+from contract_helpers import assert_valid, indexed_notes, run_gno
 
 from gno.render.audit import AUDIT_FINDINGS, AUDIT_PARTIAL, exit_code
 
 
 def _index(root: Path, files: dict[str, str]) -> dict[str, str]:
-    notes = write_tree(root / "notes", files)
-    env = gno_env(root)
-    for args in (["init"], ["collection", "add", str(notes), "--name", "notes"], ["update"]):
-        done = run_gno(env, *args)
-        assert done.returncode == 0, done.stderr
-    return env
+    return indexed_notes(root, files)
 
 
 def test_findings_exit_4_and_validate(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import anyio
 import httpx
 import pytest
 import yaml
-from contract_helpers import GNO, assert_valid, gno_env, run_gno, write_tree
+from contract_helpers import GNO, assert_valid, indexed_notes, run_gno
 from rest_helpers import running
 
 mcp = pytest.importorskip("mcp")
@@ -33,12 +33,7 @@ ARGS = {"query": "sampling decisions", "target": "notes/target.md"}
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("diagstages")
-    notes = write_tree(root / "notes", NOTES)
-    env = gno_env(root)
-    for args in (["init"], ["collection", "add", str(notes), "--name", "notes"], ["update"]):
-        done = run_gno(env, *args)
-        assert done.returncode == 0, done.stderr
-    return env
+    return indexed_notes(root, NOTES)
 
 
 def set_retrieval(env: dict[str, str], **switches: bool) -> None:

@@ -14,7 +14,14 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from contract_helpers import GNO, assert_valid, gno_env, gno_err, gno_ok, run_gno, write_tree
+from contract_helpers import (
+    GNO,
+    assert_valid,
+    gno_err,
+    gno_ok,
+    indexed_notes,
+    run_gno,
+)
 from rest_helpers import running
 
 mcp = pytest.importorskip("mcp")
@@ -38,12 +45,7 @@ BAD_PATH = "filter.predicates[1].value"
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("metafilter")
-    notes = write_tree(root / "notes", NOTES)
-    env = gno_env(root)
-    for args in (["init"], ["collection", "add", str(notes), "--name", "notes"], ["update"]):
-        done = run_gno(env, *args)
-        assert done.returncode == 0, done.stderr
-    return env
+    return indexed_notes(root, NOTES)
 
 
 def names(results: list[dict[str, Any]]) -> set[str]:

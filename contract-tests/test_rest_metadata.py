@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import httpx
-from contract_helpers import gno_env, run_gno, write_tree
+from contract_helpers import indexed_notes, run_gno
 from rest_helpers import running
 
 NOTES = {
@@ -18,12 +18,7 @@ NOTES = {
 
 
 def build(tmp_path: Path) -> dict[str, str]:
-    notes = write_tree(tmp_path / "notes", NOTES)
-    env = gno_env(tmp_path)
-    for args in (["init"], ["collection", "add", str(notes), "--name", "notes"], ["update"]):
-        done = run_gno(env, *args)
-        assert done.returncode == 0, done.stderr
-    return env
+    return indexed_notes(tmp_path, NOTES)
 
 
 def test_metadata_registry_over_rest_and_cli(tmp_path: Path) -> None:
