@@ -104,8 +104,8 @@ class EdgeStore:
                     found, ends = seed_names(doc.rel_path, doc.title)
                     names |= found
                     tails |= ends
-            if tails:  # the stored targets ending in `/<tail>`, matched as `LIKE '%/tail'`
-                names |= self._ending_in(tails)  # would (ASCII case-folded), in one pass
+            if tails:  # targets ending in `/<tail>`, as `LIKE '%/tail'` matched them
+                names |= self._ending_in(tails)
             ids, named = sorted(wanted), sorted(names)
             where = [f"l.source_doc_id IN ({','.join('?' * len(ids))})"] if ids else []
             if named:
@@ -129,8 +129,8 @@ class EdgeStore:
 
     def _ending_in(self, tails: set[str]) -> set[str]:
         """Stored link targets whose ASCII-lowered form ends with `/` and one of ``tails``
-        (ASCII-lowered). One scan of the distinct targets: a `LIKE` per tail made SQLite
-        test every link row against every tail (~160 tails for 40 seeds: 28 ms a query)."""
+        (ASCII-lowered), as SQLite's `LIKE` folds case. One scan of the distinct targets: a
+        `LIKE` per tail made SQLite test every link row against each (40 seeds: 30 ms)."""
         from gno.core.link_resolver import ascii_lower
 
         found = set()
