@@ -56,20 +56,39 @@ def audit_path(index_path: Path) -> Path:
     return index_path.with_name(index_path.name + ".egress-audit")
 
 
+class SharedConnection:
+    """One SQLite connection, opened by ``opener`` on first use and used by one thread at a
+    time (a lock): the receipts file's and a server's read of the policies."""
+
+    def __init__(self, opener: Callable[[], apsw.Connection]) -> None:
+        self._opener = opener
+        self._conn: apsw.Connection | None = None
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def use(self) -> Iterator[apsw.Connection]:
+        with self._lock:
+            if self._conn is None:
+                self._conn = self._opener()
+            yield self._conn
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
 class AuditLog:
     """The receipts file: one connection, serialized by a lock, created on first use."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._conn: apsw.Connection | None = None
-        self._lock = threading.Lock()
+        self._shared = SharedConnection(self._open)
+        self._connection = self._shared.use
 
-    @contextmanager
-    def _connection(self) -> Iterator[apsw.Connection]:
-        with self._lock:
-            if self._conn is None:
-                self._conn = self._open()
-            yield self._conn
+    def close(self) -> None:
+        self._shared.close()
 
     def _open(self) -> apsw.Connection:
         if not self.path.exists():  # private from the first byte, like the index
@@ -168,12 +187,6 @@ class AuditLog:
                 conn.execute("DELETE FROM egress_audits WHERE audit_id = ?", (audit_id,))
             return int(conn.changes())
 
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-
 
 class EgressStore:
     conn: apsw.Connection
@@ -246,17 +259,13 @@ class EgressLedger:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.audits = AuditLog(audit_path(path))
-        self._conn: apsw.Connection | None = None
-        self._lock = threading.Lock()
+        self._policies = SharedConnection(self._open)
+        self._connection = self._policies.use
 
-    @contextmanager
-    def _connection(self) -> Iterator[apsw.Connection]:
-        with self._lock:
-            if self._conn is None:
-                conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READONLY)
-                conn.setbusytimeout(BUSY_TIMEOUT_MS)
-                self._conn = conn
-            yield self._conn
+    def _open(self) -> apsw.Connection:
+        conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READONLY)
+        conn.setbusytimeout(BUSY_TIMEOUT_MS)
+        return conn
 
     def snapshot(self) -> tuple[PolicyRows, int, list[str]]:
         """Policies, epoch and the collections the index knows, in one read transaction."""
@@ -274,7 +283,4 @@ class EgressLedger:
 
     def close(self) -> None:
         self.audits.close()
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        self._policies.close()
