@@ -88,6 +88,9 @@ class Operation(NamedTuple):
     cacheable: bool  # REST: answers kept per input for one index generation
     daemon: bool  # `gno daemon` serves the REST route too
     cli_shape: CliShape | None
+    # "module:function" (app, input) -> the output's wire form, no model built: the CLI's
+    # lean read path (gno/services/wire.py); `handler` is it validated into the model
+    payload: str | None = None
 
 CLI_FORMATS: dict[str, str] = {'json': 'JSON output.', 'files': 'One line per hit: #docid,score,uri.', 'csv': 'CSV with header docid,score,uri,title,relPath.', 'md': 'Markdown report.', 'xml': 'XML report.', 'dot': 'Graphviz DOT (graph).', 'mermaid': 'Mermaid flowchart (graph).'}
 
@@ -136,6 +139,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix snippet lines with their number.', kind='bool', to=None, view=True),
             CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath'),
         ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare=None, render='gno.render.search:results', exit=None, progress=None, quiet=False, formatted=(('limit', 20),)),
+        payload='gno.services.search:search_payload',
     ),
     Operation(
         id='get',
@@ -163,6 +167,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='trace_id', flags=('--trace-id',), help='Retrieval trace to record this read in (when tracing is on).', kind='str', to='traceId'),
             CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath'),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.documents:document', exit=None, progress=None, quiet=False),
+        payload='gno.services.documents:get_payload',
     ),
     Operation(
         id='multi_get',
@@ -233,6 +238,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=True,
         cli_shape=CliShape(command='status', params=(
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.index:status', exit=None, progress=None, quiet=False),
+        payload='gno.services.status:status_payload',
     ),
     Operation(
         id='peek',
