@@ -85,7 +85,7 @@ class App:
 
             stamp = self._file_stamp()
             try:
-                self._config = load_config(self.paths.config_file)
+                self._config = load_config(self.paths.config_file, self.paths.cache_dir)
             except FileNotFoundError:
                 raise NotInitializedError(
                     f"GNO not initialized (no config at {self.paths.config_file}). Run: gno init"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -156,9 +157,10 @@ def parse_config(data: Any, source: str = "index.yml") -> Config:
     return Config(collections, contexts, TOKENIZERS[tokenizer], data)
 
 
-def load_config(path: Path) -> Config:
-    import yaml
-
+def load_config(path: Path, cache_dir: Path | None = None) -> Config:
+    """Read and validate index.yml. With ``cache_dir``, its parsed form is kept there as
+    JSON keyed by the file's SHA-256, so a command that only reads the config (`gno
+    status`) skips PyYAML's import and parse while the file is unchanged."""
     try:
         text = read_regular(str(path), MAX_CONFIG_BYTES).decode("utf-8")
     except FileNotFoundError:
@@ -172,14 +174,28 @@ def load_config(path: Path) -> Config:
         raise ConfigError(f"Cannot read config {path}: {exc}") from exc
     if nesting_depth(text) > MAX_CONFIG_DEPTH:  # PyYAML recurses once per level
         raise ConfigError(f"Config {path} nests deeper than {MAX_CONFIG_DEPTH} levels")
+    from gno.config_cache import recall, remember
+
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    found = recall(cache_dir, path, digest) if cache_dir is not None else None
+    if found is not None:
+        return parse_config(found.data, str(path))
+    data = _parse_yaml(text, path)
+    if cache_dir is not None:
+        remember(cache_dir, path, digest, data)
+    return parse_config(data, str(path))
+
+
+def _parse_yaml(text: str, path: Path) -> Any:
+    import yaml
+
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise ConfigError(f"Malformed config {path}{where}: {problem}") from exc
-    return parse_config(data, str(path))
 
 
 def dump_config(config: Config) -> dict[str, Any]:
