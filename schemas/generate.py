@@ -400,6 +400,48 @@ def _cli_globals(registry: dict) -> tuple:
     )
 
 
+def _cli_root_tables(registry: dict) -> str:
+    """The root options as the lean parser reads them: flag -> settings argument, for the
+    options taking a value and for the plain flags, and the flags GNO accepts anywhere on
+    the line (every root option without ``anywhere: false``)."""
+    found = registry.get("cli_globals", [])
+    values = {f: g["name"] for g in found if g.get("value") for f in g["flags"]}
+    flags = {f: g["name"] for g in found if not g.get("value") for f in g["flags"]}
+    anywhere = sorted(f for g in found if g.get("anywhere", True) for f in g["flags"])
+    return (
+        "# root option flag -> settings argument: options taking a value, plain flags\n"
+        f"CLI_GLOBAL_VALUES: dict[str, str] = {values!r}\n"
+        f"CLI_GLOBAL_FLAGS: dict[str, str] = {flags!r}\n"
+        "# root options GNO accepts after the command too (moved to the front for typer)\n"
+        f"CLI_ANYWHERE: frozenset[str] = frozenset({anywhere!r})\n"
+    )
+
+
+def _cli_tree(registry: dict) -> str:
+    """The command tree: each command's words -> its operation; every group (a proper
+    prefix of a command), those with a help line in ``cli_commands`` first and in its order,
+    then the others sorted (the order `gno --help` lists them); and what a first-level group
+    runs invoked alone: its own one-word command (`graph`), else its first two-word command
+    with ``default: true`` (`tags list`)."""
+    bound = [op for op in registry["operations"] if isinstance(op.get("cli"), dict)]
+    commands = {op["cli"]["command"]: op["id"] for op in bound}
+    prefixes = {" ".join(w[:i]) for w in map(str.split, commands) for i in range(1, len(w))}
+    helped = [word for word in registry.get("cli_commands", {}) if word in prefixes]
+    groups = [*helped, *sorted(prefixes - set(helped))]
+    alone: dict[str, str] = {}
+    for op in bound:
+        first, _, second = op["cli"]["command"].partition(" ")
+        if second and op["cli"].get("default"):
+            alone.setdefault(first, op["id"])
+    alone |= {c: op_id for c, op_id in commands.items() if c in prefixes and " " not in c}
+    return (
+        "# command words -> operation; the groups' words; group word -> what it runs alone\n"
+        f"CLI_OPERATIONS: dict[str, str] = {commands!r}\n"
+        f"CLI_GROUPS: tuple[str, ...] = {tuple(groups)!r}\n"
+        f"CLI_ALONE: dict[str, str] = {alone!r}\n"
+    )
+
+
 def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
     registry = yaml.safe_load((HERE / "operations.yaml").read_text())
     lines = [
@@ -412,6 +454,8 @@ def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
         f"CLI_COMMANDS: dict[str, str] = {registry.get('cli_commands', {})!r}\n",
         "# (flags, settings argument, takes a value, help) of each root option\n"
         f"CLI_GLOBALS: tuple[tuple[tuple[str, ...], str, bool, str], ...] = {_cli_globals(registry)!r}\n",
+        _cli_root_tables(registry),
+        _cli_tree(registry),
         "OPERATIONS: tuple[Operation, ...] = (",
     ]
     seen = set()
