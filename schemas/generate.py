@@ -225,6 +225,12 @@ def _cli_shape(op: dict, schema: dict, registry: dict) -> str:
     formats = tuple(cli.get("formats", ()))
     if unknown := set(formats) - set(registry.get("cli_formats", {})):
         _fail(f"{where}: unknown formats {sorted(unknown)}")
+    for name in formats:  # each output format's flag (`--json`), after the options
+        flag_help = registry["cli_formats"][name]
+        params.append(
+            f"CliParam(name={'format_' + name!r}, flags={('--' + name,)!r}, help={flag_help!r}, "
+            "kind='bool', to=None)"
+        )
     if cli.get("progress") not in (None, *PROGRESS):
         _fail(f"{where}: progress must be one of {PROGRESS}")
     refs = {
@@ -355,8 +361,8 @@ class CliParam(NamedTuple):
 
 class CliShape(NamedTuple):
     command: str  # "search", "collection add"
-    params: tuple[CliParam, ...]  # arguments and options in --help order
-    formats: tuple[str, ...]  # output formats besides terminal text
+    params: tuple[CliParam, ...]  # arguments and options in --help order, then the format flags
+    formats: tuple[str, ...]  # output formats besides terminal text (flags `format_<name>`)
     fixed: tuple[tuple[str, object], ...] = ()  # input fields set by the command itself
     prepare: str | None = None  # "module:function" (fields, format) -> (operation id, fields)
     render: str | None = None  # "module:function" (output model, view) -> terminal text

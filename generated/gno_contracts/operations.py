@@ -53,8 +53,8 @@ class CliParam(NamedTuple):
 
 class CliShape(NamedTuple):
     command: str  # "search", "collection add"
-    params: tuple[CliParam, ...]  # arguments and options in --help order
-    formats: tuple[str, ...]  # output formats besides terminal text
+    params: tuple[CliParam, ...]  # arguments and options in --help order, then the format flags
+    formats: tuple[str, ...]  # output formats besides terminal text (flags `format_<name>`)
     fixed: tuple[tuple[str, object], ...] = ()  # input fields set by the command itself
     prepare: str | None = None  # "module:function" (fields, format) -> (operation id, fields)
     render: str | None = None  # "module:function" (output model, view) -> terminal text
@@ -146,6 +146,11 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='full', flags=('--full',), help='Whole mirror instead of a snippet.', kind='bool', to='full', view=True),
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix snippet lines with their number.', kind='bool', to=None, view=True),
             CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_files', flags=('--files',), help='One line per hit: #docid,score,uri.', kind='bool', to=None),
+            CliParam(name='format_csv', flags=('--csv',), help='CSV with header docid,score,uri,title,relPath.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
+            CliParam(name='format_xml', flags=('--xml',), help='XML report.', kind='bool', to=None),
         ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare=None, render='gno.render.search:results', exit=None, progress=None, quiet=False, formatted=(('limit', 20),)),
     ),
     Operation(
@@ -173,6 +178,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix lines with their number.', kind='bool', to='lineNumbers'),
             CliParam(name='trace_id', flags=('--trace-id',), help='Retrieval trace to record this read in (when tracing is on).', kind='str', to='traceId'),
             CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.documents:document', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -197,6 +204,9 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='refs', flags=(), help='Refs, comma-separated refs, docids or globs (notes/*.md).', kind='list', to='refs', required=True),
             CliParam(name='max_bytes', flags=('--max-bytes',), help='Per-document byte budget (cut at a line).', kind='int', to='maxBytes', shown='10240'),
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix lines with their number.', kind='bool', to='lineNumbers'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_files', flags=('--files',), help='One line per hit: #docid,score,uri.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'files', 'md'), fixed=(), prepare=None, render='gno.render.documents:documents', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -222,6 +232,9 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='limit', flags=('-n', '--limit'), help='Max documents.', kind='int', to='limit', shown='20'),
             CliParam(name='offset', flags=('--offset',), help='Skip this many.', kind='int', to='offset', shown='0'),
             CliParam(name='filter', flags=('--filter',), help='Typed metadata filter as JSON: {"op":"eq","key":"status","value":"approved"} (spec/records.md).', kind='str', to='filter', split='gno.core.metadata_filter:cli_filter'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_files', flags=('--files',), help='One line per hit: #docid,score,uri.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'files', 'md'), fixed=(), prepare=None, render='gno.render.documents:listing', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -243,6 +256,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=True,
         cli_shape=CliShape(command='status', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.index:status', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -264,6 +279,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='peek', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:peek', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -285,6 +301,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='collection list', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.index:collections', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -314,6 +332,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='update', flags=('--update',), help='Shell command run in the folder before each sync.', kind='str', to='updateCmd'),
             CliParam(name='language', flags=('--language',), help='BCP-47 language of the collection (skips detection).', kind='str', to='languageHint'),
             CliParam(name='embed_model', flags=('--embed-model',), help="This collection's embedding model URI (kept in index.yml).", kind='str', to='embedModel'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:collection_added', exit=None, progress=None, quiet=True),
     ),
     Operation(
@@ -336,6 +355,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='collection remove', params=(
             CliParam(name='name', flags=(), help='Collection name.', kind='str', to='collection', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:collection_removed', exit=None, progress=None, quiet=True),
     ),
     Operation(
@@ -359,6 +379,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='collection rename', params=(
             CliParam(name='old', flags=(), help='Current name.', kind='str', to='oldName', required=True),
             CliParam(name='new', flags=(), help='New name.', kind='str', to='newName', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:collection_renamed', exit=None, progress=None, quiet=True),
     ),
     Operation(
@@ -383,6 +404,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='collection_arg', flags=(), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='git_pull', flags=('--git-pull',), help='git pull in collection roots first.', kind='bool', to='gitPull'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(('runUpdateCmd', True),), prepare=None, render='gno.render.index:synced', exit='gno.render.index:sync_interrupted', progress='sync', quiet=True),
     ),
     Operation(
@@ -412,6 +434,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='update', flags=('--update',), help='Shell command run in the folder before each sync.', kind='str', to='updateCmd'),
             CliParam(name='tokenizer', flags=('--tokenizer',), help="FTS tokenizer: porter (default), unicode61, trigram, or GNO's 'snowball english' (= porter).", kind='str', to='tokenizer'),
             CliParam(name='language', flags=('--language',), help='BCP-47 language of the collection (skips detection).', kind='str', to='language'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:initialized', exit=None, progress=None, quiet=True),
     ),
     Operation(
@@ -433,6 +456,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='cleanup', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:cleaned', exit=None, progress=None, quiet=True),
     ),
     Operation(
@@ -460,6 +484,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='model', flags=('--model',), help='Embedding model URI for this run (as GNO_EMBED_MODEL).', kind='str', to=None, env='GNO_EMBED_MODEL'),
             CliParam(name='batch_size', flags=('--batch-size',), help='Chunks per write transaction.', kind='int', to='batchSize', shown='32'),
             CliParam(name='dry_run', flags=('--dry-run',), help='Count the chunks that would be embedded; load no model.', kind='bool', to='dryRun'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:embedded', exit='gno.render.index:embed_interrupted', progress='embed', quiet=True),
     ),
     Operation(
@@ -500,6 +525,11 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='full', flags=('--full',), help='Whole mirror instead of a snippet.', kind='bool', to='full', view=True),
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix snippet lines with their number.', kind='bool', to=None, view=True),
             CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_files', flags=('--files',), help='One line per hit: #docid,score,uri.', kind='bool', to=None),
+            CliParam(name='format_csv', flags=('--csv',), help='CSV with header docid,score,uri,title,relPath.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
+            CliParam(name='format_xml', flags=('--xml',), help='XML report.', kind='bool', to=None),
         ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare=None, render='gno.render.search:results', exit=None, progress=None, quiet=False, formatted=(('limit', 20),)),
     ),
     Operation(
@@ -526,6 +556,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='no_embed', flags=('--no-embed',), help='Sync only.', kind='bool', to='noEmbed'),
             CliParam(name='models_pull', flags=('--models-pull',), help='Download a missing embedding model first, even with GNO_NO_AUTO_DOWNLOAD.', kind='bool', to=None, env='GNO_NO_AUTO_DOWNLOAD'),
             CliParam(name='git_pull', flags=('--git-pull',), help='git pull in collection roots first.', kind='bool', to='gitPull'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(('runUpdateCmd', True),), prepare=None, render='gno.render.index:indexed', exit='gno.render.index:index_interrupted', progress='sync', quiet=True),
     ),
     Operation(
@@ -577,6 +608,11 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='query_mode', flags=('--query-mode',), help='term:<text>, intent:<text> or hyde:<text> (repeatable).', kind='list', to='queryModes', split='gno.services.query_modes:mode_items'),
             CliParam(name='explain', flags=('--explain',), help='Stage lines on stderr (meta.explain with --json).', kind='bool', to='explain'),
             CliParam(name='target', flags=('--target',), help='With `gno query diagnose <query>`: the document to explain.', kind='str', to='target'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_files', flags=('--files',), help='One line per hit: #docid,score,uri.', kind='bool', to=None),
+            CliParam(name='format_csv', flags=('--csv',), help='CSV with header docid,score,uri,title,relPath.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
+            CliParam(name='format_xml', flags=('--xml',), help='XML report.', kind='bool', to=None),
         ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare='gno.cli.hooks:query', render='gno.render.search:query', exit=None, progress=None, quiet=False, formatted=(('limit', 20),)),
     ),
     Operation(
@@ -598,6 +634,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='models list', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.models:listing', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -624,6 +662,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='rerank', flags=('--rerank',), help="The reranker's file.", kind='bool', to='roles', append='rerank'),
             CliParam(name='expand', flags=('--expand',), help="The expansion model's file.", kind='bool', to='roles', append='expand'),
             CliParam(name='gen', flags=('--gen',), help="The generation model's file.", kind='bool', to='roles', append='gen'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:cleared', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -645,6 +684,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='models path', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:path', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -673,6 +713,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='gen', flags=('--gen',), help='The generation model.', kind='bool', to='roles', append='gen'),
             CliParam(name='force', flags=('--force',), help='Download again even when cached.', kind='bool', to='force'),
             CliParam(name='no_progress', flags=('--no-progress',), help='No progress bar.', kind='bool', to=None, view=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:pulled', exit=None, progress='download', quiet=False),
     ),
     Operation(
@@ -719,6 +760,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='rerank', flags=('--rerank',), help='Reranker model URI.', kind='str', to='rerank'),
             CliParam(name='expand', flags=('--expand',), help='Query expansion model URI.', kind='str', to='expand'),
             CliParam(name='gen', flags=('--gen',), help='Generation model URI.', kind='str', to='gen'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:used', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -802,6 +844,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='collection clear-embeddings', params=(
             CliParam(name='name', flags=(), help='Collection name.', kind='str', to='collection', required=True),
             CliParam(name='all', flags=('--all',), help="Every model's vectors (default: only models other than the active one).", kind='bool', to='mode', value='all'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:embeddings_cleared', exit=None, progress=None, quiet=True),
     ),
     Operation(
@@ -889,6 +932,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='dry_run', flags=('--dry-run',), help='Print what would be written; write nothing.', kind='bool', to='dryRun'),
             CliParam(name='enable_write', flags=('--enable-write',), help="Let the client's AI create and change documents.", kind='bool', to='enableWrite'),
             CliParam(name='tool_profile', flags=('--tool-profile',), help='core (a slim set of read tools) or full (the default).', kind='str', to='toolProfile'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.mcp_clients:installed', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -912,6 +956,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='mcp status', params=(
             CliParam(name='target', flags=('-t', '--target'), help='all, or one client: claude-desktop, claude-code, codex, cursor, zed, windsurf, opencode, amp, lmstudio, librechat.', kind='str', to='target', shown='all'),
             CliParam(name='scope', flags=('-s', '--scope'), help='all, user or project.', kind='str', to='scope', shown='all'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.mcp_clients:status', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -935,6 +980,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='mcp uninstall', params=(
             CliParam(name='target', flags=('-t', '--target'), help='The client: claude-desktop, claude-code, codex, cursor, zed, windsurf, opencode, amp, lmstudio, librechat.', kind='str', to='target', shown='claude-desktop'),
             CliParam(name='scope', flags=('-s', '--scope'), help="user (the client's own config) or project (the config in the current folder: claude-code, codex, cursor, opencode, librechat).", kind='str', to='scope', shown='user'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.mcp_clients:uninstalled', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1124,6 +1170,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='max_age_days', flags=('--max-age-days',), help='Freshness: older than this is stale (default 365).', kind='int', to='maxAgeDays'),
             CliParam(name='orphan_root', flags=('--orphan-root',), help='A document allowed to have no links (repeatable).', kind='list', to='orphanRoots'),
             CliParam(name='orphan_ignore', flags=('--orphan-ignore',), help='Path prefix whose documents are never orphans (repeatable).', kind='list', to='orphanIgnorePrefixes'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.audit:report', exit='gno.render.audit:exit_code', progress=None, quiet=False),
     ),
     Operation(
@@ -1149,6 +1196,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='type', flags=('--type',), help='Only wiki or markdown links.', kind='str', to='type'),
             CliParam(name='edge_type', flags=('--edge-type',), help='Typed edges of this type instead (e.g. mentions, related_to, depends_on).', kind='str', to='edgeType'),
             CliParam(name='relation', flags=('--relation',), help='Alias of --edge-type.', kind='str', to='relation'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare='gno.cli.hooks:links', render='gno.render.graph:links', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1194,6 +1243,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='collection', flags=('-c', '--collection'), help='Only links from this collection.', kind='str', to='collection'),
             CliParam(name='edge_type', flags=('--edge-type',), help='Typed edges of this type instead.', kind='str', to='edgeType'),
             CliParam(name='relation', flags=('--relation',), help='Alias of --edge-type.', kind='str', to='relation'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.graph:backlinks', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1239,6 +1290,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='limit', flags=('-n', '--limit'), help='Max documents (1-50).', kind='int', to='limit', shown='5'),
             CliParam(name='threshold', flags=('--threshold',), help='Minimum similarity (0-1).', kind='float', to='threshold', shown='0.7'),
             CliParam(name='cross_collection', flags=('--cross-collection',), help="Search every collection (default the document's own).", kind='bool', to='crossCollection'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.graph:similar', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1292,6 +1345,9 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='from_ref', flags=('--from',), help='Shortest path from this node (with --to).', kind='str', to='from'),
             CliParam(name='to', flags=('--to',), help='Shortest path to this node (with --from).', kind='str', to='to'),
             CliParam(name='max_depth', flags=('--max-depth',), help='With --from/--to: max hops (1-12, default 6).', kind='int', to='maxDepth'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_dot', flags=('--dot',), help='Graphviz DOT (graph).', kind='bool', to=None),
+            CliParam(name='format_mermaid', flags=('--mermaid',), help='Mermaid flowchart (graph).', kind='bool', to=None),
         ), formats=('json', 'dot', 'mermaid'), fixed=(), prepare=None, render='gno.render.graph:graph', exit=None, progress=None, quiet=False, rules=(('neighbors', None, 'from_ref', 'Choose --neighbors or --from/--to, not both'), ('neighbors', None, 'to', 'Choose --neighbors or --from/--to, not both'), ('neighbors', None, 'max_depth', '--max-depth goes with --from/--to'), ('from_ref', 'to', None, '--from and --to go together'), ('to', 'from_ref', None, '--from and --to go together'), ('direction', 'neighbors', None, '--direction goes with --neighbors'), ('max_depth', 'from_ref', None, '--max-depth goes with --from/--to')), routes=(('neighbors', 'graph_neighbors'), ('from_ref', 'graph_path'))),
     ),
     Operation(
@@ -1361,6 +1417,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='max_nodes', flags=('--max-nodes',), help='Max nodes (1-1000).', kind='int', to='maxNodes', shown='100'),
             CliParam(name='frontier_limit', flags=('--frontier-limit',), help='Max nodes per level (1-1000).', kind='int', to='frontierLimit', shown='100'),
             CliParam(name='visited_limit', flags=('--visited-limit',), help='Max nodes looked at (1-5000).', kind='int', to='visitedLimit', shown='500'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:graph_query', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1384,6 +1441,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='tags list', params=(
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='prefix', flags=('--prefix',), help='Only tags under this prefix (e.g. project/).', kind='str', to='prefix'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.graph:tags', exit=None, progress=None, quiet=False, default=True),
     ),
     Operation(
@@ -1408,6 +1467,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='since', flags=('--since',), help='Cursor (gno-change-v1.…), ISO date/time or duration (2h, 3d).', kind='str', to='since'),
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='limit', flags=('-n', '--limit'), help='Max changes (1-1000).', kind='int', to='limit', shown='100'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:changes', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1431,6 +1491,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='diff', params=(
             CliParam(name='ref', flags=(), help='#docid, gno:// URI or collection/path.', kind='str', to='ref', required=True),
             CliParam(name='change', flags=('--change',), help='A change id from `gno changes` (default: the latest).', kind='str', to='change'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:diff', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1458,6 +1519,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='max_edges', flags=('--max-edges',), help='Max edges followed (1-5000).', kind='int', to='maxEdges', shown='250'),
             CliParam(name='frontier_limit', flags=('--frontier-limit',), help='Max documents per level (1-1000).', kind='int', to='frontierLimit', shown='100'),
             CliParam(name='visited_limit', flags=('--visited-limit',), help='Max documents looked at (1-5000).', kind='int', to='visitedLimit', shown='500'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:impact', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1496,6 +1558,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='source_date', flags=('--source-date',), help='When the source was observed.', kind='str', to='source.observedAt'),
             CliParam(name='source_id', flags=('--source-id',), help="The source's own id.", kind='str', to='source.externalId'),
             CliParam(name='request_id', flags=('--request-id',), help='Idempotency key; a replay answers the first receipt.', kind='str', to='requestId'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare='gno.cli.hooks:capture', render='gno.render.writes:captured', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1699,6 +1762,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='tags add', params=(
             CliParam(name='doc', flags=(), help='#docid, gno:// URI or collection/path.', kind='str', to='ref', required=True),
             CliParam(name='tag', flags=(), help='The tag.', kind='str', to='tag', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.writes:tag_added', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1722,6 +1786,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='tags rm', params=(
             CliParam(name='doc', flags=(), help='#docid, gno:// URI or collection/path.', kind='str', to='ref', required=True),
             CliParam(name='tag', flags=(), help='The tag.', kind='str', to='tag', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.writes:tag_removed', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1752,6 +1817,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='derived_from', flags=('--derived-from',), help='Origin of the fact (repeatable; no gno:// URIs).', kind='list', to='derivedFrom'),
             CliParam(name='source', flags=('--source',), help='Evidence for the fact.', kind='str', to='source'),
             CliParam(name='request_id', flags=('--request-id',), help='Idempotency key; a replay answers the first receipt.', kind='str', to='requestId'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.writes:remembered', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1778,6 +1844,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='scope', flags=('--scope',), help='Scope (repeatable, 1-8).', kind='list', to='scopes'),
             CliParam(name='max_facts', flags=('--max-facts',), help='At most this many facts (1-8).', kind='int', to='maxFacts', shown='8'),
             CliParam(name='max_tokens', flags=('--max-tokens',), help='At most this many tokens of fact text (1-512).', kind='int', to='maxTokens', shown='512'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.writes:recalled', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1803,6 +1870,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='name', flags=(), help='New file name in the same folder.', kind='str', to='name', required=True),
             CliParam(name='apply', flags=('--apply',), help='Apply the plan (needs --plan-digest from the preview).', kind='bool', to='action', value='apply', sets=(('confirm', True), ('confirmation', 'apply'), ('schemaVersion', '1.0'))),
             CliParam(name='plan_digest', flags=('--plan-digest',), help='planDigest of the reviewed preview.', kind='str', to='planDigest'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.refactor:result', exit='gno.render.refactor:exit_code', progress=None, quiet=False, rules=(('apply', 'plan_digest', None, '--apply needs --plan-digest (the planDigest of the preview)'), ('plan_digest', 'apply', None, '--plan-digest goes with --apply'))),
     ),
     Operation(
@@ -1829,6 +1897,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='name', flags=('--name',), help='New file name (default the current one).', kind='str', to='name'),
             CliParam(name='apply', flags=('--apply',), help='Apply the plan (needs --plan-digest from the preview).', kind='bool', to='action', value='apply', sets=(('confirm', True), ('confirmation', 'apply'), ('schemaVersion', '1.0'))),
             CliParam(name='plan_digest', flags=('--plan-digest',), help='planDigest of the reviewed preview.', kind='str', to='planDigest'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.refactor:result', exit='gno.render.refactor:exit_code', progress=None, quiet=False, rules=(('apply', 'plan_digest', None, '--apply needs --plan-digest (the planDigest of the preview)'), ('plan_digest', 'apply', None, '--plan-digest goes with --apply'))),
     ),
     Operation(
@@ -1895,6 +1964,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='safety_margin_bytes', flags=('--safety-margin-bytes',), help='Bytes kept free.', kind='int', to='safetyMarginBytes'),
             CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints'),
             CliParam(name='output', flags=('--output',), help='Write to this file (temporary file, then renamed).', kind='str', to=None, view=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare='gno.cli.hooks:context_build', render='gno.render.context:capsule', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1918,6 +1989,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='context verify', params=(
             CliParam(name='file', flags=(), help='Capsule JSON file, or - for stdin.', kind='str', to='capsule', required=True),
             CliParam(name='output', flags=('--output',), help='Write to this file (temporary file, then renamed).', kind='str', to=None, view=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare='gno.cli.hooks:context_verify', render='gno.render.context:verification', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2002,6 +2075,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='context list', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.context:listing', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2023,6 +2098,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='context check', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.context:checked', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2097,6 +2174,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='no_rerank', flags=('--no-rerank',), help='No reranking.', kind='bool', to='rerank', value=False),
             CliParam(name='explain', flags=('--explain',), help='Stage lines on stderr (meta.explain with --json).', kind='bool', to='explain'),
             CliParam(name='full', flags=('--show-sources',), help='List the sources under the answer.', kind='bool', to=None, view=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.ask:answer', exit=None, progress='answer', quiet=False, formatted=(('limit', 20),)),
     ),
     Operation(
@@ -2142,6 +2221,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='question', flags=('--question',), help='The question the Capsule answers.', kind='str', to='question'),
             CliParam(name='label', flags=('--label',), help='A label to recognize it by.', kind='str', to='label'),
             CliParam(name='notify', flags=('--notify',), help='Note it for notifications.', kind='bool', to='notify'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare='gno.cli.hooks:context_verify', render='gno.render.context:registration', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2163,6 +2243,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='context watches', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.context:registrations', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2185,6 +2266,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='context unwatch', params=(
             CliParam(name='registration', flags=(), help='The registration id (reg-...).', kind='str', to='registrationId', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.context:registration', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2207,6 +2289,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='context reverify', params=(
             CliParam(name='registration', flags=(), help='The registration id (reg-...).', kind='str', to='registrationId', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.context:reverified', exit='gno.render.context:reverify_exit', progress=None, quiet=False),
     ),
     Operation(
@@ -2228,6 +2311,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='doctor', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.setup:doctor_report', exit='gno.render.setup:doctor_exit', progress=None, quiet=False),
     ),
     Operation(
@@ -2255,6 +2340,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='preset', flags=('--preset',), help='Model preset: slim-tuned, slim, balanced, quality.', kind='str', to='preset'),
             CliParam(name='no_semantic', flags=('--no-semantic',), help='Do not embed even when the model is on disk.', kind='bool', to='noSemantic'),
             CliParam(name='connector', flags=('--connector',), help='Install a connector after the proof (repeatable): claude-code-skill, claude-desktop-mcp, cursor-mcp, codex-skill, opencode-skill, openclaw-skill, hermes-skill.', kind='list', to='connectors'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.setup:setup_report', exit='gno.render.setup:setup_exit', progress=None, quiet=False, prompt=(('path', 'Folder to index', None), ('preset', 'Model preset (slim-tuned, slim, balanced, quality)', 'slim-tuned')), missing='Missing folder: gno setup <folder> (asked for only on a terminal, never with --yes)'),
     ),
     Operation(
@@ -2339,6 +2425,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='target', flags=('-t', '--target'), help='claude, codex, opencode, openclaw, hermes, or all.', kind='str', to='target', shown='claude'),
             CliParam(name='scope', flags=('-s', '--scope'), help="project (the agent's folder here) or user (your home folder's).", kind='str', to='scope', shown='project'),
             CliParam(name='force', flags=('-f', '--force'), help='Replace a different existing gno skill file.', kind='bool', to='force'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.skills:installed', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2362,6 +2449,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='skill uninstall', params=(
             CliParam(name='target', flags=('-t', '--target'), help='claude, codex, opencode, openclaw, hermes, or all.', kind='str', to='target', shown='claude'),
             CliParam(name='scope', flags=('-s', '--scope'), help="project (the agent's folder here) or user (your home folder's).", kind='str', to='scope', shown='project'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.skills:uninstalled', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2406,6 +2494,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='skill paths', params=(
             CliParam(name='target', flags=('-t', '--target'), help='claude, codex, opencode, openclaw, hermes, or all (default).', kind='str', to='target', shown='all'),
             CliParam(name='scope', flags=('-s', '--scope'), help='project, user, or all (default).', kind='str', to='scope', shown='all'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.skills:paths', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2489,6 +2578,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='metadata', params=(
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='values', flags=('--values',), help='Most common values per key (1-100).', kind='int', to='values', shown='10'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.metadata:registry', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2511,6 +2601,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='collection policy get', params=(
             CliParam(name='name', flags=(), help='Collection name.', kind='str', to='collection', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:policy', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2535,6 +2626,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='name', flags=(), help='Collection name.', kind='str', to='collection', required=True),
             CliParam(name='policy', flags=(), help='local_only, lan or remote.', kind='str', to='policy', required=True),
             CliParam(name='confirm_relaxation', flags=('--confirm-relaxation',), help="The collection's current revision (gno collection policy get): confirms a relaxation.", kind='int', to='confirmRevision'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:policy_set', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2564,6 +2656,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='authorized', flags=('--authorized',), help='The caller is authorized for the operation.', kind='bool', to='caller.operationAuthorized'),
             CliParam(name='partial', flags=('--partial',), help='Serve the collections that pass alone.', kind='bool', to='partialResults', value='explicit'),
             CliParam(name='explain_egress', flags=('--explain-egress',), help='Say why', kind='bool', to=None, view=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:decision', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2587,6 +2680,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='egress-audit list', params=(
             CliParam(name='limit', flags=('-n', '--limit'), help='Receipts per page (1-1000).', kind='int', to='limit', shown='100'),
             CliParam(name='cursor', flags=('--cursor',), help='nextCursor of the previous page.', kind='str', to='cursor'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:audit_list', exit=None, progress=None, quiet=False, default=True),
     ),
     Operation(
@@ -2608,6 +2702,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='egress-audit status', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:audit_status', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2630,6 +2725,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='egress-audit show', params=(
             CliParam(name='audit_id', flags=(), help='Receipt id.', kind='str', to='auditId', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:receipt', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2652,6 +2748,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='egress-audit delete', params=(
             CliParam(name='audit_id', flags=(), help='Receipt id.', kind='str', to='auditId', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:removal', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2674,6 +2771,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='egress-audit purge', params=(
             CliParam(name='confirm', flags=('--confirm',), help='Required - every receipt is deleted.', kind='bool', to='confirm', value=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:removal', exit=None, progress=None, quiet=False, rules=((None, 'confirm', None, 'egress-audit purge deletes every receipt: pass --confirm'),)),
     ),
     Operation(
@@ -2697,6 +2795,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='trace list', params=(
             CliParam(name='limit', flags=('-n', '--limit'), help='Max traces (1-1000).', kind='int', to='limit', shown='50'),
             CliParam(name='cursor', flags=('--cursor',), help='nextCursor of the previous page.', kind='str', to='cursor'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:listing', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2720,6 +2819,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='trace show', params=(
             CliParam(name='trace_id', flags=(), help='Trace id (trc_…).', kind='str', to='traceId', required=True),
             CliParam(name='detail_limit', flags=('--detail-limit',), help='Max runs/events/judgments/exports listed (1-5000).', kind='int', to='detailLimit', shown='500'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:detail', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2748,6 +2848,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='start_line', flags=('--start-line',), help='First line of a judged span.', kind='int', to='startLine'),
             CliParam(name='end_line', flags=('--end-line',), help='Last line of a judged span.', kind='int', to='endLine'),
             CliParam(name='idempotency_key', flags=('--idempotency-key',), help='The same key again returns the first judgment.', kind='str', to='idempotencyKey'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:judged', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2771,6 +2872,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='trace export', params=(
             CliParam(name='trace_ids', flags=(), help='Trace ids (trc_…).', kind='list', to='traceIds', required=True),
             CliParam(name='format', flags=('--format',), help='agentic-receipt or qrels.', kind='str', to='format', shown='agentic-receipt'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:exported', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2795,6 +2897,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='export_id', flags=(), help='Export id (exp_…) of a qrels or agentic-receipt export.', kind='str', to='exportId', required=True),
             CliParam(name='candidate', flags=('--candidate',), help='bm25, vector or hybrid.', kind='str', to='candidate', shown='bm25'),
             CliParam(name='limit', flags=('-n', '--limit'), help='k: results compared per case (1-100).', kind='int', to='limit', shown='10'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:replayed', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2817,6 +2920,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='trace delete', params=(
             CliParam(name='trace_id', flags=(), help='Trace id (trc_…).', kind='str', to='traceId', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:deleted', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2839,6 +2943,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='trace purge', params=(
             CliParam(name='confirm', flags=('--confirm',), help='Confirm deleting every trace (required).', kind='bool', to='confirm', value=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:purged', exit=None, progress=None, quiet=False),
     ),
 )

@@ -13,7 +13,6 @@ import typer
 from gno_contracts.operations import (
     CLI_ALONE,
     CLI_COMMANDS,
-    CLI_FORMATS,
     CLI_GROUPS,
     OPERATIONS,
     CliParam,
@@ -54,14 +53,6 @@ def parameter(p: CliParam) -> Param:
     # The schema default applies when the option is absent; --help still names it.
     shown = f"{p.help}  [default: {p.shown}]" if p.shown is not None and p.flags else p.help
     return option(p.name, kind | None, *p.flags, help=shown)
-
-
-def format_parameters(formats: tuple[str, ...]) -> list[Param]:
-    """The output format flags (declared once, in the registry's ``cli_formats``)."""
-    return [
-        option(f"format_{name}", bool, f"--{name}", default=False, help=CLI_FORMATS[name])
-        for name in formats
-    ]
 
 
 def command(
@@ -108,7 +99,7 @@ def register(groups: dict[str, typer.Typer]) -> None:
         if shape is None:
             continue
         *group, name = shape.command.split()
-        params = [parameter(p) for p in shape.params] + format_parameters(shape.formats)
+        params = [parameter(p) for p in shape.params]
 
         def body(ctx: typer.Context, _op: Operation = op, **values: Any) -> None:
             if ctx.invoked_subcommand is None:  # a group's own action runs only alone

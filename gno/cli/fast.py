@@ -23,7 +23,6 @@ from gno_contracts.operations import (
     CLI_GLOBAL_VALUES,
     CLI_GROUPS,
     CLI_OPERATIONS,
-    CliParam,
     CliShape,
     Operation,
 )
@@ -97,12 +96,10 @@ def _unencodable(arg: str) -> bool:
 
 
 def _options(shape: CliShape, argv: list[str], positionals: bool) -> dict[str, Any] | None:
-    by_flag: dict[str, CliParam | None] = {f: p for p in shape.params for f in p.flags}
-    by_flag.update({f"--{name}": None for name in shape.formats})
+    by_flag = {f: p for p in shape.params for f in p.flags}
     values: dict[str, Any] = {
         p.name: False if (p.kind == "bool" and p.flags) else None for p in shape.params
     }
-    values.update({f"format_{name}": False for name in shape.formats})
     words: list[str] = []
     i = 0
     while i < len(argv):
@@ -118,10 +115,10 @@ def _options(shape: CliShape, argv: list[str], positionals: bool) -> dict[str, A
         if name not in by_flag:
             return None
         p = by_flag[name]
-        if p is None or (p.kind == "bool" and p.flags):
+        if p.kind == "bool" and p.flags:
             if eq:
                 return None  # a flag takes no value: typer says so
-            values[p.name if p is not None else f"format_{name[2:]}"] = True
+            values[p.name] = True
             continue
         if not eq:
             if i >= len(argv):

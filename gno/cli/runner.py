@@ -158,7 +158,7 @@ def run(settings: Settings, op: Operation, values: dict[str, Any]) -> int:
 
     shape = op.cli_shape
     assert shape is not None
-    fmt = pick_format(settings, [f for f in shape.formats if values.pop(f"format_{f}")])
+    fmt = pick_format(settings, [f for f in shape.formats if values[f"format_{f}"]])
     fields, flags = collect(shape, values)
     fields.update(dict(shape.fixed))
     if fmt is not None:  # e.g. GNO's 20 hits in every machine format, 5 in the terminal
