@@ -399,9 +399,11 @@ class Operation(NamedTuple):
 """
 
 
-def _cli_globals(registry: dict) -> tuple:
-    return tuple(
-        (tuple(g["flags"]), g["name"], bool(g.get("value")), g["help"])
+def _cli_globals(registry: dict) -> str:
+    """The root options as ``CliParam``s (a value option is a string, else a flag)."""
+    return "".join(
+        f"\n    CliParam(name={g['name']!r}, flags={tuple(g['flags'])!r}, help={g['help']!r}, "
+        f"kind={'str' if g.get('value') else 'bool'!r}, to=None),"
         for g in registry.get("cli_globals", [])
     )
 
@@ -458,8 +460,8 @@ def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
         REGISTRY_TYPES,
         f"CLI_FORMATS: dict[str, str] = {registry.get('cli_formats', {})!r}\n",
         f"CLI_COMMANDS: dict[str, str] = {registry.get('cli_commands', {})!r}\n",
-        "# (flags, settings argument, takes a value, help) of each root option\n"
-        f"CLI_GLOBALS: tuple[tuple[tuple[str, ...], str, bool, str], ...] = {_cli_globals(registry)!r}\n",
+        "# the root options, in `gno --help` order (the name is the settings argument)\n"
+        f"CLI_GLOBALS: tuple[CliParam, ...] = ({_cli_globals(registry)}\n)\n",
         _cli_root_tables(registry),
         _cli_tree(registry),
         "OPERATIONS: tuple[Operation, ...] = (",

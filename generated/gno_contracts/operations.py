@@ -93,8 +93,18 @@ CLI_FORMATS: dict[str, str] = {'json': 'JSON output.', 'files': 'One line per hi
 
 CLI_COMMANDS: dict[str, str] = {'': 'gno — local-first knowledge engine: index folders, search them from the CLI, MCP, REST and a Web UI.', 'collection': 'Manage collections (indexed folders).', 'models': 'Models: what each role uses and the local cache.', 'context': 'Context: configured guidance, and Context Capsules (build, verify).', 'mcp': 'MCP: serve gno to AI clients over stdio, and register it in their configs.', 'skill': "Agent skills: install gno's SKILL.md where Claude, Codex, OpenCode, OpenClaw and Hermes read skills.", 'mcp serve': 'MCP server over stdio (same as `gno mcp`).', 'serve': 'REST API, OpenAPI (/docs), the MCP gateway (/mcp) and a file watcher that keeps the\n    index in step with the collection folders, on loopback; Ctrl-C stops it.', 'daemon': 'Headless resident: the MCP gateway (/mcp) and /api/resident/status; syncs at start,\n    then watches the collection folders and embeds what changed (when the model is on disk).'}
 
-# (flags, settings argument, takes a value, help) of each root option
-CLI_GLOBALS: tuple[tuple[tuple[str, ...], str, bool, str], ...] = ((('--index',), 'index', True, 'Index name (one SQLite file each).'), (('--config',), 'config', True, 'Path of index.yml.'), (('--json',), 'json', False, 'JSON output (errors as error@1.0 on stderr).'), (('-q', '--quiet'), 'quiet', False, 'Only essential output.'), (('--verbose',), 'verbose', False, 'Diagnostics on stderr.'), (('--yes',), 'yes', False, 'Never prompt; accept safe defaults.'), (('--no-color',), 'no_color', False, 'Plain output.'), (('--offline',), 'offline', False, 'Use cached models only.'), (('--no-pager',), 'no_pager', False, 'Never page output.'))
+# the root options, in `gno --help` order (the name is the settings argument)
+CLI_GLOBALS: tuple[CliParam, ...] = (
+    CliParam(name='index', flags=('--index',), help='Index name (one SQLite file each).', kind='str', to=None),
+    CliParam(name='config', flags=('--config',), help='Path of index.yml.', kind='str', to=None),
+    CliParam(name='json', flags=('--json',), help='JSON output (errors as error@1.0 on stderr).', kind='bool', to=None),
+    CliParam(name='quiet', flags=('-q', '--quiet'), help='Only essential output.', kind='bool', to=None),
+    CliParam(name='verbose', flags=('--verbose',), help='Diagnostics on stderr.', kind='bool', to=None),
+    CliParam(name='yes', flags=('--yes',), help='Never prompt; accept safe defaults.', kind='bool', to=None),
+    CliParam(name='no_color', flags=('--no-color',), help='Plain output.', kind='bool', to=None),
+    CliParam(name='offline', flags=('--offline',), help='Use cached models only.', kind='bool', to=None),
+    CliParam(name='no_pager', flags=('--no-pager',), help='Never page output.', kind='bool', to=None),
+)
 
 # root option flag -> settings argument: options taking a value, plain flags
 CLI_GLOBAL_VALUES: dict[str, str] = {'--index': 'index', '--config': 'config'}
