@@ -106,10 +106,18 @@ def test_by_id_indexes_every_operation() -> None:
 
 def test_yaml_entries_have_only_known_keys() -> None:
     known = {"id", "summary", "input", "output", "access", "job", "cli", "mcp", "rest"}
-    known |= {"handler", "starter", "execution", "cancellable", "cacheable", "daemon"}
+    known |= {"handler", "starter", "payload", "execution", "cancellable", "cacheable", "daemon"}
     for raw in RAW:
         assert set(raw) <= known, f"{raw['id']}: unknown keys {set(raw) - known}"
         assert {"id", "summary", "input", "output", "access"} <= set(raw)
+
+
+def test_only_reads_the_cli_runs_have_a_payload_function() -> None:
+    """The lean read path (gno/services/wire.py) answers without a write lease or a job."""
+    lean = [op for op in OPERATIONS if op.payload is not None]
+    assert {op.id for op in lean} >= {"search", "get", "status"}
+    for op in lean:
+        assert (op.access, op.job, op.cli_shape is not None) == ("read", False, True), op.id
 
 
 def _yaml_summary_text(op_id: str) -> str:

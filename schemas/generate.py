@@ -396,6 +396,9 @@ class Operation(NamedTuple):
     cacheable: bool  # REST: answers kept per input for one index generation
     daemon: bool  # `gno daemon` serves the REST route too
     cli_shape: CliShape | None
+    # "module:function" (app, input) -> the output's wire form, no model built: the CLI's
+    # lean read path (gno/services/wire.py); `handler` is it validated into the model
+    payload: str | None = None
 """
 
 
@@ -485,6 +488,8 @@ def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
             _fail(f"operation {op['id']}: a job operation needs a starter, others none")
         where = f"operation {op['id']}"
         starter = op.get("starter") and check_ref(op["starter"], f"{where} starter")
+        if op.get("payload") and (op["access"] != "read" or op.get("job") or not op.get("cli")):
+            _fail(f"{where}: a payload function is for a read the CLI runs, not a job")
         cli = op.get("cli")
         command = cli["command"] if isinstance(cli, dict) else cli
         lines += [
@@ -511,6 +516,11 @@ def generate_registry(schemas: dict[str, tuple[str, dict]], out: Path) -> None:
             f"        cli_shape={_cli_shape(op, in_schema, registry)},"
             if isinstance(cli, dict)
             else "        cli_shape=None,",
+            *(
+                [f"        payload={check_ref(op['payload'], f'{where} payload')!r},"]
+                if op.get("payload")
+                else []
+            ),
             "    ),",
         ]
     lines += [")", "", "BY_ID = {op.id: op for op in OPERATIONS}", ""]

@@ -87,6 +87,9 @@ class Operation(NamedTuple):
     cacheable: bool  # REST: answers kept per input for one index generation
     daemon: bool  # `gno daemon` serves the REST route too
     cli_shape: CliShape | None
+    # "module:function" (app, input) -> the output's wire form, no model built: the CLI's
+    # lean read path (gno/services/wire.py); `handler` is it validated into the model
+    payload: str | None = None
 
 CLI_FORMATS: dict[str, str] = {'json': 'JSON output.', 'files': 'One line per hit: #docid,score,uri.', 'csv': 'CSV with header docid,score,uri,title,relPath.', 'md': 'Markdown report.', 'xml': 'XML report.', 'dot': 'Graphviz DOT (graph).', 'mermaid': 'Mermaid flowchart (graph).'}
 
@@ -161,6 +164,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
             CliParam(name='format_xml', flags=('--xml',), help='XML report.', kind='bool', to=None),
         ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare=None, render='gno.render.search:results', exit=None, progress=None, quiet=False, formatted=(('limit', 20),)),
+        payload='gno.services.search:search_payload',
     ),
     Operation(
         id='get',
@@ -190,6 +194,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
             CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.documents:document', exit=None, progress=None, quiet=False),
+        payload='gno.services.documents:get_payload',
     ),
     Operation(
         id='multi_get',
@@ -268,6 +273,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
             CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.index:status', exit=None, progress=None, quiet=False),
+        payload='gno.services.status:status_payload',
     ),
     Operation(
         id='peek',

@@ -24,6 +24,7 @@ from gno.errors import ValidationError
 from gno.render import dump, json_text
 from gno.render.style import terminal_safe
 from gno.services import resolve, validated
+from gno.services.wire import lean_input
 
 
 def pick_format(settings: Settings, chosen: list[str]) -> str | None:
@@ -111,8 +112,10 @@ def ask(settings: Settings, shape: CliShape, fields: dict[str, Any]) -> None:
 
 
 def call(settings: Settings, op: Operation, inp: Any, **extra: Any) -> Any:
+    from gno.core.wire import Wire
     from gno.services import handler
     from gno.services.call import Call, bind
+    from gno.services.wire import answer
 
     verbose = settings.verbose
     if verbose:  # the plan: the operation and the input it runs with
@@ -122,7 +125,10 @@ def call(settings: Settings, op: Operation, inp: Any, **extra: Any) -> Any:
     gc.enable()  # off while the CLI started (entry.main)
     try:
         with bind(Call("cli")):
-            result = handler(op.id)(app, inp, **extra)
+            if isinstance(inp, Wire):  # the lean read path: no model on either side
+                result = answer(op, resolve(op.payload)(app, inp, **extra))
+            else:
+                result = handler(op.id)(app, inp, **extra)
         from gno.services.trace_surface import TRACED_OPERATIONS, record_call
 
         if op.id in TRACED_OPERATIONS and (trace_id := record_call(app, op.id, inp, result)):
@@ -163,7 +169,9 @@ def run(settings: Settings, op: Operation, values: dict[str, Any]) -> int:
     if shape.prepare is not None:
         routed, fields = resolve(shape.prepare)(routed, fields, fmt)
     target = BY_ID[routed]
-    inp = validated(target.id, fields)
+    inp: Any = lean_input(target, fields)
+    if inp is None:
+        inp = validated(target.id, fields)
     if shape.progress is None:
         result = call(settings, target, inp)
     else:

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from gno.core.wire import Wire
+
 # json.dumps escapes C0 itself; DEL and C1 it leaves raw unless ensure_ascii.
 _JSON_RAW = re.compile("[\x7f-\x9f]")
 
@@ -24,7 +26,10 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
 
 
 def dump(model: Any) -> dict[str, Any] | list[Any]:
-    """The wire form: fields the handler set (explicit nulls included), JSON types."""
+    """The wire form: fields the handler set (explicit nulls included), JSON types. The
+    lean read path's ``Wire`` holds that form already (gno/services/wire.py)."""
+    if isinstance(model, Wire):
+        return model.wire
     return model.model_dump(mode="json", exclude_unset=True)
 
 

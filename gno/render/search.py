@@ -6,13 +6,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gno_contracts.models.search_results import SearchResult, SearchResults
-
 from gno.render import Shown, View, escape, quoteattr
 from gno.render.style import HEADER, LINE_NUMBER, highlight, paint, term_pattern, terminal_safe
 
-if TYPE_CHECKING:  # `gno search` never loads diagnose's model
+if TYPE_CHECKING:  # renderers read attributes: `gno search` loads no model (services/wire.py)
     from gno_contracts.models.query_diagnose import QueryDiagnose
+    from gno_contracts.models.search_results import SearchResult, SearchResults
 
 TERMINAL_SNIPPET = 200
 REPORT_SNIPPET = 500

@@ -82,6 +82,11 @@ def capabilities(doc: DocRow) -> dict[str, Any]:
 def get(app: App, inp: GetInput) -> GetResult:
     from gno_contracts.models.get import GetResult
 
+    return GetResult.model_validate(get_payload(app, inp))
+
+
+def get_payload(app: App, inp: GetInput) -> dict[str, Any]:
+    """get@1.0 in its wire form."""
     ref = parse_ref(inp.ref)
     store = app.store()
     doc = resolve(app, store, ref)
@@ -123,7 +128,7 @@ def get(app: App, inp: GetInput) -> GetResult:
     payload["capabilities"] = capabilities(doc)
     if tags := store.tags_for([doc.id]).get(doc.id):
         payload["tags"] = tags
-    return GetResult.model_validate(payload)
+    return payload
 
 
 def _truncate(text: str, max_bytes: int) -> tuple[str, bool]:

@@ -15,10 +15,7 @@ largest page, so a document's score, and what ``minScore`` keeps, never depend o
 
 from __future__ import annotations
 
-from typing import Any
-
-from gno_contracts.models.search_input import SearchInput
-from gno_contracts.models.search_results import SearchResults
+from typing import TYPE_CHECKING, Any
 
 from gno.app import App
 from gno.core.fts import STOPWORDS, FtsQuery, parse_query
@@ -27,6 +24,10 @@ from gno.rows import DocRow
 from gno.services.cancel import checkpoint
 from gno.services.filters import Filters, build_filters
 from gno.services.results import ResultBuilder
+
+if TYPE_CHECKING:  # the CLI's lean path reads the wire form: no pydantic on `gno search`
+    from gno_contracts.models.search_input import SearchInput
+    from gno_contracts.models.search_results import SearchResults
 
 OVERFETCH = 10
 MAX_CANDIDATES = 100_000
@@ -115,6 +116,13 @@ def _meta(inp: SearchInput, filters: Filters, total: int, relaxed: bool) -> dict
 
 
 def search(app: App, inp: SearchInput) -> SearchResults:
+    from gno_contracts.models.search_results import SearchResults
+
+    return SearchResults.model_validate(search_payload(app, inp))
+
+
+def search_payload(app: App, inp: SearchInput) -> dict[str, Any]:
+    """search-results@1.0 in its wire form."""
     query = parse_query(inp.query)
     store = app.store()
     filters = build_filters(store, inp)
@@ -135,6 +143,4 @@ def search(app: App, inp: SearchInput) -> SearchResults:
         scored = [(doc, score) for doc, score in scored if score >= inp.minScore]
     builder = ResultBuilder(store, app.paths.index_name, inp.includeAbsPath)
     results = builder.search_results(scored, query.terms, full=inp.full)
-    return SearchResults.model_validate(
-        {"results": results, "meta": _meta(inp, filters, len(results), relaxed)}
-    )
+    return {"results": results, "meta": _meta(inp, filters, len(results), relaxed)}

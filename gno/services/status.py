@@ -8,9 +8,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gno_contracts.models.status import Status
-from gno_contracts.models.status_input import StatusInput
-
 from gno import __version__
 from gno.app import App
 from gno.core.content_types import parse_content_types
@@ -22,7 +19,7 @@ from gno.models.catalog import preset_label
 from gno.ports import Store
 from gno.rows import iso_from_ns, now_iso
 
-if TYPE_CHECKING:  # each handler imports its own models: `gno status` loads only Status
+if TYPE_CHECKING:  # each handler imports its own models; `gno status` none (services/wire.py)
     from gno_contracts.models.capabilities import Capabilities
     from gno_contracts.models.capabilities_input import CapabilitiesInput
     from gno_contracts.models.health import Health
@@ -32,6 +29,8 @@ if TYPE_CHECKING:  # each handler imports its own models: `gno status` loads onl
     from gno_contracts.models.peek_input import PeekInput
     from gno_contracts.models.resident_status import ResidentStatus
     from gno_contracts.models.resident_status_input import ResidentStatusInput
+    from gno_contracts.models.status import Status
+    from gno_contracts.models.status_input import StatusInput
 
 PROBE_DOCS = 3
 PROBE_DEPTH = 20
@@ -189,6 +188,13 @@ def embedded_counts(app: App, store: Store) -> dict[str, int]:
 
 
 def status(app: App, inp: StatusInput) -> Status:
+    from gno_contracts.models.status import Status
+
+    return Status.model_validate(status_payload(app, inp))
+
+
+def status_payload(app: App, inp: StatusInput) -> dict[str, Any]:
+    """status@1.0 in its wire form."""
     store = app.store()
     counts = store.collection_counts()
     totals = store.totals()
@@ -211,7 +217,7 @@ def status(app: App, inp: StatusInput) -> Status:
         collections.append(entry)
     activation_state = activation(store, counts)
     preset_id, preset_name = preset_label(app.config.raw)
-    payload = {
+    return {
         "resident": resident_of(app),
         "indexName": app.paths.index_name,
         "configPath": str(app.paths.config_file),
@@ -228,7 +234,6 @@ def status(app: App, inp: StatusInput) -> Status:
         "contentTypeBoost": content_type_boost(app),
         "activation": activation_state,
     }
-    return Status.model_validate(payload)
 
 
 def content_type_boost(app: App) -> dict[str, Any]:

@@ -40,8 +40,12 @@ def record_call(
     None without loading the recorder (a read with tracing off, the default)."""
     if op_id not in TRACED_OPERATIONS or not _enabled(app.store().get_meta("retrieval_traces")):
         return None
-    from gno.services.trace_record import record_call as record
+    from gno_contracts.operations import BY_ID
 
+    from gno.services.trace_record import record_call as record
+    from gno.services.wire import as_models
+
+    inp, result = as_models(BY_ID[op_id], inp, result)  # the lean path's wire forms too
     return record(app, op_id, inp, result, incoming)
 
 

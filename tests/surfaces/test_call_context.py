@@ -24,19 +24,20 @@ FILES = {"sampling.md": "# Tail sampling\n\nKeep only slow traces.\n"}
 
 @pytest.fixture
 def seen(make_app: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Call]]:
-    """The calls the ``search`` handler ran under (its answers stay the real ones)."""
+    """The calls ``search`` ran under (its answers stay the real ones): its payload function,
+    which the handler wraps and the CLI's lean path calls alone."""
     import gno.services.search as module
 
     app, _ = make_app(FILES)
     sync(app)
     calls: list[Call] = []
-    real = module.search
+    real = module.search_payload
 
     def recording(app: App, inp: Any) -> Any:
         calls.append(current_call())
         return real(app, inp)
 
-    monkeypatch.setattr(module, "search", recording)
+    monkeypatch.setattr(module, "search_payload", recording)
     resolve.cache_clear()  # handler("search") resolves the wrapper
     yield calls
     resolve.cache_clear()

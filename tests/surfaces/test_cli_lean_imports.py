@@ -39,9 +39,13 @@ EVERY_READ = (
     "gno.core.expansion",
     "tempfile",  # index.yml's atomic writer
 )
+# Session 8: search, get and status answer from the wire form (gno/services/wire.py): no model.
+# (``pydantic.plugin._loader`` is entry.py's stand-in, not pydantic: ``pydantic.main`` is.)
+NO_MODELS = ("pydantic.main", "pydantic_core", "gno_contracts.base", "gno_contracts.models")
 NOT_FOR = {
     "search": (
         *EVERY_READ,
+        *NO_MODELS,
         "gno.sync_rows",
         "gno.core.typed_graph",
         "gno.core.link_resolver",
@@ -53,6 +57,7 @@ NOT_FOR = {
     ),
     "get": (
         *EVERY_READ,
+        *NO_MODELS,
         "gno.sync_rows",
         "gno.core.fts",
         "gno.core.globs",
@@ -63,6 +68,7 @@ NOT_FOR = {
     ),
     "status": (
         *EVERY_READ,
+        *NO_MODELS,
         "gno.sync_rows",
         "gno.core.typed_graph",
         "gno_contracts.models.peek",
