@@ -1,4 +1,5 @@
-"""Where gno keeps things: XDG/platform dirs, overridable by GNO_*_DIR and --config."""
+"""Where gno keeps things: XDG/platform dirs, overridable by GNO_*_DIR and --config; where a
+shell finds gno's completion script."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gno.core.identity import DEFAULT_INDEX, index_identity
+from gno.errors import ValidationError
 
 APP = "gno"
+SHELLS = ("bash", "zsh", "fish")
 
 
 def _platform_dir(kind: str) -> Path:
@@ -57,3 +60,26 @@ def resolve_paths(config: str | Path | None = None, index: str | None = None) ->
     index_identity(name)  # validate early: a bad name is a usage error
     config_file = Path(config).expanduser().absolute() if config else _dir("config") / "index.yml"
     return Paths(config_file, _dir("data"), _dir("cache"), name)
+
+
+def completion_target(shell: str) -> tuple[Path, str]:
+    """Where ``shell`` finds a completion file without any rc edit (bash-completion's
+    user folder, fish's completions folder), or for zsh a folder to put on ``fpath``;
+    and what, if anything, the user still has to do."""
+    home = Path.home()
+    data = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    if shell == "bash":
+        return data / "bash-completion" / "completions" / "gno", "open a new shell"
+    if shell == "zsh":
+        note = "add `fpath+=~/.zfunc; autoload -Uz compinit; compinit` to ~/.zshrc if absent"
+        return home / ".zfunc" / "_gno", note
+    return config / "fish" / "completions" / "gno.fish", "open a new shell"
+
+
+def login_shell() -> str:
+    """The user's shell, from ``$SHELL``, if it is one gno writes completion for."""
+    name = Path(os.environ.get("SHELL", "")).name
+    if name not in SHELLS:
+        raise ValidationError("Cannot tell your shell from $SHELL: give --shell bash|zsh|fish")
+    return name

@@ -37,8 +37,7 @@ class CliParam(NamedTuple):
     help: str
     kind: str  # "bool" | "int" | "float" | "str" | "list"
     to: str | None  # the input field it sets (None: a view flag only)
-    csv: bool = False  # a comma-separated list
-    split: str | None = None  # "module:function" splitting a list (e.g. globs with braces)
+    split: str | None = None  # "module:function" splitting a list (`csv: true`: a comma list)
     join: str | None = None  # words joined into one string
     value: object = None  # what a flag sets (None: the flag's own bool)
     append: str | None = None  # a flag adding this value to a list field
@@ -53,8 +52,8 @@ class CliParam(NamedTuple):
 
 class CliShape(NamedTuple):
     command: str  # "search", "collection add"
-    params: tuple[CliParam, ...]  # arguments and options in --help order
-    formats: tuple[str, ...]  # output formats besides terminal text
+    params: tuple[CliParam, ...]  # arguments and options in --help order, then the format flags
+    formats: tuple[str, ...]  # output formats besides terminal text (flags `format_<name>`)
     fixed: tuple[tuple[str, object], ...] = ()  # input fields set by the command itself
     prepare: str | None = None  # "module:function" (fields, format) -> (operation id, fields)
     render: str | None = None  # "module:function" (output model, view) -> terminal text
@@ -96,8 +95,29 @@ CLI_FORMATS: dict[str, str] = {'json': 'JSON output.', 'files': 'One line per hi
 
 CLI_COMMANDS: dict[str, str] = {'': 'gno — local-first knowledge engine: index folders, search them from the CLI, MCP, REST and a Web UI.', 'collection': 'Manage collections (indexed folders).', 'models': 'Models: what each role uses and the local cache.', 'context': 'Context: configured guidance, and Context Capsules (build, verify).', 'mcp': 'MCP: serve gno to AI clients over stdio, and register it in their configs.', 'skill': "Agent skills: install gno's SKILL.md where Claude, Codex, OpenCode, OpenClaw and Hermes read skills.", 'mcp serve': 'MCP server over stdio (same as `gno mcp`).', 'serve': 'REST API, OpenAPI (/docs), the MCP gateway (/mcp) and a file watcher that keeps the\n    index in step with the collection folders, on loopback; Ctrl-C stops it.', 'daemon': 'Headless resident: the MCP gateway (/mcp) and /api/resident/status; syncs at start,\n    then watches the collection folders and embeds what changed (when the model is on disk).'}
 
-# (flags, settings argument, takes a value, help) of each root option
-CLI_GLOBALS: tuple[tuple[tuple[str, ...], str, bool, str], ...] = ((('--index',), 'index', True, 'Index name (one SQLite file each).'), (('--config',), 'config', True, 'Path of index.yml.'), (('--json',), 'json', False, 'JSON output (errors as error@1.0 on stderr).'), (('-q', '--quiet'), 'quiet', False, 'Only essential output.'), (('--verbose',), 'verbose', False, 'Diagnostics on stderr.'), (('--yes',), 'yes', False, 'Never prompt; accept safe defaults.'), (('--no-color',), 'no_color', False, 'Plain output.'), (('--offline',), 'offline', False, 'Use cached models only.'), (('--no-pager',), 'no_pager', False, 'Never page output.'))
+# the root options, in `gno --help` order (the name is the settings argument)
+CLI_GLOBALS: tuple[CliParam, ...] = (
+    CliParam(name='index', flags=('--index',), help='Index name (one SQLite file each).', kind='str', to=None),
+    CliParam(name='config', flags=('--config',), help='Path of index.yml.', kind='str', to=None),
+    CliParam(name='json', flags=('--json',), help='JSON output (errors as error@1.0 on stderr).', kind='bool', to=None),
+    CliParam(name='quiet', flags=('-q', '--quiet'), help='Only essential output.', kind='bool', to=None),
+    CliParam(name='verbose', flags=('--verbose',), help='Diagnostics on stderr.', kind='bool', to=None),
+    CliParam(name='yes', flags=('--yes',), help='Never prompt; accept safe defaults.', kind='bool', to=None),
+    CliParam(name='no_color', flags=('--no-color',), help='Plain output.', kind='bool', to=None),
+    CliParam(name='offline', flags=('--offline',), help='Use cached models only.', kind='bool', to=None),
+    CliParam(name='no_pager', flags=('--no-pager',), help='Never page output.', kind='bool', to=None),
+)
+
+# root option flag -> settings argument: options taking a value, plain flags
+CLI_GLOBAL_VALUES: dict[str, str] = {'--index': 'index', '--config': 'config'}
+CLI_GLOBAL_FLAGS: dict[str, str] = {'--json': 'json', '-q': 'quiet', '--quiet': 'quiet', '--verbose': 'verbose', '--yes': 'yes', '--no-color': 'no_color', '--offline': 'offline', '--no-pager': 'no_pager'}
+# root options GNO accepts after the command too (moved to the front for typer)
+CLI_ANYWHERE: frozenset[str] = frozenset(['--config', '--index', '--no-color', '--no-pager', '--offline', '--quiet', '--verbose', '--yes', '-q'])
+
+# command words -> operation; the groups' words; group word -> what it runs alone
+CLI_OPERATIONS: dict[str, str] = {'search': 'search', 'get': 'get', 'multi-get': 'multi_get', 'ls': 'ls', 'status': 'status', 'peek': 'peek', 'collection list': 'collection_list', 'collection add': 'collection_add', 'collection remove': 'collection_remove', 'collection rename': 'collection_rename', 'update': 'update', 'init': 'init', 'cleanup': 'cleanup', 'embed': 'embed', 'vsearch': 'vsearch', 'index': 'index', 'query': 'query', 'models list': 'models_list', 'models clear': 'models_clear', 'models path': 'models_path', 'models pull': 'models_pull', 'models use': 'models_use', 'collection clear-embeddings': 'clear_collection_embeddings', 'mcp install': 'mcp_install', 'mcp status': 'mcp_status', 'mcp uninstall': 'mcp_uninstall', 'audit': 'audit', 'links': 'links', 'backlinks': 'backlinks', 'similar': 'similar', 'graph': 'graph', 'graph query': 'graph_query', 'tags list': 'tags', 'changes': 'changes', 'diff': 'diff', 'impact': 'impact', 'capture': 'capture', 'tags add': 'tags_add', 'tags rm': 'tags_rm', 'remember': 'remember', 'recall': 'recall', 'rename': 'rename_note', 'move': 'move_note', 'context build': 'context_build', 'context verify': 'context_verify', 'context add': 'context_add', 'context list': 'context_list', 'context check': 'context_check', 'context rm': 'context_rm', 'ask': 'ask', 'context watch': 'context_watch', 'context watches': 'context_watches', 'context unwatch': 'context_unwatch', 'context reverify': 'context_reverify', 'doctor': 'doctor', 'setup': 'setup', 'skill install': 'skill_install', 'skill uninstall': 'skill_uninstall', 'skill show': 'skill_show', 'skill paths': 'skill_paths', 'metadata': 'metadata', 'collection policy get': 'egress_policy_get', 'collection policy set': 'egress_policy_set', 'collection policy check': 'egress_check', 'egress-audit list': 'egress_audit_list', 'egress-audit status': 'egress_audit_status', 'egress-audit show': 'egress_audit_show', 'egress-audit delete': 'egress_audit_delete', 'egress-audit purge': 'egress_audit_purge', 'trace list': 'trace_list', 'trace show': 'trace_show', 'trace label': 'trace_label', 'trace export': 'trace_export', 'trace replay': 'trace_replay', 'trace delete': 'trace_delete', 'trace purge': 'trace_purge'}
+CLI_GROUPS: tuple[str, ...] = ('collection', 'models', 'context', 'mcp', 'skill', 'collection policy', 'egress-audit', 'graph', 'tags', 'trace')
+CLI_ALONE: dict[str, str] = {'tags': 'tags', 'egress-audit': 'egress_audit_list', 'graph': 'graph'}
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
@@ -125,12 +145,12 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='since', flags=('--since',), help='ISO date/time or today, last week, recent...', kind='str', to='since'),
             CliParam(name='until', flags=('--until',), help='ISO date/time or relative token.', kind='str', to='until'),
-            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', csv=True),
+            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', split='gno.core.comma_list:comma_list'),
             CliParam(name='author', flags=('--author',), help='Author substring.', kind='str', to='author'),
             CliParam(name='intent', flags=('--intent',), help='What you are after; steers snippets, never searched.', kind='str', to='intent'),
-            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated terms whose documents are dropped.', kind='str', to='exclude', csv=True),
-            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', csv=True),
-            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', csv=True),
+            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated terms whose documents are dropped.', kind='str', to='exclude', split='gno.core.comma_list:comma_list'),
+            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', split='gno.core.comma_list:comma_list'),
+            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', split='gno.core.comma_list:comma_list'),
             CliParam(name='lang', flags=('--lang',), help='Only documents with text in this language (BCP-47).', kind='str', to='lang'),
             CliParam(name='filter', flags=('--filter',), help='Typed metadata filter as JSON: {"op":"eq","key":"status","value":"approved"} (spec/records.md).', kind='str', to='filter', split='gno.core.metadata_filter:cli_filter'),
             CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints', excludes='no_project_affinity'),
@@ -138,6 +158,11 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='full', flags=('--full',), help='Whole mirror instead of a snippet.', kind='bool', to='full', view=True),
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix snippet lines with their number.', kind='bool', to=None, view=True),
             CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_files', flags=('--files',), help='One line per hit: #docid,score,uri.', kind='bool', to=None),
+            CliParam(name='format_csv', flags=('--csv',), help='CSV with header docid,score,uri,title,relPath.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
+            CliParam(name='format_xml', flags=('--xml',), help='XML report.', kind='bool', to=None),
         ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare=None, render='gno.render.search:results', exit=None, progress=None, quiet=False, formatted=(('limit', 20),)),
         payload='gno.services.search:search_payload',
     ),
@@ -166,6 +191,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix lines with their number.', kind='bool', to='lineNumbers'),
             CliParam(name='trace_id', flags=('--trace-id',), help='Retrieval trace to record this read in (when tracing is on).', kind='str', to='traceId'),
             CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.documents:document', exit=None, progress=None, quiet=False),
         payload='gno.services.documents:get_payload',
     ),
@@ -191,6 +218,9 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='refs', flags=(), help='Refs, comma-separated refs, docids or globs (notes/*.md).', kind='list', to='refs', required=True),
             CliParam(name='max_bytes', flags=('--max-bytes',), help='Per-document byte budget (cut at a line).', kind='int', to='maxBytes', shown='10240'),
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix lines with their number.', kind='bool', to='lineNumbers'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_files', flags=('--files',), help='One line per hit: #docid,score,uri.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'files', 'md'), fixed=(), prepare=None, render='gno.render.documents:documents', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -216,6 +246,9 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='limit', flags=('-n', '--limit'), help='Max documents.', kind='int', to='limit', shown='20'),
             CliParam(name='offset', flags=('--offset',), help='Skip this many.', kind='int', to='offset', shown='0'),
             CliParam(name='filter', flags=('--filter',), help='Typed metadata filter as JSON: {"op":"eq","key":"status","value":"approved"} (spec/records.md).', kind='str', to='filter', split='gno.core.metadata_filter:cli_filter'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_files', flags=('--files',), help='One line per hit: #docid,score,uri.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'files', 'md'), fixed=(), prepare=None, render='gno.render.documents:listing', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -237,6 +270,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=True,
         cli_shape=CliShape(command='status', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.index:status', exit=None, progress=None, quiet=False),
         payload='gno.services.status:status_payload',
     ),
@@ -259,6 +294,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='peek', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:peek', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -280,6 +316,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='collection list', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.index:collections', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -304,11 +342,12 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='path', flags=(), help='Folder to index.', kind='str', to='path', required=True),
             CliParam(name='name', flags=('-n', '--name'), help='Collection name (default: folder name).', kind='str', to='name'),
             CliParam(name='pattern', flags=('--pattern',), help='Glob of files to index (default **/*).', kind='str', to='pattern'),
-            CliParam(name='include', flags=('--include',), help='Comma-separated extension allowlist (.md,.pdf).', kind='str', to='include', csv=True),
+            CliParam(name='include', flags=('--include',), help='Comma-separated extension allowlist (.md,.pdf).', kind='str', to='include', split='gno.core.comma_list:comma_list'),
             CliParam(name='exclude', flags=('--exclude',), help='Comma-separated names or globs to skip.', kind='str', to='exclude', split='gno.core.globs:split_globs'),
             CliParam(name='update', flags=('--update',), help='Shell command run in the folder before each sync.', kind='str', to='updateCmd'),
             CliParam(name='language', flags=('--language',), help='BCP-47 language of the collection (skips detection).', kind='str', to='languageHint'),
             CliParam(name='embed_model', flags=('--embed-model',), help="This collection's embedding model URI (kept in index.yml).", kind='str', to='embedModel'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:collection_added', exit=None, progress=None, quiet=True),
     ),
     Operation(
@@ -331,6 +370,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='collection remove', params=(
             CliParam(name='name', flags=(), help='Collection name.', kind='str', to='collection', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:collection_removed', exit=None, progress=None, quiet=True),
     ),
     Operation(
@@ -354,6 +394,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='collection rename', params=(
             CliParam(name='old', flags=(), help='Current name.', kind='str', to='oldName', required=True),
             CliParam(name='new', flags=(), help='New name.', kind='str', to='newName', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:collection_renamed', exit=None, progress=None, quiet=True),
     ),
     Operation(
@@ -378,6 +419,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='collection_arg', flags=(), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='git_pull', flags=('--git-pull',), help='git pull in collection roots first.', kind='bool', to='gitPull'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(('runUpdateCmd', True),), prepare=None, render='gno.render.index:synced', exit='gno.render.index:sync_interrupted', progress='sync', quiet=True),
     ),
     Operation(
@@ -402,11 +444,12 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='path', flags=(), help='Folder to add as the first collection.', kind='str', to='path'),
             CliParam(name='name', flags=('-n', '--name'), help='Collection name (default: folder name).', kind='str', to='name'),
             CliParam(name='pattern', flags=('--pattern',), help='Glob of files to index (default **/*).', kind='str', to='pattern'),
-            CliParam(name='include', flags=('--include',), help='Comma-separated extension allowlist (.md,.pdf).', kind='str', to='include', csv=True),
+            CliParam(name='include', flags=('--include',), help='Comma-separated extension allowlist (.md,.pdf).', kind='str', to='include', split='gno.core.comma_list:comma_list'),
             CliParam(name='exclude', flags=('--exclude',), help='Comma-separated names or globs to skip.', kind='str', to='exclude', split='gno.core.globs:split_globs'),
             CliParam(name='update', flags=('--update',), help='Shell command run in the folder before each sync.', kind='str', to='updateCmd'),
             CliParam(name='tokenizer', flags=('--tokenizer',), help="FTS tokenizer: porter (default), unicode61, trigram, or GNO's 'snowball english' (= porter).", kind='str', to='tokenizer'),
             CliParam(name='language', flags=('--language',), help='BCP-47 language of the collection (skips detection).', kind='str', to='language'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:initialized', exit=None, progress=None, quiet=True),
     ),
     Operation(
@@ -428,6 +471,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='cleanup', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:cleaned', exit=None, progress=None, quiet=True),
     ),
     Operation(
@@ -455,6 +499,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='model', flags=('--model',), help='Embedding model URI for this run (as GNO_EMBED_MODEL).', kind='str', to=None, env='GNO_EMBED_MODEL'),
             CliParam(name='batch_size', flags=('--batch-size',), help='Chunks per write transaction.', kind='int', to='batchSize', shown='32'),
             CliParam(name='dry_run', flags=('--dry-run',), help='Count the chunks that would be embedded; load no model.', kind='bool', to='dryRun'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:embedded', exit='gno.render.index:embed_interrupted', progress='embed', quiet=True),
     ),
     Operation(
@@ -482,12 +527,12 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='since', flags=('--since',), help='ISO date/time or today, last week, recent...', kind='str', to='since'),
             CliParam(name='until', flags=('--until',), help='ISO date/time or relative token.', kind='str', to='until'),
-            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', csv=True),
+            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', split='gno.core.comma_list:comma_list'),
             CliParam(name='author', flags=('--author',), help='Author substring.', kind='str', to='author'),
             CliParam(name='intent', flags=('--intent',), help='What you are after; steers snippets, never searched.', kind='str', to='intent'),
-            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated terms whose documents are dropped.', kind='str', to='exclude', csv=True),
-            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', csv=True),
-            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', csv=True),
+            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated terms whose documents are dropped.', kind='str', to='exclude', split='gno.core.comma_list:comma_list'),
+            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', split='gno.core.comma_list:comma_list'),
+            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', split='gno.core.comma_list:comma_list'),
             CliParam(name='lang', flags=('--lang',), help='Only documents with text in this language (BCP-47).', kind='str', to='lang'),
             CliParam(name='filter', flags=('--filter',), help='Typed metadata filter as JSON: {"op":"eq","key":"status","value":"approved"} (spec/records.md).', kind='str', to='filter', split='gno.core.metadata_filter:cli_filter'),
             CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints', excludes='no_project_affinity'),
@@ -495,6 +540,11 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='full', flags=('--full',), help='Whole mirror instead of a snippet.', kind='bool', to='full', view=True),
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix snippet lines with their number.', kind='bool', to=None, view=True),
             CliParam(name='source', flags=('--source',), help='Include source.absPath.', kind='bool', to='includeAbsPath'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_files', flags=('--files',), help='One line per hit: #docid,score,uri.', kind='bool', to=None),
+            CliParam(name='format_csv', flags=('--csv',), help='CSV with header docid,score,uri,title,relPath.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
+            CliParam(name='format_xml', flags=('--xml',), help='XML report.', kind='bool', to=None),
         ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare=None, render='gno.render.search:results', exit=None, progress=None, quiet=False, formatted=(('limit', 20),)),
     ),
     Operation(
@@ -521,6 +571,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='no_embed', flags=('--no-embed',), help='Sync only.', kind='bool', to='noEmbed'),
             CliParam(name='models_pull', flags=('--models-pull',), help='Download a missing embedding model first, even with GNO_NO_AUTO_DOWNLOAD.', kind='bool', to=None, env='GNO_NO_AUTO_DOWNLOAD'),
             CliParam(name='git_pull', flags=('--git-pull',), help='git pull in collection roots first.', kind='bool', to='gitPull'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(('runUpdateCmd', True),), prepare=None, render='gno.render.index:indexed', exit='gno.render.index:index_interrupted', progress='sync', quiet=True),
     ),
     Operation(
@@ -548,12 +599,12 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='since', flags=('--since',), help='ISO date/time or today, last week, recent...', kind='str', to='since'),
             CliParam(name='until', flags=('--until',), help='ISO date/time or relative token.', kind='str', to='until'),
-            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', csv=True),
+            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', split='gno.core.comma_list:comma_list'),
             CliParam(name='author', flags=('--author',), help='Author substring.', kind='str', to='author'),
             CliParam(name='intent', flags=('--intent',), help='What you are after; steers snippets, never searched.', kind='str', to='intent'),
-            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated terms whose documents are dropped.', kind='str', to='exclude', csv=True),
-            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', csv=True),
-            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', csv=True),
+            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated terms whose documents are dropped.', kind='str', to='exclude', split='gno.core.comma_list:comma_list'),
+            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', split='gno.core.comma_list:comma_list'),
+            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', split='gno.core.comma_list:comma_list'),
             CliParam(name='lang', flags=('--lang',), help='Only documents with text in this language (BCP-47).', kind='str', to='lang'),
             CliParam(name='filter', flags=('--filter',), help='Typed metadata filter as JSON: {"op":"eq","key":"status","value":"approved"} (spec/records.md).', kind='str', to='filter', split='gno.core.metadata_filter:cli_filter'),
             CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints', excludes='no_project_affinity'),
@@ -572,6 +623,11 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='query_mode', flags=('--query-mode',), help='term:<text>, intent:<text> or hyde:<text> (repeatable).', kind='list', to='queryModes', split='gno.services.query_modes:mode_items'),
             CliParam(name='explain', flags=('--explain',), help='Stage lines on stderr (meta.explain with --json).', kind='bool', to='explain'),
             CliParam(name='target', flags=('--target',), help='With `gno query diagnose <query>`: the document to explain.', kind='str', to='target'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_files', flags=('--files',), help='One line per hit: #docid,score,uri.', kind='bool', to=None),
+            CliParam(name='format_csv', flags=('--csv',), help='CSV with header docid,score,uri,title,relPath.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
+            CliParam(name='format_xml', flags=('--xml',), help='XML report.', kind='bool', to=None),
         ), formats=('json', 'files', 'csv', 'md', 'xml'), fixed=(), prepare='gno.cli.hooks:query', render='gno.render.search:query', exit=None, progress=None, quiet=False, formatted=(('limit', 20),)),
     ),
     Operation(
@@ -593,6 +649,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='models list', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.models:listing', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -619,6 +677,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='rerank', flags=('--rerank',), help="The reranker's file.", kind='bool', to='roles', append='rerank'),
             CliParam(name='expand', flags=('--expand',), help="The expansion model's file.", kind='bool', to='roles', append='expand'),
             CliParam(name='gen', flags=('--gen',), help="The generation model's file.", kind='bool', to='roles', append='gen'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:cleared', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -640,6 +699,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='models path', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:path', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -668,6 +728,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='gen', flags=('--gen',), help='The generation model.', kind='bool', to='roles', append='gen'),
             CliParam(name='force', flags=('--force',), help='Download again even when cached.', kind='bool', to='force'),
             CliParam(name='no_progress', flags=('--no-progress',), help='No progress bar.', kind='bool', to=None, view=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:pulled', exit=None, progress='download', quiet=False),
     ),
     Operation(
@@ -714,6 +775,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='rerank', flags=('--rerank',), help='Reranker model URI.', kind='str', to='rerank'),
             CliParam(name='expand', flags=('--expand',), help='Query expansion model URI.', kind='str', to='expand'),
             CliParam(name='gen', flags=('--gen',), help='Generation model URI.', kind='str', to='gen'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.models:used', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -797,6 +859,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='collection clear-embeddings', params=(
             CliParam(name='name', flags=(), help='Collection name.', kind='str', to='collection', required=True),
             CliParam(name='all', flags=('--all',), help="Every model's vectors (default: only models other than the active one).", kind='bool', to='mode', value='all'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:embeddings_cleared', exit=None, progress=None, quiet=True),
     ),
     Operation(
@@ -884,6 +947,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='dry_run', flags=('--dry-run',), help='Print what would be written; write nothing.', kind='bool', to='dryRun'),
             CliParam(name='enable_write', flags=('--enable-write',), help="Let the client's AI create and change documents.", kind='bool', to='enableWrite'),
             CliParam(name='tool_profile', flags=('--tool-profile',), help='core (a slim set of read tools) or full (the default).', kind='str', to='toolProfile'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.mcp_clients:installed', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -907,6 +971,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='mcp status', params=(
             CliParam(name='target', flags=('-t', '--target'), help='all, or one client: claude-desktop, claude-code, codex, cursor, zed, windsurf, opencode, amp, lmstudio, librechat.', kind='str', to='target', shown='all'),
             CliParam(name='scope', flags=('-s', '--scope'), help='all, user or project.', kind='str', to='scope', shown='all'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.mcp_clients:status', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -930,6 +995,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='mcp uninstall', params=(
             CliParam(name='target', flags=('-t', '--target'), help='The client: claude-desktop, claude-code, codex, cursor, zed, windsurf, opencode, amp, lmstudio, librechat.', kind='str', to='target', shown='claude-desktop'),
             CliParam(name='scope', flags=('-s', '--scope'), help="user (the client's own config) or project (the config in the current folder: claude-code, codex, cursor, opencode, librechat).", kind='str', to='scope', shown='user'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.mcp_clients:uninstalled', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1119,6 +1185,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='max_age_days', flags=('--max-age-days',), help='Freshness: older than this is stale (default 365).', kind='int', to='maxAgeDays'),
             CliParam(name='orphan_root', flags=('--orphan-root',), help='A document allowed to have no links (repeatable).', kind='list', to='orphanRoots'),
             CliParam(name='orphan_ignore', flags=('--orphan-ignore',), help='Path prefix whose documents are never orphans (repeatable).', kind='list', to='orphanIgnorePrefixes'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.audit:report', exit='gno.render.audit:exit_code', progress=None, quiet=False),
     ),
     Operation(
@@ -1144,6 +1211,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='type', flags=('--type',), help='Only wiki or markdown links.', kind='str', to='type'),
             CliParam(name='edge_type', flags=('--edge-type',), help='Typed edges of this type instead (e.g. mentions, related_to, depends_on).', kind='str', to='edgeType'),
             CliParam(name='relation', flags=('--relation',), help='Alias of --edge-type.', kind='str', to='relation'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare='gno.cli.hooks:links', render='gno.render.graph:links', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1189,6 +1258,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='collection', flags=('-c', '--collection'), help='Only links from this collection.', kind='str', to='collection'),
             CliParam(name='edge_type', flags=('--edge-type',), help='Typed edges of this type instead.', kind='str', to='edgeType'),
             CliParam(name='relation', flags=('--relation',), help='Alias of --edge-type.', kind='str', to='relation'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.graph:backlinks', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1234,6 +1305,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='limit', flags=('-n', '--limit'), help='Max documents (1-50).', kind='int', to='limit', shown='5'),
             CliParam(name='threshold', flags=('--threshold',), help='Minimum similarity (0-1).', kind='float', to='threshold', shown='0.7'),
             CliParam(name='cross_collection', flags=('--cross-collection',), help="Search every collection (default the document's own).", kind='bool', to='crossCollection'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.graph:similar', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1287,6 +1360,9 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='from_ref', flags=('--from',), help='Shortest path from this node (with --to).', kind='str', to='from'),
             CliParam(name='to', flags=('--to',), help='Shortest path to this node (with --from).', kind='str', to='to'),
             CliParam(name='max_depth', flags=('--max-depth',), help='With --from/--to: max hops (1-12, default 6).', kind='int', to='maxDepth'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_dot', flags=('--dot',), help='Graphviz DOT (graph).', kind='bool', to=None),
+            CliParam(name='format_mermaid', flags=('--mermaid',), help='Mermaid flowchart (graph).', kind='bool', to=None),
         ), formats=('json', 'dot', 'mermaid'), fixed=(), prepare=None, render='gno.render.graph:graph', exit=None, progress=None, quiet=False, rules=(('neighbors', None, 'from_ref', 'Choose --neighbors or --from/--to, not both'), ('neighbors', None, 'to', 'Choose --neighbors or --from/--to, not both'), ('neighbors', None, 'max_depth', '--max-depth goes with --from/--to'), ('from_ref', 'to', None, '--from and --to go together'), ('to', 'from_ref', None, '--from and --to go together'), ('direction', 'neighbors', None, '--direction goes with --neighbors'), ('max_depth', 'from_ref', None, '--max-depth goes with --from/--to')), routes=(('neighbors', 'graph_neighbors'), ('from_ref', 'graph_path'))),
     ),
     Operation(
@@ -1356,6 +1432,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='max_nodes', flags=('--max-nodes',), help='Max nodes (1-1000).', kind='int', to='maxNodes', shown='100'),
             CliParam(name='frontier_limit', flags=('--frontier-limit',), help='Max nodes per level (1-1000).', kind='int', to='frontierLimit', shown='100'),
             CliParam(name='visited_limit', flags=('--visited-limit',), help='Max nodes looked at (1-5000).', kind='int', to='visitedLimit', shown='500'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:graph_query', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1379,6 +1456,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='tags list', params=(
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='prefix', flags=('--prefix',), help='Only tags under this prefix (e.g. project/).', kind='str', to='prefix'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.graph:tags', exit=None, progress=None, quiet=False, default=True),
     ),
     Operation(
@@ -1403,6 +1482,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='since', flags=('--since',), help='Cursor (gno-change-v1.…), ISO date/time or duration (2h, 3d).', kind='str', to='since'),
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='limit', flags=('-n', '--limit'), help='Max changes (1-1000).', kind='int', to='limit', shown='100'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:changes', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1426,6 +1506,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='diff', params=(
             CliParam(name='ref', flags=(), help='#docid, gno:// URI or collection/path.', kind='str', to='ref', required=True),
             CliParam(name='change', flags=('--change',), help='A change id from `gno changes` (default: the latest).', kind='str', to='change'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:diff', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1453,6 +1534,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='max_edges', flags=('--max-edges',), help='Max edges followed (1-5000).', kind='int', to='maxEdges', shown='250'),
             CliParam(name='frontier_limit', flags=('--frontier-limit',), help='Max documents per level (1-1000).', kind='int', to='frontierLimit', shown='100'),
             CliParam(name='visited_limit', flags=('--visited-limit',), help='Max documents looked at (1-5000).', kind='int', to='visitedLimit', shown='500'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:impact', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1482,7 +1564,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='path', flags=('--path',), help='Path relative to the collection root.', kind='str', to='path'),
             CliParam(name='folder', flags=('--folder',), help='Folder relative to the root for a generated name.', kind='str', to='folderPath'),
             CliParam(name='preset', flags=('--preset',), help='Preset: blank, project-note, research-note, decision-note, prompt-pattern, source-summary, idea-original, person, company-project, meeting.', kind='str', to='presetId'),
-            CliParam(name='tags', flags=('--tags',), help='Comma-separated tags.', kind='str', to='tags', csv=True),
+            CliParam(name='tags', flags=('--tags',), help='Comma-separated tags.', kind='str', to='tags', split='gno.core.comma_list:comma_list'),
             CliParam(name='collision_policy', flags=('--collision-policy',), help='error, open_existing or create_with_suffix.', kind='str', to='collisionPolicy'),
             CliParam(name='source_kind', flags=('--source-kind',), help='direct, web, email, meeting, chat, file, api or unknown.', kind='str', to='source.kind'),
             CliParam(name='source_url', flags=('--source-url',), help='Where the content came from.', kind='str', to='source.url'),
@@ -1491,6 +1573,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='source_date', flags=('--source-date',), help='When the source was observed.', kind='str', to='source.observedAt'),
             CliParam(name='source_id', flags=('--source-id',), help="The source's own id.", kind='str', to='source.externalId'),
             CliParam(name='request_id', flags=('--request-id',), help='Idempotency key; a replay answers the first receipt.', kind='str', to='requestId'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare='gno.cli.hooks:capture', render='gno.render.writes:captured', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1694,6 +1777,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='tags add', params=(
             CliParam(name='doc', flags=(), help='#docid, gno:// URI or collection/path.', kind='str', to='ref', required=True),
             CliParam(name='tag', flags=(), help='The tag.', kind='str', to='tag', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.writes:tag_added', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1717,6 +1801,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='tags rm', params=(
             CliParam(name='doc', flags=(), help='#docid, gno:// URI or collection/path.', kind='str', to='ref', required=True),
             CliParam(name='tag', flags=(), help='The tag.', kind='str', to='tag', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.writes:tag_removed', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1747,6 +1832,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='derived_from', flags=('--derived-from',), help='Origin of the fact (repeatable; no gno:// URIs).', kind='list', to='derivedFrom'),
             CliParam(name='source', flags=('--source',), help='Evidence for the fact.', kind='str', to='source'),
             CliParam(name='request_id', flags=('--request-id',), help='Idempotency key; a replay answers the first receipt.', kind='str', to='requestId'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.writes:remembered', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1773,6 +1859,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='scope', flags=('--scope',), help='Scope (repeatable, 1-8).', kind='list', to='scopes'),
             CliParam(name='max_facts', flags=('--max-facts',), help='At most this many facts (1-8).', kind='int', to='maxFacts', shown='8'),
             CliParam(name='max_tokens', flags=('--max-tokens',), help='At most this many tokens of fact text (1-512).', kind='int', to='maxTokens', shown='512'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.writes:recalled', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1798,6 +1885,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='name', flags=(), help='New file name in the same folder.', kind='str', to='name', required=True),
             CliParam(name='apply', flags=('--apply',), help='Apply the plan (needs --plan-digest from the preview).', kind='bool', to='action', value='apply', sets=(('confirm', True), ('confirmation', 'apply'), ('schemaVersion', '1.0'))),
             CliParam(name='plan_digest', flags=('--plan-digest',), help='planDigest of the reviewed preview.', kind='str', to='planDigest'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.refactor:result', exit='gno.render.refactor:exit_code', progress=None, quiet=False, rules=(('apply', 'plan_digest', None, '--apply needs --plan-digest (the planDigest of the preview)'), ('plan_digest', 'apply', None, '--plan-digest goes with --apply'))),
     ),
     Operation(
@@ -1824,6 +1912,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='name', flags=('--name',), help='New file name (default the current one).', kind='str', to='name'),
             CliParam(name='apply', flags=('--apply',), help='Apply the plan (needs --plan-digest from the preview).', kind='bool', to='action', value='apply', sets=(('confirm', True), ('confirmation', 'apply'), ('schemaVersion', '1.0'))),
             CliParam(name='plan_digest', flags=('--plan-digest',), help='planDigest of the reviewed preview.', kind='str', to='planDigest'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.refactor:result', exit='gno.render.refactor:exit_code', progress=None, quiet=False, rules=(('apply', 'plan_digest', None, '--apply needs --plan-digest (the planDigest of the preview)'), ('plan_digest', 'apply', None, '--plan-digest goes with --apply'))),
     ),
     Operation(
@@ -1871,10 +1960,10 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='query', flags=('--query',), help='Retrieval query (default: the goal).', kind='str', to='query'),
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection (repeatable).', kind='list', to='collections'),
             CliParam(name='uri_prefix', flags=('--uri-prefix',), help='Only evidence under gno://collection/prefix.', kind='str', to='uriPrefix'),
-            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', csv=True),
-            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', csv=True),
+            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', split='gno.core.comma_list:comma_list'),
+            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', split='gno.core.comma_list:comma_list'),
             CliParam(name='filter', flags=('--filter',), help='Typed metadata filter as JSON: {"op":"eq","key":"status","value":"approved"} (spec/records.md).', kind='str', to='filter', split='gno.core.metadata_filter:cli_filter'),
-            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', csv=True),
+            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', split='gno.core.comma_list:comma_list'),
             CliParam(name='author', flags=('--author',), help='Author substring.', kind='str', to='author'),
             CliParam(name='lang', flags=('--lang',), help='Only documents with text in this language (BCP-47).', kind='str', to='lang'),
             CliParam(name='since', flags=('--since',), help='ISO date/time or today, last week, recent...', kind='str', to='since'),
@@ -1890,6 +1979,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='safety_margin_bytes', flags=('--safety-margin-bytes',), help='Bytes kept free.', kind='int', to='safetyMarginBytes'),
             CliParam(name='project_root', flags=('--project-root',), help='Project root hint (repeatable, max 16).', kind='list', to='projectHints'),
             CliParam(name='output', flags=('--output',), help='Write to this file (temporary file, then renamed).', kind='str', to=None, view=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare='gno.cli.hooks:context_build', render='gno.render.context:capsule', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1913,6 +2004,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='context verify', params=(
             CliParam(name='file', flags=(), help='Capsule JSON file, or - for stdin.', kind='str', to='capsule', required=True),
             CliParam(name='output', flags=('--output',), help='Write to this file (temporary file, then renamed).', kind='str', to=None, view=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare='gno.cli.hooks:context_verify', render='gno.render.context:verification', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -1997,6 +2090,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='context list', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.context:listing', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2018,6 +2113,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='context check', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.context:checked', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2069,11 +2166,11 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='intent', flags=('--intent',), help='What you are after; steers snippets, never searched.', kind='str', to='intent'),
             CliParam(name='since', flags=('--since',), help='ISO date/time or today, last week, recent...', kind='str', to='since'),
             CliParam(name='until', flags=('--until',), help='ISO date/time or relative token.', kind='str', to='until'),
-            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', csv=True),
+            CliParam(name='category', flags=('--category',), help='Comma-separated categories (any).', kind='str', to='categories', split='gno.core.comma_list:comma_list'),
             CliParam(name='author', flags=('--author',), help='Author substring.', kind='str', to='author'),
-            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated terms whose documents are dropped.', kind='str', to='exclude', csv=True),
-            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', csv=True),
-            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', csv=True),
+            CliParam(name='exclude', flags=('--exclude',), help='Comma-separated terms whose documents are dropped.', kind='str', to='exclude', split='gno.core.comma_list:comma_list'),
+            CliParam(name='tags_all', flags=('--tags-all',), help='Comma-separated tags, all required.', kind='str', to='tagsAll', split='gno.core.comma_list:comma_list'),
+            CliParam(name='tags_any', flags=('--tags-any',), help='Comma-separated tags, any.', kind='str', to='tagsAny', split='gno.core.comma_list:comma_list'),
             CliParam(name='filter', flags=('--filter',), help='Typed metadata filter as JSON: {"op":"eq","key":"status","value":"approved"} (spec/records.md).', kind='str', to='filter', split='gno.core.metadata_filter:cli_filter'),
             CliParam(name='min_score', flags=('--min-score',), help='Drop hits below this normalized score (0-1).', kind='float', to='minScore'),
             CliParam(name='query_mode', flags=('--query-mode',), help='term:<text>, intent:<text> or hyde:<text> (repeatable).', kind='list', to='queryModes', split='gno.services.query_modes:mode_items'),
@@ -2092,6 +2189,8 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='no_rerank', flags=('--no-rerank',), help='No reranking.', kind='bool', to='rerank', value=False),
             CliParam(name='explain', flags=('--explain',), help='Stage lines on stderr (meta.explain with --json).', kind='bool', to='explain'),
             CliParam(name='full', flags=('--show-sources',), help='List the sources under the answer.', kind='bool', to=None, view=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.ask:answer', exit=None, progress='answer', quiet=False, formatted=(('limit', 20),)),
     ),
     Operation(
@@ -2137,6 +2236,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='question', flags=('--question',), help='The question the Capsule answers.', kind='str', to='question'),
             CliParam(name='label', flags=('--label',), help='A label to recognize it by.', kind='str', to='label'),
             CliParam(name='notify', flags=('--notify',), help='Note it for notifications.', kind='bool', to='notify'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare='gno.cli.hooks:context_verify', render='gno.render.context:registration', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2158,6 +2258,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='context watches', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.context:registrations', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2180,6 +2281,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='context unwatch', params=(
             CliParam(name='registration', flags=(), help='The registration id (reg-...).', kind='str', to='registrationId', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.context:registration', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2202,6 +2304,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='context reverify', params=(
             CliParam(name='registration', flags=(), help='The registration id (reg-...).', kind='str', to='registrationId', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.context:reverified', exit='gno.render.context:reverify_exit', progress=None, quiet=False),
     ),
     Operation(
@@ -2223,6 +2326,8 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='doctor', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+            CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.setup:doctor_report', exit='gno.render.setup:doctor_exit', progress=None, quiet=False),
     ),
     Operation(
@@ -2250,6 +2355,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='preset', flags=('--preset',), help='Model preset: slim-tuned, slim, balanced, quality.', kind='str', to='preset'),
             CliParam(name='no_semantic', flags=('--no-semantic',), help='Do not embed even when the model is on disk.', kind='bool', to='noSemantic'),
             CliParam(name='connector', flags=('--connector',), help='Install a connector after the proof (repeatable): claude-code-skill, claude-desktop-mcp, cursor-mcp, codex-skill, opencode-skill, openclaw-skill, hermes-skill.', kind='list', to='connectors'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.setup:setup_report', exit='gno.render.setup:setup_exit', progress=None, quiet=False, prompt=(('path', 'Folder to index', None), ('preset', 'Model preset (slim-tuned, slim, balanced, quality)', 'slim-tuned')), missing='Missing folder: gno setup <folder> (asked for only on a terminal, never with --yes)'),
     ),
     Operation(
@@ -2334,6 +2440,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='target', flags=('-t', '--target'), help='claude, codex, opencode, openclaw, hermes, or all.', kind='str', to='target', shown='claude'),
             CliParam(name='scope', flags=('-s', '--scope'), help="project (the agent's folder here) or user (your home folder's).", kind='str', to='scope', shown='project'),
             CliParam(name='force', flags=('-f', '--force'), help='Replace a different existing gno skill file.', kind='bool', to='force'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.skills:installed', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2357,6 +2464,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='skill uninstall', params=(
             CliParam(name='target', flags=('-t', '--target'), help='claude, codex, opencode, openclaw, hermes, or all.', kind='str', to='target', shown='claude'),
             CliParam(name='scope', flags=('-s', '--scope'), help="project (the agent's folder here) or user (your home folder's).", kind='str', to='scope', shown='project'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.skills:uninstalled', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2401,6 +2509,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='skill paths', params=(
             CliParam(name='target', flags=('-t', '--target'), help='claude, codex, opencode, openclaw, hermes, or all (default).', kind='str', to='target', shown='all'),
             CliParam(name='scope', flags=('-s', '--scope'), help='project, user, or all (default).', kind='str', to='scope', shown='all'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.skills:paths', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2484,6 +2593,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='metadata', params=(
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='values', flags=('--values',), help='Most common values per key (1-100).', kind='int', to='values', shown='10'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.metadata:registry', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2506,6 +2616,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='collection policy get', params=(
             CliParam(name='name', flags=(), help='Collection name.', kind='str', to='collection', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:policy', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2530,6 +2641,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='name', flags=(), help='Collection name.', kind='str', to='collection', required=True),
             CliParam(name='policy', flags=(), help='local_only, lan or remote.', kind='str', to='policy', required=True),
             CliParam(name='confirm_relaxation', flags=('--confirm-relaxation',), help="The collection's current revision (gno collection policy get): confirms a relaxation.", kind='int', to='confirmRevision'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:policy_set', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2559,6 +2671,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='authorized', flags=('--authorized',), help='The caller is authorized for the operation.', kind='bool', to='caller.operationAuthorized'),
             CliParam(name='partial', flags=('--partial',), help='Serve the collections that pass alone.', kind='bool', to='partialResults', value='explicit'),
             CliParam(name='explain_egress', flags=('--explain-egress',), help='Say why', kind='bool', to=None, view=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:decision', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2582,6 +2695,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='egress-audit list', params=(
             CliParam(name='limit', flags=('-n', '--limit'), help='Receipts per page (1-1000).', kind='int', to='limit', shown='100'),
             CliParam(name='cursor', flags=('--cursor',), help='nextCursor of the previous page.', kind='str', to='cursor'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:audit_list', exit=None, progress=None, quiet=False, default=True),
     ),
     Operation(
@@ -2603,6 +2717,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cacheable=False,
         daemon=False,
         cli_shape=CliShape(command='egress-audit status', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:audit_status', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2625,6 +2740,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='egress-audit show', params=(
             CliParam(name='audit_id', flags=(), help='Receipt id.', kind='str', to='auditId', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:receipt', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2647,6 +2763,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='egress-audit delete', params=(
             CliParam(name='audit_id', flags=(), help='Receipt id.', kind='str', to='auditId', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:removal', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2669,6 +2786,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='egress-audit purge', params=(
             CliParam(name='confirm', flags=('--confirm',), help='Required - every receipt is deleted.', kind='bool', to='confirm', value=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.egress:removal', exit=None, progress=None, quiet=False, rules=((None, 'confirm', None, 'egress-audit purge deletes every receipt: pass --confirm'),)),
     ),
     Operation(
@@ -2692,6 +2810,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='trace list', params=(
             CliParam(name='limit', flags=('-n', '--limit'), help='Max traces (1-1000).', kind='int', to='limit', shown='50'),
             CliParam(name='cursor', flags=('--cursor',), help='nextCursor of the previous page.', kind='str', to='cursor'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:listing', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2715,6 +2834,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='trace show', params=(
             CliParam(name='trace_id', flags=(), help='Trace id (trc_…).', kind='str', to='traceId', required=True),
             CliParam(name='detail_limit', flags=('--detail-limit',), help='Max runs/events/judgments/exports listed (1-5000).', kind='int', to='detailLimit', shown='500'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:detail', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2743,6 +2863,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='start_line', flags=('--start-line',), help='First line of a judged span.', kind='int', to='startLine'),
             CliParam(name='end_line', flags=('--end-line',), help='Last line of a judged span.', kind='int', to='endLine'),
             CliParam(name='idempotency_key', flags=('--idempotency-key',), help='The same key again returns the first judgment.', kind='str', to='idempotencyKey'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:judged', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2766,6 +2887,7 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='trace export', params=(
             CliParam(name='trace_ids', flags=(), help='Trace ids (trc_…).', kind='list', to='traceIds', required=True),
             CliParam(name='format', flags=('--format',), help='agentic-receipt or qrels.', kind='str', to='format', shown='agentic-receipt'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:exported', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2790,6 +2912,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='export_id', flags=(), help='Export id (exp_…) of a qrels or agentic-receipt export.', kind='str', to='exportId', required=True),
             CliParam(name='candidate', flags=('--candidate',), help='bm25, vector or hybrid.', kind='str', to='candidate', shown='bm25'),
             CliParam(name='limit', flags=('-n', '--limit'), help='k: results compared per case (1-100).', kind='int', to='limit', shown='10'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:replayed', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2812,6 +2935,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='trace delete', params=(
             CliParam(name='trace_id', flags=(), help='Trace id (trc_…).', kind='str', to='traceId', required=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:deleted', exit=None, progress=None, quiet=False),
     ),
     Operation(
@@ -2834,6 +2958,7 @@ OPERATIONS: tuple[Operation, ...] = (
         daemon=False,
         cli_shape=CliShape(command='trace purge', params=(
             CliParam(name='confirm', flags=('--confirm',), help='Confirm deleting every trace (required).', kind='bool', to='confirm', value=True),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.traces:purged', exit=None, progress=None, quiet=False),
     ),
 )

@@ -54,8 +54,7 @@ def main(ctx: typer.Context, version: bool, skill: bool, **options: Any) -> None
 
 
 ROOT = [
-    *(option(n, str | None, *f, help=h) if v else option(n, bool, *f, default=False, help=h)
-      for f, n, v, h in CLI_GLOBALS),
+    *(commands.parameter(p) for p in CLI_GLOBALS),
     option("version", bool, "-V", "--version", default=False, callback=_version, is_eager=True, help="Print the version."),
     option("skill", bool, "--skill", default=False, callback=_skill, is_eager=True, help="Print SKILL.md and exit."),
 ]  # fmt: skip

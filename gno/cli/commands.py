@@ -10,7 +10,14 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
-from gno_contracts.operations import CLI_COMMANDS, CLI_FORMATS, OPERATIONS, CliParam, Operation
+from gno_contracts.operations import (
+    CLI_ALONE,
+    CLI_COMMANDS,
+    CLI_GROUPS,
+    OPERATIONS,
+    CliParam,
+    Operation,
+)
 
 from gno.cli import runner
 from gno.cli.settings import Settings
@@ -48,14 +55,6 @@ def parameter(p: CliParam) -> Param:
     return option(p.name, kind | None, *p.flags, help=shown)
 
 
-def format_parameters(formats: tuple[str, ...]) -> list[Param]:
-    """The output format flags (declared once, in the registry's ``cli_formats``)."""
-    return [
-        option(f"format_{name}", bool, f"--{name}", default=False, help=CLI_FORMATS[name])
-        for name in formats
-    ]
-
-
 def command(
     params: list[Param], body: Callable[..., None], doc: str | None = None
 ) -> Callable[..., None]:
@@ -72,24 +71,18 @@ def command(
 
 
 def groups(root: typer.Typer) -> dict[str, typer.Typer]:
-    """Every command group, by its words ("" is ``root``): those with a help line in the
-    registry's ``cli_commands``, then every other proper prefix of a registry command (`collection
-    policy get` makes `collection` and `collection policy`), attached to their parents."""
-    shapes = [op.cli_shape for op in OPERATIONS if op.cli_shape is not None]
-    prefixes = {
-        " ".join(words[:i])
-        for words in (s.command.split() for s in shapes)
-        for i in range(1, len(words))
-    }
-    helped = [word for word in CLI_COMMANDS if word in prefixes]
-    found = {"": root} | {
-        w: typer.Typer(help=CLI_COMMANDS[w], rich_markup_mode=None) for w in helped
-    }
-    for word in sorted(prefixes - set(found)):
-        found[word] = typer.Typer(
-            invoke_without_command=True, rich_markup_mode=None, add_completion=False
+    """Every command group, by its words ("" is ``root``), attached to its parent, in the
+    registry's order (``CLI_GROUPS``): with its help line from ``cli_commands``, if any."""
+    found = {"": root}
+    for word in CLI_GROUPS:
+        found[word] = (
+            typer.Typer(help=CLI_COMMANDS[word], rich_markup_mode=None)
+            if word in CLI_COMMANDS
+            else typer.Typer(
+                invoke_without_command=True, rich_markup_mode=None, add_completion=False
+            )
         )
-    for word in [*helped, *sorted(prefixes - set(helped))]:
+    for word in CLI_GROUPS:
         *parent, last = word.split()
         found[" ".join(parent)].add_typer(found[word], name=last)
     return found
@@ -100,24 +93,21 @@ def register(groups: dict[str, typer.Typer]) -> None:
 
     The operation whose command is a group's word alone (`graph` beside `graph query`), or
     a two-word one marked ``default`` (`tags list`), is what the group runs when invoked
-    without a subcommand."""
-    defaults: set[str] = set()
+    without a subcommand (``CLI_ALONE``)."""
     for op in OPERATIONS:
         shape = op.cli_shape
         if shape is None:
             continue
         *group, name = shape.command.split()
-        params = [parameter(p) for p in shape.params] + format_parameters(shape.formats)
+        params = [parameter(p) for p in shape.params]
 
         def body(ctx: typer.Context, _op: Operation = op, **values: Any) -> None:
             if ctx.invoked_subcommand is None:  # a group's own action runs only alone
                 run(ctx, _op, values)
 
-        if not group and name in groups:  # `graph` itself, beside `graph query`
-            groups[name].callback(help=op.summary)(command(params, body, op.summary))
-            defaults.add(name)
+        if shape.command in CLI_GROUPS:  # `graph` itself, beside `graph query`
+            groups[shape.command].callback(help=op.summary)(command(params, body, op.summary))
             continue
         groups[" ".join(group)].command(name, help=op.summary)(command(params, body))
-        if shape.default and group[0] not in defaults:
+        if shape.default and CLI_ALONE[group[0]] == op.id:
             groups[group[0]].callback(help=op.summary)(command(params, body, op.summary))
-            defaults.add(group[0])

@@ -6,8 +6,6 @@ completes without a list kept here."""
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -15,8 +13,8 @@ import typer
 from gno.cli.output import write
 from gno.errors import ValidationError
 from gno.file_writes import write_atomic
+from gno.paths import SHELLS, completion_target, login_shell
 
-SHELLS = ("bash", "zsh", "fish")
 COMPLETE_VAR = "_GNO_COMPLETE"
 
 
@@ -26,28 +24,6 @@ def script(shell: str) -> str:
     if shell not in SHELLS:
         raise ValidationError(f"Unknown shell {shell!r}: use bash, zsh or fish")
     return get_completion_script(prog_name="gno", complete_var=COMPLETE_VAR, shell=shell) + "\n"
-
-
-def target(shell: str) -> tuple[Path, str]:
-    """Where the shell finds a completion file without any rc edit (bash-completion's
-    user folder, fish's completions folder), or for zsh a folder to put on ``fpath``;
-    and what, if anything, the user still has to do."""
-    home = Path.home()
-    data = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
-    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    if shell == "bash":
-        return data / "bash-completion" / "completions" / "gno", "open a new shell"
-    if shell == "zsh":
-        note = "add `fpath+=~/.zfunc; autoload -Uz compinit; compinit` to ~/.zshrc if absent"
-        return home / ".zfunc" / "_gno", note
-    return config / "fish" / "completions" / "gno.fish", "open a new shell"
-
-
-def detected_shell() -> str:
-    name = Path(os.environ.get("SHELL", "")).name
-    if name not in SHELLS:
-        raise ValidationError("Cannot tell your shell from $SHELL: give --shell bash|zsh|fish")
-    return name
 
 
 def completion(
@@ -66,9 +42,9 @@ def completion(
             raise ValidationError("--shell and --json go with `gno completion install`")
         write(script(action))
         return
-    chosen = shell or detected_shell()
+    chosen = shell or login_shell()
     text = script(chosen)
-    path, note = target(chosen)
+    path, note = completion_target(chosen)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, text.encode("utf-8"))  # a shell never reads half a script
     if as_json or ctx.find_root().obj.json:

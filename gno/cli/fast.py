@@ -16,40 +16,33 @@ import os
 import re
 from typing import Any
 
-from gno_contracts.operations import OPERATIONS, CliParam, CliShape, Operation
-
-from gno.cli.settings import GLOBAL_FLAGS, GLOBAL_VALUES
+from gno_contracts.operations import (
+    BY_ID,
+    CLI_ALONE,
+    CLI_GLOBAL_FLAGS,
+    CLI_GLOBAL_VALUES,
+    CLI_GROUPS,
+    CLI_OPERATIONS,
+    CliShape,
+    Operation,
+)
 
 INT = re.compile(r"(?:0|[1-9][0-9]{0,17})\Z")
 FLOAT = re.compile(r"(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,17})?\Z")
-NEEDS_TYPER = frozenset({"setup"})  # its prepare hook prompts through typer's context
+DEPTH = max(command.count(" ") + 1 for command in CLI_OPERATIONS)
 
 
-def _commands() -> tuple[dict[str, Operation], dict[str, Operation]]:
-    """(command words -> operation, group word -> what the group runs alone)."""
-    words = {op.cli_shape.command: op for op in OPERATIONS if op.cli_shape is not None}
-    alone: dict[str, Operation] = {}
-    for command, op in words.items():
-        first, _, second = command.partition(" ")
-        if second and op.cli_shape is not None and op.cli_shape.default:
-            alone.setdefault(first, op)
-        elif not second and any(other.startswith(first + " ") for other in words):
-            alone[first] = op
-    return words, alone
-
-
-def _subcommand(
-    words: dict[str, Operation], argv: list[str]
-) -> tuple[Operation, list[str], bool] | None:
-    """The longest registry command the line starts with below its first word (`graph
-    query`, `collection policy get`), the words after it, and whether positionals may
-    follow (not when the command is itself a group)."""
-    deepest = max(command.count(" ") + 1 for command in words)
-    for n in range(min(len(argv), deepest), 1, -1):
+def _command(argv: list[str]) -> tuple[Operation, list[str], bool] | None:
+    """The longest registry command the line starts with (`search`, `graph query`,
+    `collection policy get`), the words after it, and whether positionals may follow (not
+    when the command is itself a group: a word there would be a subcommand); else what a
+    group word runs alone (`gno tags`)."""
+    for n in range(min(len(argv), DEPTH), 0, -1):
         command = " ".join(argv[:n])
-        if command in words:
-            is_group = any(other.startswith(command + " ") for other in words)
-            return words[command], argv[n:], not is_group
+        if command in CLI_OPERATIONS:
+            return BY_ID[CLI_OPERATIONS[command]], argv[n:], command not in CLI_GROUPS
+    if argv and argv[0] in CLI_ALONE:
+        return BY_ID[CLI_ALONE[argv[0]]], argv[1:], False
     return None
 
 
@@ -72,32 +65,22 @@ def parse(argv: list[str]) -> tuple[dict[str, Any], Operation, dict[str, Any]] |
     i = 0
     while i < len(argv) and argv[i].startswith("-"):
         name, eq, raw = argv[i].partition("=")
-        if name in GLOBAL_VALUES:
+        if name in CLI_GLOBAL_VALUES:
             if not eq:
                 if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
                     return None
                 raw, i = argv[i + 1], i + 1
-            globals_[GLOBAL_VALUES[name]] = raw
-        elif argv[i] in GLOBAL_FLAGS:
-            globals_[GLOBAL_FLAGS[argv[i]]] = True
+            globals_[CLI_GLOBAL_VALUES[name]] = raw
+        elif argv[i] in CLI_GLOBAL_FLAGS:
+            globals_[CLI_GLOBAL_FLAGS[argv[i]]] = True
         else:
             return None
         i += 1
-    words, alone = _commands()
-    rest = argv[i + 1 :]
-    if i >= len(argv):
+    found = _command(argv[i:])
+    if found is None:
         return None
-    op = words.get(argv[i])
-    positionals = True
-    if argv[i] in alone or op is None:  # a group: a subcommand, or what it runs alone
-        sub = _subcommand(words, argv[i:])
-        if sub is not None:
-            op, rest, positionals = sub
-        elif argv[i] in alone:
-            op, positionals = alone[argv[i]], False  # a positional would be a subcommand
-        else:
-            return None
-    if op is None or op.id in NEEDS_TYPER or op.cli_shape is None:
+    op, rest, positionals = found
+    if op.cli_shape is None or op.cli_shape.prompt:  # a prompt is typer's (runner.ask)
         return None
     values = _options(op.cli_shape, rest, positionals)
     return None if values is None else (globals_, op, values)
@@ -113,12 +96,10 @@ def _unencodable(arg: str) -> bool:
 
 
 def _options(shape: CliShape, argv: list[str], positionals: bool) -> dict[str, Any] | None:
-    by_flag: dict[str, CliParam | None] = {f: p for p in shape.params for f in p.flags}
-    by_flag.update({f"--{name}": None for name in shape.formats})
+    by_flag = {f: p for p in shape.params for f in p.flags}
     values: dict[str, Any] = {
         p.name: False if (p.kind == "bool" and p.flags) else None for p in shape.params
     }
-    values.update({f"format_{name}": False for name in shape.formats})
     words: list[str] = []
     i = 0
     while i < len(argv):
@@ -134,10 +115,10 @@ def _options(shape: CliShape, argv: list[str], positionals: bool) -> dict[str, A
         if name not in by_flag:
             return None
         p = by_flag[name]
-        if p is None or (p.kind == "bool" and p.flags):
+        if p.kind == "bool" and p.flags:
             if eq:
                 return None  # a flag takes no value: typer says so
-            values[p.name if p is not None else f"format_{name[2:]}"] = True
+            values[p.name] = True
             continue
         if not eq:
             if i >= len(argv):

@@ -13,7 +13,6 @@ from gno.errors import ValidationError
 Prepared = tuple[str, dict[str, Any]]  # (operation id to run, its input fields)
 STDIN_MARK = "\x00stdin"  # what capture's --stdin puts in `content` (NUL never is valid content)
 MAX_READ = 1024 * 1024 + 1  # one byte past the capture limit, so the limit is reported
-MAX_CAPSULE_BYTES = 64 * 1024 * 1024  # a Capsule file; budgets cap real ones far below
 
 
 def query(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
@@ -53,24 +52,10 @@ def context_build(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepar
 
 def context_verify(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
     """`context verify <file|->`: the Capsule read from the file (or stdin) as JSON."""
-    import json
-
-    from gno.errors import ContextInputError
-    from gno.ingest.reading import read_regular
+    from gno.services.context_verify import read_capsule
 
     source = fields.get("capsule")
-    try:
-        if source == "-":
-            data = sys.stdin.buffer.read(MAX_CAPSULE_BYTES + 1)
-            if len(data) > MAX_CAPSULE_BYTES:
-                raise ValueError("too large")
-        else:
-            data = read_regular(str(source), MAX_CAPSULE_BYTES)
-        capsule = json.loads(data.decode("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ContextInputError("Context input is invalid.", details={"reason": str(exc)}) from None
-    if not isinstance(capsule, dict):
-        raise ContextInputError("Context input is invalid.", details={"reason": "not an object"})
+    capsule = read_capsule(sys.stdin.buffer if source == "-" else str(source))
     return op_id, fields | {"capsule": capsule}
 
 

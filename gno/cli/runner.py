@@ -38,10 +38,6 @@ def pick_format(settings: Settings, chosen: list[str]) -> str | None:
     return chosen[0] if chosen else None
 
 
-def split_csv(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
-
-
 def given(value: Any) -> bool:
     """The parameter was on the line: an option's value, or a flag that is on."""
     return value is not None and value is not False
@@ -86,10 +82,8 @@ def collect(shape: CliShape, values: dict[str, Any]) -> tuple[dict[str, Any], di
             continue
         if raw is None:
             continue
-        if p.split is not None:
+        if p.split is not None:  # a comma list (`csv: true`), globs with braces, ...
             raw = resolve(p.split)(raw)
-        elif p.csv:
-            raw = split_csv(raw)
         elif p.join is not None:
             raw = p.join.join(raw)
         fields.setdefault(p.to, raw)
@@ -164,7 +158,7 @@ def run(settings: Settings, op: Operation, values: dict[str, Any]) -> int:
 
     shape = op.cli_shape
     assert shape is not None
-    fmt = pick_format(settings, [f for f in shape.formats if values.pop(f"format_{f}")])
+    fmt = pick_format(settings, [f for f in shape.formats if values[f"format_{f}"]])
     fields, flags = collect(shape, values)
     fields.update(dict(shape.fixed))
     if fmt is not None:  # e.g. GNO's 20 hits in every machine format, 5 in the terminal

@@ -7,16 +7,12 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from gno_contracts.operations import CLI_GLOBALS
+from gno_contracts.operations import CLI_ANYWHERE, CLI_GLOBAL_VALUES
 
-# The root options are declared once, in the registry (``cli_globals``): ``app`` builds the
-# typer options from them; ``fast.py`` reads GLOBAL_VALUES and GLOBAL_FLAGS without typer.
-GLOBAL_VALUES = {f: name for flags, name, value, _ in CLI_GLOBALS if value for f in flags}
-GLOBAL_FLAGS = {f: name for flags, name, value, _ in CLI_GLOBALS if not value for f in flags}
-# GNO accepts these anywhere on the line (entry.py moves them to the front); --json stays
-# where it is (commands have a --json of their own).
-HOISTED_VALUES = frozenset(GLOBAL_VALUES)
-HOISTED_FLAGS = frozenset(GLOBAL_FLAGS) - {"--json"}
+# GNO accepts the root options anywhere on the line (the registry's ``cli_globals``), all but
+# --json: entry.py moves them to the front, where typer and fast.py read them.
+HOISTED_VALUES = CLI_ANYWHERE & frozenset(CLI_GLOBAL_VALUES)
+HOISTED_FLAGS = CLI_ANYWHERE - HOISTED_VALUES
 
 
 @dataclass

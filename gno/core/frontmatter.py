@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
+from gno.core.comma_list import comma_list
+
 _FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.S)
 _KEY = re.compile(r"[A-Za-z0-9_][\w .-]*")
 # Logseq page property `key:: value` (the first lines of a page without frontmatter).
@@ -187,7 +189,7 @@ def as_list(value: Value | None) -> list[str]:
         return [v.strip() for v in value if isinstance(v, str) and v.strip()]
     if isinstance(value, dict):
         return []
-    return [part.strip() for part in value.split(",") if part.strip()]
+    return comma_list(value)
 
 
 def parse_date(value: str) -> str | None:

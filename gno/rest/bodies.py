@@ -38,6 +38,7 @@ from gno_contracts.models.rename_note_input import RenameNoteInput
 from gno_contracts.models.search_input import SearchInput
 from gno_contracts.models.update_input import UpdateInput
 
+from gno.core.comma_list import comma_list
 from gno.core.identity import make_uri
 from gno.core.metadata_filter import parse_filter_text, to_json
 from gno.errors import ValidationError
@@ -64,9 +65,7 @@ def rest_field(name: str) -> str:
 
 
 def _csv(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    return [part.strip() for part in value.split(",") if part.strip()]
+    return None if value is None else comma_list(value)
 
 
 def _bounded_csv(value: str | None, rest_name: str) -> list[str] | None:

@@ -14,8 +14,9 @@ deterministic retrieval for unchanged evidence.
 
 from __future__ import annotations
 
+import json
 from functools import cache
-from typing import Any
+from typing import Any, BinaryIO
 
 from gno_contracts.models.context_capsule_verification import ContextCapsuleVerification
 from gno_contracts.models.context_verify_input import ContextVerifyInput
@@ -34,6 +35,29 @@ from gno.services.context_build import Snapshot, config_fingerprint, retrieval_f
 from gno.services.context_retrieval import CATALOG, retrieve
 
 WORST = {"unchanged": 0, "stale": 1, "missing": 2}
+MAX_CAPSULE_BYTES = 64 * 1024 * 1024  # a Capsule file; budgets cap real ones far below
+
+
+def read_capsule(source: str | BinaryIO) -> dict[str, Any]:
+    """A saved Capsule as JSON, from a file (regular, at most ``MAX_CAPSULE_BYTES``) or an
+    open binary stream (the CLI's ``-``, standard input): what `context verify <file>` and
+    `context compiled preview|check <file>` hand the handler. Anything unreadable, too
+    large, not UTF-8 JSON or not an object is ``invalid_input``."""
+    from gno.ingest.reading import read_regular
+
+    try:
+        if isinstance(source, str):
+            data = read_regular(source, MAX_CAPSULE_BYTES)
+        else:
+            data = source.read(MAX_CAPSULE_BYTES + 1)
+            if len(data) > MAX_CAPSULE_BYTES:
+                raise ValueError("too large")
+        capsule = json.loads(data.decode("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ContextInputError("Context input is invalid.", details={"reason": str(exc)}) from None
+    if not isinstance(capsule, dict):
+        raise ContextInputError("Context input is invalid.", details={"reason": "not an object"})
+    return capsule
 
 
 @cache

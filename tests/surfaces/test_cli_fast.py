@@ -19,7 +19,7 @@ from gno.cli.entry import hoist_globals
 from gno.cli.settings import HOISTED_FLAGS, HOISTED_VALUES, Settings, settings
 
 SAMPLE = {"int": "7", "float": "0.25", "str": "some value", "list": "one"}
-CLI_OPS = [op for op in OPERATIONS if op.cli_shape is not None and op.id not in fast.NEEDS_TYPER]
+CLI_OPS = [op for op in OPERATIONS if op.cli_shape is not None and not op.cli_shape.prompt]
 
 
 @pytest.fixture(autouse=True)
