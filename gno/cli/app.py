@@ -20,15 +20,6 @@ from gno.cli import commands, completion, server
 from gno.cli.commands import option
 from gno.cli.settings import settings
 
-app = typer.Typer(
-    name="gno",
-    help=CLI_COMMANDS[""],
-    no_args_is_help=False,
-    add_completion=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    rich_markup_mode=None,
-)
-
 
 def _version(value: bool) -> None:
     if value:
@@ -58,9 +49,30 @@ ROOT = [
     option("version", bool, "-V", "--version", default=False, callback=_version, is_eager=True, help="Print the version."),
     option("skill", bool, "--skill", default=False, callback=_skill, is_eager=True, help="Print SKILL.md and exit."),
 ]  # fmt: skip
-app.callback(invoke_without_command=True)(commands.command(ROOT, main))
-groups = commands.groups(app)
-app.command("completion")(completion.completion)
-server.register_mcp(groups["mcp"])
-commands.register(groups)
-server.register(app)
+
+
+def build(words: frozenset[str] | None = None) -> typer.Typer:
+    """The typer app. With ``words`` (the command line's), only the commands named there get
+    their parameters: the others need just their help line, and building every parameter of
+    every command was most of `gno --help`'s time."""
+    app = typer.Typer(
+        name="gno",
+        help=CLI_COMMANDS[""],
+        no_args_is_help=False,
+        add_completion=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+        rich_markup_mode=None,
+    )
+    app.callback(invoke_without_command=True)(commands.command(ROOT, main))
+    groups = commands.groups(app)
+    app.command("completion")(completion.completion)
+    server.register_mcp(groups["mcp"])
+    commands.register(groups, words)
+    server.register(app)
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the whole app, as tests and the --help snapshots read it
+        return build()
+    raise AttributeError(name)

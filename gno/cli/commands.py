@@ -88,8 +88,9 @@ def groups(root: typer.Typer) -> dict[str, typer.Typer]:
     return found
 
 
-def register(groups: dict[str, typer.Typer]) -> None:
-    """Add a command for every operation with a CLI binding, in registry order.
+def register(groups: dict[str, typer.Typer], words: frozenset[str] | None = None) -> None:
+    """Add a command for every operation with a CLI binding, in registry order; with
+    ``words``, a command whose first word is not among them gets its help line only.
 
     The operation whose command is a group's word alone (`graph` beside `graph query`), or
     a two-word one marked ``default`` (`tags list`), is what the group runs when invoked
@@ -99,7 +100,8 @@ def register(groups: dict[str, typer.Typer]) -> None:
         if shape is None:
             continue
         *group, name = shape.command.split()
-        params = [parameter(p) for p in shape.params]
+        named = words is None or (group or [name])[0] in words
+        params = [parameter(p) for p in shape.params] if named else []
 
         def body(ctx: typer.Context, _op: Operation = op, **values: Any) -> None:
             if ctx.invoked_subcommand is None:  # a group's own action runs only alone

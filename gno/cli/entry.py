@@ -116,12 +116,14 @@ def _run(args: list[str]) -> int:
             pacify_pipes()  # as typer does: the reader is gone, exit 1 without noise
             raise SystemExit(1) from None
     gc.enable()
-    from gno.cli.app import app
+    from gno.cli.app import build
 
-    if os.environ.get("_GNO_COMPLETE"):  # a completion script asks (gno/cli/completion.py)
+    completing = bool(os.environ.get("_GNO_COMPLETE"))
+    if completing:  # a completion script asks (gno/cli/completion.py): every command
         from typer._completion_classes import completion_init
 
         completion_init()
+    app = build(None if completing else frozenset(args))
     result = app(args=args, prog_name="gno", standalone_mode=False)
     return result if isinstance(result, int) else 0
 
