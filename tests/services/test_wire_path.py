@@ -37,6 +37,12 @@ NOTES = {
     "b/deep.md": "# Beta deep\n\nbeta gamma delta " * 30 + "\n\n[[a]] and [a](../a.md)\n",
     "c.txt": "plain text with alpha and unicode: naïve café 東京 \x1b[31mred\x1b[0m\n",
     "d.md": "# Δ Greek\n\nΑλφα alpha übung\n" + "filler line\n" * 40 + "alpha at the end\n",
+    # a mail export: record hits and documents carry the nested record object
+    "mail.eml": (
+        "From: Ada <ada@example.org>\nTo: Bob <bob@example.org>\nSubject: Alpha plan\n"
+        "Date: Mon, 6 May 2024 10:00:00 +0000\nMessage-ID: <m1@example.org>\n\n"
+        "The alpha plan, in a mail.\n"
+    ),
     # more hits than the terminal's default limit (5): the schema default must hold
     **{f"e/{i}.md": f"# E{i}\n\nalpha {'beta ' * i}\n" for i in range(6)},
 }
@@ -63,6 +69,8 @@ LINES = [
     ["get", "notes/b/deep.md", "--source", "--json"],
     ["get", "notes/missing.md"],
     ["search", "alpha", "-c", "nope"],
+    ["search", "plan", "--json"],
+    ["search", "plan"],
     ["status"],
     ["status", "--json"],
     ["status", "--md"],
@@ -137,3 +145,20 @@ def test_a_traced_read_records_models(
     code, out, err = one(["search", "alpha", "--files"], capsys)
     assert code == 0 and "Trace: t-1" in err and "gno://notes/a.md" in out
     assert seen == [("SearchInput", "SearchResults")]
+
+
+def test_a_record_hit_and_its_document_take_the_lean_path(
+    notes: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    """The mail export's record object (nested, open) goes through the canonical form too."""
+    import json
+
+    taken: list[Any] = []
+    real_answer = wire.answer
+    monkeypatch.setattr(wire, "answer", lambda op, p: taken.append(real_answer(op, p)) or taken[-1])
+    code, out, _ = one(["search", "plan", "--json"], capsys)
+    hits = [h for h in json.loads(out)["results"] if "record" in h]
+    assert code == 0 and hits, out
+    code, out, _ = one(["get", hits[0]["uri"], "--json"], capsys)
+    assert code == 0 and "record" in json.loads(out)
+    assert len(taken) == 2 and all(isinstance(t, wire.Wire) for t in taken)
