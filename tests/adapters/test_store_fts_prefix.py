@@ -9,11 +9,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import apsw
 import pytest
 from gno_contracts.models.search_input import SearchInput
 
 from gno.adapters.sqlite import store as store_module
-from gno.adapters.sqlite.fts_schema import PREFIX_LENGTHS, fts_table_sql
+from gno.adapters.sqlite.fts_schema import PREFIX_LENGTHS, fts_table_sql, rebuild_fts
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.app import App
 from gno.core.fts import parse_query
@@ -137,3 +138,15 @@ def test_only_word_tokenizers_get_prefix_indexes(tokenize: str, prefixed: bool) 
     sql = fts_table_sql(tokenize)
     assert f"tokenize = '{tokenize}'" in sql
     assert ("prefix = " in sql) is prefixed
+
+
+def test_a_trigram_table_is_left_as_it_is() -> None:
+    conn = apsw.Connection(":memory:")
+    conn.execute(fts_table_sql("trigram"))
+    conn.execute(
+        "INSERT INTO documents_fts (rowid, filepath, title, body) VALUES (7, 'a', '', 'sampling')"
+    )
+    rebuild_fts(conn, "trigram")  # no documents table: a rebuild would fail here
+    assert conn.execute(
+        "SELECT rowid FROM documents_fts WHERE documents_fts MATCH 'ampl'"
+    ).fetchall() == [(7,)]
