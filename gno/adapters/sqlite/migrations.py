@@ -419,3 +419,14 @@ def m009_egress(conn: apsw.Connection, settings: dict[str, str]) -> None:
         INSERT INTO egress_epoch (id, epoch) VALUES (1, 0);
         """
     )
+
+
+@migration(10)
+def m010_fts_prefix_indexes(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """``documents_fts`` with FTS5 prefix indexes (``gno.adapters.sqlite.fts_schema``): the
+    option is fixed when the table is made, so the table is made again and refilled from
+    the stored mirrors (about as long as indexing the text once; empty on a new index).
+    Search results are the same before and after."""
+    from gno.adapters.sqlite.fts_schema import rebuild_fts
+
+    rebuild_fts(conn, settings["fts_tokenize"])
