@@ -1145,6 +1145,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='edge_type', flags=('--edge-type',), help='Typed edges of this type instead (e.g. mentions, related_to, depends_on).', kind='str', to='edgeType'),
             CliParam(name='relation', flags=('--relation',), help='Alias of --edge-type.', kind='str', to='relation'),
         ), formats=('json', 'md'), fixed=(), prepare='gno.cli.hooks:links', render='gno.render.graph:links', exit=None, progress=None, quiet=False),
+        payload='gno.services.links:links_payload',
     ),
     Operation(
         id='mcp_links',
@@ -1190,6 +1191,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='edge_type', flags=('--edge-type',), help='Typed edges of this type instead.', kind='str', to='edgeType'),
             CliParam(name='relation', flags=('--relation',), help='Alias of --edge-type.', kind='str', to='relation'),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.graph:backlinks', exit=None, progress=None, quiet=False),
+        payload='gno.services.links:backlinks_payload',
     ),
     Operation(
         id='mcp_backlinks',
@@ -1288,6 +1290,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='to', flags=('--to',), help='Shortest path to this node (with --from).', kind='str', to='to'),
             CliParam(name='max_depth', flags=('--max-depth',), help='With --from/--to: max hops (1-12, default 6).', kind='int', to='maxDepth'),
         ), formats=('json', 'dot', 'mermaid'), fixed=(), prepare=None, render='gno.render.graph:graph', exit=None, progress=None, quiet=False, rules=(('neighbors', None, 'from_ref', 'Choose --neighbors or --from/--to, not both'), ('neighbors', None, 'to', 'Choose --neighbors or --from/--to, not both'), ('neighbors', None, 'max_depth', '--max-depth goes with --from/--to'), ('from_ref', 'to', None, '--from and --to go together'), ('to', 'from_ref', None, '--from and --to go together'), ('direction', 'neighbors', None, '--direction goes with --neighbors'), ('max_depth', 'from_ref', None, '--max-depth goes with --from/--to')), routes=(('neighbors', 'graph_neighbors'), ('from_ref', 'graph_path'))),
+        payload='gno.services.graph_report:graph_payload',
     ),
     Operation(
         id='graph_neighbors',
@@ -1357,6 +1360,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='frontier_limit', flags=('--frontier-limit',), help='Max nodes per level (1-1000).', kind='int', to='frontierLimit', shown='100'),
             CliParam(name='visited_limit', flags=('--visited-limit',), help='Max nodes looked at (1-5000).', kind='int', to='visitedLimit', shown='500'),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:graph_query', exit=None, progress=None, quiet=False),
+        payload='gno.services.graph_walks:graph_query_payload',
     ),
     Operation(
         id='tags',
@@ -1380,6 +1384,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='prefix', flags=('--prefix',), help='Only tags under this prefix (e.g. project/).', kind='str', to='prefix'),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.graph:tags', exit=None, progress=None, quiet=False, default=True),
+        payload='gno.services.links:tags_payload',
     ),
     Operation(
         id='changes',
@@ -1404,6 +1409,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='collection', flags=('-c', '--collection'), help='Only this collection.', kind='str', to='collection'),
             CliParam(name='limit', flags=('-n', '--limit'), help='Max changes (1-1000).', kind='int', to='limit', shown='100'),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:changes', exit=None, progress=None, quiet=False),
+        payload='gno.services.journal:changes_payload',
     ),
     Operation(
         id='diff',
@@ -1427,6 +1433,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='ref', flags=(), help='#docid, gno:// URI or collection/path.', kind='str', to='ref', required=True),
             CliParam(name='change', flags=('--change',), help='A change id from `gno changes` (default: the latest).', kind='str', to='change'),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:diff', exit=None, progress=None, quiet=False),
+        payload='gno.services.journal:diff_payload',
     ),
     Operation(
         id='impact',
@@ -1454,6 +1461,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='frontier_limit', flags=('--frontier-limit',), help='Max documents per level (1-1000).', kind='int', to='frontierLimit', shown='100'),
             CliParam(name='visited_limit', flags=('--visited-limit',), help='Max documents looked at (1-5000).', kind='int', to='visitedLimit', shown='500'),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:impact', exit=None, progress=None, quiet=False),
+        payload='gno.services.graph_walks:impact_payload',
     ),
     Operation(
         id='capture',

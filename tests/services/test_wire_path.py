@@ -1,8 +1,8 @@
 """The CLI's lean read path (gno/services/wire.py) prints what the pydantic path prints.
 
 Each command line runs twice through the real entry point on a real index: once as a user
-gets it (search, get and status answer from the wire form, no model built) and once with the lean
-path switched off (the generated models, as before session 8). stdout, stderr and the exit
+gets it (search, get, status and the graph family's reads answer from the wire form, no
+model built) and once with the lean path switched off (the generated models, as before session 8). stdout, stderr and the exit
 code must be identical, and the first run must really have taken the lean path.
 """
 
@@ -39,7 +39,14 @@ NOTES = {
     "d.md": "# Δ Greek\n\nΑλφα alpha übung\n" + "filler line\n" * 40 + "alpha at the end\n",
     # more hits than the terminal's default limit (5): the schema default must hold
     **{f"e/{i}.md": f"# E{i}\n\nalpha {'beta ' * i}\n" for i in range(6)},
+    # links, a typed edge and tags for the graph family; rewritten after the first sync
+    # (the fixture) so that `changes` and `diff` show an update with structural deltas
+    "f.md": "---\ntags: [project/y]\n---\n# Foxtrot\n\nSee [[a]] and [beta](b/deep.md).\n",
 }
+SECOND_F = (
+    "---\ntags: [project/y, draft]\nrelations:\n  depends_on: [a.md]\n---\n"
+    "# Foxtrot again\n\n## Part\n\nSee [[a]], [[nowhere]] and [delta](d.md).\n"
+)
 LINES = [
     ["search", "alpha"],
     ["search", "alpha", "--json"],
@@ -67,6 +74,47 @@ LINES = [
     ["status", "--json"],
     ["status", "--md"],
     ["--json", "status"],
+    # (`links --type` and `graph query --direction` are enums without a JSON type: the
+    # lean path declines those inputs and the models run, so no line here uses them)
+    ["links", "notes/f.md"],
+    ["links", "notes/f.md", "--json"],
+    ["links", "notes/f.md", "--md"],
+    ["links", "list", "notes/f.md", "--json"],
+    ["links", "notes/f.md", "--edge-type", "depends_on"],
+    ["links", "notes/f.md", "--relation", "depends_on", "--json"],
+    ["links", "notes/f.md", "--type", "wiki", "--edge-type", "depends_on"],
+    ["links", "notes/missing.md"],
+    ["backlinks", "notes/a.md"],
+    ["backlinks", "notes/a.md", "--json"],
+    ["backlinks", "notes/a.md", "--md"],
+    ["backlinks", "notes/a.md", "--edge-type", "depends_on", "--json"],
+    ["backlinks", "notes/a.md", "-c", "nope"],
+    ["graph"],
+    ["graph", "--json"],
+    ["graph", "--dot"],
+    ["graph", "--mermaid"],
+    ["graph", "--include-isolated", "--limit", "3", "--edge-limit", "1", "--json"],
+    ["graph", "-c", "nope"],
+    ["graph", "query", "notes/f.md"],
+    ["graph", "query", "notes/f.md", "--json"],
+    ["graph", "query", "notes/a.md", "--max-depth", "1", "--edge-type", "depends_on", "--json"],
+    ["graph", "query", "notes/f.md", "--direction", "sideways"],
+    ["tags"],
+    ["tags", "--json"],
+    ["tags", "list", "--md"],
+    ["tags", "--prefix", "project", "--json"],
+    ["tags", "-c", "nope"],
+    ["changes"],
+    ["changes", "--json"],
+    ["changes", "-n", "2", "-c", "notes", "--json"],
+    ["changes", "--since", "not-a-time"],
+    ["diff", "notes/f.md"],
+    ["diff", "notes/f.md", "--json"],
+    ["diff", "notes/a.md", "--change", "gno-change-id-v1.1", "--json"],
+    ["diff", "notes/missing.md"],
+    ["impact", "notes/a.md"],
+    ["impact", "notes/a.md", "--json"],
+    ["impact", "notes/a.md", "--max-depth", "0"],
 ]
 # status says when it was made and how long its probe took: the two runs differ there only
 WHEN = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z|\"latencyMs\": \d+")
@@ -77,6 +125,8 @@ def notes(make_app: Any, tmp_path: Path) -> Path:
     from tests.conftest import sync
 
     app, root = make_app(NOTES)
+    sync(app)
+    (root / "f.md").write_text(SECOND_F)
     sync(app)
     return root
 

@@ -79,6 +79,7 @@ NOT_FOR = {
     ),
     "links": (
         *EVERY_READ,
+        *NO_MODELS,
         "gno.core.fts",
         "gno_contracts.models.get",
         "gno_contracts.models.multi_get",
@@ -88,12 +89,27 @@ NOT_FOR = {
         "gno_contracts.models.backlinks",
         "gno_contracts.models.tags_list",
     ),
+    # Session 8, issue 20: the graph family's reads answer from the wire form too.
+    "backlinks": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "graph": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "graph query": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "tags": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "changes": (*NO_MODELS, "gno.core.fts", "tempfile"),
+    "diff": (*NO_MODELS, "gno.core.fts", "tempfile"),
+    "impact": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
 }
 ARGV = {
     "search": ["search", "sampling", "--json"],
     "get": ["get", "notes/n1.md", "--json"],
     "status": ["status", "--json"],
     "links": ["links", "notes/n0.md", "--json"],
+    "backlinks": ["backlinks", "notes/n0.md", "--json"],
+    "graph": ["graph", "--json"],
+    "graph query": ["graph", "query", "notes/n0.md", "--json"],
+    "tags": ["tags", "--json"],
+    "changes": ["changes", "--json"],
+    "diff": ["diff", "notes/n0.md", "--json"],
+    "impact": ["impact", "notes/n0.md", "--json"],
 }
 
 
