@@ -192,6 +192,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='max_bytes', flags=('--max-bytes',), help='Per-document byte budget (cut at a line).', kind='int', to='maxBytes', shown='10240'),
             CliParam(name='line_numbers', flags=('--line-numbers',), help='Prefix lines with their number.', kind='bool', to='lineNumbers'),
         ), formats=('json', 'files', 'md'), fixed=(), prepare=None, render='gno.render.documents:documents', exit=None, progress=None, quiet=False),
+        payload='gno.services.documents:multi_get_payload',
     ),
     Operation(
         id='ls',
@@ -217,6 +218,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='offset', flags=('--offset',), help='Skip this many.', kind='int', to='offset', shown='0'),
             CliParam(name='filter', flags=('--filter',), help='Typed metadata filter as JSON: {"op":"eq","key":"status","value":"approved"} (spec/records.md).', kind='str', to='filter', split='gno.core.metadata_filter:cli_filter'),
         ), formats=('json', 'files', 'md'), fixed=(), prepare=None, render='gno.render.documents:listing', exit=None, progress=None, quiet=False),
+        payload='gno.services.documents:ls_payload',
     ),
     Operation(
         id='status',

@@ -190,6 +190,11 @@ def _document_entry(
 def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
     from gno_contracts.models.multi_get import MultiGetResult
 
+    return MultiGetResult.model_validate(multi_get_payload(app, inp))
+
+
+def multi_get_payload(app: App, inp: MultiGetInput) -> dict[str, Any]:
+    """multi-get@1.0 in its wire form."""
     from gno.core.globs import split_globs
 
     if bool(inp.refs) == bool(inp.pattern):
@@ -225,7 +230,7 @@ def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
         "skipped": len(skipped),
         "maxBytes": inp.maxBytes,
     }
-    return MultiGetResult.model_validate({"documents": documents, "skipped": skipped, "meta": meta})
+    return {"documents": documents, "skipped": skipped, "meta": meta}
 
 
 def list_scope(store: Store, scope: str | None) -> tuple[str | None, str | None]:
@@ -268,15 +273,22 @@ def list_page(store: Store, inp: LsInput) -> tuple[list[DocRow], int]:
 
 def _metadata_condition(inp: LsInput) -> tuple[str, list[Any]]:
     """The typed metadata ``filter`` as an SQL condition (empty when there is none)."""
+    node = metadata_filter(inp.filter)
+    if node is None:  # the filter's parser and its date rules load only for a filter
+        return "", []
     from gno.core.metadata_filter import filter_sql
 
-    node = metadata_filter(inp.filter)
-    return filter_sql(node) if node is not None else ("", [])
+    return filter_sql(node)
 
 
 def ls(app: App, inp: LsInput) -> DocumentList:
     from gno_contracts.models.ls import DocumentList
 
+    return DocumentList.model_validate(ls_payload(app, inp))
+
+
+def ls_payload(app: App, inp: LsInput) -> dict[str, Any]:
+    """ls@1.0 in its wire form."""
     docs, total = list_page(app.store(), inp)
     documents = []
     for doc in docs:
@@ -289,4 +301,4 @@ def ls(app: App, inp: LsInput) -> DocumentList:
         item["source"] = {"relPath": doc.rel_path, "mime": doc.mime, "ext": doc.ext}
         documents.append(item)
     meta = {"total": total, "returned": len(documents), "offset": inp.offset}
-    return DocumentList.model_validate({"documents": documents, "meta": meta})
+    return {"documents": documents, "meta": meta}

@@ -115,6 +115,16 @@ LINES = [
     ["impact", "notes/a.md"],
     ["impact", "notes/a.md", "--json"],
     ["impact", "notes/a.md", "--max-depth", "0"],
+    ["ls"],
+    ["ls", "--json"],
+    ["ls", "notes", "-n", "3", "--offset", "2", "--files"],
+    ["ls", "gno://notes/e/", "--md"],
+    ["ls", "nope"],
+    ["multi-get", "notes/a.md,notes/c.txt"],
+    ["multi-get", "notes/e/*.md", "--max-bytes", "12", "--json"],
+    ["multi-get", "notes/a.md", "notes/missing.md", "--line-numbers", "--md"],
+    ["multi-get", "notes/d.md", "--files"],
+    ["multi-get", "notes/a.md", "--max-bytes", "0"],
 ]
 # status says when it was made and how long its probe took: the two runs differ there only
 WHEN = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z|\"latencyMs\": \d+")

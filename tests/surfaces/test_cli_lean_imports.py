@@ -97,6 +97,8 @@ NOT_FOR = {
     "changes": (*NO_MODELS, "gno.core.fts", "tempfile"),
     "diff": (*NO_MODELS, "gno.core.fts", "tempfile"),
     "impact": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "ls": (*EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
+    "multi-get": (*EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
 }
 ARGV = {
     "search": ["search", "sampling", "--json"],
@@ -110,6 +112,8 @@ ARGV = {
     "changes": ["changes", "--json"],
     "diff": ["diff", "notes/n0.md", "--json"],
     "impact": ["impact", "notes/n0.md", "--json"],
+    "ls": ["ls", "--json"],
+    "multi-get": ["multi-get", "notes/n*.md", "--json"],
 }
 
 
