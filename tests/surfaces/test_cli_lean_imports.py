@@ -42,6 +42,8 @@ EVERY_READ = (
 # Session 8: search, get and status answer from the wire form (gno/services/wire.py): no model.
 # (``pydantic.plugin._loader`` is entry.py's stand-in, not pydantic: ``pydantic.main`` is.)
 NO_MODELS = ("pydantic.main", "pydantic_core", "gno_contracts.base", "gno_contracts.models")
+# Issue 20: tags, changes and diff build no link graph.
+NO_GRAPH = ("gno.core.typed_graph", "gno.core.link_resolver", "gno.core.traversal")
 NOT_FOR = {
     "search": (
         *EVERY_READ,
@@ -93,9 +95,9 @@ NOT_FOR = {
     "backlinks": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
     "graph": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
     "graph query": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "tags": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "changes": (*NO_MODELS, "gno.core.fts", "tempfile"),
-    "diff": (*NO_MODELS, "gno.core.fts", "tempfile"),
+    "tags": (*EVERY_READ, *NO_MODELS, *NO_GRAPH, "gno.sync_rows", "gno.core.fts"),
+    "changes": (*NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
+    "diff": (*NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
     "impact": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
     "ls": (*EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
     "multi-get": (*EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
