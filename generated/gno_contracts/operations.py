@@ -1239,6 +1239,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='threshold', flags=('--threshold',), help='Minimum similarity (0-1).', kind='float', to='threshold', shown='0.7'),
             CliParam(name='cross_collection', flags=('--cross-collection',), help="Search every collection (default the document's own).", kind='bool', to='crossCollection'),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.graph:similar', exit=None, progress=None, quiet=False),
+        payload='gno.services.similar:similar_payload',
     ),
     Operation(
         id='mcp_similar',

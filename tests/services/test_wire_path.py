@@ -115,6 +115,13 @@ LINES = [
     ["impact", "notes/a.md"],
     ["impact", "notes/a.md", "--json"],
     ["impact", "notes/a.md", "--max-depth", "0"],
+    ["similar", "notes/a.md"],
+    ["similar", "notes/a.md", "--json"],
+    ["similar", "notes/a.md", "--md"],
+    ["similar", "notes/a.md", "--threshold", "0", "-n", "2", "--cross-collection", "--json"],
+    ["similar", "notes/b/deep.md"],
+    ["similar", "notes/missing.md", "--json"],
+    ["graph", "--include-similar", "--threshold", "0.5", "--json"],
     ["ls"],
     ["ls", "--json"],
     ["ls", "notes", "-n", "3", "--offset", "2", "--files"],
@@ -130,14 +137,24 @@ LINES = [
 WHEN = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z|\"latencyMs\": \d+")
 
 
+VECTORS = {
+    "notes/a.md": [1.0, 0.1, 0.0, 0.0],
+    "notes/f.md": [0.9, 0.2, 0.0, 0.0],
+    "notes/d.md": [0.7, 0.0, 0.7, 0.0],
+    "notes/c.txt": [0.0, 0.0, 1.0, 0.0],
+}
+
+
 @pytest.fixture
 def notes(make_app: Any, tmp_path: Path) -> Path:
     from tests.conftest import sync
+    from tests.services.test_graph_engine import _seed_vectors
 
     app, root = make_app(NOTES)
     sync(app)
     (root / "f.md").write_text(SECOND_F)
     sync(app)
+    _seed_vectors(app, VECTORS)  # for `similar` and the graph's similarity edges
     return root
 
 

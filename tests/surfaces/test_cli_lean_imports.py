@@ -99,6 +99,7 @@ NOT_FOR = {
     "changes": (*NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
     "diff": (*NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
     "impact": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "similar": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
     "ls": (*EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
     "multi-get": (*EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
 }
@@ -114,6 +115,7 @@ ARGV = {
     "changes": ["changes", "--json"],
     "diff": ["diff", "notes/n0.md", "--json"],
     "impact": ["impact", "notes/n0.md", "--json"],
+    "similar": ["similar", "notes/n0.md", "--json"],
     "ls": ["ls", "--json"],
     "multi-get": ["multi-get", "notes/n*.md", "--json"],
 }
@@ -140,7 +142,20 @@ def notes(tmp_path: Path) -> Path:
         )
     gno("init", str(root), "--name", "notes")
     gno("update")
+    seed_vectors({f"notes/n{i}.md": [1.0, 0.1 * i, 0.0, 0.0] for i in range(3)})  # similar
     return root
+
+
+def seed_vectors(vectors: dict[str, list[float]]) -> None:
+    from gno.app import App
+    from gno.paths import resolve_paths
+    from tests.services.test_graph_engine import _seed_vectors
+
+    app = App(resolve_paths())
+    try:
+        _seed_vectors(app, vectors)
+    finally:
+        app.close()
 
 
 def loaded(argv: list[str], watched: tuple[str, ...]) -> tuple[list[str], int, str]:
