@@ -11,7 +11,6 @@ from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, Validatio
 from gno.ports import Store
 from gno.rows import DocRow
 from gno.services.filters import metadata_filter
-from gno.services.results import ResultBuilder
 
 if TYPE_CHECKING:  # each handler imports its own models: `gno get` loads only GetResult
     from gno_contracts.models.get import GetResult
@@ -20,6 +19,8 @@ if TYPE_CHECKING:  # each handler imports its own models: `gno get` loads only G
     from gno_contracts.models.ls_input import LsInput
     from gno_contracts.models.multi_get import MultiGetResult
     from gno_contracts.models.multi_get_input import MultiGetInput
+
+    from gno.services.results import ResultBuilder
 
 GLOB_CHARS = set("*?[]")
 NATIVE_CONVERTERS = {"native/markdown", "native/plaintext"}
@@ -105,6 +106,8 @@ def get_payload(app: App, inp: GetInput) -> dict[str, Any]:
         if start <= len(lines)
         else []
     )
+    from gno.services.results import ResultBuilder  # snippets, records: not for `resolve`
+
     builder = ResultBuilder(store, app.paths.index_name, inp.includeAbsPath)
     payload: dict[str, Any] = {"docid": doc.docid, "uri": builder.uri(doc)}
     if doc.title:
@@ -196,6 +199,7 @@ def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
 def multi_get_payload(app: App, inp: MultiGetInput) -> dict[str, Any]:
     """multi-get@1.0 in its wire form."""
     from gno.core.globs import split_globs
+    from gno.services.results import ResultBuilder
 
     if bool(inp.refs) == bool(inp.pattern):
         raise ValidationError("Provide either refs or pattern, not both and not neither")

@@ -44,6 +44,8 @@ EVERY_READ = (
 NO_MODELS = ("pydantic.main", "pydantic_core", "gno_contracts.base", "gno_contracts.models")
 # Issue 20: tags, changes and diff build no link graph.
 NO_GRAPH = ("gno.core.typed_graph", "gno.core.link_resolver", "gno.core.traversal")
+# Issue 20: only a read that builds hits or documents' text loads the result builder.
+NO_RESULTS = ("gno.services.results", "gno.core.records", "gno.core.snippets")
 NOT_FOR = {
     "search": (
         *EVERY_READ,
@@ -82,6 +84,7 @@ NOT_FOR = {
     "links": (
         *EVERY_READ,
         *NO_MODELS,
+        *NO_RESULTS,
         "gno.core.fts",
         "gno_contracts.models.get",
         "gno_contracts.models.multi_get",
@@ -92,15 +95,15 @@ NOT_FOR = {
         "gno_contracts.models.tags_list",
     ),
     # Session 8, issue 20: the graph family's reads answer from the wire form too.
-    "backlinks": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "graph": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "graph query": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "tags": (*EVERY_READ, *NO_MODELS, *NO_GRAPH, "gno.sync_rows", "gno.core.fts"),
-    "changes": (*NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
-    "diff": (*NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
-    "impact": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "similar": (*EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "ls": (*EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
+    "backlinks": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "graph": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "graph query": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "tags": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, *NO_GRAPH, "gno.sync_rows", "gno.core.fts"),
+    "changes": (*NO_RESULTS, *NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
+    "diff": (*NO_RESULTS, *NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
+    "impact": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "similar": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "ls": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
     "multi-get": (*EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
 }
 ARGV = {
