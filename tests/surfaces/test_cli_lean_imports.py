@@ -46,6 +46,7 @@ NO_MODELS = ("pydantic.main", "pydantic_core", "gno_contracts.base", "gno_contra
 NO_GRAPH = ("gno.core.typed_graph", "gno.core.link_resolver", "gno.core.traversal")
 # Issue 20: only a read that builds hits or documents' text loads the result builder.
 NO_RESULTS = ("gno.services.results", "gno.core.records", "gno.core.snippets")
+FRONTMATTER = "gno.core.frontmatter"  # sync's parser: a graph read needs the edge types only
 NOT_FOR = {
     "search": (
         *EVERY_READ,
@@ -85,6 +86,7 @@ NOT_FOR = {
         *EVERY_READ,
         *NO_MODELS,
         *NO_RESULTS,
+        FRONTMATTER,
         "gno.core.fts",
         "gno_contracts.models.get",
         "gno_contracts.models.multi_get",
@@ -95,15 +97,30 @@ NOT_FOR = {
         "gno_contracts.models.tags_list",
     ),
     # Session 8, issue 20: the graph family's reads answer from the wire form too.
-    "backlinks": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "graph": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "graph query": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "tags": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, *NO_GRAPH, "gno.sync_rows", "gno.core.fts"),
-    "changes": (*NO_RESULTS, *NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
-    "diff": (*NO_RESULTS, *NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
-    "impact": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "backlinks": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "graph": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "graph query": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "tags": (
+        *NO_RESULTS,
+        FRONTMATTER,
+        *EVERY_READ,
+        *NO_MODELS,
+        *NO_GRAPH,
+        "gno.sync_rows",
+        "gno.core.fts",
+    ),
+    "changes": (*NO_RESULTS, FRONTMATTER, *NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
+    "diff": (*NO_RESULTS, FRONTMATTER, *NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
+    "impact": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
     "similar": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "ls": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
+    "ls": (
+        *NO_RESULTS,
+        FRONTMATTER,
+        *EVERY_READ,
+        *NO_MODELS,
+        "gno.core.fts",
+        "gno.core.typed_graph",
+    ),
     "multi-get": (*EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
 }
 ARGV = {
