@@ -222,6 +222,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='format_files', flags=('--files',), help='One line per hit: #docid,score,uri.', kind='bool', to=None),
             CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'files', 'md'), fixed=(), prepare=None, render='gno.render.documents:documents', exit=None, progress=None, quiet=False),
+        payload='gno.services.documents:multi_get_payload',
     ),
     Operation(
         id='ls',
@@ -250,6 +251,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='format_files', flags=('--files',), help='One line per hit: #docid,score,uri.', kind='bool', to=None),
             CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'files', 'md'), fixed=(), prepare=None, render='gno.render.documents:listing', exit=None, progress=None, quiet=False),
+        payload='gno.services.documents:ls_payload',
     ),
     Operation(
         id='status',
@@ -1214,6 +1216,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
             CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare='gno.cli.hooks:links', render='gno.render.graph:links', exit=None, progress=None, quiet=False),
+        payload='gno.services.links:links_payload',
     ),
     Operation(
         id='mcp_links',
@@ -1261,6 +1264,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
             CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.graph:backlinks', exit=None, progress=None, quiet=False),
+        payload='gno.services.links:backlinks_payload',
     ),
     Operation(
         id='mcp_backlinks',
@@ -1308,6 +1312,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
             CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.graph:similar', exit=None, progress=None, quiet=False),
+        payload='gno.services.similar:similar_payload',
     ),
     Operation(
         id='mcp_similar',
@@ -1364,6 +1369,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='format_dot', flags=('--dot',), help='Graphviz DOT (graph).', kind='bool', to=None),
             CliParam(name='format_mermaid', flags=('--mermaid',), help='Mermaid flowchart (graph).', kind='bool', to=None),
         ), formats=('json', 'dot', 'mermaid'), fixed=(), prepare=None, render='gno.render.graph:graph', exit=None, progress=None, quiet=False, rules=(('neighbors', None, 'from_ref', 'Choose --neighbors or --from/--to, not both'), ('neighbors', None, 'to', 'Choose --neighbors or --from/--to, not both'), ('neighbors', None, 'max_depth', '--max-depth goes with --from/--to'), ('from_ref', 'to', None, '--from and --to go together'), ('to', 'from_ref', None, '--from and --to go together'), ('direction', 'neighbors', None, '--direction goes with --neighbors'), ('max_depth', 'from_ref', None, '--max-depth goes with --from/--to')), routes=(('neighbors', 'graph_neighbors'), ('from_ref', 'graph_path'))),
+        payload='gno.services.graph_report:graph_payload',
     ),
     Operation(
         id='graph_neighbors',
@@ -1434,6 +1440,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='visited_limit', flags=('--visited-limit',), help='Max nodes looked at (1-5000).', kind='int', to='visitedLimit', shown='500'),
             CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:graph_query', exit=None, progress=None, quiet=False),
+        payload='gno.services.graph_walks:graph_query_payload',
     ),
     Operation(
         id='tags',
@@ -1459,6 +1466,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
             CliParam(name='format_md', flags=('--md',), help='Markdown report.', kind='bool', to=None),
         ), formats=('json', 'md'), fixed=(), prepare=None, render='gno.render.graph:tags', exit=None, progress=None, quiet=False, default=True),
+        payload='gno.services.links:tags_payload',
     ),
     Operation(
         id='changes',
@@ -1484,6 +1492,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='limit', flags=('-n', '--limit'), help='Max changes (1-1000).', kind='int', to='limit', shown='100'),
             CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:changes', exit=None, progress=None, quiet=False),
+        payload='gno.services.journal:changes_payload',
     ),
     Operation(
         id='diff',
@@ -1508,6 +1517,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='change', flags=('--change',), help='A change id from `gno changes` (default: the latest).', kind='str', to='change'),
             CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:diff', exit=None, progress=None, quiet=False),
+        payload='gno.services.journal:diff_payload',
     ),
     Operation(
         id='impact',
@@ -1536,6 +1546,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='visited_limit', flags=('--visited-limit',), help='Max documents looked at (1-5000).', kind='int', to='visitedLimit', shown='500'),
             CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.graph:impact', exit=None, progress=None, quiet=False),
+        payload='gno.services.graph_walks:impact_payload',
     ),
     Operation(
         id='capture',

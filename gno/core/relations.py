@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from gno.core.frontmatter import normalize_key, parse_frontmatter
-
 WIKI_EDGE = "mentions"
 MARKDOWN_EDGE = "related_to"
 EDGE_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
@@ -34,6 +32,9 @@ def frontmatter_relations(mirror: str) -> list[tuple[str, str]]:
     without duplicates, at most MAX_RELATIONS."""
     if not mirror.startswith("---") or "relations" not in mirror[:65536]:
         return []
+    # sync's: a graph read needs only the edge types above, not the frontmatter parser
+    from gno.core.frontmatter import normalize_key, parse_frontmatter
+
     data = parse_frontmatter(mirror).data.get("relations")
     if not isinstance(data, dict):
         return []

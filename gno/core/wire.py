@@ -116,7 +116,9 @@ def checked(schema: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any] | 
 
 
 def _branch(root: dict[str, Any], node: dict[str, Any], value: Any) -> dict[str, Any]:
-    """The one branch of an anyOf/oneOf (or a type list) that ``value`` can be, else Unsure."""
+    """The one branch of an anyOf/oneOf (or a type list) that ``value`` can be, else Unsure.
+    The branches ruled out (another JSON type, an object without a required field) are ones
+    the model's union would reject too, so it takes the same one."""
     if isinstance(node.get("type"), list):
         branches = [{**node, "type": kind} for kind in node["type"]]
     else:
@@ -130,9 +132,12 @@ def _branch(root: dict[str, Any], node: dict[str, Any], value: Any) -> dict[str,
 
 
 def _may_be(root: dict[str, Any], node: dict[str, Any], value: Any) -> bool:
-    kind = _deref(root, node).get("type")
-    if kind == "object":
-        return isinstance(value, dict)
+    node = _deref(root, node)
+    kind = node.get("type")
+    if kind == "object":  # an object missing a required field can never be this branch
+        return isinstance(value, dict) and all(
+            _given(root, node, value, k) for k in node.get("required", ())
+        )
     if kind == "array":
         return isinstance(value, list)
     if kind in ("integer", "number"):
@@ -140,6 +145,16 @@ def _may_be(root: dict[str, Any], node: dict[str, Any], value: Any) -> bool:
     if kind in _TYPES:
         return isinstance(value, _TYPES[kind])
     raise Unsure(f"union branch {kind!r}")
+
+
+def _given(root: dict[str, Any], node: dict[str, Any], value: dict[str, Any], key: str) -> bool:
+    """Whether the model of ``node`` could fill its required field ``key`` from ``value``:
+    by its wire name, by its Python name (``from_``: the models validate by name too) or,
+    should the schema give one, from a default."""
+    if key in value or (keyword.iskeyword(key) and f"{key}_" in value):
+        return True
+    field = (node.get("properties") or {}).get(key)
+    return isinstance(field, dict) and any("default" in f for f in (field, _deref(root, field)))
 
 
 def canonical(root: dict[str, Any], value: Any, node: dict[str, Any] | None = None) -> Any:

@@ -7,7 +7,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from gno.render import Shown, View
+from gno.render import Shown, View, dump
 
 if TYPE_CHECKING:  # renderers read attributes: no model module loads for them
     from gno_contracts.models.backlinks import Backlinks
@@ -91,20 +91,14 @@ def similar(result: Similar, view: View) -> Shown:
 # ---------------------------------------------------------------- graph
 
 
-def _dump(result: Any) -> dict[str, Any]:
-    found: dict[str, Any] = result.model_dump(mode="json", exclude_unset=True)
-    return found
-
-
 def _graph_parts(result: Graph | GraphNeighbors | GraphPath) -> tuple[list[Any], list[Any]]:
-    """(nodes, edges) of any graph answer, as plain wire objects."""
-    from gno_contracts.models.graph import Graph
-    from gno_contracts.models.graph_neighbors import GraphNeighbors
-
-    data = _dump(result)
-    if isinstance(result, Graph):
+    """(nodes, edges) of any graph answer, as plain wire objects. The answer is told by
+    its required fields (a model or the lean path's ``Wire``: no model class is needed)."""
+    data = dump(result)
+    assert isinstance(data, dict)
+    if "links" in data:  # graph@1.0
         return data["nodes"], data["links"]
-    if isinstance(result, GraphNeighbors):
+    if "neighbors" in data:  # graph-neighbors@1.0
         nodes = [data["source"]] + [n["node"] for n in data["neighbors"]]
         return nodes, [n["edge"] for n in data["neighbors"]]
     found = data.get("path") or {"nodes": [data["from"], data["to"]], "edges": []}
@@ -126,7 +120,7 @@ def _label(node: dict[str, Any]) -> str:
 def graph(result: Graph | GraphNeighbors | GraphPath, view: View) -> Shown:
     """JSON by default (as GNO prints it), or Graphviz DOT / a Mermaid flowchart."""
     if view.fmt not in ("dot", "mermaid"):
-        return Shown(json.dumps(_dump(result), indent=2, ensure_ascii=False))
+        return Shown(json.dumps(dump(result), indent=2, ensure_ascii=False))
     nodes, edges = _graph_parts(result)
     unique = {n["id"]: n for n in nodes}
     key = {doc_id: f"n{i}" for i, doc_id in enumerate(unique)}

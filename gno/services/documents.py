@@ -11,7 +11,6 @@ from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, Validatio
 from gno.ports import Store
 from gno.rows import DocRow
 from gno.services.filters import metadata_filter
-from gno.services.results import ResultBuilder
 
 if TYPE_CHECKING:  # each handler imports its own models: `gno get` loads only GetResult
     from gno_contracts.models.get import GetResult
@@ -20,6 +19,8 @@ if TYPE_CHECKING:  # each handler imports its own models: `gno get` loads only G
     from gno_contracts.models.ls_input import LsInput
     from gno_contracts.models.multi_get import MultiGetResult
     from gno_contracts.models.multi_get_input import MultiGetInput
+
+    from gno.services.results import ResultBuilder
 
 GLOB_CHARS = set("*?[]")
 NATIVE_CONVERTERS = {"native/markdown", "native/plaintext"}
@@ -105,6 +106,8 @@ def get_payload(app: App, inp: GetInput) -> dict[str, Any]:
         if start <= len(lines)
         else []
     )
+    from gno.services.results import ResultBuilder  # snippets, records: not for `resolve`
+
     builder = ResultBuilder(store, app.paths.index_name, inp.includeAbsPath)
     payload: dict[str, Any] = {"docid": doc.docid, "uri": builder.uri(doc)}
     if doc.title:
@@ -190,7 +193,13 @@ def _document_entry(
 def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
     from gno_contracts.models.multi_get import MultiGetResult
 
+    return MultiGetResult.model_validate(multi_get_payload(app, inp))
+
+
+def multi_get_payload(app: App, inp: MultiGetInput) -> dict[str, Any]:
+    """multi-get@1.0 in its wire form."""
     from gno.core.globs import split_globs
+    from gno.services.results import ResultBuilder
 
     if bool(inp.refs) == bool(inp.pattern):
         raise ValidationError("Provide either refs or pattern, not both and not neither")
@@ -225,7 +234,7 @@ def multi_get(app: App, inp: MultiGetInput) -> MultiGetResult:
         "skipped": len(skipped),
         "maxBytes": inp.maxBytes,
     }
-    return MultiGetResult.model_validate({"documents": documents, "skipped": skipped, "meta": meta})
+    return {"documents": documents, "skipped": skipped, "meta": meta}
 
 
 def list_scope(store: Store, scope: str | None) -> tuple[str | None, str | None]:
@@ -268,15 +277,22 @@ def list_page(store: Store, inp: LsInput) -> tuple[list[DocRow], int]:
 
 def _metadata_condition(inp: LsInput) -> tuple[str, list[Any]]:
     """The typed metadata ``filter`` as an SQL condition (empty when there is none)."""
+    node = metadata_filter(inp.filter)
+    if node is None:  # the filter's parser and its date rules load only for a filter
+        return "", []
     from gno.core.metadata_filter import filter_sql
 
-    node = metadata_filter(inp.filter)
-    return filter_sql(node) if node is not None else ("", [])
+    return filter_sql(node)
 
 
 def ls(app: App, inp: LsInput) -> DocumentList:
     from gno_contracts.models.ls import DocumentList
 
+    return DocumentList.model_validate(ls_payload(app, inp))
+
+
+def ls_payload(app: App, inp: LsInput) -> dict[str, Any]:
+    """ls@1.0 in its wire form."""
     docs, total = list_page(app.store(), inp)
     documents = []
     for doc in docs:
@@ -289,4 +305,4 @@ def ls(app: App, inp: LsInput) -> DocumentList:
         item["source"] = {"relPath": doc.rel_path, "mime": doc.mime, "ext": doc.ext}
         documents.append(item)
     meta = {"total": total, "returned": len(documents), "offset": inp.offset}
-    return DocumentList.model_validate({"documents": documents, "meta": meta})
+    return {"documents": documents, "meta": meta}

@@ -3,16 +3,18 @@ shapes of the wire schemas, collection checks."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gno.app import App
 from gno.core.identity import parse_ref
-from gno.core.link_resolver import Doc
-from gno.core.typed_graph import Projection, TypedEdge
 from gno.errors import DocumentNotFoundError, NotFoundError, ValidationError
 from gno.ports import Store
 from gno.rows import DocRow
 from gno.services.documents import resolve
+
+if TYPE_CHECKING:  # `gno tags` and `gno changes` check a collection and build no graph
+    from gno.core.link_resolver import Doc
+    from gno.core.typed_graph import Projection, TypedEdge
 
 
 def check_collection(app: App, name: str | None) -> str | None:

@@ -12,10 +12,7 @@ propagation over the kept graph (skipped above COMMUNITY_NODE_CAP nodes).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
-
-from gno_contracts.models.graph import Graph
-from gno_contracts.models.graph_input import GraphInput
+from typing import TYPE_CHECKING, Any
 
 from gno.app import App
 from gno.core.link_resolver import Doc
@@ -24,6 +21,10 @@ from gno.core.typed_graph import Projection, TypedEdge
 from gno.errors import NotFoundError
 from gno.services.graph_refs import check_collection
 from gno.services.graph_similar import SIMILAR_NODE_BUDGET, similarity_edges
+
+if TYPE_CHECKING:  # the CLI's lean path reads the wire form: no model on `gno graph`
+    from gno_contracts.models.graph import Graph
+    from gno_contracts.models.graph_input import GraphInput
 
 REPORT_TOP = 10
 ISOLATED_EXAMPLES = 10
@@ -104,6 +105,13 @@ def base_meta(
 
 
 def graph(app: App, inp: GraphInput) -> Graph:
+    from gno_contracts.models.graph import Graph
+
+    return Graph.model_validate(graph_payload(app, inp))
+
+
+def graph_payload(app: App, inp: GraphInput) -> dict[str, Any]:
+    """graph@1.0 in its wire form."""
     collection = check_collection(app, inp.collection)
     store = app.store()
     proj = store.projection()
@@ -194,14 +202,12 @@ def graph(app: App, inp: GraphInput) -> Graph:
         "similarTruncatedByComputeBudget": similar_cut,
         "warnings": warnings,
     }
-    return Graph.model_validate(
-        {
-            "nodes": nodes,
-            "links": [graph_link(docs, e) for e in kept_edges],
-            "report": report,
-            "meta": meta,
-        }
-    )
+    return {
+        "nodes": nodes,
+        "links": [graph_link(docs, e) for e in kept_edges],
+        "report": report,
+        "meta": meta,
+    }
 
 
 def _communities(

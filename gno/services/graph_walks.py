@@ -14,7 +14,7 @@ from gno.core.typed_graph import Projection, TypedEdge
 from gno.errors import ValidationError
 from gno.services.graph_refs import edge_order, node, node_for, step
 
-if TYPE_CHECKING:  # each handler imports its own models: `gno links` loads neither
+if TYPE_CHECKING:  # each handler imports its own models; the CLI none (services/wire.py)
     from gno_contracts.models.graph_query import GraphQuery
     from gno_contracts.models.graph_query_input import GraphQueryInput
     from gno_contracts.models.impact import Impact
@@ -46,6 +46,11 @@ def _stepper(
 def impact(app: App, inp: ImpactInput) -> Impact:
     from gno_contracts.models.impact import Impact
 
+    return Impact.model_validate(impact_payload(app, inp))
+
+
+def impact_payload(app: App, inp: ImpactInput) -> dict[str, Any]:
+    """impact@1.0 in its wire form."""
     store = app.store()
     proj = store.projection()
     root = node_for(app, store, proj, inp.ref)
@@ -66,24 +71,22 @@ def impact(app: App, inp: ImpactInput) -> Impact:
             )
         )
     impacted.sort(key=lambda item: item[0])
-    return Impact.model_validate(
-        {
-            "schemaVersion": "1.0",
-            "root": node(root),
-            "impacted": [item for _, item in impacted],
-            "meta": {
-                "maxDepth": caps.max_depth,
-                "maxNodes": caps.max_nodes,
-                "maxEdges": caps.max_edges,
-                "frontierLimit": caps.frontier_limit,
-                "visitedLimit": caps.visited_limit,
-                "returnedNodes": len(result.order),
-                "returnedEdges": len(result.edges),
-                "truncated": result.truncated,
-                "warnings": result.reasons,
-            },
-        }
-    )
+    return {
+        "schemaVersion": "1.0",
+        "root": node(root),
+        "impacted": [item for _, item in impacted],
+        "meta": {
+            "maxDepth": caps.max_depth,
+            "maxNodes": caps.max_nodes,
+            "maxEdges": caps.max_edges,
+            "frontierLimit": caps.frontier_limit,
+            "visitedLimit": caps.visited_limit,
+            "returnedNodes": len(result.order),
+            "returnedEdges": len(result.edges),
+            "truncated": result.truncated,
+            "warnings": result.reasons,
+        },
+    }
 
 
 def edge_type_filter(edge_type: str | None, relation: str | None) -> str | None:
@@ -99,6 +102,11 @@ def edge_type_filter(edge_type: str | None, relation: str | None) -> str | None:
 def graph_query(app: App, inp: GraphQueryInput) -> GraphQuery:
     from gno_contracts.models.graph_query import GraphQuery
 
+    return GraphQuery.model_validate(graph_query_payload(app, inp))
+
+
+def graph_query_payload(app: App, inp: GraphQueryInput) -> dict[str, Any]:
+    """graph-query@1.0 in its wire form."""
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     store = app.store()
     proj = store.projection()
@@ -115,26 +123,24 @@ def graph_query(app: App, inp: GraphQueryInput) -> GraphQuery:
         ((proj.edges[e], depth) for e, depth in result.edges),
         key=lambda item: (item[1], *edge_order(proj, item[0])),
     )
-    return GraphQuery.model_validate(
-        {
-            "schemaVersion": "1.0",
-            "root": nodes[0],
-            "nodes": nodes,
-            "edges": [_query_edge(proj, e, depth) for e, depth in edges],
-            "meta": {
-                "direction": direction,
-                "edgeType": wanted,
-                "maxDepth": caps.max_depth,
-                "maxNodes": caps.max_nodes,
-                "frontierLimit": caps.frontier_limit,
-                "visitedLimit": caps.visited_limit,
-                "returnedNodes": len(nodes),
-                "returnedEdges": len(edges),
-                "truncated": result.truncated,
-                "warnings": result.reasons,
-            },
-        }
-    )
+    return {
+        "schemaVersion": "1.0",
+        "root": nodes[0],
+        "nodes": nodes,
+        "edges": [_query_edge(proj, e, depth) for e, depth in edges],
+        "meta": {
+            "direction": direction,
+            "edgeType": wanted,
+            "maxDepth": caps.max_depth,
+            "maxNodes": caps.max_nodes,
+            "frontierLimit": caps.frontier_limit,
+            "visitedLimit": caps.visited_limit,
+            "returnedNodes": len(nodes),
+            "returnedEdges": len(edges),
+            "truncated": result.truncated,
+            "warnings": result.reasons,
+        },
+    }
 
 
 def _query_edge(proj: Projection, edge: TypedEdge, depth: int) -> dict[str, Any]:

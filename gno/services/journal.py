@@ -9,12 +9,7 @@ from __future__ import annotations
 import weakref
 from collections import OrderedDict
 from datetime import UTC, datetime
-from typing import Any
-
-from gno_contracts.models.changes import Change, Changes
-from gno_contracts.models.changes_input import ChangesInput
-from gno_contracts.models.diff_input import DiffInput
-from gno_contracts.models.document_diff import DocumentDiff
+from typing import TYPE_CHECKING, Any
 
 from gno.app import App
 from gno.core import journal as j
@@ -25,6 +20,12 @@ from gno.services.documents import _check_index
 from gno.services.graph_refs import check_collection
 from gno.sync_rows import JournalRow
 
+if TYPE_CHECKING:  # the CLI's lean path reads the wire form: no model on `gno changes`
+    from gno_contracts.models.changes import Change, Changes
+    from gno_contracts.models.changes_input import ChangesInput
+    from gno_contracts.models.diff_input import DiffInput
+    from gno_contracts.models.document_diff import DocumentDiff
+
 # A journal entry never changes once written and its sequence is never reused, so the
 # validated model of an entry can be kept: a resident server validates each entry once.
 MODEL_CACHE = 1024  # entries per open store: one full page (a few MB at most)
@@ -32,6 +33,8 @@ _models: weakref.WeakKeyDictionary[Store, OrderedDict[int, Change]] = weakref.We
 
 
 def _change_models(store: Store, rows: list[JournalRow]) -> list[Change]:
+    from gno_contracts.models.changes import Change
+
     cache = _models.setdefault(store, OrderedDict())
     found = []
     for row in rows:
@@ -56,6 +59,20 @@ def change_payload(row: JournalRow) -> dict[str, Any]:
 
 
 def changes(app: App, inp: ChangesInput) -> Changes:
+    from gno_contracts.models.changes import Changes
+
+    store, rows, payload = _page(app, inp)
+    return Changes.model_validate(payload | {"changes": _change_models(store, rows)})
+
+
+def changes_payload(app: App, inp: ChangesInput) -> dict[str, Any]:
+    """changes@1.0 in its wire form (the CLI's; a server keeps its entries' models)."""
+    _, rows, payload = _page(app, inp)
+    return payload | {"changes": [change_payload(row) for row in rows]}
+
+
+def _page(app: App, inp: ChangesInput) -> tuple[Store, list[JournalRow], dict[str, Any]]:
+    """(the store, the page's journal rows, changes@1.0 but its ``changes``)."""
     collection = check_collection(app, inp.collection)
     since = j.parse_since(inp.since, datetime.now(UTC))
     store = app.store()
@@ -74,9 +91,7 @@ def changes(app: App, inp: ChangesInput) -> Changes:
         warnings.append(
             "cursor is older than the retained journal; start again from earliestCursor"
         )
-        return Changes.model_validate(
-            {"schemaVersion": "1.0", "changes": [], "page": page, "warnings": warnings}
-        )
+        return store, [], {"schemaVersion": "1.0", "page": page, "warnings": warnings}
     limit = inp.limit or j.PAGE_DEFAULT
     after = since.sequence or 0
     rows = store.journal_page(after, since.time, collection, limit + 1)
@@ -89,14 +104,7 @@ def changes(app: App, inp: ChangesInput) -> Changes:
         page["retentionTruncated"] = (
             since.time is None or not oldest or oldest[0].observed_at > since.time
         )
-    return Changes.model_validate(
-        {
-            "schemaVersion": "1.0",
-            "changes": _change_models(store, rows),
-            "page": page,
-            "warnings": warnings,
-        }
-    )
+    return store, rows, {"schemaVersion": "1.0", "page": page, "warnings": warnings}
 
 
 def _history(row: JournalRow) -> dict[str, Any]:
@@ -106,6 +114,13 @@ def _history(row: JournalRow) -> dict[str, Any]:
 
 
 def diff(app: App, inp: DiffInput) -> DocumentDiff:
+    from gno_contracts.models.document_diff import DocumentDiff
+
+    return DocumentDiff.model_validate(diff_payload(app, inp))
+
+
+def diff_payload(app: App, inp: DiffInput) -> dict[str, Any]:
+    """document-diff@1.0 in its wire form."""
     ref = parse_ref(inp.ref)
     _check_index(app, ref)
     store = app.store()
@@ -136,37 +151,30 @@ def diff(app: App, inp: DiffInput) -> DocumentDiff:
     if inp.change is not None:
         sequence = j.parse_change_id(inp.change)
         if sequence <= store.journal_state().floor:
-            return DocumentDiff.model_validate(
-                payload
-                | {
-                    "status": "expired",
-                    "history": {"status": "unavailable", "reason": "change_expired"},
-                }
-            )
+            return payload | {
+                "status": "expired",
+                "history": {"status": "unavailable", "reason": "change_expired"},
+            }
         row = store.journal_entry(sequence)
         if row is not None and not _about(row, doc.collection, doc.rel_path):
             row = None
         if row is None:
-            return DocumentDiff.model_validate(
-                payload
-                | {
-                    "status": "unavailable",
-                    "history": {"status": "unavailable", "reason": "change_not_found"},
-                }
-            )
+            return payload | {
+                "status": "unavailable",
+                "history": {"status": "unavailable", "reason": "change_not_found"},
+            }
     else:
         row = store.journal_latest(doc.collection, doc.rel_path)
         if row is None:
-            return DocumentDiff.model_validate(
-                payload
-                | {
-                    "status": "unavailable",
-                    "history": {"status": "unavailable", "reason": "no_retained_change"},
-                }
-            )
-    return DocumentDiff.model_validate(
-        payload | {"status": "available", "change": change_payload(row), "history": _history(row)}
-    )
+            return payload | {
+                "status": "unavailable",
+                "history": {"status": "unavailable", "reason": "no_retained_change"},
+            }
+    return payload | {
+        "status": "available",
+        "change": change_payload(row),
+        "history": _history(row),
+    }
 
 
 def _about(row: JournalRow, collection: str, rel_path: str) -> bool:

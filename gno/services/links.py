@@ -6,21 +6,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gno.app import App
-from gno.core.link_resolver import Doc, Resolution
 from gno.core.tags import validate_tag
-from gno.core.typed_graph import Projection
 from gno.errors import ValidationError
 from gno.services.graph_refs import check_collection, seeded_node
-from gno.services.graph_walks import edge_type_filter
-from gno.sync_rows import LinkRow
 
-if TYPE_CHECKING:  # each handler imports its own models
+if TYPE_CHECKING:  # each handler imports its own models; the CLI none (services/wire.py)
     from gno_contracts.models.backlinks import Backlinks
     from gno_contracts.models.backlinks_input import BacklinksInput
     from gno_contracts.models.links_input import LinksInput
     from gno_contracts.models.links_list import LinksList
     from gno_contracts.models.tags_input import TagsInput
     from gno_contracts.models.tags_list import TagsList
+
+    from gno.core.link_resolver import Doc, Resolution
+    from gno.core.typed_graph import Projection
+    from gno.sync_rows import LinkRow
 
 MAX_NORMS = 500  # link targets passed to SQL at once (bound variables stay few)
 
@@ -69,6 +69,13 @@ def _positional(proj: Projection, row: LinkRow) -> dict[str, Any]:
 def links(app: App, inp: LinksInput) -> LinksList:
     from gno_contracts.models.links_list import LinksList
 
+    return LinksList.model_validate(links_payload(app, inp))
+
+
+def links_payload(app: App, inp: LinksInput) -> dict[str, Any]:
+    """links-list@1.1 in its wire form."""
+    from gno.services.graph_walks import edge_type_filter  # `gno tags` needs no walk
+
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     if inp.type is not None and wanted is not None:
         raise ValidationError("type cannot be combined with edgeType or relation")
@@ -103,7 +110,7 @@ def links(app: App, inp: LinksInput) -> LinksList:
         }
         meta |= {"edgeTypeFilter": inp.edgeType} if inp.edgeType else {}
         meta |= {"relationFilter": inp.relation} if inp.relation else {}
-        return LinksList.model_validate({"links": items, "meta": meta})
+        return {"links": items, "meta": meta}
     kind = str(getattr(inp.type, "value", inp.type)) if inp.type else None
     rows = [r for r in store.link_rows([doc.id]) if kind is None or r.link_type == kind]
     found = [_positional(proj, r) for r in rows]
@@ -114,11 +121,18 @@ def links(app: App, inp: LinksInput) -> LinksList:
     }
     if kind:
         meta["typeFilter"] = kind
-    return LinksList.model_validate({"links": found, "meta": meta})
+    return {"links": found, "meta": meta}
 
 
 def backlinks(app: App, inp: BacklinksInput) -> Backlinks:
     from gno_contracts.models.backlinks import Backlinks
+
+    return Backlinks.model_validate(backlinks_payload(app, inp))
+
+
+def backlinks_payload(app: App, inp: BacklinksInput) -> dict[str, Any]:
+    """backlinks@1.0 in its wire form."""
+    from gno.services.graph_walks import edge_type_filter
 
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     collection = check_collection(app, inp.collection)
@@ -173,12 +187,17 @@ def backlinks(app: App, inp: BacklinksInput) -> Backlinks:
         meta["semantic"] = True
         meta |= {"edgeTypeFilter": inp.edgeType} if inp.edgeType else {}
         meta |= {"relationFilter": inp.relation} if inp.relation else {}
-    return Backlinks.model_validate({"backlinks": [item for _, item in items], "meta": meta})
+    return {"backlinks": [item for _, item in items], "meta": meta}
 
 
 def tags(app: App, inp: TagsInput) -> TagsList:
     from gno_contracts.models.tags_list import TagsList
 
+    return TagsList.model_validate(tags_payload(app, inp))
+
+
+def tags_payload(app: App, inp: TagsInput) -> dict[str, Any]:
+    """tags-list@1.0 in its wire form."""
     collection = check_collection(app, inp.collection)
     prefix = None
     if inp.prefix is not None:
@@ -192,6 +211,4 @@ def tags(app: App, inp: TagsInput) -> TagsList:
         meta["collection"] = collection
     if prefix:
         meta["prefix"] = prefix
-    return TagsList.model_validate(
-        {"tags": [{"tag": t, "count": c} for t, c in counts], "meta": meta}
-    )
+    return {"tags": [{"tag": t, "count": c} for t, c in counts], "meta": meta}

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
-
-from gno_contracts.models.similar import Similar
-from gno_contracts.models.similar_input import SimilarInput
+from typing import TYPE_CHECKING, Any
 
 from gno.app import App
 from gno.errors import NotFoundError, UnavailableError
 from gno.rows import pack, unpack
 from gno.services.embed_models import collection_embed_uris
 from gno.services.graph_refs import node_for
+
+if TYPE_CHECKING:  # the CLI's lean path reads the wire form: no model on `gno similar`
+    from gno_contracts.models.similar import Similar
+    from gno_contracts.models.similar_input import SimilarInput
 
 MAX_K = 200
 
@@ -37,6 +38,13 @@ def mean_vector(vectors: list[list[float]]) -> list[float]:
 
 
 def similar(app: App, inp: SimilarInput) -> Similar:
+    from gno_contracts.models.similar import Similar
+
+    return Similar.model_validate(similar_payload(app, inp))
+
+
+def similar_payload(app: App, inp: SimilarInput) -> dict[str, Any]:
+    """similar@1.0 in its wire form."""
     store = app.store()
     proj = store.projection()
     doc = node_for(app, store, proj, inp.ref)
@@ -90,4 +98,4 @@ def similar(app: App, inp: SimilarInput) -> Similar:
         "threshold": threshold,
         "crossCollection": inp.crossCollection,
     }
-    return Similar.model_validate({"similar": items, "meta": meta})
+    return {"similar": items, "meta": meta}

@@ -231,6 +231,32 @@ def test_a_union_it_cannot_tell_apart_is_declined() -> None:
     assert canonical({"anyOf": [{"type": "number"}, {"type": "null"}]}, 2) == 2.0
 
 
+def test_a_union_of_objects_is_told_apart_by_their_required_fields() -> None:
+    """links-list's positional or typed link: an object lacking a branch's required field
+    cannot be that branch (the model's union rejects it too), so the other one is taken."""
+    root = {
+        "$defs": {
+            "A": {"type": "object", "required": ["a"], "properties": {"a": {"type": "number"}}},
+            "B": {
+                "type": "object",
+                "required": ["from"],
+                "properties": {"from": {"type": "number"}, "n": {"type": "number"}},
+            },
+        },
+        "type": "array",
+        "items": {"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]},
+    }
+    assert json.dumps(canonical(root, [{"a": 1}, {"from": 2, "n": 3}])) == (
+        '[{"a": 1.0}, {"from": 2.0, "n": 3.0}]'
+    )
+    for both in ({"a": 1, "from": 2}, {"a": 1, "from_": 2}):  # either branch could hold it
+        with pytest.raises(Unsure):
+            canonical(root, [both])
+    root["$defs"]["B"]["properties"]["from"]["default"] = 0  # B could fill `from` itself
+    with pytest.raises(Unsure):
+        canonical(root, [{"a": 1}])
+
+
 def test_checked_declines_what_it_does_not_model() -> None:
     root = {
         "type": "object",

@@ -1,8 +1,8 @@
 """The CLI's lean read path (gno/services/wire.py) prints what the pydantic path prints.
 
 Each command line runs twice through the real entry point on a real index: once as a user
-gets it (search, get and status answer from the wire form, no model built) and once with the lean
-path switched off (the generated models, as before session 8). stdout, stderr and the exit
+gets it (search, get, status and the graph family's reads answer from the wire form, no
+model built) and once with the lean path switched off (the generated models, as before session 8). stdout, stderr and the exit
 code must be identical, and the first run must really have taken the lean path.
 """
 
@@ -45,7 +45,14 @@ NOTES = {
     ),
     # more hits than the terminal's default limit (5): the schema default must hold
     **{f"e/{i}.md": f"# E{i}\n\nalpha {'beta ' * i}\n" for i in range(6)},
+    # links, a typed edge and tags for the graph family; rewritten after the first sync
+    # (the fixture) so that `changes` and `diff` show an update with structural deltas
+    "f.md": "---\ntags: [project/y]\n---\n# Foxtrot\n\nSee [[a]] and [beta](b/deep.md).\n",
 }
+SECOND_F = (
+    "---\ntags: [project/y, draft]\nrelations:\n  depends_on: [a.md]\n---\n"
+    "# Foxtrot again\n\n## Part\n\nSee [[a]], [[nowhere]] and [delta](d.md).\n"
+)
 LINES = [
     ["search", "alpha"],
     ["search", "alpha", "--json"],
@@ -75,17 +82,87 @@ LINES = [
     ["status", "--json"],
     ["status", "--md"],
     ["--json", "status"],
+    # (`links --type` and `graph query --direction` are enums without a JSON type: the
+    # lean path declines those inputs and the models run, so no line here uses them)
+    ["links", "notes/f.md"],
+    ["links", "notes/f.md", "--json"],
+    ["links", "notes/f.md", "--md"],
+    ["links", "list", "notes/f.md", "--json"],
+    ["links", "notes/f.md", "--edge-type", "depends_on"],
+    ["links", "notes/f.md", "--relation", "depends_on", "--json"],
+    ["links", "notes/f.md", "--type", "wiki", "--edge-type", "depends_on"],
+    ["links", "notes/missing.md"],
+    ["backlinks", "notes/a.md"],
+    ["backlinks", "notes/a.md", "--json"],
+    ["backlinks", "notes/a.md", "--md"],
+    ["backlinks", "notes/a.md", "--edge-type", "depends_on", "--json"],
+    ["backlinks", "notes/a.md", "-c", "nope"],
+    ["graph"],
+    ["graph", "--json"],
+    ["graph", "--dot"],
+    ["graph", "--mermaid"],
+    ["graph", "--include-isolated", "--limit", "3", "--edge-limit", "1", "--json"],
+    ["graph", "-c", "nope"],
+    ["graph", "query", "notes/f.md"],
+    ["graph", "query", "notes/f.md", "--json"],
+    ["graph", "query", "notes/a.md", "--max-depth", "1", "--edge-type", "depends_on", "--json"],
+    ["graph", "query", "notes/f.md", "--direction", "sideways"],
+    ["tags"],
+    ["tags", "--json"],
+    ["tags", "list", "--md"],
+    ["tags", "--prefix", "project", "--json"],
+    ["tags", "-c", "nope"],
+    ["changes"],
+    ["changes", "--json"],
+    ["changes", "-n", "2", "-c", "notes", "--json"],
+    ["changes", "--since", "not-a-time"],
+    ["diff", "notes/f.md"],
+    ["diff", "notes/f.md", "--json"],
+    ["diff", "notes/a.md", "--change", "gno-change-id-v1.1", "--json"],
+    ["diff", "notes/missing.md"],
+    ["impact", "notes/a.md"],
+    ["impact", "notes/a.md", "--json"],
+    ["impact", "notes/a.md", "--max-depth", "0"],
+    ["similar", "notes/a.md"],
+    ["similar", "notes/a.md", "--json"],
+    ["similar", "notes/a.md", "--md"],
+    ["similar", "notes/a.md", "--threshold", "0", "-n", "2", "--cross-collection", "--json"],
+    ["similar", "notes/b/deep.md"],
+    ["similar", "notes/missing.md", "--json"],
+    ["graph", "--include-similar", "--threshold", "0.5", "--json"],
+    ["ls"],
+    ["ls", "--json"],
+    ["ls", "notes", "-n", "3", "--offset", "2", "--files"],
+    ["ls", "gno://notes/e/", "--md"],
+    ["ls", "nope"],
+    ["multi-get", "notes/a.md,notes/c.txt"],
+    ["multi-get", "notes/e/*.md", "--max-bytes", "12", "--json"],
+    ["multi-get", "notes/a.md", "notes/missing.md", "--line-numbers", "--md"],
+    ["multi-get", "notes/d.md", "--files"],
+    ["multi-get", "notes/a.md", "--max-bytes", "0"],
 ]
 # status says when it was made and how long its probe took: the two runs differ there only
 WHEN = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z|\"latencyMs\": \d+")
 
 
+VECTORS = {
+    "notes/a.md": [1.0, 0.1, 0.0, 0.0],
+    "notes/f.md": [0.9, 0.2, 0.0, 0.0],
+    "notes/d.md": [0.7, 0.0, 0.7, 0.0],
+    "notes/c.txt": [0.0, 0.0, 1.0, 0.0],
+}
+
+
 @pytest.fixture
 def notes(make_app: Any, tmp_path: Path) -> Path:
     from tests.conftest import sync
+    from tests.services.test_graph_engine import _seed_vectors
 
     app, root = make_app(NOTES)
     sync(app)
+    (root / "f.md").write_text(SECOND_F)
+    sync(app)
+    _seed_vectors(app, VECTORS)  # for `similar` and the graph's similarity edges
     return root
 
 

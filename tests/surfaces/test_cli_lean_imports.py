@@ -42,6 +42,11 @@ EVERY_READ = (
 # Session 8: search, get and status answer from the wire form (gno/services/wire.py): no model.
 # (``pydantic.plugin._loader`` is entry.py's stand-in, not pydantic: ``pydantic.main`` is.)
 NO_MODELS = ("pydantic.main", "pydantic_core", "gno_contracts.base", "gno_contracts.models")
+# Issue 20: tags, changes and diff build no link graph.
+NO_GRAPH = ("gno.core.typed_graph", "gno.core.link_resolver", "gno.core.traversal")
+# Issue 20: only a read that builds hits or documents' text loads the result builder.
+NO_RESULTS = ("gno.services.results", "gno.core.records", "gno.core.snippets")
+FRONTMATTER = "gno.core.frontmatter"  # sync's parser: a graph read needs the edge types only
 NOT_FOR = {
     "search": (
         *EVERY_READ,
@@ -79,6 +84,9 @@ NOT_FOR = {
     ),
     "links": (
         *EVERY_READ,
+        *NO_MODELS,
+        *NO_RESULTS,
+        FRONTMATTER,
         "gno.core.fts",
         "gno_contracts.models.get",
         "gno_contracts.models.multi_get",
@@ -88,12 +96,48 @@ NOT_FOR = {
         "gno_contracts.models.backlinks",
         "gno_contracts.models.tags_list",
     ),
+    # Session 8, issue 20: the graph family's reads answer from the wire form too.
+    "backlinks": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "graph": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "graph query": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "tags": (
+        *NO_RESULTS,
+        FRONTMATTER,
+        *EVERY_READ,
+        *NO_MODELS,
+        *NO_GRAPH,
+        "gno.sync_rows",
+        "gno.core.fts",
+    ),
+    "changes": (*NO_RESULTS, FRONTMATTER, *NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
+    "diff": (*NO_RESULTS, FRONTMATTER, *NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
+    "impact": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "similar": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "ls": (
+        *NO_RESULTS,
+        FRONTMATTER,
+        *EVERY_READ,
+        *NO_MODELS,
+        "gno.core.fts",
+        "gno.core.typed_graph",
+    ),
+    "multi-get": (*EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
 }
 ARGV = {
     "search": ["search", "sampling", "--json"],
     "get": ["get", "notes/n1.md", "--json"],
     "status": ["status", "--json"],
     "links": ["links", "notes/n0.md", "--json"],
+    "backlinks": ["backlinks", "notes/n0.md", "--json"],
+    "graph": ["graph", "--json"],
+    "graph query": ["graph", "query", "notes/n0.md", "--json"],
+    "tags": ["tags", "--json"],
+    "changes": ["changes", "--json"],
+    "diff": ["diff", "notes/n0.md", "--json"],
+    "impact": ["impact", "notes/n0.md", "--json"],
+    "similar": ["similar", "notes/n0.md", "--json"],
+    "ls": ["ls", "--json"],
+    "multi-get": ["multi-get", "notes/n*.md", "--json"],
 }
 
 
@@ -118,7 +162,20 @@ def notes(tmp_path: Path) -> Path:
         )
     gno("init", str(root), "--name", "notes")
     gno("update")
+    seed_vectors({f"notes/n{i}.md": [1.0, 0.1 * i, 0.0, 0.0] for i in range(3)})  # similar
     return root
+
+
+def seed_vectors(vectors: dict[str, list[float]]) -> None:
+    from gno.app import App
+    from gno.paths import resolve_paths
+    from tests.services.test_graph_engine import _seed_vectors
+
+    app = App(resolve_paths())
+    try:
+        _seed_vectors(app, vectors)
+    finally:
+        app.close()
 
 
 def loaded(argv: list[str], watched: tuple[str, ...]) -> tuple[list[str], int, str]:
