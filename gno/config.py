@@ -32,6 +32,8 @@ DEFAULT_TOKENIZER = "porter"
 
 @dataclass
 class Collection:
+    """One indexed folder: its name, root, file rules and settings."""
+
     name: str
     path: str
     pattern: str = DEFAULT_PATTERN
@@ -58,6 +60,8 @@ class Collection:
 
 @dataclass
 class ContextEntry:
+    """Configured guidance for a scope (global, a collection or a URI prefix)."""
+
     scope_type: str  # global | collection | prefix
     scope_key: str
     text: str
@@ -65,6 +69,8 @@ class ContextEntry:
 
 @dataclass
 class Config:
+    """index.yml, validated; ``raw`` keeps every key, known or not."""
+
     collections: list[Collection] = field(default_factory=list)
     contexts: list[ContextEntry] = field(default_factory=list)
     fts_tokenizer: str = DEFAULT_TOKENIZER

@@ -24,6 +24,8 @@ MAX_BYTES = 4 * 1024 * 1024  # index.yml is at most 1 MiB; its JSON is never muc
 
 @dataclass(frozen=True)
 class Recalled:
+    """The kept parsed data (which may itself be None: an empty file)."""
+
     data: Any
 
 

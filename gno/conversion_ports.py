@@ -27,6 +27,8 @@ PERMANENT_CODES = frozenset({CORRUPT, PERMISSION, TOO_LARGE, UNSUPPORTED})
 
 @dataclass(frozen=True)
 class ConversionWarning:
+    """Something a converter could not carry over exactly."""
+
     code: str  # LOSSY | TRUNCATED | PARTIAL | UNSUPPORTED_FEATURE | LOW_CONFIDENCE
     message: str
 

@@ -37,6 +37,8 @@ def _dir(kind: str) -> Path:
 
 @dataclass(frozen=True)
 class Paths:
+    """Where one index lives: its index.yml, data and cache folders, and its name."""
+
     config_file: Path
     data_dir: Path
     cache_dir: Path

@@ -43,6 +43,8 @@ def iso_from_ns(ns: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class DocRow:
+    """One row of ``documents``: a file (or record) as the index knows it."""
+
     id: int
     collection: str
     rel_path: str

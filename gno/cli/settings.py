@@ -17,6 +17,8 @@ HOISTED_FLAGS = CLI_ANYWHERE - HOISTED_VALUES
 
 @dataclass
 class Settings:
+    """The global options of one command line."""
+
     config: str | None
     index: str | None
     json: bool

@@ -45,6 +45,8 @@ AUX_CAP = 0.08  # content-type boost and project affinity together
 
 @dataclass(frozen=True)
 class ContentTypeRule:
+    """One content type: the prefixes it covers, its preset, graph hints and boost."""
+
     id: str
     prefixes: tuple[str, ...]
     preset: str
@@ -63,6 +65,8 @@ class ContentTypeRule:
 
 @dataclass(frozen=True)
 class ContentTypes:
+    """The configured content-type rules, and warnings about the ones dropped."""
+
     rules: tuple[ContentTypeRule, ...] = ()
     warnings: tuple[str, ...] = ()
 

@@ -18,6 +18,8 @@ POLICIES: tuple[Policy, ...] = ("local_only", "lan", "remote")  # most restricti
 
 @dataclass(frozen=True)
 class PolicyState:
+    """One collection's egress policy as a result's lineage reports it."""
+
     collection: str
     policy: Policy
     revision: int = 0

@@ -69,6 +69,8 @@ def nesting_depth(block: str) -> int:
 
 @dataclass
 class Frontmatter:
+    """A parsed frontmatter block and where it ends in the mirror."""
+
     data: dict[str, Value] = field(default_factory=dict)
     end_line: int = 0  # last mirror line of the block (0 when there is none)
     end_offset: int = 0  # code-point offset just past the block
@@ -213,6 +215,8 @@ def parse_date(value: str) -> str | None:
 
 @dataclass
 class Metadata:
+    """What a document's frontmatter says about it: author, dates, categories and the rest."""
+
     author: str | None = None
     frontmatter_date: str | None = None
     date_fields: dict[str, str] = field(default_factory=dict)

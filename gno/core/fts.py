@@ -121,6 +121,8 @@ def _quote(word: str) -> str:
 
 @dataclass(frozen=True)
 class FtsQuery:
+    """A user query as FTS5 expressions: what must match, what must not, and the words."""
+
     positives: tuple[str, ...]  # FTS5 sub-expressions, one per query term or phrase
     negatives: tuple[str, ...]
     terms: tuple[str, ...]  # plain lowercased words, for snippets and highlighting

@@ -67,6 +67,8 @@ def normalize_extension(ext: str) -> str:
 
 @dataclass(frozen=True)
 class FileRules:
+    """A collection's file selection: pattern, extensions and excludes, compiled."""
+
     pattern: Glob
     include: frozenset[str]  # lowercase extensions with the dot
     exclude_globs: tuple[Glob, ...]

@@ -49,6 +49,8 @@ def make_uri(collection: str, rel_path: str, index: str | None = None) -> str:
 
 @dataclass(frozen=True)
 class ParsedUri:
+    """A ``gno://`` URI taken apart: collection, decoded path, optional index."""
+
     collection: str
     rel_path: str  # decoded; "" for a collection-only URI ("gno://notes/")
     index: str | None = None

@@ -13,6 +13,8 @@ MAX_HITS_PER_TERM = 4  # the first few occurrences find where terms meet; cheap 
 
 @dataclass(frozen=True)
 class Snippet:
+    """A hit's snippet: its text and the mirror lines it spans."""
+
     text: str
     start_line: int
     end_line: int

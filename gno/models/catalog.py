@@ -25,6 +25,8 @@ _QWEN3_17B = "hf:unsloth/Qwen3-1.7B-GGUF/Qwen3-1.7B-Q4_K_M.gguf"
 
 @dataclass(frozen=True)
 class Preset:
+    """A named set of models, one per role."""
+
     id: str
     name: str
     embed: str

@@ -46,6 +46,8 @@ def new_request_id() -> str:
 
 @dataclass(frozen=True, slots=True)
 class Call:
+    """Who made the current call and how to stop it: surface, caller zone, request id, cancel token, deadline."""
+
     surface: Surface
     zone: Zone = "local_process"
     request_id: str = field(default_factory=new_request_id)

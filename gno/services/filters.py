@@ -30,6 +30,8 @@ TEMPORAL_DATE_SQL = (
 
 @dataclass
 class Filters:
+    """The owner filters of one search-family call, normalised (names, tags, date bounds)."""
+
     collection: str | None = None
     collections: list[str] = field(default_factory=list)  # several (REST `collections`)
     tags_all: list[str] = field(default_factory=list)
