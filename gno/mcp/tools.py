@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from gno_contracts.operations import OPERATIONS, Operation
@@ -28,6 +27,7 @@ from gno.core.input_keys import known_arguments
 from gno.core.wire_values import unusable_value
 from gno.errors import GnoError
 from gno.services.call import Call, bind
+from gno.services.wire import contract_schema
 
 PROFILES = ("full", "core")
 # GNO's core profile in its playbook's retrieval order (gno_query first); the registry
@@ -49,9 +49,7 @@ JSON_SCHEMA_2020 = "https://json-schema.org/draft/2020-12/schema"
 @cache
 def load_schema(schema_id: str) -> dict[str, Any]:
     """A contract schema by ``$id``, as advertised to clients (stamped 2020-12, no gno:// ``$id``)."""
-    name = schema_id.removeprefix("gno://schemas/").split("@")[0]
-    text = resources.files("gno_contracts").joinpath("schemas", f"{name}.json").read_text()
-    schema = json.loads(text)
+    schema = dict(contract_schema(schema_id))  # a copy: the loaded schema is shared
     schema.pop("$id", None)
     schema["$schema"] = JSON_SCHEMA_2020
     return schema

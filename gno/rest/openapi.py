@@ -10,19 +10,11 @@ validate against.
 from __future__ import annotations
 
 import copy
-import json
-from functools import cache
-from importlib import resources
 from typing import Any
 
+from gno.services.wire import contract_schema as contract_schema  # routes read it here
+
 REF_PREFIX = "#/components/schemas/"
-
-
-@cache
-def contract_schema(schema_id: str) -> dict[str, Any]:
-    name = schema_id.removeprefix("gno://schemas/").split("@")[0]
-    text = resources.files("gno_contracts").joinpath("schemas", f"{name}.json").read_text()
-    return json.loads(text)
 
 
 def _rewrite(node: Any, title: str) -> Any:
