@@ -18,7 +18,7 @@ from typing import Any
 
 from gno_contracts.operations import BY_ID, CliShape, Operation
 
-from gno.cli.output import page, write_err, write_json, write_partial, write_styled
+from gno.cli.output import page, write_err, write_partial, write_styled
 from gno.cli.settings import Settings
 from gno.errors import ValidationError
 from gno.render import dump, json_text
@@ -143,18 +143,9 @@ def call(settings: Settings, op: Operation, inp: Any, **extra: Any) -> Any:
         app.close()
 
 
-def show(settings: Settings, shown: Any, fmt: str | None) -> None:
-    """A renderer's text on stdout: through the pager when it is taller than the terminal
-    (terminal text on a terminal, unless --no-pager), styled text as the renderer made it."""
-    text = shown.out if shown.styled else terminal_safe(shown.out)
-    if fmt is None and settings.pager and sys.stdout.isatty() and page(text):
-        return
-    write_styled(text)
-
-
 def run(settings: Settings, op: Operation, values: dict[str, Any]) -> int:
     """Run one command; its exit code (0, or what the binding's ``exit`` rule says)."""
-    from gno.render import Shown, View
+    from gno.render import Shown
 
     shape = op.cli_shape
     assert shape is not None
@@ -182,30 +173,7 @@ def run(settings: Settings, op: Operation, values: dict[str, Any]) -> int:
         stream = write_partial if fmt is None and sys.stdout.isatty() else None
         with reporter(shape.progress, bar, flags, stream) as report:
             result = call(settings, target, inp, progress=report)
-    if flags.get("output"):  # --output: the same text into a file, atomically
-        write_output(flags["output"], shape, fmt, flags, result)
-    elif fmt == "json":
-        write_json(result)
-    elif shape.render is not None:
-        streamed = "".join(flags["streamed"]) if "streamed" in flags else None
-        # For people (terminal text on a terminal): colour unless --no-color/NO_COLOR, and
-        # snippet line numbers; --line-numbers asks for them everywhere.
-        people = fmt is None and sys.stdout.isatty()
-        numbers = bool(flags.get("line_numbers")) or (people and "line_numbers" in flags)
-        color = people and settings.color
-        view = View(
-            fmt,
-            bool(flags.get("full")),
-            numbers,
-            streamed=streamed,
-            color=color,
-            quiet=settings.quiet,
-        )
-        shown: Shown = resolve(shape.render)(result, view)
-        if shown.err:
-            write_err(shown.err)
-        if shown.out is not None and not (shape.quiet and settings.quiet):
-            show(settings, shown, fmt)
+    deliver(settings, shape, fmt, flags, result)
     if shape.exit is not None:
         ending: Shown = resolve(shape.exit)(result)
         if ending.err:
@@ -214,22 +182,43 @@ def run(settings: Settings, op: Operation, values: dict[str, Any]) -> int:
     return 0
 
 
-def write_output(
-    path: str, shape: CliShape, fmt: str | None, flags: dict[str, Any], result: Any
+def deliver(
+    settings: Settings, shape: CliShape, fmt: str | None, flags: dict[str, Any], result: Any
 ) -> None:
-    """``--output <file>``: written at once by ``gno.file_writes.write_atomic`` (a temporary
-    file beside it, renamed), so a failure never leaves a partial file."""
+    """The result as JSON or the renderer's text: on stdout (through the pager when it is
+    taller than the terminal, unless --no-pager), or with ``--output`` into a file written at
+    once (a temporary file beside it, renamed), so a failure never leaves a partial file."""
+    from gno.render import View
+
+    output = flags.get("output")
+    if fmt == "json":  # JSON escapes control characters itself (gno.render.json_text)
+        text = json_text(dump(result))
+        return write_file(output, text) if output else write_styled(text)
+    if shape.render is None:
+        return
+    # For people (terminal text on a terminal): colour unless --no-color/NO_COLOR, and
+    # snippet line numbers; --line-numbers asks for them everywhere.
+    people = fmt is None and not output and sys.stdout.isatty()
+    numbers = bool(flags.get("line_numbers")) or (people and "line_numbers" in flags)
+    streamed = "".join(flags["streamed"]) if "streamed" in flags else None
+    view = View(fmt, bool(flags.get("full")), numbers, streamed=streamed,
+                color=people and settings.color, quiet=settings.quiet)  # fmt: skip
+    shown = resolve(shape.render)(result, view)
+    if shown.err:
+        write_err(shown.err)
+    if output:
+        write_file(output, shown.out or "")
+    elif shown.out is not None and not (shape.quiet and settings.quiet):
+        text = shown.out if shown.styled else terminal_safe(shown.out)
+        if not (fmt is None and settings.pager and sys.stdout.isatty() and page(text)):
+            write_styled(text)
+
+
+def write_file(path: str, text: str) -> None:
     from pathlib import Path
 
     from gno.file_writes import write_atomic
-    from gno.render import Shown, View
 
-    if fmt == "json":
-        text = json_text(dump(result))
-    else:
-        assert shape.render is not None
-        shown: Shown = resolve(shape.render)(result, View(fmt, False, False))
-        text = shown.out or ""
     try:  # private, as the temporary file it used to be renamed from
         write_atomic(Path(path), (text + "\n").encode("utf-8"), mode=0o600)
     except OSError as exc:

@@ -13,9 +13,11 @@ GNO = [sys.executable, "-m", "gno.cli.entry"]
 DEADLINE_SECONDS = 60
 
 
-def on_terminal(*args: str, env: dict[str, str] | None = None, rows: int = 50) -> tuple[int, str]:
+def on_terminal(
+    *args: str, env: dict[str, str] | None = None, rows: int = 50, keyboard: bool = False
+) -> tuple[int, str]:
     """(exit code, everything written to the terminal) of `gno args` with stdout and
-    stderr on a pseudo-terminal of ``rows`` lines."""
+    stderr on a pseudo-terminal of ``rows`` lines; with ``keyboard``, stdin too."""
     import fcntl
     import struct
     import termios
@@ -24,7 +26,7 @@ def on_terminal(*args: str, env: dict[str, str] | None = None, rows: int = 50) -
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", rows, 120, 0, 0))
     process = subprocess.Popen(
         [*GNO, *args],
-        stdin=subprocess.DEVNULL,
+        stdin=follower if keyboard else subprocess.DEVNULL,
         stdout=follower,
         stderr=follower,
         env={**os.environ, **(env or {})},

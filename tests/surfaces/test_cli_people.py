@@ -52,9 +52,12 @@ def test_long_output_goes_through_the_pager(tmp_path: Path) -> None:
     pager = tmp_path / "pager.py"
     pager.write_text(f"import sys\nopen({str(seen)!r}, 'w').write(sys.stdin.read())\n")
     env = {"PAGER": f"{sys.executable} {pager}"}
-    code, shown = on_terminal("search", "sampling", "-n", "12", env=env, rows=10)
+    code, shown = on_terminal("search", "sampling", "-n", "12", env=env, rows=10, keyboard=True)
     assert code == 0
     assert "12 result(s)" in seen.read_text() and "12 result(s)" not in shown
     seen.unlink()
-    code, shown = on_terminal("search", "sampling", "-n", "12", "--no-pager", env=env, rows=10)
+    code, shown = on_terminal("search", "sampling", "-n", "12", env=env, rows=10)
+    assert code == 0 and "12 result(s)" in shown and not seen.exists()  # no keyboard: no pager
+    args = ("search", "sampling", "-n", "12", "--no-pager")
+    code, shown = on_terminal(*args, env=env, rows=10, keyboard=True)
     assert code == 0 and "12 result(s)" in shown and not seen.exists()

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gno.cli.output import json_text, terminal_safe
+from gno.render import json_text
+from gno.render.style import terminal_safe
 
 GNO = [sys.executable, "-m", "gno.cli.entry"]
 # What a terminal would act on: C0 (but TAB and LF), DEL and C1 (U+0080-U+009F: 0x9B is CSI).
