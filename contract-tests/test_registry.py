@@ -301,6 +301,21 @@ def test_generator_refuses_an_option_for_no_input_field() -> None:
     assert "limt" in str(stopped.value)
 
 
+def test_generator_refuses_a_list_argument_before_another() -> None:
+    """The CLI's lean parser gives a list argument the words left over (gno/cli/fast.py)."""
+    generate = _generator()
+    registry = {"operations": [], "cli_groups": {}, "cli_formats": {}}
+    props = {"ref": {"type": "string"}, "query": {"type": "string"}}
+    schema = {"$id": "gno://schemas/x-input@1.0", "properties": props}
+    words = {"name": "words", "to": "query", "join": " ", "help": "h."}
+    op = {"id": "x", "cli": {"command": "x", "args": [words, {"to": "ref", "help": "h."}]}}
+    with pytest.raises(SystemExit) as stopped:
+        generate._cli_shape(op, schema, registry)  # type: ignore[attr-defined]
+    assert "only the last argument may be a list" in str(stopped.value)
+    op["cli"]["args"].reverse()  # type: ignore[index]
+    assert "kind='list'" in generate._cli_shape(op, schema, registry)  # type: ignore[attr-defined]
+
+
 def test_rest_execution_classes_are_known() -> None:
     assert {op.execution for op in OPERATIONS} <= {"reader", "writer", "memory", "lane"}
     assert all(op.execution == "writer" for op in OPERATIONS if op.access == "write")

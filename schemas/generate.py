@@ -172,6 +172,18 @@ def _param_name(raw: dict) -> str:
     )
 
 
+def _param_kind(raw: dict, props: dict) -> str:
+    """The value kind of one argument or option: bool, int, float, str or list."""
+    to = raw.get("to")
+    if raw.get("csv") or raw.get("split"):
+        return str(raw.get("kind", "str"))
+    if raw.get("join") is not None:
+        return "list"
+    if "value" in raw or "append" in raw or "clears" in raw or to is None:
+        return str(raw.get("kind", "bool"))
+    return str(raw.get("kind") or _kind(props.get(to, {})))
+
+
 def _param(raw: dict, schema: dict, positional: bool, where: str) -> str:
     """``CliParam(...)`` source for one argument or option of a CLI binding."""
     props = schema.get("properties", {})
@@ -185,14 +197,7 @@ def _param(raw: dict, schema: dict, positional: bool, where: str) -> str:
             f"{where}: {name} maps to {to!r}, not a field of {schema['$id']} (give `kind` for a hook)"
         )
     prop = props.get(to, {}) if to else {}
-    if raw.get("csv") or raw.get("split"):
-        kind = raw.get("kind", "str")
-    elif raw.get("join") is not None:
-        kind = "list"
-    elif "value" in raw or "append" in raw or "clears" in raw or to is None:
-        kind = raw.get("kind", "bool")
-    else:
-        kind = raw.get("kind") or _kind(prop)
+    kind = _param_kind(raw, props)
     shown = None
     if kind != "bool" and raw.get("show_default", True) and "default" in prop:
         shown = str(prop["default"])
@@ -215,6 +220,9 @@ def _cli_shape(op: dict, schema: dict, registry: dict) -> str:
     cli = op["cli"]
     where = f"operation {op['id']} cli"
     params = [_param(a, schema, True, where) for a in cli.get("args", [])]
+    kinds = [_param_kind(a, schema.get("properties", {})) for a in cli.get("args", [])]
+    if "list" in kinds[:-1]:  # a list argument takes the words left, so it comes last
+        _fail(f"{where}: only the last argument may be a list")
     names = {_param_name(a) for a in cli.get("args", [])}
     for raw in cli.get("options", []):
         group = raw.get("group")

@@ -1,11 +1,6 @@
-"""The typer application: global options and the command groups.
-
-The operation commands are built from the registry (``commands.register``): each
-turns its flags into the operation's generated input model, calls the registry
-handler and renders the generated output model; its help line is the registry
-summary. `serve`, `daemon` and the stdio `mcp` server are not operations and are
-declared in ``server``; `completion` in ``completion``.
-"""
+"""The typer application: global options, the command groups, and the registry's commands
+(``commands.register``); `serve`, `daemon` and the stdio `mcp` server, which are no
+operations, come from ``server``, `completion` from ``completion``."""
 
 from __future__ import annotations
 
@@ -18,7 +13,7 @@ from gno_contracts.operations import CLI_COMMANDS, CLI_GLOBALS
 from gno import __version__
 from gno.cli import commands, completion, server
 from gno.cli.commands import option
-from gno.cli.settings import settings
+from gno.cli.settings import Settings
 
 
 def _version(value: bool) -> None:
@@ -37,7 +32,7 @@ def _skill(value: bool) -> None:
 
 
 def main(ctx: typer.Context, version: bool, skill: bool, **options: Any) -> None:
-    ctx.obj = settings(**options)
+    ctx.obj = Settings(**options)
     if ctx.invoked_subcommand is None:  # `gno` alone: what it is and how to start
         from gno.render.usage import usage
 
@@ -53,8 +48,7 @@ ROOT = [
 
 def build(words: frozenset[str] | None = None) -> typer.Typer:
     """The typer app. With ``words`` (the command line's), only the commands named there get
-    their parameters: the others need just their help line, and building every parameter of
-    every command was most of `gno --help`'s time."""
+    their parameters: building every parameter of every command was most of `gno --help`."""
     app = typer.Typer(
         name="gno",
         help=CLI_COMMANDS[""],

@@ -1,7 +1,6 @@
-"""The typer commands of the registry operations: ``register`` turns each CLI binding
-(schemas/operations.yaml ``cli``) into a command whose arguments and options are the
-binding's, so --help, completion and parsing of every spelling are typer's own; the
-command hands its values to ``runner.run``."""
+"""The typer commands of the registry operations: each CLI binding (schemas/operations.yaml
+``cli``) becomes a command with the binding's arguments and options, so --help, completion
+and parsing are typer's own; the command hands its values to ``runner.run``."""
 
 from __future__ import annotations
 
@@ -28,12 +27,6 @@ Param = inspect.Parameter
 
 def settings(ctx: typer.Context) -> Settings:
     return ctx.find_root().obj
-
-
-def run(ctx: typer.Context, op: Operation, values: dict[str, Any]) -> None:
-    code = runner.run(settings(ctx), op, values)
-    if code:
-        raise typer.Exit(code)
 
 
 def option(name: str, kind: Any, *flags: str, default: Any = None, **more: Any) -> Param:
@@ -71,8 +64,8 @@ def command(
 
 
 def groups(root: typer.Typer) -> dict[str, typer.Typer]:
-    """Every command group, by its words ("" is ``root``), attached to its parent, in the
-    registry's order (``CLI_GROUPS``): with its help line from ``cli_commands``, if any."""
+    """Every command group by its words ("" is ``root``), attached to its parent in registry
+    order (``CLI_GROUPS``), with its help line from ``cli_commands`` if any."""
     found = {"": root}
     for word in CLI_GROUPS:
         found[word] = (
@@ -89,12 +82,10 @@ def groups(root: typer.Typer) -> dict[str, typer.Typer]:
 
 
 def register(groups: dict[str, typer.Typer], words: frozenset[str] | None = None) -> None:
-    """Add a command for every operation with a CLI binding, in registry order; with
-    ``words``, a command whose first word is not among them gets its help line only.
-
-    The operation whose command is a group's word alone (`graph` beside `graph query`), or
-    a two-word one marked ``default`` (`tags list`), is what the group runs when invoked
-    without a subcommand (``CLI_ALONE``)."""
+    """A command for every operation with a CLI binding, in registry order; with ``words``,
+    one whose first word is not among them gets its help line only. A group runs alone
+    (``CLI_ALONE``) the operation named by its word (`graph`) or marked ``default`` (`tags
+    list`)."""
     for op in OPERATIONS:
         shape = op.cli_shape
         if shape is None:
@@ -104,8 +95,9 @@ def register(groups: dict[str, typer.Typer], words: frozenset[str] | None = None
         params = [parameter(p) for p in shape.params] if named else []
 
         def body(ctx: typer.Context, _op: Operation = op, **values: Any) -> None:
-            if ctx.invoked_subcommand is None:  # a group's own action runs only alone
-                run(ctx, _op, values)
+            # a group's own action runs only alone
+            if ctx.invoked_subcommand is None and (code := runner.run(settings(ctx), _op, values)):
+                raise typer.Exit(code)
 
         if shape.command in CLI_GROUPS:  # `graph` itself, beside `graph query`
             groups[shape.command].callback(help=op.summary)(command(params, body, op.summary))

@@ -1,7 +1,6 @@
 """`gno completion bash|zsh|fish` (print the script) and `gno completion install` (write it
-where the shell loads it). The script calls `gno` back with `_GNO_COMPLETE` set; typer's
-completion classes answer from the command tree, so every registry command and flag
-completes without a list kept here."""
+where the shell loads it). The script calls `gno` back with `_GNO_COMPLETE` set, and typer
+answers from the command tree: every registry command and flag completes."""
 
 from __future__ import annotations
 

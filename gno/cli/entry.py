@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import os
 import signal
 import sys
@@ -23,29 +24,15 @@ def hoist_globals(argv: list[str], with_value: frozenset[str], flags: frozenset[
     front: typer wants them before the command."""
     front: list[str] = []
     rest: list[str] = []
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
+    args = iter(argv)
+    for arg in args:
         if arg == "--":
-            rest.extend(argv[i:])
-            break
-        name = arg.split("=", 1)[0]
-        if name in with_value:
-            if "=" in arg:
-                front.append(arg)
-            else:
-                front.extend(argv[i : i + 2])
-                i += 1
-        elif arg in flags:
-            front.append(arg)
+            rest += [arg, *args]
+        elif arg.split("=", 1)[0] in with_value:
+            front += [arg] if "=" in arg else [arg, *itertools.islice(args, 1)]
         else:
-            rest.append(arg)
-        i += 1
+            (front if arg in flags else rest).append(arg)
     return front + rest
-
-
-def wants_json(argv: list[str]) -> bool:
-    return "--json" in argv[: argv.index("--")] if "--" in argv else "--json" in argv
 
 
 def emit_error(code: str, message: str, as_json: bool, details: dict | None = None) -> None:
@@ -60,9 +47,8 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def stop_on_sigterm() -> None:
-    """SIGTERM stops a command the way Ctrl-C does: a sync keeps its committed batches,
-    stops its worker processes and exits 130. Killed outright instead, it would leave
-    the workers behind, waiting forever. (`gno serve` installs its own handlers.)"""
+    """SIGTERM stops a command as Ctrl-C does (a sync keeps its committed batches, stops its
+    workers, exits 130) instead of leaving its workers behind. `gno serve` has its own."""
     with contextlib.suppress(ValueError):  # only the main thread may set handlers
         signal.signal(signal.SIGTERM, _interrupt)
 
@@ -72,7 +58,7 @@ def run(argv: list[str]) -> int:
 
     stop_on_sigterm()
     args = hoist_globals(argv, HOISTED_VALUES, HOISTED_FLAGS)
-    as_json = wants_json(args)
+    as_json = "--json" in (args[: args.index("--")] if "--" in args else args)
     try:
         return _run(args)
     except GnoError as exc:
@@ -105,15 +91,17 @@ def _run(args: list[str]) -> int:
     parsed = fast.parse(args)
     if parsed is not None:
         from gno.cli.runner import run
-        from gno.cli.settings import settings
+        from gno.cli.settings import Settings
 
         options, op, values = parsed
         try:
-            return run(settings(**options), op, values)
+            return run(Settings(**options), op, values)
         except KeyboardInterrupt:
             return 130  # as typer answers a Ctrl-C inside a command: no message
-        except BrokenPipeError:
-            pacify_pipes()  # as typer does: the reader is gone, exit 1 without noise
+        except BrokenPipeError:  # as typer does: the reader is gone, exit 1 without noise
+            from typer._click.utils import PacifyFlushWrapper  # flushes ignore the closed pipe
+
+            sys.stdout, sys.stderr = PacifyFlushWrapper(sys.stdout), PacifyFlushWrapper(sys.stderr)
             raise SystemExit(1) from None
     gc.enable()
     from gno.cli.app import build
@@ -128,21 +116,10 @@ def _run(args: list[str]) -> int:
     return result if isinstance(result, int) else 0
 
 
-def pacify_pipes() -> None:
-    """What typer does when the reader of stdout is gone: streams whose flush ignores the
-    closed pipe at exit (its vendored click's wrapper, imported only then)."""
-    from typer._click.utils import PacifyFlushWrapper
-
-    sys.stdout = PacifyFlushWrapper(sys.stdout)
-    sys.stderr = PacifyFlushWrapper(sys.stderr)
-
-
 def without_pydantic_plugins() -> None:
-    """pydantic looks for plugins (the entry points of every installed distribution, through
-    importlib.metadata) when it builds its first model: 15-20 ms of every command's start,
-    for plugins gno never uses. The CLI turns them off as pydantic documents
-    (PYDANTIC_DISABLE_PLUGINS; set it empty to have them back), and then answers pydantic's
-    plugin lookup with the same empty list without importing the lookup's machinery."""
+    """pydantic's plugin lookup (every distribution's entry points) costs 15-20 ms of the first
+    model, for plugins gno never uses: off as pydantic documents (PYDANTIC_DISABLE_PLUGINS;
+    set it empty to have them back), answered with no plugins without importing the lookup."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
     if os.environ["PYDANTIC_DISABLE_PLUGINS"] not in ("1", "true", "__all__"):
         return
@@ -154,9 +131,8 @@ def without_pydantic_plugins() -> None:
 
 
 def main() -> None:
-    # No cyclic garbage collection while the modules load (a few % of a command's start,
-    # nothing to collect): runner.call turns it back on before the handler runs, and the
-    # typer path before typer parses the line.
+    # No cyclic garbage collection while modules load (a few % of the start, nothing to
+    # collect): runner.call turns it back on before the handler, the typer path before typer.
     gc.disable()
     without_pydantic_plugins()
     code = run(sys.argv[1:])

@@ -1,13 +1,11 @@
 """The lean path: a command line the registry fully explains runs without typer.
 
-Building the typer app (every command, each parameter coerced through pydantic) costs
-more than a search itself, so ``parse`` reads the line against the registry's CLI
-binding alone and hands the same values typer would to ``runner.run``. It answers only
-for what it is sure of: global options, the command words, the binding's options
-(``--name value``, ``--name=value``, flags) and positionals, decimal numbers, ``--``.
-Anything else (help, completion, a non-registry command, an unknown or abbreviated
-option, a missing or malformed value, a value starting with ``-``, an extra positional,
-setup's prompt) returns None and typer parses the line, errors and all, as before.
+Building the typer app costs more than a search, so ``parse`` reads the line against the
+registry's CLI binding alone and hands ``runner.run`` the values typer would. It answers only
+when sure: global options, command words, the binding's options (``--name value``,
+``--name=value``, flags) and positionals, decimal numbers, ``--``. Anything else (help,
+completion, an unknown or abbreviated option, a missing or malformed value, a value starting
+with ``-``, an extra positional, a prompt) returns None, and typer parses the line as before.
 """
 
 from __future__ import annotations
@@ -19,16 +17,17 @@ from typing import Any
 from gno_contracts.operations import (
     BY_ID,
     CLI_ALONE,
-    CLI_GLOBAL_FLAGS,
-    CLI_GLOBAL_VALUES,
+    CLI_GLOBALS,
     CLI_GROUPS,
     CLI_OPERATIONS,
+    CliParam,
     CliShape,
     Operation,
 )
 
 INT = re.compile(r"(?:0|[1-9][0-9]{0,17})\Z")
 FLOAT = re.compile(r"(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,17})?\Z")
+SURROGATE = re.compile("[\ud800-\udfff]")  # the only code points UTF-8 cannot encode
 DEPTH = max(command.count(" ") + 1 for command in CLI_OPERATIONS)
 
 
@@ -59,56 +58,44 @@ def _value(kind: str, raw: str) -> Any:
 
 def parse(argv: list[str]) -> tuple[dict[str, Any], Operation, dict[str, Any]] | None:
     """(global options, operation, the values typer would pass) or None (let typer parse)."""
-    if os.environ.get("_GNO_COMPLETE") or any(_unencodable(a) for a in argv):
+    # completion, or undecodable bytes (surrogate escapes): typer's conversion decides
+    if os.environ.get("_GNO_COMPLETE") or any(SURROGATE.search(a) for a in argv):
         return None
-    globals_: dict[str, Any] = {}
-    i = 0
-    while i < len(argv) and argv[i].startswith("-"):
-        name, eq, raw = argv[i].partition("=")
-        if name in CLI_GLOBAL_VALUES:
-            if not eq:
-                if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
-                    return None
-                raw, i = argv[i + 1], i + 1
-            globals_[CLI_GLOBAL_VALUES[name]] = raw
-        elif argv[i] in CLI_GLOBAL_FLAGS:
-            globals_[CLI_GLOBAL_FLAGS[argv[i]]] = True
-        else:
-            return None
-        i += 1
-    found = _command(argv[i:])
-    if found is None:
+    read = _read(CLI_GLOBALS, argv, command=True)
+    found = None if read is None else _command(read[1])
+    if read is None or found is None:
         return None
     op, rest, positionals = found
-    if op.cli_shape is None or op.cli_shape.prompt:  # a prompt is typer's (runner.ask)
+    shape = op.cli_shape
+    if shape is None or shape.prompt:  # a prompt is typer's (runner.ask)
         return None
-    values = _options(op.cli_shape, rest, positionals)
-    return None if values is None else (globals_, op, values)
+    options = _read(shape.params, rest, command=False)
+    if options is None or (options[1] and not positionals):
+        return None
+    values = _positionals(shape, *options)
+    return None if values is None else (read[0], op, values)
 
 
-def _unencodable(arg: str) -> bool:
-    """Undecodable bytes on the line (surrogate escapes): typer's conversion decides."""
-    try:
-        arg.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _options(shape: CliShape, argv: list[str], positionals: bool) -> dict[str, Any] | None:
-    by_flag = {f: p for p in shape.params for f in p.flags}
-    values: dict[str, Any] = {
-        p.name: False if (p.kind == "bool" and p.flags) else None for p in shape.params
-    }
+def _read(
+    params: tuple[CliParam, ...], argv: list[str], command: bool
+) -> tuple[dict[str, Any], list[str]] | None:
+    """The values of ``params``' options on ``argv``, and its other words; with ``command``,
+    the options before the command (the global ones) and the words from the command on."""
+    by_flag = {f: p for p in params for f in p.flags}
+    values: dict[str, Any] = {p.name: False if (p.kind == "bool" and p.flags) else None for p in params}  # fmt: skip
     words: list[str] = []
     i = 0
     while i < len(argv):
         arg = argv[i]
         i += 1
         if arg == "--":
+            if command:
+                return None
             words.extend(argv[i:])
             break
         if not arg.startswith("-") or arg == "-":
+            if command:
+                return values, argv[i - 1 :]
             words.append(arg)
             continue
         name, eq, raw = arg.partition("=") if arg.startswith("--") else (arg, "", "")
@@ -131,21 +118,15 @@ def _options(shape: CliShape, argv: list[str], positionals: bool) -> dict[str, A
             values[p.name] = [*(values[p.name] or []), value]
         else:
             values[p.name] = value
-    if words and not positionals:
-        return None
-    return _positionals(shape, words, values)
+    return values, words
 
 
 def _positionals(
-    shape: CliShape, words: list[str], values: dict[str, Any]
+    shape: CliShape, values: dict[str, Any], words: list[str]
 ) -> dict[str, Any] | None:
-    """Positionals in declaration order; a list one takes what is left. Too few or too many
-    is typer's error to report."""
-    args = [p for p in shape.params if not p.flags]
-    listed = [p for p in args if p.kind == "list"]
-    if len(listed) > 1 or (listed and listed[0] is not args[-1]):
-        return None
-    for p in args:
+    """Positionals in declaration order; a list one (only ever the last: schemas/generate.py)
+    takes what is left. Too few or too many is typer's error to report."""
+    for p in [p for p in shape.params if not p.flags]:
         if p.kind == "list":
             if not words and p.required:
                 return None

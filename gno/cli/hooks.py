@@ -1,18 +1,17 @@
-"""GNO's CLI spellings the registry's CLI rules cannot say (its ``cli.prepare`` references):
-each takes (operation id, input fields, output format) and returns the operation to run
-and its fields."""
+"""GNO's CLI spellings the registry's CLI rules cannot say (``cli.prepare``): each takes
+(operation id, input fields, output format) and returns the operation to run and its fields."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from gno.errors import ValidationError
 
 Prepared = tuple[str, dict[str, Any]]  # (operation id to run, its input fields)
 STDIN_MARK = "\x00stdin"  # what capture's --stdin puts in `content` (NUL never is valid content)
-MAX_READ = 1024 * 1024 + 1  # one byte past the capture limit, so the limit is reported
+MAX_READ = 1024 * 1024 + 1
 
 
 def query(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
@@ -62,21 +61,21 @@ def context_verify(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepa
 def read_file(path: str) -> str:
     """Capture's ``--file <path>``: the note's text."""
     try:
-        data = Path(path).expanduser().read_bytes()[:MAX_READ]
+        with Path(path).expanduser().open("rb") as file:
+            return _text(file, f"--file {path}")
     except OSError as exc:
         raise ValidationError(f"Cannot read --file {path}: {exc.strerror or exc}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValidationError(f"--file {path} is not UTF-8 text") from None
 
 
 def capture(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
     """``--stdin`` reads the note from standard input."""
     if fields.get("content") == STDIN_MARK:
-        data = sys.stdin.buffer.read(MAX_READ)
-        try:
-            fields["content"] = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValidationError("Standard input is not UTF-8 text") from None
+        fields["content"] = _text(sys.stdin.buffer, "Standard input")
     return op_id, fields
+
+
+def _text(source: BinaryIO, what: str) -> str:
+    try:  # one byte past the limit, so that capture reports the limit
+        return source.read(MAX_READ).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValidationError(f"{what} is not UTF-8 text") from None

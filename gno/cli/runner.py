@@ -1,12 +1,8 @@
-"""One runner for every registry operation with a CLI binding.
-
-``run`` is the one path of every such command, whether typer parsed the line
-(``commands.py``) or the lean path did (``fast.py``): flags -> input fields (an unset
-option sends nothing, so the schema default holds) checked and completed by the binding's
-rules, formatted fields, prompt and routes -> the prepare hook -> the generated input model
-(``gno.services.validated``) -> the handler -> the output model as JSON, or the registry's
-renderer as text. It imports no typer: `gno search` never loads it.
-"""
+"""One runner for every registry operation with a CLI binding, whether typer parsed the line
+(``commands.py``) or the lean path did (``fast.py``): flags -> input fields (an unset option
+sends nothing, so the schema default holds) after the binding's rules, prompt, routes and
+prepare hook -> the input (``lean_input`` or the generated model) -> the handler -> JSON or
+the registry's renderer. It imports no typer: `gno search` never loads it."""
 
 from __future__ import annotations
 
@@ -29,12 +25,9 @@ from gno.services.wire import lean_input
 
 def pick_format(settings: Settings, chosen: list[str]) -> str | None:
     """The one output format asked for (None = terminal text); global --json counts."""
-    if settings.json and "json" not in chosen:
-        chosen.append("json")
+    chosen += ["json"] if settings.json and "json" not in chosen else []
     if len(chosen) > 1:
-        raise ValidationError(
-            f"Choose one output format, not {' and '.join('--' + c for c in chosen)}"
-        )
+        raise ValidationError("Choose one output format, not --" + " and --".join(chosen))
     return chosen[0] if chosen else None
 
 
@@ -96,9 +89,8 @@ def collect(shape: CliShape, values: dict[str, Any]) -> tuple[dict[str, Any], di
 
 
 def ask(settings: Settings, shape: CliShape, fields: dict[str, Any]) -> None:
-    """The binding's ``prompt``: with its first field left out, each field asked for on a
-    terminal (the first always, the others when absent); without one, or with --yes, the
-    binding's ``missing`` usage error instead of a prompt that would hang a pipe."""
+    """The binding's ``prompt`` when its first field is left out, on a terminal only: else (or
+    with --yes) its ``missing`` usage error, not a prompt that would hang a pipe."""
     first = shape.prompt[0][0]
     if fields.get(first):
         return
@@ -112,10 +104,8 @@ def ask(settings: Settings, shape: CliShape, fields: dict[str, Any]) -> None:
 
 
 def call(settings: Settings, op: Operation, inp: Any, **extra: Any) -> Any:
-    from gno.core.wire import Wire
-    from gno.services import handler
     from gno.services.call import Call, bind
-    from gno.services.wire import answer
+    from gno.services.wire import execute
 
     verbose = settings.verbose
     if verbose:  # the plan: the operation and the input it runs with
@@ -125,10 +115,7 @@ def call(settings: Settings, op: Operation, inp: Any, **extra: Any) -> Any:
     gc.enable()  # off while the CLI started (entry.main)
     try:
         with bind(Call("cli")):
-            if isinstance(inp, Wire):  # the lean read path: no model on either side
-                result = answer(op, resolve(op.payload)(app, inp, **extra))
-            else:
-                result = handler(op.id)(app, inp, **extra)
+            result = execute(app, op, inp, **extra)
         from gno.services.trace_surface import TRACED_OPERATIONS, record_call
 
         if op.id in TRACED_OPERATIONS and (trace_id := record_call(app, op.id, inp, result)):
@@ -210,7 +197,7 @@ def deliver(
         write_file(output, shown.out or "")
     elif shown.out is not None and not (shape.quiet and settings.quiet):
         text = shown.out if shown.styled else terminal_safe(shown.out)
-        if not (fmt is None and settings.pager and sys.stdout.isatty() and page(text)):
+        if not (fmt is None and not settings.no_pager and sys.stdout.isatty() and page(text)):
             write_styled(text)
 
 

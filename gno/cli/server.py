@@ -1,11 +1,8 @@
-"""`gno serve` (REST API, OpenAPI, MCP at /mcp), `gno daemon` (headless MCP gateway) and
-`gno mcp` (MCP over stdio); `--detach`, `--status` and `--stop` are
-gno/resident/process.py's ``manage``.
-
-Serve and daemon take one options type, ``ServerFlags``, the stdio server ``StdioFlags``
-(gno/launch.py): each field is declared there once with its option, and the commands'
-parameters are read from those declarations. FastAPI, uvicorn and the MCP SDK load only
-when a server starts; `--status` and `--stop` use the standard library alone."""
+"""`gno serve` (REST, OpenAPI, MCP at /mcp), `gno daemon` (headless MCP gateway) and `gno mcp`
+(MCP over stdio). Their options are declared once, as the fields of gno/launch.py's
+``ServerFlags`` (serve and daemon) and ``StdioFlags``; `--detach`, `--status` and `--stop`
+are gno/resident/process.py's. FastAPI, uvicorn and the MCP SDK load only when a server
+starts."""
 
 from __future__ import annotations
 
@@ -49,8 +46,7 @@ def mcp_stdio(ctx: typer.Context, **values: Any) -> None:
 
 
 def server(kind: str) -> Callable[..., None]:
-    """The body of `gno serve` or `gno daemon`: --status, --stop and --detach end the command
-    here (gno/resident/process.py); otherwise it serves in this process (gno/launch.py)."""
+    """`gno serve` or `gno daemon`: --status, --stop and --detach end here; else it serves."""
 
     def body(ctx: typer.Context, **values: Any) -> None:
         from gno import launch
@@ -68,21 +64,14 @@ def server(kind: str) -> Callable[..., None]:
             if done.err is not None:
                 write_err(done.err)
             raise typer.Exit(done.code)
-        given = {name for name in ("host", "max_body_bytes") if _given(ctx, name)}
+        # flags on the line (or in their env variable) win over index.yml's gateway block
+        sources = {name: ctx.get_parameter_source(name) for name in ("host", "max_body_bytes")}
+        given = {n for n, s in sources.items() if s and s.name not in ("DEFAULT", "DEFAULT_MAP")}
         pid_file = files.pid_file if flags.write_pid_file else None
-
-        def announce(url: str) -> None:
-            write(started_text(kind, url))
-
-        launch.serve(settings(ctx).make_app(), kind, flags, given, announce, pid_file)
+        app = settings(ctx).make_app()
+        launch.serve(app, kind, flags, given, lambda url: write(started_text(kind, url)), pid_file)
 
     return body
-
-
-def _given(ctx: typer.Context, name: str) -> bool:
-    """The flag was on the command line (or in its env variable), not left at its default."""
-    source = ctx.get_parameter_source(name)  # typer's own click: compare by name
-    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
 def register(app: typer.Typer) -> None:

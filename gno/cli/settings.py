@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gno_contracts.operations import CLI_ANYWHERE, CLI_GLOBAL_VALUES
@@ -17,42 +17,30 @@ HOISTED_FLAGS = CLI_ANYWHERE - HOISTED_VALUES
 
 @dataclass
 class Settings:
-    """The global options of one command line."""
+    """The global options of one command line, applied when made: --offline and --no-color
+    reach the model catalog and rich through the environment; GNO_VERBOSE turns --verbose on."""
 
-    config: str | None
-    index: str | None
-    json: bool
-    quiet: bool
-    verbose: bool
-    yes: bool  # gno never prompts; accepted for GNO's scripts
-    color: bool
-    pager: bool = True
+    index: str | None = None
+    config: str | None = None
+    json: bool = False
+    quiet: bool = False
+    verbose: bool = False
+    yes: bool = False  # gno never prompts; accepted for GNO's scripts
+    no_color: bool = False
+    offline: bool = False
+    no_pager: bool = False
+    color: bool = field(init=False, default=True)
+
+    def __post_init__(self) -> None:
+        if self.offline:
+            os.environ["GNO_OFFLINE"] = "1"
+        if self.no_color:  # rich (progress bars) and gno's own styles both follow NO_COLOR
+            os.environ["NO_COLOR"] = "1"
+        self.verbose |= os.environ.get("GNO_VERBOSE", "").lower() in ("1", "true", "yes")
+        self.color = "NO_COLOR" not in os.environ
 
     def make_app(self) -> Any:
         from gno.app import App
         from gno.paths import resolve_paths
 
         return App(resolve_paths(self.config, self.index))
-
-
-def settings(
-    *,
-    index: str | None = None,
-    config: str | None = None,
-    json: bool = False,
-    quiet: bool = False,
-    verbose: bool = False,
-    yes: bool = False,
-    no_color: bool = False,
-    offline: bool = False,
-    no_pager: bool = False,
-) -> Settings:
-    """The global options applied: --offline and --no-color reach child code through the
-    environment (the model catalog, rich), GNO_VERBOSE turns --verbose on."""
-    if offline:
-        os.environ["GNO_OFFLINE"] = "1"
-    if no_color:  # rich (progress bars) and gno's own styles both follow NO_COLOR
-        os.environ["NO_COLOR"] = "1"
-    verbose = verbose or os.environ.get("GNO_VERBOSE", "").lower() in ("1", "true", "yes")
-    color = "NO_COLOR" not in os.environ
-    return Settings(config, index, json, quiet, verbose, yes, color, not no_pager)

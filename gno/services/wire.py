@@ -57,6 +57,16 @@ def answer(op: Operation, payload: dict[str, Any]) -> Any:
         return modelled(op, payload)
 
 
+def execute(app: Any, op: Operation, inp: Any, **extra: Any) -> Any:
+    """Run ``op``: a lean input (``Wire``) through its payload function, no model on either
+    side; a model through its handler."""
+    from gno.services import handler, resolve
+
+    if isinstance(inp, Wire):
+        return answer(op, resolve(op.payload)(app, inp, **extra))
+    return handler(op.id)(app, inp, **extra)
+
+
 def modelled(op: Operation, payload: dict[str, Any]) -> BaseModel:
     from gno.services import model
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from gno_contracts.operations import OPERATIONS, CliParam, Operation
 
-from gno.cli import commands, fast
+from gno.cli import fast, runner
 from gno.cli.entry import hoist_globals
-from gno.cli.settings import HOISTED_FLAGS, HOISTED_VALUES, Settings, settings
+from gno.cli.settings import HOISTED_FLAGS, HOISTED_VALUES, Settings
 
 SAMPLE = {"int": "7", "float": "0.25", "str": "some value", "list": "one"}
 CLI_OPS = [op for op in OPERATIONS if op.cli_shape is not None and not op.cli_shape.prompt]
@@ -34,17 +34,18 @@ def through_typer(argv: list[str]) -> tuple[Settings, str, dict[str, Any]] | Non
 
     seen: list[tuple[Settings, str, dict[str, Any]]] = []
 
-    def capture(ctx: Any, op: Operation, values: dict[str, Any]) -> None:
-        seen.append((commands.settings(ctx), op.id, dict(values)))
+    def capture(settings: Settings, op: Operation, values: dict[str, Any]) -> int:
+        seen.append((settings, op.id, dict(values)))
+        return 0
 
-    original = commands.run
-    commands.run = capture  # type: ignore[assignment]
+    original = runner.run
+    runner.run = capture  # type: ignore[assignment]
     try:
         app(args=argv, prog_name="gno", standalone_mode=False)
     except Exception:
         return None
     finally:
-        commands.run = original  # type: ignore[assignment]
+        runner.run = original  # type: ignore[assignment]
         os.environ.pop("GNO_OFFLINE", None)
         os.environ.pop("NO_COLOR", None)
     return seen[-1] if seen else None
@@ -56,7 +57,7 @@ def through_fast(argv: list[str]) -> tuple[Settings, str, dict[str, Any]] | None
         return None
     options, op, values = parsed
     try:
-        return settings(**options), op.id, values
+        return Settings(**options), op.id, values
     finally:
         os.environ.pop("GNO_OFFLINE", None)
         os.environ.pop("NO_COLOR", None)
