@@ -13,9 +13,9 @@ The rules (CommonMark's, as far as a link or tag can tell):
   such closer is literal text. Backslash escapes are not interpreted.
 - ``<!--`` opens a comment that the next ``-->`` closes; an unclosed one is text.
 
-Every scan is linear in the text (plus a log factor for the paragraph lookup): fences
-line by line, comments with ``str.find``, code spans over the backtick runs with one
-forward pointer per run length. No backtracking regex sees the whole text.
+Every scan is linear in the text (plus a log factor for the paragraph lookup): fences over
+the lines a fence could start, comments with ``str.find``, code spans over the backtick runs
+with one forward pointer per run length. No backtracking regex sees the whole text.
 """
 
 from __future__ import annotations
@@ -24,21 +24,10 @@ import bisect
 import re
 from collections import defaultdict
 
+_FENCE_LINE = re.compile(r"^ {0,3}(?:`{3,}|~{3,}).*$", re.MULTILINE)  # opens or closes one
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 _TICKS = re.compile(r"`+")
-
-
-def _lines(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every line, end excluding the newline."""
-    spans, start = [], 0
-    while True:
-        end = text.find("\n", start)
-        if end < 0:
-            spans.append((start, len(text)))
-            return spans
-        spans.append((start, end))
-        start = end + 1
 
 
 def fence_spans(text: str) -> list[tuple[int, int]]:
@@ -47,8 +36,9 @@ def fence_spans(text: str) -> list[tuple[int, int]]:
         return []
     spans: list[tuple[int, int]] = []
     opened: tuple[int, str, int] | None = None  # (start offset, char, run length)
-    for start, end in _lines(text):
-        line = text[start:end]
+    for candidate in _FENCE_LINE.finditer(text):  # the other lines neither open nor close
+        start, end = candidate.span()
+        line = candidate.group()
         if opened is None:
             m = _FENCE_OPEN.fullmatch(line)
             if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
@@ -86,13 +76,14 @@ def code_span_spans(text: str, blocked: list[tuple[int, int]]) -> list[tuple[int
     """Inline code spans outside ``blocked`` (sorted, non-overlapping spans)."""
     if "`" not in text:
         return []
-    starts = [s for s, _ in blocked]
-
-    def is_blocked(pos: int) -> bool:
-        i = bisect.bisect_right(starts, pos) - 1
-        return i >= 0 and pos < blocked[i][1]
-
-    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text) if not is_blocked(m.start())]
+    # the runs in the gaps between blocked spans (no blocked span starts or ends inside a
+    # backtick run: they end in a newline, `-->` or `---`, and start after a newline or at `<`)
+    gaps, at = [], 0
+    for start, end in blocked:
+        gaps.append((at, start))
+        at = max(at, end)
+    gaps.append((at, len(text)))
+    runs = [m.span() for a, b in gaps if a < b for m in _TICKS.finditer(text, a, b)]
     by_length: dict[int, list[int]] = defaultdict(list)
     for index, (start, end) in enumerate(runs):
         by_length[end - start].append(index)

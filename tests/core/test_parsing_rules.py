@@ -47,9 +47,16 @@ def reference_fences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def reference_code_spans(text: str) -> list[tuple[int, int]]:
-    """For each backtick run, look ahead for a run of the same length before a blank line."""
-    runs = [(m.start(), m.end()) for m in re.finditer("`+", text)]
+def reference_code_spans(
+    text: str, blocked: list[tuple[int, int]] | None = None
+) -> list[tuple[int, int]]:
+    """For each backtick run (not starting inside ``blocked``), look ahead for a run of the
+    same length before a blank line."""
+    runs = [
+        (m.start(), m.end())
+        for m in re.finditer("`+", text)
+        if not any(a <= m.start() < b for a, b in blocked or [])
+    ]
     spans, i = [], 0
     while i < len(runs):
         start, end = runs[i]
@@ -128,6 +135,22 @@ inline_text = st.text(alphabet="`a[]\n ", max_size=60)
 @settings(max_examples=500)
 def test_code_spans_follow_the_commonmark_rule(text: str) -> None:
     assert code_span_spans(text, []) == reference_code_spans(text)
+
+
+@given(st.text(alphabet="`~a<!->\n ", max_size=80) | documents, st.integers(0, 8))
+@settings(max_examples=800)
+def test_code_spans_skip_the_blocked_spans(text: str, frontmatter_end: int) -> None:
+    """Outside fences, comments and frontmatter the spans are the rule's; a backtick run that
+    starts inside one of them does not count."""
+    frontmatter_end = min(frontmatter_end, len(text))
+    if frontmatter_end and text[frontmatter_end - 1] != "\n":
+        frontmatter_end = 0  # frontmatter ends with its closing line
+    fences = fence_spans(text)
+    spans = [(0, frontmatter_end)] if frontmatter_end else []
+    from gno.core.regions import _merge, comment_spans
+
+    blocked = _merge(spans + fences + comment_spans(text, fences))
+    assert code_span_spans(text, blocked) == reference_code_spans(text, blocked)
 
 
 @given(n=st.integers(1, 4), inner=st.lists(st.integers(1, 6), max_size=4))
