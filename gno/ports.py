@@ -82,13 +82,13 @@ __all__ = [
 
 if TYPE_CHECKING:
     from gno.core.document import Analysis
+    from gno.core.link_rows import LinkRow
     from gno.core.typed_graph import Projection
     from gno.sync_rows import (
         ContainerState,
         DocState,
         JournalRow,
         JournalState,
-        LinkRow,
         SourceFile,
     )
 

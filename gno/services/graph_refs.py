@@ -17,6 +17,18 @@ if TYPE_CHECKING:  # `gno tags` and `gno changes` check a collection and build n
     from gno.core.typed_graph import Projection, TypedEdge
 
 
+def edge_type_filter(edge_type: str | None, relation: str | None) -> str | None:
+    """``edgeType`` and its alias ``relation``: both given must match; lower snake case."""
+    from gno.core.relations import EDGE_TYPE  # `gno tags` loads this module, not relations
+
+    if edge_type and relation and edge_type != relation:
+        raise ValidationError("edgeType and relation must match when both are given")
+    wanted = edge_type or relation
+    if wanted is not None and not EDGE_TYPE.match(wanted):
+        raise ValidationError(f"Invalid edge type (lower snake case expected): {wanted}")
+    return wanted
+
+
 def check_collection(app: App, name: str | None) -> str | None:
     """The collection's canonical name; an unknown one is NOT_FOUND."""
     if name is None:

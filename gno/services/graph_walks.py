@@ -8,11 +8,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from gno.app import App
-from gno.core.relations import EDGE_TYPE
 from gno.core.traversal import Caps, Step, walk
 from gno.core.typed_graph import Projection, TypedEdge
-from gno.errors import ValidationError
-from gno.services.graph_refs import edge_order, node, node_for, step
+from gno.services.graph_refs import edge_order, edge_type_filter, node, node_for, step
 
 if TYPE_CHECKING:  # each handler imports its own models; the CLI none (services/wire.py)
     from gno_contracts.models.graph_query import GraphQuery
@@ -87,16 +85,6 @@ def impact_payload(app: App, inp: ImpactInput) -> dict[str, Any]:
             "warnings": result.reasons,
         },
     }
-
-
-def edge_type_filter(edge_type: str | None, relation: str | None) -> str | None:
-    """``edgeType`` and its alias ``relation``: both given must match; lower snake case."""
-    if edge_type and relation and edge_type != relation:
-        raise ValidationError("edgeType and relation must match when both are given")
-    wanted = edge_type or relation
-    if wanted is not None and not EDGE_TYPE.match(wanted):
-        raise ValidationError(f"Invalid edge type (lower snake case expected): {wanted}")
-    return wanted
 
 
 def graph_query(app: App, inp: GraphQueryInput) -> GraphQuery:

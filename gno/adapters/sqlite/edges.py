@@ -17,8 +17,8 @@ import apsw
 
 if TYPE_CHECKING:  # the graph modules load on the first graph read, not with the store
     from gno.core.link_resolver import Doc
+    from gno.core.link_rows import LinkRow
     from gno.core.typed_graph import Projection
-    from gno.sync_rows import LinkRow
 
 _DOCS = (
     "SELECT id, collection, rel_path, docid, uri, title FROM documents "
@@ -36,7 +36,7 @@ _RELATIONS = """
     FROM doc_relations r JOIN documents d ON d.id = r.source_doc_id AND d.active = 1
 """
 # Documents a content-type rule classified, of the types that have graph hints
-# (``sources``: content_types.RULE_SOURCES, which a graph read imports, not the store).
+# (``sources``: rules_meta.RULE_SOURCES, which a graph read imports, not the store).
 _TYPED = """
     SELECT id, content_type FROM documents
     WHERE active = 1 AND content_type_source IN {sources!r}
@@ -147,7 +147,7 @@ class EdgeStore:
     def _link_hints(self) -> dict[int, tuple[str, ...]]:
         """Document id -> its content type's graph hints (the first is the edge type its
         plain links take, engine.md §7.3), as the last sync recorded the rules."""
-        from gno.core.content_types import RULE_SOURCES, RULES_META, parse_rules_meta
+        from gno.core.rules_meta import RULE_SOURCES, RULES_META, parse_rules_meta
 
         row = self.conn.execute(
             "SELECT value FROM schema_meta WHERE key = ?", (RULES_META,)
@@ -161,7 +161,7 @@ class EdgeStore:
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]:
         """Stored links written by these documents (naming one of ``norms`` when given),
         in document and position order."""
-        from gno.sync_rows import LinkRow
+        from gno.core.link_rows import LinkRow
 
         rows: list[LinkRow] = []
         extra, extra_params = "", tuple(norms)
