@@ -297,6 +297,11 @@ class IndexGraph(Protocol):
 
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]: ...
 
+    def graph_state(self) -> bytes | None:
+        """A token drawn again on every change a graph read could see (None: no token
+        kept, answer without the graph cache)."""
+        ...
+
     def tag_counts(self, collection: str | None, prefix: str | None) -> list[tuple[str, int]]: ...
 
 

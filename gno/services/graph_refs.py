@@ -44,6 +44,13 @@ def node_for(app: App, store: Store, proj: Projection, ref: str) -> Doc:
     return _active(proj, resolve(app, store, parse_ref(ref)), ref)
 
 
+def ref_id(app: App, store: Store, ref: str) -> int | None:
+    """The id of the document a ref names (None: unknown), failing as ``node_for`` does
+    on a malformed ref: the graph cache's key for it."""
+    found = resolve(app, store, parse_ref(ref))
+    return found.id if found is not None else None
+
+
 def seeded_node(app: App, store: Store, ref: str) -> tuple[Projection, Doc]:
     """``node_for`` with a projection that holds every edge and link group touching that
     document (``Store.seed_projection``): one document's links or backlinks resolve only

@@ -19,6 +19,8 @@ from gno.core.link_resolver import Doc
 from gno.core.traversal import group, label_propagation
 from gno.core.typed_graph import Projection, TypedEdge
 from gno.errors import NotFoundError
+from gno.ports import Store
+from gno.services.graph_cache import cached, input_fields
 from gno.services.graph_refs import check_collection
 from gno.services.graph_similar import SIMILAR_NODE_BUDGET, similarity_edges
 
@@ -114,6 +116,13 @@ def graph_payload(app: App, inp: GraphInput) -> dict[str, Any]:
     """graph@1.0 in its wire form."""
     collection = check_collection(app, inp.collection)
     store = app.store()
+    if inp.includeSimilar:  # reads the embeddings too: not an answer of the link graph alone
+        return _graph(app, store, inp, collection)
+    key = input_fields(inp) | {"collection": collection}
+    return cached(app, store, "graph", key, lambda: _graph(app, store, inp, collection))  # type: ignore[no-any-return]
+
+
+def _graph(app: App, store: Store, inp: GraphInput, collection: str | None) -> dict[str, Any]:
     proj = store.projection()
     docs = proj.docs
     if not docs:

@@ -10,7 +10,16 @@ from typing import TYPE_CHECKING, Any
 from gno.app import App
 from gno.core.traversal import Caps, Step, walk
 from gno.core.typed_graph import Projection, TypedEdge
-from gno.services.graph_refs import edge_order, edge_type_filter, node, node_for, step
+from gno.ports import Store
+from gno.services.graph_cache import cached, input_fields
+from gno.services.graph_refs import (
+    edge_order,
+    edge_type_filter,
+    node,
+    node_for,
+    ref_id,
+    step,
+)
 
 if TYPE_CHECKING:  # each handler imports its own models; the CLI none (services/wire.py)
     from gno_contracts.models.graph_query import GraphQuery
@@ -50,6 +59,11 @@ def impact(app: App, inp: ImpactInput) -> Impact:
 def impact_payload(app: App, inp: ImpactInput) -> dict[str, Any]:
     """impact@1.0 in its wire form."""
     store = app.store()
+    key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref)}
+    return cached(app, store, "impact", key, lambda: _impact(app, store, inp))  # type: ignore[no-any-return]
+
+
+def _impact(app: App, store: Store, inp: ImpactInput) -> dict[str, Any]:
     proj = store.projection()
     root = node_for(app, store, proj, inp.ref)
     caps = Caps(inp.maxDepth, inp.maxNodes, inp.maxEdges, inp.frontierLimit, inp.visitedLimit)
@@ -97,6 +111,15 @@ def graph_query_payload(app: App, inp: GraphQueryInput) -> dict[str, Any]:
     """graph-query@1.0 in its wire form."""
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     store = app.store()
+    key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref)}
+    return cached(  # type: ignore[no-any-return]
+        app, store, "graph_query", key, lambda: _graph_query(app, store, inp, wanted)
+    )
+
+
+def _graph_query(
+    app: App, store: Store, inp: GraphQueryInput, wanted: str | None
+) -> dict[str, Any]:
     proj = store.projection()
     root = node_for(app, store, proj, inp.ref)
     direction = str(getattr(inp.direction, "value", inp.direction or "both"))

@@ -158,6 +158,15 @@ class EdgeStore:
         rows = self.conn.execute(_TYPED.format(sources=RULE_SOURCES), (json.dumps(sorted(edges)),))
         return {int(doc_id): edges[str(kind)] for doc_id, kind in rows}
 
+    def graph_state(self) -> bytes | None:
+        """The ``graph_state`` token (migration 11): redrawn by triggers on every change of
+        the documents, links, relations or content-type rules a graph read answers from."""
+        try:
+            row = self.conn.execute("SELECT token FROM graph_state WHERE id = 1").fetchone()
+        except apsw.SQLError:  # an index this version could not migrate (read-only file)
+            return None
+        return bytes(row[0]) if row else None
+
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]:
         """Stored links written by these documents (naming one of ``norms`` when given),
         in document and position order."""

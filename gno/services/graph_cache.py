@@ -1,0 +1,111 @@
+"""Answers of the graph reads, kept beside the index for as long as its state lasts.
+
+`gno links`, `backlinks`, `graph`, `graph query` and `impact` answer from the links of
+the whole index, resolved at read time: 10–50 ms of work per call that gives the same
+answer until the index changes. Each answer (the handler's wire payload) is kept as a
+JSON file in the index's cache folder (``<cache>/graph/<index>/``), named by the index's
+``graph_state`` token (``Store.graph_state``: redrawn by triggers on every change of the
+documents, links, relations or content-type rules these answers read, migration 11) and
+a checksum of the operation and its input; the file holds that key in full, so a file of
+another key is never taken for this one. A read whose token matches answers from the
+file; after any change the old files are never read again (the next write removes them).
+
+Best effort and never different: an unreadable or unwritable folder, a damaged file, or
+a payload that JSON would not give back equal (a tuple, a key that is not a string)
+means the answer is computed as before and not kept. An answer is kept only when the
+token was the same before and after computing it (no change committed in between), at
+most ``MAX_ENTRY_BYTES`` per answer and ``MAX_ENTRIES`` answers per index.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gno.app import App
+from gno.ports import Store
+
+MAX_ENTRIES = 256  # answers kept per index (the oldest go first)
+MAX_ENTRY_BYTES = 16 * 1024 * 1024  # a larger answer is computed each time instead
+
+
+def input_fields(inp: Any) -> dict[str, Any]:
+    """The input as given: the lean path's wire fields or the model's set fields."""
+    wire = getattr(inp, "wire", None)
+    if isinstance(wire, dict):
+        return dict(wire)
+    dumped: dict[str, Any] = inp.model_dump(mode="json", exclude_unset=True)
+    return dumped
+
+
+def cached(
+    app: App, store: Store, operation: str, key: dict[str, Any], compute: Callable[[], Any]
+) -> Any:
+    """``compute()``'s payload for ``operation`` with ``key`` (everything the answer
+    depends on besides the index), from the cache when this index state answered it."""
+    token = store.graph_state()
+    if token is None:
+        return compute()
+    try:
+        key_text = json.dumps([operation, key], sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return compute()
+    folder = app.paths.cache_dir / "graph" / app.paths.index_name
+    digest = zlib.crc32(key_text.encode()) << 32 | zlib.adler32(key_text.encode())
+    prefix = token.hex()
+    path = folder / f"{prefix}-{digest:016x}.json"
+    found = _read(path, key_text)
+    if found is not None:
+        return found[0]
+    payload = compute()
+    if store.graph_state() == token:
+        _keep(folder, path, prefix, key_text, payload)
+    return payload
+
+
+def _read(path: Path, key_text: str) -> tuple[Any] | None:
+    try:
+        with open(path, encoding="utf-8") as file:
+            entry = json.load(file)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(entry, dict) or entry.get("key") != key_text or "payload" not in entry:
+        return None
+    return (entry["payload"],)
+
+
+def _keep(folder: Path, path: Path, prefix: str, key_text: str, payload: Any) -> None:
+    try:
+        text = json.dumps({"key": key_text, "payload": payload}, ensure_ascii=False)
+        if len(text) > MAX_ENTRY_BYTES or json.loads(text)["payload"] != payload:
+            return  # too large, or JSON would not give this payload back as it is
+    except (TypeError, ValueError):
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        _prune(folder, prefix)
+        partial = folder / f".{path.name}.{os.getpid()}.tmp"
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:
+        return
+
+
+def _prune(folder: Path, prefix: str) -> None:
+    """Remove the answers of other index states and, beyond ``MAX_ENTRIES - 1``, the
+    oldest of this one."""
+    current: list[tuple[float, Path]] = []
+    for entry in os.scandir(folder):
+        if not entry.is_file():
+            continue
+        if entry.name.startswith(prefix + "-") and entry.name.endswith(".json"):
+            current.append((entry.stat().st_mtime, Path(entry.path)))
+        else:  # another state's answer, or a write that never finished
+            Path(entry.path).unlink(missing_ok=True)
+    current.sort()
+    for _, stale in current[: max(0, len(current) - (MAX_ENTRIES - 1))]:
+        stale.unlink(missing_ok=True)

@@ -1,0 +1,151 @@
+"""The graph reads' answers kept per index state (gno/services/graph_cache.py): an answer
+from the cache is the answer computed afresh, and any change of documents, links,
+relations or content-type rules (a sync after an edit, or a row written directly) makes
+the next read compute it again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gno_contracts.models.backlinks_input import BacklinksInput
+from gno_contracts.models.graph_input import GraphInput
+from gno_contracts.models.graph_query_input import GraphQueryInput
+from gno_contracts.models.impact_input import ImpactInput
+from gno_contracts.models.links_input import LinksInput
+
+from gno.app import App
+from gno.services.graph_report import graph_payload
+from gno.services.graph_walks import graph_query_payload, impact_payload
+from gno.services.links import backlinks_payload, links_payload
+from tests.conftest import sync
+
+FILES = {
+    "hub.md": "# Hub\n\nSee [[Spoke One]], [two](deep/spoke-two.md) and [[nowhere]].\n",
+    "spoke-one.md": "---\ntitle: Spoke One\n---\nFirst spoke. Back to [[hub]].\n",
+    "deep/spoke-two.md": "# Spoke Two\n\nSecond spoke, [[Hub]] and [gone](gone.md).\n",
+    "a/note.md": "# Note A\n\nOne note.\n",
+    "b/note.md": "# Note B\n\nAnother note.\n",
+    "asker.md": "# Asker\n\nWhich [[note]] is it? And [[b/note]].\n",
+    "needs.md": "---\nrelations:\n  depends_on: [hub.md]\n---\n# Needs\n\nNo link.\n",
+}
+REFS = [f"gno://notes/{p}" for p in sorted(FILES)]
+
+
+def _answers(app: App) -> dict[str, Any]:
+    """Every graph read of every document, as their payloads."""
+    out: dict[str, Any] = {
+        "graph": graph_payload(app, GraphInput()),
+        "graph-small": graph_payload(app, GraphInput(limit=2, edgeLimit=1, linkedOnly=False)),
+    }
+    for ref in REFS:
+        out[f"links {ref}"] = links_payload(app, LinksInput(ref=ref))
+        out[f"links-wiki {ref}"] = links_payload(app, LinksInput(ref=ref, type="wiki"))
+        out[f"backlinks {ref}"] = backlinks_payload(app, BacklinksInput(ref=ref))
+        out[f"query {ref}"] = graph_query_payload(app, GraphQueryInput(ref=ref))
+        out[f"impact {ref}"] = impact_payload(app, ImpactInput(ref=ref))
+    return out
+
+
+def _entries(app: App) -> list[Path]:
+    folder = app.paths.cache_dir / "graph" / app.paths.index_name
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
+def _token(app: App) -> bytes | None:
+    return App(app.paths).store().graph_state()
+
+
+def test_cached_answers_equal_fresh_ones_and_are_used(make_app) -> None:
+    app, _ = make_app(FILES)
+    sync(app)
+    first = _answers(App(app.paths))  # computed, and kept
+    kept = _entries(app)
+    assert len(kept) == 2 + 5 * len(REFS)
+    assert first["links gno://notes/asker.md"]["meta"]["resolvedCount"] == 2
+    ambiguous = first["links gno://notes/asker.md"]["links"][0]
+    assert ambiguous["targetRef"] == "note" and ambiguous["resolved"]
+    reader = App(app.paths)
+    assert _answers(reader) == first  # the same answers, from the files
+    assert reader.store()._projection is None  # no read resolved a single link
+    assert _entries(app) == kept
+
+
+def test_an_edit_and_a_sync_change_the_answer(make_app) -> None:
+    app, root = make_app(FILES)
+    sync(app)
+    before = _answers(App(app.paths))
+    token = _token(app)
+    (root / "asker.md").write_text("# Asker\n\nNow only [[Spoke One]].\n")
+    (root / "b" / "note.md").write_text("---\ntitle: Renamed Note\n---\nAnother note.\n")
+    sync(app)
+    assert _token(app) != token
+    after = _answers(App(app.paths))
+    assert after != before
+    links = after["links gno://notes/asker.md"]["links"]
+    assert [item["targetRef"] for item in links] == ["Spoke One"]
+    backlinks = after["backlinks gno://notes/spoke-one.md"]["backlinks"]
+    assert "gno://notes/asker.md" in [item["sourceUri"] for item in backlinks]
+    # and equal to what an index without any kept answer says
+    for entry in _entries(app):
+        entry.unlink()
+    fresh = App(app.paths)
+    assert _answers(fresh) == after
+    assert fresh.store()._projection is not None  # computed this time
+    # only the current state's answers remain (the next write removed the old ones)
+    assert all(e.name.startswith(_token(app).hex()) for e in _entries(app))  # type: ignore[union-attr]
+
+
+def test_every_change_a_graph_read_sees_redraws_the_token(make_app) -> None:
+    app, _ = make_app(FILES)
+    sync(app)
+    conn = App(app.paths).store().conn
+    hub = "SELECT id FROM documents WHERE rel_path = 'hub.md'"
+    changes = [
+        f"UPDATE documents SET title = 'Renamed' WHERE id = ({hub})",
+        f"UPDATE documents SET active = 0 WHERE id = ({hub})",
+        "UPDATE doc_links SET target_ref_norm = 'b/note' WHERE target_ref_norm = 'note'",
+        "DELETE FROM doc_links WHERE link_type = 'markdown'",
+        "UPDATE doc_relations SET target_ref = 'asker.md'",
+        "INSERT OR REPLACE INTO schema_meta (key, value, updated_at) "
+        "VALUES ('content_type_rules', '{}', 'now')",
+    ]
+    for statement in changes:
+        token = _token(app)
+        conn.execute(statement)
+        assert _token(app) != token, statement
+    quiet = [  # nothing a graph read answers from
+        f"UPDATE documents SET mirror_hash = mirror_hash WHERE id = ({hub})",
+        "INSERT OR REPLACE INTO schema_meta (key, value, updated_at) "
+        "VALUES ('retrieval_traces', '{}', 'now')",
+    ]
+    for statement in quiet:
+        token = _token(app)
+        conn.execute(statement)
+        assert _token(app) == token, statement
+
+
+def test_a_row_changed_behind_the_cache_changes_the_answer(make_app) -> None:
+    app, _ = make_app(FILES)
+    sync(app)
+    ref = "gno://notes/spoke-one.md"
+    before = links_payload(App(app.paths), LinksInput(ref=ref))
+    App(app.paths).store().conn.execute(
+        "UPDATE documents SET title = 'Hub Renamed' WHERE rel_path = 'hub.md'"
+    )
+    after = links_payload(App(app.paths), LinksInput(ref=ref))
+    assert before["links"][0]["resolvedTitle"] == "Hub"
+    assert after["links"][0]["resolvedTitle"] == "Hub Renamed"
+
+
+def test_damaged_or_foreign_entries_are_not_answers(make_app) -> None:
+    app, _ = make_app(FILES)
+    sync(app)
+    expected = graph_payload(App(app.paths), GraphInput())
+    (entry,) = _entries(app)
+    entry.write_text('{"key": "[\\"graph\\", {}]", "payload": {"nodes": []}}')  # another key
+    assert graph_payload(App(app.paths), GraphInput()) == expected
+    entry.write_text("{not json")
+    reader = App(app.paths)
+    assert graph_payload(reader, GraphInput()) == expected
+    assert reader.store()._projection is not None  # computed, not read
