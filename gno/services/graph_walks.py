@@ -8,8 +8,6 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from gno.app import App
-from gno.core.traversal import Caps, Step, walk
-from gno.core.typed_graph import Projection, TypedEdge
 from gno.ports import Store
 from gno.services.graph_cache import cached, input_fields
 from gno.services.graph_refs import (
@@ -26,6 +24,10 @@ if TYPE_CHECKING:  # each handler imports its own models; the CLI none (services
     from gno_contracts.models.graph_query_input import GraphQueryInput
     from gno_contracts.models.impact import Impact
     from gno_contracts.models.impact_input import ImpactInput
+
+    # the graph modules load when an answer is computed: a cached one needs none of them
+    from gno.core.traversal import Step
+    from gno.core.typed_graph import Projection, TypedEdge
 
 
 def _stepper(
@@ -66,6 +68,8 @@ def impact_payload(app: App, inp: ImpactInput) -> dict[str, Any]:
 def _impact(app: App, store: Store, inp: ImpactInput) -> dict[str, Any]:
     proj = store.projection()
     root = node_for(app, store, proj, inp.ref)
+    from gno.core.traversal import Caps, walk
+
     caps = Caps(inp.maxDepth, inp.maxNodes, inp.maxEdges, inp.frontierLimit, inp.visitedLimit)
     result = walk(root.id, _stepper(proj, "in"), caps)
     impacted = []
@@ -123,6 +127,8 @@ def _graph_query(
     proj = store.projection()
     root = node_for(app, store, proj, inp.ref)
     direction = str(getattr(inp.direction, "value", inp.direction or "both"))
+    from gno.core.traversal import Caps, walk
+
     caps = Caps(inp.maxDepth, inp.maxNodes, inp.maxNodes * 50, inp.frontierLimit, inp.visitedLimit)
     result = walk(root.id, _stepper(proj, direction, wanted), caps, cross_edges=True)
     nodes = [
