@@ -149,3 +149,28 @@ def test_damaged_or_foreign_entries_are_not_answers(make_app) -> None:
     reader = App(app.paths)
     assert graph_payload(reader, GraphInput()) == expected
     assert reader.store()._projection is not None  # computed, not read
+
+
+def test_an_index_of_migration_10_gets_the_token_and_keeps_its_answers(
+    make_app, monkeypatch
+) -> None:
+    from gno.adapters.sqlite import store as store_module
+    from gno.adapters.sqlite.migrations import MIGRATIONS
+
+    with monkeypatch.context() as patched:  # the index as gno wrote it before migration 11
+        patched.setattr(store_module, "MIGRATIONS", [m for m in MIGRATIONS if m[0] < 11])
+        app, root = make_app(FILES)
+        sync(app)
+        old = App(app.paths)
+        assert old.store().schema_version() == 10 and old.store().graph_state() is None
+        before = _answers(old)  # answered without a cache
+        assert _entries(app) == []
+        old.close()
+    migrated = App(app.paths)
+    assert migrated.store().schema_version() == 11 and migrated.store().graph_state()
+    assert _answers(migrated) == before
+    assert len(_entries(app)) == 2 + 5 * len(REFS)
+    (root / "hub.md").write_text("# Hub\n\nOnly [[Spoke One]] now.\n")
+    sync(migrated)
+    links = links_payload(App(app.paths), LinksInput(ref="gno://notes/hub.md"))
+    assert [item["targetRef"] for item in links["links"]] == ["Spoke One"]
