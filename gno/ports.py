@@ -297,6 +297,10 @@ class IndexGraph(Protocol):
 
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]: ...
 
+    def projection_kept(self) -> bool:
+        """Whether this store holds the full projection of the index as it is now."""
+        ...
+
     def graph_state(self) -> bytes | None:
         """A token drawn again on every change a graph read could see (None: no token
         kept, answer without the graph cache)."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
+from _thread import get_ident
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,10 +44,20 @@ def input_fields(inp: Any) -> dict[str, Any]:
 
 
 def cached(
-    app: App, store: Store, operation: str, key: dict[str, Any], compute: Callable[[], Any]
+    app: App,
+    store: Store,
+    operation: str,
+    key: dict[str, Any],
+    compute: Callable[[], Any],
+    *,
+    cheap_in_memory: bool = True,
 ) -> Any:
     """``compute()``'s payload for ``operation`` with ``key`` (everything the answer
-    depends on besides the index), from the cache when this index state answered it."""
+    depends on besides the index), from the cache when this index state answered it.
+    ``cheap_in_memory``: computing is cheaper than reading a file once the store holds
+    the full projection (a resident server), so then no file is read or written."""
+    if cheap_in_memory and store.projection_kept():
+        return compute()
     token = store.graph_state()
     if token is None:
         return compute()
@@ -88,7 +99,7 @@ def _keep(folder: Path, path: Path, prefix: str, key_text: str, payload: Any) ->
     try:
         folder.mkdir(parents=True, exist_ok=True)
         _prune(folder, prefix)
-        partial = folder / f".{path.name}.{os.getpid()}.tmp"
+        partial = folder / f".{path.name}.{os.getpid()}-{get_ident()}.tmp"  # per thread
         partial.write_text(text, encoding="utf-8")
         os.replace(partial, path)
     except OSError:

@@ -119,7 +119,14 @@ def graph_payload(app: App, inp: GraphInput) -> dict[str, Any]:
     if inp.includeSimilar:  # reads the embeddings too: not an answer of the link graph alone
         return _graph(app, store, inp, collection)
     key = input_fields(inp) | {"collection": collection}
-    return cached(app, store, "graph", key, lambda: _graph(app, store, inp, collection))  # type: ignore[no-any-return]
+    return cached(  # type: ignore[no-any-return]
+        app,
+        store,
+        "graph",
+        key,
+        lambda: _graph(app, store, inp, collection),
+        cheap_in_memory=False,  # the report costs ~20 ms over a kept projection too
+    )
 
 
 def _graph(app: App, store: Store, inp: GraphInput, collection: str | None) -> dict[str, Any]:

@@ -32,18 +32,26 @@ FILES = {
 REFS = [f"gno://notes/{p}" for p in sorted(FILES)]
 
 
-def _answers(app: App) -> dict[str, Any]:
-    """Every graph read of every document, as their payloads."""
+def _answers(app: App, opened: list[App] | None = None) -> dict[str, Any]:
+    """Every graph read of every document, as their payloads, each in a new App (as each
+    CLI call is a new process): ``opened`` collects them."""
+
+    def fresh() -> App:
+        made = App(app.paths)
+        if opened is not None:
+            opened.append(made)
+        return made
+
     out: dict[str, Any] = {
-        "graph": graph_payload(app, GraphInput()),
-        "graph-small": graph_payload(app, GraphInput(limit=2, edgeLimit=1, linkedOnly=False)),
+        "graph": graph_payload(fresh(), GraphInput()),
+        "graph-small": graph_payload(fresh(), GraphInput(limit=2, edgeLimit=1, linkedOnly=False)),
     }
     for ref in REFS:
-        out[f"links {ref}"] = links_payload(app, LinksInput(ref=ref))
-        out[f"links-wiki {ref}"] = links_payload(app, LinksInput(ref=ref, type="wiki"))
-        out[f"backlinks {ref}"] = backlinks_payload(app, BacklinksInput(ref=ref))
-        out[f"query {ref}"] = graph_query_payload(app, GraphQueryInput(ref=ref))
-        out[f"impact {ref}"] = impact_payload(app, ImpactInput(ref=ref))
+        out[f"links {ref}"] = links_payload(fresh(), LinksInput(ref=ref))
+        out[f"links-wiki {ref}"] = links_payload(fresh(), LinksInput(ref=ref, type="wiki"))
+        out[f"backlinks {ref}"] = backlinks_payload(fresh(), BacklinksInput(ref=ref))
+        out[f"query {ref}"] = graph_query_payload(fresh(), GraphQueryInput(ref=ref))
+        out[f"impact {ref}"] = impact_payload(fresh(), ImpactInput(ref=ref))
     return out
 
 
@@ -59,28 +67,28 @@ def _token(app: App) -> bytes | None:
 def test_cached_answers_equal_fresh_ones_and_are_used(make_app) -> None:
     app, _ = make_app(FILES)
     sync(app)
-    first = _answers(App(app.paths))  # computed, and kept
+    first = _answers(app)  # computed, and kept
     kept = _entries(app)
     assert len(kept) == 2 + 5 * len(REFS)
     assert first["links gno://notes/asker.md"]["meta"]["resolvedCount"] == 2
     ambiguous = first["links gno://notes/asker.md"]["links"][0]
     assert ambiguous["targetRef"] == "note" and ambiguous["resolved"]
-    reader = App(app.paths)
-    assert _answers(reader) == first  # the same answers, from the files
-    assert reader.store()._projection is None  # no read resolved a single link
+    readers: list[App] = []
+    assert _answers(app, readers) == first  # the same answers, from the files
+    assert all(r.store()._projection is None for r in readers)  # no link resolved
     assert _entries(app) == kept
 
 
 def test_an_edit_and_a_sync_change_the_answer(make_app) -> None:
     app, root = make_app(FILES)
     sync(app)
-    before = _answers(App(app.paths))
+    before = _answers(app)
     token = _token(app)
     (root / "asker.md").write_text("# Asker\n\nNow only [[Spoke One]].\n")
     (root / "b" / "note.md").write_text("---\ntitle: Renamed Note\n---\nAnother note.\n")
     sync(app)
     assert _token(app) != token
-    after = _answers(App(app.paths))
+    after = _answers(app)
     assert after != before
     links = after["links gno://notes/asker.md"]["links"]
     assert [item["targetRef"] for item in links] == ["Spoke One"]
@@ -89,9 +97,9 @@ def test_an_edit_and_a_sync_change_the_answer(make_app) -> None:
     # and equal to what an index without any kept answer says
     for entry in _entries(app):
         entry.unlink()
-    fresh = App(app.paths)
-    assert _answers(fresh) == after
-    assert fresh.store()._projection is not None  # computed this time
+    computed: list[App] = []
+    assert _answers(app, computed) == after
+    assert computed[0].store()._projection is not None  # computed this time
     # only the current state's answers remain (the next write removed the old ones)
     assert all(e.name.startswith(_token(app).hex()) for e in _entries(app))  # type: ignore[union-attr]
 
@@ -163,14 +171,34 @@ def test_an_index_of_migration_10_gets_the_token_and_keeps_its_answers(
         sync(app)
         old = App(app.paths)
         assert old.store().schema_version() == 10 and old.store().graph_state() is None
-        before = _answers(old)  # answered without a cache
+        before = _answers(app)  # answered without a cache
         assert _entries(app) == []
         old.close()
     migrated = App(app.paths)
     assert migrated.store().schema_version() == 11 and migrated.store().graph_state()
-    assert _answers(migrated) == before
+    assert _answers(app) == before
     assert len(_entries(app)) == 2 + 5 * len(REFS)
     (root / "hub.md").write_text("# Hub\n\nOnly [[Spoke One]] now.\n")
     sync(migrated)
     links = links_payload(App(app.paths), LinksInput(ref="gno://notes/hub.md"))
     assert [item["targetRef"] for item in links["links"]] == ["Spoke One"]
+
+
+def test_a_store_holding_the_projection_answers_from_memory(make_app) -> None:
+    """A resident server's store keeps the full projection: one document's links or a walk
+    over it costs less than reading a file, so no file is read or written for them."""
+    app, _ = make_app(FILES)
+    sync(app)
+    expected = _answers(app)
+    for entry in _entries(app):
+        entry.unlink()
+    resident = App(app.paths)
+    resident.store().projection()
+    assert resident.store().projection_kept()
+    ref = "gno://notes/hub.md"
+    assert links_payload(resident, LinksInput(ref=ref)) == expected[f"links {ref}"]
+    assert graph_query_payload(resident, GraphQueryInput(ref=ref)) == expected[f"query {ref}"]
+    assert impact_payload(resident, ImpactInput(ref=ref)) == expected[f"impact {ref}"]
+    assert _entries(app) == []
+    assert graph_payload(resident, GraphInput()) == expected["graph"]  # the report is kept
+    assert len(_entries(app)) == 1

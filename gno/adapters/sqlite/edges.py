@@ -158,6 +158,11 @@ class EdgeStore:
         rows = self.conn.execute(_TYPED.format(sources=RULE_SOURCES), (json.dumps(sorted(edges)),))
         return {int(doc_id): edges[str(kind)] for doc_id, kind in rows}
 
+    def projection_kept(self) -> bool:
+        """The full projection of this index state is in memory (a resident server's
+        reads after the first): a walk or one document's links over it costs under 1 ms."""
+        return self._projection is not None and self._projection[0] == self._generation()
+
     def graph_state(self) -> bytes | None:
         """The ``graph_state`` token (migration 11): redrawn by triggers on every change of
         the documents, links, relations or content-type rules a graph read answers from."""
