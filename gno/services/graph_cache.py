@@ -14,7 +14,8 @@ Best effort and never different: an unreadable or unwritable folder, a damaged f
 a payload that JSON would not give back equal (a tuple, a key that is not a string)
 means the answer is computed as before and not kept. An answer is kept only when the
 token was the same before and after computing it (no change committed in between), at
-most ``MAX_ENTRY_BYTES`` per answer and ``MAX_ENTRIES`` answers per index.
+most ``MAX_ENTRY_BYTES`` per answer, ``MAX_ENTRIES`` answers and ``MAX_TOTAL_BYTES`` per
+index.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from gno.ports import Store
 
 MAX_ENTRIES = 256  # answers kept per index (the oldest go first)
 MAX_ENTRY_BYTES = 16 * 1024 * 1024  # a larger answer is computed each time instead
+MAX_TOTAL_BYTES = 64 * 1024 * 1024  # all answers kept per index (the oldest go first)
 
 
 def input_fields(inp: Any) -> dict[str, Any]:
@@ -80,8 +82,10 @@ def cached(
 
 def _read(path: Path, key_text: str) -> tuple[Any] | None:
     try:
-        with open(path, encoding="utf-8") as file:
-            entry = json.load(file)
+        with open(path, "rb") as file:
+            if os.fstat(file.fileno()).st_size > MAX_ENTRY_BYTES:
+                return None  # not one this module wrote
+            entry = json.loads(file.read())
     except (OSError, ValueError):
         return None
     if not isinstance(entry, dict) or entry.get("key") != key_text or "payload" not in entry:
@@ -91,32 +95,37 @@ def _read(path: Path, key_text: str) -> tuple[Any] | None:
 
 def _keep(folder: Path, path: Path, prefix: str, key_text: str, payload: Any) -> None:
     try:
-        text = json.dumps({"key": key_text, "payload": payload}, ensure_ascii=False)
-        if len(text) > MAX_ENTRY_BYTES or json.loads(text)["payload"] != payload:
+        data = json.dumps({"key": key_text, "payload": payload}, ensure_ascii=False).encode()
+        if len(data) > MAX_ENTRY_BYTES or json.loads(data)["payload"] != payload:
             return  # too large, or JSON would not give this payload back as it is
     except (TypeError, ValueError):
         return
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        _prune(folder, prefix)
+        _prune(folder, prefix, len(data))
         partial = folder / f".{path.name}.{os.getpid()}-{get_ident()}.tmp"  # per thread
-        partial.write_text(text, encoding="utf-8")
+        partial.write_bytes(data)
         os.replace(partial, path)
     except OSError:
         return
 
 
-def _prune(folder: Path, prefix: str) -> None:
-    """Remove the answers of other index states and, beyond ``MAX_ENTRIES - 1``, the
-    oldest of this one."""
-    current: list[tuple[float, Path]] = []
+def _prune(folder: Path, prefix: str, incoming: int) -> None:
+    """Make room for one answer of ``incoming`` bytes: remove the answers of other index
+    states, then this state's oldest until the bounds hold with the new one."""
+    current: list[tuple[float, int, Path]] = []
     for entry in os.scandir(folder):
         if not entry.is_file():
             continue
         if entry.name.startswith(prefix + "-") and entry.name.endswith(".json"):
-            current.append((entry.stat().st_mtime, Path(entry.path)))
+            stat = entry.stat()
+            current.append((stat.st_mtime, stat.st_size, Path(entry.path)))
         else:  # another state's answer, or a write that never finished
             Path(entry.path).unlink(missing_ok=True)
     current.sort()
-    for _, stale in current[: max(0, len(current) - (MAX_ENTRIES - 1))]:
+    count, total = len(current), sum(size for _, size, _ in current) + incoming
+    for _, size, stale in current:  # oldest first
+        if count < MAX_ENTRIES and total <= MAX_TOTAL_BYTES:
+            break
         stale.unlink(missing_ok=True)
+        count, total = count - 1, total - size

@@ -202,3 +202,25 @@ def test_a_store_holding_the_projection_answers_from_memory(make_app) -> None:
     assert _entries(app) == []
     assert graph_payload(resident, GraphInput()) == expected["graph"]  # the report is kept
     assert len(_entries(app)) == 1
+
+
+def test_the_kept_answers_stay_within_their_bounds(make_app, monkeypatch) -> None:
+    import gno.services.graph_cache as graph_cache
+
+    app, _ = make_app(FILES)
+    sync(app)
+    monkeypatch.setattr(graph_cache, "MAX_ENTRIES", 3)
+    for ref in REFS:
+        links_payload(App(app.paths), LinksInput(ref=ref))
+        assert len(_entries(app)) <= 3
+    assert len(_entries(app)) == 3
+    newest = {e.name for e in _entries(app)}
+    graph = graph_payload(App(app.paths), GraphInput())
+    size = len(next(e for e in _entries(app) if e.name not in newest).read_bytes())
+    monkeypatch.setattr(graph_cache, "MAX_TOTAL_BYTES", size + 10)  # room for one graph only
+    graph_payload(App(app.paths), GraphInput(limit=3))
+    assert len(_entries(app)) == 1  # every older answer made room
+    monkeypatch.setattr(graph_cache, "MAX_ENTRY_BYTES", 10)  # too large to keep, or to read
+    assert graph_payload(App(app.paths), GraphInput()) == graph
+    assert graph_payload(App(app.paths), GraphInput(limit=3)) != graph
+    assert len(_entries(app)) == 1
