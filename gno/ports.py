@@ -82,13 +82,13 @@ __all__ = [
 
 if TYPE_CHECKING:
     from gno.core.document import Analysis
+    from gno.core.link_rows import LinkRow
     from gno.core.typed_graph import Projection
     from gno.sync_rows import (
         ContainerState,
         DocState,
         JournalRow,
         JournalState,
-        LinkRow,
         SourceFile,
     )
 
@@ -296,6 +296,15 @@ class IndexGraph(Protocol):
         ...
 
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]: ...
+
+    def projection_kept(self) -> bool:
+        """Whether this store holds the full projection of the index as it is now."""
+        ...
+
+    def graph_state(self) -> bytes | None:
+        """A token drawn again on every change a graph read could see (None: no token
+        kept, answer without the graph cache)."""
+        ...
 
     def tag_counts(self, collection: str | None, prefix: str | None) -> list[tuple[str, int]]: ...
 

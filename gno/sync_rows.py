@@ -104,20 +104,3 @@ class JournalState:
     floor: int
     entries: int
     bytes: int
-
-
-@dataclass(frozen=True, slots=True)
-class LinkRow:
-    source_doc_id: int
-    link_type: str
-    target_ref: str
-    target_ref_norm: str
-    target_anchor: str | None
-    target_collection: str | None
-    resolve_collection: str
-    link_text: str | None
-    start_line: int
-    start_col: int
-    end_line: int
-    end_col: int
-    source: str

@@ -20,7 +20,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-GRAPH_HINTS = ("mentions", "works_at", "attended", "decided", "related_to")
+from gno.core.rules_meta import GRAPH_HINTS
+
 # GNO's note presets (capture/documents); a content type names the one its notes use.
 PRESETS = frozenset(
     {
@@ -134,33 +135,6 @@ class ContentTypes:
             separators=(",", ":"),
             sort_keys=True,
         )
-
-
-RULES_META = "content_type_rules"
-# A document is classified by a rule (not by the built-in heuristics) from these sources.
-RULE_SOURCES = ("frontmatter-type", "prefix")
-
-
-def parse_rules_meta(text: str | None) -> tuple[dict[str, tuple[str, ...]], frozenset[str]]:
-    """(type id -> graph hints, temporal type ids) from ``rules_meta`` text; empty when
-    absent or unreadable (an index no sync with rules has touched)."""
-    try:
-        data = json.loads(text) if text else {}
-    except ValueError:
-        return {}, frozenset()
-    if not isinstance(data, dict):
-        return {}, frozenset()
-    raw_hints = data.get("hints")
-    edges = {
-        str(k): tuple(h for h in v if h in GRAPH_HINTS)
-        for k, v in (raw_hints.items() if isinstance(raw_hints, dict) else ())
-        if isinstance(v, list) and v and all(h in GRAPH_HINTS for h in v)
-    }
-    raw_temporal = data.get("temporal")
-    temporal = (
-        frozenset(str(t) for t in raw_temporal) if isinstance(raw_temporal, list) else frozenset()
-    )
-    return edges, temporal
 
 
 def _doc_identity(rule: ContentTypeRule) -> dict[str, Any]:

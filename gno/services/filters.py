@@ -173,7 +173,7 @@ def build_filters(store: Store, inp: Any) -> Filters:
 
 def temporal_types(store: Store) -> frozenset[str]:
     """The temporal content types, as the last sync recorded the rules."""
-    from gno.core.content_types import RULES_META, parse_rules_meta
+    from gno.core.rules_meta import RULES_META, parse_rules_meta
 
     return parse_rules_meta(store.get_meta(RULES_META))[1]
 

@@ -17,6 +17,18 @@ if TYPE_CHECKING:  # `gno tags` and `gno changes` check a collection and build n
     from gno.core.typed_graph import Projection, TypedEdge
 
 
+def edge_type_filter(edge_type: str | None, relation: str | None) -> str | None:
+    """``edgeType`` and its alias ``relation``: both given must match; lower snake case."""
+    from gno.core.relations import EDGE_TYPE  # `gno tags` loads this module, not relations
+
+    if edge_type and relation and edge_type != relation:
+        raise ValidationError("edgeType and relation must match when both are given")
+    wanted = edge_type or relation
+    if wanted is not None and not EDGE_TYPE.match(wanted):
+        raise ValidationError(f"Invalid edge type (lower snake case expected): {wanted}")
+    return wanted
+
+
 def check_collection(app: App, name: str | None) -> str | None:
     """The collection's canonical name; an unknown one is NOT_FOUND."""
     if name is None:
@@ -30,6 +42,13 @@ def check_collection(app: App, name: str | None) -> str | None:
 def node_for(app: App, store: Store, proj: Projection, ref: str) -> Doc:
     """The active document a ref names (``#docid``, ``gno://…``, ``collection/path``)."""
     return _active(proj, resolve(app, store, parse_ref(ref)), ref)
+
+
+def ref_id(app: App, store: Store, ref: str) -> int | None:
+    """The id of the document a ref names (None: unknown), failing as ``node_for`` does
+    on a malformed ref: the graph cache's key for it."""
+    found = resolve(app, store, parse_ref(ref))
+    return found.id if found is not None else None
 
 
 def seeded_node(app: App, store: Store, ref: str) -> tuple[Projection, Doc]:

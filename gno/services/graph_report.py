@@ -15,16 +15,18 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from gno.app import App
-from gno.core.link_resolver import Doc
-from gno.core.traversal import group, label_propagation
-from gno.core.typed_graph import Projection, TypedEdge
 from gno.errors import NotFoundError
+from gno.ports import Store
+from gno.services.graph_cache import cached, input_fields
 from gno.services.graph_refs import check_collection
-from gno.services.graph_similar import SIMILAR_NODE_BUDGET, similarity_edges
 
 if TYPE_CHECKING:  # the CLI's lean path reads the wire form: no model on `gno graph`
     from gno_contracts.models.graph import Graph
     from gno_contracts.models.graph_input import GraphInput
+
+    # the graph modules load when an answer is computed: a cached one needs none of them
+    from gno.core.link_resolver import Doc
+    from gno.core.typed_graph import Projection, TypedEdge
 
 REPORT_TOP = 10
 ISOLATED_EXAMPLES = 10
@@ -114,6 +116,22 @@ def graph_payload(app: App, inp: GraphInput) -> dict[str, Any]:
     """graph@1.0 in its wire form."""
     collection = check_collection(app, inp.collection)
     store = app.store()
+    if inp.includeSimilar:  # reads the embeddings too: not an answer of the link graph alone
+        return _graph(app, store, inp, collection)
+    key = input_fields(inp) | {"collection": collection}
+    return cached(  # type: ignore[no-any-return]
+        app,
+        store,
+        "graph",
+        key,
+        lambda: _graph(app, store, inp, collection),
+        cheap_in_memory=False,  # the report costs ~20 ms over a kept projection too
+    )
+
+
+def _graph(app: App, store: Store, inp: GraphInput, collection: str | None) -> dict[str, Any]:
+    from gno.services.graph_similar import SIMILAR_NODE_BUDGET, similarity_edges
+
     proj = store.projection()
     docs = proj.docs
     if not docs:
@@ -213,6 +231,8 @@ def graph_payload(app: App, inp: GraphInput) -> dict[str, Any]:
 def _communities(
     docs: dict[int, Doc], ids: list[int], edges: list[TypedEdge], degree: dict[int, int]
 ) -> tuple[dict[str, Any], dict[int, str]]:
+    from gno.core.traversal import group, label_propagation
+
     base: dict[str, Any] = {"algorithm": "deterministic-label-propagation"}
     if len(ids) > COMMUNITY_NODE_CAP:
         return base | {"total": 0, "skipped": True, "assignments": {}, "top": []}, {}

@@ -8,17 +8,26 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from gno.app import App
-from gno.core.relations import EDGE_TYPE
-from gno.core.traversal import Caps, Step, walk
-from gno.core.typed_graph import Projection, TypedEdge
-from gno.errors import ValidationError
-from gno.services.graph_refs import edge_order, node, node_for, step
+from gno.ports import Store
+from gno.services.graph_cache import cached, input_fields
+from gno.services.graph_refs import (
+    edge_order,
+    edge_type_filter,
+    node,
+    node_for,
+    ref_id,
+    step,
+)
 
 if TYPE_CHECKING:  # each handler imports its own models; the CLI none (services/wire.py)
     from gno_contracts.models.graph_query import GraphQuery
     from gno_contracts.models.graph_query_input import GraphQueryInput
     from gno_contracts.models.impact import Impact
     from gno_contracts.models.impact_input import ImpactInput
+
+    # the graph modules load when an answer is computed: a cached one needs none of them
+    from gno.core.traversal import Step
+    from gno.core.typed_graph import Projection, TypedEdge
 
 
 def _stepper(
@@ -52,8 +61,15 @@ def impact(app: App, inp: ImpactInput) -> Impact:
 def impact_payload(app: App, inp: ImpactInput) -> dict[str, Any]:
     """impact@1.0 in its wire form."""
     store = app.store()
+    key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref)}
+    return cached(app, store, "impact", key, lambda: _impact(app, store, inp))  # type: ignore[no-any-return]
+
+
+def _impact(app: App, store: Store, inp: ImpactInput) -> dict[str, Any]:
     proj = store.projection()
     root = node_for(app, store, proj, inp.ref)
+    from gno.core.traversal import Caps, walk
+
     caps = Caps(inp.maxDepth, inp.maxNodes, inp.maxEdges, inp.frontierLimit, inp.visitedLimit)
     result = walk(root.id, _stepper(proj, "in"), caps)
     impacted = []
@@ -89,16 +105,6 @@ def impact_payload(app: App, inp: ImpactInput) -> dict[str, Any]:
     }
 
 
-def edge_type_filter(edge_type: str | None, relation: str | None) -> str | None:
-    """``edgeType`` and its alias ``relation``: both given must match; lower snake case."""
-    if edge_type and relation and edge_type != relation:
-        raise ValidationError("edgeType and relation must match when both are given")
-    wanted = edge_type or relation
-    if wanted is not None and not EDGE_TYPE.match(wanted):
-        raise ValidationError(f"Invalid edge type (lower snake case expected): {wanted}")
-    return wanted
-
-
 def graph_query(app: App, inp: GraphQueryInput) -> GraphQuery:
     from gno_contracts.models.graph_query import GraphQuery
 
@@ -109,9 +115,20 @@ def graph_query_payload(app: App, inp: GraphQueryInput) -> dict[str, Any]:
     """graph-query@1.0 in its wire form."""
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     store = app.store()
+    key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref)}
+    return cached(  # type: ignore[no-any-return]
+        app, store, "graph_query", key, lambda: _graph_query(app, store, inp, wanted)
+    )
+
+
+def _graph_query(
+    app: App, store: Store, inp: GraphQueryInput, wanted: str | None
+) -> dict[str, Any]:
     proj = store.projection()
     root = node_for(app, store, proj, inp.ref)
     direction = str(getattr(inp.direction, "value", inp.direction or "both"))
+    from gno.core.traversal import Caps, walk
+
     caps = Caps(inp.maxDepth, inp.maxNodes, inp.maxNodes * 50, inp.frontierLimit, inp.visitedLimit)
     result = walk(root.id, _stepper(proj, direction, wanted), caps, cross_edges=True)
     nodes = [

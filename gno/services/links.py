@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Any
 from gno.app import App
 from gno.core.tags import validate_tag
 from gno.errors import ValidationError
-from gno.services.graph_refs import check_collection, seeded_node
+from gno.ports import Store
+from gno.services.graph_cache import cached, input_fields
+from gno.services.graph_refs import check_collection, edge_type_filter, ref_id, seeded_node
 
 if TYPE_CHECKING:  # each handler imports its own models; the CLI none (services/wire.py)
     from gno_contracts.models.backlinks import Backlinks
@@ -19,8 +21,8 @@ if TYPE_CHECKING:  # each handler imports its own models; the CLI none (services
     from gno_contracts.models.tags_list import TagsList
 
     from gno.core.link_resolver import Doc, Resolution
+    from gno.core.link_rows import LinkRow
     from gno.core.typed_graph import Projection
-    from gno.sync_rows import LinkRow
 
 MAX_NORMS = 500  # link targets passed to SQL at once (bound variables stay few)
 
@@ -74,12 +76,15 @@ def links(app: App, inp: LinksInput) -> LinksList:
 
 def links_payload(app: App, inp: LinksInput) -> dict[str, Any]:
     """links-list@1.1 in its wire form."""
-    from gno.services.graph_walks import edge_type_filter  # `gno tags` needs no walk
-
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     if inp.type is not None and wanted is not None:
         raise ValidationError("type cannot be combined with edgeType or relation")
     store = app.store()
+    key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref)}
+    return cached(app, store, "links", key, lambda: _links(app, store, inp, wanted))  # type: ignore[no-any-return]
+
+
+def _links(app: App, store: Store, inp: LinksInput, wanted: str | None) -> dict[str, Any]:
     proj, doc = seeded_node(app, store, inp.ref)
     meta = _meta(doc)
     if wanted is not None:
@@ -132,11 +137,18 @@ def backlinks(app: App, inp: BacklinksInput) -> Backlinks:
 
 def backlinks_payload(app: App, inp: BacklinksInput) -> dict[str, Any]:
     """backlinks@1.0 in its wire form."""
-    from gno.services.graph_walks import edge_type_filter
-
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     collection = check_collection(app, inp.collection)
     store = app.store()
+    key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref), "collection": collection}
+    return cached(  # type: ignore[no-any-return]
+        app, store, "backlinks", key, lambda: _backlinks(app, store, inp, wanted, collection)
+    )
+
+
+def _backlinks(
+    app: App, store: Store, inp: BacklinksInput, wanted: str | None, collection: str | None
+) -> dict[str, Any]:
     proj, doc = seeded_node(app, store, inp.ref)
     inbound = [
         e

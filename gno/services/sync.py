@@ -24,10 +24,11 @@ from gno_contracts.models.update_input import UpdateInput
 
 from gno.app import App
 from gno.config import load_config
-from gno.core.content_types import RULES_META, parse_content_types
+from gno.core.content_types import parse_content_types
 from gno.core.globs import FileRules
 from gno.core.identity import normalize_collection_name
 from gno.core.mime import SUPPORTED_EXTENSIONS
+from gno.core.rules_meta import RULES_META
 from gno.errors import Cancelled, NotFoundError
 from gno.index_lock import index_guard
 from gno.ingest.reading import special_kind

@@ -17,8 +17,8 @@ import apsw
 
 if TYPE_CHECKING:  # the graph modules load on the first graph read, not with the store
     from gno.core.link_resolver import Doc
+    from gno.core.link_rows import LinkRow
     from gno.core.typed_graph import Projection
-    from gno.sync_rows import LinkRow
 
 _DOCS = (
     "SELECT id, collection, rel_path, docid, uri, title FROM documents "
@@ -36,7 +36,7 @@ _RELATIONS = """
     FROM doc_relations r JOIN documents d ON d.id = r.source_doc_id AND d.active = 1
 """
 # Documents a content-type rule classified, of the types that have graph hints
-# (``sources``: content_types.RULE_SOURCES, which a graph read imports, not the store).
+# (``sources``: rules_meta.RULE_SOURCES, which a graph read imports, not the store).
 _TYPED = """
     SELECT id, content_type FROM documents
     WHERE active = 1 AND content_type_source IN {sources!r}
@@ -147,7 +147,7 @@ class EdgeStore:
     def _link_hints(self) -> dict[int, tuple[str, ...]]:
         """Document id -> its content type's graph hints (the first is the edge type its
         plain links take, engine.md §7.3), as the last sync recorded the rules."""
-        from gno.core.content_types import RULE_SOURCES, RULES_META, parse_rules_meta
+        from gno.core.rules_meta import RULE_SOURCES, RULES_META, parse_rules_meta
 
         row = self.conn.execute(
             "SELECT value FROM schema_meta WHERE key = ?", (RULES_META,)
@@ -158,10 +158,24 @@ class EdgeStore:
         rows = self.conn.execute(_TYPED.format(sources=RULE_SOURCES), (json.dumps(sorted(edges)),))
         return {int(doc_id): edges[str(kind)] for doc_id, kind in rows}
 
+    def projection_kept(self) -> bool:
+        """The full projection of this index state is in memory (a resident server's
+        reads after the first): a walk or one document's links over it costs under 1 ms."""
+        return self._projection is not None and self._projection[0] == self._generation()
+
+    def graph_state(self) -> bytes | None:
+        """The ``graph_state`` token (migration 11): redrawn by triggers on every change of
+        the documents, links, relations or content-type rules a graph read answers from."""
+        try:
+            row = self.conn.execute("SELECT token FROM graph_state WHERE id = 1").fetchone()
+        except apsw.SQLError:  # an index this version could not migrate (read-only file)
+            return None
+        return bytes(row[0]) if row else None
+
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]:
         """Stored links written by these documents (naming one of ``norms`` when given),
         in document and position order."""
-        from gno.sync_rows import LinkRow
+        from gno.core.link_rows import LinkRow
 
         rows: list[LinkRow] = []
         extra, extra_params = "", tuple(norms)
