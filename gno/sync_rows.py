@@ -79,6 +79,8 @@ class ContainerState:
 
 @dataclass(frozen=True)
 class JournalRow:
+    """One entry of the knowledge-delta journal as stored."""
+
     sequence: int
     observed_ms: int
     kind: str
@@ -100,6 +102,8 @@ class JournalRow:
 
 @dataclass(frozen=True)
 class JournalState:
+    """The journal's extent: its last sequence, its floor, its size."""
+
     last_sequence: int
     floor: int
     entries: int
@@ -108,6 +112,8 @@ class JournalState:
 
 @dataclass(frozen=True, slots=True)
 class LinkRow:
+    """One link a document makes, as the index stores it."""
+
     source_doc_id: int
     link_type: str
     target_ref: str

@@ -46,10 +46,15 @@ NO_MODELS = ("pydantic.main", "pydantic_core", "gno_contracts.base", "gno_contra
 NO_GRAPH = ("gno.core.typed_graph", "gno.core.link_resolver", "gno.core.traversal")
 # Issue 20: only a read that builds hits or documents' text loads the result builder.
 NO_RESULTS = ("gno.services.results", "gno.core.records", "gno.core.snippets")
+# Session 9: the CLI defers ``inspect`` (gno/cli/entry.py ``defer_stdlib``): its stand-in sits in
+# sys.modules, so the probe watches what the real one imports. A dataclass without a docstring
+# on a read's path runs it again (dataclasses describes such a class with inspect.signature).
+NO_INSPECT = ("ast", "dis", "tokenize")
 FRONTMATTER = "gno.core.frontmatter"  # sync's parser: a graph read needs the edge types only
 NOT_FOR = {
     "search": (
         *EVERY_READ,
+        *NO_INSPECT,
         *NO_MODELS,
         "gno.sync_rows",
         "gno.core.typed_graph",
@@ -62,6 +67,7 @@ NOT_FOR = {
     ),
     "get": (
         *EVERY_READ,
+        *NO_INSPECT,
         *NO_MODELS,
         "gno.sync_rows",
         "gno.core.fts",
@@ -73,6 +79,7 @@ NOT_FOR = {
     ),
     "status": (
         *EVERY_READ,
+        *NO_INSPECT,
         *NO_MODELS,
         "gno.sync_rows",
         "gno.core.typed_graph",
@@ -102,6 +109,7 @@ NOT_FOR = {
     "graph query": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
     "tags": (
         *NO_RESULTS,
+        *NO_INSPECT,
         FRONTMATTER,
         *EVERY_READ,
         *NO_MODELS,
@@ -109,19 +117,36 @@ NOT_FOR = {
         "gno.sync_rows",
         "gno.core.fts",
     ),
-    "changes": (*NO_RESULTS, FRONTMATTER, *NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
-    "diff": (*NO_RESULTS, FRONTMATTER, *NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
+    "changes": (
+        *NO_INSPECT,
+        *NO_RESULTS,
+        FRONTMATTER,
+        *NO_MODELS,
+        *NO_GRAPH,
+        "gno.core.fts",
+        "tempfile",
+    ),
+    "diff": (
+        *NO_INSPECT,
+        *NO_RESULTS,
+        FRONTMATTER,
+        *NO_MODELS,
+        *NO_GRAPH,
+        "gno.core.fts",
+        "tempfile",
+    ),
     "impact": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
     "similar": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
     "ls": (
         *NO_RESULTS,
+        *NO_INSPECT,
         FRONTMATTER,
         *EVERY_READ,
         *NO_MODELS,
         "gno.core.fts",
         "gno.core.typed_graph",
     ),
-    "multi-get": (*EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
+    "multi-get": (*NO_INSPECT, *EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
 }
 ARGV = {
     "search": ["search", "sampling", "--json"],
@@ -223,3 +248,29 @@ def test_the_probe_sees_an_import(notes: Path) -> None:
     )
     assert code == 0
     assert found == ["gno.core.dates"]
+
+
+def test_a_deferred_module_runs_on_first_use() -> None:
+    """``defer_stdlib``'s stand-in: ``import`` binds it without running the module, the first
+    attribute read runs it, and a dataclass without a docstring still gets its signature."""
+    probe = (
+        "import sys\n"
+        "from gno.cli.entry import defer_stdlib\n"
+        "defer_stdlib()\n"
+        "from dataclasses import dataclass\n"
+        "import inspect\n"
+        "before = 'ast' in sys.modules\n"
+        "@dataclass\n"
+        "class Point:\n"
+        "    x: int\n"
+        "    y: str = ''\n"
+        "from inspect import signature\n"
+        "print(before, 'ast' in sys.modules, Point.__doc__, signature(Point),\n"
+        "      sys.modules['inspect'] is not inspect, inspect.isclass(Point))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split("\n")[0] == (
+        "False True Point(x: int, y: str = '') (x: int, y: str = '') -> None True True"
+    )
