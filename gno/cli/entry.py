@@ -20,7 +20,7 @@ from typing import Any
 # Standard modules the CLI's modules import but a command seldom uses, loaded on first use.
 # ``dataclasses`` imports ``inspect`` (and with it ast, dis, tokenize: ~5 ms of every start)
 # only to describe a class without a docstring.
-DEFERRED_STDLIB = ("inspect",)
+DEFERRED_STDLIB = ("inspect", "hashlib")
 
 
 class Deferred(types.ModuleType):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
 
 from gno.core.comma_list import comma_list
 
@@ -196,6 +195,8 @@ def as_list(value: Value | None) -> list[str]:
 
 def parse_date(value: str) -> str | None:
     """ISO-8601 (UTC) for a date or date-time string, else None."""
+    from datetime import UTC, date, datetime  # only a sync or a filter parses dates
+
     value = value.strip()
     if not value:
         return None

@@ -50,6 +50,8 @@ NO_RESULTS = ("gno.services.results", "gno.core.records", "gno.core.snippets")
 # sys.modules, so the probe watches what the real one imports. A dataclass without a docstring
 # on a read's path runs it again (dataclasses describes such a class with inspect.signature).
 NO_INSPECT = ("ast", "dis", "tokenize")
+# Session 9: hashlib is deferred the same way; a read that hashes nothing never loads OpenSSL.
+NO_OPENSSL = ("_hashlib",)
 FRONTMATTER = "gno.core.frontmatter"  # sync's parser: a graph read needs the edge types only
 NOT_FOR = {
     "search": (
@@ -68,6 +70,10 @@ NOT_FOR = {
     "get": (
         *EVERY_READ,
         *NO_INSPECT,
+        *NO_OPENSSL,
+        FRONTMATTER,  # and its dates: only a hit's snippet needs the frontmatter's span
+        "_datetime",
+        "gno.core.snippets",
         *NO_MODELS,
         "gno.sync_rows",
         "gno.core.fts",
@@ -110,6 +116,7 @@ NOT_FOR = {
     "tags": (
         *NO_RESULTS,
         *NO_INSPECT,
+        *NO_OPENSSL,
         FRONTMATTER,
         *EVERY_READ,
         *NO_MODELS,
@@ -119,6 +126,7 @@ NOT_FOR = {
     ),
     "changes": (
         *NO_INSPECT,
+        *NO_OPENSSL,
         *NO_RESULTS,
         FRONTMATTER,
         *NO_MODELS,
@@ -140,13 +148,21 @@ NOT_FOR = {
     "ls": (
         *NO_RESULTS,
         *NO_INSPECT,
+        *NO_OPENSSL,
         FRONTMATTER,
         *EVERY_READ,
         *NO_MODELS,
         "gno.core.fts",
         "gno.core.typed_graph",
     ),
-    "multi-get": (*NO_INSPECT, *EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
+    "multi-get": (
+        *NO_INSPECT,
+        *NO_OPENSSL,
+        *EVERY_READ,
+        *NO_MODELS,
+        "gno.core.fts",
+        "gno.core.typed_graph",
+    ),
 }
 ARGV = {
     "search": ["search", "sampling", "--json"],
