@@ -78,6 +78,33 @@ class ContainerState:
 
 
 @dataclass(frozen=True)
+class Prior:
+    """A document row as it was before a write."""
+
+    id: int
+    collection: str
+    rel_path: str
+    docid: str | None
+    uri: str
+    source_hash: str | None
+    mirror_hash: str | None
+    active: bool
+    dates_json: str | None
+
+    def snapshot(self, active: bool | None = None) -> dict[str, Any] | None:
+        if not self.source_hash or not self.docid:
+            return None  # never read (too large, unreadable): nothing to identify it by
+        return {
+            "relPath": self.rel_path,
+            "docid": self.docid,
+            "uri": self.uri,
+            "sourceHash": self.source_hash,
+            "mirrorHash": self.mirror_hash,
+            "active": self.active if active is None else active,
+        }
+
+
+@dataclass(frozen=True)
 class JournalRow:
     """One entry of the knowledge-delta journal as stored."""
 

@@ -6,7 +6,7 @@ import bisect
 from typing import Any
 
 from gno.core.identity import make_uri
-from gno.core.records import is_record_path
+from gno.core.record_paths import is_record_path
 from gno.ports import Store
 from gno.rows import DocRow, iso_from_ns
 

@@ -38,6 +38,7 @@ EVERY_READ = (
     "gno.core.dates",
     "gno.core.expansion",
     "tempfile",  # index.yml's atomic writer
+    "gno.conversion_ports",  # session 9: the converters' ports (gno/ports.py loads them on use)
 )
 # Session 8: search, get and status answer from the wire form (gno/services/wire.py): no model.
 # (``pydantic.plugin._loader`` is entry.py's stand-in, not pydantic: ``pydantic.main`` is.)
@@ -74,6 +75,8 @@ NOT_FOR = {
         FRONTMATTER,  # and its dates: only a hit's snippet needs the frontmatter's span
         "_datetime",
         "gno.core.snippets",
+        "gno.core.records",  # the record lane's types: a read asks gno.core.record_paths
+        "gno.services.filters",
         *NO_MODELS,
         "gno.sync_rows",
         "gno.core.fts",
