@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from gno.core.comma_list import comma_list
+from gno.core.yaml_depth import nesting_depth
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.S)
 _KEY = re.compile(r"[A-Za-z0-9_][\w .-]*")
@@ -35,35 +36,6 @@ MAX_FRONTMATTER_DEPTH = 64
 
 class FrontmatterError(ValueError):
     """Frontmatter gno refuses to parse (nested deeper than ``MAX_FRONTMATTER_DEPTH``)."""
-
-
-def nesting_depth(block: str) -> int:
-    """An upper bound of a YAML block's nesting: indentation levels, compact ``- - x``
-    sequences and open ``[``/``{`` flow collections (quoted brackets count too: erring
-    high only refuses absurd blocks sooner). Linear in the block's length."""
-    deepest = flow = 0
-    indents: list[int] = []
-    for line in block.split("\n"):
-        body = line.lstrip(" ")
-        if not body or body.startswith("#"):
-            continue
-        indent = len(line) - len(body)
-        while indents and indents[-1] >= indent:
-            indents.pop()
-        indents.append(indent)
-        dashes = 0
-        while body == "-" or body.startswith("- "):
-            dashes += 1
-            body = body[2:].lstrip(" ")
-        peak = flow
-        for ch in body:
-            if ch in "[{":
-                flow += 1
-                peak = max(peak, flow)
-            elif ch in "]}" and flow:
-                flow -= 1
-        deepest = max(deepest, len(indents) + dashes + peak)
-    return deepest
 
 
 @dataclass

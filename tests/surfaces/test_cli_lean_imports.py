@@ -89,6 +89,8 @@ NOT_FOR = {
     "status": (
         *EVERY_READ,
         *NO_INSPECT,
+        FRONTMATTER,  # index.yml's depth check is gno.core.yaml_depth
+        "gno.services.filters",
         *NO_MODELS,
         "gno.sync_rows",
         "gno.core.typed_graph",
