@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass, field
 
 from gno.core.comma_list import comma_list
+from gno.core.frontmatter_span import FRONTMATTER_RE as _FRONTMATTER
 from gno.core.yaml_depth import nesting_depth
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.S)
 _KEY = re.compile(r"[A-Za-z0-9_][\w .-]*")
 # Logseq page property `key:: value` (the first lines of a page without frontmatter).
 _PROPERTY = re.compile(r"([A-Za-z0-9_][\w-]*)::[ \t]*(.*)")
@@ -103,12 +103,6 @@ def _yaml_block(block: str) -> dict[str, Value] | None:
     except yaml.YAMLError:
         return None
     return data if isinstance(data, dict) else None
-
-
-def frontmatter_span(text: str) -> tuple[int, int]:
-    """(last line, end offset) of the frontmatter block without parsing it; (0, 0) if none."""
-    match = _FRONTMATTER.match(text)
-    return (text.count("\n", 0, match.end()), match.end()) if match else (0, 0)
 
 
 def parse_frontmatter(text: str) -> Frontmatter:

@@ -88,7 +88,7 @@ class ResultBuilder:
     ) -> list[dict[str, Any]]:
         """Result items; the snippet is the best-matching lines for ``terms`` or, for a
         document in ``chunk_seq`` (vector hits), the lines of that chunk."""
-        from gno.core.frontmatter import frontmatter_span  # hits only: `gno get` builds none
+        from gno.core.frontmatter_span import frontmatter_span  # hits only: `gno get` has none
         from gno.core.snippets import best_snippet
 
         tags = self.store.tags_for([d.id for d, _ in docs])

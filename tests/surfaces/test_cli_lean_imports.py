@@ -58,6 +58,7 @@ NOT_FOR = {
     "search": (
         *EVERY_READ,
         *NO_INSPECT,
+        FRONTMATTER,  # a hit needs where the block ends: gno.core.frontmatter_span
         *NO_MODELS,
         "gno.sync_rows",
         "gno.core.typed_graph",

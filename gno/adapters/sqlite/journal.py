@@ -367,7 +367,7 @@ def _journal_row(row: Sequence[Any]) -> JournalRow:
 
 
 def _frontmatter_lines(mirror: str) -> int:
-    from gno.core.frontmatter import frontmatter_span
+    from gno.core.frontmatter_span import frontmatter_span
 
     return frontmatter_span(mirror)[0]
 
