@@ -83,14 +83,9 @@ if TYPE_CHECKING:
     )
     from gno.core.document import Analysis
     from gno.core.typed_graph import Projection
-    from gno.sync_rows import (
-        ContainerState,
-        DocState,
-        JournalRow,
-        JournalState,
-        LinkRow,
-        SourceFile,
-    )
+    from gno.journal_rows import JournalRow, JournalState
+    from gno.link_rows import LinkRow
+    from gno.sync_rows import ContainerState, DocState, SourceFile
 
 # The converters' ports load on first use: a read converts nothing, and their types cost
 # part of every command's start.

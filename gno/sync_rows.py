@@ -1,13 +1,13 @@
-"""Row types of syncs, the journal and the link graph (the read rows are in ``gno/rows.py``).
+"""Row types of syncs and of the journal's writes (the read rows are in ``gno/rows.py``; the
+journal's read rows in ``gno/journal_rows.py``, the link row in ``gno/link_rows.py``).
 
-Kept apart so a read command (search, get, status) never builds these dataclasses: the
-store's mixins import them where a sync or a graph read uses them.
+Kept apart so a read command (search, get, status, changes, links) never builds these
+dataclasses: the store's mixins import them where a sync uses them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, NamedTuple
 
 
@@ -102,55 +102,3 @@ class Prior:
             "mirrorHash": self.mirror_hash,
             "active": self.active if active is None else active,
         }
-
-
-@dataclass(frozen=True)
-class JournalRow:
-    """One entry of the knowledge-delta journal as stored."""
-
-    sequence: int
-    observed_ms: int
-    kind: str
-    collection: str
-    text: str  # the stored form; unpacked on first use (a cached model never needs it)
-
-    @cached_property
-    def observed_at(self) -> str:
-        from gno.core import journal as j
-
-        return j.iso_of_ms(self.observed_ms)
-
-    @cached_property
-    def entry(self) -> dict[str, Any]:
-        from gno.core import journal as j
-
-        return j.unpack_entry(self.text, self.collection)
-
-
-@dataclass(frozen=True)
-class JournalState:
-    """The journal's extent: its last sequence, its floor, its size."""
-
-    last_sequence: int
-    floor: int
-    entries: int
-    bytes: int
-
-
-@dataclass(frozen=True, slots=True)
-class LinkRow:
-    """One link a document makes, as the index stores it."""
-
-    source_doc_id: int
-    link_type: str
-    target_ref: str
-    target_ref_norm: str
-    target_anchor: str | None
-    target_collection: str | None
-    resolve_collection: str
-    link_text: str | None
-    start_line: int
-    start_col: int
-    end_line: int
-    end_col: int
-    source: str

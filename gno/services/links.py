@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # each handler imports its own models; the CLI none (services
 
     from gno.core.link_resolver import Doc, Resolution
     from gno.core.typed_graph import Projection
-    from gno.sync_rows import LinkRow
+    from gno.link_rows import LinkRow
 
 MAX_NORMS = 500  # link targets passed to SQL at once (bound variables stay few)
 

@@ -53,6 +53,9 @@ NO_RESULTS = ("gno.services.results", "gno.core.records", "gno.core.snippets")
 NO_INSPECT = ("ast", "dis", "tokenize")
 # Session 9: hashlib is deferred the same way; a read that hashes nothing never loads OpenSSL.
 NO_OPENSSL = ("_hashlib",)
+# Session 9: the journal's rows and the link row live apart from the sync's (gno/journal_rows.py,
+# gno/link_rows.py): changes, diff and the graph reads build no sync dataclass.
+NO_SYNC_ROWS = ("gno.sync_rows",)
 FRONTMATTER = "gno.core.frontmatter"  # sync's parser: a graph read needs the edge types only
 NOT_FOR = {
     "search": (
@@ -103,6 +106,7 @@ NOT_FOR = {
     ),
     "links": (
         *EVERY_READ,
+        *NO_SYNC_ROWS,
         *NO_MODELS,
         *NO_RESULTS,
         FRONTMATTER,
@@ -116,9 +120,16 @@ NOT_FOR = {
         "gno_contracts.models.tags_list",
     ),
     # Session 8, issue 20: the graph family's reads answer from the wire form too.
-    "backlinks": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "graph": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "graph query": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "backlinks": (*NO_SYNC_ROWS, *NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "graph": (*NO_SYNC_ROWS, *NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "graph query": (
+        *NO_SYNC_ROWS,
+        *NO_RESULTS,
+        FRONTMATTER,
+        *EVERY_READ,
+        *NO_MODELS,
+        "gno.core.fts",
+    ),
     "tags": (
         *NO_RESULTS,
         *NO_INSPECT,
@@ -132,6 +143,7 @@ NOT_FOR = {
     ),
     "changes": (
         *NO_INSPECT,
+        *NO_SYNC_ROWS,
         *NO_OPENSSL,
         *NO_RESULTS,
         FRONTMATTER,
@@ -142,6 +154,7 @@ NOT_FOR = {
     ),
     "diff": (
         *NO_INSPECT,
+        *NO_SYNC_ROWS,
         *NO_RESULTS,
         FRONTMATTER,
         *NO_MODELS,

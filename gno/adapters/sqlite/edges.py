@@ -18,7 +18,7 @@ import apsw
 if TYPE_CHECKING:  # the graph modules load on the first graph read, not with the store
     from gno.core.link_resolver import Doc
     from gno.core.typed_graph import Projection
-    from gno.sync_rows import LinkRow
+    from gno.link_rows import LinkRow
 
 _DOCS = (
     "SELECT id, collection, rel_path, docid, uri, title FROM documents "
@@ -161,7 +161,7 @@ class EdgeStore:
     def link_rows(self, doc_ids: Sequence[int], norms: Sequence[str] = ()) -> list[LinkRow]:
         """Stored links written by these documents (naming one of ``norms`` when given),
         in document and position order."""
-        from gno.sync_rows import LinkRow
+        from gno.link_rows import LinkRow
 
         rows: list[LinkRow] = []
         extra, extra_params = "", tuple(norms)

@@ -21,7 +21,8 @@ import apsw
 if TYPE_CHECKING:  # gno.core.journal loads in the write hooks: a read never needs it
     from gno.core import journal as j
     from gno.core.document import Analysis
-    from gno.sync_rows import JournalRow, JournalState, Prior, SourceFile
+    from gno.journal_rows import JournalRow, JournalState
+    from gno.sync_rows import Prior, SourceFile
 
 MAX_ROW_BYTES = 128 * 1024
 _PRIOR = (
@@ -201,7 +202,7 @@ class DocumentJournal:
         previous_path: str | None = None,
     ) -> int:
         from gno.core import journal as j
-        from gno.sync_rows import JournalState
+        from gno.journal_rows import JournalState
 
         text = j.pack_entry(previous, current, delta)
         if len(text) > MAX_ROW_BYTES:  # snapshots are small; only a pathological delta gets here
@@ -295,7 +296,7 @@ class DocumentJournal:
     # ------------------------------------------------------------ reads
 
     def journal_state(self) -> JournalState:
-        from gno.sync_rows import JournalState
+        from gno.journal_rows import JournalState
 
         row = self.conn.execute(
             "SELECT last_sequence, retention_floor, retained_entries, retained_bytes "
@@ -361,7 +362,7 @@ def _one(row: Any) -> int:
 
 
 def _journal_row(row: Sequence[Any]) -> JournalRow:
-    from gno.sync_rows import JournalRow
+    from gno.journal_rows import JournalRow
 
     return JournalRow(row[0], row[1], row[2], row[3], row[4])
 
