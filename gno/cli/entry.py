@@ -7,6 +7,7 @@ Exit codes (surfaces.md §2.1): 0 success, 1 validation/usage, 2 runtime,
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import gc
 import importlib
@@ -19,8 +20,12 @@ from typing import Any
 
 # Standard modules the CLI's modules import but a command seldom uses, loaded on first use.
 # ``dataclasses`` imports ``inspect`` (and with it ast, dis, tokenize: ~5 ms of every start)
-# only to describe a class without a docstring.
+# only to describe a class without a docstring; ``hashlib`` loads OpenSSL (2-4 ms), and get,
+# ls, tags or changes hash nothing.
 DEFERRED_STDLIB = ("inspect", "hashlib")
+
+
+_LOADING = _thread.RLock()  # reentrant: a real module may read another stand-in as it loads
 
 
 class Deferred(types.ModuleType):
@@ -31,10 +36,11 @@ class Deferred(types.ModuleType):
 
     def __getattr__(self, attr: str) -> Any:
         name = self.__name__
-        if sys.modules.get(name) is self:
-            del sys.modules[name]
-        real = importlib.import_module(name)
-        self.__dict__.update(real.__dict__)
+        with _LOADING:  # two threads' first reads (a server's) run the module once
+            if sys.modules.get(name) is self:
+                del sys.modules[name]
+            real = importlib.import_module(name)
+            self.__dict__.update(real.__dict__)
         return getattr(real, attr)
 
 
