@@ -7,52 +7,13 @@ Exit codes (surfaces.md §2.1): 0 success, 1 validation/usage, 2 runtime,
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import gc
-import importlib
-import importlib.machinery
 import os
 import signal
 import sys
-import types
-from typing import Any
 
-# Standard modules the CLI's modules import but a command seldom uses, loaded on first use.
-# ``dataclasses`` imports ``inspect`` (and with it ast, dis, tokenize: ~5 ms of every start)
-# only to describe a class without a docstring; ``hashlib`` loads OpenSSL (2-4 ms), and get,
-# ls, tags or changes hash nothing.
-DEFERRED_STDLIB = ("inspect", "hashlib")
-
-
-_LOADING = _thread.RLock()  # reentrant: a real module may read another stand-in as it loads
-
-
-class Deferred(types.ModuleType):
-    """Stands in ``sys.modules`` for a module not run yet; the first attribute it lacks runs
-    the real module, which then replaces it. (importlib.util.LazyLoader does not serve here:
-    on Python 3.11 an ``import`` statement reads the lazy module's ``__spec__``, which runs
-    it at once.)"""
-
-    def __getattr__(self, attr: str) -> Any:
-        name = self.__name__
-        with _LOADING:  # two threads' first reads (a server's) run the module once
-            if sys.modules.get(name) is self:
-                del sys.modules[name]
-            real = importlib.import_module(name)
-            self.__dict__.update(real.__dict__)
-        return getattr(real, attr)
-
-
-def defer_stdlib(names: tuple[str, ...] = DEFERRED_STDLIB) -> None:
-    """A ``Deferred`` for each module not imported yet. Must run before anything imports
-    them."""
-    for name in names:
-        if name in sys.modules:
-            continue
-        stand_in = Deferred(name)
-        stand_in.__spec__ = importlib.machinery.ModuleSpec(name, None)
-        sys.modules[name] = stand_in
+from gno.deferred_modules import defer_stdlib
 
 
 def hoist_globals(argv: list[str], with_value: frozenset[str], flags: frozenset[str]) -> list[str]:
@@ -203,10 +164,8 @@ def main() -> None:
     defer_stdlib()
     without_pydantic_plugins()
     code = run(sys.argv[1:])
-    # The interpreter's last garbage collection walks every object the ~160 modules made
-    # (10+ ms of a read command). The store is closed already (runner.call) and nothing
-    # left holds a resource in a reference cycle, so those objects go to the permanent
-    # generation and exit frees them by reference count alone.
+    # The exit's last collection would walk every object the modules made (10+ ms); the runner
+    # closed the store, so exit frees them by reference count alone (bench/README.md, session 9).
     gc.freeze()
     with contextlib.suppress(BrokenPipeError):
         sys.stdout.flush()

@@ -47,7 +47,7 @@ NO_MODELS = ("pydantic.main", "pydantic_core", "gno_contracts.base", "gno_contra
 NO_GRAPH = ("gno.core.typed_graph", "gno.core.link_resolver", "gno.core.traversal")
 # Issue 20: only a read that builds hits or documents' text loads the result builder.
 NO_RESULTS = ("gno.services.results", "gno.core.records", "gno.core.snippets")
-# Session 9: the CLI defers ``inspect`` (gno/cli/entry.py ``defer_stdlib``): its stand-in sits in
+# Session 9: the CLI defers ``inspect`` (``gno.deferred_modules.defer_stdlib``): its stand-in sits in
 # sys.modules, so the probe watches what the real one imports. A dataclass without a docstring
 # on a read's path runs it again (dataclasses describes such a class with inspect.signature).
 NO_INSPECT = ("ast", "dis", "tokenize")
@@ -290,7 +290,7 @@ def test_a_deferred_module_runs_on_first_use() -> None:
     attribute read runs it, and a dataclass without a docstring still gets its signature."""
     probe = (
         "import sys\n"
-        "from gno.cli.entry import defer_stdlib\n"
+        "from gno.deferred_modules import defer_stdlib\n"
         "defer_stdlib()\n"
         "from dataclasses import dataclass\n"
         "import inspect\n"
