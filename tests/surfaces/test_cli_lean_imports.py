@@ -39,6 +39,7 @@ EVERY_READ = (
     "gno.core.expansion",
     "tempfile",  # index.yml's atomic writer
     "gno.conversion_ports",  # session 9: the converters' ports (gno/ports.py loads them on use)
+    "gno.core.regions",  # session 9: the fence scanner, for a text's hashtags (a sync's)
 )
 # Session 8: search, get and status answer from the wire form (gno/services/wire.py): no model.
 # (``pydantic.plugin._loader`` is entry.py's stand-in, not pydantic: ``pydantic.main`` is.)
