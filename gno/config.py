@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gno.core.frontmatter import nesting_depth
 from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, split_globs
 from gno.core.identity import normalize_collection_name, validate_context_scope
+from gno.core.yaml_depth import nesting_depth
 from gno.errors import ConfigError, ValidationError
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 

@@ -14,21 +14,6 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gno.conversion_ports import (
-    CONVERSION_FAILED,
-    CORRUPT,
-    INVALID_NAME,
-    NOT_FOUND,
-    PERMANENT_CODES,
-    PERMISSION,
-    READ_ERROR,
-    TOO_LARGE,
-    UNSUPPORTED,
-    Conversion,
-    ConversionError,
-    ConversionWarning,
-    Converter,
-)
 from gno.model_ports import (
     DEFAULT_GENERATE_TOKENS,
     EMBED_FAILED,
@@ -81,16 +66,54 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from gno.conversion_ports import (
+        CONVERSION_FAILED,
+        CORRUPT,
+        INVALID_NAME,
+        NOT_FOUND,
+        PERMANENT_CODES,
+        PERMISSION,
+        READ_ERROR,
+        TOO_LARGE,
+        UNSUPPORTED,
+        Conversion,
+        ConversionError,
+        ConversionWarning,
+        Converter,
+    )
     from gno.core.document import Analysis
     from gno.core.link_rows import LinkRow
     from gno.core.typed_graph import Projection
-    from gno.sync_rows import (
-        ContainerState,
-        DocState,
-        JournalRow,
-        JournalState,
-        SourceFile,
+    from gno.journal_rows import JournalRow, JournalState
+    from gno.sync_rows import ContainerState, DocState, SourceFile
+
+# The converters' ports load on first use: a read converts nothing, and their types cost
+# part of every command's start.
+_CONVERSION_NAMES = frozenset(
+    (
+        "CONVERSION_FAILED",
+        "CORRUPT",
+        "INVALID_NAME",
+        "NOT_FOUND",
+        "PERMANENT_CODES",
+        "PERMISSION",
+        "READ_ERROR",
+        "TOO_LARGE",
+        "UNSUPPORTED",
+        "Conversion",
+        "ConversionError",
+        "ConversionWarning",
+        "Converter",
     )
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CONVERSION_NAMES:
+        from gno import conversion_ports
+
+        return getattr(conversion_ports, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ServerState(Protocol):

@@ -1,13 +1,13 @@
-"""Row types of syncs, the journal and the link graph (the read rows are in ``gno/rows.py``).
+"""Row types of syncs and of the journal's writes (the read rows are in ``gno/rows.py``; the
+journal's read rows in ``gno/journal_rows.py``, the link row in ``gno/core/link_rows.py``).
 
-Kept apart so a read command (search, get, status) never builds these dataclasses: the
-store's mixins import them where a sync or a graph read uses them.
+Kept apart so a read command (search, get, status, changes, links) never builds these
+dataclasses: the store's mixins import them where a sync uses them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, NamedTuple
 
 
@@ -78,29 +78,27 @@ class ContainerState:
 
 
 @dataclass(frozen=True)
-class JournalRow:
-    sequence: int
-    observed_ms: int
-    kind: str
+class Prior:
+    """A document row as it was before a write."""
+
+    id: int
     collection: str
-    text: str  # the stored form; unpacked on first use (a cached model never needs it)
+    rel_path: str
+    docid: str | None
+    uri: str
+    source_hash: str | None
+    mirror_hash: str | None
+    active: bool
+    dates_json: str | None
 
-    @cached_property
-    def observed_at(self) -> str:
-        from gno.core import journal as j
-
-        return j.iso_of_ms(self.observed_ms)
-
-    @cached_property
-    def entry(self) -> dict[str, Any]:
-        from gno.core import journal as j
-
-        return j.unpack_entry(self.text, self.collection)
-
-
-@dataclass(frozen=True)
-class JournalState:
-    last_sequence: int
-    floor: int
-    entries: int
-    bytes: int
+    def snapshot(self, active: bool | None = None) -> dict[str, Any] | None:
+        if not self.source_hash or not self.docid:
+            return None  # never read (too large, unreadable): nothing to identify it by
+        return {
+            "relPath": self.rel_path,
+            "docid": self.docid,
+            "uri": self.uri,
+            "sourceHash": self.source_hash,
+            "mirrorHash": self.mirror_hash,
+            "active": self.active if active is None else active,
+        }

@@ -2,8 +2,6 @@
 
 """The operations registry (from schemas/operations.yaml)."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 

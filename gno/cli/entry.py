@@ -14,9 +14,7 @@ import os
 import signal
 import sys
 
-from gno.cli.output import write_err
-from gno.errors import GnoError, error_body
-from gno.render import json_text
+from gno.start_stand_ins import defer_stdlib, without_pydantic_plugins
 
 
 def hoist_globals(argv: list[str], with_value: frozenset[str], flags: frozenset[str]) -> list[str]:
@@ -36,6 +34,10 @@ def hoist_globals(argv: list[str], with_value: frozenset[str], flags: frozenset[
 
 
 def emit_error(code: str, message: str, as_json: bool, details: dict | None = None) -> None:
+    from gno.cli.output import write_err
+    from gno.errors import error_body
+    from gno.render import json_text
+
     if as_json:
         sys.stderr.write(json_text(error_body(code, message, details)) + "\n")
     else:
@@ -55,6 +57,7 @@ def stop_on_sigterm() -> None:
 
 def run(argv: list[str]) -> int:
     from gno.cli.settings import HOISTED_FLAGS, HOISTED_VALUES
+    from gno.errors import GnoError
 
     stop_on_sigterm()
     args = hoist_globals(argv, HOISTED_VALUES, HOISTED_FLAGS)
@@ -116,26 +119,16 @@ def _run(args: list[str]) -> int:
     return result if isinstance(result, int) else 0
 
 
-def without_pydantic_plugins() -> None:
-    """pydantic's plugin lookup (every distribution's entry points) costs 15-20 ms of the first
-    model, for plugins gno never uses: off as pydantic documents (PYDANTIC_DISABLE_PLUGINS;
-    set it empty to have them back), answered with no plugins without importing the lookup."""
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
-    if os.environ["PYDANTIC_DISABLE_PLUGINS"] not in ("1", "true", "__all__"):
-        return
-    import types
-
-    none = types.ModuleType("pydantic.plugin._loader", "No pydantic plugins (gno's CLI).")
-    none.get_plugins = tuple  # type: ignore[attr-defined]  # get_plugins() -> ()
-    sys.modules.setdefault(none.__name__, none)
-
-
 def main() -> None:
     # No cyclic garbage collection while modules load (a few % of the start, nothing to
     # collect): runner.call turns it back on before the handler, the typer path before typer.
     gc.disable()
+    defer_stdlib()
     without_pydantic_plugins()
     code = run(sys.argv[1:])
+    # The exit's last collection would walk every object the modules made (10+ ms); the runner
+    # closed the store, so exit frees them by reference count alone (bench/README.md, session 9).
+    gc.freeze()
     with contextlib.suppress(BrokenPipeError):
         sys.stdout.flush()
     sys.exit(code)

@@ -112,6 +112,7 @@ def call(settings: Settings, op: Operation, inp: Any, **extra: Any) -> Any:
         write_err(f"[verbose] {op.id}: {json_text(dump(inp), indent=None)}")
     app = settings.make_app()
     started = time.perf_counter()
+    gc.freeze()  # what the imports made is never garbage: no collection need walk it
     gc.enable()  # off while the CLI started (entry.main)
     try:
         with bind(Call("cli")):

@@ -171,7 +171,9 @@ def _sha(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-NEUTRAL = _sha(None)
+# _sha(None), written out: computing it at import loaded hashlib (OpenSSL) for every command that
+# reads the rules (tests/core/test_content_types.py checks the value).
+NEUTRAL = "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b"
 
 
 def parse_content_types(raw: Any) -> ContentTypes:

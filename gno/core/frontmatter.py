@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
 
 from gno.core.comma_list import comma_list
+from gno.core.frontmatter_span import FRONTMATTER_RE as _FRONTMATTER
+from gno.core.yaml_depth import nesting_depth
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.S)
 _KEY = re.compile(r"[A-Za-z0-9_][\w .-]*")
 # Logseq page property `key:: value` (the first lines of a page without frontmatter).
 _PROPERTY = re.compile(r"([A-Za-z0-9_][\w-]*)::[ \t]*(.*)")
@@ -36,35 +36,6 @@ MAX_FRONTMATTER_DEPTH = 64
 
 class FrontmatterError(ValueError):
     """Frontmatter gno refuses to parse (nested deeper than ``MAX_FRONTMATTER_DEPTH``)."""
-
-
-def nesting_depth(block: str) -> int:
-    """An upper bound of a YAML block's nesting: indentation levels, compact ``- - x``
-    sequences and open ``[``/``{`` flow collections (quoted brackets count too: erring
-    high only refuses absurd blocks sooner). Linear in the block's length."""
-    deepest = flow = 0
-    indents: list[int] = []
-    for line in block.split("\n"):
-        body = line.lstrip(" ")
-        if not body or body.startswith("#"):
-            continue
-        indent = len(line) - len(body)
-        while indents and indents[-1] >= indent:
-            indents.pop()
-        indents.append(indent)
-        dashes = 0
-        while body == "-" or body.startswith("- "):
-            dashes += 1
-            body = body[2:].lstrip(" ")
-        peak = flow
-        for ch in body:
-            if ch in "[{":
-                flow += 1
-                peak = max(peak, flow)
-            elif ch in "]}" and flow:
-                flow -= 1
-        deepest = max(deepest, len(indents) + dashes + peak)
-    return deepest
 
 
 @dataclass
@@ -134,12 +105,6 @@ def _yaml_block(block: str) -> dict[str, Value] | None:
     return data if isinstance(data, dict) else None
 
 
-def frontmatter_span(text: str) -> tuple[int, int]:
-    """(last line, end offset) of the frontmatter block without parsing it; (0, 0) if none."""
-    match = _FRONTMATTER.match(text)
-    return (text.count("\n", 0, match.end()), match.end()) if match else (0, 0)
-
-
 def parse_frontmatter(text: str) -> Frontmatter:
     match = _FRONTMATTER.match(text)
     if not match:
@@ -196,6 +161,8 @@ def as_list(value: Value | None) -> list[str]:
 
 def parse_date(value: str) -> str | None:
     """ISO-8601 (UTC) for a date or date-time string, else None."""
+    from datetime import UTC, date, datetime  # only a sync or a filter parses dates
+
     value = value.strip()
     if not value:
         return None

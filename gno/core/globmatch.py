@@ -53,6 +53,8 @@ _LIT, _NOT_SLASH, _CLASS = 0, 1, 2
 
 @dataclass(frozen=True, slots=True)
 class _Class:
+    """A bracket expression: the characters and ranges it names, or all but them."""
+
     negated: bool
     chars: frozenset[str]
     ranges: tuple[tuple[str, str], ...]

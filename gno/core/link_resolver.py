@@ -38,6 +38,8 @@ _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 @dataclass(frozen=True, slots=True)
 class Doc:
+    """An active document as links resolve to it."""
+
     id: int
     collection: str
     rel_path: str
@@ -48,6 +50,8 @@ class Doc:
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
+    """Where one link resolves: its targets, the rank of the rule that found them."""
+
     targets: tuple[int, ...]
     rank: int  # 0 for Markdown / direct references
     confidence: str  # explicit | inferred | ambiguous

@@ -14,7 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-RECORDS_DIR = ".gno/records/"
+from gno.core.record_paths import RECORDS_DIR
+
 RECORD_KEY_PREFIX = "gno-record-v1"
 
 # Caps of engine.md §2.7 (spec/records.md documents each one).
@@ -71,10 +72,6 @@ def record_key(adapter_id: str, stable_id: str) -> str:
 
 def virtual_path(container_rel_path: str, key: str) -> str:
     return f"{container_dir(container_rel_path)}{key}.md"
-
-
-def is_record_path(rel_path: str) -> bool:
-    return rel_path.startswith(RECORDS_DIR)
 
 
 def fingerprint(adapter_id: str, version: str, settings: dict[str, Any]) -> str:

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
-from gno.core.regions import Regions
 from gno.errors import ValidationError
+
+if TYPE_CHECKING:
+    from gno.core.regions import Regions
 
 # '#', a letter/digit, then letters/digits/'-'/'/'. The char before '#' is checked
 # in Python (a lookbehind first would run at every position of the text).
@@ -45,7 +48,10 @@ def hashtags(text: str, regions: Regions | None = None) -> list[str]:
     """Body hashtags outside frontmatter and code (``regions`` marks what to skip)."""
     if "#" not in text:
         return []
-    regions = regions or Regions(text)
+    if regions is None:  # the fence scanner's patterns: only a text's hashtags need them
+        from gno.core.regions import Regions
+
+        regions = Regions(text)
     found = []
     for m in _HASHTAG.finditer(text):
         start = m.start()

@@ -20,6 +20,8 @@ Step = tuple[int, int]
 
 @dataclass(frozen=True)
 class Caps:
+    """The bounds of one walk."""
+
     max_depth: int
     max_nodes: int
     max_edges: int
@@ -29,6 +31,8 @@ class Caps:
 
 @dataclass
 class Walk:
+    """What a walk reached, how, and why it stopped early."""
+
     depth: dict[int, int] = field(default_factory=dict)  # node -> hops from the root
     parent: dict[int, tuple[int, int]] = field(default_factory=dict)  # node -> (edge, prev)
     order: list[int] = field(default_factory=list)  # discovery order, root first

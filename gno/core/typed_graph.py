@@ -29,6 +29,8 @@ from gno.core.relations import EDGE_SOURCES, link_edge_type
 
 @dataclass(frozen=True, slots=True)
 class TypedEdge:
+    """One edge of the typed graph between two documents."""
+
     id: int
     source: int
     target: int
@@ -50,6 +52,8 @@ RelationRow = tuple[int, str, str, str]
 
 @dataclass
 class Projection:
+    """The typed graph built from the link rows: edges by end, unresolved counts."""
+
     resolver: Resolver
     edges: list[TypedEdge] = field(default_factory=list)
     out: dict[int, list[TypedEdge]] = field(default_factory=dict)

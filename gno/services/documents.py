@@ -10,7 +10,6 @@ from gno.core.tags import validate_tag
 from gno.errors import DocumentNotFoundError, GnoError, NotFoundError, ValidationError
 from gno.ports import Store
 from gno.rows import DocRow
-from gno.services.filters import metadata_filter
 
 if TYPE_CHECKING:  # each handler imports its own models: `gno get` loads only GetResult
     from gno_contracts.models.get import GetResult
@@ -277,6 +276,8 @@ def list_page(store: Store, inp: LsInput) -> tuple[list[DocRow], int]:
 
 def _metadata_condition(inp: LsInput) -> tuple[str, list[Any]]:
     """The typed metadata ``filter`` as an SQL condition (empty when there is none)."""
+    from gno.services.filters import metadata_filter  # `gno get` and `multi-get` filter nothing
+
     node = metadata_filter(inp.filter)
     if node is None:  # the filter's parser and its date rules load only for a filter
         return "", []

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gno.app import App
 from gno.models.catalog import role_uri
-from gno.services.filters import Filters
+
+if TYPE_CHECKING:
+    from gno.services.filters import Filters
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,5 +81,7 @@ def restricted(filters: Filters | None, group: ModelGroup) -> Filters | None:
     group): a model's vectors answer only for the collections that use it."""
     if group.collections is None:
         return filters
+    from gno.services.filters import Filters  # `gno status` groups models, filters nothing
+
     base = filters if filters is not None else Filters()
     return dataclasses.replace(base, collection=None, collections=list(group.collections))

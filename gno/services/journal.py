@@ -15,10 +15,10 @@ from gno.app import App
 from gno.core import journal as j
 from gno.core.identity import parse_ref
 from gno.errors import DocumentNotFoundError
+from gno.journal_rows import JournalRow
 from gno.ports import Store
 from gno.services.documents import _check_index
 from gno.services.graph_refs import check_collection
-from gno.sync_rows import JournalRow
 
 if TYPE_CHECKING:  # the CLI's lean path reads the wire form: no model on `gno changes`
     from gno_contracts.models.changes import Change, Changes

@@ -5,10 +5,8 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
-from gno.core.frontmatter import frontmatter_span
 from gno.core.identity import make_uri
-from gno.core.records import is_record_path
-from gno.core.snippets import best_snippet
+from gno.core.record_paths import is_record_path
 from gno.ports import Store
 from gno.rows import DocRow, iso_from_ns
 
@@ -90,6 +88,9 @@ class ResultBuilder:
     ) -> list[dict[str, Any]]:
         """Result items; the snippet is the best-matching lines for ``terms`` or, for a
         document in ``chunk_seq`` (vector hits), the lines of that chunk."""
+        from gno.core.frontmatter_span import frontmatter_span  # hits only: `gno get` has none
+        from gno.core.snippets import best_snippet
+
         tags = self.store.tags_for([d.id for d, _ in docs])
         hashes = list({d.mirror_hash for d, _ in docs if d.mirror_hash})
         mirrors = self.store.contents(hashes) if hashes else {}

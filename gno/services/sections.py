@@ -21,7 +21,7 @@ from gno_contracts.models.section_target_resolve_result import SectionTargetReso
 
 from gno.app import App
 from gno.core import sections as core
-from gno.core.frontmatter import frontmatter_span
+from gno.core.frontmatter_span import frontmatter_span
 from gno.core.identity import parse_ref
 from gno.errors import DocumentNotFoundError, SectionUnresolvableError, ValidationError
 from gno.rows import DocRow

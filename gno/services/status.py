@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from pathlib import Path
@@ -35,7 +34,6 @@ if TYPE_CHECKING:  # each handler imports its own models; `gno status` none (ser
 PROBE_DOCS = 3
 PROBE_DEPTH = 20
 _PROBE_WORD = re.compile(r"[^\W\d_]{4,}")
-EMPTY_RULES_FINGERPRINT = hashlib.sha256(b"[]").hexdigest()
 
 
 def zeros(*keys: str) -> dict[str, int]:

@@ -3,8 +3,9 @@ ones inside functions and under TYPE_CHECKING (a lazy import is still a dependen
 
 - no import cycles between gno's modules;
 - the core (gno/core) imports only the core, ``gno.errors`` and ``gno.ports``;
-- the ports (``gno.ports`` and the converter and model ports it re-exports), ``gno.rows``
-  and ``gno.sync_rows`` import only the core, ``gno.errors`` and each other;
+- the ports (``gno.ports`` and the converter and model ports it re-exports) and the row
+  modules (``gno.rows``, ``gno.sync_rows``, ``gno.journal_rows``) import
+  only the core, ``gno.errors`` and each other;
 - services never import adapters, the resident server or a surface;
 - the surfaces (cli, rest, mcp) never import each other.
 """
@@ -149,7 +150,7 @@ PORTS = ("gno.ports", "gno.conversion_ports", "gno.model_ports")
 
 
 def test_ports_and_rows_import_only_the_core_and_errors() -> None:
-    rows = ("gno.rows", "gno.sync_rows")
+    rows = ("gno.rows", "gno.sync_rows", "gno.journal_rows")
     allowed = ("gno.core", "gno.errors", *rows, *PORTS)
     assert _violations((*PORTS, *rows), allowed=allowed) == []
 

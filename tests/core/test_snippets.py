@@ -3,7 +3,7 @@ import sys
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gno.core.frontmatter import frontmatter_span
+from gno.core.frontmatter_span import frontmatter_span
 from gno.core.mirror import canonicalize
 from gno.core.snippets import (
     SNIPPET_MAX_LINES,

@@ -147,3 +147,11 @@ def test_rule_validation_and_boost_mapping():
     boosted = parse_content_types([PERSON | {"searchBoost": 2.0}])
     assert boosted.fingerprint == parse_content_types([PERSON]).fingerprint
     assert boosted.ranking_fingerprint != parse_content_types([PERSON]).ranking_fingerprint
+
+
+def test_the_neutral_fingerprint_is_the_digest_of_no_rule() -> None:
+    """NEUTRAL is written out (no hashlib at import): it must stay the digest ``_sha`` gives
+    for no rule, which indexes built before it was written out hold."""
+    from gno.core.content_types import NEUTRAL, _sha
+
+    assert _sha(None) == NEUTRAL

@@ -38,6 +38,8 @@ EVERY_READ = (
     "gno.core.dates",
     "gno.core.expansion",
     "tempfile",  # index.yml's atomic writer
+    "gno.conversion_ports",  # session 9: the converters' ports (gno/ports.py loads them on use)
+    "gno.core.regions",  # session 9: the fence scanner, for a text's hashtags (a sync's)
 )
 # Session 8: search, get and status answer from the wire form (gno/services/wire.py): no model.
 # (``pydantic.plugin._loader`` is entry.py's stand-in, not pydantic: ``pydantic.main`` is.)
@@ -46,10 +48,21 @@ NO_MODELS = ("pydantic.main", "pydantic_core", "gno_contracts.base", "gno_contra
 NO_GRAPH = ("gno.core.typed_graph", "gno.core.link_resolver", "gno.core.traversal")
 # Issue 20: only a read that builds hits or documents' text loads the result builder.
 NO_RESULTS = ("gno.services.results", "gno.core.records", "gno.core.snippets")
+# Session 9: the CLI defers ``inspect`` (``gno.start_stand_ins.defer_stdlib``): its stand-in sits in
+# sys.modules, so the probe watches what the real one imports. A dataclass without a docstring
+# on a read's path runs it again (dataclasses describes such a class with inspect.signature).
+NO_INSPECT = ("ast", "dis", "tokenize")
+# Session 9: hashlib is deferred the same way; a read that hashes nothing never loads OpenSSL.
+NO_OPENSSL = ("_hashlib",)
+# Session 9: the journal's rows and the link row live apart from the sync's (gno/journal_rows.py,
+# gno/core/link_rows.py): changes, diff and the graph reads build no sync dataclass.
+NO_SYNC_ROWS = ("gno.sync_rows",)
 FRONTMATTER = "gno.core.frontmatter"  # sync's parser: a graph read needs the edge types only
 NOT_FOR = {
     "search": (
         *EVERY_READ,
+        *NO_INSPECT,
+        FRONTMATTER,  # a hit needs where the block ends: gno.core.frontmatter_span
         *NO_MODELS,
         "gno.sync_rows",
         "gno.core.typed_graph",
@@ -62,6 +75,13 @@ NOT_FOR = {
     ),
     "get": (
         *EVERY_READ,
+        *NO_INSPECT,
+        *NO_OPENSSL,
+        FRONTMATTER,  # and its dates: only a hit's snippet needs the frontmatter's span
+        "_datetime",
+        "gno.core.snippets",
+        "gno.core.records",  # the record lane's types: a read asks gno.core.record_paths
+        "gno.services.filters",
         *NO_MODELS,
         "gno.sync_rows",
         "gno.core.fts",
@@ -73,6 +93,9 @@ NOT_FOR = {
     ),
     "status": (
         *EVERY_READ,
+        *NO_INSPECT,
+        FRONTMATTER,  # index.yml's depth check is gno.core.yaml_depth
+        "gno.services.filters",
         *NO_MODELS,
         "gno.sync_rows",
         "gno.core.typed_graph",
@@ -83,7 +106,9 @@ NOT_FOR = {
         "gno_contracts.models.resident_status",
     ),
     "links": (
+        *NO_INSPECT,
         *EVERY_READ,
+        *NO_SYNC_ROWS,
         *NO_MODELS,
         *NO_RESULTS,
         FRONTMATTER,
@@ -97,11 +122,37 @@ NOT_FOR = {
         "gno_contracts.models.tags_list",
     ),
     # Session 8, issue 20: the graph family's reads answer from the wire form too.
-    "backlinks": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "graph": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
-    "graph query": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "backlinks": (
+        *NO_SYNC_ROWS,
+        *NO_INSPECT,
+        *NO_RESULTS,
+        FRONTMATTER,
+        *EVERY_READ,
+        *NO_MODELS,
+        "gno.core.fts",
+    ),
+    "graph": (
+        *NO_SYNC_ROWS,
+        *NO_INSPECT,
+        *NO_RESULTS,
+        FRONTMATTER,
+        *EVERY_READ,
+        *NO_MODELS,
+        "gno.core.fts",
+    ),
+    "graph query": (
+        *NO_INSPECT,
+        *NO_SYNC_ROWS,
+        *NO_RESULTS,
+        FRONTMATTER,
+        *EVERY_READ,
+        *NO_MODELS,
+        "gno.core.fts",
+    ),
     "tags": (
         *NO_RESULTS,
+        *NO_INSPECT,
+        *NO_OPENSSL,
         FRONTMATTER,
         *EVERY_READ,
         *NO_MODELS,
@@ -109,19 +160,47 @@ NOT_FOR = {
         "gno.sync_rows",
         "gno.core.fts",
     ),
-    "changes": (*NO_RESULTS, FRONTMATTER, *NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
-    "diff": (*NO_RESULTS, FRONTMATTER, *NO_MODELS, *NO_GRAPH, "gno.core.fts", "tempfile"),
-    "impact": (*NO_RESULTS, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
+    "changes": (
+        *NO_INSPECT,
+        *NO_SYNC_ROWS,
+        *NO_OPENSSL,
+        *NO_RESULTS,
+        FRONTMATTER,
+        *NO_MODELS,
+        *NO_GRAPH,
+        "gno.core.fts",
+        "tempfile",
+    ),
+    "diff": (
+        *NO_INSPECT,
+        *NO_SYNC_ROWS,
+        *NO_RESULTS,
+        FRONTMATTER,
+        *NO_MODELS,
+        *NO_GRAPH,
+        "gno.core.fts",
+        "tempfile",
+    ),
+    "impact": (*NO_RESULTS, *NO_INSPECT, FRONTMATTER, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
     "similar": (*NO_RESULTS, *EVERY_READ, *NO_MODELS, "gno.core.fts"),
     "ls": (
         *NO_RESULTS,
+        *NO_INSPECT,
+        *NO_OPENSSL,
         FRONTMATTER,
         *EVERY_READ,
         *NO_MODELS,
         "gno.core.fts",
         "gno.core.typed_graph",
     ),
-    "multi-get": (*EVERY_READ, *NO_MODELS, "gno.core.fts", "gno.core.typed_graph"),
+    "multi-get": (
+        *NO_INSPECT,
+        *NO_OPENSSL,
+        *EVERY_READ,
+        *NO_MODELS,
+        "gno.core.fts",
+        "gno.core.typed_graph",
+    ),
 }
 ARGV = {
     "search": ["search", "sampling", "--json"],
@@ -223,3 +302,32 @@ def test_the_probe_sees_an_import(notes: Path) -> None:
     )
     assert code == 0
     assert found == ["gno.core.dates"]
+
+
+def test_a_deferred_module_runs_on_first_use() -> None:
+    """``defer_stdlib``'s stand-in: ``import`` binds it without running the module, the first
+    attribute read runs it, and a dataclass without a docstring still gets its signature."""
+    probe = (
+        "import sys\n"
+        "from gno.start_stand_ins import defer_stdlib\n"
+        "defer_stdlib()\n"
+        "from dataclasses import dataclass\n"
+        "import inspect\n"
+        "before = 'ast' in sys.modules\n"
+        "@dataclass\n"
+        "class Point:\n"
+        "    x: int\n"
+        "    y: str = ''\n"
+        "from inspect import signature\n"
+        "print(before, 'ast' in sys.modules, Point.__doc__, signature(Point),\n"
+        "      sys.modules['inspect'] is not inspect, inspect.isclass(Point))\n"
+        "import hashlib\n"
+        "unloaded = '_hashlib' not in sys.modules\n"
+        "print(unloaded, hashlib.sha256(b'gno').hexdigest()[:12], '_hashlib' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    first, second = done.stdout.split("\n")[:2]
+    assert first == "False True Point(x: int, y: str = '') (x: int, y: str = '') -> None True True"
+    assert second == "True a5477a787d4a True"  # sha256(b"gno"): the real digest, loaded on use

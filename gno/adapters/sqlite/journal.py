@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -22,40 +21,14 @@ import apsw
 if TYPE_CHECKING:  # gno.core.journal loads in the write hooks: a read never needs it
     from gno.core import journal as j
     from gno.core.document import Analysis
-    from gno.sync_rows import JournalRow, JournalState, SourceFile
+    from gno.journal_rows import JournalRow, JournalState
+    from gno.sync_rows import Prior, SourceFile
 
 MAX_ROW_BYTES = 128 * 1024
 _PRIOR = (
     "SELECT id, collection, rel_path, docid, uri, source_hash, mirror_hash, active, date_fields_json "
     "FROM documents WHERE "
 )
-
-
-@dataclass(frozen=True)
-class Prior:
-    """A document row as it was before a write."""
-
-    id: int
-    collection: str
-    rel_path: str
-    docid: str | None
-    uri: str
-    source_hash: str | None
-    mirror_hash: str | None
-    active: bool
-    dates_json: str | None
-
-    def snapshot(self, active: bool | None = None) -> dict[str, Any] | None:
-        if not self.source_hash or not self.docid:
-            return None  # never read (too large, unreadable): nothing to identify it by
-        return {
-            "relPath": self.rel_path,
-            "docid": self.docid,
-            "uri": self.uri,
-            "sourceHash": self.source_hash,
-            "mirrorHash": self.mirror_hash,
-            "active": self.active if active is None else active,
-        }
 
 
 class DocumentJournal:
@@ -79,6 +52,8 @@ class DocumentJournal:
         row = self.conn.execute(_PRIOR + where, params).fetchone()
         if row is None:
             return None
+        from gno.sync_rows import Prior  # a write's row type: reads never build it
+
         return Prior(row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8])
 
     def journal_prior(self, collection: str, rel_path: str) -> tuple[Prior | None, j.Structure]:
@@ -227,7 +202,7 @@ class DocumentJournal:
         previous_path: str | None = None,
     ) -> int:
         from gno.core import journal as j
-        from gno.sync_rows import JournalState
+        from gno.journal_rows import JournalState
 
         text = j.pack_entry(previous, current, delta)
         if len(text) > MAX_ROW_BYTES:  # snapshots are small; only a pathological delta gets here
@@ -321,7 +296,7 @@ class DocumentJournal:
     # ------------------------------------------------------------ reads
 
     def journal_state(self) -> JournalState:
-        from gno.sync_rows import JournalState
+        from gno.journal_rows import JournalState
 
         row = self.conn.execute(
             "SELECT last_sequence, retention_floor, retained_entries, retained_bytes "
@@ -387,13 +362,13 @@ def _one(row: Any) -> int:
 
 
 def _journal_row(row: Sequence[Any]) -> JournalRow:
-    from gno.sync_rows import JournalRow
+    from gno.journal_rows import JournalRow
 
     return JournalRow(row[0], row[1], row[2], row[3], row[4])
 
 
 def _frontmatter_lines(mirror: str) -> int:
-    from gno.core.frontmatter import frontmatter_span
+    from gno.core.frontmatter_span import frontmatter_span
 
     return frontmatter_span(mirror)[0]
 
