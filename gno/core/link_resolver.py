@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from gno.core.identity import parse_uri
 from gno.errors import GnoError
@@ -36,9 +37,9 @@ def ascii_lower(text: str) -> str:
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
-@dataclass(frozen=True, slots=True)
-class Doc:
-    """An active document as links resolve to it."""
+class Doc(NamedTuple):
+    """An active document as links resolve to it (a named tuple: a cold graph read builds
+    one per active document, ~5x cheaper than a frozen dataclass's ``__init__``)."""
 
     id: int
     collection: str
