@@ -146,7 +146,7 @@ def test_core_imports_only_core_errors_and_ports() -> None:
     assert _violations(("gno.core",), allowed=("gno.core", "gno.errors", "gno.ports")) == []
 
 
-PORTS = ("gno.ports", "gno.conversion_ports", "gno.model_ports")
+PORTS = ("gno.ports", "gno.store_ports", "gno.conversion_ports", "gno.model_ports")
 
 
 def test_ports_and_rows_import_only_the_core_and_errors() -> None:

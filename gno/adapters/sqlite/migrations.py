@@ -432,43 +432,15 @@ def m010_fts_prefix_indexes(conn: apsw.Connection, settings: dict[str, str]) -> 
     rebuild_fts(conn, settings["fts_tokenize"])
 
 
-# Columns of ``documents`` a graph read answers from (gno/services/graph_cache.py).
-_GRAPH_DOC_COLUMNS = (
-    "active, docid, collection, rel_path, uri, title, content_type, content_type_source"
-)
-
-
 @migration(11)
 def m011_graph_state(conn: apsw.Connection, settings: dict[str, str]) -> None:
-    """``graph_state``: a random token the triggers below draw again on every change of
-    what the graph reads answer from (active documents' identity and titles, their
+    """``graph_state``: a random token its triggers (``graph_state.py``) draw again on every
+    change of what the graph reads answer from (active documents' identity and titles, their
     content types, stored links, frontmatter relations, ``schema_meta``: the content-type
     rules). Answers of `gno links`, `backlinks`, `graph`, `graph query` and `impact` are
     kept beside the index under this token (gno/services/graph_cache.py): a random token,
     not a counter, so a restored or copied file that then changes never meets an answer
     of another state."""
-    statements = [
-        "CREATE TABLE graph_state (id INTEGER PRIMARY KEY CHECK (id = 1), token BLOB NOT NULL)",
-        "INSERT INTO graph_state (id, token) VALUES (1, randomblob(16))",
-    ]
-    rules = "'content_type_rules'"  # gno.core.rules_meta.RULES_META, as stored
-    events = {
-        "documents": ["INSERT", "DELETE", f"UPDATE OF {_GRAPH_DOC_COLUMNS}"],
-        "doc_links": ["INSERT", "DELETE", "UPDATE"],
-        "doc_relations": ["INSERT", "DELETE", "UPDATE"],
-        "schema_meta": [
-            f"INSERT ON schema_meta WHEN NEW.key = {rules}",
-            f"DELETE ON schema_meta WHEN OLD.key = {rules}",
-            f"UPDATE ON schema_meta WHEN {rules} IN (OLD.key, NEW.key)",
-        ],
-    }
-    for table, kinds in events.items():
-        for kind in kinds:
-            name = f"graph_state_{table}_{kind.split()[0].lower()}"
-            event = kind if " ON " in kind else f"{kind} ON {table}"
-            statements.append(
-                f"CREATE TRIGGER {name} AFTER {event} BEGIN "
-                "UPDATE graph_state SET token = randomblob(16) WHERE id = 1; END"
-            )
-    for statement in statements:
-        conn.execute(statement)
+    from gno.adapters.sqlite.graph_state import create_graph_state
+
+    create_graph_state(conn)
