@@ -82,7 +82,9 @@ def _read(
     """The values of ``params``' options on ``argv``, and its other words; with ``command``,
     the options before the command (the global ones) and the words from the command on."""
     by_flag = {f: p for p in params for f in p.flags}
-    values: dict[str, Any] = {p.name: False if (p.kind == "bool" and p.flags) else None for p in params}  # fmt: skip
+    values: dict[str, Any] = {
+        p.name: False if (p.kind == "bool" and p.flags) else None for p in params
+    }
     words: list[str] = []
     i = 0
     while i < len(argv):
