@@ -50,10 +50,10 @@ def cached(
     store: Store,
     operation: str,
     key: dict[str, Any],
-    compute: Callable[[], Any],
+    compute: Callable[[], dict[str, Any]],
     *,
     cheap_in_memory: bool = True,
-) -> Any:
+) -> dict[str, Any]:
     """``compute()``'s payload for ``operation`` with ``key`` (everything the answer
     depends on besides the index), from the cache when this index state answered it.
     ``cheap_in_memory``: computing is cheaper than reading a file once the store holds
@@ -73,14 +73,14 @@ def cached(
     path = folder / f"{prefix}-{digest:016x}.json"
     found = _read(path, key_text)
     if found is not None:
-        return found[0]
+        return found
     payload = compute()
     if store.graph_state() == token:
         _keep(folder, path, prefix, key_text, payload)
     return payload
 
 
-def _read(path: Path, key_text: str) -> tuple[Any] | None:
+def _read(path: Path, key_text: str) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as file:
             if os.fstat(file.fileno()).st_size > MAX_ENTRY_BYTES:
@@ -88,12 +88,13 @@ def _read(path: Path, key_text: str) -> tuple[Any] | None:
             entry = json.loads(file.read())
     except (OSError, ValueError):
         return None
-    if not isinstance(entry, dict) or entry.get("key") != key_text or "payload" not in entry:
+    if not isinstance(entry, dict) or entry.get("key") != key_text:
         return None
-    return (entry["payload"],)
+    payload = entry.get("payload")
+    return payload if isinstance(payload, dict) else None
 
 
-def _keep(folder: Path, path: Path, prefix: str, key_text: str, payload: Any) -> None:
+def _keep(folder: Path, path: Path, prefix: str, key_text: str, payload: dict[str, Any]) -> None:
     try:
         data = json.dumps({"key": key_text, "payload": payload}, ensure_ascii=False).encode()
         if len(data) > MAX_ENTRY_BYTES or json.loads(data)["payload"] != payload:

@@ -119,7 +119,7 @@ def graph_payload(app: App, inp: GraphInput) -> dict[str, Any]:
     if inp.includeSimilar:  # reads the embeddings too: not an answer of the link graph alone
         return _graph(app, store, inp, collection)
     key = input_fields(inp) | {"collection": collection}
-    return cached(  # type: ignore[no-any-return]
+    return cached(
         app,
         store,
         "graph",

@@ -62,7 +62,7 @@ def impact_payload(app: App, inp: ImpactInput) -> dict[str, Any]:
     """impact@1.0 in its wire form."""
     store = app.store()
     key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref)}
-    return cached(app, store, "impact", key, lambda: _impact(app, store, inp))  # type: ignore[no-any-return]
+    return cached(app, store, "impact", key, lambda: _impact(app, store, inp))
 
 
 def _impact(app: App, store: Store, inp: ImpactInput) -> dict[str, Any]:
@@ -116,9 +116,7 @@ def graph_query_payload(app: App, inp: GraphQueryInput) -> dict[str, Any]:
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     store = app.store()
     key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref)}
-    return cached(  # type: ignore[no-any-return]
-        app, store, "graph_query", key, lambda: _graph_query(app, store, inp, wanted)
-    )
+    return cached(app, store, "graph_query", key, lambda: _graph_query(app, store, inp, wanted))
 
 
 def _graph_query(

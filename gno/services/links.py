@@ -81,7 +81,7 @@ def links_payload(app: App, inp: LinksInput) -> dict[str, Any]:
         raise ValidationError("type cannot be combined with edgeType or relation")
     store = app.store()
     key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref)}
-    return cached(app, store, "links", key, lambda: _links(app, store, inp, wanted))  # type: ignore[no-any-return]
+    return cached(app, store, "links", key, lambda: _links(app, store, inp, wanted))
 
 
 def _links(app: App, store: Store, inp: LinksInput, wanted: str | None) -> dict[str, Any]:
@@ -141,7 +141,7 @@ def backlinks_payload(app: App, inp: BacklinksInput) -> dict[str, Any]:
     collection = check_collection(app, inp.collection)
     store = app.store()
     key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref), "collection": collection}
-    return cached(  # type: ignore[no-any-return]
+    return cached(
         app, store, "backlinks", key, lambda: _backlinks(app, store, inp, wanted, collection)
     )
 
