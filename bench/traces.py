@@ -25,6 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from verdicts import verdict
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "bench" / "results" / "traces.json"
@@ -171,10 +174,11 @@ def main() -> int:
     for op_id in makers:
         for clock in ("wall", "cpu"):
             f = figures[op_id][clock]
-            verdict = "PASS" if f["overheadPercent"] <= 10 else "MISS"
+            word = verdict(18, f"tracing overhead, {op_id} ({clock}), %",
+                           f"{f['overheadPercent']:.1f}", "≤ 10", f["overheadPercent"] <= 10)  # fmt: skip
             print(
                 f"{op_id + ' ' + clock:<14} {f['offMedianMs']:>8.3f} {f['onMedianMs']:>8.3f} "
-                f"{f['overheadMs']:>7.3f} {f['overheadPercent']:>6.1f}  {verdict}"
+                f"{f['overheadMs']:>7.3f} {f['overheadPercent']:>6.1f}  {word}"
             )
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"traces kept after the run: {figures['tracesKept']} (retention maxTraces 1000)")
