@@ -105,7 +105,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/records.py
 	$(BIN)/python bench/cli_start.py
 	$(BIN)/python bench/egress.py
-	$(BIN)/python bench/traces.py
+	$(BIN)/python bench/traces.py --corpus ../shared/corpora/opentelemetry-docs --rounds 400
 	$(BIN)/python bench/audit.py
 	$(BIN)/python bench/summary.py
 
