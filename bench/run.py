@@ -240,6 +240,7 @@ def bench_search(reps: Reps) -> dict:
         if done.returncode != 0:
             fail(worker, done.returncode, done.stderr)
         in_process = json.loads(done.stdout)
+        imports = import_profile([GNO, "search", QUERIES[0], "-n", "10", "--files"], env)
     ms = {q: statistics.median(samples) for q, samples in in_process["ms"].items()}
     return {
         "cli_median_s": statistics.median(cli.values()),
@@ -256,7 +257,32 @@ def bench_search(reps: Reps) -> dict:
             {"query": q, "cli_s": cli[q], "inproc_ms": ms[q], "hits": in_process["hits"][q]}
             for q in QUERIES
         ],
+        "import_ms": imports,
     }
+
+
+def import_profile(argv: list[str], env: dict[str, str]) -> dict[str, float]:
+    """Where a command's start goes: `python -X importtime` of one run (after the timed runs
+    wrote the bytecode cache), as milliseconds of import work per top-level package (each
+    module's own time, summed by the package it belongs to, so a library gno imports counts
+    as that library), largest first."""
+    done = subprocess.run(
+        [PYTHON, "-X", "importtime", *argv], env=env, capture_output=True, text=True
+    )
+    per_package: dict[str, float] = {}
+    for line in done.stderr.splitlines():
+        fields = line.removeprefix("import time:").split("|")
+        if len(fields) != 3 or not fields[0].strip().isdigit():
+            continue  # the header, or anything else on stderr
+        package = fields[2].strip().split(".")[0]
+        per_package[package] = per_package.get(package, 0.0) + int(fields[0]) / 1000
+    return dict(sorted(per_package.items(), key=lambda item: -item[1]))
+
+
+def format_imports(imports: dict[str, float], top: int = 12) -> str:
+    total = sum(imports.values())
+    shown = ", ".join(f"{name} {ms:.1f}" for name, ms in list(imports.items())[:top])
+    return f"`gno search` start, python -X importtime (ms of import work per package; {total:.0f} in all): {shown}"
 
 
 def in_process_worker(n: int) -> None:
@@ -549,6 +575,8 @@ def main() -> None:
     )
     if qmd is not None:
         print(f"qmd = qmd {qmd['version']} on Node 22, measured in this run (bench/peers.py).")
+    print()
+    print(format_imports(se["import_ms"]))
     print()
     print(format_queries(se["per_query"], qmd))
     print(f"\nbench: done in {elapsed:.0f} s; other processes used {others:.2f} cores on average")

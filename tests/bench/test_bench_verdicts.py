@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -79,3 +80,14 @@ def test_quality_targets_compare_with_the_same_runs_baseline(bench):
     assert got["query in-process p95, ms"] == "PASS"
     assert got["embed time per chunk with windows"] == "SKIP"  # windows off by default
     assert sys.modules["verdicts"] is verdicts  # quality recorded through the patched log
+
+
+def test_the_import_profile_sums_each_modules_own_time_by_package(monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    run = importlib.import_module("run")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    profile = run.import_profile(["-c", "import json.decoder, email.utils"], env)
+    assert {"json", "email"} <= set(profile)
+    assert all(ms >= 0 for ms in profile.values())
+    assert list(profile.values()) == sorted(profile.values(), reverse=True)
+    assert "json.decoder" not in profile  # summed into its package
