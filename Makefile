@@ -96,6 +96,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/tokenizers.py
 	$(BIN)/python bench/embed.py --windows 2
+	$(BIN)/python bench/embed_reference.py
 	$(BIN)/python bench/quality.py --targets
 	$(BIN)/python bench/graph.py
 	$(BIN)/python bench/writes.py
