@@ -236,6 +236,12 @@ CONTENT_CLASS = {
     "egress_audit_status": "audit_log", "egress_audit_delete": "audit_log",
     "egress_audit_purge": "audit_log", "/api/doc-asset": "attachment",
     "/api/events": "metadata",
+    # Traces name documents, ranks and hashes of every collection they searched; an export
+    # is judged against every collection (at least as strict as the traces' own lineage).
+    "trace_list": "retrieval_trace", "trace_show": "retrieval_trace",
+    "trace_label": "retrieval_trace", "trace_export": "retrieval_trace",
+    "trace_replay": "retrieval_trace", "trace_delete": "retrieval_trace",
+    "trace_purge": "retrieval_trace",
 }  # fmt: skip
 # Operations that hand out no collection content at all (liveness).
 UNGOVERNED = frozenset({"health"})
