@@ -121,9 +121,7 @@ def test_an_answer_never_sends_local_only_sources_to_an_endpoint_off_the_machine
     assert answered.answer is not None and SECRET in sent(remote)
 
 
-def test_a_loopback_endpoint_is_this_machine(
-    home: App, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_loopback_endpoint_is_this_machine(home: App, monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeOpenAI(mode="ok") as local:
         assert zone_of(local.host) == "loopback"
         monkeypatch.setenv("GNO_EMBED_MODEL", f"{local.url}/v1#fake-embed")
