@@ -104,6 +104,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/cli_start.py
 	$(BIN)/python bench/egress.py
 	$(BIN)/python bench/traces.py
+	$(BIN)/python bench/audit.py
 
 clean:
 	rm -rf .demo
