@@ -30,15 +30,20 @@ def _own_servers(request: pytest.FixtureRequest) -> None:
         pytest.skip("starts its own gno processes")
 
 
-def _traced_home(root: Path) -> tuple[dict[str, str], str]:
-    env = home(root)
-    config = Path(env["GNO_CONFIG_DIR"]) / "index.yml"
-    config.write_text(config.read_text() + TRACES)
-    done = run_gno(env, "search", "zebra", "--json")
+def _trace(env: dict[str, str], *args: str) -> str:
+    done = run_gno(env, "search", "zebra", "--json", *args)
     assert done.returncode == 0, done.stderr
     trace_id = done.stderr.strip().splitlines()[-1].removeprefix("Trace: ")
     assert trace_id.startswith("trc_"), done.stderr
-    return env, trace_id
+    return trace_id
+
+
+def _traced_home(root: Path) -> tuple[dict[str, str], str, str]:
+    """Two traces: one whose hits are in both collections, one of ``shared`` alone."""
+    env = home(root)
+    config = Path(env["GNO_CONFIG_DIR"]) / "index.yml"
+    config.write_text(config.read_text() + TRACES)
+    return env, _trace(env), _trace(env, "-c", "shared")
 
 
 @pytest.fixture(scope="module")
@@ -47,13 +52,13 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     if ":" in address:
         pytest.skip("the daemon test binds 0.0.0.0: it needs an IPv4 address")
     root = tmp_path_factory.mktemp("trace-egress")
-    env, trace_id = _traced_home(root)
+    env, trace_id, shared_trace = _traced_home(root)
     token_path = root / "token"
     flags = ["--host", "0.0.0.0", "--no-sync-on-start", "--mcp-token-file", str(token_path)]
     flags += ["--mcp-allowed-host", HOST, "--mcp-allowed-origin", "https://client.example"]
     with running(env, *flags, "--mcp-enable-write", command="daemon") as srv:
         srv.token = token_path.read_text().strip()
-        srv.env, srv.trace_id = env, trace_id
+        srv.env, srv.trace_id, srv.shared_trace = env, trace_id, shared_trace
         srv.remote_url = url_of(address, srv.port)
         yield srv
 
@@ -64,8 +69,10 @@ def exports_of(env: dict[str, str], trace_id: str) -> list[dict[str, Any]]:
     return json.loads(shown.stdout)["exports"]
 
 
-def relax_all(env: dict[str, str], policy: str) -> None:
-    for name in ("notes", "shared"):
+def relax_all(
+    env: dict[str, str], policy: str, names: tuple[str, ...] = ("notes", "shared")
+) -> None:
+    for name in names:
         got = json.loads(run_gno(env, "collection", "policy", "get", name, "--json").stdout)
         done = run_gno(
             env, "collection", "policy", "set", name, policy,
@@ -116,3 +123,33 @@ def test_a_trace_through_loopback_is_not_judged(daemon: Any) -> None:
     finally:
         session.close()
     assert len(audits(daemon.env)) == before
+
+
+def test_a_trace_is_judged_by_the_collections_it_names(daemon: Any) -> None:
+    """As GNO judges an export by the traces' lineage: a trace whose hits are all in
+    ``shared`` goes once ``shared`` allows the caller, while ``notes`` stays local_only;
+    a trace naming a ``notes`` document does not."""
+    done = run_gno(daemon.env, "collection", "policy", "set", "notes", "local_only")
+    assert done.returncode == 0, done.stderr  # tightening needs no confirmation
+    relax_all(daemon.env, "remote", ("shared",))
+    session = Session(daemon.remote_url, daemon.token)
+    try:
+        both = {"traceIds": [daemon.trace_id], "format": "agentic-receipt"}
+        assert_denied(session.call(41, "gno_trace_export", both), 41, "POLICY_LOCAL_ONLY")
+        mixed = {"traceIds": [daemon.shared_trace, daemon.trace_id]}
+        assert_denied(session.call(42, "gno_trace_export", mixed), 42, "POLICY_LOCAL_ONLY")
+        shared = result_of(
+            session.call(43, "gno_trace_export", {"traceIds": [daemon.shared_trace]})
+        )["result"]["structuredContent"]
+        assert_valid("gno://schemas/retrieval-trace-export@1.0", shared)
+        assert "gno://notes" not in json.dumps(shared)
+        shown = result_of(session.call(44, "gno_trace_show", {"traceId": daemon.shared_trace}))
+        assert "gno://shared/open.md" in json.dumps(shown)
+        # An unknown trace id: every collection decides (notes is local_only), nothing echoed.
+        unknown = session.call(45, "gno_trace_show", {"traceId": "trc_" + "0" * 32})
+        assert_denied(unknown, 45, "POLICY_LOCAL_ONLY")
+    finally:
+        session.close()
+    newest = audits(daemon.env)[:5]
+    assert [r["decision"] for r in newest] == ["denied", "allowed", "allowed", "denied", "denied"]
+    assert [r["collections"] for r in newest[1:3]] == [["shared"], ["shared"]]
