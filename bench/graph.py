@@ -22,7 +22,11 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from typing import Any
+
+from verdicts import verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(
@@ -181,8 +185,8 @@ def main() -> int:
         rows += _processes(max(3, args.runs // 10))
     width = max(len(r[0]) for r in rows)
     for name, value, target, ok in rows:
-        verdict = "" if ok is None else ("PASS" if ok else "MISS")
-        print(f"{name:<{width}}  {value:>10.3f}  {target:>8}  {verdict}")
+        word = "" if ok is None else verdict(20, name, f"{value:.3f}", target, ok)
+        print(f"{name:<{width}}  {value:>10.3f}  {target:>8}  {word}")
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(
         json.dumps(
