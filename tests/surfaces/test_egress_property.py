@@ -95,7 +95,7 @@ step = st.one_of(
 
 
 @settings(
-    max_examples=20,
+    max_examples=40,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
