@@ -236,7 +236,15 @@ CONTENT_CLASS = {
     "egress_audit_status": "audit_log", "egress_audit_delete": "audit_log",
     "egress_audit_purge": "audit_log", "/api/doc-asset": "attachment",
     "/api/events": "metadata",
+    # Traces name documents, ranks and hashes of the collections they searched: a show or an
+    # export is judged by those collections, the other trace operations by every collection.
+    "trace_list": "retrieval_trace", "trace_show": "retrieval_trace",
+    "trace_label": "retrieval_trace", "trace_export": "retrieval_trace",
+    "trace_replay": "retrieval_trace", "trace_delete": "retrieval_trace",
+    "trace_purge": "retrieval_trace",
 }  # fmt: skip
+# Trace reads judged by the collections their traces name (gno/rest/trace_lineage.py).
+TRACE_LINEAGE = frozenset({"trace_show", "trace_export"})
 # Operations that hand out no collection content at all (liveness).
 UNGOVERNED = frozenset({"health"})
 _URI = re.compile(r"^gno://([^/?#]{1,64})/")
