@@ -300,8 +300,17 @@ class McpEgressGate:
 # ---------------------------------------------------------------- hand-written routes
 
 # Routes outside the registry that hand out collection content: file bytes and the
-# document-change stream. Judged like an operation that may reach every collection.
+# document-change stream. The event stream may carry every collection; an asset is judged
+# by the collection of its ``uri`` (policies.touched), or by every one when it has none.
 CONTENT_PATHS = {"/api/doc-asset": "attachment", "/api/events": "metadata"}
+
+
+def _asset_args(scope: Scope) -> dict[str, Any]:
+    from urllib.parse import parse_qs
+
+    query = scope.get("query_string", b"").decode("latin-1")
+    uris = parse_qs(query, max_num_fields=64).get("uri") or []
+    return {"uri": uris[0]} if len(uris) == 1 else {}  # two uris: not for us to pick
 
 
 class EgressPaths:
@@ -320,10 +329,11 @@ class EgressPaths:
         from gno.rest.errors import gno_error_response
 
         authenticated = bool(scope.get(AUTHENTICATED))
+        args = _asset_args(scope) if path == "/api/doc-asset" else {}
 
         def work() -> policies.Verdict | None:
             return self.gate.admit(
-                scope, surface="rest", operation=path, op_id=path, args={},
+                scope, surface="rest", operation=path, op_id=path, args=args,
                 authenticated=authenticated, authorized=authenticated,
             )  # fmt: skip
 

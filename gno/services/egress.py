@@ -224,7 +224,7 @@ def egress_check(app: App, inp: EgressCheckInput) -> EgressDecision:
 NARROWING = frozenset(
     {
         "search", "vsearch", "query", "query_diagnose", "ask", "context", "get", "multi_get",
-        "ls", "tags", "metadata", "egress_policy_get", "egress_policy_set",
+        "ls", "tags", "metadata", "egress_policy_get", "egress_policy_set", "/api/doc-asset",
     }
 )  # fmt: skip
 CONTENT_CLASS = {
@@ -266,6 +266,14 @@ def touched(op_id: str, args: Mapping[str, Any], known: Sequence[str]) -> list[s
             match = _URI.match(value) if isinstance(value, str) else None
             if match and not one:
                 named.append(match.group(1))
+        refs = args.get("refs")
+        if isinstance(refs, list) and refs and not one:
+            # multi_get: narrowed only when every ref is a URI; a docid, a path or a glob
+            # may name a document of any collection.
+            matches = [_URI.match(r) if isinstance(r, str) else None for r in refs]
+            if not all(matches):
+                return list(known)
+            named += [m.group(1) for m in matches if m]
         if named:
             return list(dict.fromkeys(named))[: rule.MAX_COLLECTIONS + 1]
     return list(known)
