@@ -124,6 +124,26 @@ def test_cli_text_and_graph_formats(env: dict[str, str]) -> None:
         proc = run_gno(env, *args)
         assert proc.returncode == 0 and proc.stdout.strip(), proc.stderr
     assert "notes/spoke.md" in run_gno(env, "impact", "notes/hub.md").stdout
+    texts = {  # every other read's terminal text: its header line, then one line per item
+        ("links", "notes/hub.md"): "2 outgoing link(s) in gno://notes/hub.md",
+        ("backlinks", "notes/hub.md"): "backlink(s) to gno://notes/hub.md",
+        (
+            "similar",
+            "notes/hub.md",
+            "--threshold",
+            "0",
+        ): "document(s) similar to gno://notes/hub.md",
+        ("graph", "query", "notes/hub.md"): "from gno://notes/hub.md",
+        ("tags",): "project/graph (2)",
+        ("tags", "--md"): "# Tags",
+        ("diff", "notes/hub.md"): "Structural diff for gno://notes/hub.md: available",
+        ("changes",): "retained document change(s)",
+    }
+    for args, expected in texts.items():
+        proc = run_gno(env, *args)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert expected in proc.stdout, (args, proc.stdout)
+        assert not proc.stdout.lstrip().startswith("{"), args  # text, not JSON
     default = run_gno(env, "graph")  # GNO prints the graph as JSON unless asked otherwise
     assert_valid(OUT["graph"], json.loads(default.stdout))
     dot = run_gno(env, "graph", "--dot").stdout
