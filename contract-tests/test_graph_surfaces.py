@@ -174,6 +174,20 @@ def test_cli_bad_input(env: dict[str, str], args: list[str], code: int, needle: 
     assert needle.lower() in error["message"].lower()
 
 
+def test_graph_of_an_empty_index_names_the_fix(tmp_path: Path) -> None:
+    """As GNO: `gno graph` with no document indexed is exit 1 naming `gno update`; REST 404."""
+    (tmp_path / "corpus" / "empty").mkdir(parents=True)
+    env = gno_env(tmp_path)
+    gno_ok(env, "init", str(tmp_path / "corpus" / "empty"), "--name", "empty", "--json")
+    gno_ok(env, "update", "--json")
+    error = gno_err(env, 1, "graph", "--json")
+    assert error["message"] == "No documents indexed. Run: gno update"
+    assert gno_ok(env, "tags", "--json")["tags"] == []  # the other reads answer empty
+    with running(env) as srv, httpx.Client(base_url=srv.url, timeout=30) as http:
+        answer = http.get("/api/graph")
+    assert answer.status_code == 404 and answer.json()["error"]["code"] == "NOT_FOUND"
+
+
 def test_cli_similar_without_vectors_names_the_fix(bare_env: dict[str, str]) -> None:
     error = gno_err(bare_env, 2, "similar", "notes/hub.md", "--json")
     assert "gno embed" in error["message"]
