@@ -354,8 +354,8 @@ def _hub(base: Path, runs: int) -> list[tuple[str, float, str, bool | None]]:
     ]
     for name, fn, target in cases:
         value = _median_ms(fn, runs)
-        verdict = None if target is None else value <= target
-        out.append((name, value, "" if target is None else f"<= {target:g}", verdict))
+        ok = None if target is None else value <= target
+        out.append((name, value, "" if target is None else f"<= {target:g}", ok))
     walked = impact(app, ImpactInput(ref=hub)).meta
     out.append(
         (
