@@ -208,6 +208,7 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
     from gno_contracts.models.impact_input import ImpactInput
     from gno_contracts.models.links_input import LinksInput
     from gno_contracts.models.tags_input import TagsInput
+    from gno_contracts.operations import BY_ID
 
     from gno.core.journal import encode_cursor
     from gno.services.graph_nodes import path
@@ -215,6 +216,7 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
     from gno.services.graph_walks import graph_query, impact
     from gno.services.journal import changes, changes_payload
     from gno.services.links import backlinks, links, tags
+    from gno.services.wire import json_answer
 
     store = app.store()
     last = store.journal_state().last_sequence
@@ -253,14 +255,22 @@ def _reads(app: Any, runs: int) -> list[tuple[str, float, str, bool | None]]:
             lambda: path(app, GraphPathInput.model_validate({"from": hub, "to": goal})),
             50,
         ),
-        # "changes since the last sync": events nobody read yet. A server validates each
-        # entry's model once (then keeps it); a CLI process reads the wire form each time.
-        ("changes, 1000 events, first read, models (ms)", cold_changes, 10),
+        # "changes since the last sync": events nobody read yet. The CLI and REST answer from
+        # the wire form (REST turns it into the model's JSON bytes without building models);
+        # MCP validates each entry's model once, then keeps it.
         (
             "changes, 1000 events, first read, wire form (the CLI's) (ms)",
             lambda: changes_payload(app, ChangesInput(since=cursor, limit=1000)),
             10,
         ),
+        (
+            "changes, 1000 events, first read, REST's JSON bytes (ms)",
+            lambda: json_answer(
+                BY_ID["changes"], changes_payload(app, ChangesInput(since=cursor, limit=1000))
+            ),
+            10,
+        ),
+        ("changes, 1000 events, first read, models (MCP's) (ms)", cold_changes, 10),
         (
             "changes, 1000 events, read again, kept models (ms)",
             lambda: changes(app, ChangesInput(since=cursor, limit=1000)),

@@ -22,7 +22,10 @@ import anyio
 import httpx
 import pytest
 from contract_helpers import GNO, assert_valid, gno_env, gno_err, gno_ok, run_gno, write_tree
+from gno_contracts.operations import BY_ID
 from rest_helpers import running
+
+from gno.services import model
 
 mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
@@ -308,6 +311,10 @@ def test_rest_routes(env: dict[str, str], server: Any) -> None:
             answer = http.get(path, params=params)
             assert answer.status_code == 200, (path, answer.text)
             assert_valid(OUT[op], answer.json())
+            # Answered from the wire form, without the model: still the model's very bytes
+            # (key order, pydantic's float spelling, only the fields that were set).
+            again = model(BY_ID[op].output_model).model_validate_json(answer.content)
+            assert again.model_dump_json(exclude_unset=True).encode() == answer.content, path
         # GNO ignores keys its open inputs do not document (a cache-buster, impact's
         # repeatable `collection` of newer docs)
         extra = http.get(

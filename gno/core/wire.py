@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import keyword
+from collections.abc import Callable
 from typing import Any
 
 # Keywords that only describe: they never change what a value validates or dumps to.
@@ -160,43 +161,165 @@ def _given(root: dict[str, Any], node: dict[str, Any], value: dict[str, Any], ke
 def canonical(root: dict[str, Any], value: Any, node: dict[str, Any] | None = None) -> Any:
     """``value`` (valid against ``node``, by default the whole schema ``root``) as pydantic
     dumps it after validating; Unsure where that is not certain."""
-    node = _deref(root, root if node is None else node)
+    return _plan(root, root if node is None else node)(value)
+
+
+# What ``canonical`` does with a schema node depends only on the node, so each node is read
+# once into a plan (a function of the value) and the plan is kept: a page of 1,000 journal
+# entries walked the schema 30,000 times. Plans hold their nodes, so an id is never reused
+# while its plan is kept; the cache is bounded for callers that make schemas on the fly. A
+# schema must not change once read (contract schemas never do; make a new one instead).
+Plan = Callable[[Any], Any]
+_PLANS: dict[tuple[int, int], tuple[dict[str, Any], dict[str, Any], Plan]] = {}
+_PLAN_CAP = 4096
+
+
+def _plan(root: dict[str, Any], node: dict[str, Any]) -> Plan:
+    key = (id(root), id(node))
+    kept = _PLANS.get(key)
+    if kept is not None and kept[0] is root and kept[1] is node:
+        return kept[2]
+    plan = _compile(root, node)  # may raise Unsure: then nothing is kept, the next call raises too
+    if len(_PLANS) >= _PLAN_CAP:
+        _PLANS.clear()
+    _PLANS[key] = (root, node, plan)
+    return plan
+
+
+def _compile(root: dict[str, Any], node: dict[str, Any]) -> Plan:
+    node = _deref(root, node)
     if "allOf" in node or "not" in node or "if" in node:
         raise Unsure("allOf/not/if")
     if "anyOf" in node or "oneOf" in node or isinstance(node.get("type"), list):
-        node = _branch(root, node, value)
-    if value is None:
-        return None
+        return _union(root, node)
+    return _shape(root, node)
+
+
+def _union(root: dict[str, Any], node: dict[str, Any]) -> Plan:
+    """``_branch`` read ahead: the branch a value takes, then that branch's shape."""
+    if isinstance(node.get("type"), list):
+        branches = [{**node, "type": kind} for kind in node["type"]]
+    else:
+        branches = [_deref(root, b) for b in node.get("anyOf") or node.get("oneOf") or ()]
+    tests = [(_fits(root, b), _shape(root, b)) for b in branches if b.get("type") != "null"]
+
+    def plan(value: Any) -> Any:
+        if value is None:
+            return None
+        fits = [shape for fits, shape in tests if fits(value)]
+        if len(fits) != 1:
+            raise Unsure("ambiguous union")
+        return fits[0](value)
+
+    return plan
+
+
+def _fits(root: dict[str, Any], node: dict[str, Any]) -> Callable[[Any], bool]:
+    """``_may_be`` of one union branch, as a test of the value."""
+    try:
+        node = _deref(root, node)
+    except Unsure as exc:
+        return _raises(exc)
     kind = node.get("type")
-    if isinstance(value, dict):
-        if kind not in (None, "object"):
-            raise Unsure("object where the schema says otherwise")
-        return _object(root, node, value)
-    if isinstance(value, list):
-        items = node.get("items")
-        if kind not in (None, "array") or "prefixItems" in node:
-            raise Unsure("array shape")
-        return [canonical(root, v, items) if isinstance(items, dict) else v for v in value]
-    if kind == "number" and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if kind == "integer" and isinstance(value, float):
-        if not value.is_integer():
-            raise Unsure("a fraction where the schema says integer")
-        return int(value)
-    # A `format` changes nothing: the models are generated without it (exact strings).
-    return value
+    if kind == "object":
+        needs = [_needed(root, node, key) for key in node.get("required", ())]
+        return lambda value: isinstance(value, dict) and all(need(value) for need in needs)
+    if kind == "array":
+        return lambda value: isinstance(value, list)
+    if kind in ("integer", "number"):
+        return lambda value: isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind in _TYPES:
+        types = _TYPES[kind]
+        return lambda value: isinstance(value, types)
+    return _raises(Unsure(f"union branch {kind!r}"))
 
 
-def _object(root: dict[str, Any], node: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:
-    properties = node.get("properties") or {}
+def _needed(
+    root: dict[str, Any], node: dict[str, Any], key: str
+) -> Callable[[dict[str, Any]], bool]:
+    """``_given`` of one required field, as a test of the object."""
+    alias = f"{key}_" if keyword.iskeyword(key) else None
+    field = (node.get("properties") or {}).get(key)
+    try:
+        default = isinstance(field, dict) and any(
+            "default" in f for f in (field, _deref(root, field))
+        )
+    except Unsure as exc:  # raised only when the field is missing, as _given would
+        problem = exc
+
+        def missing(value: dict[str, Any]) -> bool:
+            raise problem
+
+        default_of: Callable[[dict[str, Any]], bool] = missing
+    else:
+        default_of = lambda value: default  # noqa: E731
+    return lambda value: key in value or (alias is not None and alias in value) or default_of(value)
+
+
+def _raises(exc: Exception) -> Callable[[Any], bool]:
+    def test(value: Any) -> bool:
+        raise exc
+
+    return test
+
+
+def _shape(root: dict[str, Any], node: dict[str, Any]) -> Plan:
+    """The value's form under one resolved node: objects in schema order, whole numbers as
+    floats where the schema says number, integers where it says integer."""
+    kind = node.get("type")
+    properties: dict[str, Any] = node.get("properties") or {}
     extra = node.get("additionalProperties")
-    if "patternProperties" in node:
-        raise Unsure("patternProperties")
-    out = {k: canonical(root, value[k], properties[k]) for k in properties if k in value}
-    for key, item in value.items():
-        if key not in properties:
-            out[key] = canonical(root, item, extra) if isinstance(extra, dict) else item
-    return out
+    items = node.get("items")
+    patterned, prefixed = "patternProperties" in node, "prefixItems" in node
+    fields: dict[str, Plan] = {}  # each property's plan, made when a value first has it
+
+    def plan(value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, dict):
+            if kind not in (None, "object"):
+                raise Unsure("object where the schema says otherwise")
+            if patterned:
+                raise Unsure("patternProperties")
+            out = {}
+            for k in properties:
+                if k in value:
+                    field = fields.get(k)
+                    if field is None:
+                        field = fields[k] = _plan(root, properties[k])
+                    out[k] = field(value[k])
+            for key, item in value.items():
+                if key not in properties:
+                    out[key] = _plan(root, extra)(item) if isinstance(extra, dict) else item
+            return out
+        if isinstance(value, list):
+            if kind not in (None, "array") or prefixed:
+                raise Unsure("array shape")
+            if isinstance(items, dict):
+                each = _plan(root, items)
+                return [each(v) for v in value]
+            return list(value)
+        if kind == "number" and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if kind == "integer" and isinstance(value, float):
+            if not value.is_integer():
+                raise Unsure("a fraction where the schema says integer")
+            return int(value)
+        # A `format` changes nothing: the models are generated without it (exact strings).
+        return value
+
+    if kind in ("string", "boolean"):  # most leaves: only an object or a list changes anything
+        return lambda value: plan(value) if isinstance(value, (dict, list)) else value
+    return plan
+
+
+def wire_json(value: Any) -> bytes:
+    """A canonical answer as REST sends it: compact JSON from pydantic's own serializer, so
+    the bytes are the model's ``model_dump_json(exclude_unset=True)`` (floats written as
+    pydantic writes them, ``1e-7``, where Python's json writes ``1e-07``)."""
+    from pydantic_core import to_json
+
+    return to_json(value)
 
 
 class Wire:

@@ -51,6 +51,7 @@ from gno.rest.trace_header import TraceNote, trace_note
 from gno.services import handler, model, resolve
 from gno.services.call import Call, bind, http_zone
 from gno.services.trace_surface import SAME_HOST_ONLY, TRACE_HEADER, record_call
+from gno.services.wire import json_answer
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ERROR_STATUSES = (400, 401, 403, 404, 409, 413, 429, 503)
@@ -306,6 +307,9 @@ class Dispatcher:
         if op.execution == "memory":
             return work(self.runtime.owner, inp)
         with self.runtime.readers.reader() as app:
+            if op.payload is not None and view is None and trace is None:
+                sent = json_answer(op, resolve(op.payload)(app, inp))
+                return Dumped(sent) if isinstance(sent, bytes) else sent
             result = work(app, inp)
             if trace is not None:  # on the reader that answered (spec/traces.md)
                 trace.recorded = record_call(app, op.id, inp, result, trace.incoming)
@@ -314,11 +318,13 @@ class Dispatcher:
 
 def _lane_refs() -> list[str]:
     """What a search process imports before it says ready: every lane operation's
-    handler and REST view."""
+    handler, payload function and REST view."""
     refs = []
     for op in OPERATIONS:
         if op.execution == "lane":
             refs.append(op.handler)
+            if op.payload is not None:
+                refs.append(op.payload)
             if op.rest is not None and op.rest.view:
                 refs.append(op.rest.view)
     return refs

@@ -60,16 +60,25 @@ def send_frame(sock: socket.socket, value: Any) -> None:
 
 
 def answer(app: Any, op_id: str, view: str | None, inp: Any) -> tuple[Any, ...]:
+    from gno_contracts.operations import BY_ID
     from pydantic import BaseModel
 
     from gno.errors import GnoError
     from gno.services import handler, resolve
+    from gno.services.wire import json_answer
 
+    op = BY_ID[op_id]
     try:
         if not app.mirror_is_current():
             return ("stale",)
-        work = resolve(view) if view else handler(op_id)
-        result = work(app, inp)
+        if op.payload is not None and view is None:  # the model's bytes, no model built
+            sent = json_answer(op, resolve(op.payload)(app, inp))
+            if isinstance(sent, bytes):
+                return ("ok", sent)
+            result: Any = sent
+        else:
+            work = resolve(view) if view else handler(op_id)
+            result = work(app, inp)
     except GnoError as exc:
         return ("error", type(exc).__name__, exc.message, exc.details)
     except Exception:  # a bug: logged here, the owner answers RUNTIME

@@ -186,3 +186,11 @@ lines = st.sampled_from(
 def test_headings_match_the_line_by_line_reading(parts: list[str]) -> None:
     mirror = "\n".join(parts) + "\n"
     assert j.headings(mirror) == _reference_headings(mirror)
+
+
+@given(st.integers(min_value=0, max_value=253402300799999))  # up to 9999-12-31T23:59:59.999Z
+def test_iso_of_ms_is_the_utc_millisecond_timestamp(ms: int) -> None:
+    # The formatter caches each second's prefix; the answer must be the plain formatting's.
+    plain = datetime.fromtimestamp(ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
+    assert j.iso_of_ms(ms) == f"{plain}{ms % 1000:03d}Z"
+    assert j.ms_of_iso(j.iso_of_ms(ms)) == ms
