@@ -136,22 +136,31 @@ def probe(app: App, collection: str) -> tuple[str | None, str | None, str | None
 
 
 def connector_verify(app: App, inp: ConnectorVerifyInput) -> ConnectorVerify:
-    import time
-
     from gno.core.identity import normalize_collection_name
 
-    started = time.perf_counter()
     conn_id = str(getattr(inp.connectorId, "value", inp.connectorId))
-    conn = connector(conn_id)
+    connector(conn_id)  # an unknown id is NOT_FOUND before the collection is looked at
     collection = normalize_collection_name(inp.collection)
     if app.config.find(collection) is None:
         raise NotFoundError(f"Collection not found: {inp.collection}")
+    return ConnectorVerify.model_validate(verify_connector(app, conn_id, collection))
+
+
+def verify_connector(app: App, conn_id: str, collection: str) -> dict[str, Any]:
+    """connector-verify@1.0 as a dict: the lexical proof of ``collection``, then the
+    connector's own (an MCP client's configured command started, tools listed, one
+    search). Every failure is an answer with a code, never an exception. Used by
+    ``POST /api/connectors/verify`` and by ``gno setup --connector``."""
+    import time
+
+    started = time.perf_counter()
+    conn = connector(conn_id)
     base: dict[str, Any] = {"connectorId": conn_id, "collection": collection}
     term, uri, code = probe(app, collection)
 
-    def answer(**fields: Any) -> ConnectorVerify:
+    def answer(**fields: Any) -> dict[str, Any]:
         fields.setdefault("latencyMs", round((time.perf_counter() - started) * 1000))
-        return ConnectorVerify.model_validate(base | fields)
+        return base | fields
 
     if code is not None or term is None or uri is None:
         return answer(lexicalReady=False, connectorReady=False, stage="lexical", status="failed",

@@ -124,10 +124,48 @@ def test_setup_installs_connectors_and_rerun_reuses_them(
     ]
     cursor = Path(home["HOME"]) / ".cursor" / "mcp.json"
     assert "gno" in json.loads(cursor.read_text())["mcpServers"]
+    # Each connector is smoke-tested after the proof: the MCP entry gno wrote is started
+    # as Cursor would start it, lists its tools and finds the probe's document.
+    smoke = {c["id"]: c["smoke"] for c in first["connectors"]}
+    assert smoke["cursor-mcp"]["status"] == "passed", smoke
+    assert smoke["cursor-mcp"]["message"] == "gno_search found gno://notes/a.md"
+    assert smoke["cursor-mcp"]["tools"] > 0
+    assert smoke["codex-skill"]["status"] == "skipped"
+    assert smoke["codex-skill"]["code"] == "target_runtime_unverifiable"
+    assert first["activation"]["stages"]["connector"]["status"] == "passed"
+    assert first["status"] == "completed"
     again = json.loads(gno(home, *args).stdout)
     assert [c["status"] for c in again["connectors"]] == ["already_installed"] * 2
+    assert again["connectors"][1]["smoke"]["status"] == "passed"
     unknown = gno(home, "setup", str(root), "--connector", "vscode-mcp")
     assert unknown.returncode == 1
+
+
+def test_setup_reports_a_failed_smoke_test_as_an_action(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("# Sampling\n\nslow traces\n")
+    cursor = Path(home["HOME"]) / ".cursor" / "mcp.json"
+    cursor.parent.mkdir()
+    broken = {"command": str(tmp_path / "no-such-gno"), "args": ["mcp"]}
+    cursor.write_text(json.dumps({"mcpServers": {"gno": broken, "other": {"command": "x"}}}))
+    done = gno(home, "setup", str(root), "--connector", "cursor-mcp", "--json")
+    assert done.returncode == 0, done.stderr  # a connector is an action, not a failed setup
+    result = json.loads(done.stdout)
+    [item] = result["connectors"]
+    assert item["status"] == "already_installed"  # reused, not overwritten
+    assert item["smoke"]["status"] == "failed"
+    assert item["smoke"]["code"] == "connector_start_failed"
+    assert result["status"] == "completed_with_actions"
+    assert result["activation"]["ready"] is True
+    assert result["activation"]["stages"]["connector"]["status"] == "failed"
+    assert result["activation"]["stages"]["connector"]["code"] == "connector_start_failed"
+    assert any("cursor-mcp smoke test failed" in step for step in result["nextSteps"])
+    assert json.loads(cursor.read_text())["mcpServers"]["gno"] == broken
+    shown = gno(home, "setup", str(root), "--connector", "cursor-mcp")
+    assert "smoke test: failed [connector_start_failed]" in shown.stdout
 
 
 def _serve(env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
