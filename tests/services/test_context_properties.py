@@ -88,7 +88,7 @@ def test_compile_is_deterministic_whatever_the_indexing_order(
     assert first == second  # byte-identical canonical JSON, hence the same capsuleId
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(files=docs, goal=st.sampled_from(WORDS), pick=st.integers(min_value=0), data=st.data())
 def test_verify_after_a_single_file_edit_flags_exactly_that_file(
     files: dict[str, str], goal: str, pick: int, data: st.DataObject
@@ -119,9 +119,17 @@ def test_verify_after_a_single_file_edit_flags_exactly_that_file(
             return
         edited = sorted(files)[pick % len(files)]
         extra = data.draw(st.sampled_from(WORDS))
-        (root / edited).write_text(
-            f"# {edited}\n\n{files[edited]} {extra} edited\n", encoding="utf-8"
-        )
+        kind = data.draw(st.sampled_from(["append", "prepend", "rewrite", "delete"]))
+        target = root / edited
+        if kind == "delete":
+            target.unlink()
+        else:
+            body = {
+                "append": f"# {edited}\n\n{files[edited]} {extra} edited\n",
+                "prepend": f"{extra} first\n# {edited}\n\n{files[edited]}\n",
+                "rewrite": f"# {edited}\n\n{extra} {extra} rewritten\n",
+            }[kind]
+            target.write_text(body, encoding="utf-8")
         sync(app)
         receipt = verify_capsule(app, capsule)
         app.close()
