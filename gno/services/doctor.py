@@ -1,7 +1,7 @@
 """gno doctor: every check that applies to this install, each with a status, a one-line
 summary and the command that fixes it. A check that cannot run (a corrupt index, a config
 that does not parse) is itself the finding: doctor reports it and goes on, never raises.
-Bounds: spec/doctor.md."""
+Checks and bounds: spec/setup.md."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from gno.ports import Store
 
 DISK_ERROR_BYTES = 100 * 1024 * 1024  # below this the next sync may fail: error
 DISK_WARN_BYTES = 1024 * 1024 * 1024  # below this a model download may not fit: warn
-GGUF_MAGIC = b"GGUF"
 MAX_DETAILS = 64
 
 Check = dict[str, Any]
@@ -96,6 +95,7 @@ def vec_check(store: Store) -> Check:
 
 
 def model_checks(app: App) -> list[Check]:
+    from gno.models.gguf_check import gguf_problem
     from gno.services.models import _entry
 
     found = []
@@ -130,26 +130,18 @@ def model_checks(app: App) -> list[Check]:
         elif not entry["cached"]:
             level = "warn"
             found.append(check(name, level, f"Not on disk: {uri}", f"gno models pull --{role}"))
-        elif not _is_gguf(Path(entry["path"])):
+        elif problem := gguf_problem(Path(entry["path"])):
             found.append(
                 check(
                     name,
                     "error",
-                    f"Not a GGUF file: {entry['path']}",
+                    f"Not a loadable GGUF model: {entry['path']} ({problem})",
                     f"gno models pull --{role} --force",
                 )
             )
         else:
-            found.append(check(name, "ok", f"On disk: {uri}"))
+            found.append(check(name, "ok", f"On disk, GGUF header loadable: {uri}"))
     return found
-
-
-def _is_gguf(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(4) == GGUF_MAGIC
-    except OSError:
-        return False
 
 
 def offline_check() -> Check:

@@ -222,3 +222,35 @@ def test_doctor_reports_a_corrupt_index_without_crashing(
     assert database["status"] == "error" and "cannot be read" in database["message"]
     assert database["command"].endswith("gno update")
     assert report["activation"] is None
+
+
+def test_doctor_checks_that_each_model_file_is_loadable(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    """A model on disk is `ok` only when its GGUF header parses and names an architecture;
+    a file that merely starts with the magic, or is no GGUF at all, is an error with the
+    command that fetches it again."""
+    pytest.importorskip("gguf")
+    from tests.tiny_gguf import write_tiny_llama
+
+    assert gno(home, "setup", str(notes(tmp_path))).returncode == 0
+    good = write_tiny_llama(tmp_path / "gen.gguf")
+    cut = tmp_path / "embed.gguf"
+    cut.write_bytes(good.read_bytes()[:40])  # the magic, then a header cut short
+    text = tmp_path / "rerank.gguf"
+    text.write_text("not a model\n")
+    env = home | {
+        "GNO_GEN_MODEL": f"file:{good}",
+        "GNO_EMBED_MODEL": f"file:{cut}",
+        "GNO_RERANK_MODEL": f"file:{text}",
+    }
+    done = gno(env, "doctor", "--json")
+    assert done.returncode == 2, done.stdout
+    by_name = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
+    assert by_name["gen-model"]["status"] == "ok", by_name["gen-model"]
+    assert "loadable" in by_name["gen-model"]["message"]
+    for role, why in (("embed", "truncated"), ("rerank", "bad magic")):
+        found = by_name[f"{role}-model"]
+        assert found["status"] == "error", found
+        assert why in found["message"]
+        assert found["command"] == f"gno models pull --{role} --force"
