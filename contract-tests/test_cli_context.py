@@ -63,7 +63,10 @@ def test_build_output_verify_and_bad_capsules(env: dict[str, str], tmp_path: Pat
 
     before = _files(tmp_path)
     target = tmp_path / "never.json"
-    gno_err(env, 1, *args[:3], "--budget", "0", "--json", "--output", str(target))
+    zero = gno_err(env, 1, *args[:3], "--budget", "0", "--json", "--output", str(target))
+    assert zero["details"] == {"reason": "--budget must be 1 to 1,000,000"}
+    missing = gno_err(env, 1, *args[:3], "--json", "--output", str(target))
+    assert missing["details"] == {"reason": "--budget is required"}
     gno_err(
         env, 1, "context", "build", "   ", "--budget", "12000", "--json", "--output", str(target)
     )
@@ -88,6 +91,15 @@ def test_build_output_verify_and_bad_capsules(env: dict[str, str], tmp_path: Pat
     assert codes["not-json.json"]["message"] == "Context input is invalid."
     assert codes["forged.json"]["message"].startswith("Capsule identity does not match")
     assert codes["other-index.json"]["message"].startswith("Capsule identity does not match")
+
+    # A sealed Capsule compiled in another index (its own id intact) fails on the index.
+    run_gno(env, "--index", "elsewhere", "update")
+    other = tmp_path / "elsewhere.json"
+    built = run_gno(env, "--index", "elsewhere", *args, "--json", "--output", str(other))
+    assert built.returncode == 0, built.stderr
+    foreign = gno_err(env, 1, "context", "verify", str(other), "--json")
+    assert foreign["message"].startswith("Capsule identity does not match")
+    assert foreign["details"] == {"reason": "index"}
 
 
 def test_ask_without_a_gen_model(env: dict[str, str]) -> None:
