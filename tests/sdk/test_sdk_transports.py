@@ -268,3 +268,42 @@ def test_both_transports_against_a_real_gno_serve_process(make_app: Any) -> None
     assert verified["contentStatus"] == "unchanged"
     assert here == there
     assert proc.returncode == 0
+
+
+def test_index_and_config_arguments_override_the_environment(make_app: Any, tmp_path: Any) -> None:
+    """`Gno(index=…)` opens another index of the same config, `Gno(config=…)` another
+    config file (as --index/--config); a local client is read-only unless write=True."""
+    import yaml
+
+    app, _ = make_app(FILES)
+    sync(app)
+    app.close()
+    with Gno(write=True, index="work") as work:
+        work.update()  # the same config's collections, into index-work.sqlite
+    other_root = tmp_path / "elsewhere"
+    other_root.mkdir()
+    (other_root / "quokka.md").write_text("# Quokka facts\n\nquokka island\n")
+    other_config = tmp_path / "other" / "index.yml"
+    other_config.parent.mkdir()
+    default_config = resolve_paths().config_file
+    data = yaml.safe_load(default_config.read_text())
+    data["collections"] = [{"name": "zoo", "path": str(other_root), "pattern": "**/*.md"}]
+    other_config.write_text(yaml.safe_dump(data))
+
+    with Gno(config=other_config, index="zoo", write=True) as zoo:
+        zoo.update()
+        assert [h.uri for h in zoo.search(query="quokka").results] == [
+            "gno://zoo/quokka.md?index=zoo"
+        ]
+        assert [c.name for c in zoo.collection_list().root] == ["zoo"]
+    with Gno() as default, Gno(index="work") as work:
+        assert default.search(query="quokka").results == []
+        assert work.status().indexName == "work"
+        assert default.status().indexName == "default"
+        assert [h.uri for h in work.search(query="exemplars").results] == [
+            "gno://notes/metrics.md?index=work"
+        ]
+        with pytest.raises(ReadOnlyError):
+            default.update()
+    with pytest.raises(ValidationError, match="index"):
+        Gno(index="../escape")

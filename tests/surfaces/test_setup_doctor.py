@@ -254,3 +254,35 @@ def test_doctor_checks_that_each_model_file_is_loadable(
         assert found["status"] == "error", found
         assert why in found["message"]
         assert found["command"] == f"gno models pull --{role} --force"
+
+
+def test_setup_embeds_when_the_model_is_on_disk_and_keeps_the_preset(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    """Embedding happens in setup only when the embedding model is a file on disk (never
+    downloaded); --preset is made active in index.yml; --no-semantic skips embedding."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    pytest.importorskip("gguf", reason="gguf is needed to write the tiny test model")
+    pytest.importorskip("sqlite_vec", reason="sqlite-vec is not installed")
+    from tests.tiny_gguf import write_tiny_bert
+
+    env = home | {"GNO_EMBED_MODEL": f"file:{write_tiny_bert(tmp_path / 'bert.gguf')}"}
+    root = notes(tmp_path)
+    skipped = gno(env, "setup", str(root), "--no-semantic", "--json")
+    assert skipped.returncode == 0, skipped.stderr
+    assert json.loads(skipped.stdout)["semantic"]["status"] == "skipped"
+
+    done = gno(env, "setup", str(root), "--preset", "slim", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["semantic"]["status"] == "embedded" and result["semantic"]["embedded"] == 2
+    assert result["activePreset"] == "slim"
+    assert "activePreset: slim\n" in config_file(home).read_text()
+    near = gno(env, "vsearch", "slow traces", "--json")
+    assert near.returncode == 0, near.stderr
+    assert {h["uri"] for h in json.loads(near.stdout)["results"]} == {
+        "gno://notes/sampling.md",
+        "gno://notes/sub/metrics.md",
+    }
+    unknown = gno(env, "setup", str(root), "--preset", "nope")
+    assert unknown.returncode == 1 and "Unknown model preset" in unknown.stderr
