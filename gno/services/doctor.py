@@ -91,7 +91,56 @@ def vec_check(store: Store) -> Check:
             "sqlite-vec cannot be loaded: vector search is off (keyword search works)",
             "pip install 'gno[models]'",
         )
-    return check("sqlite-vec", "ok", "sqlite-vec loads; vector tables are usable")
+    return check("sqlite-vec", "ok", "sqlite-vec loads")
+
+
+VECTOR_PROBE_DOCS = 8  # documents of each collection tried for a stored vector
+
+
+def vectors_check(store: Store) -> Check:
+    """The vector tables answer: for each embedding model with vectors, one stored chunk
+    vector is searched for and must come back as its own nearest neighbour."""
+    if not store.load_vec():
+        return check(
+            "vectors",
+            "warn",
+            "Vector tables not checked: sqlite-vec cannot be loaded",
+            "pip install 'gno[models]'",
+        )
+    models = {m: uri for m, uri in store.embed_model_uris().items() if store.vector_count(m)}
+    if not models:
+        return check("vectors", "ok", "No vectors yet: keyword search only", "gno embed")
+    broken: list[str] = []
+    for model_id, uri in sorted(models.items()):
+        try:
+            probe = _stored_vector(store, model_id)
+            if probe is None:
+                continue  # vectors only of documents no longer active: nothing to search for
+            mirror, vector = probe
+            nearest = store.knn(model_id, [vector], 1)[0]
+        except Exception as exc:  # a damaged vector table: the finding
+            broken.append(f"{uri}: {_problem(exc)}")
+            continue
+        if not nearest or nearest[0][0] != mirror:
+            broken.append(f"{uri}: a stored vector does not find its own chunk")
+    if broken:
+        return check(
+            "vectors",
+            "error",
+            "A vector table does not answer",
+            "gno collection clear-embeddings <name> --all && gno embed",
+            details=broken,
+        )
+    return check("vectors", "ok", f"Vector tables answer ({len(models)} embedding model(s))")
+
+
+def _stored_vector(store: Store, model_id: int) -> tuple[str, bytes] | None:
+    for coll in store.collections():
+        for doc in store.first_converted(coll["name"], VECTOR_PROBE_DOCS):
+            found = store.chunk_embeddings(model_id, doc.mirror_hash or "", first_only=True)
+            if found:
+                return doc.mirror_hash or "", found[0]
+    return None
 
 
 def model_checks(app: App) -> list[Check]:
@@ -262,6 +311,7 @@ def doctor(app: App, inp: DoctorInput) -> DoctorResult:
     if store is not None:
         checks.append(_guarded("fts", lambda: fts_check(store)))
         checks.append(_guarded("sqlite-vec", lambda: vec_check(store)))
+        checks.append(_guarded("vectors", lambda: vectors_check(store)))
     if configured:
         checks += model_checks(app)
     checks.append(_guarded("offline-policy", offline_check))

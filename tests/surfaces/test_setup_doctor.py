@@ -286,3 +286,37 @@ def test_setup_embeds_when_the_model_is_on_disk_and_keeps_the_preset(
     }
     unknown = gno(env, "setup", str(root), "--preset", "nope")
     assert unknown.returncode == 1 and "Unknown model preset" in unknown.stderr
+
+
+def test_doctor_searches_the_vector_tables(home: dict[str, str], tmp_path: Path) -> None:
+    """`vectors`: a stored chunk vector must find its own chunk through the KNN search;
+    a vector table that no longer answers is an error naming the model."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    pytest.importorskip("gguf", reason="gguf is needed to write the tiny test model")
+    pytest.importorskip("sqlite_vec", reason="sqlite-vec is not installed")
+    import sqlite3
+
+    from tests.tiny_gguf import write_tiny_bert
+
+    model = write_tiny_bert(tmp_path / "bert.gguf")
+    env = home | {"GNO_EMBED_MODEL": f"file:{model}"}
+    before = gno(home, "setup", str(notes(tmp_path)), "--no-semantic")
+    assert before.returncode == 0, before.stderr
+    empty = {c["name"]: c for c in json.loads(gno(env, "doctor", "--json").stdout)["checks"]}
+    assert empty["vectors"]["status"] == "ok" and "No vectors yet" in empty["vectors"]["message"]
+
+    assert gno(env, "embed").returncode == 0
+    done = gno(env, "doctor", "--json")
+    by_name = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
+    assert by_name["vectors"]["status"] == "ok", by_name["vectors"]
+    assert by_name["vectors"]["message"] == "Vector tables answer (1 embedding model(s))"
+
+    db = Path(home["XDG_DATA_HOME"]) / "gno" / "index-default.sqlite"
+    with sqlite3.connect(db) as conn:  # the stored vectors' table goes away
+        conn.execute("DROP TABLE text_vectors")
+    damaged = gno(env, "doctor", "--json")
+    assert damaged.returncode == 2
+    assert "Traceback" not in damaged.stderr
+    vectors = {c["name"]: c for c in json.loads(damaged.stdout)["checks"]}["vectors"]
+    assert vectors["status"] == "error", vectors
+    assert vectors["details"][0].startswith(f"file:{model}: ")
