@@ -83,9 +83,21 @@ def test_build_output_verify_and_bad_capsules(env: dict[str, str], tmp_path: Pat
         ),
     }
     codes = {}
+    receipt_file = tmp_path / "receipt.json"
     for name, body in cases.items():
         (tmp_path / name).write_text(body)
-        codes[name] = gno_err(env, 1, "context", "verify", str(tmp_path / name), "--json")
+        before = _files(tmp_path)
+        codes[name] = gno_err(
+            env,
+            1,
+            "context",
+            "verify",
+            str(tmp_path / name),
+            "--json",
+            "--output",
+            str(receipt_file),
+        )
+        assert _files(tmp_path) == before  # no receipt, no temporary file left behind
     assert all(c["code"] == "VALIDATION" for c in codes.values())
     assert codes["truncated.json"]["message"] == "Context input is invalid."
     assert codes["not-json.json"]["message"] == "Context input is invalid."
