@@ -2365,7 +2365,7 @@ OPERATIONS: tuple[Operation, ...] = (
             CliParam(name='no_semantic', flags=('--no-semantic',), help='Do not embed even when the model is on disk.', kind='bool', to='noSemantic'),
             CliParam(name='connector', flags=('--connector',), help='Install a connector and smoke-test it after the proof (repeatable): claude-code-skill, claude-desktop-mcp, cursor-mcp, codex-skill, opencode-skill, openclaw-skill, hermes-skill.', kind='list', to='connectors'),
             CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
-        ), formats=('json',), fixed=(), prepare=None, render='gno.render.setup:setup_report', exit='gno.render.setup:setup_exit', progress=None, quiet=False, prompt=(('path', 'Folder to index', None), ('preset', 'Model preset (slim-tuned, slim, balanced, quality)', 'slim-tuned')), missing='Missing folder: gno setup <folder> (asked for only on a terminal, never with --yes)'),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.setup:setup_report', exit='gno.render.setup:setup_exit', progress=None, quiet=False, prompt=(('path', 'Folder to index (a folder already indexed is picked again, not added twice)', None), ('preset', 'Model preset (slim-tuned, slim, balanced, quality)', 'slim-tuned')), missing='Missing folder: gno setup <folder> (asked for only on a terminal, never with --yes)'),
     ),
     Operation(
         id='presets_list',
