@@ -56,6 +56,7 @@ def test_skill_install_show_paths_uninstall(home: dict[str, str], tmp_path: Path
     }
     assert skill.read_text() == SKILL_MD
     assert "gno query" in SKILL_MD and "--json" in SKILL_MD
+    assert "gno context build" in SKILL_MD and "gno ask" in SKILL_MD
 
     again = json.loads(gno(home, "skill", "install", "--json", cwd=project).stdout)
     assert again["installed"][0]["action"] == "unchanged"
@@ -94,6 +95,33 @@ def test_skill_install_show_paths_uninstall(home: dict[str, str], tmp_path: Path
     assert (other / "SKILL.md").read_text() == "not gno's\n"  # only gno's folder went
     absent = json.loads(gno(home, "skill", "uninstall", "-s", "user", "--json").stdout)
     assert absent["uninstalled"][0]["action"] == "absent"
+
+
+def test_every_command_and_flag_the_skill_names_exists() -> None:
+    """The skill cannot drift from the CLI: each `gno …` it tells an agent to run is a
+    registry command, and each flag it passes is one of that command's flags."""
+    import re
+    import shlex
+
+    from gno_contracts.operations import CLI_COMMANDS, OPERATIONS
+
+    commands = {op.cli_shape.command: op.cli_shape for op in OPERATIONS if op.cli_shape}
+    spans = re.findall(r"`(gno [^`]+)`", SKILL_MD)
+    assert len(spans) >= 12
+    named = set()
+    for span in spans:
+        words = shlex.split(span)[1:]
+        command = " ".join(words[:2]) if " ".join(words[:2]) in commands else words[0]
+        if command in CLI_COMMANDS and command not in commands:  # serve, daemon: no operation
+            assert all(not w.startswith("-") for w in words), span
+            continue
+        assert command in commands, span
+        named.add(command)
+        flags = {f for p in commands[command].params for f in p.flags}
+        for word in words:
+            if word.startswith("-"):
+                assert word.split("=")[0] in flags, (span, word)
+    assert {"query", "search", "get", "context build", "context verify", "ask"} <= named
 
 
 def test_skill_env_overrides(home: dict[str, str], tmp_path: Path) -> None:
