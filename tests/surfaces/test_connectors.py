@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from gno.connectors.skill_text import SKILL_MD
+from tests.surfaces.cli_schema import check_json_output
 
 GNO = [sys.executable, "-m", "gno.cli.entry"]
 
@@ -36,9 +37,12 @@ def home(tmp_path: Path) -> dict[str, str]:
 def gno(
     env: dict[str, str], *args: str, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    done = subprocess.run(
         [*GNO, *args], env=env, capture_output=True, text=True, timeout=120, cwd=cwd
     )
+    if done.returncode in (0, 2) and "--json" in args and done.stdout:
+        check_json_output(args, done.stdout)  # every JSON answer against its schema
+    return done
 
 
 def test_skill_install_show_paths_uninstall(home: dict[str, str], tmp_path: Path) -> None:

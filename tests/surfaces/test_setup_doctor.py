@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.surfaces.cli_schema import check_json_output
+
 GNO = [sys.executable, "-m", "gno.cli.entry"]
 
 
@@ -31,9 +33,12 @@ def home(tmp_path: Path) -> dict[str, str]:
 def gno(
     env: dict[str, str], *args: str, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    done = subprocess.run(
         [*GNO, *args], env=env, capture_output=True, text=True, timeout=120, cwd=cwd
     )
+    if done.returncode in (0, 2) and "--json" in args and done.stdout:
+        check_json_output(args, done.stdout)  # every JSON answer against its schema
+    return done
 
 
 def notes(tmp_path: Path) -> Path:
