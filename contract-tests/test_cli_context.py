@@ -67,6 +67,10 @@ def test_build_output_verify_and_bad_capsules(env: dict[str, str], tmp_path: Pat
     assert zero["details"] == {"reason": "--budget must be 1 to 1,000,000"}
     missing = gno_err(env, 1, *args[:3], "--json", "--output", str(target))
     assert missing["details"] == {"reason": "--budget is required"}
+    both = ["--no-project-affinity", "--project-root", str(tmp_path)]
+    assert "not both" in gno_err(env, 1, *args, *both, "--json")["message"]
+    plain = gno_ok(env, *args, "--no-project-affinity", "--json")
+    assert plain["capsuleId"] == capsule["capsuleId"]  # no hints: the same Capsule
     gno_err(
         env, 1, "context", "build", "   ", "--budget", "12000", "--json", "--output", str(target)
     )
