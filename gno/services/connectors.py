@@ -79,8 +79,9 @@ def install_connector(app: App, connector_id: str, reinstall: bool = False) -> d
 
 # ---------------------------------------------------------------- REST operations
 
-PROBE_DOCS = 8  # documents tried for a probe word
+PROBE_DOCS = 8  # documents whose title words are probe words
 PROBE_LIMIT = 20  # hits a probe search may return
+MAX_PROBES = 64  # probe searches in all (GNO's bound: at most 64 corpus-derived probe terms)
 
 
 def connectors_list(app: App, inp: ConnectorsInput) -> ConnectorList:
@@ -113,25 +114,28 @@ def connector_install(app: App, inp: ConnectorInstallInput) -> ConnectorInstall:
 
 
 def probe(app: App, collection: str) -> tuple[str | None, str | None, str | None]:
-    """(probe word, the document it must find, failure code): a word of a document's title
-    that a collection-scoped keyword search finds that document with."""
-    import re
-
+    """(probe word, the document it must find, failure code): words of the first documents'
+    titles (longest first), each searched in the collection until one finds its own
+    document among the first hits — a common word (a title's "OpenTelemetry" in a corpus
+    about it) is not the proof, a distinctive one is. At most MAX_PROBES searches; when
+    none found its document, the first probe tried is reported with
+    ``retrieval_mismatch``."""
     from gno_contracts.models.search_input import SearchInput
 
+    from gno.core.probe_words import probe_words
     from gno.services.search import search
 
-    docs = [d for d in app.store().active_paths(collection) if d.mirror_hash][:PROBE_DOCS]
+    docs = app.store().first_converted(collection, PROBE_DOCS)
     if not docs:
         return None, None, "no_documents"
-    for doc in docs:
-        words = sorted(re.findall(r"[^\W\d_]{4,}", doc.title or ""), key=len, reverse=True)
-        if not words:
-            continue
-        hits = search(app, SearchInput(query=words[0], collection=collection, limit=PROBE_LIMIT))
+    first: tuple[str, str] | None = None
+    for word, doc in probe_words(docs, MAX_PROBES):
+        hits = search(app, SearchInput(query=word, collection=collection, limit=PROBE_LIMIT))
         if doc.uri in [h.uri for h in hits.results]:
-            return words[0], doc.uri, None
-        return words[0], doc.uri, "retrieval_mismatch"
+            return word, doc.uri, None
+        first = first or (word, doc.uri)
+    if first is not None:
+        return first[0], first[1], "retrieval_mismatch"
     return None, None, "no_probe_term"
 
 

@@ -325,3 +325,53 @@ def test_doctor_searches_the_vector_tables(home: dict[str, str], tmp_path: Path)
     vectors = {c["name"]: c for c in json.loads(damaged.stdout)["checks"]}["vectors"]
     assert vectors["status"] == "error", vectors
     assert vectors["details"][0].startswith(f"file:{model}: ")
+
+
+def test_setup_proves_retrieval_when_the_first_title_word_is_common(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    """The lexical proof tries corpus-derived probe words (each document's title words,
+    several documents, at most 64 probes) until one finds its own document: a title whose
+    longest word is in every other note (as "OpenTelemetry semantic conventions" in the
+    opentelemetry-docs corpus) must not fail setup."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("# Semantic conventions for quokkas\n\nA short note.\n")
+    for i in range(30):
+        body = " ".join(["semantic conventions"] * 40)
+        (root / f"b{i:02}.md").write_text(f"# Note {i}\n\n{body}\n")
+    done = gno(home, "setup", str(root), "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "completed"
+    assert result["activation"]["evidence"] == {
+        "probe": "quokkas",
+        "resultUri": "gno://notes/a.md",
+    }
+    status = json.loads(gno(home, "status", "--json").stdout)["activation"]
+    assert status["collections"][0]["ready"] is True
+
+
+CORPUS = Path(
+    os.environ.get(
+        "GNO_BENCH_CORPUS",
+        Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "opentelemetry-docs",
+    )
+)
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found: {CORPUS} (../shared)")
+def test_setup_on_the_opentelemetry_corpus_completes(home: dict[str, str]) -> None:
+    """The real corpus: 2,000+ Markdown pages whose first titles all say "OpenTelemetry" or
+    "Semantic conventions"; setup indexes it and proves keyword search with a word that
+    finds its own page (before the probe tried several words, it failed here: exit 2)."""
+    done = gno(home, "setup", str(CORPUS), "--name", "otel", "--json")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert result["status"] == "completed" and result["sync"]["filesAdded"] > 2000
+    probe = result["activation"]["evidence"]
+    hits = gno(home, "search", probe["probe"], "-c", "otel", "-n", "20", "--json")
+    assert probe["resultUri"] in [h["uri"] for h in json.loads(hits.stdout)["results"]]
+    doctor = gno(home, "doctor", "--json")
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["retrieval-activation"]["status"] == "ok", checks["retrieval-activation"]
