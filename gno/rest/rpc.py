@@ -35,9 +35,8 @@ from gno.rest.result_cache import Slot
 from gno.rest.routes import Dispatcher, Route, _body_args, schema_problem
 from gno.rest.search_processes import Dumped
 from gno.rest.security import BodyTooLarge, same_host
-from gno.rest.trace_header import trace_note
 from gno.services import model
-from gno.services.trace_surface import SAME_HOST_ONLY, TRACE_HEADER
+from gno.services.trace_surface import SAME_HOST_ONLY
 
 PREFIX = "/api/op/"
 
@@ -89,14 +88,11 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
             except ModelError as exc:
                 raise _invalid(exc) from None
             guard = guard_for(dispatcher.egress, request.scope, op, inp, "sdk")
-            trace = trace_note(op.id, request, dispatcher.paths.config_file)
-            # A caller off this machine is judged per request, and a traced answer is a new
-            # trace each time (its id in X-GNO-Trace-ID): neither comes from the cache.
-            cached = guard is None and trace is None
-            slot = dispatcher.cache.slot(op.id, inp, local, shape="op") if cached else None
+            # A caller off this machine is judged per request: never answered from the cache.
+            slot = dispatcher.cache.slot(op.id, inp, local, shape="op") if guard is None else None
             if slot is not None and slot.body is not None:
                 return Response(slot.body, 200, media_type=JSON)
-            result = await dispatcher.execute(op, inp, request, guard, trace)
+            result = await dispatcher.execute(op, inp, request, guard)
         except BodyTooLarge:
             raise
         except Cancelled:  # the client went away: nobody to answer
@@ -106,7 +102,6 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
         except Exception:  # a bug: logged here, never sent to the caller
             traceback.print_exc(file=sys.stderr)
             return catalog_response("RUNTIME")
-        trace_id = trace.recorded if trace is not None else None
         if isinstance(result, Dumped):  # a search process's answer, already JSON
             if local:
                 return _answer(result.json, slot)
@@ -114,11 +109,10 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
         else:
             assert isinstance(result, BaseModel)
             if local:
-                content = result.model_dump_json(exclude_unset=True).encode()
-                return _answer(content, slot, trace_id)
+                return _answer(result.model_dump_json(exclude_unset=True).encode(), slot)
             payload = views.redact(op, result.model_dump(mode="json", exclude_unset=True))
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-        return _answer(text.encode(), slot, trace_id)
+        return _answer(text.encode(), slot)
 
     return serve
 
@@ -126,8 +120,7 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
 JSON = "application/json"
 
 
-def _answer(content: bytes, slot: Slot | None, trace_id: str | None = None) -> Response:
+def _answer(content: bytes, slot: Slot | None) -> Response:
     if slot is not None:
         slot.keep(content)
-    headers = {TRACE_HEADER: trace_id} if trace_id else None
-    return Response(content, 200, media_type=JSON, headers=headers)
+    return Response(content, 200, media_type=JSON)

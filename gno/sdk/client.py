@@ -47,14 +47,6 @@ class Gno(Operations):
         op, inp = prepare(op_id, args, self.write)
         return self._transport.call(op, inp)
 
-    @property
-    def last_trace_id(self) -> str | None:
-        """The retrieval trace the last call recorded (search, vsearch, query, ask,
-        context_build, get) while the index's tracing is on; None otherwise. Pass it back as
-        ``get(ref=…, traceId=…)`` to record the opened document (spec/traces.md)."""
-        found = self._transport.last_trace_id
-        return found if isinstance(found, str) else None
-
     def close(self) -> None:
         self._transport.close()
 
@@ -103,13 +95,6 @@ class AsyncGno(AsyncOperations):
         import asyncio  # here, not at import: asyncio costs a blocking client ~20 ms
 
         return await asyncio.to_thread(self._local.call, op, inp)
-
-    @property
-    def last_trace_id(self) -> str | None:
-        """As ``Gno.last_trace_id``: the trace the last finished call recorded (with calls
-        running concurrently, await the one whose trace you want before reading it)."""
-        found = (self._remote or self._local).last_trace_id
-        return found if isinstance(found, str) else None
 
     async def aclose(self) -> None:
         if self._remote is not None:

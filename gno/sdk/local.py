@@ -21,26 +21,18 @@ class LocalTransport:
         self.paths = resolve_paths(config, index)  # a bad index name fails here, at once
         self._app: Any = None
         self._lock = threading.Lock()  # one connection: calls from threads take turns
-        self.last_trace_id: str | None = None
 
     def call(self, op: Operation, inp: BaseModel) -> Any:
         from gno.services import handler
         from gno.services.call import Call, bind
-        from gno.services.traced_operations import TRACED_OPERATIONS
 
         with self._lock:
             if self._app is None:
                 from gno.app import App
 
                 self._app = App(self.paths, mode="direct-cli")
-            self.last_trace_id = None
             with bind(Call("sdk")):
-                result = handler(op.id)(self._app, inp)
-                if op.id in TRACED_OPERATIONS:  # as the CLI does (spec/traces.md)
-                    from gno.services.trace_surface import record_call
-
-                    self.last_trace_id = record_call(self._app, op.id, inp, result)
-            return result
+                return handler(op.id)(self._app, inp)
 
     def close(self) -> None:
         with self._lock:

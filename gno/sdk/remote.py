@@ -18,7 +18,6 @@ from gno.errors import ServerUnreachableError, ValidationError
 from gno.sdk.calls import error_from_rest
 
 DEFAULT_TIMEOUT = 30.0
-TRACE_HEADER = "X-GNO-Trace-ID"  # the retrieval trace a traced read recorded
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -78,18 +77,15 @@ class RemoteTransport:
             trust_env=False,
             transport=httpx.HTTPTransport(socket_options=NODELAY),
         )
-        self.last_trace_id: str | None = None
 
     def call(self, op: Operation, inp: BaseModel) -> Any:
         import httpx
 
         target = f"{self.url}/api/op/{op.id}"
-        self.last_trace_id = None
         try:
             reply = self._client.post(f"/api/op/{op.id}", content=request_body(inp))
         except httpx.HTTPError as exc:
             raise unreachable(target, exc) from None
-        self.last_trace_id = reply.headers.get(TRACE_HEADER)
         return answer(op, reply.status_code, reply.content)
 
     def close(self) -> None:
@@ -108,18 +104,15 @@ class AsyncRemoteTransport:
             trust_env=False,
             transport=httpx.AsyncHTTPTransport(socket_options=NODELAY),
         )
-        self.last_trace_id: str | None = None
 
     async def call(self, op: Operation, inp: BaseModel) -> Any:
         import httpx
 
         target = f"{self.url}/api/op/{op.id}"
-        self.last_trace_id = None
         try:
             reply = await self._client.post(f"/api/op/{op.id}", content=request_body(inp))
         except httpx.HTTPError as exc:
             raise unreachable(target, exc) from None
-        self.last_trace_id = reply.headers.get(TRACE_HEADER)
         return answer(op, reply.status_code, reply.content)
 
     async def close(self) -> None:
