@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # each handler imports its own models; `gno status` none (ser
     from gno_contracts.models.status import Status
     from gno_contracts.models.status_input import StatusInput
 
-PROBE_DOCS = 3
+PROBE_DOCS = 8  # documents whose title words are probe words (as setup and connectors)
 PROBE_DEPTH = 20
 MAX_PROBES = 64  # probe searches in all (GNO: at most 64 corpus-derived probe terms)
 
