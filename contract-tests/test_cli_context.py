@@ -63,7 +63,14 @@ def test_build_output_verify_and_bad_capsules(env: dict[str, str], tmp_path: Pat
 
     before = _files(tmp_path)
     target = tmp_path / "never.json"
-    gno_err(env, 1, *args[:3], "--budget", "0", "--json", "--output", str(target))
+    zero = gno_err(env, 1, *args[:3], "--budget", "0", "--json", "--output", str(target))
+    assert zero["details"] == {"reason": "--budget must be 1 to 1,000,000"}
+    missing = gno_err(env, 1, *args[:3], "--json", "--output", str(target))
+    assert missing["details"] == {"reason": "--budget is required"}
+    both = ["--no-project-affinity", "--project-root", str(tmp_path)]
+    assert "not both" in gno_err(env, 1, *args, *both, "--json")["message"]
+    plain = gno_ok(env, *args, "--no-project-affinity", "--json")
+    assert plain["capsuleId"] == capsule["capsuleId"]  # no hints: the same Capsule
     gno_err(
         env, 1, "context", "build", "   ", "--budget", "12000", "--json", "--output", str(target)
     )
@@ -80,14 +87,35 @@ def test_build_output_verify_and_bad_capsules(env: dict[str, str], tmp_path: Pat
         ),
     }
     codes = {}
+    receipt_file = tmp_path / "receipt.json"
     for name, body in cases.items():
         (tmp_path / name).write_text(body)
-        codes[name] = gno_err(env, 1, "context", "verify", str(tmp_path / name), "--json")
+        before = _files(tmp_path)
+        codes[name] = gno_err(
+            env,
+            1,
+            "context",
+            "verify",
+            str(tmp_path / name),
+            "--json",
+            "--output",
+            str(receipt_file),
+        )
+        assert _files(tmp_path) == before  # no receipt, no temporary file left behind
     assert all(c["code"] == "VALIDATION" for c in codes.values())
     assert codes["truncated.json"]["message"] == "Context input is invalid."
     assert codes["not-json.json"]["message"] == "Context input is invalid."
     assert codes["forged.json"]["message"].startswith("Capsule identity does not match")
     assert codes["other-index.json"]["message"].startswith("Capsule identity does not match")
+
+    # A sealed Capsule compiled in another index (its own id intact) fails on the index.
+    run_gno(env, "--index", "elsewhere", "update")
+    other = tmp_path / "elsewhere.json"
+    built = run_gno(env, "--index", "elsewhere", *args, "--json", "--output", str(other))
+    assert built.returncode == 0, built.stderr
+    foreign = gno_err(env, 1, "context", "verify", str(other), "--json")
+    assert foreign["message"].startswith("Capsule identity does not match")
+    assert foreign["details"] == {"reason": "index"}
 
 
 def test_ask_without_a_gen_model(env: dict[str, str]) -> None:

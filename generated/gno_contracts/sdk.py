@@ -1322,7 +1322,7 @@ class Operations:
     def setup(self, *, path: str, name: str | None = None, exclude: list[str] | None = None, preset: str | None = None, noSemantic: bool = False, connectors: list[Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill']] | None = None) -> SetupCommandResult:
         """Add a folder, index it and prove keyword search finds its documents (interactive on a terminal; safe to re-run).
 
-        Operation ``setup`` (writes (open the client with write=True)); input ``setup-input@1.0``, output ``setup-command-result@1.0``.
+        Operation ``setup`` (writes (open the client with write=True)); input ``setup-input@1.0``, output ``setup-command-result@1.1``.
 
         Args:
             path: Folder to index (not the home folder, not /, must hold an indexable file).
@@ -2818,7 +2818,7 @@ class AsyncOperations:
     async def setup(self, *, path: str, name: str | None = None, exclude: list[str] | None = None, preset: str | None = None, noSemantic: bool = False, connectors: list[Literal['claude-code-skill', 'claude-desktop-mcp', 'cursor-mcp', 'codex-skill', 'opencode-skill', 'openclaw-skill', 'hermes-skill']] | None = None) -> SetupCommandResult:
         """Add a folder, index it and prove keyword search finds its documents (interactive on a terminal; safe to re-run).
 
-        Operation ``setup`` (writes (open the client with write=True)); input ``setup-input@1.0``, output ``setup-command-result@1.0``.
+        Operation ``setup`` (writes (open the client with write=True)); input ``setup-input@1.0``, output ``setup-command-result@1.1``.
 
         Args:
             path: Folder to index (not the home folder, not /, must hold an indexable file).

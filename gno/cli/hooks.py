@@ -41,11 +41,13 @@ def links(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
 def context_build(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:
     """`context build` without --budget, or with one outside 1 to 1,000,000, is the
     contract's invalid_budget (context-input@1.0), not a usage error about a missing field."""
-    if not 1 <= fields.get("budgetTokens", 0) <= 1_000_000:
+    budget = fields.get("budgetTokens")
+    if budget is None or not 1 <= budget <= 1_000_000:
         from gno.errors import InvalidBudgetError
 
+        reason = "--budget is required" if budget is None else "--budget must be 1 to 1,000,000"
         raise InvalidBudgetError("Context budget is invalid or too small for any evidence.",
-                                 details={"reason": "--budget is required"})  # fmt: skip
+                                 details={"reason": reason})  # fmt: skip
     return op_id, fields
 
 

@@ -56,6 +56,9 @@ def setup_report(result: SetupCommandResult, view: View) -> Shown:
     for conn in result.connectors:
         where = f" -> {conn.path}" if conn.path else ""
         lines.append(f"Connector {conn.id}: {_status(conn.status)}{where}")
+        if conn.smoke is not None:
+            code = f" [{_status(conn.smoke.code)}]" if conn.smoke.code else ""
+            lines.append(f"  smoke test: {_status(conn.smoke.status)}{code}: {conn.smoke.message}")
     lines += ["Next:", *(f"  {step}" for step in result.nextSteps)]
     return Shown("\n".join(lines) + "\n")
 

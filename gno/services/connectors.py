@@ -79,8 +79,9 @@ def install_connector(app: App, connector_id: str, reinstall: bool = False) -> d
 
 # ---------------------------------------------------------------- REST operations
 
-PROBE_DOCS = 8  # documents tried for a probe word
+PROBE_DOCS = 8  # documents whose title words are probe words
 PROBE_LIMIT = 20  # hits a probe search may return
+MAX_PROBES = 64  # probe searches in all (GNO's bound: at most 64 corpus-derived probe terms)
 
 
 def connectors_list(app: App, inp: ConnectorsInput) -> ConnectorList:
@@ -113,45 +114,57 @@ def connector_install(app: App, inp: ConnectorInstallInput) -> ConnectorInstall:
 
 
 def probe(app: App, collection: str) -> tuple[str | None, str | None, str | None]:
-    """(probe word, the document it must find, failure code): a word of a document's title
-    that a collection-scoped keyword search finds that document with."""
-    import re
-
+    """(probe word, the document it must find, failure code): words of the first documents'
+    titles (longest first), each searched in the collection until one finds its own
+    document among the first hits — a common word (a title's "OpenTelemetry" in a corpus
+    about it) is not the proof, a distinctive one is. At most MAX_PROBES searches; when
+    none found its document, the first probe tried is reported with
+    ``retrieval_mismatch``."""
     from gno_contracts.models.search_input import SearchInput
 
+    from gno.core.probe_words import probe_words
     from gno.services.search import search
 
-    docs = [d for d in app.store().active_paths(collection) if d.mirror_hash][:PROBE_DOCS]
+    docs = app.store().first_converted(collection, PROBE_DOCS)
     if not docs:
         return None, None, "no_documents"
-    for doc in docs:
-        words = sorted(re.findall(r"[^\W\d_]{4,}", doc.title or ""), key=len, reverse=True)
-        if not words:
-            continue
-        hits = search(app, SearchInput(query=words[0], collection=collection, limit=PROBE_LIMIT))
+    first: tuple[str, str] | None = None
+    for word, doc in probe_words(docs, MAX_PROBES):
+        hits = search(app, SearchInput(query=word, collection=collection, limit=PROBE_LIMIT))
         if doc.uri in [h.uri for h in hits.results]:
-            return words[0], doc.uri, None
-        return words[0], doc.uri, "retrieval_mismatch"
+            return word, doc.uri, None
+        first = first or (word, doc.uri)
+    if first is not None:
+        return first[0], first[1], "retrieval_mismatch"
     return None, None, "no_probe_term"
 
 
 def connector_verify(app: App, inp: ConnectorVerifyInput) -> ConnectorVerify:
-    import time
-
     from gno.core.identity import normalize_collection_name
 
-    started = time.perf_counter()
     conn_id = str(getattr(inp.connectorId, "value", inp.connectorId))
-    conn = connector(conn_id)
+    connector(conn_id)  # an unknown id is NOT_FOUND before the collection is looked at
     collection = normalize_collection_name(inp.collection)
     if app.config.find(collection) is None:
         raise NotFoundError(f"Collection not found: {inp.collection}")
+    return ConnectorVerify.model_validate(verify_connector(app, conn_id, collection))
+
+
+def verify_connector(app: App, conn_id: str, collection: str) -> dict[str, Any]:
+    """connector-verify@1.0 as a dict: the lexical proof of ``collection``, then the
+    connector's own (an MCP client's configured command started, tools listed, one
+    search). Every failure is an answer with a code, never an exception. Used by
+    ``POST /api/connectors/verify`` and by ``gno setup --connector``."""
+    import time
+
+    started = time.perf_counter()
+    conn = connector(conn_id)
     base: dict[str, Any] = {"connectorId": conn_id, "collection": collection}
     term, uri, code = probe(app, collection)
 
-    def answer(**fields: Any) -> ConnectorVerify:
+    def answer(**fields: Any) -> dict[str, Any]:
         fields.setdefault("latencyMs", round((time.perf_counter() - started) * 1000))
-        return ConnectorVerify.model_validate(base | fields)
+        return base | fields
 
     if code is not None or term is None or uri is None:
         return answer(lexicalReady=False, connectorReady=False, stage="lexical", status="failed",

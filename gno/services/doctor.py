@@ -1,7 +1,7 @@
 """gno doctor: every check that applies to this install, each with a status, a one-line
 summary and the command that fixes it. A check that cannot run (a corrupt index, a config
 that does not parse) is itself the finding: doctor reports it and goes on, never raises.
-Bounds: spec/doctor.md."""
+Checks and bounds: spec/setup.md."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from gno.ports import Store
 
 DISK_ERROR_BYTES = 100 * 1024 * 1024  # below this the next sync may fail: error
 DISK_WARN_BYTES = 1024 * 1024 * 1024  # below this a model download may not fit: warn
-GGUF_MAGIC = b"GGUF"
 MAX_DETAILS = 64
 
 Check = dict[str, Any]
@@ -92,10 +91,60 @@ def vec_check(store: Store) -> Check:
             "sqlite-vec cannot be loaded: vector search is off (keyword search works)",
             "pip install 'gno[models]'",
         )
-    return check("sqlite-vec", "ok", "sqlite-vec loads; vector tables are usable")
+    return check("sqlite-vec", "ok", "sqlite-vec loads")
+
+
+VECTOR_PROBE_DOCS = 8  # documents of each collection tried for a stored vector
+
+
+def vectors_check(store: Store) -> Check:
+    """The vector tables answer: for each embedding model with vectors, one stored chunk
+    vector is searched for and must come back as its own nearest neighbour."""
+    if not store.load_vec():
+        return check(
+            "vectors",
+            "warn",
+            "Vector tables not checked: sqlite-vec cannot be loaded",
+            "pip install 'gno[models]'",
+        )
+    models = {m: uri for m, uri in store.embed_model_uris().items() if store.vector_count(m)}
+    if not models:
+        return check("vectors", "ok", "No vectors yet: keyword search only", "gno embed")
+    broken: list[str] = []
+    for model_id, uri in sorted(models.items()):
+        try:
+            probe = _stored_vector(store, model_id)
+            if probe is None:
+                continue  # vectors only of documents no longer active: nothing to search for
+            mirror, vector = probe
+            nearest = store.knn(model_id, [vector], 1)[0]
+        except Exception as exc:  # a damaged vector table: the finding
+            broken.append(f"{uri}: {_problem(exc)}")
+            continue
+        if not nearest or nearest[0][0] != mirror:
+            broken.append(f"{uri}: a stored vector does not find its own chunk")
+    if broken:
+        return check(
+            "vectors",
+            "error",
+            "A vector table does not answer",
+            "gno collection clear-embeddings <name> --all && gno embed",
+            details=broken,
+        )
+    return check("vectors", "ok", f"Vector tables answer ({len(models)} embedding model(s))")
+
+
+def _stored_vector(store: Store, model_id: int) -> tuple[str, bytes] | None:
+    for coll in store.collections():
+        for doc in store.first_converted(coll["name"], VECTOR_PROBE_DOCS):
+            found = store.chunk_embeddings(model_id, doc.mirror_hash or "", first_only=True)
+            if found:
+                return doc.mirror_hash or "", found[0]
+    return None
 
 
 def model_checks(app: App) -> list[Check]:
+    from gno.models.gguf_check import gguf_problem
     from gno.services.models import _entry
 
     found = []
@@ -130,26 +179,18 @@ def model_checks(app: App) -> list[Check]:
         elif not entry["cached"]:
             level = "warn"
             found.append(check(name, level, f"Not on disk: {uri}", f"gno models pull --{role}"))
-        elif not _is_gguf(Path(entry["path"])):
+        elif problem := gguf_problem(Path(entry["path"])):
             found.append(
                 check(
                     name,
                     "error",
-                    f"Not a GGUF file: {entry['path']}",
+                    f"Not a loadable GGUF model: {entry['path']} ({problem})",
                     f"gno models pull --{role} --force",
                 )
             )
         else:
-            found.append(check(name, "ok", f"On disk: {uri}"))
+            found.append(check(name, "ok", f"On disk, GGUF header loadable: {uri}"))
     return found
-
-
-def _is_gguf(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(4) == GGUF_MAGIC
-    except OSError:
-        return False
 
 
 def offline_check() -> Check:
@@ -270,6 +311,7 @@ def doctor(app: App, inp: DoctorInput) -> DoctorResult:
     if store is not None:
         checks.append(_guarded("fts", lambda: fts_check(store)))
         checks.append(_guarded("sqlite-vec", lambda: vec_check(store)))
+        checks.append(_guarded("vectors", lambda: vectors_check(store)))
     if configured:
         checks += model_checks(app)
     checks.append(_guarded("offline-policy", offline_check))

@@ -6,7 +6,9 @@ indexes), the collection name, the preset and the connector ids. Then: the confi
 index (created when missing), the collection (added, or reused when one already indexes
 that folder), the preset, a sync of that collection, embedding when the model is on disk,
 the lexical proof (status@1.0 ``activation`` for this collection) and the connectors asked
-for. A sync that fails removes a collection this run added, so a failed setup leaves the
+for, each installed then smoke-tested once the proof passed (an MCP client's configured
+command started, its tools listed, one search finding the probe's document; a skill is
+``target_runtime_unverifiable``). A sync that fails removes a collection this run added, so a failed setup leaves the
 config as it found it.
 """
 
@@ -145,14 +147,25 @@ def setup(app: App, inp: SetupInput) -> SetupCommandResult:
     semantic = _semantic(app, name, inp.noSemantic)
     proof = _proof(app, name)
     installed = [_connector(app, cid) for cid in connectors]
+    if proof.get("ready"):
+        for item in installed:
+            _smoke(app, item, name)
+    if installed and "stages" in proof:
+        proof["stages"]["connector"] = _connector_stage(installed, proof["stages"]["connector"])
     steps = [] if proof.get("ready") else ["gno update", "gno doctor"]
     if semantic["status"] == "pending":
         steps.append(semantic["command"])
     steps += [f"gno connectors: {c['message']}" for c in installed if c["status"] == "failed"]
+    steps += [
+        f"gno connectors: {c['id']} smoke test failed ({c['smoke'].get('code')}): "
+        f"{c['smoke']['message']}"
+        for c in installed
+        if c.get("smoke", {}).get("status") == "failed"
+    ]
     status = "completed"
     if not proof.get("ready"):
         status = "failed"
-    elif any(c["status"] == "failed" for c in installed):
+    elif any(_failed(c) for c in installed):
         status = "completed_with_actions"
     payload: dict[str, Any] = {
         "schemaVersion": "1.0",
@@ -182,3 +195,36 @@ def _connector(app: App, connector_id: str) -> dict[str, Any]:
         return install_connector(app, connector_id)
     except GnoError as exc:  # a connector failure is an action to take, not a failed setup
         return {"id": connector_id, "status": "failed", "path": None, "message": exc.message}
+
+
+SMOKE_FIELDS = ("status", "stage", "code", "message", "tools", "latencyMs")
+
+
+def _smoke(app: App, item: dict[str, Any], collection: str) -> None:
+    """Run the connector's smoke test (``verify_connector``, bounded by the smoke test's
+    30 s) on an installed connector and keep its outcome as ``item["smoke"]``."""
+    if item["status"] == "failed":
+        return
+    from gno.services.connectors import verify_connector
+
+    found = verify_connector(app, item["id"], collection)
+    item["smoke"] = {k: found[k] for k in SMOKE_FIELDS if found.get(k) is not None}
+
+
+def _failed(item: dict[str, Any]) -> bool:
+    return bool(item["status"] == "failed" or item.get("smoke", {}).get("status") == "failed")
+
+
+def _connector_stage(installed: list[dict[str, Any]], stage: dict[str, Any]) -> dict[str, Any]:
+    """The activation's connector stage from the connectors asked for: failed (the first
+    failure's code) when one failed, passed when an MCP smoke test passed, else skipped
+    (skills only: ``target_runtime_unverifiable``)."""
+    spent = sum(c.get("smoke", {}).get("latencyMs", 0) for c in installed)
+    stage = {k: v for k, v in stage.items() if k != "code"} | {"latencyMs": spent}
+    failed = next((c for c in installed if _failed(c)), None)
+    if failed is not None:
+        code = failed.get("smoke", {}).get("code") or "connector_not_configured"
+        return stage | {"status": "failed", "code": code}
+    if any(c.get("smoke", {}).get("status") == "passed" for c in installed):
+        return stage | {"status": "passed"}
+    return stage | {"status": "skipped", "code": "target_runtime_unverifiable"}

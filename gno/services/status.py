@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,9 +30,9 @@ if TYPE_CHECKING:  # each handler imports its own models; `gno status` none (ser
     from gno_contracts.models.status import Status
     from gno_contracts.models.status_input import StatusInput
 
-PROBE_DOCS = 3
+PROBE_DOCS = 8  # documents whose title words are probe words (as setup and connectors)
 PROBE_DEPTH = 20
-_PROBE_WORD = re.compile(r"[^\W\d_]{4,}")
+MAX_PROBES = 64  # probe searches in all (GNO: at most 64 corpus-derived probe terms)
 
 
 def zeros(*keys: str) -> dict[str, int]:
@@ -94,21 +93,22 @@ def _stage(status: str, started: float, code: str | None = None) -> dict[str, An
 
 
 def _lexical_proof(store: Store, collection: str) -> tuple[bool, str | None]:
-    """Search a word taken from a document's title and check that document comes back."""
+    """Search words taken from the first documents' titles (``probe_words``) until one
+    finds its own document; ``retrieval_mismatch`` when none did."""
+    from gno.core.probe_words import probe_words
+
     docs = store.first_converted(collection, PROBE_DOCS)  # not all of active_paths
     if not docs:
         return False, "no_documents"
-    for doc in docs:
-        words = sorted(_PROBE_WORD.findall(doc.title or ""), key=len, reverse=True)
-        if not words:
-            continue
-        hits = store.fts_candidates(parse_query(words[0]).match_all(), PROBE_DEPTH * 50)
+    tried = False
+    for word, doc in probe_words(docs, MAX_PROBES):
+        tried = True
+        hits = store.fts_candidates(parse_query(word).match_all(), PROBE_DEPTH * 50)
         # ids only: loading up to 1,000 whole rows to test one id was half of status's time
         found = store.ids_passing([rowid for rowid, _ in hits], "AND collection = ?", (collection,))
         if doc.id in found:
             return True, None
-        return False, "retrieval_mismatch"
-    return False, "no_probe_term"
+    return False, "retrieval_mismatch" if tried else "no_probe_term"
 
 
 def activation(store: Store, counts: dict[str, tuple[int, int]]) -> dict[str, Any]:

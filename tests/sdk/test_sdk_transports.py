@@ -213,3 +213,97 @@ def test_local_client_beside_a_running_gno_serve(make_app: Any, tmp_path: Any) -
         proc.terminate()
         proc.wait(timeout=30)
     assert proc.returncode == 0
+
+
+def _gno_serve() -> tuple[Any, str]:
+    """A real `gno serve` process on a free loopback port (the environment's index)."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gno.cli.entry", "serve", "--port", "0", "--no-watch"],
+        env=os.environ.copy(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if m := re.search(r"(http://127\.0\.0\.1:\d+)", line):
+            return proc, m.group(1)
+    proc.kill()
+    raise AssertionError("gno serve did not print its URL")
+
+
+def capsule_scenario(client: Gno) -> list[Any]:
+    """The capsule and ask operations a script calls: compile, verify, retrieval-only ask."""
+    capsule = client.context_build(goal="tail sampling", budgetTokens=12000, depthPolicy="fast")
+    sealed = capsule.model_dump(mode="json", exclude_unset=True)
+    verified = dumped(client.context_verify(capsule=sealed))
+    asked = dumped(client.ask(query="slow traces", fast=True))
+    return [sealed, verified, asked]
+
+
+def test_both_transports_against_a_real_gno_serve_process(make_app: Any) -> None:
+    """The issue's contract test: the same scenario through the local transport and
+    through a `gno serve` process (not an in-process server) gives the same answers."""
+    app, _ = make_app(FILES)
+    sync(app)
+    app.close()
+    proc, url = _gno_serve()
+    try:
+        with Gno() as local, Gno(url=url) as remote:
+            here = scenario(local) + capsule_scenario(local)
+            there = scenario(remote) + capsule_scenario(remote)
+            with pytest.raises(NotFoundError):
+                remote.get(ref="notes/nothing-here.md")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert here[0]["results"][0]["uri"] == "gno://notes/sampling.md"
+    capsule, verified, _asked = here[-3:]
+    assert capsule["evidence"][0]["uri"] == "gno://notes/sampling.md"
+    assert verified["capsuleId"] == capsule["capsuleId"]
+    assert verified["contentStatus"] == "unchanged"
+    assert here == there
+    assert proc.returncode == 0
+
+
+def test_index_and_config_arguments_override_the_environment(make_app: Any, tmp_path: Any) -> None:
+    """`Gno(index=…)` opens another index of the same config, `Gno(config=…)` another
+    config file (as --index/--config); a local client is read-only unless write=True."""
+    import yaml
+
+    app, _ = make_app(FILES)
+    sync(app)
+    app.close()
+    with Gno(write=True, index="work") as work:
+        work.update()  # the same config's collections, into index-work.sqlite
+    other_root = tmp_path / "elsewhere"
+    other_root.mkdir()
+    (other_root / "quokka.md").write_text("# Quokka facts\n\nquokka island\n")
+    other_config = tmp_path / "other" / "index.yml"
+    other_config.parent.mkdir()
+    default_config = resolve_paths().config_file
+    data = yaml.safe_load(default_config.read_text())
+    data["collections"] = [{"name": "zoo", "path": str(other_root), "pattern": "**/*.md"}]
+    other_config.write_text(yaml.safe_dump(data))
+
+    with Gno(config=other_config, index="zoo", write=True) as zoo:
+        zoo.update()
+        assert [h.uri for h in zoo.search(query="quokka").results] == [
+            "gno://zoo/quokka.md?index=zoo"
+        ]
+        assert [c.name for c in zoo.collection_list().root] == ["zoo"]
+    with Gno() as default, Gno(index="work") as work:
+        assert default.search(query="quokka").results == []
+        assert work.status().indexName == "work"
+        assert default.status().indexName == "default"
+        assert [h.uri for h in work.search(query="exemplars").results] == [
+            "gno://notes/metrics.md?index=work"
+        ]
+        with pytest.raises(ReadOnlyError):
+            default.update()
+    with pytest.raises(ValidationError, match="index"):
+        Gno(index="../escape")

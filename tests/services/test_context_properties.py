@@ -88,7 +88,7 @@ def test_compile_is_deterministic_whatever_the_indexing_order(
     assert first == second  # byte-identical canonical JSON, hence the same capsuleId
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(files=docs, goal=st.sampled_from(WORDS), pick=st.integers(min_value=0), data=st.data())
 def test_verify_after_a_single_file_edit_flags_exactly_that_file(
     files: dict[str, str], goal: str, pick: int, data: st.DataObject
@@ -119,9 +119,17 @@ def test_verify_after_a_single_file_edit_flags_exactly_that_file(
             return
         edited = sorted(files)[pick % len(files)]
         extra = data.draw(st.sampled_from(WORDS))
-        (root / edited).write_text(
-            f"# {edited}\n\n{files[edited]} {extra} edited\n", encoding="utf-8"
-        )
+        kind = data.draw(st.sampled_from(["append", "prepend", "rewrite", "delete"]))
+        target = root / edited
+        if kind == "delete":
+            target.unlink()
+        else:
+            body = {
+                "append": f"# {edited}\n\n{files[edited]} {extra} edited\n",
+                "prepend": f"{extra} first\n# {edited}\n\n{files[edited]}\n",
+                "rewrite": f"# {edited}\n\n{extra} {extra} rewritten\n",
+            }[kind]
+            target.write_text(body, encoding="utf-8")
         sync(app)
         receipt = verify_capsule(app, capsule)
         app.close()
@@ -134,3 +142,61 @@ def test_verify_after_a_single_file_edit_flags_exactly_that_file(
             if v is not None:
                 os.environ[k] = v
         shutil.rmtree(base, ignore_errors=True)
+
+
+BUDGET_FILES = {
+    f"n{i}.md": f"# Note {i}\n\n"
+    + "\n\n".join(
+        " ".join(WORDS[(i + j * k) % len(WORDS)] for k in range(20 + (i * j) % 60))
+        for j in range(2 + i % 9)
+    )
+    for i in range(16)
+}
+
+
+def test_used_bytes_and_tokens_never_exceed_the_budget(make_app: object) -> None:
+    """Whatever the token budget, byte budget and safety margins: a Capsule is either
+    refused (invalid_budget) or its canonical JSON is exactly usedBytes = usedTokens bytes,
+    within budgetTokens − safetyMarginTokens and budgetBytes − safetyMarginBytes."""
+    app, _root = make_app(BUDGET_FILES)  # type: ignore[operator]
+    sync(app)
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(
+        goal=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
+        tokens=st.integers(min_value=1, max_value=6_000) | st.integers(4_000, 40_000),
+        budget_bytes=st.none() | st.integers(min_value=1, max_value=160_000),
+        margin_t=st.none() | st.integers(min_value=0, max_value=3_000),
+        margin_b=st.none() | st.integers(min_value=0, max_value=3_000),
+        depth=st.sampled_from(["fast", "balanced"]),
+    )
+    def compile_within(
+        goal: str,
+        tokens: int,
+        budget_bytes: int | None,
+        margin_t: int | None,
+        margin_b: int | None,
+        depth: str,
+    ) -> None:
+        fields = {"goal": goal, "budgetTokens": tokens, "depthPolicy": depth}
+        fields |= {"budgetBytes": budget_bytes} if budget_bytes is not None else {}
+        fields |= {"safetyMarginTokens": margin_t} if margin_t is not None else {}
+        fields |= {"safetyMarginBytes": margin_b} if margin_b is not None else {}
+        try:
+            capsule = compile_capsule(app, ContextInput.model_validate(fields))
+        except InvalidBudgetError:
+            return
+        budget = capsule["budget"]
+        text = canonical_json(capsule)
+        assert utf8_len(text) == budget["usedBytes"] == budget["usedTokens"]
+        allowed_bytes = (budget_bytes if budget_bytes is not None else 4 * tokens) - (margin_b or 0)
+        assert budget["usedTokens"] <= tokens - (margin_t or 0)
+        assert budget["usedBytes"] <= allowed_bytes
+        assert (budget["requestedTokens"], budget["requestedBytes"]) == (
+            tokens,
+            budget_bytes if budget_bytes is not None else 4 * tokens,
+        )
+        assert capsule["evidence"]  # a Capsule that is not refused holds evidence
+        assert json.loads(text) == capsule and canonical_json(json.loads(text)) == text
+
+    compile_within()

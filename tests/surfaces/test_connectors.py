@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from gno.connectors.skill_text import SKILL_MD
+from tests.surfaces.cli_schema import check_json_output
 
 GNO = [sys.executable, "-m", "gno.cli.entry"]
 
@@ -36,9 +37,12 @@ def home(tmp_path: Path) -> dict[str, str]:
 def gno(
     env: dict[str, str], *args: str, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    done = subprocess.run(
         [*GNO, *args], env=env, capture_output=True, text=True, timeout=120, cwd=cwd
     )
+    if done.returncode in (0, 2) and "--json" in args and done.stdout:
+        check_json_output(args, done.stdout)  # every JSON answer against its schema
+    return done
 
 
 def test_skill_install_show_paths_uninstall(home: dict[str, str], tmp_path: Path) -> None:
@@ -56,6 +60,7 @@ def test_skill_install_show_paths_uninstall(home: dict[str, str], tmp_path: Path
     }
     assert skill.read_text() == SKILL_MD
     assert "gno query" in SKILL_MD and "--json" in SKILL_MD
+    assert "gno context build" in SKILL_MD and "gno ask" in SKILL_MD
 
     again = json.loads(gno(home, "skill", "install", "--json", cwd=project).stdout)
     assert again["installed"][0]["action"] == "unchanged"
@@ -96,6 +101,33 @@ def test_skill_install_show_paths_uninstall(home: dict[str, str], tmp_path: Path
     assert absent["uninstalled"][0]["action"] == "absent"
 
 
+def test_every_command_and_flag_the_skill_names_exists() -> None:
+    """The skill cannot drift from the CLI: each `gno …` it tells an agent to run is a
+    registry command, and each flag it passes is one of that command's flags."""
+    import re
+    import shlex
+
+    from gno_contracts.operations import CLI_COMMANDS, OPERATIONS
+
+    commands = {op.cli_shape.command: op.cli_shape for op in OPERATIONS if op.cli_shape}
+    spans = re.findall(r"`(gno [^`]+)`", SKILL_MD)
+    assert len(spans) >= 12
+    named = set()
+    for span in spans:
+        words = shlex.split(span)[1:]
+        command = " ".join(words[:2]) if " ".join(words[:2]) in commands else words[0]
+        if command in CLI_COMMANDS and command not in commands:  # serve, daemon: no operation
+            assert all(not w.startswith("-") for w in words), span
+            continue
+        assert command in commands, span
+        named.add(command)
+        flags = {f for p in commands[command].params for f in p.flags}
+        for word in words:
+            if word.startswith("-"):
+                assert word.split("=")[0] in flags, (span, word)
+    assert {"query", "search", "get", "context build", "context verify", "ask"} <= named
+
+
 def test_skill_env_overrides(home: dict[str, str], tmp_path: Path) -> None:
     env = home | {
         "CLAUDE_SKILLS_DIR": str(tmp_path / "claude-skills"),
@@ -124,10 +156,48 @@ def test_setup_installs_connectors_and_rerun_reuses_them(
     ]
     cursor = Path(home["HOME"]) / ".cursor" / "mcp.json"
     assert "gno" in json.loads(cursor.read_text())["mcpServers"]
+    # Each connector is smoke-tested after the proof: the MCP entry gno wrote is started
+    # as Cursor would start it, lists its tools and finds the probe's document.
+    smoke = {c["id"]: c["smoke"] for c in first["connectors"]}
+    assert smoke["cursor-mcp"]["status"] == "passed", smoke
+    assert smoke["cursor-mcp"]["message"] == "gno_search found gno://notes/a.md"
+    assert smoke["cursor-mcp"]["tools"] > 0
+    assert smoke["codex-skill"]["status"] == "skipped"
+    assert smoke["codex-skill"]["code"] == "target_runtime_unverifiable"
+    assert first["activation"]["stages"]["connector"]["status"] == "passed"
+    assert first["status"] == "completed"
     again = json.loads(gno(home, *args).stdout)
     assert [c["status"] for c in again["connectors"]] == ["already_installed"] * 2
+    assert again["connectors"][1]["smoke"]["status"] == "passed"
     unknown = gno(home, "setup", str(root), "--connector", "vscode-mcp")
     assert unknown.returncode == 1
+
+
+def test_setup_reports_a_failed_smoke_test_as_an_action(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("# Sampling\n\nslow traces\n")
+    cursor = Path(home["HOME"]) / ".cursor" / "mcp.json"
+    cursor.parent.mkdir()
+    broken = {"command": str(tmp_path / "no-such-gno"), "args": ["mcp"]}
+    cursor.write_text(json.dumps({"mcpServers": {"gno": broken, "other": {"command": "x"}}}))
+    done = gno(home, "setup", str(root), "--connector", "cursor-mcp", "--json")
+    assert done.returncode == 0, done.stderr  # a connector is an action, not a failed setup
+    result = json.loads(done.stdout)
+    [item] = result["connectors"]
+    assert item["status"] == "already_installed"  # reused, not overwritten
+    assert item["smoke"]["status"] == "failed"
+    assert item["smoke"]["code"] == "connector_start_failed"
+    assert result["status"] == "completed_with_actions"
+    assert result["activation"]["ready"] is True
+    assert result["activation"]["stages"]["connector"]["status"] == "failed"
+    assert result["activation"]["stages"]["connector"]["code"] == "connector_start_failed"
+    assert any("cursor-mcp smoke test failed" in step for step in result["nextSteps"])
+    assert json.loads(cursor.read_text())["mcpServers"]["gno"] == broken
+    shown = gno(home, "setup", str(root), "--connector", "cursor-mcp")
+    assert "smoke test: failed [connector_start_failed]" in shown.stdout
 
 
 def _serve(env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:

@@ -18,7 +18,7 @@ class DoctorCheck(ContractModel):
     )
     name: str
     """
-    config, database, fts, vectors, sqlite-vec, embed-model, rerank-model, expand-model, gen-model, offline-policy, disk-space, watcher, embedding-fingerprint, collection-roots, retrieval-activation.
+    config, database, fts, sqlite-vec, vectors, llama-cpp, embed-model, rerank-model, expand-model, gen-model, offline-policy, disk-space, watcher, embedding-fingerprint, collection-roots, retrieval-activation.
     """
     status: Status
     message: str

@@ -73,6 +73,51 @@ class Status31(Enum):
     FAILED = "failed"
 
 
+class Status32(Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class Stage(Enum):
+    LEXICAL = "lexical"
+    CONFIG = "config"
+    START = "start"
+    TOOLS = "tools"
+    SEARCH = "search"
+    DONE = "done"
+
+
+class Code(Enum):
+    NO_DOCUMENTS = "no_documents"
+    NO_PROBE_TERM = "no_probe_term"
+    RETRIEVAL_MISMATCH = "retrieval_mismatch"
+    CONNECTOR_NOT_CONFIGURED = "connector_not_configured"
+    CONNECTOR_UNSUPPORTED_CONFIG = "connector_unsupported_config"
+    CONNECTOR_START_FAILED = "connector_start_failed"
+    CONNECTOR_TIMEOUT = "connector_timeout"
+    CONNECTOR_MISSING_TOOLS = "connector_missing_tools"
+    CONNECTOR_SEARCH_FAILED = "connector_search_failed"
+    CONNECTOR_RESULT_MISMATCH = "connector_result_mismatch"
+    TARGET_RUNTIME_UNVERIFIABLE = "target_runtime_unverifiable"
+
+
+class Smoke(ContractModel):
+    """
+    The connector's smoke test after the lexical proof (connector-verify@1.0's outcome): an MCP connector's configured command started, its tools listed, one gno_search with the probe word finding the expected document; a skill is skipped with target_runtime_unverifiable. Absent when the install failed or the proof did not pass.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    status: Status32
+    stage: Stage
+    code: Code | None = None
+    message: str
+    tools: Annotated[int | None, Field(ge=0)] = None
+    latencyMs: Annotated[int | None, Field(ge=0)] = None
+
+
 class Connector(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -81,11 +126,15 @@ class Connector(ContractModel):
     status: Status31
     path: str | None = None
     message: str | None = None
+    smoke: Smoke | None = None
+    """
+    The connector's smoke test after the lexical proof (connector-verify@1.0's outcome): an MCP connector's configured command started, its tools listed, one gno_search with the probe word finding the expected document; a skill is skipped with target_runtime_unverifiable. Absent when the install failed or the proof did not pass.
+    """
 
 
 class SetupCommandResult(ContractModel):
     """
-    gno setup: the collection, the sync, the lexical proof (activation) and any connector installs.
+    gno setup: the collection, the sync, the lexical proof (activation) and any connector installs with their smoke test. 1.1 adds connectors[].smoke (the payload's schemaVersion stays "1.0").
     """
 
     model_config = ConfigDict(
