@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -189,3 +190,45 @@ def test_gateway_config_allowlists_and_flag_precedence(
             f"{srv.url}/mcp", json=INIT, headers=ACCEPT | {"Host": "flag.test:2"}, timeout=30
         )
         assert by_flag.status_code == 200, by_flag.text
+
+
+def test_gateway_limits_rate_and_sessions(corpus: dict[str, str], tmp_path: Path) -> None:
+    """`gateway.limits` (surfaces.md §3.6): a peer over `maxRequestsPerMinute` and a session
+    over `maxSessions` get 429 `Too many requests`; other peers' REST routes are unaffected."""
+    block = {"limits": {"maxRequestsPerMinute": 6, "maxSessions": 1}}
+    with with_gateway(corpus, tmp_path, block) as env, running(env) as srv:
+        url = f"{srv.url}/mcp"
+        session = _session(url)  # requests 1 and 2
+        second = _rpc(url, INIT)  # 3: one session is open, the limit is one
+        assert second.status_code == 429, (second.status_code, second.text)
+        assert_valid("gno://schemas/mcp-http-error@1.0", second.json())
+        assert second.json()["error"]["message"] == "Too many requests"
+        listed = _rpc(url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session)
+        assert listed.status_code == 200  # 4: the open session still works
+        for rid in (5, 6):
+            assert _rpc(url, {"jsonrpc": "2.0", "id": rid, "method": "ping"}, session).is_success
+        over = _rpc(url, {"jsonrpc": "2.0", "id": 7, "method": "ping"}, session)
+        assert over.status_code == 429, (over.status_code, over.text)  # 7th in a minute
+        assert over.json()["error"] == {"code": -32000, "message": "Too many requests"}
+        # The REST routes are not /mcp's: they keep answering.
+        assert httpx.get(f"{srv.url}/api/health", timeout=30).status_code == 200
+
+
+def test_gateway_session_idle_timeout_ends_a_session(
+    corpus: dict[str, str], tmp_path: Path
+) -> None:
+    """`sessionIdleTimeoutMs`: a session idle that long is ended; its id answers 404."""
+    block = {"limits": {"sessionIdleTimeoutMs": 1000}}
+    with with_gateway(corpus, tmp_path, block) as env, running(env) as srv:
+        url = f"{srv.url}/mcp"
+        session = _session(url)
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        assert _rpc(url, ping, session).status_code == 200
+        for attempt in range(1, 6):  # each wait is idle time past the timeout; bounded
+            time.sleep(1.5 * attempt)
+            answer = _rpc(url, ping, session)
+            if answer.status_code == 404:
+                break
+            assert answer.status_code == 200
+        assert answer.status_code == 404, "the idle session was never ended"
+        assert _session(url)  # a new session opens
