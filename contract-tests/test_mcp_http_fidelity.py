@@ -210,8 +210,10 @@ def test_gateway_limits_rate_and_sessions(corpus: dict[str, str], tmp_path: Path
         over = _rpc(url, {"jsonrpc": "2.0", "id": 7, "method": "ping"}, session)
         assert over.status_code == 429, (over.status_code, over.text)  # 7th in a minute
         assert over.json()["error"] == {"code": -32000, "message": "Too many requests"}
-        # The REST routes are not /mcp's: they keep answering.
+        # The REST routes are not /mcp's: they keep answering, and status shows the limit.
         assert httpx.get(f"{srv.url}/api/health", timeout=30).status_code == 200
+        resident = httpx.get(f"{srv.url}/api/resident/status", timeout=30).json()
+        assert resident["transport"]["maxSessions"] == 1
 
 
 def test_gateway_session_idle_timeout_ends_a_session(

@@ -94,6 +94,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     daemon = options.mode == "daemon"
     runtime = Resident(app, options.limits, mode=options.mode)
     runtime.port = options.gates.port
+    runtime.max_sessions = options.mcp_limits.get("maxSessions", 0)
     gateway = McpGateway(partial(_mcp, runtime, options)) if options.mcp is not None else None
 
     @contextlib.asynccontextmanager
