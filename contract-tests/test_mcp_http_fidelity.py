@@ -234,3 +234,43 @@ def test_gateway_session_idle_timeout_ends_a_session(
             assert answer.status_code == 200
         assert answer.status_code == 404, "the idle session was never ended"
         assert _session(url)  # a new session opens
+
+
+def test_gateway_token_file_and_daemon_host_from_the_config(
+    corpus: dict[str, str], tmp_path: Path
+) -> None:
+    """`gateway.tokenFile`: created (0600, 256 random bits) when missing and required from
+    then on, loopback callers included; `gateway.host`: where `gno daemon` binds."""
+    token_file = tmp_path / "mcp-token"
+    block = {"tokenFile": str(token_file)}
+    with with_gateway(corpus, tmp_path / "serve", block) as env, running(env) as srv:
+        assert token_file.stat().st_mode & 0o777 == 0o600
+        token = token_file.read_text().strip()
+        assert len(token) >= 32
+        assert _rpc(f"{srv.url}/mcp", INIT).status_code == 401
+        bearer = ACCEPT | {"Authorization": f"Bearer {token}"}
+        opened = httpx.post(f"{srv.url}/mcp", json=INIT, headers=bearer, timeout=30)
+        assert opened.status_code == 200, opened.text
+    if not _ipv6_loopback():
+        pytest.skip("no IPv6 loopback here: the daemon host part needs ::1")
+    block = {"host": "::1", "tokenFile": str(token_file)}
+    with (
+        with_gateway(corpus, tmp_path / "daemon", block) as env,
+        running(env, command="daemon") as daemon,
+    ):
+        url = f"http://[::1]:{daemon.port}/mcp"
+        headers = bearer | {"Host": f"[::1]:{daemon.port}"}
+        assert httpx.post(url, json=INIT, headers=headers, timeout=30).status_code == 200
+        with pytest.raises(httpx.ConnectError):  # not bound on 127.0.0.1
+            httpx.post(f"{daemon.url}/mcp", json=INIT, headers=bearer, timeout=30)
+
+
+def _ipv6_loopback() -> bool:
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
