@@ -265,6 +265,26 @@ def test_gateway_token_file_and_daemon_host_from_the_config(
             httpx.post(f"{daemon.url}/mcp", json=INIT, headers=bearer, timeout=30)
 
 
+def test_gateway_allowed_origins_from_the_config(corpus: dict[str, str], tmp_path: Path) -> None:
+    block = {"allowedOrigins": ["http://app.test:8080"]}
+    with with_gateway(corpus, tmp_path, block) as env, running(env) as srv:
+        url = f"{srv.url}/mcp"
+        for origin, status in (("http://app.test:8080", 200), ("http://evil.test:8080", 403)):
+            answer = httpx.post(url, json=INIT, headers=ACCEPT | {"Origin": origin}, timeout=30)
+            assert answer.status_code == status, (origin, answer.status_code, answer.text)
+    with (
+        with_gateway(corpus, tmp_path / "flag", block) as env,
+        running(env, "--mcp-allowed-origin", "http://flag.test:1") as by_flag,
+    ):
+        refused = httpx.post(
+            f"{by_flag.url}/mcp",
+            json=INIT,
+            headers=ACCEPT | {"Origin": "http://app.test:8080"},
+            timeout=30,
+        )
+        assert refused.status_code == 403  # the flag wins over the config
+
+
 def _ipv6_loopback() -> bool:
     import socket
 
