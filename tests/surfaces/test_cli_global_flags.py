@@ -24,6 +24,20 @@ def test_verbose_reports_plan_timing_and_models_on_stderr(tmp_path: Path) -> Non
     assert "[verbose]" not in run("query", "sampling", "--json").stderr
 
 
+def test_verbose_names_the_model_a_command_used(tmp_path: Path, monkeypatch) -> None:
+    pytest.importorskip("llama_cpp", reason="the tiny model runs on llama.cpp")
+    pytest.importorskip("gguf", reason="gguf writes the tiny model")
+    from tests.tiny_gguf import write_tiny_bert
+
+    model = f"file:{write_tiny_bert(tmp_path / 'tiny.gguf')}"
+    monkeypatch.setenv("GNO_EMBED_MODEL", model)
+    indexed(tmp_path)
+    run("embed")
+    done = run("vsearch", "sampling", "--json", "--verbose")
+    assert json.loads(done.stdout)["results"]
+    assert f"[verbose] model embed: {model}" in done.stderr.splitlines()
+
+
 def test_quiet_prints_only_the_results(tmp_path: Path) -> None:
     indexed(tmp_path)
     loud = run("search", "sampling").stdout
