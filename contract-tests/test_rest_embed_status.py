@@ -1,6 +1,7 @@
 """`GET /api/embed/status` (surfaces.md §4.2), what a GNO client polls after `POST /api/embed`
 answered `{running: true}`: `{available, pendingDocCount, running, nextRunAt, lastRunAt,
-lastResult}`, the same object as `/api/status`'s `background.embedding` (issue 11 item 4).
+lastResult}`, the same object as `/api/status`'s `background.embedding` (issue 11 item 4); and
+`POST /api/collections/:name/embeddings/clear`, REST's `collection clear-embeddings` (item 3).
 """
 
 from __future__ import annotations
@@ -78,3 +79,26 @@ def test_embed_status_follows_an_embedding_run(server: Server, corpus: dict[str,
 
 def test_embed_status_is_get_only(server: Server) -> None:
     assert httpx.post(f"{server.url}/api/embed/status", timeout=30).status_code == 405
+
+
+def test_clear_a_collections_embeddings_over_rest(server: Server) -> None:
+    url = f"{server.url}/api/collections/misc/embeddings/clear"
+    stale = httpx.post(url, timeout=60)  # empty body: GNO's default mode, stale
+    assert stale.status_code == 200, stale.text
+    assert_valid("gno://schemas/api-clear-embeddings@1.0", stale.json())
+    assert stale.json()["stats"] | {"deletedModels": []} == {
+        "collection": "misc", "mode": "stale", "deletedVectors": 0,
+        "deletedModels": [], "protectedSharedVectors": 0,
+    }  # fmt: skip
+    assert "note" not in stale.json()  # nothing removed, nothing to do
+    cleared = httpx.post(url, json={"mode": "all"}, timeout=60)
+    assert cleared.status_code == 200, cleared.text
+    body = cleared.json()
+    assert_valid("gno://schemas/api-clear-embeddings@1.0", body)
+    assert body["success"] is True and body["stats"]["mode"] == "all"
+    assert body["stats"]["deletedVectors"] > 0 and "POST /api/embed" in body["note"]
+    assert _status(server)["pendingDocCount"] > 0  # misc waits for vectors again
+    missing = httpx.post(f"{server.url}/api/collections/nope/embeddings/clear", timeout=30)
+    assert missing.status_code == 404
+    bad = httpx.post(url, json={"mode": "some"}, timeout=30)
+    assert bad.status_code == 400
