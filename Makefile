@@ -83,7 +83,9 @@ run: $(STAMP)
 
 # bench/rest.py drives the load with wrk when it is on PATH (installed here only as root),
 # else with its Python generator; a missing wrk never fails the bench.
+# Each script prints its own table; bench/summary.py ends with every target of the run, by issue.
 bench: $(STAMP)
+	rm -f bench/results/verdicts.jsonl
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/scale.py
 	@command -v wrk >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || apt-get install -y wrk >/dev/null 2>&1 \
@@ -94,7 +96,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/tokenizers.py
 	$(BIN)/python bench/embed.py --windows 2
-	$(BIN)/python bench/quality.py
+	$(BIN)/python bench/embed_reference.py
+	$(BIN)/python bench/quality.py --targets
 	$(BIN)/python bench/graph.py
 	$(BIN)/python bench/writes.py
 	$(BIN)/python bench/refactor.py
@@ -103,7 +106,9 @@ bench: $(STAMP)
 	$(BIN)/python bench/records.py
 	$(BIN)/python bench/cli_start.py
 	$(BIN)/python bench/egress.py
-	$(BIN)/python bench/traces.py
+	$(BIN)/python bench/traces.py --corpus ../shared/corpora/opentelemetry-docs --rounds 400
+	$(BIN)/python bench/audit.py
+	$(BIN)/python bench/summary.py
 
 clean:
 	rm -rf .demo

@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import Qmd, find_qmd
+from verdicts import verdict as record
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(
@@ -168,6 +169,18 @@ def verdict(row: dict) -> tuple[str, str, str]:
     return f"≤ {limit:g} × qmd", f"{ratio:.2f}", "PASS" if ratio <= limit else "MISS"
 
 
+def record_all(rows: list[dict]) -> None:
+    """Each row's verdict for `make bench`'s summary: issue 13's start-up targets, and GNO's
+    published times (issue 20's graph commands)."""
+    for row in rows:
+        target, ratio, word = verdict(row)
+        if word:
+            issue = 20 if row["target"][0] == "GNO" else 13
+            ok = None if word == "SKIP" else word in ("PASS", "beats")
+            shown = f"{row['gno']['median_s']:.3f}" + (f" ({ratio} ×)" if ratio else "")
+            record(issue, f"whole process: {row['case']}, s", shown, target, ok)
+
+
 def table(rows: list[dict]) -> str:
     other = any(row["other"] for row in rows)
     head = f"{'command':<30} {'min':>6} {'median':>7} {'CPU':>6} {'qmd med':>8} {'qmd CPU':>8}"
@@ -221,6 +234,7 @@ def main() -> None:
         rows = measure(args.runs, env, peer, qmd_env, args.compare)
     load_after = os.getloadavg()
     print(table(rows))
+    record_all(rows)
     print(
         f"\n{args.runs} runs each, interleaved (gno, --compare, qmd); load average before "
         f"{load_before[0]:.2f}, after {load_after[0]:.2f} (2 cores: above ~1 the figures lean high)"

@@ -24,7 +24,11 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from typing import Any
+
+from verdicts import verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(
@@ -209,8 +213,12 @@ def main() -> int:
     print(f"{'figure':<32} {'value':>10} {'target':>8}")
     for key, value in figures.items():
         target = TARGETS.get(key)
-        verdict = "" if target is None else ("PASS" if float(value) <= target else "MISS")
-        print(f"{key:<32} {value!s:>10} {'' if target is None else target:>8} {verdict}")
+        word = (
+            ""
+            if target is None
+            else verdict(21, key, str(value), f"≤ {target:g}", float(value) <= target)
+        )
+        print(f"{key:<32} {value!s:>10} {'' if target is None else target:>8} {word}")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2) + "\n")
     return 0

@@ -25,7 +25,11 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from typing import Any
+
+from verdicts import verdict
 
 TOKEN = "b" * 40
 
@@ -152,11 +156,11 @@ def gate_alone(n: int) -> tuple[float, float]:
     times = []
     for i in range(n + 50):
         began = time.perf_counter()
-        verdict = gate.admit(
+        admitted = gate.admit(
             scope, surface="rest", operation="search", op_id="search",
             args={"collection": "shared"}, authenticated=True, authorized=True,
         )  # fmt: skip
-        gate.confirm(verdict)
+        gate.confirm(admitted)
         if i >= 50:
             times.append(time.perf_counter() - began)
     app.close()
@@ -203,8 +207,9 @@ def main() -> None:
     print(f"  EgressGate.admit + confirm alone          {alone[0]:.3f} ({alone[1]:.3f})")
     print(f"  loopback fast path (peer zone)            {fast:.2f} µs per request")
     target = 0.2
-    verdict = "meets" if added <= target else "misses"
-    print(f"target: enforcement adds <= {target} ms per request: {verdict}")
+    word = verdict(18, "egress enforcement added per request, ms", f"{added:.3f}",
+                   f"≤ {target:g}", added <= target)  # fmt: skip
+    print(f"target: enforcement adds <= {target} ms per request: {word}")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from verdicts import verdict
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpora" / "opentelemetry-docs"
 FOLDERS = ("specification/specification", "semantic-conventions/docs")
@@ -191,11 +194,15 @@ def main() -> None:
             print(f"windows (maxWindows {args.windows}): {count / n:.2f} vectors per chunk, "
                   f"{wall['windows'] / n * 1000:.0f} ms per chunk = {wall['windows'] / wall['single']:.2f}x "
                   f"one-at-a-time without windows (wall), {cpu['windows'] / cpu['single']:.2f}x (CPU)")  # fmt: skip
-        print(f"packed vs single: {wall['single'] / wall['packed']:.2f}x wall, "
+        speedup = wall["single"] / wall["packed"]
+        word = verdict(13, "embedding chunks/s, packed vs one at a time", f"{speedup:.2f}×",
+                       ">= 2×", speedup >= 2)  # fmt: skip
+        print(f"packed vs single: {speedup:.2f}x wall (target >= 2x) {word}, "
               f"{cpu['single'] / cpu['packed']:.2f}x CPU")  # fmt: skip
-        verdict = "PASS" if lowest >= COS_TARGET else "MISS"
+        word = verdict(13, f"embedding lowest cosine packed vs single ({singles} chunks)",
+                       f"{lowest:.7f}", f">= {COS_TARGET}", lowest >= COS_TARGET)  # fmt: skip
         print(f"lowest cosine packed vs one-at-a-time over {singles} chunks: {lowest:.7f} "
-              f"(target >= {COS_TARGET}) {verdict}")  # fmt: skip
+              f"(target >= {COS_TARGET}) {word}")  # fmt: skip
         print(f"other processes kept {others:.2f} cores busy meanwhile"
               + (" (timings inflated; ratios measured side by side)" if others > 0.1 else ""))  # fmt: skip
         if args.service:

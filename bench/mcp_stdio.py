@@ -27,6 +27,7 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import CORPUS, GNO, QUERIES, create_index, workspace
+from verdicts import verdict
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -135,9 +136,11 @@ def main() -> None:
         starts = [initialize_seconds(env) for _ in range(args.reps * 2)]
         inits, lists = [i for i, _ in starts], [t for _, t in starts]
         print(f"corpus: {files} files; {args.reps} reps x {len(QUERIES)} queries per era")
+        init = statistics.median(inits)
+        word = verdict(13, "MCP spawn -> initialize reply, s", f"{init:.3f}", "< 0.5", init < 0.5)
         print(
-            f"initialize (spawn -> reply): median {statistics.median(inits):.3f} s, "
-            f"min {min(inits):.3f} s, max {max(inits):.3f} s  (target < 0.5 s); "
+            f"initialize (spawn -> reply): median {init:.3f} s, "
+            f"min {min(inits):.3f} s, max {max(inits):.3f} s  (target < 0.5 s) {word}; "
             f"load average {os.getloadavg()[0]:.2f}"
         )
         print(
@@ -147,9 +150,16 @@ def main() -> None:
         if args.init_only:
             return
         raw = raw_round_trips(env, args.reps)
+        median, worst = statistics.median(raw), max(raw)
+        words = (
+            verdict(
+                4, "MCP gno_search round trip median, ms", f"{median:.2f}", "<= 5", median <= 5
+            ),
+            verdict(4, "MCP gno_search round trip max, ms", f"{worst:.2f}", "<= 25", worst <= 25),
+        )
         print(
-            f"gno_search round trip (raw pipe): median {statistics.median(raw):.2f} ms, "
-            f"max {max(raw):.2f} ms  (target median <= 5 ms, max <= 25 ms; qmd 12 ms, GNO 388 ms)"
+            f"gno_search round trip (raw pipe): median {median:.2f} ms, max {worst:.2f} ms  "
+            f"(target median <= 5 ms, max <= 25 ms: {'/'.join(words)}; qmd 12 ms, GNO 388 ms)"
         )
         for mode in ("legacy", "auto"):
             samples = anyio.run(round_trips, env, args.reps, mode)

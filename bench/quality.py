@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from run import busy_cpu_seconds, machine, own_cpu_seconds, workspace
+from verdicts import verdict
 
 BENCH = Path(__file__).resolve().parent
 SHARED = BENCH.parent.parent / "shared"  # the worktree's ../shared
@@ -51,6 +52,16 @@ K = 10  # cut-off of every metric; every mode is asked for 10 results
 EMBED_RSS_TARGET_MIB = 400
 MODES = ("search", "vsearch", "query --fast", "query", "query --thorough")
 KINDS = ("identifier", "keyword", "paraphrase", "non-english")
+# "Today" of issue 12's targets: every retrieval stage it added switched off.
+TODAY = {
+    "embedWindows": False,
+    "feedback": False,
+    "vectorFeedback": False,
+    "shapeWeights": False,
+    "languagePreference": False,
+    "plainQueryText": False,
+    "halfTopBonus": False,
+}
 
 
 # --- the dev set and the metrics ----------------------------------------------------------
@@ -472,9 +483,11 @@ def run_pass(
     home: Path | None,
     switches: dict[str, object],
     embed_again: bool = False,
+    baseline: dict[str, object] | None = None,
 ) -> dict:
     """Index the subset copied in (paths) or the corpus itself (None), then evaluate. With
-    `home`, an index built there by an earlier run for the same files is reused as it is."""
+    `home`, an index built there by an earlier run for the same files is reused as it is.
+    With `baseline`, the same index is evaluated a second time under those switches."""
     with gno_home(home) as env:
         root = Path(env["GNO_DATA_DIR"]).parent
         marker = root / "quality-files.json"
@@ -502,7 +515,13 @@ def run_pass(
         print(f"bench: {len(queries)} queries × {len(MODES)} modes …", flush=True)
         if index is not None:
             index["index_bytes"] = index_size(env)
-        return {"index": index, "retrieval": switches, **evaluate(env, reps, queries)}
+        result = {"index": index, "retrieval": switches, **evaluate(env, reps, queries)}
+        if baseline is not None:
+            print("bench: the same queries with every issue-12 stage off …", flush=True)
+            set_retrieval(env, baseline)
+            result["baseline"] = evaluate(env, reps, queries)["modes"]
+            set_retrieval(env, switches)
+        return result
 
 
 # --- report -------------------------------------------------------------------------------
@@ -572,6 +591,41 @@ def format_report(result: dict, label: str) -> str:
     return "\n".join(lines)
 
 
+def target_lines(result: dict) -> list[str]:
+    """Issue 12's targets on the test half: this run's defaults against the same queries with
+    every stage off ("today"), each recorded for `make bench`'s summary."""
+    now, today = result["modes"], result["baseline"]
+
+    def test(modes: dict, kind: str, mode: str = "query") -> float:
+        return modes[mode]["groups"][f"test/{kind}"]["ndcg"]
+
+    rows = [
+        ("hybrid query nDCG@10, test half", test(now, "all"), f"≥ 1.25 × {test(today, 'all'):.3f}",
+         test(now, "all") >= 1.25 * test(today, "all")),
+        ("hybrid query, lowest kind", min(test(now, k) for k in KINDS), "≥ 0.35",
+         min(test(now, k) for k in KINDS) >= 0.35),
+        ("hybrid query, paraphrase kind", test(now, "paraphrase"), "≥ 0.35",
+         test(now, "paraphrase") >= 0.35),
+        ("hybrid query, non-English kind", test(now, "non-english"), "≥ 0.45",
+         test(now, "non-english") >= 0.45),
+    ]  # fmt: skip
+    for kind in ("identifier", "keyword"):
+        was = test(today, kind)
+        rows.append((f"hybrid query, {kind} kind, not lower", test(now, kind), f"≥ {was:.3f}",
+                     test(now, kind) >= was - 1e-9))  # fmt: skip
+    p95 = now["query"]["latency_p95_ms"]
+    lines = [f"{'issue 12 target (test half, MiniLM)':<44}{'now':>8}  {'target':<16}"]
+    for label, value, target, ok in rows:
+        word = verdict(12, label, f"{value:.3f}", target, ok)
+        lines.append(f"{label:<44}{value:>8.3f}  {target:<16}{word}")
+    word = verdict(12, "query in-process p95, ms", f"{p95:.1f}", "≤ 60", p95 <= 60)
+    lines.append(f"{'query in-process p95, ms':<44}{p95:>8.1f}  {'≤ 60':<16}{word}")
+    if not result["retrieval"].get("embedWindows"):
+        verdict(12, "embed time per chunk with windows", "windows off", "≤ 2 × today", None)
+        lines.append("embed time per chunk with windows: SKIP (windows are off by default)")
+    return lines
+
+
 def format_per_query(result: dict, queries: list[DevQuery]) -> str:
     lines = [f"{'id':<7}" + "".join(f"{mode:>14}" for mode in MODES) + "   query (nDCG@10)"]
     for q in queries:
@@ -595,6 +649,8 @@ def main() -> None:
     parser.add_argument("--embed", action="store_true", help="with --home: run gno embed first")
     parser.add_argument("--check-devset", action="store_true", help="paraphrase word overlap")
     parser.add_argument("--label", help="also write bench/results/quality-<label>.json")
+    parser.add_argument("--targets", action="store_true",
+                        help="also evaluate with every stage off and print issue 12's targets")  # fmt: skip
     parser.add_argument("--eval-worker", type=int, metavar="REPS", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.eval_worker is not None:
@@ -623,7 +679,9 @@ def main() -> None:
 
     started, busy, own = time.perf_counter(), busy_cpu_seconds(), own_cpu_seconds()
     home = args.home.resolve() if args.home else None
-    result = run_pass(paths, args.reps, queries, home, parse_switches(args.retrieval), args.embed)
+    baseline = TODAY if args.targets else None
+    switches = parse_switches(args.retrieval)
+    result = run_pass(paths, args.reps, queries, home, switches, args.embed, baseline)
     elapsed = time.perf_counter() - started
     others = max(0.0, (busy_cpu_seconds() - busy) - (own_cpu_seconds() - own)) / elapsed
     result["kinds"] = {kind: sum(1 for q in queries if q.kind == kind) for kind in KINDS}
@@ -633,6 +691,9 @@ def main() -> None:
     if args.per_query:
         print()
         print(format_per_query(result, queries))
+    if args.targets:
+        print()
+        print("\n".join(target_lines(result)))
     print(f"\nbench: done in {elapsed:.0f} s; other processes used {others:.2f} cores on average")
     if others > 0.1:
         print("bench: warning: the machine was not idle; timings are inflated.")

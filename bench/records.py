@@ -32,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import cache_root
 from run import GNO, MIB, fail, run_gno, workspace
+from verdicts import verdict
 
 RECIPE = 2  # bump when the mailbox recipe changes, so a stale cache is rebuilt
 WORDS = [
@@ -170,6 +171,13 @@ def main() -> None:
     width = max(len(r[0]) for r in rows)
     for name, value, target in rows:
         print(f"{name:<{width}}  {value:>28}  {target}")
+    for name, value, target, ok in (
+        ("mailbox: record documents indexed", f"{docs:,}", f"= {args.messages:,}", docs == args.messages),
+        ("mailbox: first gno update, s", f"{first.seconds:.2f}", f"≤ {TARGET_INDEX_S:.0f}", first.seconds <= TARGET_INDEX_S),
+        ("mailbox: peak RSS, MiB", f"{rss:.0f}", f"≤ {TARGET_RSS_MIB:.0f}", rss <= TARGET_RSS_MIB),
+        ("mailbox: unchanged re-sync work, s", f"{noop_work:.3f}", f"≤ {TARGET_NOOP_S}", noop_work <= TARGET_NOOP_S),
+    ):  # fmt: skip
+        verdict(17, name, value, target, ok)
     ok = (
         docs == args.messages
         and first.seconds <= TARGET_INDEX_S

@@ -25,7 +25,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from typing import Any
+
+from verdicts import verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "refactor.json"
@@ -118,8 +122,14 @@ def main() -> int:
     print(f"{'figure':<16} {'median ms':>10} {'target':>8}  result")
     for name, samples in times.items():
         median = statistics.median(samples)
-        verdict = "PASS" if median <= TARGETS_MS[name] else "MISS"
-        print(f"{name:<16} {median:>10.1f} {TARGETS_MS[name]:>8.0f}  {verdict}")
+        word = verdict(
+            14,
+            f"refactor {name}, ms",
+            f"{median:.1f}",
+            f"≤ {TARGETS_MS[name]:g}",
+            median <= TARGETS_MS[name],
+        )
+        print(f"{name:<16} {median:>10.1f} {TARGETS_MS[name]:>8.0f}  {word}")
         rows.append({"figure": name, "medianMs": round(median, 1), "targetMs": TARGETS_MS[name]})
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(

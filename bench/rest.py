@@ -45,6 +45,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import GNO, QUERIES, create_index, workspace
+from verdicts import verdict
 
 URL_LINE = re.compile(r"gno serve: (http://127\.0\.0\.1:\d+)")
 TIMEOUT_SECONDS = 30
@@ -363,15 +364,29 @@ def main() -> None:
     print(f"search processes: {processes} ({chosen}); load average now {os.getloadavg()[0]:.2f}")
     for r in runs:
         print(r.line())
-        verdicts = [f"0 errors ({'ok' if r.errors == 0 else 'MISS'})"]
+        errors = verdict(None, f"REST {r.label}: errors", str(r.errors), "0", r.errors == 0)
+        verdicts = [f"0 errors ({errors})"]
         if r is runs[0]:  # issue 13 item 5: unique bodies, 50 connections
             rate = r.requests / r.seconds
-            verdicts.append(f">= {MISS_RATE} req/s ({'ok' if rate >= MISS_RATE else 'MISS'})")
-            verdicts.append(
-                f"p99 <= {MISS_P99_MS} ms ({'ok' if r.p99_ms <= MISS_P99_MS else 'MISS'})"
+            word = verdict(
+                13,
+                "REST unique searches, req/s",
+                f"{rate:.0f}",
+                f">= {MISS_RATE}",
+                rate >= MISS_RATE,
             )
+            verdicts.append(f">= {MISS_RATE} req/s ({word})")
+            word = verdict(
+                13,
+                "REST unique searches, p99 ms",
+                f"{r.p99_ms:.1f}",
+                f"<= {MISS_P99_MS}",
+                r.p99_ms <= MISS_P99_MS,
+            )
+            verdicts.append(f"p99 <= {MISS_P99_MS} ms ({word})")
         else:  # issue 6
-            verdicts.append(f"p99 <= 50 ms ({'ok' if r.p99_ms <= 50 else 'MISS'})")
+            word = verdict(6, f"REST {r.label}: p99 ms", f"{r.p99_ms:.1f}", "<= 50", r.p99_ms <= 50)
+            verdicts.append(f"p99 <= 50 ms ({word})")
         print("  targets: " + ", ".join(verdicts))
 
 

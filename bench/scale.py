@@ -42,6 +42,7 @@ from run import (
     timed,
     workspace,
 )
+from verdicts import verdict
 
 COPIES = 10
 # Words swapped per copy: common enough that most files change, rare enough to leave the
@@ -112,7 +113,7 @@ def measure(corpus: Path, phase: str, full_reps: int, noop_reps: int, per_query:
 
 
 def rows(one: dict, ten: dict) -> list[Row]:
-    def verdict(ok: bool) -> str:
+    def mark(ok: bool) -> str:
         return "PASS" if ok else "MISS"
 
     grow_time = ten["full_index_s"] / one["full_index_s"]
@@ -128,7 +129,7 @@ def rows(one: dict, ten: dict) -> list[Row]:
             "≤ 10.5 × 1×",
             f"{one['full_index_s']:.2f}",
             f"{grow_time:.2f}",
-            verdict(grow_time <= 10.5),
+            mark(grow_time <= 10.5),
         ),
         Row(
             "index size, MiB",
@@ -136,7 +137,7 @@ def rows(one: dict, ten: dict) -> list[Row]:
             "≤ 10.5 × 1×",
             f"{one['index_bytes'] / MIB:.1f}",
             f"{grow_size:.2f}",
-            verdict(grow_size <= 10.5),
+            mark(grow_size <= 10.5),
         ),
         Row(
             "no-op re-index, s",
@@ -144,7 +145,7 @@ def rows(one: dict, ten: dict) -> list[Row]:
             "≤ 1.5",
             f"{one['noop_s']:.3f}",
             f"{ten['noop_s'] / one['noop_s']:.2f}",
-            verdict(ten["noop_s"] <= 1.5),
+            mark(ten["noop_s"] <= 1.5),
         ),
         Row(
             "in-process search median, ms",
@@ -152,7 +153,7 @@ def rows(one: dict, ten: dict) -> list[Row]:
             "≤ 2 × 1×",
             f"{one['search_median_ms']:.2f}",
             f"{grow_search:.2f}",
-            verdict(grow_search <= 2),
+            mark(grow_search <= 2),
         ),
         Row(
             "in-process search p99, ms",
@@ -169,7 +170,7 @@ def rows(one: dict, ten: dict) -> list[Row]:
             "≤ 10.5 × 1×",
             f"{one['full_index_cpu_s']:.2f}",
             f"{ten['full_index_cpu_s'] / one['full_index_cpu_s']:.2f}",
-            verdict(ten["full_index_cpu_s"] / one["full_index_cpu_s"] <= 10.5),
+            mark(ten["full_index_cpu_s"] / one["full_index_cpu_s"] <= 10.5),
         ),
         Row(
             "no-op re-index CPU, s",
@@ -177,7 +178,7 @@ def rows(one: dict, ten: dict) -> list[Row]:
             "≤ 1.5",
             f"{one['noop_cpu_s']:.3f}",
             f"{ten['noop_cpu_s'] / one['noop_cpu_s']:.2f}",
-            verdict(ten["noop_cpu_s"] <= 1.5),
+            mark(ten["noop_cpu_s"] <= 1.5),
         ),
         Row(
             "in-process search CPU median, ms",
@@ -185,7 +186,7 @@ def rows(one: dict, ten: dict) -> list[Row]:
             "≤ 2 × 1×",
             f"{one['search_cpu_median_ms']:.2f}",
             f"{ten['search_cpu_median_ms'] / one['search_cpu_median_ms']:.2f}",
-            verdict(ten["search_cpu_median_ms"] / one["search_cpu_median_ms"] <= 2),
+            mark(ten["search_cpu_median_ms"] / one["search_cpu_median_ms"] <= 2),
         ),
         # On a loaded machine CPU time grows too (caches, shared cores), unevenly between
         # the 1× and 10× passes; each query's fastest call is much steadier.
@@ -195,7 +196,7 @@ def rows(one: dict, ten: dict) -> list[Row]:
             "≤ 2 × 1×",
             f"{one['search_cpu_floor_ms']:.2f}",
             f"{ten['search_cpu_floor_ms'] / one['search_cpu_floor_ms']:.2f}",
-            verdict(ten["search_cpu_floor_ms"] / one["search_cpu_floor_ms"] <= 2),
+            mark(ten["search_cpu_floor_ms"] / one["search_cpu_floor_ms"] <= 2),
         ),
         Row(
             "peak RSS (update), MiB",
@@ -203,7 +204,7 @@ def rows(one: dict, ten: dict) -> list[Row]:
             "≤ 300",
             f"{one['peak_rss_mib']:.0f}",
             f"{ten['peak_rss_mib'] / one['peak_rss_mib']:.2f}",
-            verdict(ten["peak_rss_mib"] <= 300),
+            mark(ten["peak_rss_mib"] <= 300),
         ),
     ]
 
@@ -225,7 +226,12 @@ def main() -> None:
     print("scale: 10× …", flush=True)
     ten = measure(big, "scale10", full_reps, noop_reps, per_query)
     print()
-    print(format_table(rows(one, ten), Row("metric", "10×", "target", "1×", "10×/1×", "")))
+    table = rows(one, ten)
+    print(format_table(table, Row("metric", "10×", "target", "1×", "10×/1×", "")))
+    for row in table:
+        if row.verdict:
+            shown = f"{row.gno} ({row.ratio} × 1×)" if "1×" in row.target else row.gno
+            verdict(13, f"10× scale: {row.metric}", shown, row.target, row.verdict == "PASS")
     out = Path(__file__).resolve().parent / "results" / "scale.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"one": one, "ten": ten}, indent=2) + "\n", encoding="utf-8")

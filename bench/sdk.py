@@ -25,6 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from verdicts import verdict
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(
     os.environ.get("GNO_BENCH_CORPUS", ROOT.parent / "shared" / "corpora" / "opentelemetry-docs")
@@ -130,8 +133,15 @@ def main() -> None:
         ("same, every search distinct (no cache)", f"{uncached * 1000:.2f} ms", None, uncached),
     ]
     for label, shown, target, value in rows:
-        verdict = "" if target is None else ("PASS" if value <= target else "MISS")
-        print(f"{label:58} {shown:>10}  {verdict}")
+        limit = (
+            ""
+            if target is None
+            else f"≤ {target * 1000:g} ms"
+            if target < 0.1
+            else f"≤ {target:g} s"
+        )
+        word = "" if target is None else verdict(16, label, shown, limit, value <= target)
+        print(f"{label:58} {shown:>10}  {word}")
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2) + "\n")

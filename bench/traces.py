@@ -25,6 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from verdicts import verdict
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "bench" / "results" / "traces.json"
@@ -106,6 +109,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1500)
     parser.add_argument("--corpus", type=Path, help="Index this folder instead (read only).")
     args = parser.parse_args()
+    if args.corpus and not args.corpus.is_dir():
+        print(f"bench/traces.py: corpus {args.corpus} missing; nothing measured")
+        return 0
     queries = CORPUS_QUERIES if args.corpus else QUERIES
     with tempfile.TemporaryDirectory(prefix="gno-bench-traces-") as tmp:
         base = Path(tmp)
@@ -167,14 +173,19 @@ def main() -> int:
         kept = len(app.traces().trace_page(None, 100_000, 0))
         figures["tracesKept"] = kept
         app.close()
-    print(f"{'operation':<14} {'off ms':>8} {'on ms':>8} {'+ms':>7} {'+%':>6}  target ≤ 10 %")
+    print(f"{'operation':<14} {'off ms':>8} {'on ms':>8} {'+ms':>7} {'+%':>6}  query ≤ 10 %")
     for op_id in makers:
         for clock in ("wall", "cpu"):
             f = figures[op_id][clock]
-            verdict = "PASS" if f["overheadPercent"] <= 10 else "MISS"
+            # The target is on query latency; search's fixed cost is shown, not judged.
+            word = "—"
+            if op_id == "query":
+                where = "corpus" if args.corpus else f"{args.docs} generated docs"
+                word = verdict(18, f"tracing overhead, query ({clock}, {where}), %",
+                               f"{f['overheadPercent']:.1f}", "≤ 10", f["overheadPercent"] <= 10)  # fmt: skip
             print(
                 f"{op_id + ' ' + clock:<14} {f['offMedianMs']:>8.3f} {f['onMedianMs']:>8.3f} "
-                f"{f['overheadMs']:>7.3f} {f['overheadPercent']:>6.1f}  {verdict}"
+                f"{f['overheadMs']:>7.3f} {f['overheadPercent']:>6.1f}  {word}"
             )
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"traces kept after the run: {figures['tracesKept']} (retention maxTraces 1000)")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import CORPUS, GNO, QUERIES, create_index, workspace
+from verdicts import verdict
 
 CHROMIUM = os.environ.get("GNO_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
@@ -126,8 +127,8 @@ def main() -> None:
     ]
     print()
     for label, value, target in rows:
-        verdict = "PASS" if value <= target else "MISS"
-        print(f"{label:<48} {value:>8.1f}   ≤ {target:<4} {verdict}")
+        word = verdict(15, label, f"{value:.1f}", f"≤ {target}", value <= target)
+        print(f"{label:<48} {value:>8.1f}   ≤ {target:<4} {word}")
     print(f"{'search-as-you-type p95, ms':<48} {p95:>8.1f}")
 
 

@@ -21,6 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from verdicts import verdict
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(
     os.environ.get("GNO_BENCH_CORPUS", ROOT.parent / "shared" / "corpora" / "opentelemetry-docs")
@@ -112,7 +115,14 @@ def main() -> int:
     for key, value in figures.items():
         print(f"{key:34} {value!s:>10}")
     print(
-        f"capture → found median {median:.1f} ms, target ≤ {TARGET_MS:.0f} ms: {'PASS' if median <= TARGET_MS else 'MISS'}"
+        f"capture → found median {median:.1f} ms, target ≤ {TARGET_MS:.0f} ms: "
+        + verdict(
+            14,
+            "capture → found, median ms",
+            f"{median:.1f}",
+            f"≤ {TARGET_MS:.0f}",
+            median <= TARGET_MS,
+        )
     )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2) + "\n")

@@ -248,3 +248,41 @@ def test_mcp_stdio_and_cli_are_local(tmp_path: Path) -> None:
     assert refused.returncode == 1  # without --confirm nothing is deleted
     purged = run_gno(env, "egress-audit", "purge", "--confirm", "--json")
     assert purged.returncode == 0 and json.loads(purged.stdout)["deleted"] == 0
+
+
+def test_a_batch_with_a_denied_call_is_refused_whole_and_never_runs(daemon: Any) -> None:
+    """MCP has no JSON-RPC batches since 2025-06-18 (the SDK answers a list body 400). From
+    off the machine the gate still reads one, judges each call in it (a receipt each) and
+    refuses the whole body at the first denial: nothing of it runs, nothing is sent."""
+    got = json.loads(run_gno(daemon.env, "collection", "policy", "get", "shared", "--json").stdout)
+    if got["policy"] != "remote":
+        done = run_gno(
+            daemon.env, "collection", "policy", "set", "shared", "remote",
+            "--confirm-relaxation", str(got["revision"]),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    before = len(audits(daemon.env))
+    session = Session(daemon.remote_url, daemon.token)
+    try:
+        batch = [
+            {"jsonrpc": "2.0", "id": 31, "method": "tools/call",
+             "params": {"name": "gno_egress_policy_get", "arguments": {"collection": "shared"}}},
+            {"jsonrpc": "2.0", "id": 32, "method": "tools/call",
+             "params": {"name": "gno_get", "arguments": {"ref": "gno://notes/plan.md"}}},
+        ]  # fmt: skip
+        refused = session.http.post("/mcp/", json=batch)
+        assert_denied(refused, 32, "POLICY_LOCAL_ONLY")
+    finally:
+        session.close()
+    found = audits(daemon.env)
+    assert len(found) == before + 2  # each call judged once
+    assert [r["decision"] for r in found[:2]] == ["denied", "allowed"]
+    assert [r["operation"] for r in found[:2]] == ["gno_get", "gno_egress_policy_get"]
+    # Through loopback nothing is judged and the SDK refuses the list body itself.
+    local = Session(daemon.url, daemon.token)
+    try:
+        answer = local.http.post("/mcp/", json=batch)
+        assert answer.status_code == 400 and SECRET not in answer.text
+    finally:
+        local.close()
+    assert len(audits(daemon.env)) == before + 2

@@ -124,6 +124,26 @@ def test_cli_text_and_graph_formats(env: dict[str, str]) -> None:
         proc = run_gno(env, *args)
         assert proc.returncode == 0 and proc.stdout.strip(), proc.stderr
     assert "notes/spoke.md" in run_gno(env, "impact", "notes/hub.md").stdout
+    texts = {  # every other read's terminal text: its header line, then one line per item
+        ("links", "notes/hub.md"): "2 outgoing link(s) in gno://notes/hub.md",
+        ("backlinks", "notes/hub.md"): "backlink(s) to gno://notes/hub.md",
+        (
+            "similar",
+            "notes/hub.md",
+            "--threshold",
+            "0",
+        ): "document(s) similar to gno://notes/hub.md",
+        ("graph", "query", "notes/hub.md"): "from gno://notes/hub.md",
+        ("tags",): "project/graph (2)",
+        ("tags", "--md"): "# Tags",
+        ("diff", "notes/hub.md"): "Structural diff for gno://notes/hub.md: available",
+        ("changes",): "retained document change(s)",
+    }
+    for args, expected in texts.items():
+        proc = run_gno(env, *args)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert expected in proc.stdout, (args, proc.stdout)
+        assert not proc.stdout.lstrip().startswith("{"), args  # text, not JSON
     default = run_gno(env, "graph")  # GNO prints the graph as JSON unless asked otherwise
     assert_valid(OUT["graph"], json.loads(default.stdout))
     dot = run_gno(env, "graph", "--dot").stdout
@@ -152,6 +172,20 @@ def test_cli_bad_input(env: dict[str, str], args: list[str], code: int, needle: 
     error = gno_err(env, code, *args, "--json")
     assert error["code"] == ("VALIDATION" if code == 1 else "RUNTIME")
     assert needle.lower() in error["message"].lower()
+
+
+def test_graph_of_an_empty_index_names_the_fix(tmp_path: Path) -> None:
+    """As GNO: `gno graph` with no document indexed is exit 1 naming `gno update`; REST 404."""
+    (tmp_path / "corpus" / "empty").mkdir(parents=True)
+    env = gno_env(tmp_path)
+    gno_ok(env, "init", str(tmp_path / "corpus" / "empty"), "--name", "empty", "--json")
+    gno_ok(env, "update", "--json")
+    error = gno_err(env, 1, "graph", "--json")
+    assert error["message"] == "No documents indexed. Run: gno update"
+    assert gno_ok(env, "tags", "--json")["tags"] == []  # the other reads answer empty
+    with running(env) as srv, httpx.Client(base_url=srv.url, timeout=30) as http:
+        answer = http.get("/api/graph")
+    assert answer.status_code == 404 and answer.json()["error"]["code"] == "NOT_FOUND"
 
 
 def test_cli_similar_without_vectors_names_the_fix(bare_env: dict[str, str]) -> None:
@@ -335,3 +369,71 @@ def test_changes_cursor_pages_on_every_surface(env: dict[str, str], server: Any)
     with httpx.Client(base_url=server.url, timeout=30) as http:
         rest = http.get("/api/changes", params={"since": cursor, "limit": "1000"}).json()
     assert [c["id"] for c in rest["changes"]] == [c["id"] for c in whole[2:]]
+
+
+# ---------------------------------------------------------------- SDK and /api/op
+
+SDK_CALLS = [  # (method, arguments, operation id of OUT)
+    ("links", {"ref": "notes/hub.md", "type": "wiki"}, "links"),
+    ("backlinks", {"ref": "notes/hub.md", "collection": "notes"}, "backlinks"),
+    ("similar", {"ref": "notes/hub.md", "threshold": 0.0}, "similar"),
+    ("graph", {"linkedOnly": False}, "graph"),
+    ("graph_neighbors", {"ref": "Hub", "direction": "in"}, "neighbors"),
+    ("graph_path", {"from_": "chain/a.md", "to": "Spoke"}, "path"),
+    ("graph_query", {"ref": "notes/hub.md", "direction": "in", "maxDepth": 3}, "graph_query"),
+    ("tags", {"prefix": "project"}, "tags"),
+    ("changes", {"limit": 2}, "changes"),
+    ("diff", {"ref": "notes/hub.md"}, "diff"),
+    ("impact", {"ref": "notes/hub.md", "maxDepth": 2}, "impact"),
+]
+
+
+def test_sdk_local_and_remote_answer_the_same_valid_payloads(
+    env: dict[str, str], server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Python SDK on the index in process and against `gno serve` (`POST /api/op/<id>`):
+    every graph and journal method answers its schema, both transports the same, and an
+    unknown ref or a cap out of range is the same gno.errors class on both."""
+    import os
+
+    from gno import Gno
+    from gno.errors import NotFoundError, ValidationError
+
+    for key in [k for k in os.environ if k.startswith("GNO_")]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        if key.startswith("GNO_") or key == "HF_HUB_OFFLINE":
+            monkeypatch.setenv(key, value)
+    with Gno() as local, Gno(url=server.url) as remote:
+        for method, arguments, op in SDK_CALLS:
+            here, there = (
+                getattr(client, method)(**arguments).model_dump(mode="json", exclude_unset=True)
+                for client in (local, remote)
+            )
+            assert_valid(OUT[op], here)
+            assert here == there, method
+        for client in (local, remote):
+            with pytest.raises(NotFoundError, match="not found"):
+                client.links(ref="notes/missing.md")
+            with pytest.raises(NotFoundError, match="Graph node not found"):
+                client.graph_path(from_="Hub", to="Nope Nope")
+            with pytest.raises(ValidationError, match="maxDepth"):
+                client.impact(ref="notes/hub.md", maxDepth=7)
+
+
+def test_rest_op_routes_of_neighbours_and_path(server: Any) -> None:
+    """GNO has no REST route of its own for neighbours and path; gno's are the SDK's."""
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        near = http.post("/api/op/graph_neighbors", json={"ref": "Hub", "direction": "in"})
+        assert near.status_code == 200, near.text
+        assert_valid(OUT["neighbors"], near.json())
+        assert {n["node"]["relPath"] for n in near.json()["neighbors"]} >= {"spoke.md", "other.md"}
+        path = http.post("/api/op/graph_path", json={"from": "chain/a.md", "to": "Spoke"})
+        assert path.status_code == 200, path.text
+        assert_valid(OUT["path"], path.json())
+        nodes = [n["relPath"] for n in path.json()["path"]["nodes"]]
+        assert nodes[0] == "chain/a.md" and nodes[-1] == "spoke.md"
+        missing = http.post("/api/op/graph_path", json={"from": "Hub", "to": "Nope Nope"})
+        assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
+        deep = http.post("/api/op/graph_path", json={"from": "Hub", "to": "Spoke", "maxDepth": 13})
+        assert deep.status_code == 400 and deep.json()["error"]["code"] == "VALIDATION"

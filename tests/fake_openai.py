@@ -97,10 +97,15 @@ def _json(status: int, doc: Any) -> Reply:
 
 
 class FakeOpenAI:
-    def __init__(self, mode: str = "ok", *, width: int = 8, delay: float = 5.0) -> None:
+    def __init__(
+        self, mode: str = "ok", *, width: int = 8, delay: float = 5.0, host: str = "127.0.0.1"
+    ) -> None:
+        """``host``: the address to serve on (a non-loopback one of this machine makes an
+        endpoint "off the machine" for the egress tests)."""
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}")
         self.mode = mode
+        self.host = host
         self.width = width
         self.delay = delay
         self.requests: list[Recorded] = []
@@ -137,7 +142,7 @@ class FakeOpenAI:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server = ThreadingHTTPServer((self.host, 0), Handler)
         server.daemon_threads = True
         server.block_on_close = False
         self._server = server
@@ -173,7 +178,8 @@ class FakeOpenAI:
     @property
     def url(self) -> str:
         """The base URL without ``/v1`` (``http://127.0.0.1:<port>``)."""
-        return f"http://127.0.0.1:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
     # requests ------------------------------------------------------------------
     def hold(self, path: str) -> threading.Event:

@@ -1,6 +1,6 @@
 """Real export containers for the record lane's tests and bench, written with the same
 libraries a user's tools write them with: ``mailbox``/``email`` for mail, ``icalendar``
-for calendars; JSON Lines with ``json``; subtitles as their (line-based) formats say."""
+for calendars, ``pysubs2`` for subtitles; JSON Lines with ``json``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import mailbox
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 
 def message(
@@ -70,28 +71,26 @@ def write_jsonl(path: Path, rows: list[object]) -> Path:
     return path
 
 
-def _clock(seconds: float, sep: str) -> str:
-    whole = int(seconds)
-    millis = round((seconds - whole) * 1000)
-    return f"{whole // 3600:02d}:{whole // 60 % 60:02d}:{whole % 60:02d}{sep}{millis:03d}"
+def _subtitles(texts: list[str]) -> Any:
+    """Cue i (from 1) at 2·i s for 1.5 s, made with pysubs2 (the library gno parses with)."""
+    import pysubs2
+
+    subs = pysubs2.SSAFile()
+    for i, text in enumerate(texts, start=1):
+        subs.append(pysubs2.SSAEvent(start=i * 2000, end=i * 2000 + 1500, text=text))
+    return subs
 
 
 def write_srt(path: Path, texts: list[str]) -> Path:
-    blocks = [
-        f"{i}\n{_clock(i * 2.0, ',')} --> {_clock(i * 2.0 + 1.5, ',')}\n{text}\n"
-        for i, text in enumerate(texts, start=1)
-    ]
-    path.write_text("\n".join(blocks), encoding="utf-8")
+    _subtitles(texts).save(str(path), format_="srt")
     return path
 
 
 def write_vtt(path: Path, texts: list[str]) -> Path:
-    blocks = ["WEBVTT\n", "NOTE written by the tests\n"]
-    blocks += [
-        f"c{i}\n{_clock(i * 2.0, '.')} --> {_clock(i * 2.0 + 1.5, '.')} align:start\n{text}\n"
-        for i, text in enumerate(texts, start=1)
-    ]
-    path.write_text("\n".join(blocks), encoding="utf-8")
+    """A WebVTT file by pysubs2, with a NOTE block after the signature (which gno skips)."""
+    text = _subtitles(texts).to_string("vtt")
+    head, _, rest = text.partition("\n\n")
+    path.write_text(f"{head}\n\nNOTE written by the tests\n\n{rest}", encoding="utf-8")
     return path
 
 

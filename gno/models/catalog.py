@@ -80,6 +80,12 @@ class ModelUri:
     model: str | None = None
 
 
+def is_endpoint(uri: str) -> bool:
+    """An OpenAI-compatible endpoint (``http(s)://…``): a model off this process, which
+    the collection egress policy judges (gno/services/inference_egress.py)."""
+    return uri.strip().startswith(("http://", "https://"))
+
+
 def parse_model_uri(raw: str) -> ModelUri:
     text = raw.strip()
     if m := _HF_FILE.match(text):

@@ -35,16 +35,34 @@ def peer_zone(scope: Scope) -> str:
     return zone_of(client[0] if client else None)
 
 
+Lineage = Callable[[str, Mapping[str, Any]], "list[str] | None"]
+
+
 class EgressGate:
-    def __init__(self, ledger: EgressLedger, configured: Callable[[], list[str]]):
+    def __init__(
+        self,
+        ledger: EgressLedger,
+        configured: Callable[[], list[str]],
+        lineage: Lineage | None = None,
+    ):
         self.ledger = ledger
         self._configured = configured  # the collections index.yml names now
+        # The collections the traces a trace_show/trace_export names hold documents of
+        # (None: judge every collection), as GNO judges a trace export by its lineage.
+        self._lineage = lineage
 
     @classmethod
     def for_runtime(cls, runtime: Any) -> EgressGate:
         """The gate of a resident server: its index file, its owner's index.yml."""
+        from gno.rest.trace_lineage import trace_collections
+
         owner = runtime.owner
-        return cls(EgressLedger(owner.paths.db_path), lambda: policies.configured(owner))
+        db_path = owner.paths.db_path
+        return cls(
+            EgressLedger(db_path),
+            lambda: policies.configured(owner),
+            lambda op_id, args: trace_collections(db_path, op_id, args),
+        )
 
     def known(self, index_names: list[str]) -> list[str]:
         """Collections of index.yml and of the index: a request naming none may reach
@@ -68,10 +86,13 @@ class EgressGate:
         if zone == "loopback" or op_id in policies.UNGOVERNED:
             return None
         rows, epoch, index_names = self.ledger.snapshot()
+        names = policies.touched(op_id, args, self.known(index_names))
+        if self._lineage is not None and op_id in policies.TRACE_LINEAGE:
+            names = self._lineage(op_id, args) or names
         verdict = policies.judge(
             rows=rows,
             epoch=epoch,
-            names=policies.touched(op_id, args, self.known(index_names)),
+            names=names,
             zone=zone,
             caller=Caller(authenticated, authorized),
             surface=surface,
@@ -279,8 +300,17 @@ class McpEgressGate:
 # ---------------------------------------------------------------- hand-written routes
 
 # Routes outside the registry that hand out collection content: file bytes and the
-# document-change stream. Judged like an operation that may reach every collection.
+# document-change stream. The event stream may carry every collection; an asset is judged
+# by the collection of its ``uri`` (policies.touched), or by every one when it has none.
 CONTENT_PATHS = {"/api/doc-asset": "attachment", "/api/events": "metadata"}
+
+
+def _asset_args(scope: Scope) -> dict[str, Any]:
+    from urllib.parse import parse_qs
+
+    query = scope.get("query_string", b"").decode("latin-1")
+    uris = parse_qs(query, max_num_fields=64).get("uri") or []
+    return {"uri": uris[0]} if len(uris) == 1 else {}  # two uris: not for us to pick
 
 
 class EgressPaths:
@@ -299,10 +329,11 @@ class EgressPaths:
         from gno.rest.errors import gno_error_response
 
         authenticated = bool(scope.get(AUTHENTICATED))
+        args = _asset_args(scope) if path == "/api/doc-asset" else {}
 
         def work() -> policies.Verdict | None:
             return self.gate.admit(
-                scope, surface="rest", operation=path, op_id=path, args={},
+                scope, surface="rest", operation=path, op_id=path, args=args,
                 authenticated=authenticated, authorized=authenticated,
             )  # fmt: skip
 

@@ -35,8 +35,9 @@ from gno.rest.result_cache import Slot
 from gno.rest.routes import Dispatcher, Route, _body_args, schema_problem
 from gno.rest.search_processes import Dumped
 from gno.rest.security import BodyTooLarge, same_host
+from gno.rest.trace_header import trace_note
 from gno.services import model
-from gno.services.trace_surface import SAME_HOST_ONLY
+from gno.services.trace_surface import SAME_HOST_ONLY, TRACE_HEADER
 
 PREFIX = "/api/op/"
 
@@ -88,11 +89,14 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
             except ModelError as exc:
                 raise _invalid(exc) from None
             guard = guard_for(dispatcher.egress, request.scope, op, inp, "sdk")
-            # A caller off this machine is judged per request: never answered from the cache.
-            slot = dispatcher.cache.slot(op.id, inp, local, shape="op") if guard is None else None
+            trace = trace_note(op.id, request, dispatcher.paths.config_file)
+            # A caller off this machine is judged per request, and a traced answer is a new
+            # trace each time: neither is answered from the cache.
+            fresh = guard is not None or trace is not None
+            slot = None if fresh else dispatcher.cache.slot(op.id, inp, local, shape="op")
             if slot is not None and slot.body is not None:
                 return Response(slot.body, 200, media_type=JSON)
-            result = await dispatcher.execute(op, inp, request, guard)
+            result = await dispatcher.execute(op, inp, request, guard, trace)
         except BodyTooLarge:
             raise
         except Cancelled:  # the client went away: nobody to answer
@@ -102,17 +106,19 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
         except Exception:  # a bug: logged here, never sent to the caller
             traceback.print_exc(file=sys.stderr)
             return catalog_response("RUNTIME")
+        # The SDK's remote transport reads the trace id from the same header REST sends.
+        traced = {TRACE_HEADER: trace.recorded} if trace is not None and trace.recorded else None
         if isinstance(result, Dumped):  # a search process's answer, already JSON
             if local:
-                return _answer(result.json, slot)
+                return _answer(result.json, slot, traced)
             payload = views.redact(op, json.loads(result.json))
         else:
             assert isinstance(result, BaseModel)
             if local:
-                return _answer(result.model_dump_json(exclude_unset=True).encode(), slot)
+                return _answer(result.model_dump_json(exclude_unset=True).encode(), slot, traced)
             payload = views.redact(op, result.model_dump(mode="json", exclude_unset=True))
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-        return _answer(text.encode(), slot)
+        return _answer(text.encode(), slot, traced)
 
     return serve
 
@@ -120,7 +126,7 @@ def rpc_endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], An
 JSON = "application/json"
 
 
-def _answer(content: bytes, slot: Slot | None) -> Response:
+def _answer(content: bytes, slot: Slot | None, headers: dict[str, str] | None = None) -> Response:
     if slot is not None:
         slot.keep(content)
-    return Response(content, 200, media_type=JSON)
+    return Response(content, 200, media_type=JSON, headers=headers)

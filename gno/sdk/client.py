@@ -47,6 +47,12 @@ class Gno(Operations):
         op, inp = prepare(op_id, args, self.write)
         return self._transport.call(op, inp)
 
+    @property
+    def last_trace_id(self) -> str | None:
+        """The retrieval trace id of the last traced read (search, vsearch, query, ask,
+        context, get) while tracing is on, else None (spec/traces.md)."""
+        return self._transport.last_trace_id
+
     def close(self) -> None:
         self._transport.close()
 
@@ -95,6 +101,12 @@ class AsyncGno(AsyncOperations):
         import asyncio  # here, not at import: asyncio costs a blocking client ~20 ms
 
         return await asyncio.to_thread(self._local.call, op, inp)
+
+    @property
+    def last_trace_id(self) -> str | None:
+        """As ``Gno.last_trace_id``."""
+        transport = self._remote if self._remote is not None else self._local
+        return transport.last_trace_id
 
     async def aclose(self) -> None:
         if self._remote is not None:

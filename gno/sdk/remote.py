@@ -4,7 +4,8 @@ Each operation is ``POST <url>/api/op/<id>`` with the input model as JSON, answe
 the operation's output model (gno/rest/rpc.py), so both transports return the same models.
 The token goes as ``X-GNO-Token`` (GNO_API_TOKEN) and as a bearer (the daemon's gateway).
 A server that is down or silent is ``ServerUnreachableError`` naming the URL, within
-``timeout`` seconds; an error envelope becomes its gno.errors class."""
+``timeout`` seconds; an error envelope becomes its gno.errors class. A traced read's
+``X-GNO-Trace-ID`` answer header is kept as ``last_trace_id``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from gno.errors import ServerUnreachableError, ValidationError
 from gno.sdk.calls import error_from_rest
 
 DEFAULT_TIMEOUT = 30.0
+TRACE_HEADER = "X-GNO-Trace-ID"  # the server's retrieval trace of the call (spec/traces.md)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -70,6 +72,7 @@ class RemoteTransport:
         import httpx
 
         self.url = base_url(url)
+        self.last_trace_id: str | None = None
         self._client = httpx.Client(
             base_url=self.url,
             headers=headers(token),
@@ -86,6 +89,7 @@ class RemoteTransport:
             reply = self._client.post(f"/api/op/{op.id}", content=request_body(inp))
         except httpx.HTTPError as exc:
             raise unreachable(target, exc) from None
+        self.last_trace_id = reply.headers.get(TRACE_HEADER)
         return answer(op, reply.status_code, reply.content)
 
     def close(self) -> None:
@@ -97,6 +101,7 @@ class AsyncRemoteTransport:
         import httpx
 
         self.url = base_url(url)
+        self.last_trace_id: str | None = None
         self._client = httpx.AsyncClient(
             base_url=self.url,
             headers=headers(token),
@@ -113,6 +118,7 @@ class AsyncRemoteTransport:
             reply = await self._client.post(f"/api/op/{op.id}", content=request_body(inp))
         except httpx.HTTPError as exc:
             raise unreachable(target, exc) from None
+        self.last_trace_id = reply.headers.get(TRACE_HEADER)
         return answer(op, reply.status_code, reply.content)
 
     async def close(self) -> None:

@@ -32,6 +32,7 @@ from gno.core.ask_prompt import (
 )
 from gno.core.identity import parse_uri
 from gno.errors import ValidationError
+from gno.models.catalog import is_endpoint
 from gno.services.answer_model import answer_model, generate
 
 ASK_FIELDS = ("answer", "noAnswer", "verify", "maxAnswerTokens", "contextBudgetTokens",
@@ -93,6 +94,10 @@ def ask(app: App, inp: AskInput, progress: Callable[[str], None] | None = None) 
     if generator is None:
         return AskResult.model_validate(payload)
     choice = choose_sources(meta["query"], _sources(app, found.results))
+    if is_endpoint(app.model_uri("gen")):  # the sources go into an endpoint's prompt
+        from gno.services.inference_egress import check_sources
+
+        check_sources(app, "gen", [s.uri for s in choice.selected])
     guidance = list(dict.fromkeys(r.context for r in found.results if r.context))
     prompt = build_prompt(meta["query"], guidance, choice.selected)
     raw = generate(generator, prompt, inp.maxAnswerTokens, progress)

@@ -24,6 +24,7 @@ from gno.app import App
 from gno.core import claims as cl
 from gno.core.ask_prompt import Source, build_prompt
 from gno.core.capsule import canonical_json, sha256_text
+from gno.models.catalog import is_endpoint
 from gno.ports import GenerationError, Generator
 from gno.services.answer_model import generate
 from gno.services.context_build import compile_capsule, config_fingerprint
@@ -84,6 +85,10 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
     fresh = {e["evidenceId"]: e["contentStatus"] for e in freshness["evidence"]}
     by_id = {e["evidenceId"]: e for e in evidence}
     sources = [Source(e["docid"], e["uri"], 1.0, e["title"] or "", e["text"]) for e in evidence]
+    if is_endpoint(app.model_uri("gen")):  # the evidence goes into an endpoint's prompt
+        from gno.services.inference_egress import check_sources
+
+        check_sources(app, "gen", [s.uri for s in sources])
     guidance = [c["text"] for c in capsule["guidance"]["configuredContexts"]]
     raw = generate(
         generator, build_prompt(capsule["query"], guidance, sources), inp.maxAnswerTokens

@@ -4,11 +4,13 @@ Checks, over the documents in scope (collections, path prefixes, tags):
 
 - links: links whose target no document matches (``broken_link``), links that match several
   documents equally (``ambiguous_link``), documents nothing links to and that link nowhere
-  (``orphan``; roots and ignored prefixes excepted) — resolved exactly as the graph tools do;
+  (``orphan``; roots, ignored prefixes and records of export containers excepted) — resolved
+  exactly as the graph tools do;
 - provenance: captured notes (GNO's ``inbox/`` captures, or frontmatter that says it was
   captured) without a usable ``source`` (``missing_provenance``);
 - freshness: source files gone or unreadable (``source_unavailable``: unavailable is not
-  healthy) and files not modified for ``maxAgeDays`` (``stale``).
+  healthy) and files not modified for ``maxAgeDays`` (``stale``); a record's source file is
+  its export container.
 
 Only queries and ``stat``/mirror reads: nothing is written. Finding ids are stable across runs
 (a hash of what was found, not of when), totals are exact and the list is cut at
@@ -32,6 +34,7 @@ from gno_contracts.models.audit_report import AuditReport
 from gno.app import App
 from gno.core.frontmatter import parse_frontmatter
 from gno.core.identity import parse_ref
+from gno.core.record_paths import is_record_path
 from gno.core.typed_graph import Projection
 from gno.errors import Cancelled, GnoError, InterruptedByUser
 from gno.ports import Store
@@ -130,6 +133,8 @@ def _link_findings(
     for doc in docs:
         if proj.out.get(doc.id) or proj.inbound.get(doc.id):
             continue
+        if is_record_path(doc.rel_path):  # a message or cue of an export links nowhere by nature
+            continue
         if (doc.collection, doc.rel_path, None) in roots or (None, None, doc.docid) in roots:
             continue
         if any(doc.rel_path == p or doc.rel_path.startswith(p + "/") for p in ignored):
@@ -174,13 +179,20 @@ def _provenance_findings(store: Store, docs: list[DocRow]) -> Iterator[dict[str,
 
 
 def _freshness_findings(
-    app: App, docs: list[DocRow], max_age_days: int
+    app: App, store: Store, docs: list[DocRow], max_age_days: int
 ) -> Iterator[dict[str, Any]]:
     roots = {c.name: Path(c.path) for c in app.config.collections}
+    # A record's source is its export container (spec/records.md): stat that, once each.
+    containers = store.records_for([d.id for d in docs if is_record_path(d.rel_path)])
+    stats: dict[Path, os.stat_result | None] = {}
     now = time.time_ns()
     for doc in docs:
         root = roots.get(doc.collection)
-        info = _readable(root / doc.rel_path) if root else None
+        source = containers[doc.id][0] if doc.id in containers else doc.rel_path
+        path = root / source if root else None
+        if path is not None and path not in stats:
+            stats[path] = _readable(path)
+        info = stats[path] if path is not None else None
         if info is None:
             yield _finding(
                 "source_unavailable",
@@ -223,7 +235,7 @@ def audit(app: App, inp: AuditInput) -> AuditReport:
         if "provenance" in wanted:
             found.extend(_provenance_findings(store, docs))
         if "freshness" in wanted:
-            found.extend(_freshness_findings(app, docs, max_age))
+            found.extend(_freshness_findings(app, store, docs, max_age))
     except (KeyboardInterrupt, InterruptedByUser, Cancelled):
         status, reason = "partial", "interrupted"
     found.sort(key=lambda f: (ORDER[f["category"]], f["uri"], f.get("line", 0), f["kind"], f["id"]))

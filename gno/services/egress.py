@@ -224,7 +224,7 @@ def egress_check(app: App, inp: EgressCheckInput) -> EgressDecision:
 NARROWING = frozenset(
     {
         "search", "vsearch", "query", "query_diagnose", "ask", "context", "get", "multi_get",
-        "ls", "tags", "metadata", "egress_policy_get", "egress_policy_set",
+        "ls", "tags", "metadata", "egress_policy_get", "egress_policy_set", "/api/doc-asset",
     }
 )  # fmt: skip
 CONTENT_CLASS = {
@@ -236,7 +236,15 @@ CONTENT_CLASS = {
     "egress_audit_status": "audit_log", "egress_audit_delete": "audit_log",
     "egress_audit_purge": "audit_log", "/api/doc-asset": "attachment",
     "/api/events": "metadata",
+    # Traces name documents, ranks and hashes of the collections they searched: a show or an
+    # export is judged by those collections, the other trace operations by every collection.
+    "trace_list": "retrieval_trace", "trace_show": "retrieval_trace",
+    "trace_label": "retrieval_trace", "trace_export": "retrieval_trace",
+    "trace_replay": "retrieval_trace", "trace_delete": "retrieval_trace",
+    "trace_purge": "retrieval_trace",
 }  # fmt: skip
+# Trace reads judged by the collections their traces name (gno/rest/trace_lineage.py).
+TRACE_LINEAGE = frozenset({"trace_show", "trace_export"})
 # Operations that hand out no collection content at all (liveness).
 UNGOVERNED = frozenset({"health"})
 _URI = re.compile(r"^gno://([^/?#]{1,64})/")
@@ -258,6 +266,14 @@ def touched(op_id: str, args: Mapping[str, Any], known: Sequence[str]) -> list[s
             match = _URI.match(value) if isinstance(value, str) else None
             if match and not one:
                 named.append(match.group(1))
+        refs = args.get("refs")
+        if isinstance(refs, list) and refs and not one:
+            # multi_get: narrowed only when every ref is a URI; a docid, a path or a glob
+            # may name a document of any collection.
+            matches = [_URI.match(r) if isinstance(r, str) else None for r in refs]
+            if not all(matches):
+                return list(known)
+            named += [m.group(1) for m in matches if m]
         if named:
             return list(dict.fromkeys(named))[: rule.MAX_COLLECTIONS + 1]
     return list(known)

@@ -121,7 +121,9 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
     runs = _embed_runs(app, collection)
     if inp.dryRun:
         return _dry_run(app, store, runs, started)
+    runs, refused = _egress_runs(app, store, runs)
     tally = _EmbedTally(progress)
+    tally.errors = refused  # chunks the egress policy keeps from an endpoint off the machine
     try:
         for uri, name in runs:
             _embed_one(app, store, inp, uri, name, tally)
@@ -137,6 +139,37 @@ def embed(app: App, inp: EmbedInput, progress: Progress | None = None) -> EmbedR
     if tally.interrupted:
         payload["interrupted"] = True
     return EmbedResult.model_validate(payload)
+
+
+def _egress_runs(
+    app: App, store: Store, runs: list[tuple[str, str | None]]
+) -> tuple[list[tuple[str, str | None]], int]:
+    """The runs whose chunks may go to their model (spec/egress.md, remote inference), and
+    how many chunks stay unembedded because a collection's policy keeps them from an
+    endpoint off this machine. Every run refused: ``EGRESS_DENIED``, nothing is sent."""
+    from gno.models.catalog import is_endpoint
+
+    if not any(is_endpoint(uri) for uri, _ in runs):
+        return runs, 0  # model files run in this process: nothing leaves
+    from gno.services import inference_egress
+
+    kept: list[tuple[str, str | None]] = []
+    refused: list[str] = []
+    held = 0
+    for uri, name in runs:
+        names = [name] if name else [c["name"] for c in store.collections()]
+        bad = inference_egress.denied(app, uri, names, "embedding")
+        if not bad:
+            kept.append((uri, name))
+            continue
+        kept += [(uri, n) for n in names if n not in bad]
+        refused += bad
+        model_id = store.latest_embed_model(uri)
+        held += sum(store.embed_backlog_count(-1 if model_id is None else model_id, n) for n in bad)
+    if refused and not kept:
+        zone = inference_egress.endpoint_zone(runs[0][0])
+        raise inference_egress.refusal("embed", list(dict.fromkeys(refused)), zone)
+    return kept, held
 
 
 def _embed_runs(app: App, collection: str | None) -> list[tuple[str, str | None]]:

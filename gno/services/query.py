@@ -260,6 +260,10 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
     reranked = False
     checkpoint()
     reranker = None if inp.fast or inp.rerank is False else app.reranker()
+    held = _rerank_held(app, store, filters, fused[:candidate_limit]) if reranker else None
+    if held:  # an endpoint off this machine may not read these collections' passages
+        reranker = None
+        explain.append({"stage": "rerank", "message": f"skipped: {held}"})
     if reranker is not None and fused:
         try:
             scores, fused = _rerank(
@@ -274,7 +278,7 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
             )
         except RerankError as exc:  # a broken reranker costs the rerank, not the answer
             explain.append({"stage": "rerank", "message": f"skipped: {exc.message}"})
-    else:
+    elif not held:
         why = "disabled" if inp.fast or inp.rerank is False else "no reranker available"
         explain.append({"stage": "rerank", "message": f"skipped: {why}"})
     return QueryRun(text, modes, filters, candidate_limit, lists, fusion_order, fused, scores, best_chunk,
@@ -408,6 +412,24 @@ def _rerank(
         order.remove(anchor)
         order.insert(0, anchor)
     return [blended[i] for i in order], [fused[i] for i in order]
+
+
+def _rerank_held(app: App, store: Any, filters: Any, head: list[Fused]) -> str | None:
+    """Why the reranker may not see these candidates (spec/egress.md, remote inference),
+    or None. Only an endpoint off this machine is judged; a GGUF reranker reads here."""
+    uri = app.model_uri("rerank")
+    from gno.models.catalog import is_endpoint
+
+    if not head or not is_endpoint(uri):
+        return None
+    from gno.services import inference_egress
+
+    where, params = filters.sql()
+    docs = store.documents_with_mirrors([f.key for f in head], where, params)
+    names = inference_egress.denied(app, uri, (d.collection for d in docs), "snippet")
+    if not names:
+        return None
+    return f"the rerank endpoint is off this machine and the egress policy of {', '.join(names[:8])} keeps its content here"
 
 
 def _lines(mirror: str, chunk: tuple[int, int, int, str | None]) -> str:

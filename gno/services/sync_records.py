@@ -154,6 +154,16 @@ class RecordSync:
         self.owner._queue(lambda: self.store.record_error(collection, rel, code, message))
         self._save(rel, self._state(entry, adapter, error_code=code, **kw), message)
 
+    def _unread(self, entry: WalkEntry, adapter: Adapter, code: str, message: str) -> None:
+        """A container that could not be read at all (too large, not a regular file,
+        unreadable): its ingest error, and its ``files[]`` entry saying nothing was read."""
+        self._error(entry, adapter, code, message)
+        imp = Import(entry, adapter, RECORD_EXTENSIONS[_ext(entry.rel_path)])
+        imp.stop = (code, message)
+        result = file_result(imp, code, message, is_new=entry.rel_path not in self.containers)
+        result["recordImport"]["sourceBytesRead"] = 0
+        self.owner.tally.file(result)
+
     def _fingerprint(self, rel: str, adapter: Adapter) -> str:
         return container_fingerprint(adapter.fingerprint, self.owner.content_types, rel)
 
@@ -178,7 +188,7 @@ class RecordSync:
                 self.owner.tally.unchanged += 1
             return
         if entry.special:
-            self._error(entry, adapter, UNSUPPORTED, f"Not a regular file ({entry.special})")
+            self._unread(entry, adapter, UNSUPPORTED, f"Not a regular file ({entry.special})")
             return
         try:
             source_hash = hash_container(entry.abs_path)
@@ -187,10 +197,10 @@ class RecordSync:
             return
         except (NotRegularFile, FileTooLarge) as exc:
             code = TOO_LARGE if isinstance(exc, FileTooLarge) else UNSUPPORTED
-            self._error(entry, adapter, code, str(exc))
+            self._unread(entry, adapter, code, str(exc))
             return
         except OSError as exc:
-            self._error(entry, adapter, READ_ERROR, exc.strerror or str(exc))
+            self._unread(entry, adapter, READ_ERROR, exc.strerror or str(exc))
             return
         if (
             same_setup

@@ -38,6 +38,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
         "POST /api/docs/{}/move",
     ),
     "ask": ("POST /api/ask",),
+    "traces": ("GET /api/traces", "GET /api/traces/{}"),
 }
 FEATURE_PAGES = {
     "graph": "/graph",
@@ -45,6 +46,7 @@ FEATURE_PAGES = {
     "edit": "/edit",
     "capture": "/edit",
     "ask": "/ask",
+    "traces": "/traces",
 }
 _FEATURES_SLOT = '<meta name="gno-features" content="">'
 

@@ -137,3 +137,30 @@ def test_an_interrupted_run_reports_what_it_found_as_partial(
     kinds = _kinds(report)
     assert kinds["source_unavailable"] == ["gno://notes/lonely.md"]
     assert "broken_link" in kinds  # the checks that finished are kept
+
+
+def test_records_are_judged_by_their_container(make_app: Any) -> None:
+    """A mail record's source is its mailbox: present and fresh, no finding; the mailbox
+    gone, every record is unavailable. Messages link nowhere by nature: never orphans."""
+    from tests.records_corpus import message, write_mbox
+
+    app, root = make_app({"keep.md": "# Keep\n\nSee [[Keep]].\n"})
+    mbox = write_mbox(
+        root / "mail" / "inbox.mbox", [message(1, "Hi", "body one"), message(2, "Yo", "two")]
+    )
+    sync(app)
+    report = audit(app, AuditInput(category="all"))
+    assert not [f for f in report.findings if "/.gno/records/" in f.uri]
+    old = time.time() - 400 * 86_400
+    os.utime(mbox, (old, old))
+    stale = audit(app, AuditInput(category="freshness"))
+    assert sorted(f.kind.value for f in stale.findings if "/.gno/records/" in f.uri) == [
+        "stale",
+        "stale",
+    ]
+    mbox.unlink()  # not synced yet: the records are still indexed, their source is gone
+    gone = audit(app, AuditInput(category="freshness"))
+    assert sorted(f.kind.value for f in gone.findings if "/.gno/records/" in f.uri) == [
+        "source_unavailable",
+        "source_unavailable",
+    ]

@@ -111,3 +111,17 @@ def test_invalid_chat_times_are_reported_and_the_messages_kept(make_app):
 )
 def test_message_time(value: Any, expected: str | None) -> None:
     assert message_time(value) == expected
+
+
+@pytest.mark.parametrize("name", ["huge.mbox", "huge.ics", "huge.vtt", "huge.jsonl"])
+def test_a_container_over_100_mib_is_too_large_and_never_read(make_app, name):
+    """A sparse file one byte over the 100 MiB container cap (no disk space used): one
+    TOO_LARGE ingest error from its stat alone, nothing read, the sync goes on."""
+    app, root = make_app(KEEP)
+    with open(root / name, "wb") as huge:
+        huge.truncate(100 * 1024 * 1024 + 1)
+    result = sync(app)
+    assert errors_of(result)[name][0] == "TOO_LARGE"
+    entry = next(f for f in result.collections[0].files or [] if f.relPath == name)
+    assert entry.recordImport is not None and entry.recordImport.sourceBytesRead == 0
+    assert search(app, "keepword").results

@@ -1,22 +1,27 @@
 """Transcript records from WebVTT (``.vtt``) and SubRip (``.srt``) subtitles.
 
 Both formats are blocks separated by blank lines: an optional cue id, one timing line
-``start --> end`` and the cue text. They are parsed here with ``str.split`` and
-``partition`` (no regex, linear in the file): a parser library would add a dependency
-for twenty lines and, for WebVTT, only drop the STYLE/REGION/NOTE blocks skipped below.
-Consecutive cues are grouped into records of ``CUES_PER_RECORD`` so that a hit points to a
-few minutes of the recording; each record's anchors give its cue range and time span.
+``start --> end`` and the cue text. gno splits the file into blocks itself (linear, no
+regex: it keeps each block's line numbers for the locator and anchors, skips WebVTT's
+``NOTE``/``STYLE``/``REGION`` blocks and reports a bad block as a malformed row without
+losing the others); each cue block is then parsed by ``pysubs2`` (a maintained subtitle
+library): its timing into milliseconds and its text, HTML-like tags kept as text (the
+record's Markdown escapes them, and the tag-stripping pattern would be quadratic on hostile
+text). gno adds one check the library leaves out: minutes and seconds ≤ 59. Consecutive
+cues are grouped into records of ``CUES_PER_RECORD`` so that a hit points to a few minutes
+of the recording; each record's anchors give its cue range and time span.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from gno.core.records import Malformed, Record
 
 ADAPTER_ID = "record/transcript"
-ADAPTER_VERSION = "1.0.0"
+ADAPTER_VERSION = "1.1.0"  # 1.1.0: cues parsed by pysubs2
 CUES_PER_RECORD = 40
 MAX_TRANSCRIPT_CHARS = 50_000_000
 
@@ -35,21 +40,47 @@ class Cue:
     line: int
 
 
-def parse_timestamp(text: str, *, comma: bool) -> str:
-    """``HH:MM:SS,mmm`` (SRT) or ``[HH:]MM:SS.mmm`` (VTT) as ``HH:MM:SS.mmm``; ValueError if not."""
-    text = text.strip()
-    clock, sep, millis = text.rpartition("," if comma else ".")
-    if not sep or len(millis) != 3 or not millis.isdigit():
-        raise ValueError(f"bad timestamp {text[:40]!r}")
-    parts = clock.split(":")
-    if len(parts) == 2 and not comma:
-        parts.insert(0, "0")
-    if len(parts) != 3 or not all(p.isdigit() and 1 <= len(p) <= 3 for p in parts):
-        raise ValueError(f"bad timestamp {text[:40]!r}")
-    hours, minutes, seconds = (int(p) for p in parts)
-    if minutes > 59 or seconds > 59:
-        raise ValueError(f"bad timestamp {text[:40]!r}")
-    return f"{hours:02d}:{minutes:02d}:{seconds:02d}.{millis}"
+def _formats(vtt: bool) -> Any:
+    from pysubs2.formats.subrip import SubripFormat
+    from pysubs2.formats.webvtt import WebVTTFormat
+
+    return WebVTTFormat if vtt else SubripFormat
+
+
+def clock(ms: int) -> str:
+    """Milliseconds as ``HH:MM:SS.mmm``."""
+    from pysubs2.time import ms_to_times
+
+    hours, minutes, seconds, millis = ms_to_times(ms)
+    return f"{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}"
+
+
+def parse_cue(lines: list[str], *, vtt: bool) -> tuple[int, int, str]:
+    """(start ms, end ms, text) of one cue block from its timing line on, by pysubs2;
+    ValueError when the library finds no cue or a field is out of range."""
+    import pysubs2
+
+    fmt = _formats(vtt)
+    stamps = fmt.TIMESTAMP.findall(lines[0].partition("-->")[0]) + fmt.TIMESTAMP.findall(
+        lines[0].partition("-->")[2]
+    )
+    if len(stamps) != 2:
+        raise ValueError(f"bad timing line {lines[0][:60]!r}")
+    for groups in stamps:  # (…, minutes, seconds, millis) in both formats
+        if int(groups[-3]) > 59 or int(groups[-2]) > 59:
+            raise ValueError(f"bad timestamp in {lines[0][:60]!r}")
+    parsed = pysubs2.SSAFile.from_string(
+        "\n".join(lines) + "\n", format_="vtt" if vtt else "srt", keep_html_tags=True
+    )
+    if len(parsed) != 1:
+        raise ValueError(f"bad timing line {lines[0][:60]!r}")
+    event = parsed[0]
+    text = event.plaintext
+    # pysubs2 reads a last line of digits as the next cue's number; in one block it is text.
+    last = lines[-1].strip() if len(lines) > 1 else ""
+    if last.isdigit() and not text.rstrip().endswith(last):
+        text = f"{text}\n{last}" if text else last
+    return event.start, event.end, text
 
 
 def _blocks(text: str) -> Iterator[tuple[int, list[str]]]:
@@ -84,16 +115,13 @@ def cues(text: str, *, vtt: bool) -> Iterator[Cue | Malformed]:
             yield Malformed(f"lines:{first}-{first + len(lines) - 1}", "Block has no timing line")
             continue
         number += 1
-        start_text, _, rest = lines[timing_at].partition("-->")
-        end_text = rest.strip().split(" ", 1)[0] if rest.strip() else ""
         try:
-            start = parse_timestamp(start_text, comma=not vtt)
-            end = parse_timestamp(end_text, comma=not vtt)
+            start, end, text = parse_cue(lines[timing_at:], vtt=vtt)
         except ValueError as exc:
             yield Malformed(f"lines:{first}-{first + len(lines) - 1}", f"Cue {number}: {exc}")
             continue
         ident = lines[0].strip() if timing_at else str(number)
-        yield Cue(number, ident, start, end, "\n".join(lines[timing_at + 1 :]), first)
+        yield Cue(number, ident, clock(start), clock(end), text, first)
 
 
 def read_transcript(data: bytes, stem: str, *, vtt: bool) -> Iterator[Record | Malformed]:

@@ -23,8 +23,7 @@ from gno.adapters.sqlite.traces import RetrievalTraceStore
 from gno.errors import GnoError, LockedError
 
 BUSY_TIMEOUT_MS = 5000
-SCHEMA_VERSION = 1
-SCHEMA = """
+SCHEMA_V1 = """
         CREATE TABLE retrieval_traces (
             seq INTEGER PRIMARY KEY AUTOINCREMENT,
             trace_id TEXT NOT NULL UNIQUE,
@@ -72,6 +71,15 @@ SCHEMA = """
         ) WITHOUT ROWID;
         CREATE INDEX retrieval_trace_export_traces_trace ON retrieval_trace_export_traces (trace_id);
         """
+# Version 2: retention reads count, total bytes and the soonest expiry after every recorded
+# call. From an index holding exactly those columns that is a scan of a few small pages; from
+# the table it read every stored trace's JSON (a fifth of a traced search's added time).
+SCHEMA_V2 = """
+        CREATE INDEX retrieval_traces_budget ON retrieval_traces (expires_at_ms, byte_size);
+        DROP INDEX retrieval_traces_expires;
+        """
+UPGRADES = (SCHEMA_V1, SCHEMA_V2)  # UPGRADES[n] takes user_version n to n + 1
+SCHEMA_VERSION = len(UPGRADES)
 
 
 def trace_db_path(db_path: Path) -> Path:
@@ -95,16 +103,21 @@ class TraceDb(RetrievalTraceStore):
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             db = cls(conn, busy)
-            if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:  # type: ignore[index]
-                with db.write():
-                    if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:  # type: ignore[index]
-                        conn.execute(SCHEMA)
+            if db.version() < SCHEMA_VERSION:
+                with db.write():  # read again inside: another process may have upgraded it
+                    current = db.version()
+                    if current < SCHEMA_VERSION:
+                        for version in range(current, SCHEMA_VERSION):
+                            conn.execute(UPGRADES[version])
                         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except apsw.BusyError as exc:
             raise LockedError("The retrieval trace database is locked by another process") from exc
         except apsw.Error as exc:
             raise GnoError(f"Cannot open the retrieval trace database {path}: {exc}") from exc
         return db
+
+    def version(self) -> int:
+        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])  # type: ignore[index]
 
     @contextmanager
     def write(self) -> Iterator[None]:

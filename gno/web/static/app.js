@@ -10,6 +10,7 @@ import { editPage } from "./pages/edit.js";
 import { graphPage } from "./pages/graph.js";
 import { homePage } from "./pages/home.js";
 import { searchPage } from "./pages/search.js";
+import { tracesPage } from "./pages/traces.js";
 import { h } from "./dom.js";
 import { hasFeature } from "./features.js";
 
@@ -26,6 +27,7 @@ const OPTIONAL = [
   { features: ["changes"], path: "/changes", render: changesPage, title: "Changes" },
   { features: ["edit", "capture"], path: "/edit", render: editPage, title: "Edit" },
   { features: ["ask"], path: "/ask", render: askPage, title: "Ask" },
+  { features: ["traces"], path: "/traces", render: tracesPage, title: "Traces" },
 ];
 for (const page of OPTIONAL) {
   if (page.features.some(hasFeature)) PAGES[page.path] = page;
