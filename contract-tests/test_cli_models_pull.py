@@ -3,11 +3,12 @@ per-role results in a failed pull's error details) validate against their schema
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import pytest
-from contract_helpers import assert_valid, gno_env, gno_err, gno_ok
+from contract_helpers import assert_valid, gno_env, gno_err, gno_ok, run_gno
 
 pytest.importorskip("huggingface_hub", reason="downloads need the models extra")
 pytest.importorskip("gguf", reason="gguf writes the tiny test model")
@@ -61,3 +62,23 @@ def test_models_use_json(hub_env: dict[str, str]) -> None:
     assert gno_ok(hub_env, "models", "list", "--json")["activePreset"] == "balanced"
     error = gno_err(hub_env, 1, "models", "use", "turbo", "--json")
     assert "Unknown model preset 'turbo'" in error["message"]
+
+
+def test_index_models_pull_downloads_what_no_auto_download_refuses(
+    hub_env: dict[str, str], tmp_path: Path
+) -> None:
+    """`gno index --models-pull` (issue 11 item 3) fetches a missing embedding model even
+    under GNO_NO_AUTO_DOWNLOAD=1, which alone keeps `gno index` from downloading it."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# Lighthouse\n\nThe keeper trims the lamp.\n")
+    env = hub_env | {"GNO_NO_AUTO_DOWNLOAD": "1"}
+    gno_ok(env, "init", str(notes), "--name", "notes", "--json")
+    refused = run_gno(env, "index", "--json")
+    assert refused.returncode == 2, refused.stdout
+    assert "GNO_NO_AUTO_DOWNLOAD" in json.loads(refused.stderr)["error"]["message"]
+    cached = gno_ok(env, "models", "path", "--json")
+    assert not any(Path(cached["cacheDir"]).rglob("*.gguf"))
+    pulled = gno_ok(env, "index", "--models-pull", "--json")
+    assert pulled["embedResult"]["embedded"] >= 1, pulled
+    assert any(Path(cached["cacheDir"]).rglob("*.gguf"))

@@ -1,6 +1,7 @@
 """`query-diagnose@1.3` (1.2 plus the retrieval stages): one schema for payload versions
-1.0, 1.1 and 1.2, the payload's schemaVersion picking the branch (surfaces.md §1.5, §5.7). gno has no content-type boosts
-or trusted project roots yet, so it emits 1.0 (GNO's byte-identical legacy form)."""
+1.0, 1.1 and 1.2, the payload's schemaVersion picking the branch (surfaces.md §1.5, §5.7). gno
+emits 1.0 (GNO's byte-identical legacy form), or 1.2 when a content-type boost moved the target
+(test_diagnose_boost_surfaces.py); it has no trusted project roots, so never 1.1."""
 
 from __future__ import annotations
 

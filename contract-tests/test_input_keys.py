@@ -143,6 +143,57 @@ def test_mcp_accepts_gno_parameters_ignores_unknown_rejects_on_closed(server: Se
     anyio.run(session)
 
 
+# GNO's closed inputs (surfaces.md §3.4, §5: context, ask, egress, section, audit; gno_peek is
+# an empty closed object): a valid call answers, the same call with one unknown key is invalid.
+CLOSED_CALLS: dict[str, dict[str, Any]] = {
+    "gno_context": {"goal": "lighthouse keeper", "budgetTokens": 4000, "depthPolicy": "fast"},
+    "gno_context_verify": {"capsule": {"schemaVersion": "1.1"}},
+    "gno_ask": {"query": "lighthouse", "verify": True},
+    "gno_section": {"action": "create", "ref": "gno://notes/alpha.md", "line": 1},
+    "gno_audit": {"category": "links", "maxFindings": 5},
+    "gno_peek": {},
+    "gno_egress_policy_get": {"collection": "notes"},
+    "gno_egress_check": {
+        "action": "retrieve",
+        "destinationZone": "loopback",
+        "caller": {"authenticated": False, "operationAuthorized": True},
+        "contentClass": "snippet",
+    },
+    "gno_egress_audit_list": {"limit": 5},
+    "gno_egress_audit_status": {},
+    "gno_egress_audit_show": {"auditId": "no-such-receipt"},
+}
+
+
+def test_the_closed_mcp_inputs_are_gnos() -> None:
+    """The tools whose input rejects unknown keys are GNO's closed ones, no more (an open
+    input turned closed breaks GNO's scripts) and no fewer (write tools need the gate)."""
+    from gno.core.input_keys import is_closed
+    from gno.mcp.tools import load_schema, tools
+
+    closed = {
+        name
+        for name, tool in tools("full", enable_write=True).items()
+        if is_closed(load_schema(tool.op.input_schema))
+    }
+    writes = {"gno_egress_policy_set", "gno_egress_audit_delete", "gno_egress_audit_purge"}
+    assert closed == set(CLOSED_CALLS) | writes
+
+
+def test_mcp_closed_inputs_reject_an_unknown_key(server: Server) -> None:
+    async def session() -> None:
+        async with Client(f"{server.url}/mcp") as client:
+            for name, arguments in CLOSED_CALLS.items():
+                valid = await client.call_tool(name, arguments)
+                text = valid.content[0].text if valid.content else ""
+                assert "zzUnknown" not in text and "Invalid arguments" not in text, (name, text)
+                extra = await client.call_tool(name, arguments | {"zzUnknown": 1})
+                assert extra.is_error, name
+                assert "zzUnknown" in extra.content[0].text, (name, extra.content[0].text)
+
+    anyio.run(session)
+
+
 # ---------------------------------------------------------------- GET /api/docs shape
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -189,3 +190,107 @@ def test_gateway_config_allowlists_and_flag_precedence(
             f"{srv.url}/mcp", json=INIT, headers=ACCEPT | {"Host": "flag.test:2"}, timeout=30
         )
         assert by_flag.status_code == 200, by_flag.text
+
+
+def test_gateway_limits_rate_and_sessions(corpus: dict[str, str], tmp_path: Path) -> None:
+    """`gateway.limits` (surfaces.md §3.6): a peer over `maxRequestsPerMinute` and a session
+    over `maxSessions` get 429 `Too many requests`; other peers' REST routes are unaffected."""
+    block = {"limits": {"maxRequestsPerMinute": 6, "maxSessions": 1}}
+    with with_gateway(corpus, tmp_path, block) as env, running(env) as srv:
+        url = f"{srv.url}/mcp"
+        session = _session(url)  # requests 1 and 2
+        second = _rpc(url, INIT)  # 3: one session is open, the limit is one
+        assert second.status_code == 429, (second.status_code, second.text)
+        assert_valid("gno://schemas/mcp-http-error@1.0", second.json())
+        assert second.json()["error"]["message"] == "Too many requests"
+        listed = _rpc(url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session)
+        assert listed.status_code == 200  # 4: the open session still works
+        for rid in (5, 6):
+            assert _rpc(url, {"jsonrpc": "2.0", "id": rid, "method": "ping"}, session).is_success
+        over = _rpc(url, {"jsonrpc": "2.0", "id": 7, "method": "ping"}, session)
+        assert over.status_code == 429, (over.status_code, over.text)  # 7th in a minute
+        assert over.json()["error"] == {"code": -32000, "message": "Too many requests"}
+        # The REST routes are not /mcp's: they keep answering, and status shows the limit.
+        assert httpx.get(f"{srv.url}/api/health", timeout=30).status_code == 200
+        resident = httpx.get(f"{srv.url}/api/resident/status", timeout=30).json()
+        assert resident["transport"]["maxSessions"] == 1
+
+
+def test_gateway_session_idle_timeout_ends_a_session(
+    corpus: dict[str, str], tmp_path: Path
+) -> None:
+    """`sessionIdleTimeoutMs`: a session idle that long is ended; its id answers 404."""
+    block = {"limits": {"sessionIdleTimeoutMs": 1000}}
+    with with_gateway(corpus, tmp_path, block) as env, running(env) as srv:
+        url = f"{srv.url}/mcp"
+        session = _session(url)
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        assert _rpc(url, ping, session).status_code == 200
+        for attempt in range(1, 6):  # each wait is idle time past the timeout; bounded
+            time.sleep(1.5 * attempt)
+            answer = _rpc(url, ping, session)
+            if answer.status_code == 404:
+                break
+            assert answer.status_code == 200
+        assert answer.status_code == 404, "the idle session was never ended"
+        assert _session(url)  # a new session opens
+
+
+def test_gateway_token_file_and_daemon_host_from_the_config(
+    corpus: dict[str, str], tmp_path: Path
+) -> None:
+    """`gateway.tokenFile`: created (0600, 256 random bits) when missing and required from
+    then on, loopback callers included; `gateway.host`: where `gno daemon` binds."""
+    token_file = tmp_path / "mcp-token"
+    block = {"tokenFile": str(token_file)}
+    with with_gateway(corpus, tmp_path / "serve", block) as env, running(env) as srv:
+        assert token_file.stat().st_mode & 0o777 == 0o600
+        token = token_file.read_text().strip()
+        assert len(token) >= 32
+        assert _rpc(f"{srv.url}/mcp", INIT).status_code == 401
+        bearer = ACCEPT | {"Authorization": f"Bearer {token}"}
+        opened = httpx.post(f"{srv.url}/mcp", json=INIT, headers=bearer, timeout=30)
+        assert opened.status_code == 200, opened.text
+    if not _ipv6_loopback():
+        pytest.skip("no IPv6 loopback here: the daemon host part needs ::1")
+    block = {"host": "::1", "tokenFile": str(token_file)}
+    with (
+        with_gateway(corpus, tmp_path / "daemon", block) as env,
+        running(env, command="daemon") as daemon,
+    ):
+        url = f"http://[::1]:{daemon.port}/mcp"
+        headers = bearer | {"Host": f"[::1]:{daemon.port}"}
+        assert httpx.post(url, json=INIT, headers=headers, timeout=30).status_code == 200
+        with pytest.raises(httpx.ConnectError):  # not bound on 127.0.0.1
+            httpx.post(f"{daemon.url}/mcp", json=INIT, headers=bearer, timeout=30)
+
+
+def test_gateway_allowed_origins_from_the_config(corpus: dict[str, str], tmp_path: Path) -> None:
+    block = {"allowedOrigins": ["http://app.test:8080"]}
+    with with_gateway(corpus, tmp_path, block) as env, running(env) as srv:
+        url = f"{srv.url}/mcp"
+        for origin, status in (("http://app.test:8080", 200), ("http://evil.test:8080", 403)):
+            answer = httpx.post(url, json=INIT, headers=ACCEPT | {"Origin": origin}, timeout=30)
+            assert answer.status_code == status, (origin, answer.status_code, answer.text)
+    with (
+        with_gateway(corpus, tmp_path / "flag", block) as env,
+        running(env, "--mcp-allowed-origin", "http://flag.test:1") as by_flag,
+    ):
+        refused = httpx.post(
+            f"{by_flag.url}/mcp",
+            json=INIT,
+            headers=ACCEPT | {"Origin": "http://app.test:8080"},
+            timeout=30,
+        )
+        assert refused.status_code == 403  # the flag wins over the config
+
+
+def _ipv6_loopback() -> bool:
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True

@@ -195,6 +195,7 @@ def serve(
         embed_delay=None if flags.no_auto_embed else flags.embed_delay_ms / 1000,
         mcp_enable_write=writes_enabled(flags.mcp_enable_write) or bool(conf.enable_write),
         mcp_profile=resolve_tool_profile(app, flags.mcp_tool_profile),
+        mcp_limits=conf.limits,
         search_processes=search_processes(),
     )
 

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from gno_contracts.models.egress_policy import EgressPolicyState
     from gno_contracts.models.egress_policy_set_result import EgressPolicySetResult
     from gno_contracts.models.embed_result import EmbedResult
+    from gno_contracts.models.embed_status import EmbedStatus
     from gno_contracts.models.file_refactor_result import FileRefactorResult
     from gno_contracts.models.get import GetResult
     from gno_contracts.models.graph import Graph
@@ -114,7 +115,7 @@ if TYPE_CHECKING:
 
 __all__ = ['OPERATION_IDS', 'AsyncOperations', 'Literal', 'Operations']
 
-OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'links', 'mcp_links', 'backlinks', 'mcp_backlinks', 'similar', 'mcp_similar', 'graph', 'graph_neighbors', 'graph_path', 'graph_query', 'tags', 'changes', 'diff', 'impact', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_compiled_preview', 'context_compiled_check', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata', 'egress_policy_get', 'egress_policy_set', 'egress_check', 'egress_audit_list', 'egress_audit_status', 'egress_audit_show', 'egress_audit_delete', 'egress_audit_purge', 'trace_list', 'trace_show', 'trace_label', 'trace_export', 'trace_replay', 'trace_delete', 'trace_purge')
+OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'embed_status', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'links', 'mcp_links', 'backlinks', 'mcp_backlinks', 'similar', 'mcp_similar', 'graph', 'graph_neighbors', 'graph_path', 'graph_query', 'tags', 'changes', 'diff', 'impact', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_compiled_preview', 'context_compiled_check', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata', 'egress_policy_get', 'egress_policy_set', 'egress_check', 'egress_audit_list', 'egress_audit_status', 'egress_audit_show', 'egress_audit_delete', 'egress_audit_purge', 'trace_list', 'trace_show', 'trace_label', 'trace_export', 'trace_replay', 'trace_delete', 'trace_purge')
 
 
 class Operations:
@@ -596,6 +597,13 @@ class Operations:
         Operation ``job_active`` (reads); input ``job-active-input@1.0``, output ``job-active@1.0``.
         """
         return self._call('job_active', locals())  # type: ignore[no-any-return]
+
+    def embed_status(self) -> EmbedStatus:
+        """The embedding state a client polls after POST /api/embed: model available, documents waiting, a run in progress, the last run.
+
+        Operation ``embed_status`` (reads); input ``embed-status-input@1.0``, output ``embed-status@1.0``.
+        """
+        return self._call('embed_status', locals())  # type: ignore[no-any-return]
 
     def resident_status(self) -> ResidentStatus:
         """Lifecycle snapshot of the serving process (admission, readers, jobs); no paths or content.
@@ -2092,6 +2100,13 @@ class AsyncOperations:
         Operation ``job_active`` (reads); input ``job-active-input@1.0``, output ``job-active@1.0``.
         """
         return await self._call('job_active', locals())  # type: ignore[no-any-return]
+
+    async def embed_status(self) -> EmbedStatus:
+        """The embedding state a client polls after POST /api/embed: model available, documents waiting, a run in progress, the last run.
+
+        Operation ``embed_status`` (reads); input ``embed-status-input@1.0``, output ``embed-status@1.0``.
+        """
+        return await self._call('embed_status', locals())  # type: ignore[no-any-return]
 
     async def resident_status(self) -> ResidentStatus:
         """Lifecycle snapshot of the serving process (admission, readers, jobs); no paths or content.

@@ -17,6 +17,8 @@ def http_app(
     profile: str = "full",
     allowed_hosts: list[str] | None = None,
     allowed_origins: list[str] | None = None,
+    max_sessions: int | None = None,
+    session_idle_seconds: float | None = None,
 ) -> tuple[Any, Any]:
     from gno.mcp.server import http_app as build
 
@@ -26,4 +28,6 @@ def http_app(
         profile=profile,
         allowed_hosts=allowed_hosts,
         allowed_origins=allowed_origins,
+        max_sessions=max_sessions,
+        session_idle_seconds=session_idle_seconds,
     )

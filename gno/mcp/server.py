@@ -223,9 +223,13 @@ def http_app(
     stateless: bool = False,
     allowed_hosts: list[str] | None = None,
     allowed_origins: list[str] | None = None,
+    max_sessions: int | None = None,
+    session_idle_seconds: float | None = None,
 ) -> tuple[Any, Any]:
     """Streamable HTTP as an ASGI app to mount at ``/mcp``, and the async context manager
-    that must wrap its life (mounted apps' lifespans do not run: the host enters it)."""
+    that must wrap its life (mounted apps' lifespans do not run: the host enters it).
+    ``max_sessions`` / ``session_idle_seconds``: index.yml's ``gateway.limits`` (None: the
+    SDK's own bounds)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     server = build_server(app, enable_write=enable_write, profile=profile)
@@ -236,11 +240,17 @@ def http_app(
             allowed_hosts=allowed_hosts,
             allowed_origins=allowed_origins or [],
         )
+    bounds: dict[str, Any] = {}
+    if max_sessions is not None:
+        bounds["max_sessions"] = max_sessions
+    if session_idle_seconds is not None:
+        bounds["session_idle_timeout"] = session_idle_seconds
     asgi = server.streamable_http_app(
         streamable_http_path="/",
         stateless_http=stateless,
         json_response=stateless,
         transport_security=security,
+        **bounds,
     )
 
     @contextlib.asynccontextmanager

@@ -41,6 +41,7 @@ class Resident:
         self.readers = ReaderPool(owner, limits.readers, limits.max_queued_reads)
         self.started = time.monotonic()
         self.port: int | None = None
+        self.max_sessions = 0  # index.yml's gateway.limits.maxSessions (0: not set)
         self.admission = "accepting"
         self.shutdown_state = "none"
         self.active_requests = 0
@@ -255,7 +256,7 @@ class Resident:
                 "queuedRequests": self.readers.queued,
                 "maxConcurrentRequests": self.limits.readers,
                 "maxQueuedRequests": self.limits.max_queued_reads,
-                "maxSessions": 0,
+                "maxSessions": self.max_sessions,
             },
             "readers": self.readers.counters(),
             "models": {

@@ -37,6 +37,7 @@ from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
 from gno.rest.mcp_gateway import McpGateway
 from gno.rest.mcp_http import ExactPath, WriteGate
+from gno.rest.mcp_limits import McpLimitGate, McpLimits
 from gno.rest.security import GateMiddleware, Gates
 
 # What `gno daemon` serves besides /mcp: lifecycle and, to same-host callers, status.
@@ -60,6 +61,8 @@ class McpApp(Protocol):
         profile: str = ...,
         allowed_hosts: list[str] | None = ...,
         allowed_origins: list[str] | None = ...,
+        max_sessions: int | None = ...,
+        session_idle_seconds: float | None = ...,
     ) -> tuple[Any, Any]: ...
 
 
@@ -73,6 +76,8 @@ class ServeOptions:
     mcp: McpApp | None = None
     mcp_enable_write: bool = False
     mcp_profile: str = "full"
+    # index.yml's gateway.limits (gno/rest/mcp_limits.py): per-peer rate, sessions, idle time.
+    mcp_limits: dict[str, int] = field(default_factory=dict)
     web_ui: bool = True  # the browser pages at /, /search, … (serve only)
     watch: bool = True  # the file watcher (`--no-watch` turns it off)
     embed_delay: float | None = None  # daemon: embed what syncs changed this long after
@@ -89,6 +94,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     daemon = options.mode == "daemon"
     runtime = Resident(app, options.limits, mode=options.mode)
     runtime.port = options.gates.port
+    runtime.max_sessions = options.mcp_limits.get("maxSessions", 0)
     gateway = McpGateway(partial(_mcp, runtime, options)) if options.mcp is not None else None
 
     @contextlib.asynccontextmanager
@@ -150,9 +156,10 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     _error_handlers(api)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     if gateway is not None:
-        # Order (surfaces.md §3.6): write gate, then egress policy, then the SDK.
+        # Order (surfaces.md §3.6): per-peer rate limit, write gate, egress policy, the SDK.
         guarded = McpEgressGate(gateway, dispatcher.egress, enable_write=options.mcp_enable_write)
-        mcp_app = WriteGate(guarded, enable_write=options.mcp_enable_write)
+        gated = WriteGate(guarded, enable_write=options.mcp_enable_write)
+        mcp_app = McpLimitGate(gated, McpLimits.from_config(options.mcp_limits))
         api.router.routes.append(Route("/mcp", ExactPath(mcp_app)))  # no 307 to /mcp/
         api.mount("/mcp", mcp_app)
     if not daemon and options.web_ui:
@@ -221,12 +228,15 @@ def _mcp(runtime: Resident, options: ServeOptions) -> tuple[Any, Any]:
         origins = [f"http://{h}" for h in hosts]
     # MCP calls get their own connection but share the runtime's jobs and models.
     mcp_app = runtime.owner.derive()
+    limits = McpLimits.from_config(options.mcp_limits)
     return http_app(
         mcp_app,
         enable_write=options.mcp_enable_write,
         profile=options.mcp_profile,
         allowed_hosts=hosts,
         allowed_origins=origins,
+        max_sessions=limits.max_sessions,
+        session_idle_seconds=limits.idle_seconds,
     )
 
 

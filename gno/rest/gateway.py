@@ -41,7 +41,12 @@ Scope = MutableMapping[str, Any]
 TOKEN_MIN, TOKEN_MAX = 32, 512  # characters, visible ASCII; 256 random bits need 43
 _VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
 _BEARER = re.compile(r"bearer ([\x21-\x7e]+)", re.IGNORECASE)
-MESSAGES = {401: "Unauthorized", 403: "Forbidden", 503: "Resident runtime unavailable"}
+MESSAGES = {
+    401: "Unauthorized",
+    403: "Forbidden",
+    429: "Too many requests",
+    503: "Resident runtime unavailable",
+}
 
 
 # ---------------------------------------------------------------- addresses

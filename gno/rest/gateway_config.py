@@ -12,10 +12,11 @@ command line wins (flag → config → built-in default). Keys:
 | ``enableWrite`` | ``--mcp-enable-write`` | MCP write tools at ``/mcp`` |
 | ``toolProfile`` | ``--mcp-tool-profile`` | ``full`` or ``core`` (read by ``resolve_tool_profile``) |
 | ``limits.maxBodyBytes`` | ``--max-body-bytes`` | 1 … 16 MiB |
+| ``limits.maxRequestsPerMinute``, ``maxSessions``, ``sessionIdleTimeoutMs`` | – | `/mcp`'s limits (gno/rest/mcp_limits.py) |
 
-GNO's other limits (``maxRequestsPerMinute``, ``maxConcurrentRequests``,
-``maxQueuedRequests``, ``maxSessions``, ``sessionIdleTimeoutMs`` ≥ 1000) are checked
-and otherwise not used yet. A malformed block stops the start (``ConfigError``).
+``maxConcurrentRequests`` and ``maxQueuedRequests`` are checked and otherwise not used
+(gno's concurrency is its reader pool and search lane). A malformed block stops the start
+(``ConfigError``).
 """
 
 from __future__ import annotations

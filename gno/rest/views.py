@@ -73,6 +73,20 @@ def collection_removed(app: App, inp: Any) -> dict[str, Any]:
     return {"success": True, "collection": result.collection, "note": REMOVED_NOTE}
 
 
+CLEARED_NOTE = "Vectors removed: POST /api/embed (or gno embed) embeds this collection again."
+
+
+def embeddings_cleared(app: App, inp: Any) -> dict[str, Any]:
+    """GNO's REST shape of a collection's cleared vectors: ``{success, stats, note?}``."""
+    from gno.services.collections import clear_collection_embeddings
+
+    stats = clear_collection_embeddings(app, inp).model_dump(mode="json")
+    answer: dict[str, Any] = {"success": True, "stats": stats}
+    if stats["deletedVectors"]:
+        answer["note"] = CLEARED_NOTE
+    return answer
+
+
 def pull_receipt(app: App, inp: Any) -> Any:
     from gno.services.downloads import start_pull
 

@@ -240,9 +240,13 @@ def _dry_run(
     app: App, store: Store, runs: list[tuple[str, str | None]], started: float
 ) -> EmbedResult:
     """What `embed` would do, without loading a model: the chunks that lack a vector of
-    each model's newest vector set (every chunk when the model has none yet)."""
+    each model's newest vector set (every chunk when the model has none yet). A model URI
+    that a real run would refuse (`--model x`) is refused here too."""
+    from gno.models.catalog import parse_model_uri
+
     pending = available = 0
     for uri, collection in runs:
+        parse_model_uri(uri)
         model_id = store.latest_embed_model(uri)
         pending += store.embed_backlog_count(model_id if model_id is not None else -1, collection)
         available += model_id is not None and store.embedded_chunks(model_id) != {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import platform
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gno_contracts.models.status import Status
 from gno_contracts.models.status_input import StatusInput
@@ -21,6 +21,10 @@ from gno_contracts.models.status_input import StatusInput
 from gno import __version__
 from gno.app import App
 from gno.errors import GnoError
+
+if TYPE_CHECKING:
+    from gno_contracts.models.embed_status import EmbedStatus
+    from gno_contracts.models.embed_status_input import EmbedStatusInput
 
 REQUIRED_PYTHON = ">=3.11"
 ROLE_LABELS = {
@@ -219,6 +223,16 @@ def health(base: dict[str, Any], embed_ready: bool) -> dict[str, Any]:
 
 
 # ---- background
+
+
+def embed_status(app: App, inp: EmbedStatusInput) -> EmbedStatus:
+    """GET /api/embed/status: ``background.embedding`` of the full status, alone (what a
+    GNO client polls after `POST /api/embed` answered ``running: true``)."""
+    from gno_contracts.models.embed_status import EmbedStatus
+
+    models = bootstrap_models(app)
+    ready = any(e["role"] == "embed" and e["usable"] for e in models)
+    return EmbedStatus.model_validate(background_block(app, ready)["embedding"])
 
 
 def background_block(app: App, embed_ready: bool) -> dict[str, Any]:

@@ -230,6 +230,27 @@ def test_single_segment_agrees_with_fnmatch(pattern, text):
     assert Glob(pattern).match(text) == fnmatch.fnmatchcase(text, pattern), (pattern, text)
 
 
+# Brace alternatives whose bracket classes hold ',' or '}' (issue 11 item 5): a class is one
+# character whatever it contains, so the braces split only at commas outside classes.
+brace_token = st.sampled_from(
+    ["a", "b", "c", "*", "?", "[ab]", "[!a]", "[a-c]", "[,b]", "[}a]", "[!,]", "[]a]", "x"]
+)
+brace_alt = st.lists(brace_token, min_size=1, max_size=4).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    alternatives=st.lists(brace_alt.filter(lambda a: a != "**"), min_size=2, max_size=3),
+    text=st.text(alphabet="abcx,}]", max_size=6),
+)
+def test_braces_with_bracket_classes_follow_the_rule(alternatives, text):
+    """``{p1,p2,…}`` matches a name exactly when one alternative, read by fnmatch's rules,
+    matches it: a ``,`` or ``}`` inside a class never ends an alternative."""
+    pattern = "{" + ",".join(alternatives) + "}"
+    expected = any(fnmatch.fnmatchcase(text, alt) for alt in alternatives)
+    assert Glob(pattern).match(text) == expected, (pattern, text)
+
+
 def test_classes_and_braces():
     glob = compile_globs("{a[0-9].md,b.md}")  # issue 11: a bracket class inside braces
     assert glob.match("a1.md") and glob.match("b.md") and not glob.match("ax.md")

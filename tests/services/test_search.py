@@ -111,6 +111,28 @@ def test_relaxed_when_the_filters_leave_no_full_match(make_app):
     assert uris(scoped) == ["gno://sub/slow.md"]
 
 
+def test_relaxed_when_tag_or_date_filters_leave_no_full_match(make_app):
+    """The same rule under the other owner filters: tags and dates leave only documents
+    with some of the terms, and the page relaxes to them (issue 11 item 8)."""
+    app, _ = make_app(
+        {
+            "full.md": "---\ntags: [guide]\ndate: 2020-01-01\n---\n"
+            "How do I keep only slow traces? Tail sampling.\n",
+            "slow.md": "---\ntags: [ops]\ndate: 2025-06-01\n---\n"
+            "Keep only slow traces with a latency policy.\n",
+        }
+    )
+    sync(app)
+    question = "how do I keep only slow traces"
+    assert uris(search(app, question)) == ["gno://notes/full.md"]
+    for filters in ({"tagsAny": ["ops"]}, {"tagsAll": ["ops"]}, {"since": "2025-01-01"}):
+        scoped = search(app, question, **filters)
+        assert scoped.meta.relaxed is True, filters
+        assert uris(scoped) == ["gno://notes/slow.md"], filters
+    # a filter that leaves nothing with any term stays empty
+    assert search(app, question, until="2019-01-01").results == []
+
+
 def test_scores_do_not_depend_on_the_page_size(make_app):
     """The same document scores the same with -n 2 and -n 5; the last hit of a page is
     not 0 just for being last, so minScore keeps the same documents whatever the limit."""

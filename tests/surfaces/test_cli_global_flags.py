@@ -24,6 +24,20 @@ def test_verbose_reports_plan_timing_and_models_on_stderr(tmp_path: Path) -> Non
     assert "[verbose]" not in run("query", "sampling", "--json").stderr
 
 
+def test_verbose_names_the_model_a_command_used(tmp_path: Path, monkeypatch) -> None:
+    pytest.importorskip("llama_cpp", reason="the tiny model runs on llama.cpp")
+    pytest.importorskip("gguf", reason="gguf writes the tiny model")
+    from tests.tiny_gguf import write_tiny_bert
+
+    model = f"file:{write_tiny_bert(tmp_path / 'tiny.gguf')}"
+    monkeypatch.setenv("GNO_EMBED_MODEL", model)
+    indexed(tmp_path)
+    run("embed")
+    done = run("vsearch", "sampling", "--json", "--verbose")
+    assert json.loads(done.stdout)["results"]
+    assert f"[verbose] model embed: {model}" in done.stderr.splitlines()
+
+
 def test_quiet_prints_only_the_results(tmp_path: Path) -> None:
     indexed(tmp_path)
     loud = run("search", "sampling").stdout
@@ -93,11 +107,24 @@ def test_query_diagnose_needs_a_target(tmp_path: Path) -> None:
 
 
 def test_ls_pages_beyond_a_thousand(tmp_path: Path) -> None:
-    indexed(tmp_path)
+    """More than 1,000 documents: one page holds them all when asked, and the page after
+    the thousandth is there (no silent cap at 1,000)."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    for i in range(1005):
+        (root / f"n{i:04}.md").write_text(f"# Note {i}\n\nbody {i}\n")
+    run("init", str(root), "--name", "notes")
+    run("update")
     listed = json.loads(run("ls", "--limit", "5000", "--json").stdout)
-    assert listed["meta"]["total"] == 3 and len(listed["documents"]) == 3
-    page = json.loads(run("ls", "--limit", "1", "--offset", "2", "--json").stdout)
-    assert [d["uri"] for d in page["documents"]] == ["gno://notes/n2.md"]
+    assert listed["meta"]["total"] == 1005 and len(listed["documents"]) == 1005
+    assert listed["meta"]["returned"] == 1005
+    page = json.loads(run("ls", "--limit", "10", "--offset", "1000", "--json").stdout)
+    assert [d["uri"] for d in page["documents"]] == [
+        f"gno://notes/n{i:04}.md" for i in range(1000, 1005)
+    ]
+    assert page["meta"] == {"total": 1005, "returned": 5, "offset": 1000}
+    text = run("ls", "--limit", "2000").stdout
+    assert text.count("gno://notes/") == 1005 and "1005 of 1005 document(s)" in text
 
 
 def test_default_excluded_folders_count_as_skipped(tmp_path: Path) -> None:

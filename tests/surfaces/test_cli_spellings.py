@@ -73,6 +73,8 @@ def test_embed_dry_run_and_model(tmp_path: Path) -> None:
     assert result["model"] == model
     text = run("embed", "notes", "--dry-run", "--model", model).stdout
     assert text.startswith("Dry run: 3 chunks would be embedded")
+    bad = run("embed", "--dry-run", "--model", "x", check=False)  # as a real run refuses it
+    assert bad.returncode == 1 and "Unsupported model URI 'x'" in bad.stderr
 
 
 def test_index_models_pull_flag_parses(tmp_path: Path) -> None:

@@ -512,7 +512,7 @@ class MinScore(ContractRoot[float]):
     root: Annotated[float, Field(ge=0.0, le=1.0)]
 
 
-class Mode5(Enum):
+class Mode6(Enum):
     TERM = "term"
     INTENT = "intent"
     HYDE = "hyde"
@@ -522,7 +522,7 @@ class QueryMode(ContractModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    mode: Mode5
+    mode: Mode6
     text: Annotated[str, Field(max_length=4096, min_length=1)]
 
 

@@ -307,7 +307,7 @@ class DiagnoseMeta(ContractModel):
 
 class QueryDiagnose(ContractModel):
     """
-    Why a document did or did not come back for a query: its status and its fate at each pipeline stage. schemaVersion picks the branch: 1.0 (no auxiliary signal active; what gno emits while it has no content-type boosts), 1.1 (trusted local CLI with a project root: `affinity`), 1.2 (a content-type boost is active: `contentTypeBoost`). Schema 1.3 (gno) adds to meta.retrieval every model-free retrieval stage with its status (`stages`), `queryText`, `topBonusFactor` and `windowsConfigured`; the payload's schemaVersion still names the auxiliary-signal branch (1.0, 1.1, 1.2), so a 1.2 reader's switch keeps working.
+    Why a document did or did not come back for a query: its status and its fate at each pipeline stage. schemaVersion picks the branch: 1.0 (no auxiliary signal moved the target: GNO's legacy form), 1.1 (trusted local CLI with a project root: `affinity`), 1.2 (a content-type boost is active: `contentTypeBoost`). Schema 1.3 (gno) adds to meta.retrieval every model-free retrieval stage with its status (`stages`), `queryText`, `topBonusFactor` and `windowsConfigured`; the payload's schemaVersion still names the auxiliary-signal branch (1.0, 1.1, 1.2), so a 1.2 reader's switch keeps working.
     """
 
     model_config = ConfigDict(
