@@ -46,3 +46,5 @@ def test_the_asset_route_reads_its_one_uri_as_the_route_will() -> None:
     }
     assert _asset_args({"query_string": b"uri=gno://notes/a.png&uri=gno://mail/b.png"}) == {}
     assert _asset_args({"query_string": b""}) == {}
+    crowded = "&".join(f"k{n}=v" for n in range(100)) + "&uri=gno://notes/a.png"
+    assert _asset_args({"query_string": crowded.encode()}) == {}
