@@ -16,6 +16,7 @@ some collections: the most restrictive policy and a digest of its sources.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -193,6 +194,7 @@ _LAN_NETWORKS = tuple(
 )
 
 
+@functools.lru_cache(maxsize=1024)  # a server sees the same few peers again and again
 def zone_of(peer: str | None) -> str:
     """The destination zone of a socket peer address: ``loopback``, ``lan`` or ``remote``.
     Only the socket's own address counts (forwarding headers never reach here); no

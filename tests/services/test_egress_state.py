@@ -255,3 +255,20 @@ def test_receipts_do_not_move_the_index_generation(app: App) -> None:
         admit(gate, "203.0.113.8", collection="notes")
     assert store.egress_audit_counts()[0] == 1
     assert store.generation() == before
+
+
+def test_the_ledger_keeps_its_snapshot_until_another_connection_commits(app: App) -> None:
+    """A server's policy snapshot is reread only when the index changed (data_version): the
+    same object while nothing was committed, the new policy and epoch right after a change."""
+    ledger = EgressLedger(app.paths.db_path)
+    try:
+        first = ledger.snapshot()
+        assert ledger.snapshot() is first  # nothing committed: no reread
+        # another connection (the App's) commits a policy change
+        set_policy(app, "lan", **confirmation("local_only", 0, "lan"))
+        after = ledger.snapshot()
+        assert after is not first
+        assert after[0]["notes"][0] == "lan" and after[1] == first[1] + 1
+        assert ledger.epoch() == after[1]
+    finally:
+        ledger.close()

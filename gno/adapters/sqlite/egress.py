@@ -261,6 +261,10 @@ class EgressLedger:
         self.audits = AuditLog(audit_path(path))
         self._policies = SharedConnection(self._open)
         self._connection = self._policies.use
+        # The last snapshot and the connection's ``data_version`` it was read at: that number
+        # moves whenever another connection commits to the index (a policy change, a sync),
+        # so a remote request pays one pragma, not a transaction of three reads.
+        self._kept: tuple[int, tuple[PolicyRows, int, list[str]]] | None = None
 
     def _open(self) -> apsw.Connection:
         conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READONLY)
@@ -268,15 +272,20 @@ class EgressLedger:
         return conn
 
     def snapshot(self) -> tuple[PolicyRows, int, list[str]]:
-        """Policies, epoch and the collections the index knows, in one read transaction."""
-        with self._connection() as conn, conn:
-            names = [str(r[0]) for r in conn.execute("SELECT name FROM collections").fetchall()]
-            found = read_policies(conn), read_epoch(conn), names
+        """Policies, epoch and the collections the index knows, in one read transaction.
+        Shared between callers: read it, never change it."""
+        with self._connection() as conn:
+            version = int(str(conn.execute("PRAGMA data_version").fetchone()[0]))  # type: ignore[index]
+            if self._kept is not None and self._kept[0] == version:
+                return self._kept[1]
+            with conn:  # read after the version: a commit in between only means a reread
+                names = [str(r[0]) for r in conn.execute("SELECT name FROM collections").fetchall()]
+                found = read_policies(conn), read_epoch(conn), names
+            self._kept = (version, found)
         return found
 
     def epoch(self) -> int:
-        with self._connection() as conn:
-            return read_epoch(conn)
+        return self.snapshot()[1]
 
     def append(self, audit_id: str, created_at: str, receipt: str) -> None:
         self.audits.append(audit_id, created_at, receipt)
