@@ -250,6 +250,12 @@ UNGOVERNED = frozenset({"health"})
 _URI = re.compile(r"^gno://([^/?#]{1,64})/")
 
 
+def uri_collection(value: object) -> str | None:
+    """The collection a ``gno://`` document URI names, or None when ``value`` is not one."""
+    match = _URI.match(value) if isinstance(value, str) else None
+    return match.group(1) if match else None
+
+
 def touched(op_id: str, args: Mapping[str, Any], known: Sequence[str]) -> list[str]:
     """The collections whose content a request may carry: the ones it names when the
     operation keeps to them, else every configured collection."""
@@ -263,17 +269,17 @@ def touched(op_id: str, args: Mapping[str, Any], known: Sequence[str]) -> list[s
             named += [c for c in many if isinstance(c, str) and c]
         for key in ("uri", "ref"):
             value = args.get(key)
-            match = _URI.match(value) if isinstance(value, str) else None
-            if match and not one:
-                named.append(match.group(1))
+            found = uri_collection(value)
+            if found and not one:
+                named.append(found)
         refs = args.get("refs")
         if isinstance(refs, list) and refs and not one:
             # multi_get: narrowed only when every ref is a URI; a docid, a path or a glob
             # may name a document of any collection.
-            matches = [_URI.match(r) if isinstance(r, str) else None for r in refs]
-            if not all(matches):
+            found_all = [uri_collection(r) for r in refs]
+            if not all(found_all):
                 return list(known)
-            named += [m.group(1) for m in matches if m]
+            named += [name for name in found_all if name]
         if named:
             return list(dict.fromkeys(named))[: rule.MAX_COLLECTIONS + 1]
     return list(known)
