@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gno.services.egress import uri_collection
-
 MAX_TRACES = 1_000  # an export's own bound (spec/traces.md)
 MAX_ROWS = 100_000  # maxRecordsPerTrace's largest value
 REFERENCE_KEYS = ("uri", "targetRef")
@@ -39,10 +37,9 @@ def _collect(value: Any, names: set[str]) -> bool:
     if isinstance(value, dict):
         for key, item in value.items():
             if key in REFERENCE_KEYS and isinstance(item, str):
-                name = uri_collection(item)
-                if name is None:  # a docid or path: its collection cannot be told here
+                if not item.startswith("gno://"):
                     return False
-                names.add(name)
+                names.add(item.removeprefix("gno://").split("/", 1)[0])
             elif not _collect(item, names):
                 return False
     elif isinstance(value, list):

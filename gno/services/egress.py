@@ -250,12 +250,6 @@ UNGOVERNED = frozenset({"health"})
 _URI = re.compile(r"^gno://([^/?#]{1,64})/")
 
 
-def uri_collection(value: object) -> str | None:
-    """The collection a ``gno://`` document URI names, or None when ``value`` is not one."""
-    match = _URI.match(value) if isinstance(value, str) else None
-    return match.group(1) if match else None
-
-
 def touched(op_id: str, args: Mapping[str, Any], known: Sequence[str]) -> list[str]:
     """The collections whose content a request may carry: the ones it names when the
     operation keeps to them, else every configured collection."""
@@ -269,17 +263,17 @@ def touched(op_id: str, args: Mapping[str, Any], known: Sequence[str]) -> list[s
             named += [c for c in many if isinstance(c, str) and c]
         for key in ("uri", "ref"):
             value = args.get(key)
-            found = uri_collection(value)
-            if found and not one:
-                named.append(found)
+            match = _URI.match(value) if isinstance(value, str) else None
+            if match and not one:
+                named.append(match.group(1))
         refs = args.get("refs")
         if isinstance(refs, list) and refs and not one:
             # multi_get: narrowed only when every ref is a URI; a docid, a path or a glob
             # may name a document of any collection.
-            found_all = [uri_collection(r) for r in refs]
-            if not all(found_all):
+            matches = [_URI.match(r) if isinstance(r, str) else None for r in refs]
+            if not all(matches):
                 return list(known)
-            named += [name for name in found_all if name]
+            named += [m.group(1) for m in matches if m]
         if named:
             return list(dict.fromkeys(named))[: rule.MAX_COLLECTIONS + 1]
     return list(known)
