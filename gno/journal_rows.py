@@ -1,31 +1,30 @@
 """Row types of the knowledge-delta journal as the index returns them (gno/adapters/sqlite/
-journal.py). Apart from ``gno/sync_rows.py`` so `gno changes` builds these two dataclasses
-only, not the sync's (each costs ~1 ms of a command's start on Python 3.11)."""
+journal.py). Apart from ``gno/sync_rows.py`` so `gno changes` builds these two types only,
+not the sync's (each dataclass costs ~1 ms of a command's start on Python 3.11)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class JournalRow:
-    """One entry of the knowledge-delta journal as stored."""
+class JournalRow(NamedTuple):
+    """One entry of the knowledge-delta journal as stored. A tuple: a page of ``changes``
+    makes a thousand of them, and a frozen dataclass costs five attribute sets each."""
 
     sequence: int
     observed_ms: int
     kind: str
     collection: str
-    text: str  # the stored form; unpacked on first use (a cached model never needs it)
+    text: str  # the stored form; a page unpacks its rows together (core.journal.unpack_entries)
 
-    @cached_property
+    @property
     def observed_at(self) -> str:
         from gno.core import journal as j
 
         return j.iso_of_ms(self.observed_ms)
 
-    @cached_property
+    @property
     def entry(self) -> dict[str, Any]:
         from gno.core import journal as j
 

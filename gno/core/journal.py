@@ -224,8 +224,15 @@ class Since:
     time: str | None = None
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def ms_of_iso(text: str) -> int:
-    return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
+    # Exact integer arithmetic: `timestamp() * 1000` is a float and truncated 0.987 s to
+    # 986 ms, so `changes --since <an entry's own observedAt>` could miss that entry.
+    return (datetime.fromisoformat(text.replace("Z", "+00:00")) - _EPOCH) // timedelta(
+        milliseconds=1
+    )
 
 
 def iso_of_ms(ms: int) -> str:
@@ -348,25 +355,43 @@ def pack_entry(
 
 def unpack_entry(text: str, collection: str) -> dict[str, Any]:
     """The wire shape (previous, current, structureDelta) of a stored entry."""
-    packed = json.loads(text)
-    delta: dict[str, Any] = {}
-    for short, name in _DELTA_KEYS:
-        added, removed = packed.get(short) or ([], [])
-        delta[name] = {"added": added, "removed": removed}
-    if "e" not in packed:
-        links = delta["links"]
-        delta["typedEdges"] = {
-            "added": _implied_edges(links["added"]) if links["added"] else [],
-            "removed": _implied_edges(links["removed"]) if links["removed"] else [],
+    return _unpack(json.loads(text), collection)
+
+
+def unpack_entries(texts: list[str], collections: list[str]) -> list[dict[str, Any]]:
+    """``unpack_entry`` of a page of entries: one JSON parse for the whole page (a parse
+    per entry was a fifth of reading 1,000). Stored entries are JSON objects gno wrote."""
+    packed = json.loads("[" + ",".join(texts) + "]") if texts else []
+    return [_unpack(p, c) for p, c in zip(packed, collections, strict=True)]
+
+
+def _unpack(packed: dict[str, Any], collection: str) -> dict[str, Any]:
+    # Keys in the schema's order: a page goes out as built (core.wire.Formed). Written out
+    # rather than through helpers: this runs once per entry of a page, a thousand times.
+    get = packed.get
+    h, lk, e = get("h"), get("l"), get("e")
+    links = {"added": lk[0], "removed": lk[1]} if lk else {"added": [], "removed": []}
+    if e:
+        edges = {"added": e[0], "removed": e[1]}
+    elif "e" in packed or not lk:
+        edges = {"added": [], "removed": []}
+    else:
+        edges = {
+            "added": _implied_edges(lk[0]) if lk[0] else [],
+            "removed": _implied_edges(lk[1]) if lk[1] else [],
         }
-    delta["dates"] = {
-        "added": packed.get("da") or [],
-        "removed": packed.get("dr") or [],
-        "changed": packed.get("dc") or [],
-    }
-    delta["truncated"] = bool(packed.get("t"))
     return {
         "previous": _unpack_snapshot(packed["p"], collection),
         "current": _unpack_snapshot(packed["c"], collection),
-        "structureDelta": delta,
+        "structureDelta": {
+            "headings": {"added": h[0], "removed": h[1]} if h else {"added": [], "removed": []},
+            "links": links,
+            "typedEdges": edges,
+            "dates": {
+                "added": get("da") or [],
+                "removed": get("dr") or [],
+                "changed": get("dc") or [],
+            },
+            "truncated": bool(get("t")),
+        },
     }

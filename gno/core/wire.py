@@ -17,6 +17,11 @@ module can prove the answer equals the one the models would give:
 Anything outside what they understand raises ``Unsure`` (or answers None), and the caller
 takes the pydantic path: the lean path may decline, it never answers differently
 (tests/core/test_wire.py pins both against the generated models).
+
+A producer that builds a long list in canonical form already may hand it over as
+``Formed``; ``canonical`` then keeps it as it is instead of walking it again (a page of
+1,000 journal entries spent twice its own making in that walk). Such a producer pins its
+output against ``canonical`` in a test (tests/services/test_journal_wire.py).
 """
 
 from __future__ import annotations
@@ -42,6 +47,10 @@ _TYPES: dict[str, tuple[type, ...]] = {
 
 class Unsure(Exception):
     """The schema uses something this module does not model: take the pydantic path."""
+
+
+class Formed(list[dict[str, Any]]):
+    """A list whose producer built it in canonical form: ``canonical`` keeps it as it is."""
 
 
 def _deref(root: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
@@ -295,6 +304,8 @@ def _shape(root: dict[str, Any], node: dict[str, Any]) -> Plan:
         if isinstance(value, list):
             if kind not in (None, "array") or prefixed:
                 raise Unsure("array shape")
+            if type(value) is Formed:
+                return value
             if isinstance(items, dict):
                 each = _plan(root, items)
                 return [each(v) for v in value]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gno.app import App
 from gno.core import journal as j
 from gno.core.identity import parse_ref
+from gno.core.wire import Formed
 from gno.errors import DocumentNotFoundError
 from gno.journal_rows import JournalRow
 from gno.ports import Store
@@ -36,28 +37,32 @@ def _change_models(store: Store, rows: list[JournalRow]) -> list[Change]:
     from gno_contracts.models.changes import Change
 
     cache = _models.setdefault(store, OrderedDict())
-    found = []
-    for row in rows:
-        model = cache.get(row.sequence)
-        if model is None:
-            model = Change.model_validate(change_payload(row))
-            cache[row.sequence] = model
-            if len(cache) > MODEL_CACHE:
-                cache.popitem(last=False)
-        found.append(model)
-    return found
+    missing = [row for row in rows if row.sequence not in cache]
+    for row, payload in zip(missing, change_payloads(missing), strict=True):
+        cache[row.sequence] = Change.model_validate(payload)
+        if len(cache) > MODEL_CACHE:
+            cache.popitem(last=False)
+    return [cache[row.sequence] for row in rows]
 
 
 def change_payload(row: JournalRow) -> dict[str, Any]:
-    # Unpacked here, not through the row's cached properties: a page reads each row once,
-    # and cached_property takes a lock on every first access (a tenth of a 1,000-entry page).
-    return {
-        "id": j.change_id(row.sequence),
-        "kind": row.kind,
-        "collection": row.collection,
-        "observedAt": j.iso_of_ms(row.observed_ms),
-        **j.unpack_entry(row.text, row.collection),
-    }
+    return change_payloads([row])[0]
+
+
+def change_payloads(rows: list[JournalRow]) -> Formed:
+    """Entries in change@1.0's wire form, keys in schema order: ``Formed``, so REST sends
+    a page as built (tests/services/test_journal_wire.py holds it to ``canonical``)."""
+    entries = j.unpack_entries([row.text for row in rows], [row.collection for row in rows])
+    return Formed(
+        {
+            "id": j.change_id(row.sequence),
+            "kind": row.kind,
+            "collection": row.collection,
+            "observedAt": j.iso_of_ms(row.observed_ms),
+            **entry,
+        }
+        for row, entry in zip(rows, entries, strict=True)
+    )
 
 
 def changes(app: App, inp: ChangesInput) -> Changes:
@@ -70,7 +75,7 @@ def changes(app: App, inp: ChangesInput) -> Changes:
 def changes_payload(app: App, inp: ChangesInput) -> dict[str, Any]:
     """changes@1.0 in its wire form (the CLI's; a server keeps its entries' models)."""
     _, rows, payload = _page(app, inp)
-    return payload | {"changes": [change_payload(row) for row in rows]}
+    return payload | {"changes": change_payloads(rows)}
 
 
 def _page(app: App, inp: ChangesInput) -> tuple[Store, list[JournalRow], dict[str, Any]]:
@@ -182,5 +187,6 @@ def diff_payload(app: App, inp: DiffInput) -> dict[str, Any]:
 def _about(row: JournalRow, collection: str, rel_path: str) -> bool:
     if row.collection != collection:
         return False
-    paths = {(row.entry.get(side) or {}).get("relPath") for side in ("previous", "current")}
+    entry = row.entry
+    paths = {(entry.get(side) or {}).get("relPath") for side in ("previous", "current")}
     return rel_path in paths

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from gno.core import journal as j
@@ -189,6 +189,7 @@ def test_headings_match_the_line_by_line_reading(parts: list[str]) -> None:
 
 
 @given(st.integers(min_value=0, max_value=253402300799999))  # up to 9999-12-31T23:59:59.999Z
+@example(526870987)  # float seconds * 1000 truncated this one to ...986
 def test_iso_of_ms_is_the_utc_millisecond_timestamp(ms: int) -> None:
     # The formatter caches each second's prefix; the answer must be the plain formatting's.
     plain = datetime.fromtimestamp(ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.")

@@ -275,8 +275,44 @@ def test_the_hook_leaves_a_failed_write_unjournaled(make_app, monkeypatch) -> No
     monkeypatch.undo()
     assert app.store().document_by_path("notes", "a.md").title == "A"  # rolled back
     assert len(_all(app)) == 3  # and so was its journal row
+    _assert_state_counts_rows(app)  # the rolled-back append left nothing pending either
     sync(app)
     assert _kinds(app)[-1] == ("update", "a.md", "a.md")
+    _assert_state_counts_rows(app)
+
+
+def _assert_state_counts_rows(app) -> None:
+    state = app.store().journal_state()
+    rows = (
+        app.store()
+        .conn.execute(
+            "SELECT count(*), coalesce(sum(bytes), 0), coalesce(max(sequence), 0) FROM document_changes"
+        )
+        .fetchone()
+    )
+    assert (state.entries, state.bytes, state.last_sequence) == tuple(rows)
+
+
+def test_the_state_row_is_written_once_per_commit(make_app) -> None:
+    """A sync of many documents folds its appends into one state update before COMMIT
+    (a row update per document was a third of the journal's cost on a full index)."""
+    app, root = make_app({f"n{i}.md": f"# N{i}\n\nSee [[n{i + 1}]].\n" for i in range(40)})
+    store = app.store()
+    store.conn.execute("CREATE TEMP TABLE state_writes (n INTEGER)")
+    store.conn.execute(
+        "CREATE TEMP TRIGGER count_state_writes AFTER UPDATE ON document_change_journal_state "
+        "BEGIN INSERT INTO state_writes VALUES (1); END"
+    )
+    sync(app)
+    (writes,) = store.conn.execute("SELECT count(*) FROM state_writes").fetchone()
+    assert writes == 1
+    _assert_state_counts_rows(app)
+    assert store.journal_state().last_sequence == 40
+    (root / "n3.md").rename(root / "moved.md")  # a rename drops the create it replaces
+    (root / "n7.md").unlink()
+    sync(app)
+    _assert_state_counts_rows(app)
+    assert [c.kind.value for c in _all(app)][40:] == ["rename", "inactivate"]
 
 
 def test_paths_sync_journals_edits_and_removals(make_app) -> None:

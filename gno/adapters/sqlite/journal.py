@@ -6,7 +6,9 @@ does. Renames: a sync sees the new path first (a ``create``) and the vanished ol
 path last (an ``inactivate``); when both carry the same source hash in the same
 collection within one sync, the ``create`` row is replaced by one ``rename`` at a
 new sequence, so a reader that already saw the create still replays correctly.
-Retention (30 days, 10,000 entries, 16 MiB) is enforced on every append.
+The state row (last sequence, retained counters) is updated once per transaction, just
+before it commits, and retention (30 days, 10,000 entries, 16 MiB) is enforced there: a
+full index of thousands of documents pays one state update, not one per document.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ class DocumentJournal:
     _journal_known: tuple[str, set[str]] | None = None
     # (retention floor, observed_ms of the oldest entry above it)
     _journal_oldest: tuple[int, int] | None = None
+    # [entries, bytes, last sequence] appended (or dropped) in the running transaction
+    _journal_pending: list[int] | None = None
 
     # ------------------------------------------------------------ write hooks
 
@@ -202,7 +206,6 @@ class DocumentJournal:
         previous_path: str | None = None,
     ) -> int:
         from gno.core import journal as j
-        from gno.journal_rows import JournalState
 
         text = j.pack_entry(previous, current, delta)
         if len(text) > MAX_ROW_BYTES:  # snapshots are small; only a pathological delta gets here
@@ -211,29 +214,21 @@ class DocumentJournal:
             )
         size = len(text.encode())
         snap = current or previous or {}
-        observed = int(time.time() * 1000)
-        sequence = _one(
-            self.conn.execute(
-                "INSERT INTO document_changes (observed_ms, kind, collection, path_key, previous_key, "
-                "entry_json, bytes) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING sequence",
-                (
-                    observed,
-                    kind,
-                    collection,
-                    j.path_key(collection, snap.get("relPath", "")),
-                    j.path_key(collection, previous_path) if previous_path else None,
-                    text,
-                    size,
-                ),
-            ).fetchone()
+        self.conn.execute(
+            "INSERT INTO document_changes (observed_ms, kind, collection, path_key, previous_key, "
+            "entry_json, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                int(time.time() * 1000),
+                kind,
+                collection,
+                j.path_key(collection, snap.get("relPath", "")),
+                j.path_key(collection, previous_path) if previous_path else None,
+                text,
+                size,
+            ),
         )
-        state = self.conn.execute(
-            "UPDATE document_change_journal_state SET last_sequence = ?, "
-            "retained_entries = retained_entries + 1, retained_bytes = retained_bytes + ? WHERE id = 1 "
-            "RETURNING last_sequence, retention_floor, retained_entries, retained_bytes",
-            (sequence, size),
-        ).fetchall()
-        self._retain(observed, JournalState(*(int(str(v)) for v in state[0])))
+        sequence = self.conn.last_insert_rowid()
+        self._journal_count(1, size, sequence)
         return sequence
 
     def _drop(self, sequence: int) -> None:
@@ -241,11 +236,37 @@ class DocumentJournal:
             "DELETE FROM document_changes WHERE sequence = ? RETURNING bytes", (sequence,)
         ).fetchone()
         if row:
-            self.conn.execute(
-                "UPDATE document_change_journal_state SET retained_entries = retained_entries - 1, "
-                "retained_bytes = retained_bytes - ? WHERE id = 1",
-                (row[0],),
-            )
+            self._journal_count(-1, -int(row[0]), 0)
+
+    def _journal_count(self, entries: int, size: int, sequence: int) -> None:
+        pending = self._journal_pending
+        if pending is None:
+            pending = self._journal_pending = [0, 0, 0]
+        pending[0] += entries
+        pending[1] += size
+        pending[2] = max(pending[2], sequence)
+        if self.conn.get_autocommit():  # no transaction to wait for (writes.py always has one)
+            self._flush_journal()
+
+    def _flush_journal(self) -> None:
+        """Fold the transaction's appends into the state row and enforce retention; called
+        by ``SqliteStore.write`` just before COMMIT."""
+        from gno.journal_rows import JournalState
+
+        pending, self._journal_pending = self._journal_pending, None
+        if pending is None:
+            return
+        state = self.conn.execute(
+            "UPDATE document_change_journal_state SET last_sequence = max(last_sequence, ?), "
+            "retained_entries = retained_entries + ?, retained_bytes = retained_bytes + ? "
+            "WHERE id = 1 "
+            "RETURNING last_sequence, retention_floor, retained_entries, retained_bytes",
+            (pending[2], pending[0], pending[1]),
+        ).fetchall()
+        self._retain(int(time.time() * 1000), JournalState(*(int(str(v)) for v in state[0])))
+
+    def _journal_rolled_back(self) -> None:
+        self._journal_pending = None
 
     def _retain(self, now_ms: int, state: JournalState) -> None:
         from gno.core import journal as j
@@ -324,7 +345,9 @@ class DocumentJournal:
             f"WHERE {' AND '.join(where)} ORDER BY sequence LIMIT ?",
             (*params, limit),
         ).fetchall()
-        return [_journal_row(r) for r in rows]
+        from gno.journal_rows import JournalRow
+
+        return list(map(JournalRow._make, rows))
 
     def journal_entry(self, sequence: int) -> JournalRow | None:
         row = self.conn.execute(
@@ -349,7 +372,8 @@ class DocumentJournal:
         ]
         # A 63-bit key can collide: confirm the path on the entry itself.
         for row in found:
-            paths = {(row.entry[side] or {}).get("relPath") for side in ("previous", "current")}
+            entry = row.entry
+            paths = {(entry[side] or {}).get("relPath") for side in ("previous", "current")}
             if row.collection == collection and rel_path in paths:
                 return row
         return None
@@ -364,7 +388,7 @@ def _one(row: Any) -> int:
 def _journal_row(row: Sequence[Any]) -> JournalRow:
     from gno.journal_rows import JournalRow
 
-    return JournalRow(row[0], row[1], row[2], row[3], row[4])
+    return JournalRow._make(row)
 
 
 def _frontmatter_lines(mirror: str) -> int:

@@ -156,8 +156,10 @@ class SqliteStore(
         try:
             yield
             self._flush_fts()
+            self._flush_journal()
         except BaseException as exc:
             self._fts_pending.clear()
+            self._journal_rolled_back()
             self._rollback()
             if isinstance(exc, apsw.FullError):
                 raise _disk_full(self.path) from exc
