@@ -50,6 +50,7 @@ HOOKS = (
     "journal_saved",
     "journal_reactivated",
     "journal_inactivated",
+    "_flush_journal",  # a transaction's entries, inserted together before COMMIT
 )
 hook_cpu = [0.0]  # CPU seconds spent inside the journal's hooks during the last index
 sync_cpu = [0.0, 0.0]  # CPU seconds of the last index: this process, its workers

@@ -104,9 +104,24 @@ def edge_key(edge_type: str, target: str) -> str:
     return f"{edge_type}:{target}"
 
 
+def _fits(value: str) -> bool:
+    """Whether the value's JSON string surely fits MAX_ITEM_BYTES, without writing it: up to
+    40 characters always do (≤ 6 bytes per escaped character, + quotes); a longer one does
+    when nothing in it is escaped and its UTF-8 fits (most headings: no json.dumps each)."""
+    if len(value) <= 40:
+        return True
+    return (
+        len(value) <= MAX_ITEM_BYTES - 2
+        and '"' not in value
+        and "\\" not in value
+        and value.isprintable()  # control characters are escaped; this refuses them (and more)
+        and len(value.encode()) <= MAX_ITEM_BYTES - 2
+    )
+
+
 def _clip(value: str) -> tuple[str, bool]:
     """The value cut so that its JSON string is at most MAX_ITEM_BYTES."""
-    if len(value) <= 40:  # ≤ 6 bytes per escaped character + quotes: always fits
+    if _fits(value):
         return value, False
     if len(json.dumps(value, ensure_ascii=False).encode()) <= MAX_ITEM_BYTES:
         return value, False
@@ -117,7 +132,7 @@ def _clip(value: str) -> tuple[str, bool]:
 
 
 def _side(items: set[str]) -> tuple[list[str], bool]:
-    if len(items) <= MAX_ITEMS and all(0 < len(x) <= 40 for x in items):
+    if len(items) <= MAX_ITEMS and all(x and _fits(x) for x in items):
         return sorted(items), False  # the common case: nothing to drop or cut
     truncated = len(items) > MAX_ITEMS
     kept: list[str] = []

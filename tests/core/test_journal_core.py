@@ -195,3 +195,12 @@ def test_iso_of_ms_is_the_utc_millisecond_timestamp(ms: int) -> None:
     plain = datetime.fromtimestamp(ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
     assert j.iso_of_ms(ms) == f"{plain}{ms % 1000:03d}Z"
     assert j.ms_of_iso(j.iso_of_ms(ms)) == ms
+
+
+@given(st.text(max_size=300))
+def test_the_cheap_fit_test_never_lets_a_long_value_through(value: str) -> None:
+    # _fits skips json.dumps for most headings; it may refuse a value that fits, never the reverse
+    if j._fits(value):
+        assert len(json.dumps(value, ensure_ascii=False).encode()) <= j.MAX_ITEM_BYTES
+    assert j._fits("## " + "é" * 120)  # printable, 243 UTF-8 bytes: fits without a dump
+    assert not j._fits('## "' + "x" * 250)  # too long once quoted

@@ -335,3 +335,18 @@ def test_removing_a_collection_inactivates_its_documents(make_app) -> None:
     app.store()  # the config mirror runs and soft-deletes the collection's documents
     kinds = [c.kind.value for c in changes(app, ChangesInput(limit=1000)).changes]
     assert kinds == ["create"] * 3 + ["inactivate"] * 3
+
+
+def test_numbers_are_never_reused_when_retention_empties_the_journal(make_app, monkeypatch) -> None:
+    """A batch numbers its entries past AUTOINCREMENT's high-water mark, not past the
+    largest retained row: with every row pruned, the next entry still gets a new number."""
+    monkeypatch.setattr(j, "RETENTION_BYTES", 1)  # every commit prunes all it wrote
+    app, root = make_app(FILES)
+    sync(app)
+    store = app.store()
+    assert store.conn.execute("SELECT count(*) FROM document_changes").fetchone()[0] == 0
+    assert store.journal_state().last_sequence == store.journal_state().floor == 3
+    monkeypatch.undo()
+    (root / "d.md").write_text("# D\n")
+    sync(app)
+    assert [(c.id, c.current.relPath) for c in _all(app)] == [(j.change_id(4), "d.md")]

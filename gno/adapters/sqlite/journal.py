@@ -6,9 +6,11 @@ does. Renames: a sync sees the new path first (a ``create``) and the vanished ol
 path last (an ``inactivate``); when both carry the same source hash in the same
 collection within one sync, the ``create`` row is replaced by one ``rename`` at a
 new sequence, so a reader that already saw the create still replays correctly.
-The state row (last sequence, retained counters) is updated once per transaction, just
-before it commits, and retention (30 days, 10,000 entries, 16 MiB) is enforced there: a
-full index of thousands of documents pays one state update, not one per document.
+A transaction's entries are kept in memory and written together just before it commits,
+with the state row (last sequence, retained counters) and retention (30 days, 10,000
+entries, 16 MiB): a full index of thousands of documents pays one batch insert and one
+state update, not a statement pair per document. The batch numbers its entries itself,
+past the table's AUTOINCREMENT high-water mark, so numbers are still never reused.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class DocumentJournal:
     _journal_known: tuple[str, set[str]] | None = None
     # (retention floor, observed_ms of the oldest entry above it)
     _journal_oldest: tuple[int, int] | None = None
+    # entries appended in the running transaction, by sequence, not yet inserted
+    _journal_batch: dict[int, tuple[Any, ...]] | None = None
     # [entries, bytes, last sequence] appended (or dropped) in the running transaction
     _journal_pending: list[int] | None = None
 
@@ -214,24 +218,38 @@ class DocumentJournal:
             )
         size = len(text.encode())
         snap = current or previous or {}
-        self.conn.execute(
-            "INSERT INTO document_changes (observed_ms, kind, collection, path_key, previous_key, "
-            "entry_json, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                int(time.time() * 1000),
-                kind,
-                collection,
-                j.path_key(collection, snap.get("relPath", "")),
-                j.path_key(collection, previous_path) if previous_path else None,
-                text,
-                size,
-            ),
+        sequence = self._next_sequence()
+        assert self._journal_batch is not None
+        self._journal_batch[sequence] = (
+            sequence,
+            int(time.time() * 1000),
+            kind,
+            collection,
+            j.path_key(collection, snap.get("relPath", "")),
+            j.path_key(collection, previous_path) if previous_path else None,
+            text,
+            size,
         )
-        sequence = self.conn.last_insert_rowid()
         self._journal_count(1, size, sequence)
         return sequence
 
+    def _next_sequence(self) -> int:
+        if self._journal_batch is None:
+            self._journal_batch = {}
+        if self._journal_pending and self._journal_pending[2]:
+            return self._journal_pending[2] + 1
+        # AUTOINCREMENT's high-water mark: the largest sequence ever inserted, pruned or not
+        row = self.conn.execute(
+            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'document_changes'), 0), "
+            "(SELECT last_sequence FROM document_change_journal_state WHERE id = 1))"
+        ).fetchone()
+        return int(row[0] or 0) + 1
+
     def _drop(self, sequence: int) -> None:
+        batch = self._journal_batch
+        if batch is not None and sequence in batch:  # appended in this transaction
+            self._journal_count(-1, -batch.pop(sequence)[-1], 0)
+            return
         row = self.conn.execute(
             "DELETE FROM document_changes WHERE sequence = ? RETURNING bytes", (sequence,)
         ).fetchone()
@@ -254,8 +272,15 @@ class DocumentJournal:
         from gno.journal_rows import JournalState
 
         pending, self._journal_pending = self._journal_pending, None
+        batch, self._journal_batch = self._journal_batch, None
         if pending is None:
             return
+        if batch:
+            self.conn.executemany(
+                "INSERT INTO document_changes (sequence, observed_ms, kind, collection, path_key, "
+                "previous_key, entry_json, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                list(batch.values()),
+            )
         state = self.conn.execute(
             "UPDATE document_change_journal_state SET last_sequence = max(last_sequence, ?), "
             "retained_entries = retained_entries + ?, retained_bytes = retained_bytes + ? "
@@ -266,7 +291,7 @@ class DocumentJournal:
         self._retain(int(time.time() * 1000), JournalState(*(int(str(v)) for v in state[0])))
 
     def _journal_rolled_back(self) -> None:
-        self._journal_pending = None
+        self._journal_pending = self._journal_batch = None
 
     def _retain(self, now_ms: int, state: JournalState) -> None:
         from gno.core import journal as j

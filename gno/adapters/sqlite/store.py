@@ -155,8 +155,8 @@ class SqliteStore(
             ) from exc
         try:
             yield
+            self._flush_journal()  # first: a statement after the FTS rows pays FTS5's flush
             self._flush_fts()
-            self._flush_journal()
         except BaseException as exc:
             self._fts_pending.clear()
             self._journal_rolled_back()
