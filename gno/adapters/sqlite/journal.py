@@ -239,11 +239,12 @@ class DocumentJournal:
         if self._journal_pending and self._journal_pending[2]:
             return self._journal_pending[2] + 1
         # AUTOINCREMENT's high-water mark: the largest sequence ever inserted, pruned or not
-        row = self.conn.execute(
-            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'document_changes'), 0), "
-            "(SELECT last_sequence FROM document_change_journal_state WHERE id = 1))"
-        ).fetchone()
-        return int(row[0] or 0) + 1
+        return 1 + _one(
+            self.conn.execute(
+                "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'document_changes'), 0), "
+                "(SELECT last_sequence FROM document_change_journal_state WHERE id = 1))"
+            ).fetchone()
+        )
 
     def _drop(self, sequence: int) -> None:
         batch = self._journal_batch
