@@ -16,7 +16,7 @@ class JournalRow(NamedTuple):
     observed_ms: int
     kind: str
     collection: str
-    text: str  # the stored form; a page unpacks its rows together (core.journal.unpack_entries)
+    text: str  # the stored form; a page unpacks its rows together (core.journal.wire_changes)
 
     @property
     def observed_at(self) -> str:

@@ -52,17 +52,7 @@ def change_payload(row: JournalRow) -> dict[str, Any]:
 def change_payloads(rows: list[JournalRow]) -> Formed:
     """Entries in change@1.0's wire form, keys in schema order: ``Formed``, so REST sends
     a page as built (tests/services/test_journal_wire.py holds it to ``canonical``)."""
-    entries = j.unpack_entries([row.text for row in rows], [row.collection for row in rows])
-    return Formed(
-        {
-            "id": j.change_id(row.sequence),
-            "kind": row.kind,
-            "collection": row.collection,
-            "observedAt": j.iso_of_ms(row.observed_ms),
-            **entry,
-        }
-        for row, entry in zip(rows, entries, strict=True)
-    )
+    return Formed(j.wire_changes(rows))
 
 
 def changes(app: App, inp: ChangesInput) -> Changes:
