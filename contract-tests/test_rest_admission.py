@@ -204,10 +204,18 @@ def test_disconnect_cancels_a_read_still_waiting_for_the_model(
     assert "Traceback" not in "".join(srv.stderr)
 
 
+def _readers_only(env: dict[str, str]) -> dict[str, str]:
+    """No search processes: every search waits for the one reader. The first search starts
+    the processes, and once they are up a later search is answered by one of them without a
+    reader (200, rightly), so whether a search met a full queue depended on how fast they
+    started (this test failed once that way)."""
+    return {**env, "GNO_SEARCH_PROCESSES": "0"}
+
+
 def test_full_read_queue_is_429_then_everything_completes(
     env: dict[str, str], models: FakeOpenAI
 ) -> None:
-    with running(env, "--max-readers", "1", "--max-queued-reads", "1") as srv:
+    with running(_readers_only(env), "--max-readers", "1", "--max-queued-reads", "1") as srv:
         with held(models, EMBEDDINGS) as release:
             embeds = models.count(EMBEDDINGS)
             first = _in_thread(
@@ -238,7 +246,7 @@ def test_full_read_queue_is_429_then_everything_completes(
 def test_reads_waiting_when_the_server_drains_are_503(
     env: dict[str, str], models: FakeOpenAI
 ) -> None:
-    srv = start_server(env, "--max-readers", "1", "--max-queued-reads", "4")
+    srv = start_server(_readers_only(env), "--max-readers", "1", "--max-queued-reads", "4")
     try:
         with held(models, EMBEDDINGS) as release:
             embeds = models.count(EMBEDDINGS)
