@@ -366,14 +366,14 @@ class DocumentJournal:
         if collection:
             where.append("collection = ?")
             params.append(collection)
-        rows = self.conn.execute(
+        from gno.journal_rows import JournalRow
+
+        rows: Any = self.conn.execute(  # the columns in JournalRow's order
             "SELECT sequence, observed_ms, kind, collection, entry_json FROM document_changes "
             f"WHERE {' AND '.join(where)} ORDER BY sequence LIMIT ?",
             (*params, limit),
-        ).fetchall()
-        from gno.journal_rows import JournalRow
-
-        return list(map(JournalRow._make, rows))
+        )
+        return list(map(JournalRow, rows))
 
     def journal_entry(self, sequence: int) -> JournalRow | None:
         row = self.conn.execute(
@@ -411,10 +411,10 @@ def _one(row: Any) -> int:
     return int(row[0])
 
 
-def _journal_row(row: Sequence[Any]) -> JournalRow:
+def _journal_row(row: Any) -> JournalRow:
     from gno.journal_rows import JournalRow
 
-    return JournalRow._make(row)
+    return JournalRow(row)  # the columns in JournalRow's order
 
 
 def _frontmatter_lines(mirror: str) -> int:
