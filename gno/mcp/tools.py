@@ -24,6 +24,7 @@ from gno_contracts.operations import OPERATIONS, Operation
 
 from gno.app import App
 from gno.core.input_keys import known_arguments
+from gno.core.wire import Wire
 from gno.core.wire_values import unusable_value
 from gno.errors import GnoError
 from gno.services.call import Call, bind
@@ -139,6 +140,18 @@ def failure(code: str, message: str) -> Outcome:
     return Outcome(text, {"error": code, "message": message}, is_error=True)
 
 
+def _answer(app: App, op: Operation, inp: Any) -> Any:
+    """A read with a payload function answers its wire form (a ``Wire``, read like the model
+    by the text functions), as REST does: no output model, which for a page of 1,000
+    journal entries cost ten times the page itself. Anything else: the handler's model."""
+    from gno.services import handler, resolve
+    from gno.services.wire import answer
+
+    if op.payload is None:
+        return handler(op.id)(app, inp)
+    return answer(op, resolve(op.payload)(app, inp))
+
+
 def call(app: App, tool: Tool, arguments: dict[str, Any], context: Call | None = None) -> Outcome:
     """Run one tool call to completion (blocking), its handler under ``context`` (a stdio
     call when none is given). Never raises for a user-visible failure."""
@@ -150,7 +163,7 @@ def _call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
     from pydantic import BaseModel
     from pydantic import ValidationError as PydanticError
 
-    from gno.services import handler, model, resolve, starter
+    from gno.services import model, resolve, starter
 
     if problem := unusable_value(arguments):  # lone surrogates, NaN/Infinity
         return failure("VALIDATION", f"Invalid arguments: {problem}")
@@ -175,12 +188,16 @@ def _call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
             )
             shown = json.dumps(payload, indent=2, ensure_ascii=False)
         else:
-            result = handler(tool.op.id)(app, inp)
+            result = _answer(app, tool.op, inp)
             from gno.services.trace_surface import TRACED_OPERATIONS, mcp_meta, record_call
 
             if tool.op.id in TRACED_OPERATIONS:
                 meta = mcp_meta(record_call(app, tool.op.id, inp, result))
-            payload = result.model_dump(mode="json", exclude_unset=True)
+            payload = (
+                result.wire
+                if isinstance(result, Wire)
+                else result.model_dump(mode="json", exclude_unset=True)
+            )
             shown = (
                 resolve(text)(arguments, result)
                 if text
