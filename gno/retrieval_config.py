@@ -13,6 +13,8 @@ or corpus shows a gain.
       vectorFeedback: false     # and on the vector leg (the query vector moved to the top hits)
       shapeWeights: true        # fusion weights from the query's shape
       languagePreference: true  # prefer the page in the query's language among translations
+      languageWeights: true     # with an English-only model (MiniLM): English questions lean
+                                # on the vector list, other languages keep keyword weights
       plainQueryText: true      # the bare query for models trained without query prompts (MiniLM)
       halfTopBonus: true        # RRF's top-rank bonuses (+0.10 rank 1, +0.04 rank ≤ 5) halved
 
@@ -33,6 +35,7 @@ _SWITCHES = {
     "vectorFeedback": "vector_feedback",
     "shapeWeights": "shape_weights",
     "languagePreference": "language_preference",
+    "languageWeights": "language_weights",
     "plainQueryText": "plain_query_text",
     "halfTopBonus": "half_top_bonus",
 }
@@ -46,6 +49,7 @@ class RetrievalConfig:
     vector_feedback: bool = False
     shape_weights: bool = True
     language_preference: bool = True
+    language_weights: bool = True
     plain_query_text: bool = True
     half_top_bonus: bool = True
 
