@@ -121,6 +121,9 @@ def test_short_queries_get_their_language() -> None:
         "上下文传播": "zh",
         "how does the collector retry failed exports": "en",
         "what is a span": "en",
+        # "as" is also Portuguese: English function words (and, as, or, …) outweigh it
+        "add and remove collector replicas automatically as traffic changes": "en",
+        "as receitas e os coletores": "pt",
     }
     for text, lang in cases.items():
         assert detect_query_language(text) == lang, text
