@@ -4,7 +4,9 @@ the tune half of bench/devset.jsonl chose and its test half confirmed (bench/REA
 feedback and vector feedback did not help on the tune half and stay off; embedding windows
 cost twice the embedding work and did not help on the whole corpus (tune 0.633 -> 0.608,
 test 0.620 -> 0.620; three of four halves measured so far), so they are off until a model
-or corpus shows a gain.
+or corpus shows a gain. ``languageWeights`` applies only with an embedding model known to
+read English only (gno.core.embedding_text.english_only_model): whole corpus, MiniLM,
+tune 0.633 -> 0.641, test 0.620 -> 0.639 (bench/README.md, "Quality, session 11").
 
     retrieval:
       embedWindows: false       # overlapping windows for chunks longer than the model reads
