@@ -21,7 +21,16 @@ mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 SCHEMA = "gno://schemas/query-diagnose@1.3"
-IDS = ["shape", "queryText", "windows", "feedback", "vectorFeedback", "language", "topBonus"]
+IDS = [
+    "shape",
+    "queryText",
+    "windows",
+    "languageWeights",
+    "feedback",
+    "vectorFeedback",
+    "language",
+    "topBonus",
+]
 NOTES = {
     "a.md": "# Sampling\n\nTail sampling decisions follow policies. Policies decide.\n",
     "b.md": "# More sampling\n\nSampling decisions come from policies and policies only.\n",

@@ -4,7 +4,9 @@ the tune half of bench/devset.jsonl chose and its test half confirmed (bench/REA
 feedback and vector feedback did not help on the tune half and stay off; embedding windows
 cost twice the embedding work and did not help on the whole corpus (tune 0.633 -> 0.608,
 test 0.620 -> 0.620; three of four halves measured so far), so they are off until a model
-or corpus shows a gain.
+or corpus shows a gain. ``languageWeights`` applies only with an embedding model known to
+read English only (gno.core.embedding_text.english_only_model): whole corpus, MiniLM,
+tune 0.633 -> 0.641, test 0.620 -> 0.639 (bench/README.md, "Quality, session 11").
 
     retrieval:
       embedWindows: false       # overlapping windows for chunks longer than the model reads
@@ -13,6 +15,8 @@ or corpus shows a gain.
       vectorFeedback: false     # and on the vector leg (the query vector moved to the top hits)
       shapeWeights: true        # fusion weights from the query's shape
       languagePreference: true  # prefer the page in the query's language among translations
+      languageWeights: true     # with an English-only model (MiniLM): English questions lean
+                                # on the vector list, other languages keep keyword weights
       plainQueryText: true      # the bare query for models trained without query prompts (MiniLM)
       halfTopBonus: true        # RRF's top-rank bonuses (+0.10 rank 1, +0.04 rank ≤ 5) halved
 
@@ -33,6 +37,7 @@ _SWITCHES = {
     "vectorFeedback": "vector_feedback",
     "shapeWeights": "shape_weights",
     "languagePreference": "language_preference",
+    "languageWeights": "language_weights",
     "plainQueryText": "plain_query_text",
     "halfTopBonus": "half_top_bonus",
 }
@@ -46,6 +51,7 @@ class RetrievalConfig:
     vector_feedback: bool = False
     shape_weights: bool = True
     language_preference: bool = True
+    language_weights: bool = True
     plain_query_text: bool = True
     half_top_bonus: bool = True
 

@@ -11,6 +11,11 @@ QWEN_QUERY_INSTRUCTION = "Instruct: Retrieve relevant documents for the given qu
 # all-mpnet-*, paraphrase-*, multi-qa-*): GNO's "task: search result | query:" prefix is
 # noise to them (issue 12: −0.04 nDCG@10 on both halves of bench/devset.jsonl with MiniLM).
 PLAIN_QUERY_MODELS = ("minilm", "mpnet", "paraphrase-", "multi-qa-")
+# Of those, the families trained on English text only (all-MiniLM-*, all-mpnet-*,
+# multi-qa-*, paraphrase-MiniLM-*, msmarco-*): a URI naming one and not "multilingual"
+# (paraphrase-multilingual-MiniLM-L12-v2 reads 50 languages). The ``languageWeights``
+# stage leans on their vectors for English questions only.
+ENGLISH_ONLY_MODELS = ("minilm", "mpnet", "multi-qa-", "msmarco-")
 
 
 def profile_id(model_uri: str) -> str:
@@ -28,6 +33,16 @@ def plain_query_model(model_uri: str) -> bool:
     """A model trained without query prompts (see PLAIN_QUERY_MODELS)."""
     lowered = model_uri.lower()
     return profile_id(model_uri) == "default" and any(n in lowered for n in PLAIN_QUERY_MODELS)
+
+
+def english_only_model(model_uri: str) -> bool:
+    """A model known to read English only (see ENGLISH_ONLY_MODELS); unknown models: False."""
+    lowered = model_uri.lower()
+    return (
+        profile_id(model_uri) == "default"
+        and "multilingual" not in lowered
+        and any(n in lowered for n in ENGLISH_ONLY_MODELS)
+    )
 
 
 def query_text(model_uri: str, query: str, plain: bool = False) -> str:

@@ -53,5 +53,17 @@ def query_shape(text: str) -> str:
     return KEYWORD
 
 
+# The ``languageWeights`` stage, with an embedding model that reads English only: an English
+# question leans on the vector list almost alone (its words are rarely the page's), and a
+# question in another language keeps the keyword weights (the model cannot read it).
+ENGLISH_QUESTION_WEIGHTS = {"bm25": 0.01, "vector": 3.0}
+
+
 def shape_weights(shape: str) -> dict[str, float]:
     return dict(SHAPE_WEIGHTS.get(shape, SHAPE_WEIGHTS[KEYWORD]))
+
+
+def language_weights(language: str | None) -> dict[str, float]:
+    """A question's weights under ``languageWeights``: English (``en``, or plain ASCII with no
+    sign of another language) leans on the vectors, anything else gets the keyword weights."""
+    return dict(ENGLISH_QUESTION_WEIGHTS if language == "en" else SHAPE_WEIGHTS[KEYWORD])

@@ -108,9 +108,10 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         nearest_per_mirror,
         vector_search,
     )
+    from gno.services.embed_models import search_groups
     from gno.services.expansion import expand
     from gno.services.stage_notes import windows_note
-    from gno.services.stages import feedback, prefer_query_language
+    from gno.services.stages import feedback, prefer_query_language, weights_for_language
 
     supplied = [(m.mode.value, m.text.strip()) for m in inp.queryModes or []]
     text, modes = split_structured(inp.query, supplied)
@@ -181,7 +182,11 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         explain.append({"stage": "windows", "message": note.message})
     except GnoError as exc:  # no vectors, no model, no sqlite-vec: BM25 alone
         explain.append({"stage": "vector", "message": f"skipped: {exc.message}"})
-
+    line = "skipped: disabled"
+    if settings.language_weights:  # weights for an English or other-language question
+        uris = {g.uri for g in search_groups(app, filters)} if vectors_used else None
+        weights, line = weights_for_language(text, shape, weights, uris)
+    explain.append({"stage": "language_weights", "message": line})
     checkpoint()
     fused = rrf(lists, weights=weights, bonus=bonus)
     feedback_terms: list[tuple[str, float]] = []

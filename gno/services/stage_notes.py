@@ -23,9 +23,10 @@ class PassRecord(Protocol):
 
 SKIPPED = "skipped: "
 # Diagnose ids of the stages that have a --explain line of their own, and that line's name.
-EXPLAINED = {"shape": "shape", "feedback": "feedback", "vectorFeedback": "vector_feedback",
-             "language": "language"}  # fmt: skip
-ORDER = ("shape", "queryText", "windows", "feedback", "vectorFeedback", "language", "topBonus")
+EXPLAINED = {"shape": "shape", "languageWeights": "language_weights", "feedback": "feedback",
+             "vectorFeedback": "vector_feedback", "language": "language"}  # fmt: skip
+ORDER = ("shape", "queryText", "windows", "languageWeights", "feedback", "vectorFeedback",
+         "language", "topBonus")  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """The model-free retrieval stages of ``gno query`` (issue 12 §3-§4): pseudo-relevance
-feedback on the BM25 leg and the query-language preference among translations. Each is a
+feedback on the BM25 leg, fusion weights from a question's language and the model's, and
+the query-language preference among translations. Each is a
 function of the store and a first fused order; ``services/query.py`` decides when to run
 them (``retrieval:`` switches in index.yml) and records what they did for ``--explain``
 and ``query diagnose``."""
@@ -9,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gno.core.embedding_text import english_only_model
 from gno.core.feedback import FEEDBACK_DOCS, candidate_terms, pick_terms
 from gno.core.fts import parse_query
 from gno.core.fusion import Fused
 from gno.core.language import detect_query_language, query_language_scores
+from gno.core.query_shape import QUESTION, language_weights
 from gno.core.translations import PageLanguage, page_language, prefer_language
 from gno.errors import ValidationError
 from gno.services.filters import Filters
@@ -70,6 +73,33 @@ def query_language(text: str) -> tuple[str | None, bool]:
     if text.isascii() and any(c.isalpha() for c in text) and set(evidence) <= {"en"}:
         return "en", False
     return None, False
+
+
+def weights_for_language(
+    text: str, shape: str | None, weights: dict[str, float], model_uris: set[str] | None
+) -> tuple[dict[str, float], str]:
+    """The ``languageWeights`` stage: a question's fusion weights when every embedding model
+    searched reads English only (``model_uris``; None: no vector leg). Returns the weights
+    (unchanged when the stage does not apply) and the --explain message."""
+    if not weights:
+        return weights, "skipped: shape weights off"
+    if shape != QUESTION:
+        return weights, f"skipped: {shape} query"
+    if not model_uris:
+        return weights, "skipped: no vectors"
+    if not all(english_only_model(uri) for uri in model_uris):
+        return weights, "skipped: the embedding model is not known to read English only"
+    language, _ = query_language(text)
+    chosen = language_weights(language)
+    who = (
+        "English question"
+        if language == "en"
+        else f"question in {language or 'an undetected language'}"
+    )
+    return chosen, (
+        f"{who}, English-only model: bm25 weight {chosen['bm25']:g}, "
+        f"vector weight {chosen['vector']:g}"
+    )
 
 
 def prefer_query_language(

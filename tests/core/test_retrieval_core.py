@@ -7,11 +7,20 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gno.core.embedding_text import english_only_model
 from gno.core.feedback import FEEDBACK_TERMS, candidate_terms, pick_terms
 from gno.core.fts import cjk_any
 from gno.core.fusion import RankedList, rrf
 from gno.core.language import detect_query_language
-from gno.core.query_shape import IDENTIFIER, KEYWORD, QUESTION, query_shape, shape_weights
+from gno.core.query_shape import (
+    ENGLISH_QUESTION_WEIGHTS,
+    IDENTIFIER,
+    KEYWORD,
+    QUESTION,
+    language_weights,
+    query_shape,
+    shape_weights,
+)
 from gno.core.translations import OTHER_LANGUAGE, page_language, prefer_language
 from gno.core.windows import MAX_WINDOWS_CAP, plan_windows
 
@@ -75,6 +84,25 @@ def test_shape_weights_lean_lexical_for_identifiers_and_semantic_for_questions()
     assert rrf(lists, weights=question)[0].key == "semantic"
 
 
+def test_language_weights_lean_on_vectors_for_english_questions_only() -> None:
+    assert language_weights("en") == ENGLISH_QUESTION_WEIGHTS
+    assert ENGLISH_QUESTION_WEIGHTS["vector"] > shape_weights(QUESTION)["vector"]
+    assert ENGLISH_QUESTION_WEIGHTS["bm25"] < shape_weights(QUESTION)["bm25"]
+    for language in ("ja", "zh", "es", None):  # another language, or not detected
+        assert language_weights(language) == shape_weights(KEYWORD), language
+
+
+def test_english_only_models_are_known_by_their_name() -> None:
+    for uri in ("file:../shared/models/all-MiniLM-L6-v2-f16.gguf",
+                "hf:second-state/All-MiniLM-L6-v2-Embedding-GGUF/all-MiniLM-L6-v2-Q8_0.gguf",
+                "file:/m/all-mpnet-base-v2.gguf", "file:/m/multi-qa-MiniLM-L6-cos-v1.gguf"):  # fmt: skip
+        assert english_only_model(uri), uri
+    for uri in ("file:/m/paraphrase-multilingual-MiniLM-L12-v2.gguf",
+                "hf:Qwen/Qwen3-Embedding-0.6B-GGUF/Qwen3-Embedding-0.6B-Q8_0.gguf",
+                "file:/m/embeddinggemma-300m.gguf", "file:/m/model.gguf"):  # fmt: skip
+        assert not english_only_model(uri), uri
+
+
 # --- query language -----------------------------------------------------------------------
 
 
@@ -93,6 +121,9 @@ def test_short_queries_get_their_language() -> None:
         "上下文传播": "zh",
         "how does the collector retry failed exports": "en",
         "what is a span": "en",
+        # "as" is also Portuguese: English function words (and, as, or, …) outweigh it
+        "add and remove collector replicas automatically as traffic changes": "en",
+        "as receitas e os coletores": "pt",
     }
     for text, lang in cases.items():
         assert detect_query_language(text) == lang, text

@@ -25,7 +25,16 @@ from gno.services.embed import embed
 from tests.services.test_retrieval_stages import FEEDBACK, LONG, TRANSLATED, set_retrieval
 from tests.tiny_gguf import write_tiny_bert
 
-ORDER = ["shape", "queryText", "windows", "feedback", "vectorFeedback", "language", "topBonus"]
+ORDER = [
+    "shape",
+    "queryText",
+    "windows",
+    "languageWeights",
+    "feedback",
+    "vectorFeedback",
+    "language",
+    "topBonus",
+]
 
 
 def stages(app, query: str, target: str) -> dict[str, dict]:

@@ -119,6 +119,60 @@ def test_plain_query_text_for_a_model_trained_without_prompts(make_app, tmp_path
     assert query_text(uri, text, plain=True) == text
 
 
+def test_language_weights_for_an_english_only_model(make_app, tmp_path, monkeypatch):
+    # With a model that reads English only (a MiniLM-named one), an English question leans on
+    # the vector list and a question in another language keeps the keyword weights; any other
+    # model, no vectors, a keyword query or the switch off leave the shape's weights.
+    from gno.core.query_shape import ENGLISH_QUESTION_WEIGHTS, KEYWORD, QUESTION, shape_weights
+    from gno.services.stages import weights_for_language
+
+    minilm = write_tiny_bert(tmp_path / "tiny-MiniLM-L6.gguf")
+    monkeypatch.setenv("GNO_EMBED_MODEL", f"file:{minilm}")
+    app, _ = make_app({"a.md": "# Trace\n\nthe trace sample\n", "b.md": "# Index\n\nquery model\n"})
+    sync(app)
+    embed(app, EmbedInput())
+    english, japanese = (
+        "how is the trace sampled in this index",
+        "バックエンドが停止してもデータを失わないようにするには",
+    )
+
+    def receipt(q: str):
+        return diagnose(app, QueryDiagnoseInput(query=q, target="gno://notes/a.md")).meta.retrieval
+
+    lines = explain_lines(query(app, QueryInput(query=english, explain=True)))
+    assert lines["language_weights"] == (
+        "English question, English-only model: bm25 weight 0.01, vector weight 3"
+    )
+    assert receipt(english).weights == ENGLISH_QUESTION_WEIGHTS
+    stage = {s.id.value: s for s in receipt(english).stages}["languageWeights"]
+    assert (stage.status.value, stage.message) == ("active", lines["language_weights"])
+    lines = explain_lines(query(app, QueryInput(query=japanese, explain=True)))
+    assert lines["language_weights"].startswith("question in ja, English-only model: bm25 weight 2")
+    assert receipt(japanese).weights == shape_weights(KEYWORD)
+    lines = explain_lines(query(app, QueryInput(query="trace sample", explain=True)))
+    assert lines["language_weights"] == "skipped: keyword query"
+    set_retrieval(app, languageWeights=False)
+    lines = explain_lines(query(app, QueryInput(query=english, explain=True)))
+    assert lines["language_weights"] == "skipped: disabled"
+    assert receipt(english).weights == shape_weights(QUESTION)
+    stage = {s.id.value: s for s in receipt(english).stages}["languageWeights"]
+    assert (stage.status.value, stage.reason) == ("skipped", "disabled")
+    # Another model (GNO's default, multilingual), or no vector leg: the shape's weights.
+    question = shape_weights(QUESTION)
+    qwen = {"hf:Qwen/Qwen3-Embedding-0.6B-GGUF/Qwen3-Embedding-0.6B-Q8_0.gguf"}
+    assert weights_for_language(english, QUESTION, question, qwen) == (
+        question,
+        "skipped: the embedding model is not known to read English only",
+    )
+    assert weights_for_language(english, QUESTION, question, None) == (
+        question,
+        "skipped: no vectors",
+    )
+    assert weights_for_language(english, QUESTION, question, {f"file:{minilm}"})[0] == (
+        ENGLISH_QUESTION_WEIGHTS
+    )
+
+
 # --- language preference, feedback, shape: BM25 only (no vectors) ---------------------------
 
 TRANSLATED = {

@@ -206,6 +206,7 @@ class Id(StrEnum):
     SHAPE = "shape"
     QUERY_TEXT = "queryText"
     WINDOWS = "windows"
+    LANGUAGE_WEIGHTS = "languageWeights"
     FEEDBACK = "feedback"
     VECTOR_FEEDBACK = "vectorFeedback"
     LANGUAGE = "language"
@@ -265,7 +266,7 @@ class DiagnoseRetrievalStage(ContractModel):
 
 class DiagnoseRetrieval(ContractModel):
     """
-    What the model-free retrieval stages did for this query (gno extension, since 1.2): the query shape and the fusion weights it chose, the pseudo-relevance feedback terms, the query language and what the language preference did to the target, the embedding windows per chunk. Since 1.3, `stages` lists each stage (shape, queryText, windows, feedback, vectorFeedback, language, topBonus) as active or skipped, with the reason (`disabled` when switched off in index.yml `retrieval:`), its --explain message and the target's place in what it did.
+    What the model-free retrieval stages did for this query (gno extension, since 1.2): the query shape and the fusion weights it chose, the pseudo-relevance feedback terms, the query language and what the language preference did to the target, the embedding windows per chunk. Since 1.3, `stages` lists each stage (shape, queryText, windows, languageWeights, feedback, vectorFeedback, language, topBonus) as active or skipped, with the reason (`disabled` when switched off in index.yml `retrieval:`), its --explain message and the target's place in what it did.
     """
 
     model_config = ConfigDict(
