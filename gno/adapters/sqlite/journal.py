@@ -15,7 +15,6 @@ past the table's AUTOINCREMENT high-water mark, so numbers are still never reuse
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -80,6 +79,7 @@ class DocumentJournal:
         self, doc_id: int, mirror_hash: str | None, dates_json: str | None
     ) -> j.Structure:
         from gno.core import journal as j
+        from gno.core.journal_structure import frontmatter_lines, structure
 
         heads: frozenset[str] = frozenset()
         if mirror_hash:
@@ -87,7 +87,7 @@ class DocumentJournal:
                 "SELECT markdown FROM content WHERE mirror_hash = ?", (mirror_hash,)
             ).fetchone()
             if row:
-                heads = j.headings(row[0], _frontmatter_lines(row[0]))
+                heads = j.headings(row[0], frontmatter_lines(row[0]))
         links = [
             (str(t), str(norm))
             for t, norm in self.conn.execute(
@@ -101,7 +101,7 @@ class DocumentJournal:
                 "SELECT edge_type, target_ref FROM doc_relations WHERE source_doc_id = ?", (doc_id,)
             )
         ]
-        return _structure(heads, links, relations, dates_json)
+        return structure(heads, links, relations, dates_json)
 
     def save_relations(self, doc_id: int, analysis: Analysis) -> None:
         self.conn.execute("DELETE FROM doc_relations WHERE source_doc_id = ?", (doc_id,))
@@ -123,6 +123,7 @@ class DocumentJournal:
         ``analysis`` None); the new row is known from the write itself, not read back."""
         from gno.core import journal as j
         from gno.core.identity import docid_for
+        from gno.core.journal_structure import analysis_structure
 
         prior, old = before
         if not src.source_hash:
@@ -145,7 +146,7 @@ class DocumentJournal:
             kind = "reactivate"
         else:
             kind = "create"
-        new = _analysis_structure(analysis) if analysis else j.EMPTY
+        new = analysis_structure(analysis) if analysis else j.EMPTY
         sequence = self._append(
             kind, src.collection, previous, current, j.structure_delta(old, new)
         )
@@ -415,47 +416,3 @@ def _journal_row(row: Any) -> JournalRow:
     from gno.journal_rows import JournalRow
 
     return JournalRow(row)  # the columns in JournalRow's order
-
-
-def _frontmatter_lines(mirror: str) -> int:
-    from gno.core.frontmatter_span import frontmatter_span
-
-    return frontmatter_span(mirror)[0]
-
-
-def _dates(dates_json: str | None) -> dict[str, str]:
-    if not dates_json:
-        return {}
-    data = json.loads(dates_json)
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-
-
-def _structure(
-    heads: frozenset[str],
-    links: Sequence[tuple[str, str]],
-    relations: Sequence[tuple[str, str]],
-    dates_json: str | None,
-) -> j.Structure:
-    from gno.core import journal as j
-    from gno.core.relations import link_edge_type
-
-    return j.Structure(
-        headings=heads,
-        links=frozenset(j.link_key(t, norm) for t, norm in links),
-        edges=frozenset(
-            [j.edge_key(link_edge_type(t), norm) for t, norm in links]
-            + [j.edge_key(edge, target) for edge, target in relations]
-        ),
-        dates=_dates(dates_json),
-    )
-
-
-def _analysis_structure(a: Analysis) -> j.Structure:
-    """The structure of a version about to be stored (its dates as ``writes.py`` stores them)."""
-    dates = a.metadata.date_fields
-    return _structure(
-        a.headings,
-        [(lk.link_type, lk.target_ref_norm) for lk in a.links],
-        a.relations,
-        json.dumps(dates) if dates else None,
-    )
