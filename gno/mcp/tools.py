@@ -143,7 +143,7 @@ def failure(code: str, message: str) -> Outcome:
 def _answer(app: App, op: Operation, inp: Any) -> Any:
     """A read with a payload function answers its wire form (a ``Wire``, read like the model
     by the text functions), as REST does: no output model, which for a page of 1,000
-    journal entries cost ten times the page itself. Anything else: the handler's model."""
+    journal entries cost four times the page itself. Anything else: the handler's model."""
     from gno.services import handler, resolve
     from gno.services.wire import answer
 

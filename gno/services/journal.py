@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # the CLI's lean path reads the wire form: no model on `gno c
     from gno_contracts.models.document_diff import DocumentDiff
 
 # A journal entry never changes once written and its sequence is never reused, so the
-# validated model of an entry can be kept: a resident server validates each entry once.
+# validated model of an entry can be kept: the handler (the SDK in process; the CLI, REST
+# and MCP answer from the wire form) validates each entry once.
 MODEL_CACHE = 1024  # entries per open store: one full page (a few MB at most)
 _models: weakref.WeakKeyDictionary[Store, OrderedDict[int, Change]] = weakref.WeakKeyDictionary()
 
@@ -63,7 +64,7 @@ def changes(app: App, inp: ChangesInput) -> Changes:
 
 
 def changes_payload(app: App, inp: ChangesInput) -> dict[str, Any]:
-    """changes@1.0 in its wire form (the CLI's; a server keeps its entries' models)."""
+    """changes@1.0 in its wire form: what the CLI, REST and MCP answer."""
     _, rows, payload = _page(app, inp)
     return payload | {"changes": change_payloads(rows)}
 
