@@ -89,17 +89,24 @@ def test_long_chunks_get_windows_and_reuse_the_whole_chunk_vector(
     assert explain_lines(result)["windows"].startswith("one vector per chunk") and result.results
 
 
+def _minilm_app(make_app, tmp_path, monkeypatch):
+    """Two notes embedded by a tiny model named like MiniLM (a model trained without query
+    prompts, reading English only)."""
+    minilm = write_tiny_bert(tmp_path / "tiny-MiniLM-L6.gguf")
+    monkeypatch.setenv("GNO_EMBED_MODEL", f"file:{minilm}")
+    app, _ = make_app({"a.md": "# Trace\n\nthe trace sample\n", "b.md": "# Index\n\nquery model\n"})
+    sync(app)
+    embed(app, EmbedInput())
+    return app, minilm
+
+
 def test_plain_query_text_for_a_model_trained_without_prompts(make_app, tmp_path, monkeypatch):
     # A MiniLM-named model gets the bare query (no "task: search result | query:" prompt);
     # switched off, or for a model outside PLAIN_QUERY_MODELS, the prompt stays.
     from gno.core.embedding_text import query_text
     from gno.services.embed import vector_search
 
-    minilm = write_tiny_bert(tmp_path / "tiny-MiniLM-L6.gguf")
-    monkeypatch.setenv("GNO_EMBED_MODEL", f"file:{minilm}")
-    app, _ = make_app({"a.md": "# Trace\n\nthe trace sample\n", "b.md": "# Index\n\nquery model\n"})
-    sync(app)
-    embed(app, EmbedInput())
+    app, _ = _minilm_app(make_app, tmp_path, monkeypatch)
     uri = app.embed_uri or app.embedder().model_id
     store, text = app.store(), "how is the trace sampled"
     bare = app.embedder().embed_batch([text])[0]
@@ -126,11 +133,7 @@ def test_language_weights_for_an_english_only_model(make_app, tmp_path, monkeypa
     from gno.core.query_shape import ENGLISH_QUESTION_WEIGHTS, KEYWORD, QUESTION, shape_weights
     from gno.services.stages import weights_for_language
 
-    minilm = write_tiny_bert(tmp_path / "tiny-MiniLM-L6.gguf")
-    monkeypatch.setenv("GNO_EMBED_MODEL", f"file:{minilm}")
-    app, _ = make_app({"a.md": "# Trace\n\nthe trace sample\n", "b.md": "# Index\n\nquery model\n"})
-    sync(app)
-    embed(app, EmbedInput())
+    app, minilm = _minilm_app(make_app, tmp_path, monkeypatch)
     english, japanese = (
         "how is the trace sampled in this index",
         "バックエンドが停止してもデータを失わないようにするには",
