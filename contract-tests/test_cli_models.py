@@ -91,6 +91,6 @@ def test_query_diagnose_cli(env: dict[str, str]) -> None:
         done = run_gno(env, "query", "diagnose", "sample", "trace", "--target", target, "--json")
         assert done.returncode == 0, done.stderr
         payload = json.loads(done.stdout)
-        assert_valid("gno://schemas/query-diagnose@1.3", payload)
+        assert_valid("gno://schemas/query-diagnose@1.4", payload)
         assert payload["schemaVersion"] == "1.0"  # no boost active: the legacy payload
         assert payload["target"]["status"] == status

@@ -21,7 +21,7 @@ httpx = pytest.importorskip("httpx")
 mcp = pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
 
-SCHEMA = "gno://schemas/query-diagnose@1.3"
+SCHEMA = "gno://schemas/query-diagnose@1.4"
 FILES = {
     "people/ada.md": "# Ada\n\nAda wrote about the orrery engine.\n",
     "notes/engine.md": "# Engine\n\nNotes on the orrery engine.\n",

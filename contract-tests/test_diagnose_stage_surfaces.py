@@ -1,4 +1,4 @@
-"""query-diagnose@1.3 on every surface: the CLI (`gno query diagnose … --json` and its
+"""query-diagnose@1.4 on every surface: the CLI (`gno query diagnose … --json` and its
 terminal text), MCP (`gno_query_diagnose` over stdio with the SDK's client) and REST
 (`POST /api/query/diagnose`) answer with `meta.retrieval.stages` — each model-free retrieval
 stage active or skipped with its reason — and each answer validates against the schema. A
@@ -20,7 +20,7 @@ from rest_helpers import running
 mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-SCHEMA = "gno://schemas/query-diagnose@1.3"
+SCHEMA = "gno://schemas/query-diagnose@1.4"
 IDS = [
     "shape",
     "queryText",

@@ -1,6 +1,7 @@
-"""`query-diagnose@1.3` (1.2 plus the retrieval stages): one schema for payload versions
-1.0, 1.1 and 1.2, the payload's schemaVersion picking the branch (surfaces.md §1.5, §5.7). gno
-emits 1.0 (GNO's byte-identical legacy form), or 1.2 when a content-type boost moved the target
+"""`query-diagnose@1.4` (1.2 plus the retrieval stages in 1.3, plus the stage id
+`languageWeights` in 1.4): one schema for payload versions 1.0, 1.1 and 1.2, the payload's
+schemaVersion picking the branch (surfaces.md §1.5, §5.7). gno emits 1.0 (GNO's
+byte-identical legacy form), or 1.2 when a content-type boost moved the target
 (test_diagnose_boost_surfaces.py); it has no trusted project roots, so never 1.1."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from contract_helpers import validator
 from gno_contracts.operations import OPERATIONS
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "schemas" / "examples" / "query-diagnose"
-SCHEMA = "gno://schemas/query-diagnose@1.3"
+SCHEMA = "gno://schemas/query-diagnose@1.4"
 
 
 def _example(name: str) -> dict[str, Any]:
@@ -42,7 +43,7 @@ def test_branches_follow_schema_version() -> None:
     assert not check.is_valid(bad)
 
 
-@pytest.mark.parametrize("version", ["1.3", "2.0", 1.0])
+@pytest.mark.parametrize("version", ["1.3", "1.4", "2.0", 1.0])
 def test_unknown_versions_are_invalid(version: Any) -> None:
     assert not validator(SCHEMA).is_valid(_example("01.json") | {"schemaVersion": version})
 
@@ -61,4 +62,19 @@ def test_1_3_adds_the_retrieval_stages_and_keeps_1_2_payloads_valid() -> None:
     assert not check.is_valid(bad)
     bad = copy.deepcopy(staged)
     del bad["meta"]["retrieval"]["stages"][0]["reason"]  # reason is required (null if active)
+    assert not check.is_valid(bad)
+
+
+def test_1_4_adds_the_language_weights_stage_and_keeps_1_3_payloads_valid() -> None:
+    check = validator(SCHEMA)
+    staged = _example("04-retrieval-stages.json")
+    ids = [stage["id"] for stage in staged["meta"]["retrieval"]["stages"]]
+    assert ids == ["shape", "queryText", "windows", "languageWeights", "feedback",
+                   "vectorFeedback", "language", "topBonus"]  # fmt: skip
+    assert check.is_valid(staged)
+    older = copy.deepcopy(staged)  # a 1.3 payload: the same stages without languageWeights
+    older["meta"]["retrieval"]["stages"].pop(ids.index("languageWeights"))
+    assert check.is_valid(older)
+    bad = copy.deepcopy(staged)
+    bad["meta"]["retrieval"]["stages"][ids.index("languageWeights")]["id"] = "languageWeight"
     assert not check.is_valid(bad)

@@ -441,7 +441,7 @@ class Operations:
     def query_diagnose(self, *, query: str, target: str, collection: str | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False) -> QueryDiagnose:
         """Explain why a document did or did not come back for a query, stage by stage.
 
-        Operation ``query_diagnose`` (reads); input ``query-diagnose-input@1.0``, output ``query-diagnose@1.3``.
+        Operation ``query_diagnose`` (reads); input ``query-diagnose-input@1.0``, output ``query-diagnose@1.4``.
 
         Args:
             query: Lexical query.
@@ -1944,7 +1944,7 @@ class AsyncOperations:
     async def query_diagnose(self, *, query: str, target: str, collection: str | None = None, limit: int = 5, minScore: float | None = None, lang: str | None = None, intent: str | None = None, exclude: list[str] | None = None, since: str | None = None, until: str | None = None, categories: list[str] | None = None, author: str | None = None, filter: dict[str, Any] | None = None, tagsAll: list[str] | None = None, tagsAny: list[str] | None = None, projectHints: list[str] | None = None, full: bool = False, includeAbsPath: bool = True, candidateLimit: int | None = None, queryModes: list[dict[str, Any]] | None = None, fast: bool = False, thorough: bool = False, expand: bool | None = None, rerank: bool | None = None, graph: bool | None = None, noGraph: bool = False, explain: bool = False) -> QueryDiagnose:
         """Explain why a document did or did not come back for a query, stage by stage.
 
-        Operation ``query_diagnose`` (reads); input ``query-diagnose-input@1.0``, output ``query-diagnose@1.3``.
+        Operation ``query_diagnose`` (reads); input ``query-diagnose-input@1.0``, output ``query-diagnose@1.4``.
 
         Args:
             query: Lexical query.

@@ -204,9 +204,10 @@ _STAGE_LISTS = {"feedback": "feedback", "vectorFeedback": "vector_feedback"}
 
 
 def retrieval_stages(app: App, store: Any, run: QueryRun, key: str) -> dict[str, Any]:
-    """query-diagnose@1.3: every model-free stage with its status, why it was skipped, its
-    --explain message and the target's place in what it did: its rank in the list the
-    stage added (feedback, vector feedback), the windows of its best chunk (windows)."""
+    """query-diagnose@1.3+ (the languageWeights stage since 1.4): every model-free stage with
+    its status, why it was skipped, its --explain message and the target's place in what it
+    did: its rank in the list the stage added (feedback, vector feedback), the windows of
+    its best chunk (windows)."""
     stages = []
     for note in stage_notes(run, app.retrieval):
         stage: dict[str, Any] = {"id": note.id, "status": note.status, "reason": note.reason,

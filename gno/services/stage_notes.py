@@ -1,5 +1,5 @@
 """What each model-free retrieval stage of one ``gno query`` pass did (issue 12 §5), as data:
-``query --explain`` prints the messages, ``query diagnose`` (query-diagnose@1.3
+``query --explain`` prints the messages, ``query diagnose`` (query-diagnose@1.4
 ``meta.retrieval.stages``) returns them with a status, the reason a stage was skipped and
 the target's place in what the stage added. A stage switched off in index.yml
 (``retrieval:``) is ``skipped`` with reason ``disabled``; one that could not run here (no

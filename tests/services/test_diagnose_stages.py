@@ -1,7 +1,7 @@
-"""`query diagnose` shows every model-free retrieval stage (query-diagnose@1.3
-`meta.retrieval.stages`): shape weights, the bare query text, embedding windows, feedback
-terms, vector feedback, the language preference and the halved top-rank bonus — each with
-its values and the target's place in what it did, and as `skipped` (reason `disabled`) once
+"""`query diagnose` shows every model-free retrieval stage (query-diagnose@1.4
+`meta.retrieval.stages`): shape weights, the bare query text, embedding windows, the
+language weights, feedback terms, vector feedback, the language preference and the halved
+top-rank bonus — each with its values and the target's place in what it did, and as `skipped` (reason `disabled`) once
 switched off in index.yml. Real indexes; the vector stages on a tiny random BERT written by
 the test."""
 
