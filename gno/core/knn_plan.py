@@ -27,7 +27,12 @@ CODE_MIN_DIMS = 64
 # Cost model, microseconds, fitted on the VM above (bench/README.md, "In gno's store"): codes
 # cost 2.2–2.4 ms from 1,000 to 4,000 vectors and 17 ms at 100k; an exact scan 1.9 ms at 1,000
 # and 3.9 ms at 2,000, so the crossover lies near 1,200 vectors for a top-10.
-COARSE_FIXED_US = 2200.0  # SHARDS vec0 queries plus rescoring one round of candidates
+COARSE_FIXED_US = 1800.0  # SHARDS vec0 queries
+# Each candidate is rescored like a row of the exact scan (its float vector through two key
+# lookups, one cosine). Negligible for a top-10 (200 candidates), but `query` asks for 400
+# chunks: 3,320 candidates of 7,524 vectors cost more than scanning all of them (38 against
+# 27 ms on the corpus index, bench/README.md "Query latency, session 12").
+RESCORE_ROW_US = 2.0
 COARSE_ROW_US = 0.085  # Hamming distance per stored code (k_s = 1 in 8 shards: 11 ms at 100k)
 COARSE_ROW_K_US = 0.0025  # vec0 0.1.9 selects top-k by rescanning: per code, per unit of k_s
 EXACT_ROW_US = 2.0  # vec_distance_cosine on one float32 blob, joins included
@@ -50,7 +55,12 @@ def shard_k(k: int) -> int:
 
 
 def coarse_cost(total: int, shard_k_: int) -> float:
-    return COARSE_FIXED_US + total * (COARSE_ROW_US + COARSE_ROW_K_US * shard_k_)
+    candidates = SHARDS * min(shard_k_, -(-total // SHARDS))  # a shard returns what it holds
+    return (
+        COARSE_FIXED_US
+        + total * (COARSE_ROW_US + COARSE_ROW_K_US * shard_k_)
+        + RESCORE_ROW_US * candidates
+    )
 
 
 def exact_cost(allowed: int) -> float:
