@@ -140,6 +140,29 @@ def _touching(proj, doc_id: int | None = None) -> set[tuple[int, int, str, str, 
     }
 
 
+def test_a_second_query_in_one_index_state_keeps_the_whole_projection(make_app) -> None:
+    """A resident process's first graph stage resolves only its seeds; its second in the
+    same index state builds the full projection and keeps it, so every later one reads it;
+    after a change the next stage is a seed projection again."""
+    from gno.app import App
+
+    app, root = make_app(FILES)
+    sync(app)
+    store = App(app.paths).store()
+    hub, spoke = _doc(store, "hub.md"), _doc(store, "spoke-one.md")
+    first = store.seed_projection([hub])
+    assert not store.projection_kept()
+    second = store.seed_projection([spoke])
+    assert store.projection_kept()
+    assert _touching(first, hub) == _touching(second, hub)
+    assert store.seed_projection([hub]) is second  # kept, not rebuilt
+    (root / "late.md").write_text("# Late\n\nSee [[hub]].\n")
+    sync(app)
+    after = store.seed_projection([hub])
+    assert not store.projection_kept() and after is not second
+    assert _touching(after, hub) == _touching(App(app.paths).store().projection(), hub)
+
+
 def test_seed_projection_has_exactly_the_full_projections_edges_of_its_seeds(make_app) -> None:
     """What `gno query`'s graph stage resolves (only the links that can touch the seeds:
     written by one, naming one by path or title, or by a `/`-tail of its path in any ASCII
@@ -163,6 +186,7 @@ def test_seed_projection_has_exactly_the_full_projections_edges_of_its_seeds(mak
         assert _touching(kept.projection()) == _touching(whole)
         for rel_path in sorted({*files, "late.md"} - ({"fan.md"} if changed else {"late.md"})):
             doc = _doc(seeded, rel_path)
+            seeded._seeded = None  # each call as a one-shot `gno query`'s (see the next test)
             seed = seeded.seed_projection([doc])
             assert _touching(seed, doc) == _touching(whole, doc), rel_path
             # the link groups naming it too: what `gno backlinks` lists
