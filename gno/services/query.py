@@ -44,7 +44,7 @@ from gno.services.content_boost import apply_boosts
 from gno.services.filters import Filters, build_filters, temporal_types
 from gno.services.graph import Expansion, graph_neighbours
 from gno.services.query_modes import mode_counts, split_structured
-from gno.services.results import ResultBuilder
+from gno.services.results import ResultBuilder, ranked_documents
 from gno.services.search import SCORE_WINDOW, candidates, relaxed_match
 
 
@@ -301,18 +301,10 @@ def query(app: App, inp: QueryInput) -> SearchResults:
         if inp.minScore is None or s >= inp.minScore
     ]
     where, params = run.filters.sql()
-    docs = store.documents_with_mirrors([f.key for f, _ in ranked], where, params)
-    by_mirror: dict[str, list[Any]] = {}
-    for doc in sorted(docs, key=lambda d: d.uri):
-        by_mirror.setdefault(doc.mirror_hash or "", []).append(doc)
-    scored: list[tuple[Any, float]] = []
-    explained: list[Fused] = []
     wanted = inp.limit * 3 if run.recency else inp.limit
-    for fused_item, score in ranked:
-        for doc in by_mirror.get(fused_item.key, []):
-            if len(scored) < wanted:
-                scored.append((doc, round(score, 6)))
-                explained.append(fused_item)
+    found = ranked_documents(store, ranked, wanted, where, params)
+    scored = [(doc, round(score, 6)) for doc, _, score in found]
+    explained = [item for _, item, _ in found]
     if run.recency:  # newest first (frontmatter date, else file time), then score
         undated = temporal_types(store)  # these have no file-time fallback: oldest
         order = sorted(
