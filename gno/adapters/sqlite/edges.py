@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from gno.adapters.sqlite.cursor import index_state
+
 if TYPE_CHECKING:  # the graph modules load on the first graph read, not with the store
     from gno.core.link_resolver import Doc
     from gno.core.link_rows import LinkRow
@@ -51,8 +53,7 @@ class EdgeStore:
     _seeded: tuple[int, int] | None = None  # the index state of the last seed projection
 
     def _generation(self) -> tuple[int, int]:
-        ((version,),) = self.conn.execute("PRAGMA data_version").fetchall()
-        return int(str(version)), self.conn.total_changes()
+        return index_state(self.conn)
 
     def _active_docs(self, key: tuple[int, int]) -> list[Doc]:
         """Every active document as the resolver sees it, read once per index state: a

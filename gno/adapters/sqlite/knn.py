@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
@@ -36,6 +36,9 @@ from gno.core.knn_plan import (
     shard_k,
 )
 from gno.rows import Neighbour
+
+if TYPE_CHECKING:
+    from gno.adapters.sqlite.knn_memory import VectorMatrix
 
 KNN_LAYOUT = 1  # bump when the vec table changes shape; stale tables are rebuilt on load
 
@@ -137,15 +140,20 @@ class KnnSearch:
         total: int,
         where: str = "",
         params: Sequence[Any] = (),
+        memory: Callable[[], VectorMatrix | None] | None = None,
     ) -> None:
         """``where`` is an ``AND …`` condition on ``documents`` (``Filters.sql()``) with
         positional ``params``; it is evaluated inside ``FROM documents`` subqueries, where
         its unqualified columns resolve to ``documents``. Named bindings cannot mix with
-        its ``?`` marks, so every statement here binds positionally."""
+        its ``?`` marks, so every statement here binds positionally. ``memory`` gives the
+        model's vectors in memory when the store keeps them (``knn_memory``); asked once,
+        on the first exact scan."""
         self.conn, self.model_id, self.dims, self.total = conn, model_id, dims, total
         self.code_params = code_params(dims)
         self.where, self.params = where, tuple(params)
         self._allowed: int | None = None
+        self._memory = memory
+        self._matrix: VectorMatrix | None = None
 
     def search(self, query: bytes, k: int) -> list[Neighbour]:
         if k <= 0 or self.total <= 0:
@@ -166,7 +174,7 @@ class KnnSearch:
         while True:
             seen, allowed = self._coarse_round(code, query, per_shard)
             if len(allowed) >= target or all(n < per_shard for n in seen):
-                return heapq.nsmallest(k, allowed, key=lambda n: (n[2], n[0], n[1]))
+                return heapq.nsmallest(k, allowed, key=_order)
             per_shard = next_shard_k(per_shard, len(allowed), target)
             rows = self._allowed_rows()
             if rows <= exact_limit(self.total, k, self.dims) or not keep_coarse(
@@ -185,7 +193,15 @@ class KnnSearch:
         return self._allowed
 
     def _exact(self, query: bytes, k: int) -> list[Neighbour]:
-        """Every allowed chunk by exact distance, driven from the allowed documents."""
+        """Every allowed chunk by exact distance, driven from the allowed documents (or the
+        best of them by the vectors in memory, rescored here: the same answer)."""
+        if self._memory is not None:  # asked once per search (several query vectors share it)
+            self._matrix, self._memory = self._memory(), None
+        if self._matrix is not None:
+            from gno.adapters.sqlite.knn_memory import candidates
+
+            ids = candidates(self._matrix, self.conn, query, k, self.where, self.params)
+            return heapq.nsmallest(k, self._rescored(ids, query), key=_order)
         rows = self.conn.execute(
             f"SELECT cv.mirror_hash, cv.seq, {DISTANCE} AS distance FROM chunk_vectors cv "
             "JOIN text_vectors tv ON tv.id = cv.vector_id "
@@ -210,8 +226,12 @@ class KnnSearch:
         seen = [0] * SHARDS
         for chunk_id in ids:  # shard = id % SHARDS by construction
             seen[chunk_id % SHARDS] += 1
+        return seen, self._rescored(ids, query)
+
+    def _rescored(self, ids: list[int], query: bytes) -> list[Neighbour]:
+        """These chunk vectors with their exact distances, those of allowed documents only."""
         if not ids:
-            return seen, []
+            return []
         # Ids come from the index itself (integers), so they go into the SQL as literals.
         # A stale code (its chunk vector deleted, the code not yet) finds no row here.
         # `+documents.active`: otherwise SQLite probes documents_recent (active, mtime) and
@@ -224,4 +244,9 @@ class KnnSearch:
             f"{self.where})",
             (query, *self.params),
         )
-        return seen, [(r[0], r[1], float(r[2])) for r in rows]
+        return [(r[0], r[1], float(r[2])) for r in rows]
+
+
+def _order(n: Neighbour) -> tuple[float, str, int]:
+    """Nearest first, ties by chunk key: the exact scan's ORDER BY."""
+    return n[2], n[0], n[1]

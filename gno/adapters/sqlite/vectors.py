@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 from gno.adapters.sqlite import knn
-from gno.adapters.sqlite.cursor import all_rows, scalar
+from gno.adapters.sqlite.cursor import all_rows, index_state, scalar
 from gno.errors import ValidationError
 from gno.rows import BacklogRow, Neighbour, now_iso
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
+
+    from gno.adapters.sqlite.knn_memory import VectorMatrix
 
 MMAP_BYTES = 1 << 30
 
@@ -51,6 +53,8 @@ class VectorStore:
     write: Callable[[], AbstractContextManager[None]]  # provided by SqliteStore
     _vec_loaded: bool | None
     _knn_checked = False
+    # per model: the index state of its last exact scan, and its vectors once loaded
+    _matrices: dict[int, tuple[tuple[int, int], VectorMatrix | None]] | None = None
 
     def load_vec(self) -> bool:
         """Load sqlite-vec into this connection once (False when it is not installed), and
@@ -344,10 +348,38 @@ class VectorStore:
         growing budgets (``knn.KnnSearch``)."""
         dims = self._dims(model_id)
         _check_widths(queries, dims)
+        total = self.vector_count(model_id)
         search = knn.KnnSearch(
-            self.conn, model_id, dims, self.vector_count(model_id), where, params
+            self.conn,
+            model_id,
+            dims,
+            total,
+            where,
+            params,
+            memory=lambda: self._vectors_in_memory(model_id, dims, total),
         )
         return [search.search(query, k) for query in queries]
+
+    def _vectors_in_memory(self, model_id: int, dims: int, total: int) -> VectorMatrix | None:
+        """The model's vectors in memory from the second search that scans them exactly in
+        one index state (a resident process), else None (``knn_memory`` says why)."""
+        from gno.adapters.sqlite import knn_memory
+
+        if not knn_memory.fits(total, dims):
+            return None
+        if self._matrices is None:
+            self._matrices = {}
+        state = index_state(self.conn)
+        kept = self._matrices.get(model_id)
+        if kept is None or kept[0] != state:
+            self._matrices[model_id] = (state, None)  # the first scan: SQL
+            return None
+        if kept[1] is None:
+            kept = self._matrices[model_id] = (
+                state,
+                knn_memory.VectorMatrix.load(self.conn, model_id, dims),
+            )
+        return kept[1]
 
     def _dims(self, model_id: int) -> int:
         return int(
