@@ -93,7 +93,7 @@ class EdgeStore:
         full projection when it is already built for this index state, or when a seed
         projection already was: a one-shot `gno query` resolves only its seeds' groups, a
         resident process (server, SDK) pays for the whole graph once, at its second query,
-        and its graph stage then costs under a millisecond (it was ~10 ms a query on the
+        and its graph stage then costs under a millisecond (it was 10–20 ms a query on the
         corpus, the seeds' name scan over every link target included)."""
         from gno.core.typed_graph import build_projection
 
