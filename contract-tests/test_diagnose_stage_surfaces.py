@@ -26,6 +26,7 @@ IDS = [
     "queryText",
     "windows",
     "languageWeights",
+    "outline",
     "feedback",
     "vectorFeedback",
     "language",

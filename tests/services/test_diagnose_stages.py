@@ -30,6 +30,7 @@ ORDER = [
     "queryText",
     "windows",
     "languageWeights",
+    "outline",
     "feedback",
     "vectorFeedback",
     "language",

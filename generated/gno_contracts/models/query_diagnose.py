@@ -207,6 +207,7 @@ class Id(StrEnum):
     QUERY_TEXT = "queryText"
     WINDOWS = "windows"
     LANGUAGE_WEIGHTS = "languageWeights"
+    OUTLINE = "outline"
     FEEDBACK = "feedback"
     VECTOR_FEEDBACK = "vectorFeedback"
     LANGUAGE = "language"
@@ -252,7 +253,7 @@ class DiagnoseRetrievalStage(ContractModel):
     """
     targetRank: Annotated[int | None, Field(ge=1)] = None
     """
-    feedback, vectorFeedback: the target's rank in the list the stage added (null: not in it).
+    outline, feedback, vectorFeedback: the target's rank in the list the stage added (null: not in it).
     """
     targetMove: TargetMove | None = None
     """
@@ -266,7 +267,7 @@ class DiagnoseRetrievalStage(ContractModel):
 
 class DiagnoseRetrieval(ContractModel):
     """
-    What the model-free retrieval stages did for this query (gno extension, since 1.2): the query shape and the fusion weights it chose, the pseudo-relevance feedback terms, the query language and what the language preference did to the target, the embedding windows per chunk. Since 1.3, `stages` lists each stage (shape, queryText, windows, languageWeights, feedback, vectorFeedback, language, topBonus) as active or skipped, with the reason (`disabled` when switched off in index.yml `retrieval:`), its --explain message and the target's place in what it did.
+    What the model-free retrieval stages did for this query (gno extension, since 1.2): the query shape and the fusion weights it chose, the pseudo-relevance feedback terms, the query language and what the language preference did to the target, the embedding windows per chunk. Since 1.3, `stages` lists each stage (shape, queryText, windows, languageWeights, outline, feedback, vectorFeedback, language, topBonus) as active or skipped, with the reason (`disabled` when switched off in index.yml `retrieval:`), its --explain message and the target's place in what it did.
     """
 
     model_config = ConfigDict(
