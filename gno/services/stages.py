@@ -1,7 +1,7 @@
 """The model-free retrieval stages of ``gno query`` (issue 12 §3-§4): pseudo-relevance
 feedback on the BM25 leg, fusion weights from a question's language and the model's, a
-question's BM25 over page outlines, and the query-language preference among translations. Each is a
-function of the store and a first fused order; ``services/query.py`` decides when to run
+question's BM25 over page outlines, and the query-language preference among translations.
+Each is a function of the store and a first fused order; ``services/query.py`` decides when to run
 them (``retrieval:`` switches in index.yml) and records what they did for ``--explain``
 and ``query diagnose``."""
 
