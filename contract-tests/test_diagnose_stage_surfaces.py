@@ -26,6 +26,7 @@ IDS = [
     "queryText",
     "windows",
     "languageWeights",
+    "outline",
     "feedback",
     "vectorFeedback",
     "language",
@@ -102,10 +103,10 @@ def test_every_surface_shows_the_stages_and_their_switches(env: dict[str, str]) 
     assert "  shape          active  keyword" in text
 
     set_retrieval(env, feedback=False, shapeWeights=False, languagePreference=False,
-                  halfTopBonus=False)  # fmt: skip
+                  halfTopBonus=False, outlineLeg=False)  # fmt: skip
     for payload in (cli(env, "--json"), rest(env), mcp_call(env)):
         stages = by_id(payload)
-        for sid in ("shape", "feedback", "language", "topBonus"):
+        for sid in ("shape", "outline", "feedback", "language", "topBonus"):
             assert (stages[sid]["status"], stages[sid]["reason"]) == ("skipped", "disabled")
         assert payload["meta"]["retrieval"]["topBonusFactor"] == 1
     assert "  feedback       skipped skipped: disabled" in cli(env)

@@ -7,6 +7,8 @@ test 0.620 -> 0.620; three of four halves measured so far), so they are off unti
 or corpus shows a gain. ``languageWeights`` applies only with an embedding model known to
 read English only (gno.core.embedding_text.english_only_model): whole corpus, MiniLM,
 tune 0.633 -> 0.641, test 0.620 -> 0.639 (bench/README.md, "Quality, session 11").
+``outlineLeg``: whole corpus, MiniLM, tune 0.641 -> 0.651, test 0.639 -> 0.651; level on the
+400-file subset (bench/README.md, "Quality, session 12").
 
     retrieval:
       embedWindows: false       # overlapping windows for chunks longer than the model reads
@@ -17,6 +19,8 @@ tune 0.633 -> 0.641, test 0.620 -> 0.639 (bench/README.md, "Quality, session 11"
       languagePreference: true  # prefer the page in the query's language among translations
       languageWeights: true     # with an English-only model (MiniLM): English questions lean
                                 # on the vector list, other languages keep keyword weights
+      outlineLeg: true          # questions: BM25 over titles, descriptions, headings and
+                                # paths, fused as a list of its own (weight 1)
       plainQueryText: true      # the bare query for models trained without query prompts (MiniLM)
       halfTopBonus: true        # RRF's top-rank bonuses (+0.10 rank 1, +0.04 rank ≤ 5) halved
 
@@ -38,6 +42,7 @@ _SWITCHES = {
     "shapeWeights": "shape_weights",
     "languagePreference": "language_preference",
     "languageWeights": "language_weights",
+    "outlineLeg": "outline_leg",
     "plainQueryText": "plain_query_text",
     "halfTopBonus": "half_top_bonus",
 }
@@ -52,6 +57,7 @@ class RetrievalConfig:
     shape_weights: bool = True
     language_preference: bool = True
     language_weights: bool = True
+    outline_leg: bool = True
     plain_query_text: bool = True
     half_top_bonus: bool = True
 

@@ -19,8 +19,8 @@ def assert_consistent(db: Path) -> int:
     """Check the index at ``db``; returns the number of active indexed documents.
 
     - ``PRAGMA integrity_check`` is ``ok``;
-    - the FTS rows are exactly the active documents with content (no document missing
-      from search, none inactive or failed still searchable);
+    - the FTS rows (``documents_fts`` and ``outline_fts``) are exactly the active documents
+      with content (no document missing from search, none inactive or failed still searchable);
     - every document's mirror has its content row and its chunks;
     - no chunk without content, no content that no document uses (the index is fresh:
       nothing was replaced, so nothing awaits ``gno cleanup``).
@@ -36,6 +36,8 @@ def assert_consistent(db: Path) -> int:
         }
         fts = {row[0] for row in conn.execute("SELECT rowid FROM documents_fts")}
         assert fts == searchable, (len(fts), len(searchable))
+        outline = {row[0] for row in conn.execute("SELECT rowid FROM outline_fts")}
+        assert outline == searchable, ("outline_fts", len(outline), len(searchable))
         assert not _one(
             conn,
             "SELECT count(*) FROM documents d WHERE d.mirror_hash IS NOT NULL AND NOT EXISTS "

@@ -21,8 +21,9 @@ WEIGHTS = {
     "graph": 0.8,
     "feedback": 1.0,  # pseudo-relevance feedback terms (gno.core.feedback)
     "vector_feedback": 1.0,  # the query vector moved toward the top chunks (Rocchio)
+    "outline": 1.0,  # a question's BM25 over titles, descriptions, headings (outlineLeg)
 }
-LEXICAL = {"bm25", "bm25_variant"}  # feedback adds score only: no rank, no top bonus
+LEXICAL = {"bm25", "bm25_variant", "outline"}  # feedback adds score only: no rank, no top bonus
 SEMANTIC = {"vector", "vector_variant", "hyde"}
 TOP_BONUS, NEAR_BONUS, NEAR_RANK = 0.10, 0.04, 5
 

@@ -62,7 +62,8 @@ def _filter_reasons(store: Any, doc: DocRow, filters: Filters) -> list[str]:
 def _stage(
     stage_id: str, run: QueryRun, key: str, seen_before: bool, *, cutoff: int
 ) -> dict[str, Any]:
-    kinds = {"bm25": LEXICAL, "vector": SEMANTIC, "graph": {"graph"}}.get(stage_id)
+    # The bm25 stage: the query's own lexical lists (the outline leg has its stage receipt).
+    kinds = {"bm25": LEXICAL - {"outline"}, "vector": SEMANTIC, "graph": {"graph"}}.get(stage_id)
     if (
         (stage_id == "graph" and run.graph is None)
         or (stage_id == "vector" and not run.vectors_used)
@@ -200,14 +201,14 @@ def retrieval_receipt(run: QueryRun, key: str) -> dict[str, Any]:
 
 
 # The --explain stage whose list holds what a retrieval stage added (the target's rank there).
-_STAGE_LISTS = {"feedback": "feedback", "vectorFeedback": "vector_feedback"}
+_STAGE_LISTS = {"outline": "outline", "feedback": "feedback", "vectorFeedback": "vector_feedback"}
 
 
 def retrieval_stages(app: App, store: Any, run: QueryRun, key: str) -> dict[str, Any]:
-    """query-diagnose@1.3+ (the languageWeights stage since 1.4): every model-free stage with
-    its status, why it was skipped, its --explain message and the target's place in what it
-    did: its rank in the list the stage added (feedback, vector feedback), the windows of
-    its best chunk (windows)."""
+    """query-diagnose@1.3+ (the languageWeights and outline stages since 1.4): every
+    model-free stage with its status, why it was skipped, its --explain message and the
+    target's place in what it did: its rank in the list the stage added (outline, feedback,
+    vector feedback), the windows of its best chunk (windows)."""
     stages = []
     for note in stage_notes(run, app.retrieval):
         stage: dict[str, Any] = {"id": note.id, "status": note.status, "reason": note.reason,

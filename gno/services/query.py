@@ -46,6 +46,7 @@ from gno.services.graph import Expansion, graph_neighbours
 from gno.services.query_modes import mode_counts, split_structured
 from gno.services.results import ResultBuilder, ranked_documents
 from gno.services.search import SCORE_WINDOW, candidates, relaxed_match
+from gno.services.stages import outline_leg
 
 
 def _lexical(store: Any, text: str, filters: Filters, limit: int) -> list[str]:
@@ -187,6 +188,9 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         uris = {g.uri for g in search_groups(app, filters)} if vectors_used else None
         weights, line = weights_for_language(text, shape, weights, uris)
     explain.append({"stage": "language_weights", "message": line})
+    outline, line = outline_leg(store, text, shape, filters, pool, vectors_used, settings)
+    lists += [outline] if outline else []  # a question's BM25 over page outlines (own list)
+    explain.append({"stage": "outline", "message": line})
     checkpoint()
     fused = rrf(lists, weights=weights, bonus=bonus)
     feedback_terms: list[tuple[str, float]] = []
@@ -216,13 +220,8 @@ def run_pipeline(app: App, store: Any, inp: Any) -> QueryRun:
         if nearest:
             lists.append(RankedList("vector_feedback", list(nearest)[:pool]))
             fused = rrf(lists, weights=weights, bonus=bonus)
-        explain.append(
-            {
-                "stage": "vector_feedback",
-                "message": f"query vector moved {VECTOR_BETA} toward the top {len(top)} "
-                f"chunks; {len(nearest)} candidates",
-            }
-        )
+        said = f"query vector moved {VECTOR_BETA} toward the top {len(top)} chunks; {len(nearest)} candidates"
+        explain.append({"stage": "vector_feedback", "message": said})
     if inp.fast or inp.graph is False or inp.noGraph:
         explain.append({"stage": "graph", "message": "skipped: disabled"})
     elif fused:

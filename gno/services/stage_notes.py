@@ -23,10 +23,10 @@ class PassRecord(Protocol):
 
 SKIPPED = "skipped: "
 # Diagnose ids of the stages that have a --explain line of their own, and that line's name.
-EXPLAINED = {"shape": "shape", "languageWeights": "language_weights", "feedback": "feedback",
-             "vectorFeedback": "vector_feedback", "language": "language"}  # fmt: skip
-ORDER = ("shape", "queryText", "windows", "languageWeights", "feedback", "vectorFeedback",
-         "language", "topBonus")  # fmt: skip
+EXPLAINED = {"shape": "shape", "languageWeights": "language_weights", "outline": "outline",
+             "feedback": "feedback", "vectorFeedback": "vector_feedback", "language": "language"}  # fmt: skip
+ORDER = ("shape", "queryText", "windows", "languageWeights", "outline", "feedback",
+         "vectorFeedback", "language", "topBonus")  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The model-free retrieval stages of ``gno query`` (issue 12 §3-§4): pseudo-relevance
-feedback on the BM25 leg, fusion weights from a question's language and the model's, and
-the query-language preference among translations. Each is a
-function of the store and a first fused order; ``services/query.py`` decides when to run
+feedback on the BM25 leg, fusion weights from a question's language and the model's, a
+question's BM25 over page outlines, and the query-language preference among translations.
+Each is a function of the store and a first fused order; ``services/query.py`` decides when to run
 them (``retrieval:`` switches in index.yml) and records what they did for ``--explain``
 and ``query diagnose``."""
 
@@ -13,13 +13,13 @@ from typing import Any
 from gno.core.embedding_text import english_only_model
 from gno.core.feedback import FEEDBACK_DOCS, candidate_terms, pick_terms
 from gno.core.fts import parse_query
-from gno.core.fusion import Fused
+from gno.core.fusion import Fused, RankedList
 from gno.core.language import detect_query_language, query_language_scores
 from gno.core.query_shape import QUESTION, language_weights
 from gno.core.translations import PageLanguage, page_language, prefer_language
 from gno.errors import ValidationError
 from gno.services.filters import Filters
-from gno.services.search import candidates
+from gno.services.search import OVERFETCH, candidates, relaxed_match
 
 LANGUAGE_WINDOW = 60  # fused candidates the language preference looks at (the rest stay)
 
@@ -52,6 +52,44 @@ def feedback(store: Any, fused: list[Fused], text: str, filters: Filters, limit:
     hits, _ = candidates(store, expr, filters, limit)
     keys = list(dict.fromkeys(doc.mirror_hash for doc, _ in hits if doc.mirror_hash))
     return Feedback(terms, keys)
+
+
+def outline_leg(
+    store: Any,
+    text: str,
+    shape: str | None,
+    filters: Filters,
+    limit: int,
+    vectors: bool,
+    settings: Any = None,
+) -> tuple[RankedList | None, str]:
+    """The ``outlineLeg`` stage: for a question, BM25 over ``outline_fts`` (titles,
+    descriptions, headings, paths; gno.core.outline) with any of the question's words, as a
+    list of its own. A page named or sectioned by the question's words rises even when its
+    body is long or its vectors are not the nearest. Returns the list (None when the stage
+    does not apply) and the --explain message. ``settings``: the ``retrieval:`` block."""
+    if settings is not None and not settings.outline_leg:
+        return None, "skipped: disabled"
+    if shape != QUESTION:
+        return None, f"skipped: {shape} query"
+    if not vectors:
+        return None, "skipped: no vectors"
+    try:
+        match = relaxed_match(parse_query(text))
+    except ValidationError:
+        match = None
+    if match is None:
+        return None, "skipped: fewer than two words to match"
+    ranked = store.outline_candidates(match, limit * (OVERFETCH if filters.active else 1))
+    if filters.active:  # the owner filters, on an over-fetched list
+        where, params = filters.sql()
+        passing = store.ids_passing([doc_id for doc_id, _ in ranked], where, params)
+        ranked = [hit for hit in ranked if hit[0] in passing]
+    ids = [doc_id for doc_id, _ in ranked[:limit]]
+    docs = store.documents_by_ids(ids)
+    keys = [docs[i].mirror_hash for i in ids if i in docs and docs[i].mirror_hash]
+    keys = list(dict.fromkeys(k for k in keys if k))
+    return RankedList("outline", keys), f"{len(keys)} candidates (titles, descriptions, headings)"
 
 
 @dataclass

@@ -13,6 +13,7 @@ EXPECTED_TABLES = {
     "content",
     "content_chunks",
     "documents_fts",
+    "outline_fts",
     "doc_tags",
     "doc_links",
     "ingest_errors",

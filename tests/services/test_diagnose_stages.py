@@ -30,6 +30,7 @@ ORDER = [
     "queryText",
     "windows",
     "languageWeights",
+    "outline",
     "feedback",
     "vectorFeedback",
     "language",
@@ -69,9 +70,9 @@ def test_bm25_stages_show_their_values_and_skip_when_switched_off(make_app):
     assert (receipt.topBonusFactor, receipt.windowsConfigured, receipt.queryText) == (0.5, 1, None)
 
     set_retrieval(app, feedback=False, shapeWeights=False, languagePreference=False,
-                  halfTopBonus=False, embedWindows=False)  # fmt: skip
+                  halfTopBonus=False, embedWindows=False, outlineLeg=False)  # fmt: skip
     off = stages(app, "sampling decisions", "gno://notes/target.md")
-    for sid in ("shape", "feedback", "language", "topBonus"):
+    for sid in ("shape", "outline", "feedback", "language", "topBonus"):
         assert (off[sid]["status"], off[sid]["reason"]) == ("skipped", "disabled"), sid
     assert off["feedback"]["targetRank"] is None and "targetMove" not in off["language"]
     receipt = diagnose(

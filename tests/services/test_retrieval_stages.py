@@ -176,6 +176,71 @@ def test_language_weights_for_an_english_only_model(make_app, tmp_path, monkeypa
     )
 
 
+# --- outline leg ------------------------------------------------------------------------------
+
+OUTLINE = {
+    # The question's words name this page (frontmatter and a heading), not its body.
+    "demo/requirements.md": "---\ntitle: System Requirements\ndescription: The machine the "
+    "demo shop needs\n---\n\n# Requirements\n\n" + "Docker Desktop, four cores.\n" * 30,
+    # This page has the words in its body only: no outline match.
+    "blog/post.md": "# A post\n\nI ran the demo shop on a small machine last week.\n",
+    "other.md": "# Exporters\n\nThe exporter sends spans.\n",
+}
+
+
+def test_outline_leg_ranks_pages_named_by_the_question(make_app, tmp_path, monkeypatch):
+    # A question gets a BM25 list over titles, descriptions, headings and paths (outline_fts),
+    # fused as its own list; a keyword query, no vectors or the switch off skip it, and the
+    # table follows edits and deletions.
+    from gno.core.query_shape import QUESTION
+    from gno.services.filters import build_filters
+    from gno.services.stages import outline_leg
+
+    minilm = write_tiny_bert(tmp_path / "tiny-MiniLM-L6.gguf")
+    monkeypatch.setenv("GNO_EMBED_MODEL", f"file:{minilm}")
+    app, root = make_app(OUTLINE)
+    sync(app)
+    embed(app, EmbedInput())
+    store, question = app.store(), "what machine do I need to run the demo shop locally"
+
+    def listed(q: str = question, vectors: bool = True, **filters) -> tuple[list[str], str]:
+        found, line = outline_leg(
+            store, q, QUESTION, build_filters(store, QueryInput(query=q, **filters)), 10, vectors
+        )
+        keys = found.keys if found else []
+        docs = {d.mirror_hash: d.rel_path for d in store.documents_with_mirrors(keys, "", [])}
+        return [docs[k] for k in keys], line
+
+    assert listed() == (
+        ["demo/requirements.md"],
+        "1 candidates (titles, descriptions, headings)",
+    )
+    assert listed(vectors=False) == ([], "skipped: no vectors")
+    assert listed(tagsAll=["no-such-tag"])[0] == []  # the owner filters apply
+    result = query(app, QueryInput(query=question, explain=True))
+    assert explain_lines(result)["outline"] == "1 candidates (titles, descriptions, headings)"
+    assert "demo/requirements.md" in [r.source.relPath for r in result.results]
+    target = "gno://notes/demo/requirements.md"
+    receipt = diagnose(app, QueryDiagnoseInput(query=question, target=target))
+    stage = {s.id.value: s for s in receipt.meta.retrieval.stages}["outline"]
+    assert (stage.status.value, stage.message) == ("active", explain_lines(result)["outline"])
+    assert stage.targetRank == 1
+    lines = explain_lines(query(app, QueryInput(query="machine demo", explain=True)))
+    assert lines["outline"] == "skipped: keyword query"
+    set_retrieval(app, outlineLeg=False)
+    assert explain_lines(query(app, QueryInput(query=question, explain=True)))["outline"] == (
+        "skipped: disabled"
+    )
+    receipt = diagnose(app, QueryDiagnoseInput(query=question, target="gno://notes/other.md"))
+    stage = {s.id.value: s for s in receipt.meta.retrieval.stages}["outline"]
+    assert (stage.status.value, stage.reason) == ("skipped", "disabled")
+    # Edits and deletions reach outline_fts with the next sync.
+    (root / "other.md").write_text("# The machine room of the demo shop\n\nRacks.\n")
+    (root / "demo/requirements.md").unlink()
+    sync(app)
+    assert listed()[0] == ["other.md"]
+
+
 # --- language preference, feedback, shape: BM25 only (no vectors) ---------------------------
 
 TRANSLATED = {

@@ -207,6 +207,7 @@ class Id(StrEnum):
     QUERY_TEXT = "queryText"
     WINDOWS = "windows"
     LANGUAGE_WEIGHTS = "languageWeights"
+    OUTLINE = "outline"
     FEEDBACK = "feedback"
     VECTOR_FEEDBACK = "vectorFeedback"
     LANGUAGE = "language"
@@ -234,7 +235,7 @@ class TargetWindow(ContractModel):
 
 class DiagnoseRetrievalStage(ContractModel):
     """
-    One model-free retrieval stage of this query pass (1.3; the id languageWeights since 1.4).
+    One model-free retrieval stage of this query pass (1.3; the ids languageWeights and outline since 1.4).
     """
 
     model_config = ConfigDict(
@@ -252,7 +253,7 @@ class DiagnoseRetrievalStage(ContractModel):
     """
     targetRank: Annotated[int | None, Field(ge=1)] = None
     """
-    feedback, vectorFeedback: the target's rank in the list the stage added (null: not in it).
+    outline, feedback, vectorFeedback: the target's rank in the list the stage added (null: not in it).
     """
     targetMove: TargetMove | None = None
     """
@@ -266,7 +267,7 @@ class DiagnoseRetrievalStage(ContractModel):
 
 class DiagnoseRetrieval(ContractModel):
     """
-    What the model-free retrieval stages did for this query (gno extension, since 1.2): the query shape and the fusion weights it chose, the pseudo-relevance feedback terms, the query language and what the language preference did to the target, the embedding windows per chunk. Since 1.3, `stages` lists each stage (shape, queryText, windows, languageWeights since 1.4, feedback, vectorFeedback, language, topBonus) as active or skipped, with the reason (`disabled` when switched off in index.yml `retrieval:`), its --explain message and the target's place in what it did.
+    What the model-free retrieval stages did for this query (gno extension, since 1.2): the query shape and the fusion weights it chose, the pseudo-relevance feedback terms, the query language and what the language preference did to the target, the embedding windows per chunk. Since 1.3, `stages` lists each stage (shape, queryText, windows, languageWeights and outline since 1.4, feedback, vectorFeedback, language, topBonus) as active or skipped, with the reason (`disabled` when switched off in index.yml `retrieval:`), its --explain message and the target's place in what it did.
     """
 
     model_config = ConfigDict(
@@ -308,7 +309,7 @@ class DiagnoseMeta(ContractModel):
 
 class QueryDiagnose(ContractModel):
     """
-    Why a document did or did not come back for a query: its status and its fate at each pipeline stage. schemaVersion picks the branch: 1.0 (no auxiliary signal moved the target: GNO's legacy form), 1.1 (trusted local CLI with a project root: `affinity`), 1.2 (a content-type boost is active: `contentTypeBoost`). Schema 1.3 (gno) adds to meta.retrieval every model-free retrieval stage with its status (`stages`), `queryText`, `topBonusFactor` and `windowsConfigured`. Schema 1.4 (gno) adds the stage id `languageWeights` to `stages`; every 1.3 payload is a valid 1.4 payload. The payload's schemaVersion still names the auxiliary-signal branch (1.0, 1.1, 1.2), so a 1.2 reader's switch keeps working.
+    Why a document did or did not come back for a query: its status and its fate at each pipeline stage. schemaVersion picks the branch: 1.0 (no auxiliary signal moved the target: GNO's legacy form), 1.1 (trusted local CLI with a project root: `affinity`), 1.2 (a content-type boost is active: `contentTypeBoost`). Schema 1.3 (gno) adds to meta.retrieval every model-free retrieval stage with its status (`stages`), `queryText`, `topBonusFactor` and `windowsConfigured`. Schema 1.4 (gno) adds the stage ids `languageWeights` and `outline` to `stages`; every 1.3 payload is a valid 1.4 payload. The payload's schemaVersion still names the auxiliary-signal branch (1.0, 1.1, 1.2), so a 1.2 reader's switch keeps working.
     """
 
     model_config = ConfigDict(

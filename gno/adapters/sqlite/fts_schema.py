@@ -76,3 +76,48 @@ def rebuild_fts(conn: apsw.Connection, tokenize: str) -> None:
             ],
         )
         last = int(rows[-1][0])
+
+
+def outline_table_sql(tokenize: str) -> str:
+    """CREATE statement of ``outline_fts`` (gno.core.outline): path, title, outline of every
+    active document, rowid = document id; small, so no prefix indexes."""
+    return (
+        "CREATE VIRTUAL TABLE outline_fts USING fts5 (\n"
+        "    filepath, title, outline,\n"
+        "    content = '', contentless_delete = 1,\n"
+        f"    tokenize = '{tokenize}'\n"
+        ")"
+    )
+
+
+def outline_rows(rows: list[tuple[int, str, str, str]]) -> list[tuple[int, str, str, str]]:
+    """``documents_fts`` rows (id, path, title, body; index_text applied) -> ``outline_fts`` rows."""
+    from gno.core.outline import outline_fields
+
+    return [(doc_id, path, *outline_fields(title, body)) for doc_id, path, title, body in rows]
+
+
+OUTLINE_INSERT = "INSERT INTO outline_fts (rowid, filepath, title, outline) VALUES (?, ?, ?, ?)"
+
+
+def rebuild_outline(conn: apsw.Connection, tokenize: str) -> None:
+    """Drop ``outline_fts`` and fill it again from the stored mirrors (migration 12)."""
+    from gno.core.fts import index_text
+
+    conn.execute("DROP TABLE IF EXISTS outline_fts")
+    conn.execute(outline_table_sql(tokenize))
+    last = -1
+    while True:
+        rows = all_rows(
+            conn.execute(
+                "SELECT d.id, d.rel_path, d.title, c.markdown FROM documents d "
+                "JOIN content c ON c.mirror_hash = d.mirror_hash "
+                "WHERE d.active = 1 AND d.id > ? ORDER BY d.id LIMIT ?",
+                (last, REBUILD_BATCH),
+            )
+        )
+        if not rows:
+            return
+        prepared = [(i, index_text(p), index_text(t or ""), index_text(b)) for i, p, t, b in rows]
+        conn.executemany(OUTLINE_INSERT, outline_rows(prepared))
+        last = int(rows[-1][0])

@@ -423,10 +423,7 @@ def m009_egress(conn: apsw.Connection, settings: dict[str, str]) -> None:
 
 @migration(10)
 def m010_fts_prefix_indexes(conn: apsw.Connection, settings: dict[str, str]) -> None:
-    """``documents_fts`` with FTS5 prefix indexes (``gno.adapters.sqlite.fts_schema``): the
-    option is fixed when the table is made, so the table is made again and refilled from
-    the stored mirrors (about as long as indexing the text once; empty on a new index).
-    Search results are the same before and after."""
+    """``documents_fts`` made again with FTS5 prefix indexes, refilled (``fts_schema``)."""
     from gno.adapters.sqlite.fts_schema import rebuild_fts
 
     rebuild_fts(conn, settings["fts_tokenize"])
@@ -434,13 +431,20 @@ def m010_fts_prefix_indexes(conn: apsw.Connection, settings: dict[str, str]) -> 
 
 @migration(11)
 def m011_graph_state(conn: apsw.Connection, settings: dict[str, str]) -> None:
-    """``graph_state``: a random token its triggers (``graph_state.py``) draw again on every
-    change of what the graph reads answer from (active documents' identity and titles, their
-    content types, stored links, frontmatter relations, ``schema_meta``: the content-type
-    rules). Answers of `gno links`, `backlinks`, `graph`, `graph query` and `impact` are
-    kept beside the index under this token (gno/services/graph_cache.py): a random token,
-    not a counter, so a restored or copied file that then changes never meets an answer
-    of another state."""
+    """``graph_state``: a random token its triggers (``graph_state.py``) draw again on every change
+    of what the graph reads answer from (active documents' identity and titles, their content
+    types, stored links, frontmatter relations, ``schema_meta``: the content-type rules).
+    Answers of `gno links`, `backlinks`, `graph`, `graph query` and `impact` are kept beside
+    the index under this token (gno/services/graph_cache.py): a random token, not a counter,
+    so a restored or copied file that then changes never meets an answer of another state."""
     from gno.adapters.sqlite.graph_state import create_graph_state
 
     create_graph_state(conn)
+
+
+@migration(12)
+def m012_outline_fts(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """``outline_fts``: titles, descriptions, headings, paths (``fts_schema.rebuild_outline``)."""
+    from gno.adapters.sqlite.fts_schema import rebuild_outline
+
+    rebuild_outline(conn, settings["fts_tokenize"])

@@ -34,6 +34,20 @@ class DocumentReads:
         except apsw.SQLError as exc:
             raise ValidationError(f"Invalid search syntax: {exc}") from exc
 
+    def outline_candidates(self, match: str, limit: int) -> list[tuple[int, float]]:
+        """(document id, bm25) of ``outline_fts`` (titles, descriptions, headings, paths)."""
+        try:
+            return [
+                (r[0], r[1])
+                for r in self.conn.execute(
+                    "SELECT rowid, bm25(outline_fts) AS score FROM outline_fts "
+                    "WHERE outline_fts MATCH ? ORDER BY score LIMIT ?",
+                    (match, limit),
+                )
+            ]
+        except apsw.SQLError as exc:
+            raise ValidationError(f"Invalid search syntax: {exc}") from exc
+
     def fts_document_frequency(self, words: Sequence[str]) -> dict[str, int]:
         """How many indexed documents contain each plain word (body, title or path)."""
         out = {}

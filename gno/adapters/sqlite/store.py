@@ -280,9 +280,10 @@ class SqliteStore(
                     "SELECT count(*) FROM doc_links WHERE source_doc_id IN (SELECT id FROM documents WHERE active = 0)"
                 )
             )
-            self.conn.executemany(
-                "DELETE FROM documents_fts WHERE rowid = ?", [(i,) for i in inactive]
-            )
+            for table in ("documents_fts", "outline_fts")[: 1 + self.outline_ready()]:
+                self.conn.executemany(
+                    f"DELETE FROM {table} WHERE rowid = ?", [(i,) for i in inactive]
+                )
             self.conn.execute("DELETE FROM documents WHERE active = 0")
             counts["deletedDocuments"] = len(inactive)
             orphan = "SELECT mirror_hash FROM content WHERE mirror_hash NOT IN (SELECT mirror_hash FROM documents WHERE mirror_hash IS NOT NULL)"

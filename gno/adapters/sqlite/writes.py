@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from gno.adapters.sqlite.cursor import scalar
+from gno.adapters.sqlite.fts_schema import OUTLINE_INSERT, outline_rows
 from gno.adapters.sqlite.journal import DocumentJournal
 from gno.rows import INGEST_VERSION, now_iso
 
@@ -27,6 +28,7 @@ class DocumentWrites(DocumentJournal):
     # flushes its pending terms at every statement savepoint, so interleaving them
     # with other writes turns one segment into thousands.
     _fts_pending: list[tuple[int, str, str, str]]
+    _outline: bool | None = None  # outline_fts exists (migration 12)
 
     write: Callable[[], AbstractContextManager[None]]  # provided by SqliteStore
 
@@ -189,6 +191,18 @@ class DocumentWrites(DocumentJournal):
         self.conn.executemany(
             "INSERT INTO documents_fts (rowid, filepath, title, body) VALUES (?, ?, ?, ?)", rows
         )
+        if self.outline_ready():
+            drop = [(row[0],) for row in rows]
+            self.conn.executemany("DELETE FROM outline_fts WHERE rowid = ?", drop)
+            self.conn.executemany(OUTLINE_INSERT, outline_rows(rows))
+
+    def outline_ready(self) -> bool:
+        """Whether ``outline_fts`` exists: always after migration 12; tests that hold an index
+        at an older version write without it."""
+        if self._outline is None:
+            found = "SELECT count(*) FROM sqlite_master WHERE name = 'outline_fts'"
+            self._outline = bool(scalar(self.conn.execute(found)))
+        return self._outline
 
     def save_failure(self, src: SourceFile, code: str, message: str) -> None:
         """Record an ingest error; a document that failed has no searchable content."""
@@ -256,6 +270,10 @@ class DocumentWrites(DocumentJournal):
         dropped = set(doc_ids)
         self._fts_pending = [row for row in self._fts_pending if row[0] not in dropped]
         self.conn.executemany("DELETE FROM documents_fts WHERE rowid = ?", [(i,) for i in doc_ids])
+        if self.outline_ready():
+            self.conn.executemany(
+                "DELETE FROM outline_fts WHERE rowid = ?", [(i,) for i in doc_ids]
+            )
 
     def inactivate_collections_except(self, names: Sequence[str]) -> int:
         """Soft-delete documents of collections no longer in the config."""

@@ -1,0 +1,417 @@
+"""Scratch harness of session 12 (lane q12b): query-side, model-free extra legs for `query`,
+tried on bench/devset.jsonl without touching gno's code. Built on quality_ablate.py's loop
+(one process, query vectors cached): every variant runs the real `query` pipeline with the
+current defaults, and a patched fusion step adds (or replaces) ranked lists before the first
+RRF pass, so every later pass (graph, language preference) sees them too.
+
+    .venv/bin/python bench/quality_legs.py --home COPY_OF_AN_INDEX --half tune \
+        --variant base --variant fields:title_desc_head:w=1
+
+Variants (name[:arg][:w=weight][:all]) — by default applied to English questions only (the
+queries `languageWeights` sends to the vector list); `:all` applies them to every question:
+  base                      the defaults, nothing added
+  fields:COLS               any-term BM25 over a scratch in-memory FTS5 table of the fields
+                            named in COLS (title, desc = frontmatter description, head =
+                            Markdown headings, path), joined by `_`; its own list
+  titlecol                  any-term BM25 over the index's own `title` and `filepath` columns
+  clausebm25                each clause's terms all required (BM25), one list per clause
+  subq                      each clause embedded; its vector list fused (kind subq)
+  submax                    the vector list rebuilt: each chunk's best distance over the whole
+                            question and its clauses
+  tokexp:N                  BM25 over the question's words OR up to N nearest whole-word
+                            vocabulary tokens per word (MiniLM's input-token embeddings)
+  docfmt                    the question embedded as `title: none | text: <q>` (the chunk recipe)
+  fmt:NAME:list|max         the question in another wording (FORMATS) embedded too: its own
+                            vector list, or merged into the vector list by best distance
+  hub:ALPHA:K               exact cosine minus ALPHA x the chunk's mean cosine to its K nearest
+  impl:WP_WT_WO             documents_fts with an outline column (body in the row), column weights
+Flags: `lex` gives the added list a lexical list's top-rank bonus; `any` applies the variant to
+every query. Variants join with `+`. The leg gno adopted (`outlineLeg`, session 12) is
+`fields:title_desc_head_path:w=1:lex:all`; bench/README.md, "Quality, session 12", has the figures.
+Prints nDCG@10 per kind for the chosen half (or both), and with --per-query every paraphrase.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from quality import KINDS, MODEL, load_devset, ndcg, path_language
+from quality_ablate import CachedEmbedder
+
+STATE: dict[str, Any] = {}
+FORMATS = {
+    "docnone": "title: none | text: {q}",
+    "titleq": "title: {q} | text: {q}",
+    "qtitle": "title: {q} | text: none",
+}
+CLAUSE_SPLIT = re.compile(r",|;|\?|\b(?:and|or|without|when|so|until|before|after|while)\b", re.I)
+
+
+def clauses(text: str) -> list[str]:
+    """The question's clauses with at least two words, when there are two or more."""
+    parts = [p.strip() for p in CLAUSE_SPLIT.split(text)]
+    parts = [p for p in parts if len(p.split()) >= 2]
+    return parts if len(parts) >= 2 else []
+
+
+def field_table(store: Any, cols: list[str]) -> Any:
+    """A scratch in-memory FTS5 table (rowid = document id) over the chosen fields."""
+    import apsw
+
+    from gno.core.fts import TOKENIZER, index_text
+
+    conn = apsw.Connection(":memory:")
+    conn.execute(f"CREATE VIRTUAL TABLE f USING fts5 ({', '.join(cols)}, tokenize = '{TOKENIZER}')")
+    rows = store.conn.execute(
+        "SELECT d.id, d.rel_path, d.title, c.markdown FROM documents d JOIN content c "
+        "ON c.mirror_hash = d.mirror_hash WHERE d.active = 1"
+    )
+    out = []
+    for doc_id, path, title, body in rows:
+        fm, heads = _front(body), _headings(body)
+        values = {
+            "title": " ".join(x for x in (title, fm.get("linkTitle")) if x),
+            "desc": fm.get("description", ""),
+            "head": " ; ".join(heads),
+            "outline": "\n".join([fm.get("description", ""), *heads]),
+            "ipath": path,
+            "path": re.sub(r"[/_.-]", " ", path),
+        }
+        out.append((doc_id, *(index_text(values[c]) for c in cols)))
+    marks = ",".join("?" * (len(cols) + 1))
+    conn.executemany(f"INSERT INTO f (rowid, {', '.join(cols)}) VALUES ({marks})", out)
+    return conn
+
+
+def impl_table(store: Any) -> Any:
+    """documents_fts as planned: filepath, title, body, outline (frontmatter + headings)."""
+    import apsw
+
+    from gno.core.fts import TOKENIZER, index_text
+
+    conn = apsw.Connection(":memory:")
+    conn.execute(
+        f"CREATE VIRTUAL TABLE f USING fts5 (filepath, title, body, outline, tokenize = '{TOKENIZER}')"
+    )
+    rows = store.conn.execute(
+        "SELECT d.id, d.rel_path, d.title, c.markdown FROM documents d JOIN content c "
+        "ON c.mirror_hash = d.mirror_hash WHERE d.active = 1"
+    )
+    out = []
+    for doc_id, path, title, body in rows:
+        fm = _front(body)
+        outline = "\n".join(
+            [*(fm[k] for k in ("title", "linkTitle", "description") if k in fm), *_headings(body)]
+        )
+        out.append(
+            (
+                doc_id,
+                index_text(path),
+                index_text(title or ""),
+                index_text(body),
+                index_text(outline),
+            )
+        )
+    conn.executemany(
+        "INSERT INTO f (rowid, filepath, title, body, outline) VALUES (?,?,?,?,?)", out
+    )
+    return conn
+
+
+def _front(body: str) -> dict[str, str]:
+    if not body.startswith("---\n"):
+        return {}
+    end = body.find("\n---", 4)
+    found = {}
+    for line in body[4:end].splitlines():
+        key, sep, value = line.partition(":")
+        if sep and not line.startswith(" ") and key in ("title", "linkTitle", "description"):
+            found[key] = value.strip().strip("'\">|")
+    return found
+
+
+def _headings(body: str) -> list[str]:
+    heads, fenced = [], False
+    for line in body.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(r"#{1,6} ", line):
+            heads.append(line.lstrip("#").strip())
+    return heads
+
+
+def hub_scores(store: Any, k: int) -> tuple[list[str], Any, Any]:
+    """Every chunk vector (normalised), its mirror, and its mean cosine to its k nearest."""
+    import numpy as np
+
+    rows = list(store.conn.execute(
+        "SELECT c.mirror_hash, t.embedding FROM chunk_vectors c JOIN text_vectors t "
+        "ON t.id = c.vector_id JOIN documents d ON d.mirror_hash = c.mirror_hash "
+        "AND d.active = 1 GROUP BY c.id"))  # fmt: skip
+    keys = [r[0] for r in rows]
+    matrix = np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    crowd = np.empty(len(keys), dtype=np.float32)
+    for start in range(0, len(keys), 1000):
+        block = matrix[start : start + 1000] @ matrix.T
+        block.sort(axis=1)
+        crowd[start : start + 1000] = block[:, -k - 1 : -1].mean(axis=1)
+    return keys, matrix, crowd
+
+
+def any_terms(text: str) -> str | None:
+    from gno.core.fts import parse_query
+    from gno.services.search import relaxed_match
+
+    try:
+        return relaxed_match(parse_query(text))
+    except Exception:
+        return None
+
+
+def mirrors_of(store: Any, ids: list[int]) -> list[str]:
+    docs = store.documents_by_ids(ids)
+    return list(
+        dict.fromkeys(docs[i].mirror_hash for i in ids if i in docs and docs[i].mirror_hash)
+    )
+
+
+class TokenNeighbours:
+    """Nearest whole-word vocabulary tokens by cosine of MiniLM's input-token embeddings."""
+
+    def __init__(self, model: Path) -> None:
+        import numpy as np
+        from gguf import GGUFReader
+
+        reader = GGUFReader(str(model))
+        field = reader.fields["tokenizer.ggml.tokens"]
+        self.tokens = [bytes(field.parts[i]).decode("utf-8", "replace") for i in field.data]
+        tensor = next(t for t in reader.tensors if t.name == "token_embd.weight")
+        matrix = np.asarray(tensor.data, dtype=np.float32).reshape(len(self.tokens), -1)
+        self.matrix = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+        # whole words start with "▁" (SentencePiece-style marks in the GGUF vocabulary)
+        self.word = np.array([bool(re.fullmatch(r"▁[a-z]{3,}", t)) for t in self.tokens])
+        self.tokens = [t.removeprefix("▁") for t in self.tokens]
+        self.index = {t: i for i, t in enumerate(self.tokens) if self.word[i]}
+
+    def near(self, word: str, n: int, floor: float) -> list[str]:
+        import numpy as np
+
+        i = self.index.get(word)
+        if i is None:
+            return []
+        sims = self.matrix @ self.matrix[i]
+        sims[~self.word] = -1
+        sims[i] = -1
+        picked = []
+        for j in np.argsort(-sims)[: 4 * n]:
+            t = self.tokens[j]
+            if sims[j] < floor or len(picked) >= n:
+                break
+            if t[:4] != word[:4]:  # not a form of the same word (BM25's stems cover those)
+                picked.append(t)
+        return picked
+
+
+def extra_lists(variant: str, app: Any, store: Any, text: str, lists: list[Any]) -> None:
+    from gno.core.fts import STOPWORDS, parse_query
+    from gno.core.fusion import RankedList
+    from gno.services.embed import nearest_per_mirror, vector_search
+    from gno.services.filters import Filters
+    from gno.services.query import _lexical
+
+    name, *args = variant.split(":")
+    pool = 100
+    if name == "fields":
+        if ("fields", args[0]) not in STATE:
+            STATE["fields", args[0]] = field_table(store, args[0].split("_"))
+        table = STATE["fields", args[0]]
+        match = any_terms(text)
+        if match:
+            ids = [r[0] for r in table.execute(
+                "SELECT rowid FROM f WHERE f MATCH ? ORDER BY bm25(f) LIMIT ?", (match, pool))]  # fmt: skip
+            lists.append(RankedList("x_fields", mirrors_of(store, ids)))
+    elif name == "impl":  # impl:WP_WT_WO — documents_fts plus an outline column, as built
+        if "impl" not in STATE:
+            STATE["impl"] = impl_table(store)
+        weights = ", ".join([*args[0].split("_")[:2], "0", *args[0].split("_")[2:]])
+        match = any_terms(text)
+        if match:
+            ids = [r[0] for r in STATE["impl"].execute(
+                f"SELECT rowid, bm25(f, {weights}) AS s FROM f WHERE f MATCH ? ORDER BY s LIMIT ?",
+                (f"{{filepath title outline}} : {match}", pool))]  # fmt: skip
+            lists.append(RankedList("x_fields", mirrors_of(store, ids)))
+    elif name == "titlecol":
+        match = any_terms(text)
+        if match:
+            ids = [r[0] for r in store.conn.execute(
+                "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? "
+                "ORDER BY bm25(documents_fts, 1.5, 4.0, 1.0) LIMIT ?",
+                (f"{{title filepath}} : {match}", pool))]  # fmt: skip
+            lists.append(RankedList("x_fields", mirrors_of(store, ids)))
+    elif name == "clausebm25":
+        for part in clauses(text):
+            lists.append(RankedList("x_clause", _lexical(store, part, Filters(), pool)))
+    elif name in ("subq", "submax"):
+        parts = clauses(text)
+        if not parts:
+            return
+        found, _ = vector_search(app, store, [text, *parts], pool * 4, Filters())
+        if name == "subq":
+            for neighbours in found[1:]:
+                lists.append(RankedList("x_subq", list(nearest_per_mirror(neighbours))[:pool]))
+        else:
+            merged = sorted((n for f in found for n in f), key=lambda n: (n[2], n[0], n[1]))
+            keys = list(nearest_per_mirror(merged))[:pool]
+            for i, ranked in enumerate(lists):
+                if ranked.kind == "vector":
+                    lists[i] = RankedList("vector", keys)
+    elif name == "fmt":  # fmt:TEMPLATE:list|max — the question in another wording, embedded
+        template = FORMATS[args[0]]
+        found, _ = vector_search(app, store, [text, template.format(q=text)], pool * 4, Filters())
+        if args[1] == "list":
+            lists.append(RankedList("x_subq", list(nearest_per_mirror(found[1]))[:pool]))
+        else:
+            merged = sorted((n for f in found for n in f), key=lambda n: (n[2], n[0], n[1]))
+            keys = list(nearest_per_mirror(merged))[:pool]
+            for i, ranked in enumerate(lists):
+                if ranked.kind == "vector":
+                    lists[i] = RankedList("vector", keys)
+    elif name == "hub":  # hub:ALPHA:K — exact cosine minus ALPHA x the chunk's mean cosine
+        # to its K nearest chunks (a crowded, generic chunk is near every question)
+        import numpy as np
+
+        alpha, k = float(args[0]), int(args[1])
+        if ("hub", k) not in STATE:
+            STATE["hub", k] = hub_scores(store, k)
+        keys, matrix, crowd = STATE["hub", k]
+        vector = np.asarray(app.embedder().embed_batch([text])[0], dtype=np.float32)
+        sims = matrix @ (vector / np.linalg.norm(vector)) - alpha * crowd
+        order = np.argsort(-sims)[: pool * 4]
+        ranked = list(dict.fromkeys(keys[i] for i in order))[:pool]
+        for i, existing in enumerate(lists):
+            if existing.kind == "vector":
+                lists[i] = RankedList("vector", ranked)
+    elif name == "tokexp":
+        if "tok" not in STATE:
+            STATE["tok"] = TokenNeighbours(MODEL)
+        near = STATE["tok"]
+        n = int(args[0]) if args else 2
+        floor = float(args[1]) if len(args) > 1 else 0.45
+        words = [
+            w for w in re.findall(r"[a-z]+", text.lower()) if w not in STOPWORDS and len(w) > 2
+        ]
+        extra = [t for w in words for t in near.near(w, n, floor)]
+        STATE.setdefault("tokexp_log", []).append((text, extra))
+        try:
+            own = list(parse_query(text).positives)
+        except Exception:
+            own = []
+        own = [p for p in own if p.strip('"*') not in STOPWORDS]
+        expr = "(" + " OR ".join(own + [f'"{t}"' for t in extra]) + ")"
+        ids = [r[0] for r in store.fts_candidates(expr, pool)]
+        lists.append(RankedList("x_tokexp", mirrors_of(store, ids)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--home", type=Path, required=True)
+    parser.add_argument("--variant", action="append", required=True)
+    parser.add_argument("--half", choices=("tune", "test", "both"), default="tune")
+    parser.add_argument("--per-query", action="store_true")
+    args = parser.parse_args()
+    home = args.home.expanduser().resolve()
+    os.environ.update(GNO_CONFIG_DIR=str(home / "config"), GNO_DATA_DIR=str(home / "data"),
+                      GNO_CACHE_DIR=str(home / "cache"), GNO_EMBED_MODEL=f"file:{MODEL}")  # fmt: skip
+    from gno_contracts.models.query_input import QueryInput
+
+    import gno.core.embedding_text as embedding_text
+    import gno.core.fusion as fusion
+    import gno.services.embed as embed
+    import gno.services.query as query_module
+    from gno.app import App
+    from gno.core.query_shape import QUESTION, query_shape
+    from gno.paths import resolve_paths
+    from gno.services.stages import query_language
+
+    app = App(resolve_paths())
+    cached = CachedEmbedder(app.embedder())
+    app.embedder = lambda *_a, **_k: cached  # type: ignore[method-assign]
+    store = app.store()
+    original_rrf = query_module.rrf
+    plain_text = embedding_text.query_text
+
+    def patched_rrf(lists: Any, k: int = 60, weights: Any = None, bonus: float = 1.0) -> Any:
+        if not STATE["done"]:
+            STATE["done"] = True
+            if STATE["applies"] and STATE["variant"] not in ("base", "docfmt"):
+                for one in STATE["variant"].split("+"):
+                    extra_lists(one, app, store, STATE["text"], lists)
+        return original_rrf(lists, k, weights, bonus)
+
+    def docfmt_text(uri: str, query: str, plain: bool = False) -> str:
+        if STATE.get("variant") == "docfmt" and STATE.get("applies") and query == STATE["text"]:
+            return f"title: none | text: {query}"
+        return plain_text(uri, query, plain)
+
+    query_module.rrf = patched_rrf  # type: ignore[assignment]
+    embed.query_text = docfmt_text  # type: ignore[attr-defined]
+    queries = [q for q in load_devset() if args.half in ("both", q.half)]
+    per_query: dict[str, dict[str, float]] = {}
+    for spec in args.variant:
+        parts = spec.split(":")
+        weight = next((float(p[2:]) for p in parts if p.startswith("w=")), 1.0)
+        every = "all" in parts
+        if "lex" in parts:
+            fusion.LEXICAL.add("x_fields")
+        else:
+            fusion.LEXICAL.discard("x_fields")
+        variant = ":".join(
+            p for p in parts if not p.startswith("w=") and p not in ("all", "lex", "any")
+        )
+        for kind in ("x_fields", "x_clause", "x_subq", "x_tokexp"):
+            fusion.WEIGHTS[kind] = weight
+        scores: dict[str, float] = {}
+        start = time.perf_counter()
+        for q in queries:
+            question = query_shape(q.query) == QUESTION
+            STATE.update(text=q.query, done=False, variant=variant,
+                         applies=("any" in parts) or (question and (every or query_language(q.query)[0] == "en")))  # fmt: skip
+            found = query_module.query(app, QueryInput(query=q.query, limit=10, fast=False))
+            scores[q.id] = ndcg([r.source.relPath for r in found.results], q.relevant)
+        per_query[spec] = scores
+        for half in ("tune", "test"):
+            group_all = [q for q in queries if q.half == half]
+            if not group_all:
+                continue
+            cells = [f"{statistics.mean(scores[q.id] for q in group_all):.4f}"]
+            for kind in KINDS:
+                group = [q for q in group_all if q.kind == kind]
+                cells.append(f"{statistics.mean(scores[q.id] for q in group):.3f}")
+            print(f"{half}  {spec:<40} {'  '.join(cells)}   ({time.perf_counter() - start:.0f} s)")
+        sys.stdout.flush()
+    if args.per_query:
+        names = list(per_query)
+        print("id      " + "".join(f"{n[:10]:>11}" for n in names))
+        for q in queries:
+            if q.kind == "paraphrase":
+                print(f"{q.id:<8}" + "".join(f"{per_query[n][q.id]:>11.2f}" for n in names)
+                      + f"   {q.query[:60]}")  # fmt: skip
+    if "tokexp_log" in STATE and args.per_query:
+        for text, extra in STATE["tokexp_log"][:40]:
+            print(f"  {text[:50]:<50} + {' '.join(extra)}")
+    _ = path_language
+    app.close()
+
+
+if __name__ == "__main__":
+    main()
