@@ -60,15 +60,21 @@ EMPTY = Structure()
 
 def headings(mirror: str, start_line: int = 0) -> frozenset[str]:
     """ATX headings outside fenced code, as ``#… title``; lines before ``start_line``
-    (the frontmatter) are skipped. Regex scans, no per-line Python loop: this runs
-    for every document a sync writes."""
+    (the frontmatter) are skipped."""
+    return frozenset(f"{level} {text}" for level, text in atx_headings(mirror, start_line))
+
+
+def atx_headings(mirror: str, start_line: int = 0) -> list[tuple[str, str]]:
+    """(hashes, text) of each ATX heading outside fenced code, in order; lines before
+    ``start_line`` are skipped. Regex scans without backtracking, no per-line Python loop:
+    this runs for every document a sync writes (the journal's structure, the outline)."""
     if "#" not in mirror:
-        return frozenset()
+        return []
     start = 0
     for _ in range(start_line):
         start = mirror.find("\n", start) + 1
         if start == 0:
-            return frozenset()
+            return []
     body = "\n" + mirror[start:]
     fences: list[tuple[int, int]] = []
     if "```" in body or "~~~" in body:
@@ -82,7 +88,7 @@ def headings(mirror: str, start_line: int = 0) -> frozenset[str]:
         if opened >= 0:
             fences.append((opened, len(body)))
     starts = [a for a, _ in fences]  # fences are in order and disjoint
-    found: set[str] = set()
+    found: list[tuple[str, str]] = []
     for m in _ATX_LINE.finditer(body):
         if fences:
             i = bisect.bisect_right(starts, m.start()) - 1
@@ -93,8 +99,8 @@ def headings(mirror: str, start_line: int = 0) -> frozenset[str]:
         if bare != text and (not bare or bare[-1] in " \t"):
             text = bare.rstrip(" \t")  # "## Title ##" → "Title"
         if text.strip():
-            found.add(f"{m.group(1)} {text.strip()}")
-    return frozenset(found)
+            found.append((m.group(1), text.strip()))
+    return found
 
 
 def link_key(link_type: str, target: str) -> str:

@@ -10,10 +10,8 @@ pages, never which pages a search can find.
 
 from __future__ import annotations
 
-import re
+from gno.core.journal import atx_headings
 
-_HEADING = re.compile(r"#{1,6}\s+(.+?)\s*#*\s*$")
-_FENCE = re.compile(r"\s{0,3}(```|~~~)")
 FRONT_KEYS = ("linkTitle", "description")
 
 
@@ -34,15 +32,13 @@ def frontmatter_fields(markdown: str) -> dict[str, str]:
 
 
 def headings(markdown: str) -> list[str]:
-    """ATX headings (``# …`` to ``###### …``) outside fenced code, in order."""
-    found: list[str] = []
-    fenced = False
-    for line in markdown.splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
-        elif not fenced and (match := _HEADING.fullmatch(line)):
-            found.append(match.group(1))
-    return found
+    """ATX headings outside fenced code and outside the frontmatter, in order, as the
+    journal reads them (``core.journal.atx_headings``: linear scans, CommonMark's closing
+    ``#`` sequence, ``C#`` kept)."""
+    start_line = 0
+    if markdown.startswith("---\n") and (end := markdown.find("\n---", 3)) >= 0:
+        start_line = markdown.count("\n", 0, end + 1) + 1  # through the closing line
+    return [text for _, text in atx_headings(markdown, start_line)]
 
 
 def outline_fields(title: str | None, markdown: str) -> tuple[str, str]:
