@@ -19,6 +19,8 @@ Matching and scores are the same with or without prefix indexes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import apsw
 
 from gno.adapters.sqlite.cursor import all_rows
@@ -49,14 +51,22 @@ def rebuild_fts(conn: apsw.Connection, tokenize: str) -> None:
     the writer gives it (``DocumentWrites._replace_fts``): every active document that has a
     mirror, as (path, title, mirror) through ``index_text``. Rowids stay the document ids.
     A table that gets no prefix indexes is left as it is."""
-    from gno.core.fts import index_text
-
     if not has_prefix_indexes(tokenize):
         return
     conn.execute("DROP TABLE IF EXISTS documents_fts")
     conn.execute(fts_table_sql(tokenize))
     insert = "INSERT INTO documents_fts (rowid, filepath, title, body) VALUES (?, ?, ?, ?)"
-    last = -1  # read in batches by id: the mirrors of a large index do not fit in memory at once
+    for rows in _indexed_documents(conn):
+        conn.executemany(insert, rows)
+
+
+def _indexed_documents(conn: apsw.Connection) -> Iterator[list[tuple[int, str, str, str]]]:
+    """Every active document that has a mirror as the writer gives it to ``documents_fts``:
+    (id, path, title, mirror) through ``index_text``, in batches by id (the mirrors of a
+    large index do not fit in memory at once)."""
+    from gno.core.fts import index_text
+
+    last = -1
     while True:
         rows = all_rows(
             conn.execute(
@@ -68,13 +78,7 @@ def rebuild_fts(conn: apsw.Connection, tokenize: str) -> None:
         )
         if not rows:
             return
-        conn.executemany(
-            insert,
-            [
-                (doc_id, index_text(path), index_text(title or ""), index_text(body))
-                for doc_id, path, title, body in rows
-            ],
-        )
+        yield [(i, index_text(p), index_text(t or ""), index_text(b)) for i, p, t, b in rows]
         last = int(rows[-1][0])
 
 
@@ -102,22 +106,7 @@ OUTLINE_INSERT = "INSERT INTO outline_fts (rowid, filepath, title, outline) VALU
 
 def rebuild_outline(conn: apsw.Connection, tokenize: str) -> None:
     """Drop ``outline_fts`` and fill it again from the stored mirrors (migration 12)."""
-    from gno.core.fts import index_text
-
     conn.execute("DROP TABLE IF EXISTS outline_fts")
     conn.execute(outline_table_sql(tokenize))
-    last = -1
-    while True:
-        rows = all_rows(
-            conn.execute(
-                "SELECT d.id, d.rel_path, d.title, c.markdown FROM documents d "
-                "JOIN content c ON c.mirror_hash = d.mirror_hash "
-                "WHERE d.active = 1 AND d.id > ? ORDER BY d.id LIMIT ?",
-                (last, REBUILD_BATCH),
-            )
-        )
-        if not rows:
-            return
-        prepared = [(i, index_text(p), index_text(t or ""), index_text(b)) for i, p, t, b in rows]
-        conn.executemany(OUTLINE_INSERT, outline_rows(prepared))
-        last = int(rows[-1][0])
+    for rows in _indexed_documents(conn):
+        conn.executemany(OUTLINE_INSERT, outline_rows(rows))
