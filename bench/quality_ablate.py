@@ -41,6 +41,20 @@ class CachedEmbedder:
         return [self._seen[t] for t in texts]
 
 
+def open_home(home: Path) -> Any:
+    """An App on a bench home (``quality.py --home``) whose embedder keeps query vectors:
+    the environment is set before gno reads it, so call this before importing gno."""
+    os.environ.update(GNO_CONFIG_DIR=str(home / "config"), GNO_DATA_DIR=str(home / "data"),
+                      GNO_CACHE_DIR=str(home / "cache"), GNO_EMBED_MODEL=f"file:{MODEL}")  # fmt: skip
+    from gno.app import App
+    from gno.paths import resolve_paths
+
+    app = App(resolve_paths())
+    cached = CachedEmbedder(app.embedder())
+    app.embedder = lambda *_a, **_k: cached  # type: ignore[method-assign]
+    return app
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -50,19 +64,12 @@ def main() -> None:
     parser.add_argument("--fast", action="store_true", help="query --fast (no graph stage)")
     parser.add_argument("--per-query", action="store_true")
     args = parser.parse_args()
-    home = args.home.expanduser().resolve()
-    os.environ.update(GNO_CONFIG_DIR=str(home / "config"), GNO_DATA_DIR=str(home / "data"),
-                      GNO_CACHE_DIR=str(home / "cache"), GNO_EMBED_MODEL=f"file:{MODEL}")  # fmt: skip
+    app = open_home(args.home.expanduser().resolve())
     from gno_contracts.models.query_input import QueryInput
 
-    from gno.app import App
-    from gno.paths import resolve_paths
     from gno.retrieval_config import parse_retrieval
     from gno.services.query import query
 
-    app = App(resolve_paths())
-    cached = CachedEmbedder(app.embedder())
-    app.embedder = lambda *_a, **_k: cached  # type: ignore[method-assign]
     current = [parse_retrieval(None)]
     type(app).retrieval = property(lambda _self: current[0])  # type: ignore[method-assign]
     queries = load_devset()

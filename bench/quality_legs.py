@@ -34,7 +34,6 @@ Prints nDCG@10 per kind for the chosen half (or both), and with --per-query ever
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import statistics
 import sys
@@ -43,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from quality import KINDS, MODEL, load_devset, ndcg, path_language
-from quality_ablate import CachedEmbedder
+from quality_ablate import open_home
 
 STATE: dict[str, Any] = {}
 FORMATS = {
@@ -220,6 +219,18 @@ class TokenNeighbours:
         return picked
 
 
+def _merge_vector_lists(lists: list[Any], found: list[Any], pool: int) -> None:
+    """Replace the vector list by each document's nearest chunk over all these searches."""
+    from gno.core.fusion import RankedList
+    from gno.services.embed import nearest_per_mirror
+
+    merged = sorted((n for f in found for n in f), key=lambda n: (n[2], n[0], n[1]))
+    keys = list(nearest_per_mirror(merged))[:pool]
+    for i, ranked in enumerate(lists):
+        if ranked.kind == "vector":
+            lists[i] = RankedList("vector", keys)
+
+
 def extra_lists(variant: str, app: Any, store: Any, text: str, lists: list[Any]) -> None:
     from gno.core.fts import STOPWORDS, parse_query
     from gno.core.fusion import RankedList
@@ -268,22 +279,14 @@ def extra_lists(variant: str, app: Any, store: Any, text: str, lists: list[Any])
             for neighbours in found[1:]:
                 lists.append(RankedList("x_subq", list(nearest_per_mirror(neighbours))[:pool]))
         else:
-            merged = sorted((n for f in found for n in f), key=lambda n: (n[2], n[0], n[1]))
-            keys = list(nearest_per_mirror(merged))[:pool]
-            for i, ranked in enumerate(lists):
-                if ranked.kind == "vector":
-                    lists[i] = RankedList("vector", keys)
+            _merge_vector_lists(lists, found, pool)
     elif name == "fmt":  # fmt:TEMPLATE:list|max — the question in another wording, embedded
         template = FORMATS[args[0]]
         found, _ = vector_search(app, store, [text, template.format(q=text)], pool * 4, Filters())
         if args[1] == "list":
             lists.append(RankedList("x_subq", list(nearest_per_mirror(found[1]))[:pool]))
         else:
-            merged = sorted((n for f in found for n in f), key=lambda n: (n[2], n[0], n[1]))
-            keys = list(nearest_per_mirror(merged))[:pool]
-            for i, ranked in enumerate(lists):
-                if ranked.kind == "vector":
-                    lists[i] = RankedList("vector", keys)
+            _merge_vector_lists(lists, found, pool)
     elif name == "hub":  # hub:ALPHA:K — exact cosine minus ALPHA x the chunk's mean cosine
         # to its K nearest chunks (a crowded, generic chunk is near every question)
         import numpy as np
@@ -329,23 +332,16 @@ def main() -> None:
     parser.add_argument("--half", choices=("tune", "test", "both"), default="tune")
     parser.add_argument("--per-query", action="store_true")
     args = parser.parse_args()
-    home = args.home.expanduser().resolve()
-    os.environ.update(GNO_CONFIG_DIR=str(home / "config"), GNO_DATA_DIR=str(home / "data"),
-                      GNO_CACHE_DIR=str(home / "cache"), GNO_EMBED_MODEL=f"file:{MODEL}")  # fmt: skip
+    app = open_home(args.home.expanduser().resolve())
     from gno_contracts.models.query_input import QueryInput
 
     import gno.core.embedding_text as embedding_text
     import gno.core.fusion as fusion
     import gno.services.embed as embed
     import gno.services.query as query_module
-    from gno.app import App
     from gno.core.query_shape import QUESTION, query_shape
-    from gno.paths import resolve_paths
     from gno.services.stages import query_language
 
-    app = App(resolve_paths())
-    cached = CachedEmbedder(app.embedder())
-    app.embedder = lambda *_a, **_k: cached  # type: ignore[method-assign]
     store = app.store()
     original_rrf = query_module.rrf
     plain_text = embedding_text.query_text
