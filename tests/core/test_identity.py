@@ -3,7 +3,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gno.core.identity import (
+    _quoted_path,
     docid_for,
+    encode_path,
     index_identity,
     make_uri,
     normalize_collection_name,
@@ -24,6 +26,13 @@ def test_uri_round_trip(rel_path):
     parsed = parse_uri(uri)
     assert (parsed.collection, parsed.rel_path, parsed.index) == ("notes", rel_path, None)
     assert " " not in uri and "#" not in uri and "?" not in uri
+
+
+@given(st.one_of(rel_paths, st.text(alphabet="aZ09_.~!*'()/- %#?é\n", max_size=24)))
+def test_a_plain_path_skips_quoting_and_encodes_the_same(rel_path):
+    # The shortcut returns a path of unreserved characters as it is: exactly what quoting
+    # each segment gives, for every path (the alphabet mixes plain and quoted characters).
+    assert encode_path(rel_path) == _quoted_path.__wrapped__(rel_path)
 
 
 def test_uri_encoding_and_index_suffix():
