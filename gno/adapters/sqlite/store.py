@@ -280,7 +280,8 @@ class SqliteStore(
                     "SELECT count(*) FROM doc_links WHERE source_doc_id IN (SELECT id FROM documents WHERE active = 0)"
                 )
             )
-            for table in ("documents_fts", "outline_fts")[: 1 + self.outline_ready()]:
+            tables = ["documents_fts", "outline_fts"] if self.outline_ready() else ["documents_fts"]
+            for table in tables:
                 self.conn.executemany(
                     f"DELETE FROM {table} WHERE rowid = ?", [(i,) for i in inactive]
                 )
