@@ -192,8 +192,12 @@ def main() -> int:
         gc.collect()
         gc.freeze()
         rows += _reads(app, args.runs)
+        from gno.core.journal import encode_cursor
+
+        cursor = encode_cursor(max(0, app.store().journal_state().last_sequence - 1000))
         app.close()
         rows += _processes(max(3, args.runs // 10))
+        rows += _served(cursor, args.runs)
         rows += _hub(Path(work) / "hub", args.runs)
     width = max(len(r[0]) for r in rows)
     for name, value, target, ok in rows:
@@ -449,6 +453,83 @@ def _processes(runs: int) -> list[tuple[str, float, str, bool | None]]:
             (f"process: gno {name} (s)", value, target, None if peer is None else value < peer)
         )
     return out
+
+
+def _served(cursor: str, calls: int) -> list[tuple[str, float, str, bool | None]]:
+    """`changes` of 1,000 events as a client of the running servers sees it: GET
+    /api/changes of `gno serve`, and `gno_changes` on `gno mcp` over stdio (raw JSON-RPC
+    lines; the SDK client would add its own validation). Median and p90 of ``calls`` round
+    trips after five unmeasured ones; no target (the issue's is the handler's, above)."""
+    import http.client
+    import re
+    import subprocess
+
+    gno = str(Path(sys.executable).with_name("gno"))
+    out: list[tuple[str, float, str, bool | None]] = []
+    server = subprocess.Popen(
+        [gno, "serve", "--no-watch", "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        port = re.search(r"http://127\.0\.0\.1:(\d+)", server.stdout.readline())
+        assert port, "gno serve printed no URL"
+        conn = http.client.HTTPConnection("127.0.0.1", int(port.group(1)), timeout=60)
+
+        def get() -> None:
+            conn.request("GET", f"/api/changes?since={cursor}&limit=1000")
+            answer = conn.getresponse()
+            body = answer.read()
+            assert answer.status == 200 and len(json.loads(body)["changes"]) == 1000
+
+        out += _round_trips("changes, 1000 events, REST over HTTP", get, calls)
+    finally:
+        server.terminate()
+        server.wait(30)
+    mcp = subprocess.Popen([gno, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert mcp.stdin is not None and mcp.stdout is not None
+    ids = iter(range(1, 1_000_000))
+
+    def rpc(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        line = {"jsonrpc": "2.0", "id": next(ids), "method": method, "params": params}
+        mcp.stdin.write(json.dumps(line).encode() + b"\n")  # type: ignore[union-attr]
+        mcp.stdin.flush()  # type: ignore[union-attr]
+        return dict(json.loads(mcp.stdout.readline()))  # type: ignore[union-attr]
+
+    try:
+        client = {"name": "bench", "version": "1"}
+        rpc(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client},
+        )
+        mcp.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        arguments = {"since": cursor, "limit": 1000}
+
+        def call() -> None:
+            done = rpc("tools/call", {"name": "gno_changes", "arguments": arguments})
+            assert len(done["result"]["structuredContent"]["changes"]) == 1000
+
+        out += _round_trips("changes, 1000 events, MCP over stdio", call, calls)
+    finally:
+        mcp.stdin.close()
+        mcp.wait(30)
+    return out
+
+
+def _round_trips(
+    name: str, fn: Callable[[], None], calls: int
+) -> list[tuple[str, float, str, bool | None]]:
+    for _ in range(5):
+        fn()
+    times = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - started) * 1000)
+    times.sort()
+    return [
+        (f"{name}, median (ms)", statistics.median(times), "", None),
+        (f"{name}, p90 (ms)", times[int(0.9 * (len(times) - 1))], "", None),
+    ]
 
 
 if __name__ == "__main__":
