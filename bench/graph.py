@@ -110,14 +110,20 @@ def _index(base: Path, journal: bool) -> tuple[Any, float, int]:
     return app, seconds, size
 
 
-def _median_ms(fn: Callable[[], object], runs: int) -> float:
-    fn()
+def _times_ms(fn: Callable[[], object], runs: int, warm: int = 1) -> list[float]:
+    """Wall milliseconds of ``runs`` calls after ``warm`` unmeasured ones, sorted."""
+    for _ in range(warm):
+        fn()
     times = []
     for _ in range(runs):
         started = time.perf_counter()
         fn()
         times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+    return sorted(times)
+
+
+def _median_ms(fn: Callable[[], object], runs: int) -> float:
+    return statistics.median(_times_ms(fn, runs))
 
 
 def main() -> int:
@@ -518,14 +524,7 @@ def _served(cursor: str, calls: int) -> list[tuple[str, float, str, bool | None]
 def _round_trips(
     name: str, fn: Callable[[], None], calls: int
 ) -> list[tuple[str, float, str, bool | None]]:
-    for _ in range(5):
-        fn()
-    times = []
-    for _ in range(calls):
-        started = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - started) * 1000)
-    times.sort()
+    times = _times_ms(fn, calls, warm=5)
     return [
         (f"{name}, median (ms)", statistics.median(times), "", None),
         (f"{name}, p90 (ms)", times[int(0.9 * (len(times) - 1))], "", None),
