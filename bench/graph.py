@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import os
 import resource
@@ -493,7 +494,7 @@ def _served(cursor: str, calls: int) -> list[tuple[str, float, str, bool | None]
         server.wait(30)
     mcp = subprocess.Popen([gno, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert mcp.stdin is not None and mcp.stdout is not None
-    ids = iter(range(1, 1_000_000))
+    ids = itertools.count(1)
 
     def rpc(method: str, params: dict[str, Any]) -> dict[str, Any]:
         line = {"jsonrpc": "2.0", "id": next(ids), "method": method, "params": params}
