@@ -25,6 +25,8 @@ queries `languageWeights` sends to the vector list); `:all` applies them to ever
                             vector list, or merged into the vector list by best distance
   hub:ALPHA:K               exact cosine minus ALPHA x the chunk's mean cosine to its K nearest
   impl:WP_WT_WO             documents_fts with an outline column (body in the row), column weights
+  lsa:K                     latent semantic analysis of the active documents (log-tf × idf, top K
+                            singular vectors); its own list (session 14: lower on the tune half)
 Flags: `lex` gives the added list a lexical list's top-rank bonus; `any` applies the variant to
 every query. Variants join with `+`. The leg gno adopted (`outlineLeg`, session 12) is
 `fields:title_desc_head_path:w=1:lex:all`; bench/README.md, "Quality, session 12", has the figures.
@@ -231,6 +233,69 @@ def _merge_vector_lists(lists: list[Any], found: list[Any], pool: int) -> None:
             lists[i] = RankedList("vector", keys)
 
 
+class LatentSpace:
+    """Latent semantic analysis over the active documents: log-tf × idf, Porter-free words of
+    three letters or more, terms in 3 documents to half of them; the top K singular vectors of
+    the document-term matrix (eigenvectors of A·Aᵀ). Documents are U·S, a query is q·V."""
+
+    WORD = re.compile(r"[a-z][a-z0-9]{2,}")
+
+    def __init__(self, store: Any, k: int) -> None:
+        import numpy as np
+
+        from gno.core.fts import STOPWORDS
+
+        rows = list(store.conn.execute(
+            "SELECT d.mirror_hash, d.title, c.markdown FROM documents d JOIN content c "
+            "ON c.mirror_hash = d.mirror_hash WHERE d.active = 1"))  # fmt: skip
+        self.keys = [r[0] for r in rows]
+        counts = []
+        df: dict[str, int] = {}
+        for _, title, body in rows:
+            bag: dict[str, int] = {}
+            for w in self.WORD.findall(f"{title or ''} {body}".lower()):
+                if w not in STOPWORDS:
+                    bag[w] = bag.get(w, 0) + 1
+            counts.append(bag)
+            for w in bag:
+                df[w] = df.get(w, 0) + 1
+        n = len(rows)
+        vocab = sorted(w for w, d in df.items() if 3 <= d <= n // 2)
+        self.col = {w: i for i, w in enumerate(vocab)}
+        self.idf = np.log(n / np.array([df[w] for w in vocab], dtype=np.float32))
+        a = np.zeros((n, len(vocab)), dtype=np.float32)
+        for i, bag in enumerate(counts):
+            for w, c in bag.items():
+                j = self.col.get(w)
+                if j is not None:
+                    a[i, j] = 1 + np.log(c)
+        a *= self.idf
+        a /= np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-9)
+        vals, vecs = np.linalg.eigh(a @ a.T)
+        top = np.argsort(-vals)[:k]
+        s = np.sqrt(np.maximum(vals[top], 1e-12))
+        u = vecs[:, top]
+        self.v = (a.T @ u) / s  # terms × k
+        docs = u * s
+        self.docs = docs / np.maximum(np.linalg.norm(docs, axis=1, keepdims=True), 1e-9)
+
+    def ranked(self, text: str, depth: int) -> list[str]:
+        import numpy as np
+
+        q = np.zeros(len(self.col), dtype=np.float32)
+        for w in self.WORD.findall(text.lower()):
+            j = self.col.get(w)
+            if j is not None:
+                q[j] += 1
+        if not q.any():
+            return []
+        q = np.where(q > 0, 1 + np.log(np.maximum(q, 1)), 0) * self.idf
+        z = q @ self.v
+        z /= max(float(np.linalg.norm(z)), 1e-9)
+        order = np.argsort(-(self.docs @ z))[:depth]
+        return [self.keys[i] for i in order]
+
+
 def extra_lists(variant: str, app: Any, store: Any, text: str, lists: list[Any]) -> None:
     from gno.core.fts import STOPWORDS, parse_query
     from gno.core.fusion import RankedList
@@ -302,6 +367,11 @@ def extra_lists(variant: str, app: Any, store: Any, text: str, lists: list[Any])
         for i, existing in enumerate(lists):
             if existing.kind == "vector":
                 lists[i] = RankedList("vector", ranked)
+    elif name == "lsa":  # lsa:K — latent semantic analysis of the corpus (a list of its own)
+        k = int(args[0]) if args else 200
+        if ("lsa", k) not in STATE:
+            STATE["lsa", k] = LatentSpace(store, k)
+        lists.append(RankedList("x_lsa", STATE["lsa", k].ranked(text, pool)))
     elif name == "tokexp":
         if "tok" not in STATE:
             STATE["tok"] = TokenNeighbours(MODEL)
@@ -374,7 +444,7 @@ def main() -> None:
         variant = ":".join(
             p for p in parts if not p.startswith("w=") and p not in ("all", "lex", "any")
         )
-        for kind in ("x_fields", "x_clause", "x_subq", "x_tokexp"):
+        for kind in ("x_fields", "x_clause", "x_subq", "x_tokexp", "x_lsa"):
             fusion.WEIGHTS[kind] = weight
         scores: dict[str, float] = {}
         start = time.perf_counter()
