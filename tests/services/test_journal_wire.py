@@ -54,3 +54,21 @@ def test_rest_bytes_are_the_models_bytes(make_app) -> None:
     assert isinstance(sent, bytes)  # the lean path answered
     model = Changes.model_validate(payload)
     assert sent == model.model_dump_json(exclude_unset=True).encode()
+
+
+def test_no_surface_writes_into_a_page(make_app) -> None:
+    """Entries share their empty parts (core.journal): a surface that wrote into one would
+    change every entry of every later page in a long-lived server."""
+    from gno.core import journal as j
+    from gno.mcp.tools import call, tools
+    from gno.services.journal import changes
+
+    app = _every_kind(make_app)
+    before = json.dumps(changes_payload(app, ChangesInput(limit=1000)))
+    assert '"added": [], "removed": []' in before  # the page has shared empty parts
+    json_answer(BY_ID["changes"], changes_payload(app, ChangesInput(limit=1000)))
+    assert not call(app, tools("core")["gno_changes"], {"limit": 1000}).is_error
+    changes(app, ChangesInput(limit=1000))
+    assert j._EMPTY_PAIR == {"added": (), "removed": ()}
+    assert j._NO_DATES == {"added": (), "removed": (), "changed": ()}
+    assert json.dumps(changes_payload(app, ChangesInput(limit=1000))) == before
