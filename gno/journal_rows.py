@@ -34,7 +34,7 @@ class JournalRow(tuple[int, int, str, str, str]):
 
     @property
     def text(self) -> str:
-        """The stored form; a page unpacks its rows together (core.journal.wire_changes)."""
+        """The stored form; a page unpacks its rows together (core.journal_form.wire_changes)."""
         return self[4]
 
     @property
@@ -45,9 +45,9 @@ class JournalRow(tuple[int, int, str, str, str]):
 
     @property
     def entry(self) -> dict[str, Any]:
-        from gno.core import journal as j
+        from gno.core.journal_form import unpack_entry
 
-        return j.unpack_entry(self[4], self[3])
+        return unpack_entry(self[4], self[3])
 
 
 @dataclass(frozen=True)

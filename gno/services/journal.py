@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gno.app import App
 from gno.core import journal as j
 from gno.core.identity import parse_ref
+from gno.core.journal_form import wire_changes
 from gno.core.wire import Formed
 from gno.errors import DocumentNotFoundError
 from gno.journal_rows import JournalRow
@@ -53,7 +54,7 @@ def change_payload(row: JournalRow) -> dict[str, Any]:
 def change_payloads(rows: list[JournalRow]) -> Formed:
     """Entries in change@1.0's wire form, keys in schema order: ``Formed``, so REST sends
     a page as built (tests/services/test_journal_wire.py holds it to ``canonical``)."""
-    return Formed(j.wire_changes(rows))
+    return Formed(wire_changes(rows))
 
 
 def changes(app: App, inp: ChangesInput) -> Changes:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from gno.core import journal as j
 from gno.core.identity import make_uri
+from gno.core.journal_form import pack_entry, unpack_entry
 from gno.errors import ValidationError
 
 NOW = datetime(2026, 8, 1, 12, 0, tzinfo=UTC)
@@ -125,7 +126,7 @@ def test_stored_form_round_trips(previous, current, old, new) -> None:
     delta = j.structure_delta(
         j.Structure(old, old, new, {}), j.Structure(new, old, old, {"d": "x"})
     )
-    entry = j.unpack_entry(j.pack_entry(previous, current, delta), "notes")
+    entry = unpack_entry(pack_entry(previous, current, delta), "notes")
     assert _json(entry) == {"previous": previous, "current": current, "structureDelta": delta}
 
 
@@ -137,7 +138,7 @@ def test_stored_form_round_trips(previous, current, old, new) -> None:
 )
 def test_stored_form_keeps_edges_the_links_do_not_imply(links, edges) -> None:
     delta = j.structure_delta(j.EMPTY, j.Structure(frozenset(), links, edges, {}))
-    entry = j.unpack_entry(j.pack_entry(None, None, delta), "notes")
+    entry = unpack_entry(pack_entry(None, None, delta), "notes")
     assert _json(entry["structureDelta"]) == delta
 
 

@@ -57,9 +57,9 @@ def test_rest_bytes_are_the_models_bytes(make_app) -> None:
 
 
 def test_no_surface_writes_into_a_page(make_app) -> None:
-    """Entries share their empty parts (core.journal): a surface that wrote into one would
+    """Entries share their empty parts (core.journal_form): a surface that wrote into one would
     change every entry of every later page in a long-lived server."""
-    from gno.core import journal as j
+    from gno.core import journal_form
     from gno.mcp.tools import call, tools
     from gno.services.journal import changes
 
@@ -69,6 +69,6 @@ def test_no_surface_writes_into_a_page(make_app) -> None:
     json_answer(BY_ID["changes"], changes_payload(app, ChangesInput(limit=1000)))
     assert not call(app, tools("core")["gno_changes"], {"limit": 1000}).is_error
     changes(app, ChangesInput(limit=1000))
-    assert j._EMPTY_PAIR == {"added": (), "removed": ()}
-    assert j._NO_DATES == {"added": (), "removed": (), "changed": ()}
+    assert journal_form._EMPTY_PAIR == {"added": (), "removed": ()}
+    assert journal_form._NO_DATES == {"added": (), "removed": (), "changed": ()}
     assert json.dumps(changes_payload(app, ChangesInput(limit=1000))) == before

@@ -211,10 +211,11 @@ class DocumentJournal:
         previous_path: str | None = None,
     ) -> int:
         from gno.core import journal as j
+        from gno.core.journal_form import pack_entry
 
-        text = j.pack_entry(previous, current, delta)
+        text = pack_entry(previous, current, delta)
         if len(text) > MAX_ROW_BYTES:  # snapshots are small; only a pathological delta gets here
-            text = j.pack_entry(
+            text = pack_entry(
                 previous, current, j.structure_delta(j.EMPTY, j.EMPTY) | {"truncated": True}
             )
         size = len(text.encode())
