@@ -153,8 +153,11 @@ def test_cli_rename_while_the_server_syncs(tmp_path: Path) -> None:
         job = server.sync()
         h.wait_until(lambda: h.count_docs() > 0, "a first batch")
         change("collection_rename", CollectionRenameInput(oldName="notes", newName="docs"))
-        assert server.http.get(f"/api/jobs/{job}").json()["status"] == "running", "not mid-sync"
-        server.wait_job(job)
+        # Proof the rename landed mid-sync: the job stopped on it with files left to add. (The
+        # job's status right after the rename said nothing: the sync stops within a batch.)
+        (stopped,) = server.wait_job(job)["result"]["collections"]
+        assert [e["code"] for e in stopped["errors"]] == ["COLLECTION_CHANGED"], stopped
+        assert stopped["filesAdded"] < FILES, "not mid-sync"
         assert_no_ghosts({"docs"})
         final = server.wait_job(server.sync())
         assert final["status"] == "completed", final
