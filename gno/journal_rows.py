@@ -34,7 +34,7 @@ class JournalRow(tuple[int, int, str, str, str]):
 
     @property
     def text(self) -> str:
-        """The stored form; a page unpacks its rows together (core.journal_form.wire_changes)."""
+        """The stored form, which core.journal_form.wire_changes unpacks for a page."""
         return self[4]
 
     @property
