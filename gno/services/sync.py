@@ -197,6 +197,8 @@ def sync_collections(
             tallies.append(sync.tally)
             interrupted = True
             break
+        finally:
+            store.sync_finished()
     payload: dict[str, Any] = {
         "collections": [t.as_dict() for t in tallies],
         "totalDurationMs": round((time.perf_counter() - started) * 1000),

@@ -281,6 +281,33 @@ def test_the_hook_leaves_a_failed_write_unjournaled(make_app, monkeypatch) -> No
     _assert_state_counts_rows(app)
 
 
+def test_a_sync_lets_go_of_its_paths_however_it_ends(make_app, monkeypatch) -> None:
+    """A sync's paths and creates live as long as the sync: a server's open store would
+    otherwise keep a collection's every path until the next sync."""
+    app, root = make_app(FILES)
+    store = app.store()
+    seen = []
+    prior = journal_store.DocumentJournal.journal_prior
+
+    def spy(self, *args):  # each write asks for the row it replaces first
+        seen.append((self._journal_known, dict(self._journal_creates)))
+        return prior(self, *args)
+
+    monkeypatch.setattr(journal_store.DocumentJournal, "journal_prior", spy)
+    sync(app)
+    assert seen[-1][0] == ("notes", set()) and len(seen[-1][1]) == 2  # held while it ran
+    assert (store._journal_known, store._journal_creates) == (None, {})
+    (root / "d.md").write_text("# D\n")
+
+    def boom(self, *args) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(journal_store.DocumentJournal, "save_relations", boom)
+    assert sync(app).interrupted
+    assert seen[-1][0] == ("notes", {"a.md", "b.md", "c.md"})
+    assert (store._journal_known, store._journal_creates) == (None, {})
+
+
 def _assert_state_counts_rows(app) -> None:
     state = app.store().journal_state()
     rows = (
