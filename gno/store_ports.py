@@ -60,6 +60,10 @@ class IndexReads(Protocol):
 
     def active_paths(self, collection: str) -> list[DocRow]: ...
 
+    def document_paths(self, collection: str) -> list[tuple[int, str]]:
+        """(id, rel_path) of every row of the collection: inactive ones and records too."""
+        ...
+
     def first_converted(self, collection: str, limit: int) -> list[DocRow]:
         """The first ``limit`` active documents with a mirror, in ``active_paths`` order."""
         ...

@@ -283,9 +283,9 @@ def _rename(app: App, inp: CollectionRenameInput) -> CollectionChange:
             ctx.scope_key = f"{new_name}:"
         elif ctx.scope_type == "prefix" and ctx.scope_key.startswith(f"gno://{old_name}/"):
             ctx.scope_key = f"gno://{new_name}/" + ctx.scope_key[len(f"gno://{old_name}/") :]
-    uris = [
-        (state.id, make_uri(new_name, rel)) for rel, state in store.doc_states(old_name).items()
-    ]
+    # Every row's URI, records' and inactive documents' too (a sync's doc_states skips
+    # records: they kept gno://<old name>/… in the index, seen by graph, diff and sections).
+    uris = [(doc_id, make_uri(new_name, rel)) for doc_id, rel in store.document_paths(old_name)]
     store.rename_collection_rows(old_name, new_name, uris)
     app.save_config(config)
     return CollectionChange.model_validate(

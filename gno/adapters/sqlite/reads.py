@@ -187,6 +187,13 @@ class DocumentReads:
         )
         return [doc_row(r) for r in rows]
 
+    def document_paths(self, collection: str) -> list[tuple[int, str]]:
+        """(id, rel_path) of every row of the collection: inactive ones and records too."""
+        rows = self.conn.execute(
+            "SELECT id, rel_path FROM documents WHERE collection = ?", (collection,)
+        )
+        return [(r[0], r[1]) for r in rows]
+
     def first_converted(self, collection: str, limit: int) -> list[DocRow]:
         rows = self.conn.execute(
             f"SELECT {DOC_COLUMNS} FROM documents WHERE collection = ? AND active = 1 "

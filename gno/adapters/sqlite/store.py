@@ -257,6 +257,10 @@ class SqliteStore(
             self.conn.execute(
                 "UPDATE ingest_errors SET collection = ? WHERE collection = ?", (new, old)
             )
+            # The containers' states: without them the next sync reads every one again.
+            self.conn.execute(
+                "UPDATE record_containers SET collection = ? WHERE collection = ?", (new, old)
+            )
 
     def mark_synced(self, collection: str) -> None:
         self.conn.execute(
