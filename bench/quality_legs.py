@@ -25,6 +25,9 @@ queries `languageWeights` sends to the vector list); `:all` applies them to ever
                             vector list, or merged into the vector list by best distance
   hub:ALPHA:K               exact cosine minus ALPHA x the chunk's mean cosine to its K nearest
   impl:WP_WT_WO             documents_fts with an outline column (body in the row), column weights
+  passages:SIZE             any-term BM25 over passages (the index's chunks, or pieces of about
+                            SIZE characters of them), a document ranked by its best passage;
+                            its own list (session 15)
   lsa:K                     latent semantic analysis of the active documents (log-tf × idf, top K
                             singular vectors); its own list (session 14: lower on the tune half)
 Flags: `lex` gives the added list a lexical list's top-rank bonus; `any` applies the variant to
@@ -124,6 +127,40 @@ def impl_table(store: Any) -> Any:
         "INSERT INTO f (rowid, filepath, title, body, outline) VALUES (?,?,?,?,?)", out
     )
     return conn
+
+
+def passage_table(store: Any, size: int) -> Any:
+    """A scratch in-memory FTS5 table of passages (rowid = passage number; ``PASSAGE_DOC``
+    maps it to its document): the index's chunks, or pieces of about ``size`` characters of
+    them, cut at a blank line or a space."""
+    import apsw
+
+    from gno.core.fts import TOKENIZER, index_text
+
+    conn = apsw.Connection(":memory:")
+    conn.execute(f"CREATE VIRTUAL TABLE f USING fts5 (body, tokenize = '{TOKENIZER}')")
+    rows = store.conn.execute(
+        "SELECT d.id, c.markdown, k.pos, k.end_pos FROM documents d JOIN content c "
+        "ON c.mirror_hash = d.mirror_hash JOIN content_chunks k ON k.mirror_hash = d.mirror_hash "
+        "WHERE d.active = 1 ORDER BY d.id, k.seq"
+    )
+    out, owners = [], []
+    for doc_id, body, start, end in rows:
+        text = body[start:end]
+        pieces = [text]
+        if size:
+            pieces, rest = [], text
+            while len(rest) > size * 1.5:
+                cut = rest.rfind("\n\n", size // 2, size)
+                cut = cut if cut > 0 else max(rest.rfind(" ", size // 2, size), size)
+                pieces.append(rest[:cut])
+                rest = rest[cut:]
+            pieces.append(rest)
+        for piece in pieces:
+            owners.append(doc_id)
+            out.append((len(owners) - 1, index_text(piece)))
+    conn.executemany("INSERT INTO f (rowid, body) VALUES (?, ?)", out)
+    return conn, owners
 
 
 def _front(body: str) -> dict[str, str]:
@@ -323,6 +360,16 @@ def extra_lists(variant: str, app: Any, store: Any, text: str, lists: list[Any])
             ids = [r[0] for r in STATE["impl"].execute(
                 f"SELECT rowid, bm25(f, {weights}) AS s FROM f WHERE f MATCH ? ORDER BY s LIMIT ?",
                 (f"{{filepath title outline}} : {match}", pool))]  # fmt: skip
+            lists.append(RankedList("x_fields", mirrors_of(store, ids)))
+    elif name == "passages":  # passages:SIZE — BM25 over passages, a document by its best
+        size = int(args[0]) if args else 0
+        if ("passages", size) not in STATE:
+            STATE["passages", size] = passage_table(store, size)
+        table, owners = STATE["passages", size]
+        match = any_terms(text)
+        if match:
+            ids = list(dict.fromkeys(owners[r[0]] for r in table.execute(
+                "SELECT rowid FROM f WHERE f MATCH ? ORDER BY bm25(f) LIMIT ?", (match, pool * 4))))[:pool]  # fmt: skip
             lists.append(RankedList("x_fields", mirrors_of(store, ids)))
     elif name == "titlecol":
         match = any_terms(text)
