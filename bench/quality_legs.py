@@ -130,8 +130,8 @@ def impl_table(store: Any) -> Any:
 
 
 def passage_table(store: Any, size: int) -> Any:
-    """A scratch in-memory FTS5 table of passages (rowid = passage number; ``PASSAGE_DOC``
-    maps it to its document): the index's chunks, or pieces of about ``size`` characters of
+    """A scratch in-memory FTS5 table of passages and the document of each (rowid = its
+    index in that list): the index's chunks, or pieces of about ``size`` characters of
     them, cut at a blank line or a space."""
     import apsw
 
