@@ -55,7 +55,7 @@ class DocumentJournal:
         self._journal_creates = {}
         self._journal_known = (collection, known)
 
-    def journal_sync_finished(self) -> None:
+    def sync_finished(self) -> None:
         """The sync ended, however it ended: its paths and creates are let go. A server
         keeps its store open, and a collection's every path would otherwise stay in memory
         until the next sync, with a stale view of which paths have a row."""

@@ -50,9 +50,6 @@ class DocumentWrites(DocumentJournal):
         self.journal_sync_started(collection, set(states))  # every sync of a collection starts here
         return states
 
-    def sync_finished(self) -> None:
-        self.journal_sync_finished()
-
     def touch_document(self, doc_id: int, size: int, mtime_ns: int, inode: int | None) -> None:
         self.conn.execute(
             "UPDATE documents SET source_size = ?, source_mtime_ns = ?, source_inode = ? WHERE id = ?",
