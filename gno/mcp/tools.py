@@ -15,7 +15,6 @@ plain dicts, turned into SDK types by ``server.py``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -27,6 +26,7 @@ from gno.core.input_keys import known_arguments
 from gno.core.wire import Wire
 from gno.core.wire_values import unusable_value
 from gno.errors import GnoError
+from gno.render import json_text  # the CLI's --json text: large answers by orjson
 from gno.services.call import Call, bind
 from gno.services.wire import contract_schema
 
@@ -186,7 +186,7 @@ def _call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
                 if isinstance(receipt, BaseModel)
                 else receipt
             )
-            shown = json.dumps(payload, indent=2, ensure_ascii=False)
+            shown = json_text(payload)
         else:
             result = _answer(app, tool.op, inp)
             from gno.services.trace_surface import TRACED_OPERATIONS, mcp_meta, record_call
@@ -198,11 +198,7 @@ def _call(app: App, tool: Tool, arguments: dict[str, Any]) -> Outcome:
                 if isinstance(result, Wire)
                 else result.model_dump(mode="json", exclude_unset=True)
             )
-            shown = (
-                resolve(text)(arguments, result)
-                if text
-                else json.dumps(payload, indent=2, ensure_ascii=False)
-            )
+            shown = resolve(text)(arguments, result) if text else json_text(payload)
     except GnoError as exc:
         return failure(exc.code, exc.message)
     except Exception as exc:  # a bug must not kill the session: report it like the CLI does
