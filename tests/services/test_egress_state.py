@@ -9,11 +9,16 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import apsw
 import httpx
 import pytest
+import yaml
+from gno_contracts.models.collection_add_input import CollectionAddInput
+from gno_contracts.models.collection_remove_input import CollectionRemoveInput
+from gno_contracts.models.collection_rename_input import CollectionRenameInput
 from gno_contracts.models.context_input import ContextInput
 from gno_contracts.models.egress_audit_list_input import EgressAuditListInput
 from gno_contracts.models.egress_policy_set_input import EgressPolicySetInput
@@ -34,7 +39,8 @@ from gno.errors import (
 from gno.rest.egress_gate import EgressGate, McpEgressGate
 from gno.rows import now_iso
 from gno.services import egress
-from tests.conftest import search, sync
+from gno.services.collections import collection_add, collection_remove, collection_rename
+from tests.conftest import search, sync, write_tree
 
 
 @pytest.fixture
@@ -101,6 +107,67 @@ def test_lineage_follows_the_policy_in_results_and_capsules(app: App) -> None:
     assert dumped["egressLineage"]["sources"] == [
         {"collection": "notes", "policy": "lan", "source": "explicit"}
     ]
+
+
+def add_collection(app: App, name: str, files: dict[str, str]) -> Path:
+    root = Path(app.paths.db_path).parent.parent / f"src-{name}"
+    write_tree(root, files)
+    collection_add(app, CollectionAddInput(path=str(root), name=name))
+    return root
+
+
+def test_a_new_collection_under_a_removed_ones_name_starts_local_only(app: App) -> None:
+    set_policy(app, "remote", confirmRevision=0)
+    add_collection(app, "diary", {"d.md": "# Diary\n"})
+    set_policy(app, "lan", **confirmation("remote", 1, "lan"))  # a tightening, kept
+    egress.egress_policy_set(
+        app,
+        EgressPolicySetInput.model_validate(
+            {"collection": "diary", "policy": "remote", "confirmRevision": 0}
+        ),
+    )
+    epoch = app.store().egress_epoch()
+    collection_remove(app, CollectionRemoveInput(collection="notes"))
+    add_collection(app, "notes", {"private.md": "# Private\n\nzebra\n"})
+    state = egress.states(app, ["notes", "diary"])
+    assert [(s.policy, s.revision, s.source) for s in state] == [
+        ("local_only", 3, "legacy_default"),
+        ("remote", 1, "explicit"),  # a collection that stays keeps its policy
+    ]
+    assert app.store().egress_epoch() == epoch + 1
+    with pytest.raises(ConflictError):  # the old collection's confirmation is stale
+        set_policy(app, "remote", **confirmation("lan", 2, "remote"))
+
+
+def test_a_rename_to_a_removed_name_or_an_edit_of_index_yml_leaves_no_policy_behind(
+    app: App,
+) -> None:
+    set_policy(app, "remote", confirmRevision=0)
+    collection_rename(app, CollectionRenameInput(oldName="notes", newName="shared"))
+    assert egress.states(app, ["shared"])[0].policy == "local_only"
+    egress.egress_policy_set(
+        app,
+        EgressPolicySetInput.model_validate(
+            {"collection": "shared", "policy": "remote", "confirmRevision": 0}
+        ),
+    )
+    collection_rename(app, CollectionRenameInput(oldName="shared", newName="notes"))
+    assert egress.states(app, ["notes"])[0].policy == "local_only"  # not the old "notes" row
+    set_policy(app, "lan", confirmRevision=app.store().egress_policies()["notes"][1])
+    # index.yml edited by hand: the collection goes, then comes back over another folder
+    text = app.paths.config_file.read_text()
+    config = yaml.safe_load(text)
+    kept = config["collections"]
+    app.paths.config_file.write_text(yaml.safe_dump({**config, "collections": []}))
+    app.refresh_config()
+    app.paths.config_file.write_text(yaml.safe_dump({**config, "collections": kept}))
+    app.refresh_config()
+    assert egress.states(app, ["notes"])[0].policy == "local_only"
+    rows = app.store().egress_policies()
+    assert {name: row[0] for name, row in rows.items()} == {
+        "notes": "local_only",
+        "shared": "local_only",
+    }
 
 
 def receipt(n: int) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
@@ -220,6 +220,25 @@ class EgressStore:
             )
             self.conn.execute("UPDATE egress_epoch SET epoch = epoch + 1 WHERE id = 1")
             return True
+
+    def reset_egress_policies(self, names: Iterable[str]) -> int:
+        """Back to ``local_only`` (source ``legacy_default``, revision + 1, epoch + 1) for
+        each of these names holding anything else: a name that leaves the configuration, or
+        comes into it, must not hand its old policy to the next collection called so (a
+        new folder would otherwise inherit another's ``remote``). How many were reset."""
+        with self.write():
+            reset = 0
+            for name in names:
+                self.conn.execute(
+                    "UPDATE egress_policies SET policy = 'local_only', "
+                    "source = 'legacy_default', revision = revision + 1, updated_at = ? "
+                    "WHERE collection = ? AND (policy, source) != ('local_only', 'legacy_default')",
+                    (now_iso(), name),
+                )
+                reset += self.conn.changes()
+            if reset:
+                self.conn.execute("UPDATE egress_epoch SET epoch = epoch + 1 WHERE id = 1")
+            return reset
 
     @property
     def egress_audit_log(self) -> AuditLog:

@@ -195,6 +195,7 @@ class SqliteStore(
         contexts: Iterable[tuple[str, str, str]],
         stamp: str,
     ) -> None:
+        collections = list(collections)
         with self.write():
             existing = {
                 row[0]: row[1]
@@ -220,6 +221,10 @@ class SqliteStore(
             )
             self.conn.execute("DELETE FROM contexts")
             self.conn.executemany("INSERT OR IGNORE INTO contexts VALUES (?, ?, ?)", list(contexts))
+            # A policy belongs to the collection, not to its name (spec/egress.md): names
+            # that left (removed, renamed away, edited out) or arrived start local_only.
+            names = {c["name"] for c in collections}
+            self.reset_egress_policies(sorted(names.symmetric_difference(existing)))
             self.set_meta("config_stamp", stamp)
 
     def collections(self) -> list[dict[str, Any]]:
