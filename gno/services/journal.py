@@ -28,23 +28,26 @@ if TYPE_CHECKING:  # the CLI's lean path reads the wire form: no model on `gno c
     from gno_contracts.models.diff_input import DiffInput
     from gno_contracts.models.document_diff import DocumentDiff
 
-# A journal entry never changes once written and its sequence is never reused, so the
-# validated model of an entry can be kept: the handler (the SDK in process; the CLI, REST
-# and MCP answer from the wire form) validates each entry once.
+# A journal entry's text never changes once written and its sequence is never reused, so
+# the validated model of an entry can be kept: the handler (the SDK in process; the CLI,
+# REST and MCP answer from the wire form) validates each entry once. Only its collection
+# can change (a collection rename), so that is part of the key.
 MODEL_CACHE = 1024  # entries per open store: one full page (a few MB at most)
-_models: weakref.WeakKeyDictionary[Store, OrderedDict[int, Change]] = weakref.WeakKeyDictionary()
+_models: weakref.WeakKeyDictionary[Store, OrderedDict[tuple[int, str], Change]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _change_models(store: Store, rows: list[JournalRow]) -> list[Change]:
     from gno_contracts.models.changes import Change
 
     cache = _models.setdefault(store, OrderedDict())
-    missing = [row for row in rows if row.sequence not in cache]
+    missing = [row for row in rows if (row.sequence, row.collection) not in cache]
     for row, payload in zip(missing, change_payloads(missing), strict=True):
-        cache[row.sequence] = Change.model_validate(payload)
+        cache[row.sequence, row.collection] = Change.model_validate(payload)
         if len(cache) > MODEL_CACHE:
             cache.popitem(last=False)
-    return [cache[row.sequence] for row in rows]
+    return [cache[row.sequence, row.collection] for row in rows]
 
 
 def change_payload(row: JournalRow) -> dict[str, Any]:

@@ -1,15 +1,20 @@
 """Renaming a collection moves every row of it to the new name: the stored URI of each
 document (records and inactive documents too), which graph nodes, diff, sections and
-resource headers read, and the record containers' states, without which the next sync
-imports every container again."""
+resource headers read, the record containers' states, without which the next sync
+imports every container again, and the journal's entries, which `changes` and `diff` read
+under the collection's name."""
 
 from __future__ import annotations
 
+import pytest
+from gno_contracts.models.changes_input import ChangesInput
 from gno_contracts.models.collection_rename_input import CollectionRenameInput
 from gno_contracts.models.diff_input import DiffInput
 
+from gno.core.journal import encode_cursor
+from gno.errors import NotFoundError
 from gno.services.collections import collection_rename
-from gno.services.journal import diff
+from gno.services.journal import changes, changes_payload, diff
 from tests.conftest import search, sync
 from tests.records_corpus import message, write_mbox
 
@@ -44,3 +49,34 @@ def test_a_sync_after_the_rename_keeps_the_records_it_has(make_app) -> None:
     assert [h.uri for h in search(app, "zeppelin").results] == [
         f"gno://renamed/{rel}" for _, rel in before if rel.startswith(".gno/records/")
     ]
+
+
+def test_the_journal_follows_the_collection_to_its_new_name(make_app) -> None:
+    app, root = make_app({"a.md": "# A\n\nalpha\n", "b.md": "# B\n\nbeta\n"})
+    sync(app)
+    (root / "a.md").write_text("# A\n\n## Added\n\nalpha\n")
+    (root / "b.md").rename(root / "moved.md")
+    sync(app)
+    every = ChangesInput(since=encode_cursor(0), limit=100)
+    before = changes(app, every).changes  # the SDK's models, kept per entry
+    assert sorted(c.kind.value for c in before) == ["create", "create", "rename", "update"]
+    collection_rename(app, CollectionRenameInput(oldName="notes", newName="renamed"))
+    after = changes(app, every.model_copy(update={"collection": "renamed"})).changes
+    assert [c.id for c in after] == [c.id for c in before]
+    assert {c.collection for c in after} == {"renamed"}
+    assert all(
+        snap.uri == f"gno://renamed/{snap.relPath}"
+        for c in after
+        for snap in (c.previous, c.current)
+        if snap is not None
+    )
+    assert changes_payload(app, every)["changes"][0]["collection"] == "renamed"
+    edited = diff(app, DiffInput(ref="gno://renamed/a.md"))
+    assert edited.history.status.value == "available"
+    assert edited.change is not None and [
+        h.root for h in edited.change.structureDelta.headings.added
+    ] == ["## Added"]
+    moved = diff(app, DiffInput(ref="gno://renamed/moved.md"))
+    assert moved.change is not None and moved.change.kind.value == "rename"
+    with pytest.raises(NotFoundError):
+        changes(app, every.model_copy(update={"collection": "notes"}))

@@ -15,6 +15,7 @@ past the table's AUTOINCREMENT high-water mark, so numbers are still never reuse
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -299,6 +300,29 @@ class DocumentJournal:
             (pending[2], pending[0], pending[1]),
         ).fetchall()
         self._retain(int(time.time() * 1000), JournalState(*(int(str(v)) for v in state[0])))
+
+    def rename_journal_collection(self, old: str, new: str) -> None:
+        """Move the collection's retained entries to its new name (a collection rename):
+        their URIs, ``changes --collection`` and ``diff`` then follow the collection. The
+        stored text names no collection; only the column and the path keys (hashes of
+        collection and path) change. Call inside the rename's write transaction."""
+        from gno.core import journal as j
+
+        moved = []
+        for sequence, previous_key, text in self.conn.execute(
+            "SELECT sequence, previous_key, entry_json FROM document_changes WHERE collection = ?",
+            (old,),
+        ):
+            packed = json.loads(text)
+            snap = packed["c"] or packed["p"] or [""]
+            # previous_key is set for a moved document only: the previous snapshot's path
+            previous = j.path_key(new, packed["p"][0]) if previous_key is not None else None
+            moved.append((new, j.path_key(new, snap[0]), previous, sequence))
+        self.conn.executemany(
+            "UPDATE document_changes SET collection = ?, path_key = ?, previous_key = ? "
+            "WHERE sequence = ?",
+            moved,
+        )
 
     def _journal_rolled_back(self) -> None:
         self._journal_pending = self._journal_batch = None

@@ -266,6 +266,7 @@ class SqliteStore(
             self.conn.execute(
                 "UPDATE record_containers SET collection = ? WHERE collection = ?", (new, old)
             )
+            self.rename_journal_collection(old, new)
 
     def mark_synced(self, collection: str) -> None:
         self.conn.execute(
