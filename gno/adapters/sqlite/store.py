@@ -225,7 +225,26 @@ class SqliteStore(
             # that left (removed, renamed away, edited out) or arrived start local_only.
             names = {c["name"] for c in collections}
             self.reset_egress_policies(sorted(names.symmetric_difference(existing)))
+            # Likewise its documents: a removed collection's inactive rows must not become
+            # the next one's (reactivated with their user tags, journaled as updates).
+            self.drop_collection_leftovers(sorted(names - existing.keys()))
             self.set_meta("config_stamp", stamp)
+
+    def drop_collection_leftovers(self, names: Sequence[str]) -> None:
+        """Delete what is left under names no collection holds (a removed collection's
+        documents, with their tags, links and records, and its container states); content
+        no document uses any more goes with `gno cleanup`."""
+        with self.write():
+            for name in names:
+                ids = [
+                    r[0]
+                    for r in self.conn.execute(
+                        "SELECT id FROM documents WHERE collection = ?", (name,)
+                    )
+                ]
+                self._drop_fts(ids)
+                self.conn.execute("DELETE FROM documents WHERE collection = ?", (name,))
+                self.conn.execute("DELETE FROM record_containers WHERE collection = ?", (name,))
 
     def collections(self) -> list[dict[str, Any]]:
         rows = self.conn.execute(
@@ -253,6 +272,10 @@ class SqliteStore(
 
     def rename_collection_rows(self, old: str, new: str, uris: Sequence[tuple[int, str]]) -> None:
         with self.write():
+            # The collection's own row too, so the config mirror that follows sees a rename,
+            # not a new name whose leftovers it drops; the policy starts over (spec/egress.md).
+            self.conn.execute("UPDATE collections SET name = ? WHERE name = ?", (new, old))
+            self.reset_egress_policies([old, new])
             self.conn.execute(
                 "UPDATE documents SET collection = ? WHERE collection = ?", (new, old)
             )
