@@ -276,6 +276,8 @@ class SqliteStore(
             # not a new name whose leftovers it drops; the policy starts over (spec/egress.md).
             self.conn.execute("UPDATE collections SET name = ? WHERE name = ?", (new, old))
             self.reset_egress_policies([old, new])
+            # A removed collection of the new name left rows: they would collide on its paths.
+            self.drop_collection_leftovers([new])
             self.conn.execute(
                 "UPDATE documents SET collection = ? WHERE collection = ?", (new, old)
             )
