@@ -269,6 +269,10 @@ def apply_plan(app: App, req: _Request, digest: str) -> dict[str, Any]:
             return _apply_result(plan, "failed_rolled_back", fs, "not_attempted", **extra)
         del journal_id
         if _converge(app, touched):
+            src = built.source.doc
+            moved = store.document_by_path(src.collection, built.target_rel)
+            if moved is not None:  # index-only tags live on the row, not in the file
+                store.move_user_tags(src.id, moved.id)
             return _apply_result(plan, "applied", "committed", "converged")
         return _apply_result(
             plan, "applied_with_sync_pending", "committed", "pending",

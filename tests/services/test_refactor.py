@@ -311,3 +311,25 @@ def test_apply_without_every_confirmation_field_changes_nothing(make_app) -> Non
         with pytest.raises(ValidationError):
             rename_note(app, RenameNoteInput.model_validate(fields))
         assert _files(root) == before
+
+
+def test_index_only_tags_follow_a_renamed_or_moved_file(make_app) -> None:
+    """A file that is not Markdown keeps its tags in the index only: they go with it, and
+    a later file at its old path does not take them over."""
+    from gno_contracts.models.tag_edit_input import TagEditInput
+
+    from gno.services import tag_writes
+
+    app, root = make_app({"data.txt": "salary list\n", "n.md": "See [data](data.txt).\n"})
+    sync(app)
+    tag_writes.add(app, TagEditInput(ref="notes/data.txt", tag="confidential"))
+    plan = preview(app, ref="notes/data.txt", name="salaries.txt")
+    assert apply(app, plan, ref="notes/data.txt", name="salaries.txt")["status"] == "applied"
+    plan = preview(app, ref="notes/salaries.txt", folderPath="hr")
+    assert apply(app, plan, ref="notes/salaries.txt", folderPath="hr")["status"] == "applied"
+    assert [h.uri for h in search(app, "salary", tagsAny=["confidential"]).results] == [
+        "gno://notes/hr/salaries.txt"
+    ]
+    (root / "data.txt").write_text("lunch menu\n")
+    sync(app)
+    assert not search(app, "lunch", tagsAny=["confidential"]).results

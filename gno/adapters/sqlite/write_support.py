@@ -57,6 +57,19 @@ class WriteSupport:
                 )
             return bool(self.conn.changes())
 
+    def move_user_tags(self, from_id: int, to_id: int) -> None:
+        """A document's index-only tags onto the row its file became (gno's rename or
+        move): left on the old row, a later file at the old path would take them over."""
+        with self.write():
+            self.conn.execute(
+                "INSERT OR IGNORE INTO doc_tags (document_id, tag, source) "
+                "SELECT ?, tag, 'user' FROM doc_tags WHERE document_id = ? AND source = 'user'",
+                (to_id, from_id),
+            )
+            self.conn.execute(
+                "DELETE FROM doc_tags WHERE document_id = ? AND source = 'user'", (from_id,)
+            )
+
     def suggest_documents(self, text: str, collection: str | None, limit: int) -> list[DocRow]:
         """Active documents whose title or path contains ``text`` (prefix matches first)."""
         where = "active = 1 AND (title LIKE ?1 ESCAPE '\\' OR rel_path LIKE ?1 ESCAPE '\\')"
