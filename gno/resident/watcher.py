@@ -185,6 +185,9 @@ class Watcher:
                 for name in [n for n in table if n not in wanted]:
                     del table[name]
             self._catch_up &= set(wanted)
+            # A removed name is forgotten: a collection added under it later is a new one,
+            # owed its whole pass like any other.
+            self._known &= set(wanted)
             for name, collection in wanted.items():
                 if name not in self._known:
                     self._known.add(name)

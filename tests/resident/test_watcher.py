@@ -128,6 +128,23 @@ def test_collections_added_to_and_removed_from_the_config_are_followed(
     assert watcher.state()["activeCollections"] == ["second"]
 
 
+def test_a_collection_added_under_a_removed_ones_name_gets_its_catch_up_pass(
+    tmp_path: Path, started: Callable[..., tuple[Watcher, Recorder]]
+) -> None:
+    first, other = tmp_path / "first", tmp_path / "other"
+    first.mkdir()
+    other.mkdir()
+    write_config(Collection("notes", str(first)))
+    watcher, recorder = started()
+    write_config()
+    watcher.poke()
+    wait_for(lambda: watcher.state()["expectedCollections"] == [], "notes removed")
+    write_config(Collection("notes", str(other)))  # another folder, the same name
+    watcher.poke()
+    wait_for(lambda: watcher.state()["activeCollections"] == ["notes"], "the new notes")
+    wait_for(lambda: ("notes", None) in recorder.seen(), "the new collection's catch-up sync")
+
+
 def test_a_root_moved_away_stops_being_watched_and_comes_back(
     tmp_path: Path, started: Callable[..., tuple[Watcher, Recorder]]
 ) -> None:
