@@ -23,7 +23,7 @@ from gno_contracts.models.context_verify_input import ContextVerifyInput
 
 from gno.app import App
 from gno.core.capsule import sha256_text, verify_identity
-from gno.core.identity import parse_uri
+from gno.core.identity import index_identity, parse_uri
 from gno.errors import (
     ContextInputError,
     GnoError,
@@ -79,8 +79,16 @@ def check_capsule(app: App, capsule: dict[str, Any]) -> None:
         raise ContextInputError(CATALOG["invalid_input"])
     if not verify_identity(capsule):
         raise IdentityMismatchError(CATALOG["identity_mismatch"], details={"reason": "capsuleId"})
-    if capsule["scope"]["indexName"] != app.paths.index_name:
+    if not _same_index(capsule["scope"]["indexName"], app.paths.index_identity):
         raise IdentityMismatchError(CATALOG["identity_mismatch"], details={"reason": "index"})
+
+
+def _same_index(name: str, identity: str) -> bool:
+    """Index names fold case (one file for `Work` and `work`): compared by identity."""
+    try:
+        return index_identity(name) == identity
+    except ValidationError:
+        return False
 
 
 def _content(store: Any, ev: dict[str, Any]) -> dict[str, Any]:

@@ -101,6 +101,26 @@ def test_forged_capsule_id_is_identity_mismatch(indexed) -> None:
         verify_capsule(app, forged)
 
 
+def test_an_index_is_its_own_whatever_the_case_of_its_name(indexed) -> None:
+    """`--index Work` and `--index work` are one index (one file, names fold case): a
+    Capsule of one spelling verifies under the other; another index is still refused."""
+    from dataclasses import replace
+
+    from gno.app import App
+
+    app, _ = indexed
+    capsule = compile_capsule(app, _ctx(goal="tail sampling", budgetTokens=12000))
+    spelled = App(replace(app.paths, index_name=app.paths.index_name.upper()))
+    try:
+        assert spelled.paths.db_path == app.paths.db_path
+        assert verify_capsule(spelled, capsule)["contentStatus"] == "unchanged"
+        other = App(replace(app.paths, index_name="other"))
+        with pytest.raises(IdentityMismatchError):
+            verify_capsule(other, capsule)
+    finally:
+        spelled.close()
+
+
 def test_index_changed_during_compile(indexed, monkeypatch: pytest.MonkeyPatch) -> None:
     """Another connection commits a changed document between retrieval and the end."""
     from gno.app import App
