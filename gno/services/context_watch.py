@@ -2,7 +2,7 @@
 
 A registration keeps one verified-at-registration Capsule (checked like ``context
 verify``: well-formed, its own identity, this index) with an optional question, label
-and ``notify`` flag. They live in ``{data}/capsule-watches-<index>.json``, rewritten
+and ``notify`` flag. They live in ``{data}/capsule-watches-<index identity>.json``, rewritten
 atomically (temporary file, then rename) under a ``flock``, so the CLI and a running
 server never lose each other's changes. Under ``gno serve`` / ``gno daemon`` a finished
 sync that changed a document one of the Capsules cites re-verifies that registration and
@@ -40,17 +40,28 @@ PUBLIC = ("registrationId", "capsuleId", "label", "question", "notify", "created
           "lastReverifiedAt", "lastContentStatus", "lastFingerprintStatus")  # fmt: skip
 
 
+def _file(app: App) -> Path:
+    """Named by the index's identity, as the index file is: `--index Work` and `--index
+    work` are one index, so either spelling (a server's, the CLI's) sees one list."""
+    return app.paths.data_dir / f"capsule-watches-{app.paths.index_identity}.json"
+
+
 def _path(app: App) -> Path:
-    return app.paths.data_dir / f"capsule-watches-{app.paths.index_name}.json"
+    """The file to read: one named by the spelling (as gno wrote them before) until the
+    first change writes the identity's."""
+    path = _file(app)
+    legacy = app.paths.data_dir / f"capsule-watches-{app.paths.index_name}.json"
+    return legacy if not path.exists() and legacy.exists() else path
 
 
 @contextmanager
 def _locked(app: App) -> Iterator[list[dict[str, Any]]]:
     """The registrations, to read or change; written back atomically when changed."""
-    path = _path(app)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "a+") as lock:
+    target = _file(app)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.with_suffix(".lock"), "a+") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        path = _path(app)
         try:
             items = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
         except (OSError, ValueError):
@@ -58,11 +69,11 @@ def _locked(app: App) -> Iterator[list[dict[str, Any]]]:
         before = json.dumps(items, sort_keys=True)
         yield items
         if json.dumps(items, sort_keys=True) != before:
-            fd, tmp = tempfile.mkstemp(prefix=".capsule-watches.", dir=path.parent)
+            fd, tmp = tempfile.mkstemp(prefix=".capsule-watches.", dir=target.parent)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
                     json.dump(items, handle, ensure_ascii=False)
-                os.replace(tmp, path)
+                os.replace(tmp, target)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise

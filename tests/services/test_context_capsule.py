@@ -121,6 +121,34 @@ def test_an_index_is_its_own_whatever_the_case_of_its_name(indexed) -> None:
         spelled.close()
 
 
+def test_watched_capsules_are_one_list_whatever_the_case_of_the_index_name(indexed) -> None:
+    from dataclasses import replace
+
+    from gno_contracts.models.context_watch_input import ContextWatchInput
+    from gno_contracts.models.context_watches_input import ContextWatchesInput
+
+    from gno.app import App
+    from gno.services import context_watch
+
+    app, _ = indexed
+    capsule = compile_capsule(app, _ctx(goal="tail sampling", budgetTokens=12000))
+    spelled = App(replace(app.paths, index_name="Default"))
+    try:
+        done = context_watch.watch(spelled, ContextWatchInput(capsule=capsule, label="w"))
+        listed = context_watch.watches(app, ContextWatchesInput()).registrations
+        assert [r.registrationId for r in listed] == [done.registration.registrationId]
+        uri = capsule["evidence"][0]["uri"]
+        [event] = context_watch.capsule_reverified_events(app, {uri}, "job-1")
+        assert event["registrationId"] == done.registration.registrationId
+        # a list an earlier gno kept under the spelling is still read
+        data = app.paths.data_dir
+        (data / "capsule-watches-default.json").rename(data / "capsule-watches-Default.json")
+        again = context_watch.watches(spelled, ContextWatchesInput()).registrations
+        assert [r.registrationId for r in again] == [done.registration.registrationId]
+    finally:
+        spelled.close()
+
+
 def test_index_changed_during_compile(indexed, monkeypatch: pytest.MonkeyPatch) -> None:
     """Another connection commits a changed document between retrieval and the end."""
     from gno.app import App
