@@ -78,9 +78,11 @@ def field_table(store: Any, cols: list[str]) -> Any:
         "ON c.mirror_hash = d.mirror_hash WHERE d.active = 1"
     )
     out = []
+    anchors = anchor_texts(store) if "anchor" in cols else {}
     for doc_id, path, title, body in rows:
         fm, heads = _front(body), _headings(body)
         values = {
+            "anchor": " ; ".join(anchors.get(doc_id, ())),
             "title": " ".join(x for x in (title, fm.get("linkTitle")) if x),
             "desc": fm.get("description", ""),
             "head": " ; ".join(heads),
@@ -92,6 +94,24 @@ def field_table(store: Any, cols: list[str]) -> Any:
     marks = ",".join("?" * (len(cols) + 1))
     conn.executemany(f"INSERT INTO f (rowid, {', '.join(cols)}) VALUES ({marks})", out)
     return conn
+
+
+def anchor_texts(store: Any) -> dict[int, list[str]]:
+    """Each document's inbound link texts (resolved as the graph resolves them), without
+    repeats and without the ones that only repeat its title."""
+    proj = store.projection()
+    target_of = {ref: target for target, refs in proj.link_refs.items() for ref in refs}
+    found: dict[int, dict[str, None]] = {}
+    for row in store.link_rows(sorted(proj.docs)):
+        key = (row.source_doc_id, row.link_type, row.target_ref_norm, row.resolve_collection)
+        target = target_of.get(key)
+        text = (row.link_text or "").strip()
+        if target is None or target == row.source_doc_id or not text:
+            continue
+        if text.lower() == (proj.docs[target].title or "").lower():
+            continue
+        found.setdefault(target, {})[text] = None
+    return {doc: list(texts) for doc, texts in found.items()}
 
 
 def impl_table(store: Any) -> Any:

@@ -271,7 +271,8 @@ def apply_plan(app: App, req: _Request, digest: str) -> dict[str, Any]:
         if _converge(app, touched):
             src = built.source.doc
             moved = store.document_by_path(src.collection, built.target_rel)
-            if moved is not None:  # index-only tags live on the row, not in the file
+            # index-only tags live on the row, not in the file (a kept row keeps its own)
+            if moved is not None and moved.id != src.id:
                 store.move_user_tags(src.id, moved.id)
             return _apply_result(plan, "applied", "committed", "converged")
         return _apply_result(
