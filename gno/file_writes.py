@@ -49,7 +49,7 @@ def write_atomic(path: Path, data: bytes, *, exclusive: bool = False, mode: int 
         )
     if path.exists() and not path.is_file():
         raise InvalidPathError(f"Cannot write to {path.name!r}: it exists and is not a file")
-    tmp = path.with_name(f"{TEMP_PREFIX}{secrets.token_hex(6)}-{path.name}"[:255])
+    tmp = path.with_name(temp_name(path.name))
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
         with os.fdopen(fd, "wb") as handle:
@@ -71,6 +71,14 @@ def write_atomic(path: Path, data: bytes, *, exclusive: bool = False, mode: int 
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+def temp_name(name: str) -> str:
+    """A fresh temporary name beside ``name``, at most 255 *bytes* (the file system's
+    limit): a long multibyte name would otherwise push it over and fail the write."""
+    prefix = f"{TEMP_PREFIX}{secrets.token_hex(6)}-"
+    room = 255 - len(prefix)
+    return prefix + name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
 
 
 def make_parents(root: Path, path: Path) -> None:

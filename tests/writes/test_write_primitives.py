@@ -98,6 +98,23 @@ def test_write_atomic_replaces_and_leaves_no_temp(tmp_path: Path) -> None:
     assert not [p for p in target.parent.iterdir() if p.name.startswith(TEMP_PREFIX)]
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["日" * 83 + ".md", "é" * 126 + ".md", "a" * 252 + ".md"],
+    ids=["cjk", "accents", "ascii"],
+)
+def test_a_name_of_up_to_255_bytes_is_written_whatever_its_characters(
+    tmp_path: Path, name: str
+) -> None:
+    # The temporary name beside it must fit in 255 bytes too, not 255 characters.
+    assert len(name.encode()) <= 255
+    target = resolve_inside(tmp_path, name)
+    write_atomic(target, b"one", exclusive=True)
+    write_atomic(target, b"two")
+    assert target.read_bytes() == b"two"
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
 def test_oversized_content_is_refused_not_cut(tmp_path: Path) -> None:
     target = tmp_path / "big.md"
     with pytest.raises(InvalidPathError):
