@@ -20,9 +20,18 @@ import secrets
 from pathlib import Path
 
 from gno.core.write_paths import check_rel_path
-from gno.errors import DiskFullError, DuplicateError, InvalidPathError
+from gno.errors import (
+    DiskFullError,
+    DuplicateError,
+    FileMissingError,
+    GnoError,
+    InvalidPathError,
+    ValidationError,
+)
+from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 
 MAX_WRITE_BYTES = 10 * 1024 * 1024  # a note, not a dataset; larger content is refused, never cut
+MAX_READ_BYTES = 100 * 1024 * 1024  # the largest file a sync indexes (sync_apply.MAX_FILE_BYTES)
 TEMP_PREFIX = ".gno-tmp-"  # the walker skips dot files, so a leftover is never indexed
 
 
@@ -39,6 +48,23 @@ def resolve_inside(root: Path, rel: str) -> Path:
     if target.is_symlink():
         raise InvalidPathError(f"Cannot write to {rel!r}: the target is a symbolic link")
     return target
+
+
+def read_existing(path: os.PathLike[str] | str, max_bytes: int = MAX_READ_BYTES) -> bytes:
+    """The bytes of the file a write starts from. A named pipe or device put where the
+    note was must not block the writer (which holds the lease), nor a huge file fill
+    memory: the read is non-blocking and bounded (``gno.ingest.reading``)."""
+    name = os.path.basename(path)
+    try:
+        return read_regular(os.fspath(path), max_bytes)
+    except FileNotFoundError:
+        raise FileMissingError("The document's file is gone from disk; run gno update") from None
+    except NotRegularFile as exc:
+        raise InvalidPathError(f"Cannot use {name!r}: {exc}") from None
+    except FileTooLarge as exc:
+        raise ValidationError(f"Cannot use {name!r}: {exc}") from None
+    except OSError as exc:
+        raise GnoError(f"Cannot read {name!r}: {exc.strerror or type(exc).__name__}") from None
 
 
 def write_atomic(path: Path, data: bytes, *, exclusive: bool = False, mode: int = 0o644) -> None:

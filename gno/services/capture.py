@@ -30,7 +30,8 @@ from gno.core.note_files import (
 )
 from gno.core.note_presets import preset
 from gno.core.write_paths import check_segment
-from gno.errors import DuplicateError, ValidationError
+from gno.errors import DuplicateError, FileMissingError, ValidationError
+from gno.file_writes import read_existing
 from gno.index_lock import write_lease
 from gno.services.note_writer import (
     Target,
@@ -124,8 +125,8 @@ def _planned(app: App, inp: CaptureInput, body_hash: str) -> tuple[Target, str]:
 
 def _existing_source(t: Target) -> dict[str, Any] | None:
     try:
-        text = t.path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_existing(t.path).decode("utf-8", errors="replace")
+    except FileMissingError:
         return None
     value = parse_frontmatter(text).data.get("source")
     if not isinstance(value, dict) or not isinstance(value.get("kind"), str):

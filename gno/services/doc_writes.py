@@ -32,7 +32,7 @@ from gno.errors import (
     ReadOnlyError,
     ValidationError,
 )
-from gno.file_writes import make_parents, resolve_inside, write_atomic
+from gno.file_writes import make_parents, read_existing, resolve_inside, write_atomic
 from gno.index_lock import index_guard, write_lease
 from gno.rows import DocRow, iso_from_ns
 from gno.services.capture import frontmatter_of, note_body
@@ -141,8 +141,8 @@ def create(app: App, inp: DocCreateInput) -> DocCreated:
 
 
 def file_state(path: os.PathLike[str] | str) -> tuple[bytes, str, str]:
+    data = read_existing(path)
     try:
-        data = open(path, "rb").read()  # noqa: SIM115 - read at once, closed by refcount
         st = os.stat(path)
     except FileNotFoundError:
         raise FileMissingError("The document's file is gone from disk; run gno update") from None

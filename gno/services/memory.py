@@ -44,12 +44,13 @@ from gno.core.fts import parse_query
 from gno.core.identity import parse_uri
 from gno.core.note_files import check_text, note_text
 from gno.errors import (
+    GnoError,
     MemoryFencedDerivedError,
     MemoryFencedReplayError,
     MemorySupersedeConflictError,
     ValidationError,
 )
-from gno.file_writes import write_atomic
+from gno.file_writes import read_existing, write_atomic
 from gno.index_lock import write_lease
 from gno.rows import DocRow
 from gno.services.note_writer import (
@@ -263,8 +264,8 @@ def _predecessor(app: App, collection: Collection, inp: RememberInput) -> Fact:
         raise ValidationError("The predecessor must be a fact of the same collection")
     t = target(collection, parsed.rel_path)
     try:
-        text = t.path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_existing(t.path).decode("utf-8")
+    except (GnoError, UnicodeDecodeError):
         raise MemorySupersedeConflictError(
             f"MEMORY_SUPERSEDE_CONFLICT: predecessor {inp.predecessorUri} is not a readable fact"
         ) from None

@@ -1,0 +1,95 @@
+"""A write that starts from the file on disk (save, tag edit, duplicate, capture's
+open_existing) reads it without blocking or unbounded memory: a named pipe or a folder put
+where the note was answers INVALID_PATH, and nothing is written."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from gno_contracts.models.capture_input import CaptureInput
+from gno_contracts.models.doc_update_input import DocUpdateInput
+from gno_contracts.models.duplicate_note_input import DuplicateNoteInput
+from gno_contracts.models.tag_edit_input import TagEditInput
+
+from gno.app import App
+from gno.errors import InvalidPathError
+from gno.services import doc_writes, tag_writes
+from gno.services.capture import capture
+from tests.conftest import sync
+
+
+@contextlib.contextmanager
+def _unblocked(fifo: Path, after: float = 10.0) -> Iterator[list[bool]]:
+    """Opens ``fifo`` for writing if the code under test still waits after ``after``
+    seconds, so a regression fails the test instead of hanging it; yields whether it had to."""
+    stop, had_to = threading.Event(), []
+
+    def watch() -> None:
+        if not stop.wait(after):
+            had_to.append(True)
+            with contextlib.suppress(OSError):  # ENXIO: nobody was reading after all
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield had_to
+    finally:
+        stop.set()
+        watcher.join()
+
+
+def _update(app: App, uri: str) -> None:
+    doc_writes.update(app, DocUpdateInput(id=uri, uri=uri, content="new"))
+
+
+def _tag(app: App, uri: str) -> None:
+    tag_writes.add(app, TagEditInput(ref=uri, tag="x"))
+
+
+def _duplicate(app: App, uri: str) -> None:
+    doc_writes.duplicate(app, DuplicateNoteInput(ref=uri))
+
+
+def _open_existing(app: App, uri: str) -> None:
+    capture(
+        app,
+        CaptureInput(collection="notes", path="a.md", content="c", collisionPolicy="open_existing"),
+    )
+
+
+OPERATIONS: dict[str, Callable[[App, str], None]] = {
+    "update": _update,
+    "tag": _tag,
+    "duplicate": _duplicate,
+    "open_existing": _open_existing,
+}
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_a_named_pipe_where_the_note_was_is_refused_without_blocking(make_app, operation) -> None:
+    app, root = make_app({"a.md": "# A\n\nbody\n"})
+    sync(app)
+    (root / "a.md").unlink()
+    os.mkfifo(root / "a.md")
+    with _unblocked(root / "a.md") as had_to, pytest.raises(InvalidPathError, match="named pipe"):
+        OPERATIONS[operation](app, "gno://notes/a.md")  # before: open() waited for a writer
+    assert not had_to
+    assert sorted(p.name for p in root.iterdir()) == ["a.md"]
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_a_folder_where_the_note_was_is_invalid_path(make_app, operation) -> None:
+    app, root = make_app({"a.md": "# A\n\nbody\n"})
+    sync(app)
+    (root / "a.md").unlink()
+    (root / "a.md").mkdir()
+    with pytest.raises(InvalidPathError):  # before: a raw IsADirectoryError
+        OPERATIONS[operation](app, "gno://notes/a.md")
+    assert sorted(p.name for p in root.iterdir()) == ["a.md"]
+    assert list((root / "a.md").iterdir()) == []
