@@ -6,6 +6,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 import zipfile
 from importlib.metadata import version
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 from gno.adapters.converters.office import MarkitdownConverter
 from gno.core.mime import SUPPORTED_EXTENSIONS, sniff_mime
-from gno.ports import CORRUPT, PERMISSION, ConversionError, Converter
+from gno.ports import CORRUPT, PERMISSION, TOO_LARGE, ConversionError, Converter
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -252,6 +253,45 @@ def test_screening_errors(converter, tmp_path, name, data, code) -> None:
     with pytest.raises(ConversionError) as caught:
         convert(converter, tmp_path, name, data)
     assert caught.value.code == code
+
+
+def _bomb(part: str, mib: int) -> bytes:
+    """A package whose ``part`` inflates to ``mib`` MiB: one well-formed run of text for
+    XML (what the parsers would load whole), zeros for media."""
+    docx = make_docx("Bomb", ["x"])
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(docx)) as source:
+        kept = {n: source.read(n) for n in source.namelist() if n != part}
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, body in kept.items():
+            archive.writestr(name, body)
+        with archive.open(part, "w", force_zip64=True) as out:
+            xml = part.endswith(".xml")
+            out.write(f'<w:document xmlns:w="{W_NS}"><w:body><w:p><w:r><w:t>'.encode() * xml)
+            block = (b"A" if xml else b"\0") * (1024 * 1024)
+            for _ in range(mib):
+                out.write(block)
+            out.write(b"</w:t></w:r></w:p></w:body></w:document>" * xml)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "part", "mib"),
+    [
+        ("bomb.docx", "word/document.xml", 65),
+        ("bomb.xlsx", "xl/worksheets/sheet1.xml", 65),
+        ("bomb.pptx", "ppt/media/image1.png", 257),
+    ],
+)
+def test_a_zip_bomb_is_too_large_before_it_is_inflated(converter, tmp_path, name, part, mib):
+    data = _bomb(part, mib)
+    assert len(data) < 2 * 1024 * 1024  # a few hundred KiB on disk
+    started = time.monotonic()
+    with pytest.raises(ConversionError) as caught:  # before: gigabytes of memory, minutes
+        convert(converter, tmp_path, name, data)
+    assert caught.value.code == TOO_LARGE
+    assert "expands to more than" in caught.value.message
+    assert time.monotonic() - started < 10
 
 
 def test_encrypted_pdf_message(converter, tmp_path) -> None:

@@ -24,6 +24,7 @@ from gno.ports import (
     CONVERSION_FAILED,
     CORRUPT,
     PERMISSION,
+    TOO_LARGE,
     Conversion,
     ConversionError,
     ConversionWarning,
@@ -45,6 +46,15 @@ _PDF_ENCRYPT = re.compile(rb"/Encrypt(?![A-Za-z0-9])")
 # the streams EncryptionInfo and EncryptedPackage (names stored in UTF-16LE).
 _OLE_MAGIC = bytes.fromhex("D0CF11E0A1B11AE1")
 _OLE_ENCRYPTED_STREAM = "EncryptedPackage".encode("utf-16-le")
+
+# A ZIP bomb: a few hundred KiB on disk that inflate to gigabytes of XML, which the
+# parsers hold in memory (600 MiB of document.xml took > 5 GiB and minutes). The sizes the
+# central directory declares bound what zipfile will inflate (it stops at a part's
+# declared size), so checking them before parsing caps memory and time. XML is what gets
+# parsed; other parts (media) are capped loosely, as photos barely compress.
+_MAX_XML_BYTES = 64 * 1024 * 1024
+_MAX_PACKAGE_BYTES = 256 * 1024 * 1024
+_XML_SUFFIXES = (".xml", ".rels", ".vml")
 
 _MAX_MESSAGE = 200
 _PASSWORD = re.compile(r"password|encrypt", re.IGNORECASE)
@@ -200,11 +210,16 @@ def _screen_ooxml(data: bytes) -> None:
         raise ConversionError(CORRUPT, "Not an OOXML file (legacy binary Office format)")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            names = set(archive.namelist())
+            parts = archive.infolist()
     except (zipfile.BadZipFile, ValueError, OSError):
         raise ConversionError(CORRUPT, "Not a valid OOXML (ZIP) file") from None
-    if "[Content_Types].xml" not in names:
+    if "[Content_Types].xml" not in {part.filename for part in parts}:
         raise ConversionError(CORRUPT, "OOXML package has no [Content_Types].xml")
+    xml = sum(p.file_size for p in parts if p.filename.lower().endswith(_XML_SUFFIXES))
+    if xml > _MAX_XML_BYTES:
+        raise ConversionError(TOO_LARGE, "Office file's XML expands to more than 64 MiB")
+    if sum(p.file_size for p in parts) > _MAX_PACKAGE_BYTES:
+        raise ConversionError(TOO_LARGE, "Office file expands to more than 256 MiB")
 
 
 def _error_from(exc: BaseException, kind: str) -> ConversionError:
