@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from pathlib import Path
 
 from gno.core.write_paths import check_rel_path
@@ -67,8 +68,21 @@ def read_existing(path: os.PathLike[str] | str, max_bytes: int = MAX_READ_BYTES)
         raise GnoError(f"Cannot read {name!r}: {exc.strerror or type(exc).__name__}") from None
 
 
-def write_atomic(path: Path, data: bytes, *, exclusive: bool = False, mode: int = 0o644) -> None:
-    """Put ``data`` at ``path`` all at once (parents must exist; see ``make_parents``)."""
+def kept_mode(path: os.PathLike[str] | str) -> int | None:
+    """The permission bits of the regular file at ``path`` (None when there is none), so a
+    rewrite keeps them: saving a private (0600) note must not make it world-readable."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return stat.S_IMODE(st.st_mode) & 0o777 if stat.S_ISREG(st.st_mode) else None
+
+
+def write_atomic(
+    path: Path, data: bytes, *, exclusive: bool = False, mode: int | None = None
+) -> None:
+    """Put ``data`` at ``path`` all at once (parents must exist; see ``make_parents``).
+    ``mode`` defaults to the replaced file's permission bits, else 0o644 minus the umask."""
     if len(data) > MAX_WRITE_BYTES:
         raise InvalidPathError(
             f"Content is {len(data)} bytes; gno writes at most {MAX_WRITE_BYTES} bytes per file"
@@ -76,9 +90,14 @@ def write_atomic(path: Path, data: bytes, *, exclusive: bool = False, mode: int 
     if path.exists() and not path.is_file():
         raise InvalidPathError(f"Cannot write to {path.name!r}: it exists and is not a file")
     tmp = path.with_name(temp_name(path.name))
+    if mode is None and not exclusive:
+        mode = kept_mode(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
+        fd = os.open(tmp, flags, 0o644 if mode is None else mode)
         with os.fdopen(fd, "wb") as handle:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)  # exactly these bits, whatever the umask
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gno.file_writes import fsync_dir
+from gno.file_writes import fsync_dir, kept_mode
 
 JOURNAL_DIR = "refactor-journal"
 PREFIX = ".gno-refactor-"
@@ -64,9 +64,11 @@ class Change:
     create: bool = False
 
 
-def _write_file(path: Path, data: bytes) -> None:
+def _write_file(path: Path, data: bytes, mode: int | None = None) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)  # the permission bits of the file it replaces or moves
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
@@ -167,10 +169,12 @@ def commit(
         # fsync releases the GIL: several at once share the file system's journal commits.
         from concurrent.futures import ThreadPoolExecutor  # not on every sync's import path
 
+        # An edited file keeps its permission bits, the moved one those of its source: a
+        # private (0600) note stays private.
+        modes = [kept_mode(remove if c.create and remove else c.path) for c in changes]
         with ThreadPoolExecutor(max_workers=WRITERS) as pool:
-            list(
-                pool.map(_write_file, [Path(e["temp"]) for e in entries], [c.data for c in changes])
-            )
+            temps = [Path(e["temp"]) for e in entries]
+            list(pool.map(_write_file, temps, [c.data for c in changes], modes))
         for change, entry in zip(changes, entries, strict=True):
             if entry["backup"]:
                 _backup(change.path, Path(entry["backup"]))

@@ -78,6 +78,18 @@ def test_rename_rewrites_wiki_and_markdown_links_keeping_anchors(make_app) -> No
     assert not [p for p in _files(root) if ".gno-refactor" in p]
 
 
+def test_rename_keeps_the_permission_bits_of_every_file_it_writes(make_app) -> None:
+    app, root = make_app(NOTES)
+    (root / "old-note.md").chmod(0o600)  # private notes stay private
+    (root / "other.md").chmod(0o640)
+    sync(app)
+    plan = preview(app, ref="notes/old-note.md", name="new-note.md")
+    assert apply(app, plan, ref="notes/old-note.md", name="new-note.md")["status"] == "applied"
+    assert (root / "new-note.md").stat().st_mode & 0o777 == 0o600  # before: 0o644
+    assert (root / "other.md").stat().st_mode & 0o777 == 0o640
+    assert "new-note" in (root / "other.md").read_text()
+
+
 def test_move_recalculates_the_moved_notes_own_relative_links(make_app) -> None:
     app, root = make_app({"a/x.md": "[y](y.md) [self](x.md)\n", "a/y.md": "[[x]]\n"})
     sync(app)

@@ -144,6 +144,18 @@ def test_update_saves_content_and_refuses_a_stale_expected_hash(make_app) -> Non
         )
 
 
+def test_saving_and_tagging_keep_a_private_notes_permission_bits(make_app) -> None:
+    app, root = make_app({"secret.md": "# Secret\n\nbody\n"})
+    (root / "secret.md").chmod(0o600)
+    sync(app)
+    doc = app.store().document_by_path("notes", "secret.md")
+    doc_writes.update(app, DocUpdateInput(id=doc.docid, content="# Secret\n\nnew body\n"))
+    assert (root / "secret.md").stat().st_mode & 0o777 == 0o600  # before: world-readable
+    tag_writes.add(app, TagEditInput(ref="gno://notes/secret.md", tag="private"))
+    assert (root / "secret.md").stat().st_mode & 0o777 == 0o600
+    assert "private" in (root / "secret.md").read_text()
+
+
 def test_update_tags_keeps_the_rest_of_the_file_byte_for_byte(make_app) -> None:
     original = '---\r\ntitle: "Keep  me"   # comment\r\ntags: [old]\r\n---\r\n\r\nBody  text\r\n'
     app, root = make_app({"a.md": original.encode()})

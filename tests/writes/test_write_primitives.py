@@ -115,6 +115,18 @@ def test_a_name_of_up_to_255_bytes_is_written_whatever_its_characters(
     assert [p.name for p in tmp_path.iterdir()] == [name]
 
 
+def test_a_rewrite_keeps_the_files_permission_bits(tmp_path: Path) -> None:
+    private, shared = tmp_path / "private.md", tmp_path / "shared.md"
+    for path, bits in ((private, 0o600), (shared, 0o664)):
+        path.write_bytes(b"old")
+        path.chmod(bits)
+        write_atomic(path, b"new")  # before: 0o644 whatever the file had
+        assert path.stat().st_mode & 0o777 == bits
+        assert path.read_bytes() == b"new"
+    write_atomic(private, b"newer", mode=0o640)  # an explicit mode still wins
+    assert private.stat().st_mode & 0o777 == 0o640
+
+
 def test_oversized_content_is_refused_not_cut(tmp_path: Path) -> None:
     target = tmp_path / "big.md"
     with pytest.raises(InvalidPathError):
