@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import zipfile
+import zlib
 from importlib.metadata import version
 from pathlib import Path
 
@@ -107,22 +108,44 @@ def make_xlsx(rows: list[list[object]]) -> bytes:
     return buffer.getvalue()
 
 
-def make_pdf(text: str, *, title: str | None = None, encrypt: bool = False) -> bytes:
-    """A one-page PDF with one Helvetica text line and a correct xref table."""
+def make_pdf(
+    text: str,
+    *,
+    title: str | None = None,
+    encrypt: bool = False,
+    padding_mib: int = 0,
+    image_mib: int = 0,
+) -> bytes:
+    """A one-page PDF with one Helvetica text line and a correct xref table; the content
+    stream Flate-compressed with ``padding_mib`` MiB of spaces after the text, and an
+    image of ``image_mib`` MiB of black pixels (Flate) drawn on the page."""
     stream = f"BT /F1 18 Tf 72 720 Td ({text}) Tj ET".encode("latin-1")
+    if image_mib:
+        stream = b"q 100 0 0 100 0 0 cm /Im1 Do Q " + stream
+    filters = b""
+    if padding_mib:
+        stream = zlib.compress(stream + b" " * (padding_mib * 1024 * 1024))
+        filters = b" /Filter /FlateDecode"
+    pixels = zlib.compress(bytes(image_mib * 1024 * 1024))
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+        b"/Resources << /Font << /F1 4 0 R >>%s >> /Contents 5 0 R >>"
+        % (b" /XObject << /Im1 7 0 R >>" if image_mib else b""),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Length %d%s >>\nstream\n%s\nendstream" % (len(stream), filters, stream),
         b"<< /Title (%s) >>" % (title or "").encode("latin-1"),
+        b"<< /Type /XObject /Subtype /Image /Width 1024 /Height %d /ColorSpace /DeviceGray "
+        b"/BitsPerComponent 8 /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream"
+        % (image_mib * 1024, len(pixels), pixels),
     ]
     trailer_extra = b" /Info 6 0 R" if title else b""
     if encrypt:
-        objects.append(b"<< /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -4 >>")
+        objects[6] = b"<< /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -4 >>"
         trailer_extra += b" /Encrypt 7 0 R /ID [<01> <01>]"
+    if not (image_mib or encrypt):
+        objects.pop()
 
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
@@ -292,6 +315,41 @@ def test_a_zip_bomb_is_too_large_before_it_is_inflated(converter, tmp_path, name
     assert caught.value.code == TOO_LARGE
     assert "expands to more than" in caught.value.message
     assert time.monotonic() - started < 10
+
+
+def test_a_pdf_flate_bomb_is_too_large_before_pdfminer_reads_it(converter, tmp_path) -> None:
+    data = make_pdf("bomb", padding_mib=257)  # ~260 KiB on disk
+    started = time.monotonic()
+    with pytest.raises(ConversionError) as caught:  # before: ~1 GiB RSS per 300 MiB inflated
+        convert(converter, tmp_path, "bomb.pdf", data)
+    assert caught.value.code == TOO_LARGE
+    assert "inflate to more than 256 MiB" in caught.value.message
+    assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"stream\n" * 190_000,
+        b"stream\nx\x9c\x01" * 190_000,
+        b" obj <</Subtype/Image>> stream\n" * 190_000,
+    ],
+    ids=["bare", "zlib-header", "image"],
+)
+def test_the_pdf_stream_screen_stays_linear_on_fake_streams(body: bytes) -> None:
+    from gno.adapters.converters.office import _screen_pdf_streams
+
+    started = time.monotonic()
+    _screen_pdf_streams(b"%PDF-1.4\n" + body)  # nothing inflates: nothing to refuse
+    assert time.monotonic() - started < 10
+    with pytest.raises(ConversionError, match="more than 200,000 streams"):
+        _screen_pdf_streams(b"stream\n" * 200_001)
+
+
+def test_a_large_flate_image_is_no_bomb(converter, tmp_path) -> None:
+    # pdfminer never inflates an image to extract text: a big lossless scan still converts.
+    data = make_pdf("scanned page", padding_mib=1, image_mib=300)
+    assert "scanned page" in convert(converter, tmp_path, "scan.pdf", data).markdown
 
 
 def test_encrypted_pdf_message(converter, tmp_path) -> None:

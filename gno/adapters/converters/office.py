@@ -15,6 +15,7 @@ import io
 import re
 import threading
 import zipfile
+import zlib
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,15 @@ _PDF_TRAILER_SCAN = 2 * 1024
 # An incremental update may push the /Encrypt trailer key further back.
 _PDF_ENCRYPT_SCAN = 64 * 1024
 _PDF_ENCRYPT = re.compile(rb"/Encrypt(?![A-Za-z0-9])")
+# Flate bombs: what every stream inflates to is counted before pdfminer sees the file.
+_PDF_STREAM = re.compile(rb"(?<![A-Za-z])stream\r?\n")
+_PDF_IMAGE = re.compile(rb"/Subtype\s*/Image(?![A-Za-z0-9])")
+_PDF_DICT_SCAN = 1024  # how far before `stream` its dictionary is looked for
+_MAX_PDF_INFLATED = 256 * 1024 * 1024
+_MAX_PDF_IMAGE_INFLATED = 1024 * 1024 * 1024
+_MAX_PDF_STREAMS = 200_000
+_PDF_WORK_SLACK = 64 * 1024 * 1024
+_CHUNK = 1024 * 1024
 
 # Office saves a password-protected OOXML file as an OLE compound file holding
 # the streams EncryptionInfo and EncryptedPackage (names stored in UTF-16LE).
@@ -200,6 +210,51 @@ def _screen_pdf(data: bytes) -> None:
         raise ConversionError(CORRUPT, "Invalid or incomplete PDF structure")
     if _PDF_ENCRYPT.search(data[-_PDF_ENCRYPT_SCAN:]):
         raise ConversionError(PERMISSION, "PDF is encrypted")
+    _screen_pdf_streams(data)
+
+
+def _screen_pdf_streams(data: bytes) -> None:
+    """A Flate bomb: a 1 MiB PDF whose content stream inflates to 1 GiB made pdfminer hold
+    3 GiB. Inflate every stream here first, keeping nothing and stopping at the budget.
+    Image streams get a larger budget: pdfminer does not inflate them to extract text,
+    and lossless scans compress well. The scan itself is bounded: at most so many
+    streams, and the inflaters read a few times the file at most."""
+    view = memoryview(data)
+    budgets = {False: _MAX_PDF_INFLATED, True: _MAX_PDF_IMAGE_INFLATED}
+    work = 4 * len(data) + _PDF_WORK_SLACK  # input bytes all inflaters may read
+    for count, match in enumerate(_PDF_STREAM.finditer(data)):
+        if count == _MAX_PDF_STREAMS:
+            raise ConversionError(TOO_LARGE, "PDF has more than 200,000 streams")
+        lo = max(0, match.start() - _PDF_DICT_SCAN)
+        obj = data.rfind(b" obj", lo, match.start())
+        image = _PDF_IMAGE.search(data, max(lo, obj), match.start()) is not None
+        out, read = _inflated(view, match.end(), budgets[image] + 1)
+        budgets[image] -= out
+        work -= read
+        if budgets[image] < 0:
+            limit = "1 GiB" if image else "256 MiB"
+            raise ConversionError(TOO_LARGE, f"PDF streams inflate to more than {limit}")
+        if work < 0:
+            raise ConversionError(TOO_LARGE, "PDF streams are too large to inflate")
+
+
+def _inflated(view: memoryview, start: int, limit: int) -> tuple[int, int]:
+    """(bytes out, bytes read) of the zlib stream at ``start``, counting at most ``limit``
+    out (0 out when it is not zlib data). Input goes in growing slices (no copies), so
+    text that only looks like a stream costs a few bytes, not a megabyte."""
+    inflater = zlib.decompressobj()
+    total = read = 0
+    pos, size = start, 64
+    try:
+        while not inflater.eof and pos < len(view) and total < limit:
+            pending = view[pos : pos + size]
+            pos, read, size = pos + len(pending), read + len(pending), min(size * 2, _CHUNK)
+            while pending and not inflater.eof and total < limit:  # 1 MiB out at a time
+                total += len(inflater.decompress(pending, min(limit - total, _CHUNK)))
+                pending = inflater.unconsumed_tail
+    except zlib.error:  # not Flate (or broken): pdfminer fails on it as fast
+        pass
+    return total, read
 
 
 def _screen_ooxml(data: bytes) -> None:
