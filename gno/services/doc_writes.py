@@ -39,6 +39,7 @@ from gno.services.capture import frontmatter_of, note_body
 from gno.services.documents import capabilities, resolve
 from gno.services.note_writer import (
     Target,
+    disk_errors,
     free_suffix,
     occupied,
     remember_request,
@@ -192,7 +193,8 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
                 "utf-8", "surrogateescape"
             )
         if new != data:
-            write_atomic(t.path, new)
+            with disk_errors(t.rel):
+                write_atomic(t.path, new)
         fresh = sync_now(app, t)
         _, new_hash, new_modified = file_state(t.path)
         result: dict[str, Any] = {
@@ -232,8 +234,9 @@ def duplicate(app: App, inp: DuplicateNoteInput) -> WorkspaceWriteResult:
         t = target(collection, join_folder(folder, name))
         if occupied(app, t):
             t = free_suffix(app, t)
-        make_parents(t.root, t.path)
-        write_atomic(t.path, data, exclusive=True)
+        with disk_errors(t.rel):
+            make_parents(t.root, t.path)
+            write_atomic(t.path, data, exclusive=True)
         copy = sync_now(app, t)
     return WorkspaceWriteResult.model_validate(
         {
@@ -260,8 +263,9 @@ def create_folder(app: App, inp: CreateFolderInput) -> WorkspaceWriteResult:
         path = resolve_inside(root_of(collection), rel)
         if os.path.lexists(path):
             raise DuplicateError(f"{rel!r} already exists in {collection.name}")
-        make_parents(root_of(collection), path)
-        path.mkdir()
+        with disk_errors(rel):
+            make_parents(root_of(collection), path)
+            path.mkdir()
     return WorkspaceWriteResult.model_validate(
         {
             "collection": collection.name,

@@ -54,6 +54,7 @@ from gno.file_writes import read_existing, write_atomic
 from gno.index_lock import write_lease
 from gno.rows import DocRow
 from gno.services.note_writer import (
+    disk_errors,
     now_stamp,
     plain,
     remember_request,
@@ -338,7 +339,8 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
         if predecessor is not None:
             old = target(collection, predecessor.doc.rel_path)
             meta = dict(predecessor.meta) | {"supersededBy": uri_of(app, collection.name, rel)}
-            write_atomic(old.path, note_text({"memory": meta}, predecessor.text).encode("utf-8"))
+            with disk_errors(old.rel):
+                write_atomic(old.path, note_text({"memory": meta}, predecessor.text).encode())
             sync_now(app, old)
             payload["outcome"] = "superseded"
             payload["superseded"] = Fact(predecessor.doc, predecessor.text, meta).view(app)

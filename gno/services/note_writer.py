@@ -9,9 +9,10 @@ surface and process, GNO's too, takes turns) → the index guard a sync takes pe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -112,13 +113,21 @@ def free_suffix(app: App, t: Target) -> Target:
     raise DuplicateError(f"No free name for {t.rel!r} (tried -2 to -{MAX_SUFFIX})")
 
 
+@contextlib.contextmanager
+def disk_errors(rel: str) -> Iterator[None]:
+    """An ``OSError`` of a write (a file where a folder should be, permissions, …) as the
+    documented RUNTIME error naming the path, never an internal error."""
+    try:
+        yield
+    except OSError as exc:
+        raise GnoError(f"Cannot write {rel!r}: {exc.strerror or type(exc).__name__}") from None
+
+
 def write_file(t: Target, text: str, *, replace: bool = False) -> None:
     """The note on disk at once; without ``replace`` a file that appeared meanwhile wins."""
-    try:
+    with disk_errors(t.rel):
         make_parents(t.root, t.path)
         write_atomic(t.path, text.encode("utf-8"), exclusive=not replace)
-    except OSError as exc:  # a file where a folder should be, permissions, …: nothing written
-        raise GnoError(f"Cannot write {t.rel!r}: {exc.strerror or type(exc).__name__}") from None
 
 
 def sync_now(app: App, t: Target) -> DocRow:

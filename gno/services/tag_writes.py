@@ -19,7 +19,7 @@ from gno.index_lock import write_lease
 from gno.rows import DocRow
 from gno.services.doc_writes import editable_target, file_state
 from gno.services.documents import capabilities, resolve
-from gno.services.note_writer import sync_now, writable_collection
+from gno.services.note_writer import disk_errors, sync_now, writable_collection
 
 
 def _doc(app: App, ref: str) -> DocRow:
@@ -63,7 +63,8 @@ def _edit(app: App, inp: TagEditInput, present: bool) -> tuple[DocRow, str, bool
         new = set_tags(text, tags).encode("utf-8", "surrogateescape")
         wrote = new != data
         if wrote:
-            write_atomic(t.path, new)
+            with disk_errors(t.rel):
+                write_atomic(t.path, new)
             doc = sync_now(app, t)
         return doc, tag, wrote or present
 

@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 
 from gno.core.frontmatter import parse_frontmatter
 from gno.core.frontmatter_edit import set_tags
-from gno.errors import ConflictError, DuplicateError, InvalidPathError, ReadOnlyError
+from gno.errors import (
+    ConflictError,
+    DuplicateError,
+    GnoError,
+    InvalidPathError,
+    ReadOnlyError,
+)
 from gno.services import doc_writes, tag_writes
 from tests.conftest import search, sync
 
@@ -154,6 +160,20 @@ def test_saving_and_tagging_keep_a_private_notes_permission_bits(make_app) -> No
     tag_writes.add(app, TagEditInput(ref="gno://notes/secret.md", tag="private"))
     assert (root / "secret.md").stat().st_mode & 0o777 == 0o600
     assert "private" in (root / "secret.md").read_text()
+
+
+def test_a_file_where_a_folder_should_be_is_a_runtime_error_naming_the_path(make_app) -> None:
+    app, root = make_app({"a.md": "# A\n", "b.md": "# B\n"})
+    sync(app)
+    with pytest.raises(GnoError, match=r"Cannot write 'b\.md/a\.md': File exists") as dup:
+        doc_writes.duplicate(app, DuplicateNoteInput(ref="gno://notes/a.md", folderPath="b.md"))
+    with pytest.raises(GnoError, match=r"Cannot write 'b\.md/sub': File exists") as folder:
+        doc_writes.create_folder(
+            app, CreateFolderInput(collection="notes", parentPath="b.md", name="sub")
+        )
+    # before: a raw FileExistsError, an "Internal error" on every surface
+    assert dup.value.code == folder.value.code == "RUNTIME"
+    assert sorted(p.name for p in root.iterdir()) == ["a.md", "b.md"]
 
 
 def test_update_tags_keeps_the_rest_of_the_file_byte_for_byte(make_app) -> None:
