@@ -73,10 +73,19 @@ def parse_links(mirror: str, source_rel_path: str, regions: Regions | None = Non
         return []
     regions = regions or Regions(mirror)
 
+    # (offset, line, line start) of the last position asked: each pass asks in increasing
+    # order, so counting newlines from there keeps a note of many links linear (counting
+    # from the top for every link took minutes on a few MB of one-link lines).
+    cursor = [0, 1, 0]
+
     def position(offset: int) -> tuple[int, int]:
         """1-based (line, column) of an offset; only computed for real links."""
-        line_start = mirror.rfind("\n", 0, offset) + 1
-        return mirror.count("\n", 0, line_start) + 1, offset - line_start + 1
+        last, line, line_start = cursor if offset >= cursor[0] else (0, 1, 0)
+        if newlines := mirror.count("\n", last, offset):
+            line += newlines
+            line_start = mirror.rfind("\n", last, offset) + 1
+        cursor[:] = offset, line, line_start
+        return line, offset - line_start + 1
 
     found: list[tuple[int, Link]] = []
     logseq_spans: list[tuple[int, int]] = []

@@ -6,6 +6,7 @@ is simplest) and documents built so the expected answer follows from the rule.
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -183,6 +184,40 @@ def test_comments_and_regions_are_linear_on_hostile_input() -> None:
         parse_links(text, "a.md")
     # The line parser YAML falls back to (a tab makes the block invalid YAML).
     parse_frontmatter("---\n\tbad\nx" + " " * 50_000 + "y\n---\n")
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["[[a]]\n", "[[a]] ", "[a](b.md)\n", "[a]([[b]])\n"],
+    ids=["wiki-lines", "wiki-one-line", "markdown-lines", "logseq-lines"],
+)
+def test_many_links_are_parsed_in_linear_time(unit: str) -> None:
+    # Each link's line was counted from the top of the note: 200,000 one-link lines
+    # (1.2 MB) took minutes to sync.
+    started = time.monotonic()
+    links = parse_links(unit * 200_000, "a.md")
+    assert time.monotonic() - started < 20
+    assert len(links) == 200_000
+    last = links[-1]
+    if unit.endswith("\n"):
+        assert (last.start_line, last.start_col) == (200_000, 1)
+    else:
+        assert (last.start_line, last.start_col) == (1, len(unit) * 199_999 + 1)
+
+
+@given(
+    st.lists(
+        st.sampled_from(["[[A]]", "[[B|b]]", "[x](c.md)", "[y]([[D]])", "\n", " ", "text", "`"]),
+        max_size=40,
+    )
+)
+def test_link_positions_are_the_lines_and_columns_of_the_text(parts: list[str]) -> None:
+    text = "".join(parts)
+    for link in parse_links(text, "a.md"):
+        lines = text.split("\n")
+        start = sum(len(line) + 1 for line in lines[: link.start_line - 1]) + link.start_col - 1
+        end = sum(len(line) + 1 for line in lines[: link.end_line - 1]) + link.end_col - 1
+        assert text[start] == "[" and text[end - 1] in ")]", (text, link)
 
 
 # ---------------------------------------------------------------- wiki and Logseq links
