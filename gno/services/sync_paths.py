@@ -1,6 +1,6 @@
 """Which files a sync of listed paths may touch: ``paths`` of an update, checked before any
-work starts (inside the collection, not through a link that leaves it, not a folder, a file
-the collection's rules index)."""
+work starts (inside the collection, not through a link that leaves it nor a folder link,
+not a folder, a file the collection's rules index)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,17 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def _through_folder_link(root: str, rel: str) -> bool:
+    folder = root
+    for part in rel.split("/")[:-1]:
+        folder = os.path.join(folder, part)
+        if os.path.islink(folder):
+            return True
+        if not os.path.isdir(folder):
+            return False  # the rest does not exist yet: it cannot be a link
+    return False
+
+
 def resolve_paths(collection: Collection, paths: list[str]) -> list[str]:
     """The listed files as collection-relative paths, each one a file the collection indexes
     (or one that no longer exists). Anything else is refused before any work starts."""
@@ -46,6 +57,12 @@ def resolve_paths(collection: Collection, paths: list[str]) -> list[str]:
         if not _inside(candidate, root) or candidate == root:
             raise InvalidPathError(f"Path is outside collection {collection.name}: {given}")
         rel = os.path.relpath(candidate, root).replace(os.sep, "/")
+        if _through_folder_link(root, rel):
+            # A full sync never follows a folder link: the file would be indexed under
+            # this path now and dropped (found again under its real path) by the next walk.
+            raise InvalidPathError(
+                f"Path goes through a folder symlink, which a sync never follows: {given}"
+            )
         if os.path.lexists(candidate):
             real = os.path.realpath(candidate)
             if not _inside(real, real_root):

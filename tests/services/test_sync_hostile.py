@@ -178,3 +178,25 @@ def test_symlink_loops_and_escapes_are_not_followed(make_app, tmp_path: Path):
     assert errors_of(result) == {}
     assert active_paths(app) == {"ok.md", "target.md", "inner.md"}
     assert search(app, "escapedsecretword").results == []
+
+
+# --- a folder symlink inside the root: the walk never follows it -------------------------
+
+
+def test_a_write_or_path_sync_through_a_folder_link_is_refused(make_app):
+    from gno_contracts.models.capture_input import CaptureInput
+
+    from gno.errors import InvalidPathError
+    from gno.services.capture import capture
+
+    app, root = make_app({"ok.md": "goodword\n", "real/kept.md": "keptword\n"})
+    (root / "alias").symlink_to(root / "real", target_is_directory=True)
+    sync(app)
+    # Before: indexed as alias/... now, inactive after the next full sync (found as real/...).
+    with pytest.raises(InvalidPathError, match="folder symlink"):
+        capture(app, CaptureInput(collection="notes", path="alias/new.md", content="linkword"))
+    with pytest.raises(InvalidPathError, match="folder symlink"):
+        sync(app, collection="notes", paths=["alias/kept.md"])
+    assert sorted(p.name for p in (root / "real").iterdir()) == ["kept.md"]
+    assert app.store().document_by_path("notes", "alias/kept.md") is None
+    assert [r.uri for r in search(app, "keptword").results] == ["gno://notes/real/kept.md"]
