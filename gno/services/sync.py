@@ -98,7 +98,12 @@ class CollectionSync(FileApplier):
         self._flush()
         # Only a complete walk may soft-delete: an interrupted one never gets here, and
         # nothing under a folder the walk could not read counts as gone (the plan's rule).
-        vanished = [(rel, states[rel].id) for rel in self._vanished if states[rel].active]
+        # A new file that vanished has no row: there is nothing to remove (was a KeyError).
+        vanished = [
+            (rel, state.id)
+            for rel in self._vanished
+            if (state := states.get(rel)) is not None and state.active
+        ]
         gone = []
         for rel, doc_id in [*plan.gone, *vanished]:
             gone.append(doc_id)

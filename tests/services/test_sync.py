@@ -181,6 +181,25 @@ def test_file_deleted_mid_sync_is_treated_as_absent(make_app, monkeypatch):
     assert not search(app, "gone").results and search(app, "edited").results
 
 
+def test_a_new_file_deleted_mid_sync_does_not_stop_the_sync(make_app, monkeypatch):
+    import gno.services.sync as sync_module
+
+    app, root = make_app({"keep.md": "keep\n"})
+    sync(app)
+    (root / "new.md").write_text("brand new\n")  # never indexed: no row in the index
+    real_walk = sync_module.walk
+
+    def walk_then_delete(*args):
+        entries = list(real_walk(*args))
+        (root / "new.md").unlink()
+        return entries
+
+    monkeypatch.setattr(sync_module, "walk", walk_then_delete)
+    result = sync(app).collections[0]  # before: KeyError 'new.md', an internal error
+    assert result.filesErrored == 0 and result.filesMarkedInactive == 0
+    assert [r.uri for r in search(app, "keep").results] == ["gno://notes/keep.md"]
+
+
 def test_malformed_config_is_a_clear_error(make_app):
     from gno.app import App
     from gno.errors import ConfigError
