@@ -9,6 +9,7 @@ case the file grows meanwhile.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
@@ -36,11 +37,17 @@ class FileTooLarge(OSError):
     """The file is (or grew) larger than the limit."""
 
 
-def read_regular(path: str, max_bytes: int) -> bytes:
+def read_regular(path: str, max_bytes: int, *, walked: tuple[str, int] | None = None) -> bytes:
+    """``walked`` is ``(real root, inode)`` of the file as the walk saw it inside the root.
+    Between the walk and this read a folder on the path may have become a symlink out of
+    the root: a file that is not the walked one is read only if it still lies inside the
+    root, else it counts as gone (``FileNotFoundError``)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)
     try:
         st = os.fstat(fd)
+        if walked is not None and st.st_ino != walked[1]:
+            _check_inside(path, walked[0], st)
         if stat.S_ISDIR(st.st_mode):
             raise NotRegularFile("Not a regular file (folder)")
         kind = special_kind(st.st_mode)
@@ -60,6 +67,17 @@ def read_regular(path: str, max_bytes: int) -> bytes:
             chunks.append(chunk)
     finally:
         os.close(fd)
+
+
+def _check_inside(path: str, root: str, opened: os.stat_result) -> None:
+    real = os.path.realpath(path)
+    try:
+        now = os.stat(real)
+    except OSError:
+        now = None
+    inside = real.startswith(root.rstrip(os.sep) + os.sep)
+    if not inside or now is None or (now.st_ino, now.st_dev) != (opened.st_ino, opened.st_dev):
+        raise FileNotFoundError(errno.ENOENT, "Replaced since the walk by a path out of the root")
 
 
 def _too_large(max_bytes: int) -> str:

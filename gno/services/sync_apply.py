@@ -67,6 +67,7 @@ class FileApplier:
         self.tally = CollectionTally(collection.name)
         self.progress = progress
         self._vanished: list[str] = []  # walked, then gone before it could be read
+        self._root = os.path.realpath(os.path.expanduser(collection.path))
         self._pending: list[Callable[[], object]] = []  # store writes of the open batch
         self._last_flush = time.perf_counter()
         self._done = self._total = 0
@@ -223,7 +224,7 @@ class FileApplier:
             limit = MAX_FILE_BYTES // (1024 * 1024)
             return self._failure(unread, TOO_LARGE, f"File is larger than {limit} MiB")
         try:
-            data = read_regular(entry.abs_path, MAX_FILE_BYTES)
+            data = read_regular(entry.abs_path, MAX_FILE_BYTES, walked=(self._root, entry.inode))
         except FileNotFoundError:  # deleted since the walk: treat it as absent
             self.tally.processed -= 1
             self._vanished.append(entry.rel_path)

@@ -200,3 +200,28 @@ def test_a_write_or_path_sync_through_a_folder_link_is_refused(make_app):
     assert sorted(p.name for p in (root / "real").iterdir()) == ["kept.md"]
     assert app.store().document_by_path("notes", "alias/kept.md") is None
     assert [r.uri for r in search(app, "keptword").results] == ["gno://notes/real/kept.md"]
+
+
+def test_a_folder_swapped_for_a_link_out_of_the_root_after_the_walk_is_not_read(
+    make_app, tmp_path: Path, monkeypatch
+):
+    import shutil
+
+    import gno.services.sync as sync_module
+
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "secret.md").write_text("topsecretword\n")
+    app, root = make_app({"ok.md": "goodword\n", "zz/secret.md": "harmless\n"})
+    real_walk = sync_module.walk
+
+    def walk_then_swap(*args):
+        entries = list(real_walk(*args))  # the walk sees zz/secret.md inside the root ...
+        shutil.rmtree(root / "zz")  # ... then zz becomes a link to a private folder
+        (root / "zz").symlink_to(outside, target_is_directory=True)
+        return entries
+
+    monkeypatch.setattr(sync_module, "walk", walk_then_swap)
+    sync(app)
+    assert not search(app, "topsecretword").results  # before: indexed from outside the root
+    assert [r.uri for r in search(app, "goodword").results] == ["gno://notes/ok.md"]
