@@ -24,7 +24,7 @@ MAX_CONTENT_BYTES = 1024 * 1024
 MAX_TITLE_STEM = 100  # characters of a title kept in a file name
 MAX_TITLE_BYTES = 200  # and at most this many UTF-8 bytes of them
 MAX_SUFFIX = 999  # create_with_suffix tries name-2 … name-999
-_UNSAFE = re.compile(r"[\\/:*?\"<>|#\[\]^\x00-\x1f\x7f]+")
+_UNSAFE = re.compile(r"[\\/:*?\"<>|#\[\]^\x00-\x1f\x7f-\x9f]+")
 _DASHES = re.compile(r"[\s\-_]+")
 
 

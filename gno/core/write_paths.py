@@ -10,7 +10,7 @@ Rules (documented in spec/writes.md):
 - relative, non-empty, at most 1,024 bytes of UTF-8 and 255 bytes per segment;
 - no ``..``, no absolute path, no drive letter, no backslash (a Windows separator would
   mean a different file on another machine);
-- no NUL, control characters or surrogate code points;
+- no NUL, control characters (C0, DEL, C1) or surrogate code points;
 - no segment that Windows reserves (``CON``, ``NUL``, ``COM1`` …, with or without an
   extension) or that ends in a dot or space;
 - no segment in a sensitive folder (``.git``, ``.ssh``, ``.gnupg``, ``node_modules``,
@@ -39,7 +39,8 @@ def check_segment(segment: str, rel: str = "") -> str:
     rel = rel or segment
     if segment in ("", ".", ".."):
         raise _refuse(rel, "empty, '.' or '..' path segments are not allowed")
-    if any(ord(c) < 0x20 or ord(c) == 0x7F or 0xD800 <= ord(c) <= 0xDFFF for c in segment):
+    # C0, DEL and C1 (U+0080-U+009F, e.g. U+009B, a terminal's CSI) are all controls.
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF for c in segment):
         raise _refuse(rel, "control characters and invalid UTF-8 are not allowed")
     if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
         raise _refuse(rel, f"a name is longer than {MAX_SEGMENT_BYTES} bytes")

@@ -31,6 +31,9 @@ from gno.paths import Paths
         "a\\b.md",
         "a\x00b.md",
         "a\x1bb.md",
+        "a\x7fb.md",
+        "a\x85b.md",  # C1 controls (NEL, CSI) are controls too
+        "a\x9b31mred.md",
         "CON",
         "notes/nul.txt",
         "com1.md",
