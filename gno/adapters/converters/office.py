@@ -247,7 +247,7 @@ def _inflated(view: memoryview, start: int, limit: int) -> tuple[int, int]:
     pos, size = start, 64
     try:
         while not inflater.eof and pos < len(view) and total < limit:
-            pending = view[pos : pos + size]
+            pending: bytes | memoryview = view[pos : pos + size]
             pos, read, size = pos + len(pending), read + len(pending), min(size * 2, _CHUNK)
             while pending and not inflater.eof and total < limit:  # 1 MiB out at a time
                 total += len(inflater.decompress(pending, min(limit - total, _CHUNK)))
