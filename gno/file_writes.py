@@ -10,14 +10,21 @@ step is ``os.link``, which fails when the name exists.
 
 Callers hold ``gno.index_lock.write_lease`` around the write and the inline sync that
 follows, so writers of every surface take turns.
+
+A crash (kill -9, power) mid-write leaves the temporary file behind; a full sync of a
+writable collection hands the walk's ``.gno-tmp-*`` names to ``remove_stale_temps``, which
+removes those of gno's exact shape once they are an hour old (no write takes that long).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import stat
+import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from gno.core.write_paths import check_rel_path
@@ -34,6 +41,9 @@ from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 MAX_WRITE_BYTES = 10 * 1024 * 1024  # a note, not a dataset; larger content is refused, never cut
 MAX_READ_BYTES = 100 * 1024 * 1024  # the largest file a sync indexes (sync_apply.MAX_FILE_BYTES)
 TEMP_PREFIX = ".gno-tmp-"  # the walker skips dot files, so a leftover is never indexed
+# exactly what ``temp_name`` makes: a user's own ".gno-tmp-notes.md" does not match
+TEMP_NAME = re.compile(re.escape(TEMP_PREFIX) + r"[0-9a-f]{12}-.+", re.DOTALL)
+STALE_TEMP_SECONDS = 3600  # a write in flight (another process) is seconds old, never this
 
 
 def resolve_inside(root: Path, rel: str) -> Path:
@@ -124,6 +134,49 @@ def temp_name(name: str) -> str:
     prefix = f"{TEMP_PREFIX}{secrets.token_hex(6)}-"
     room = 255 - len(prefix)
     return prefix + name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
+
+
+def remove_stale_temps(
+    root: os.PathLike[str] | str, paths: Iterable[str], max_age: float = STALE_TEMP_SECONDS
+) -> int:
+    """Remove the temporary files crashed writes left; how many. ``paths`` are the walk's
+    candidates under ``root``: only a regular file named exactly like ``temp_name`` makes,
+    older than ``max_age``, in a folder that is (still) inside the root, is removed; a
+    link is never followed, and a file that cannot be checked is left alone."""
+    real_root = os.path.realpath(root)
+    cutoff = time.time() - max_age
+    removed = 0
+    for path in paths:
+        folder, name = os.path.split(path)
+        if not TEMP_NAME.fullmatch(name):
+            continue
+        with contextlib.suppress(OSError):
+            if _remove_if_stale(real_root, folder, name, cutoff):
+                removed += 1
+    return removed
+
+
+def _remove_if_stale(real_root: str, folder: str, name: str, cutoff: float) -> bool:
+    fd = None
+    if {os.stat, os.unlink} <= os.supports_dir_fd:  # directory fds: not on Windows
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        # The folder is pinned by ``fd``: one on its path swapped for a link out of the root
+        # since the walk changes its realpath (or the inode there), and nothing is removed.
+        real = os.path.realpath(folder)
+        if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+            return False
+        if fd is not None and not os.path.samestat(os.fstat(fd), os.stat(real)):
+            return False
+        entry = name if fd is not None else os.path.join(folder, name)
+        st = os.stat(entry, dir_fd=fd, follow_symlinks=False)
+        if not stat.S_ISREG(st.st_mode) or st.st_mtime >= cutoff:
+            return False
+        os.unlink(entry, dir_fd=fd)  # never follows a link: only the name itself goes
+        return True
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def make_parents(root: Path, path: Path) -> None:

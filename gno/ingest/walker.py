@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from gno.core.globs import FileRules
+from gno.file_writes import TEMP_PREFIX
 from gno.ingest.reading import special_kind
 
 
@@ -67,10 +68,13 @@ def walk(
     rules: FileRules,
     unreadable: list[tuple[str, str]] | None = None,
     excluded: list[str] | None = None,
+    temps: list[str] | None = None,
 ) -> Iterator[WalkEntry]:
     """Yield the files of ``root`` the rules accept; ``unreadable`` collects
     ``(rel_dir, reason)`` for each folder that could not be listed ("" is the root);
-    ``excluded`` the absolute paths of the folders the rules exclude (not entered)."""
+    ``excluded`` the absolute paths of the folders the rules exclude (not entered);
+    ``temps`` the absolute paths of hidden entries named like a write's temporary file
+    (``.gno-tmp-*``; the sync removes stale ones: ``file_writes.remove_stale_temps``)."""
     real_root = os.path.realpath(root)
     stack = [("", real_root)]
     while stack:
@@ -88,6 +92,9 @@ def walk(
         for entry in entries:
             name = entry.name
             if name.startswith("."):
+                # from the listing already made: finding a crash's leftovers costs no I/O
+                if temps is not None and name.startswith(TEMP_PREFIX):
+                    temps.append(entry.path)
                 continue
             rel = f"{rel_dir}/{name}" if rel_dir else name
             try:

@@ -30,6 +30,7 @@ from gno.core.identity import normalize_collection_name
 from gno.core.mime import SUPPORTED_EXTENSIONS
 from gno.core.rules_meta import RULES_META
 from gno.errors import Cancelled, NotFoundError
+from gno.file_writes import remove_stale_temps
 from gno.index_lock import index_guard
 from gno.ingest.reading import special_kind
 from gno.ingest.walker import EXCLUDED_COUNT_MAX, WalkEntry, count_files, inside, walk
@@ -77,7 +78,12 @@ class CollectionSync(FileApplier):
         )
         unreadable: list[tuple[str, str]] = []
         excluded: list[str] = []
-        entries = list(walk(root, rules, unreadable, excluded))
+        # A write cut short by a crash leaves its hidden temporary file; gno writes only to
+        # collections not marked readOnly (note_writer.READ_ONLY_KEY), so only those are swept.
+        temps: list[str] | None = None if self.coll.extra.get("readOnly") is True else []
+        entries = list(walk(root, rules, unreadable, excluded, temps))
+        if temps:
+            remove_stale_temps(root, temps)
         budget = EXCLUDED_COUNT_MAX
         for folder in excluded:  # files of excluded folders (build/ …) count as skipped
             counted = count_files(folder, budget)
