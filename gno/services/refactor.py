@@ -37,7 +37,7 @@ from gno.core.plan_digest import sha256_bytes
 from gno.core.refactor_plan import Plan, SourceText, build_plan
 from gno.core.write_paths import check_rel_path, check_segment
 from gno.errors import DocumentNotFoundError, GnoError, InvalidPathError, ValidationError
-from gno.file_writes import MAX_WRITE_BYTES, resolve_inside
+from gno.file_writes import MAX_WRITE_BYTES, read_existing, resolve_inside
 from gno.index_lock import write_lease
 from gno.ports import Store
 from gno.refactor_journal import Change, CommitFailed, commit, recover_if_pending, recover_pending
@@ -286,9 +286,14 @@ def _changes(app: App, built: _Built) -> tuple[list[Change], dict[str, list[str]
     src = built.source.doc
     changes: list[Change] = []
     touched: dict[str, list[str]] = {src.collection: [src.rel_path, built.target_rel]}
-    source_data = (built.root / src.rel_path).read_bytes()
     if src.uri in plan.edits and built.source.text is not None:
         source_data = apply_edits(built.source.text, plan.edits[src.uri]).encode("utf-8")
+    else:
+        # The bytes that move, read again: bounded and non-blocking like every write that
+        # starts from a file, and never through a link. The file may have changed since the
+        # plan read it (another process does not take the lease): a named pipe there would
+        # block the lease holder forever, a huge file fill memory, a link copy what it names.
+        source_data = read_existing(resolve_inside(built.root, src.rel_path))
     changes.append(Change(built.root / built.target_rel, source_data, create=True))
     for read in built.texts.values():
         doc = read.doc

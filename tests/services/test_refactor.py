@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +13,8 @@ import pytest
 from gno_contracts.models.move_note_input import MoveNoteInput
 from gno_contracts.models.rename_note_input import RenameNoteInput
 
+from gno.errors import InvalidPathError, ValidationError
+from gno.file_writes import MAX_READ_BYTES
 from gno.services.refactor import move_note, rename_note
 from tests.conftest import search, sync
 
@@ -24,6 +30,28 @@ def _files(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
     }
+
+
+@contextlib.contextmanager
+def _unblocked(fifo: Path, after: float = 10.0) -> Iterator[list[bool]]:
+    """Opens ``fifo`` for writing if the code under test still waits after ``after``
+    seconds, so a regression fails the test instead of hanging it (as in
+    tests/writes/test_write_reads.py); yields whether it had to."""
+    stop, had_to = threading.Event(), []
+
+    def watch() -> None:
+        if not stop.wait(after):
+            had_to.append(True)
+            with contextlib.suppress(OSError):  # ENXIO: nobody reads; not a pipe at all
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield had_to
+    finally:
+        stop.set()
+        watcher.join()
 
 
 def preview(app: Any, **fields: Any) -> dict[str, Any]:
@@ -303,8 +331,6 @@ def test_a_target_created_after_the_preview_makes_the_plan_stale(make_app) -> No
 
 
 def test_apply_without_every_confirmation_field_changes_nothing(make_app) -> None:
-    from gno.errors import ValidationError
-
     app, root = make_app(NOTES)
     sync(app)
     plan = preview(app, ref="notes/old-note.md", name="new-note.md")
@@ -345,3 +371,57 @@ def test_index_only_tags_follow_a_renamed_or_moved_file(make_app) -> None:
     (root / "data.txt").write_text("lunch menu\n")
     sync(app)
     assert not search(app, "lunch", tagsAny=["confidential"]).results
+
+
+def _pipe(path: Path, _outside: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _link_out(path: Path, outside: Path) -> None:
+    path.unlink()
+    path.symlink_to(outside)
+
+
+def _huge(path: Path, _outside: Path) -> None:
+    os.truncate(path, MAX_READ_BYTES + 1)  # sparse: costs no disk
+
+
+@pytest.mark.parametrize(
+    ("swap", "error", "message"),
+    [
+        (_pipe, InvalidPathError, "named pipe"),
+        (_link_out, InvalidPathError, "outside the collection root"),
+        (_huge, ValidationError, "larger than 100 MiB"),
+    ],
+)
+def test_the_moved_file_is_read_again_bounded_without_blocking_or_following_a_link(
+    make_app, monkeypatch, tmp_path: Path, swap: Any, error: type[Exception], message: str
+) -> None:
+    """Apply reads the moved file's bytes again after rebuilding the plan; another process
+    (which takes no lease) may have put something else there meanwhile. Before: a named
+    pipe blocked the lease holder until a writer came (then an empty note was moved), a
+    link's target outside the root was copied in, a huge file was read whole into memory."""
+    from gno.services import refactor
+
+    app, root = make_app(NOTES)
+    sync(app)
+    plan = preview(app, ref="notes/old-note.md", name="new-note.md")  # no edits of its own
+    outside = tmp_path / "secret.txt"
+    outside.write_text("not for the collection\n")
+    rebuild = refactor._build
+
+    def build_then_swap(*args: Any, **kwargs: Any) -> Any:
+        built = rebuild(*args, **kwargs)
+        swap(root / "old-note.md", outside)  # after the plan read it, before the copy
+        return built
+
+    monkeypatch.setattr(refactor, "_build", build_then_swap)
+    with _unblocked(root / "old-note.md") as had_to, pytest.raises(error, match=message):
+        apply(app, plan, ref="notes/old-note.md", name="new-note.md")
+    assert not had_to
+    assert not os.path.lexists(root / "new-note.md")
+    assert (root / "other.md").read_text() == NOTES["other.md"]  # nothing was committed
+    assert not [p for p in root.rglob(".gno-refactor-*")]
+    assert not list((app.paths.data_dir / "refactor-journal").glob("*.json"))
+    assert outside.read_text() == "not for the collection\n"
