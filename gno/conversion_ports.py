@@ -22,6 +22,7 @@ CONVERSION_FAILED = "CONVERSION_FAILED"
 NOT_FOUND = "NOT_FOUND"
 READ_ERROR = "READ_ERROR"
 INVALID_NAME = "INVALID_NAME"  # a file name that is not UTF-8: reported, never stored
+TIMEOUT = "TIMEOUT"  # the converter ran past its deadline (retried: it may be the machine)
 PERMANENT_CODES = frozenset({CORRUPT, PERMISSION, TOO_LARGE, UNSUPPORTED})
 
 

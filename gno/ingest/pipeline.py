@@ -24,6 +24,7 @@ from gno.core.frontmatter import FrontmatterError
 from gno.ports import (
     CONVERSION_FAILED,
     CORRUPT,
+    TIMEOUT,
     TOO_LARGE,
     UNSUPPORTED,
     ConversionError,
@@ -39,6 +40,8 @@ if TYPE_CHECKING:  # analysis and process pools load only when a file needs conv
 MAX_MIRROR_CHARS = 50_000_000
 MARKDOWN_SYNTAX = frozenset({".md", ".markdown", ".pdf", ".docx", ".pptx", ".xlsx"})
 POOL_THRESHOLD = 48  # fewer changed files than this are converted inline
+# Formats whose parsers may run long on a hostile file: converted where a deadline holds.
+DEADLINE_FORMATS = frozenset({".pdf", ".docx", ".pptx", ".xlsx"})
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,14 @@ def _process(job: Job) -> Converted | Failed:
     converter = next((c for c in default_converters() if c.can_handle(job.ext, job.mime)), None)
     if converter is None:
         return Failed(UNSUPPORTED, f"No converter for {job.ext or 'this file'}")
-    conversion = converter.convert(Path(job.abs_path), job.data, job.ext, job.mime)
+    from gno.ingest.deadline import Expired, convert_seconds, deadline
+
+    seconds = convert_seconds()
+    try:
+        with deadline(seconds):
+            conversion = converter.convert(Path(job.abs_path), job.data, job.ext, job.mime)
+    except Expired:
+        raise ConversionError(TIMEOUT, f"Conversion took longer than {seconds:g} s") from None
     if len(conversion.markdown) > MAX_MIRROR_CHARS:
         raise ConversionError(TOO_LARGE, "Converted text exceeds 50,000,000 characters")
     analysis = analyze(
@@ -148,7 +158,8 @@ class JobRunner:
         self.workers = max(1, min(os.cpu_count() or 1, 4))
 
     def run(self, jobs: list[Job]) -> Iterator[Converted | Failed]:
-        if self._pool is None and (len(jobs) < POOL_THRESHOLD or (os.cpu_count() or 1) < 2):
+        few = len(jobs) < POOL_THRESHOLD or (os.cpu_count() or 1) < 2
+        if self._pool is None and few and not self._needs_worker(jobs):
             return map(process, jobs)
         if self._pool is None:
             import multiprocessing
@@ -161,6 +172,15 @@ class JobRunner:
                 initargs=(os.getpid(),),
             )
         return self._pool.map(process, jobs, chunksize=4)
+
+    @staticmethod
+    def _needs_worker(jobs: list[Job]) -> bool:
+        """Off the main thread (a server's sync job) a conversion cannot be given its
+        deadline (``gno.ingest.deadline``): an Office or PDF file goes to a worker, whose
+        main thread can. Text and Markdown convert in linear time and stay inline."""
+        from gno.ingest.deadline import interruptible
+
+        return not interruptible() and any(job.ext in DEADLINE_FORMATS for job in jobs)
 
     def close(self, *, cancel: bool = False) -> None:
         if self._pool is not None:

@@ -1,0 +1,78 @@
+"""A converter's deadline (engine.md §2.2: 60 s; ``GNO_CONVERT_TIMEOUT_MS`` here): a file
+whose conversion runs past it is recorded as TIMEOUT and the sync goes on, on the main
+thread (the CLI) and off it (a server's sync job, whose Office and PDF files go to worker
+processes). The slow file is a real 7 KB PDF: one page of 2,000 short text runs that
+pdfminer's layout analysis takes minutes over (280 s measured on the dev VM)."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from gno.adapters.converters.office import MarkitdownConverter
+from gno.ingest.deadline import Expired, deadline
+from tests.adapters.test_converters_office import make_pdf
+from tests.conftest import search, sync
+
+DEADLINE_MS = 2000
+
+
+def slow_pdf() -> bytes:
+    return make_pdf(") Tj T* (".join(f"word{i}" for i in range(2000)))
+
+
+@pytest.fixture
+def short_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The parsers load once, outside any deadline (a first conversion imports them).
+    MarkitdownConverter().convert(Path("warm.pdf"), make_pdf("warm"), ".pdf", "application/pdf")
+    monkeypatch.setenv("GNO_CONVERT_TIMEOUT_MS", str(DEADLINE_MS))
+
+
+def _errors(result) -> list[tuple[str, str]]:
+    return [(e.relPath, e.code) for c in result.collections for e in c.errors]
+
+
+def test_a_conversion_past_its_deadline_is_a_timeout_and_the_sync_goes_on(
+    make_app, short_deadline
+) -> None:
+    app, _ = make_app({"slow.pdf": slow_pdf(), "fast.pdf": make_pdf("zebra"), "n.md": "okapi\n"})
+    started = time.monotonic()
+    first = sync(app)
+    assert _errors(first) == [("slow.pdf", "TIMEOUT")]
+    assert time.monotonic() - started < 60  # stopped at the deadline, not after minutes
+    assert search(app, "zebra").results and search(app, "okapi").results
+    again = sync(app)  # not a permanent error: an unchanged file is tried again
+    assert _errors(again) == [("slow.pdf", "TIMEOUT")]
+
+
+def test_off_the_main_thread_a_pdf_is_converted_where_the_deadline_holds(
+    make_app, short_deadline
+) -> None:
+    app, _ = make_app({"slow.pdf": slow_pdf(), "n.md": "okapi\n"})
+    app.close()  # the thread opens its own store, as a server's sync job does
+    done: list[object] = []
+    job = threading.Thread(target=lambda: done.append(sync(app)), daemon=True)
+    job.start()
+    job.join(120)
+    assert not job.is_alive() and done
+    assert _errors(done[0]) == [("slow.pdf", "TIMEOUT")]
+
+
+def test_the_deadline_leaves_another_timer_running() -> None:
+    fired: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(1))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with deadline(5):
+            pass
+        with pytest.raises(Expired), deadline(0.05):
+            time.sleep(1)
+        time.sleep(0.5)
+        assert fired == [1]  # the outer timer still went off, once
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
