@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +14,7 @@ from gno.errors import InvalidPathError, ValidationError
 from gno.file_writes import MAX_READ_BYTES
 from gno.services.refactor import move_note, rename_note
 from tests.conftest import search, sync
+from tests.fifo import unblocked
 
 NOTES = {
     "old-note.md": "# Old note\n\nSee [[other]].\n",
@@ -30,28 +28,6 @@ def _files(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
     }
-
-
-@contextlib.contextmanager
-def _unblocked(fifo: Path, after: float = 10.0) -> Iterator[list[bool]]:
-    """Opens ``fifo`` for writing if the code under test still waits after ``after``
-    seconds, so a regression fails the test instead of hanging it (as in
-    tests/writes/test_write_reads.py); yields whether it had to."""
-    stop, had_to = threading.Event(), []
-
-    def watch() -> None:
-        if not stop.wait(after):
-            had_to.append(True)
-            with contextlib.suppress(OSError):  # ENXIO: nobody reads; not a pipe at all
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        yield had_to
-    finally:
-        stop.set()
-        watcher.join()
 
 
 def preview(app: Any, **fields: Any) -> dict[str, Any]:
@@ -417,7 +393,7 @@ def test_the_moved_file_is_read_again_bounded_without_blocking_or_following_a_li
         return built
 
     monkeypatch.setattr(refactor, "_build", build_then_swap)
-    with _unblocked(root / "old-note.md") as had_to, pytest.raises(error, match=message):
+    with unblocked(root / "old-note.md") as had_to, pytest.raises(error, match=message):
         apply(app, plan, ref="notes/old-note.md", name="new-note.md")
     assert not had_to
     assert not os.path.lexists(root / "new-note.md")

@@ -4,11 +4,8 @@ where the note was answers INVALID_PATH, and nothing is written."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 from gno_contracts.models.capture_input import CaptureInput
@@ -21,27 +18,7 @@ from gno.errors import InvalidPathError
 from gno.services import doc_writes, tag_writes
 from gno.services.capture import capture
 from tests.conftest import sync
-
-
-@contextlib.contextmanager
-def _unblocked(fifo: Path, after: float = 10.0) -> Iterator[list[bool]]:
-    """Opens ``fifo`` for writing if the code under test still waits after ``after``
-    seconds, so a regression fails the test instead of hanging it; yields whether it had to."""
-    stop, had_to = threading.Event(), []
-
-    def watch() -> None:
-        if not stop.wait(after):
-            had_to.append(True)
-            with contextlib.suppress(OSError):  # ENXIO: nobody was reading after all
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        yield had_to
-    finally:
-        stop.set()
-        watcher.join()
+from tests.fifo import unblocked
 
 
 def _update(app: App, uri: str) -> None:
@@ -77,7 +54,7 @@ def test_a_named_pipe_where_the_note_was_is_refused_without_blocking(make_app, o
     sync(app)
     (root / "a.md").unlink()
     os.mkfifo(root / "a.md")
-    with _unblocked(root / "a.md") as had_to, pytest.raises(InvalidPathError, match="named pipe"):
+    with unblocked(root / "a.md") as had_to, pytest.raises(InvalidPathError, match="named pipe"):
         OPERATIONS[operation](app, "gno://notes/a.md")  # before: open() waited for a writer
     assert not had_to
     assert sorted(p.name for p in root.iterdir()) == ["a.md"]
