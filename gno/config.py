@@ -43,6 +43,11 @@ class Collection:
     language_hint: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # keys gno does not use yet, kept on save
 
+    @property
+    def read_only(self) -> bool:
+        """``readOnly: true`` in index.yml: gno reads the folder but never writes to it."""
+        return self.extra.get("readOnly") is True
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "name": self.name,

@@ -36,7 +36,7 @@ from gno.errors import (
     InvalidPathError,
     ValidationError,
 )
-from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
+from gno.ingest.reading import FileTooLarge, NotRegularFile, inside, read_regular
 
 MAX_WRITE_BYTES = 10 * 1024 * 1024  # a note, not a dataset; larger content is refused, never cut
 MAX_READ_BYTES = 100 * 1024 * 1024  # the largest file a sync indexes (sync_apply.MAX_FILE_BYTES)
@@ -164,7 +164,7 @@ def _remove_if_stale(real_root: str, folder: str, name: str, cutoff: float) -> b
         # The folder is pinned by ``fd``: one on its path swapped for a link out of the root
         # since the walk changes its realpath (or the inode there), and nothing is removed.
         real = os.path.realpath(folder)
-        if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        if not inside(real, real_root):
             return False
         if fd is not None and not os.path.samestat(os.fstat(fd), os.stat(real)):
             return False

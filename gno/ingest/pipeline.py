@@ -27,6 +27,7 @@ from gno.ports import (
     TIMEOUT,
     TOO_LARGE,
     UNSUPPORTED,
+    Conversion,
     ConversionError,
     Converter,
 )
@@ -110,14 +111,10 @@ def _process(job: Job) -> Converted | Failed:
     converter = next((c for c in default_converters() if c.can_handle(job.ext, job.mime)), None)
     if converter is None:
         return Failed(UNSUPPORTED, f"No converter for {job.ext or 'this file'}")
-    from gno.ingest.deadline import Expired, convert_seconds, deadline
-
-    seconds = convert_seconds()
-    try:
-        with deadline(seconds):
-            conversion = converter.convert(Path(job.abs_path), job.data, job.ext, job.mime)
-    except Expired:
-        raise ConversionError(TIMEOUT, f"Conversion took longer than {seconds:g} s") from None
+    if job.ext in DEADLINE_FORMATS:
+        conversion = _convert_by_deadline(converter, job)
+    else:  # linear converters: no timer to arm and disarm for each of thousands of notes
+        conversion = converter.convert(Path(job.abs_path), job.data, job.ext, job.mime)
     if len(conversion.markdown) > MAX_MIRROR_CHARS:
         raise ConversionError(TOO_LARGE, "Converted text exceeds 50,000,000 characters")
     analysis = analyze(
@@ -140,6 +137,17 @@ def _process(job: Job) -> Converted | Failed:
         converter_id,
         converter_version,
     )
+
+
+def _convert_by_deadline(converter: Converter, job: Job) -> Conversion:
+    from gno.ingest.deadline import Expired, convert_seconds, deadline
+
+    seconds = convert_seconds()
+    try:
+        with deadline(seconds):
+            return converter.convert(Path(job.abs_path), job.data, job.ext, job.mime)
+    except Expired:
+        raise ConversionError(TIMEOUT, f"Conversion took longer than {seconds:g} s") from None
 
 
 def _init_worker(parent: int) -> None:

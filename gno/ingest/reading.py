@@ -22,6 +22,11 @@ _SPECIAL_KINDS = (
 )
 
 
+def inside(path: str, root: str) -> bool:
+    """``path`` is ``root`` or lies under it (both real paths, no trailing separator needed)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def special_kind(mode: int) -> str | None:
     """What a non-regular, non-folder file is ("named pipe", …); None for a regular file."""
     if stat.S_ISREG(mode):
@@ -75,8 +80,11 @@ def _check_inside(path: str, root: str, opened: os.stat_result) -> None:
         now = os.stat(real)
     except OSError:
         now = None
-    inside = real.startswith(root.rstrip(os.sep) + os.sep)
-    if not inside or now is None or (now.st_ino, now.st_dev) != (opened.st_ino, opened.st_dev):
+    if (
+        not inside(real, root)
+        or now is None
+        or (now.st_ino, now.st_dev) != (opened.st_ino, opened.st_dev)
+    ):
         raise FileNotFoundError(errno.ENOENT, "Replaced since the walk by a path out of the root")
 
 

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from gno.core.globs import FileRules
 from gno.file_writes import TEMP_PREFIX
-from gno.ingest.reading import special_kind
+from gno.ingest.reading import inside, special_kind
 
 
 class WalkEntry(NamedTuple):  # a tuple: one per walked file, built faster than a dataclass
@@ -33,10 +33,6 @@ class WalkEntry(NamedTuple):  # a tuple: one per walked file, built faster than 
 
 
 _NAME = attrgetter("name")
-
-
-def inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 # How many files of excluded folders (build/, node_modules/ …) a walk counts at most: they

@@ -39,7 +39,6 @@ from gno.file_writes import make_parents, resolve_inside, write_atomic
 from gno.rows import DocRow
 from gno.services.sync_paths import resolve_paths
 
-READ_ONLY_KEY = "readOnly"  # index.yml: a collection gno reads but never writes
 MAX_TAGS = 64
 
 
@@ -59,7 +58,7 @@ def writable_collection(app: App, name: str) -> Collection:
     collection = app.config.find(name)
     if collection is None:
         raise NotFoundError(f"Collection not found: {name}")
-    if collection.extra.get(READ_ONLY_KEY) is True:
+    if collection.read_only:
         raise ReadOnlyError(f"Collection {collection.name} is read-only")
     root = Path(os.path.abspath(os.path.expanduser(collection.path)))
     if not root.is_dir():

@@ -97,7 +97,7 @@ def _read(root: Path, doc: Doc, read_only: bool) -> SourceText:
 
 
 def _read_only(collection: Collection | None) -> bool:
-    return bool(collection and collection.extra.get("readOnly") is True)
+    return bool(collection and collection.read_only)
 
 
 def _target_rel(req: _Request, source_rel: str) -> str:

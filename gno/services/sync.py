@@ -32,8 +32,8 @@ from gno.core.rules_meta import RULES_META
 from gno.errors import Cancelled, NotFoundError
 from gno.file_writes import remove_stale_temps
 from gno.index_lock import index_guard
-from gno.ingest.reading import special_kind
-from gno.ingest.walker import EXCLUDED_COUNT_MAX, WalkEntry, count_files, inside, walk
+from gno.ingest.reading import inside, special_kind
+from gno.ingest.walker import EXCLUDED_COUNT_MAX, WalkEntry, count_files, walk
 from gno.ports import READ_ERROR
 from gno.refactor_journal import recover_if_pending
 from gno.services.index_guard import CollectionChangedError, SyncGuard
@@ -79,8 +79,8 @@ class CollectionSync(FileApplier):
         unreadable: list[tuple[str, str]] = []
         excluded: list[str] = []
         # A write cut short by a crash leaves its hidden temporary file; gno writes only to
-        # collections not marked readOnly (note_writer.READ_ONLY_KEY), so only those are swept.
-        temps: list[str] | None = None if self.coll.extra.get("readOnly") is True else []
+        # collections not marked readOnly, so only those are swept.
+        temps: list[str] | None = None if self.coll.read_only else []
         entries = list(walk(root, rules, unreadable, excluded, temps))
         if temps:
             remove_stale_temps(root, temps)

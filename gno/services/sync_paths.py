@@ -13,6 +13,7 @@ from gno.config import Collection
 from gno.core.globs import FileRules
 from gno.core.mime import SUPPORTED_EXTENSIONS
 from gno.errors import InvalidPathError, NotFoundError, ValidationError
+from gno.ingest.reading import inside
 
 MAX_SYNC_PATHS = 256
 
@@ -25,10 +26,6 @@ def check_file_name(path: str) -> None:
         raise InvalidPathError("Path is not a valid file name") from None
     if "\x00" in path:
         raise InvalidPathError("Path contains a NUL character")
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _through_folder_link(root: str, rel: str) -> bool:
@@ -54,7 +51,7 @@ def resolve_paths(collection: Collection, paths: list[str]) -> list[str]:
     for given in paths:
         check_file_name(given)
         candidate = os.path.normpath(os.path.join(root, os.path.expanduser(given)))
-        if not _inside(candidate, root) or candidate == root:
+        if not inside(candidate, root) or candidate == root:
             raise InvalidPathError(f"Path is outside collection {collection.name}: {given}")
         rel = os.path.relpath(candidate, root).replace(os.sep, "/")
         if _through_folder_link(root, rel):
@@ -65,7 +62,7 @@ def resolve_paths(collection: Collection, paths: list[str]) -> list[str]:
             )
         if os.path.lexists(candidate):
             real = os.path.realpath(candidate)
-            if not _inside(real, real_root):
+            if not inside(real, real_root):
                 raise InvalidPathError(
                     f"Path leaves collection {collection.name} through a link: {given}"
                 )
