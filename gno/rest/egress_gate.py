@@ -21,10 +21,10 @@ from typing import Any
 
 from gno.adapters.sqlite.egress import EgressLedger
 from gno.core.egress import Caller, zone_of
-from gno.core.egress_lineage import state_of
 from gno.errors import EgressDeniedError, EgressPolicyChangedError
 from gno.rest.mcp_http import buffered
 from gno.rest.security import AUTHENTICATED
+from gno.rest.trace_lineage import TraceLineage
 from gno.services import egress as policies
 
 Scope = MutableMapping[str, Any]
@@ -35,7 +35,7 @@ def peer_zone(scope: Scope) -> str:
     return zone_of(client[0] if client else None)
 
 
-Lineage = Callable[[str, Mapping[str, Any]], "list[str] | None"]
+Lineage = Callable[[str, Mapping[str, Any]], "TraceLineage | None"]
 
 
 class EgressGate:
@@ -58,10 +58,11 @@ class EgressGate:
 
         owner = runtime.owner
         db_path = owner.paths.db_path
+        ledger = EgressLedger(db_path)
         return cls(
-            EgressLedger(db_path),
+            ledger,
             lambda: policies.configured(owner),
-            lambda op_id, args: trace_collections(db_path, op_id, args),
+            lambda op_id, args: trace_collections(db_path, op_id, args, ledger.arrivals),
         )
 
     def known(self, index_names: list[str]) -> list[str]:
@@ -87,12 +88,17 @@ class EgressGate:
             return None
         rows, epoch, index_names = self.ledger.snapshot()
         names = policies.touched(op_id, args, self.known(index_names))
+        earlier: frozenset[str] = frozenset()
+        traced = None
         if self._lineage is not None and op_id in policies.TRACE_LINEAGE:
-            names = self._lineage(op_id, args) or names
+            traced = self._lineage(op_id, args)
+        if traced is not None:
+            names, earlier = traced.names, traced.earlier
         verdict = policies.judge(
             rows=rows,
             epoch=epoch,
             names=names,
+            earlier=earlier,
             zone=zone,
             caller=Caller(authenticated, authorized),
             surface=surface,
@@ -114,7 +120,7 @@ class EgressGate:
         if verdict is None or self.ledger.epoch() == verdict.epoch:
             return
         rows, _, _ = self.ledger.snapshot()
-        after = tuple(state_of(n, rows) for n in verdict.names)
+        after = policies.states_of(verdict.names, rows, verdict.earlier)
         if after != verdict.states:
             raise EgressPolicyChangedError(
                 "EGRESS_POLICY_CHANGED: a collection egress policy changed while the request "

@@ -286,6 +286,15 @@ class Verdict:
     epoch: int
     names: tuple[str, ...]
     states: tuple[PolicyState, ...]
+    earlier: frozenset[str] = frozenset()  # names judged as their earlier collection's
+
+
+def states_of(
+    names: Sequence[str], rows: PolicyRows, earlier: frozenset[str] = frozenset()
+) -> tuple[PolicyState, ...]:
+    """Each name's policy; a name in ``earlier`` as if nothing were stored for it: the
+    policy its earlier collection had left with that collection."""
+    return tuple(state_of(n, {} if n in earlier else rows) for n in names)
 
 
 def _source_of(found: Sequence[PolicyState]) -> str:
@@ -303,15 +312,17 @@ def judge(
     surface: str,
     operation: str,
     content_class: str,
+    earlier: frozenset[str] = frozenset(),
 ) -> Verdict:
     """The decision for one request from ``zone``, with its receipt when the caller is
-    off this machine (recorded by the caller of ``judge`` before anything is sent)."""
-    found = [state_of(n, rows) for n in names]
+    off this machine (recorded by the caller of ``judge`` before anything is sent).
+    ``earlier``: names whose content here is an earlier collection's (an old trace's)."""
+    found = list(states_of(names, rows, earlier))
     decision = rule.decide(
         found, action="serve", zone=zone, content_class=content_class, caller=caller
     )
     if zone in rule.LOCAL_ZONES:
-        return Verdict(decision, None, epoch, tuple(names), tuple(found))
+        return Verdict(decision, None, epoch, tuple(names), tuple(found), earlier)
     receipt = {
         "schemaVersion": "1.0",
         "auditId": "egr_" + secrets.token_hex(12),
@@ -331,7 +342,7 @@ def judge(
         "callerOperationAuthorized": caller.authorized,
         "policyEpoch": epoch,
     }
-    return Verdict(decision, receipt, epoch, tuple(names), tuple(found))
+    return Verdict(decision, receipt, epoch, tuple(names), tuple(found), earlier)
 
 
 DENIED_MESSAGE = "Operation blocked by collection egress policy"

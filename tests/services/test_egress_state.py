@@ -339,3 +339,56 @@ def test_the_ledger_keeps_its_snapshot_until_another_connection_commits(app: App
         assert ledger.epoch() == after[1]
     finally:
         ledger.close()
+
+
+def test_a_trace_of_a_removed_collection_is_not_judged_by_its_successor(app: App) -> None:
+    """A trace holds `gno://notes/…` of the collection it was recorded on. Once that
+    collection is removed and another is added under its name and relaxed to `remote`,
+    the old trace must still be judged as a collection nobody classified (local_only), not
+    by the newcomer's policy; a trace recorded after the newcomer arrived is judged by it."""
+    from gno_contracts.models.search_input import SearchInput
+
+    from gno.rest.trace_lineage import trace_collections
+    from gno.services import handler
+    from gno.services.trace_record import record_call
+
+    def traced_search() -> str:
+        inp = SearchInput(query="zebra")
+        trace_id = record_call(app, "search", inp, handler("search")(app, inp))
+        assert trace_id is not None
+        return trace_id
+
+    config = app.config
+    config.raw["retrievalTraces"] = {"enabled": True}
+    app.save_config(config)
+    old_trace = traced_search()
+    collection_remove(app, CollectionRemoveInput(collection="notes"))
+    add_collection(app, "notes", {"public.md": "# Public\n\nzebra crossing\n"})
+    set_policy(app, "remote", confirmRevision=0)
+    new_trace = traced_search()
+    ledger = EgressLedger(app.paths.db_path)
+    gate = EgressGate(
+        ledger,
+        lambda: egress.configured(app),
+        lambda op_id, args: trace_collections(app.paths.db_path, op_id, args, ledger.arrivals),
+    )
+
+    def export(*trace_ids: str) -> Any:
+        return gate.admit(
+            {"client": ("203.0.113.7", 5000)},
+            surface="rest",
+            operation="trace_export",
+            op_id="trace_export",
+            args={"traceIds": list(trace_ids)},
+            authenticated=True,
+            authorized=True,
+        )
+
+    verdict = export(new_trace)
+    assert verdict is not None and verdict.decision.allowed
+    gate.confirm(verdict)
+    for trace_ids in ([old_trace], [new_trace, old_trace]):
+        with pytest.raises(EgressDeniedError) as denied:
+            export(*trace_ids)
+        assert denied.value.details["reason"] == "POLICY_LOCAL_ONLY"
+        assert denied.value.details["audit"]["collections"] == ["notes"]

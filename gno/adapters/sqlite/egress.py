@@ -15,6 +15,7 @@ the last ``MAX_AGE_DAYS`` days, enforced on every append.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -45,6 +46,19 @@ def read_policies(conn: apsw.Connection) -> PolicyRows:
         "SELECT collection, policy, revision, source, updated_at FROM egress_policies"
     ).fetchall()
     return {str(r[0]): (str(r[1]), int(str(r[2])), str(r[3]), str(r[4])) for r in rows}
+
+
+# When each configured collection name last came into the configuration (Unix ms), as JSON in
+# schema_meta. A retrieval trace begun before then holds documents of an earlier collection of
+# that name, which the newcomer's policy must not judge (gno/rest/trace_lineage.py). A name
+# without an entry was configured before gno kept this: its traces are judged as before.
+ARRIVALS_KEY = "collection_arrivals"
+
+
+def read_arrivals(conn: apsw.Connection) -> dict[str, int]:
+    row = conn.execute("SELECT value FROM schema_meta WHERE key = ?", (ARRIVALS_KEY,)).fetchone()
+    found = json.loads(str(row[0])) if row else {}
+    return {str(k): int(v) for k, v in found.items()} if isinstance(found, dict) else {}
 
 
 def read_epoch(conn: apsw.Connection) -> int:
@@ -240,6 +254,20 @@ class EgressStore:
                 self.conn.execute("UPDATE egress_epoch SET epoch = epoch + 1 WHERE id = 1")
             return reset
 
+    def note_collection_arrivals(self, arrived: Iterable[str], names: Iterable[str]) -> None:
+        """Stamp the names that just came into the configuration; forget those that left
+        (``names`` is the whole configuration now). Part of the config mirror's transaction."""
+        known, kept = read_arrivals(self.conn), set(names)
+        now = int(time.time() * 1000)
+        found = {n: ms for n, ms in known.items() if n in kept} | dict.fromkeys(arrived, now)
+        if found != known:
+            self.conn.execute(
+                "INSERT INTO schema_meta (key, value, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value, "
+                "updated_at = excluded.updated_at",
+                (ARRIVALS_KEY, json.dumps(found, sort_keys=True), now_iso()),
+            )
+
     @property
     def egress_audit_log(self) -> AuditLog:
         found: AuditLog | None = getattr(self, "_egress_audit", None)
@@ -305,6 +333,12 @@ class EgressLedger:
 
     def epoch(self) -> int:
         return self.snapshot()[1]
+
+    def arrivals(self) -> dict[str, int]:
+        """When each configured collection name arrived (``ARRIVALS_KEY``); read only for
+        the rare trace show or export from off the machine, so not kept."""
+        with self._connection() as conn:
+            return read_arrivals(conn)
 
     def append(self, audit_id: str, created_at: str, receipt: str) -> None:
         self.audits.append(audit_id, created_at, receipt)

@@ -227,7 +227,10 @@ class SqliteStore(
             self.reset_egress_policies(sorted(names.symmetric_difference(existing)))
             # Likewise its documents: a removed collection's inactive rows must not become
             # the next one's (reactivated with their user tags, journaled as updates).
-            self.drop_collection_leftovers(sorted(names - existing.keys()))
+            arrived = sorted(names - existing.keys())
+            self.drop_collection_leftovers(arrived)
+            # And its traces: one recorded before the name arrived is an earlier collection's.
+            self.note_collection_arrivals(arrived, names)
             self.set_meta("config_stamp", stamp)
 
     def drop_collection_leftovers(self, names: Sequence[str]) -> None:
