@@ -87,7 +87,10 @@ class EgressGate:
         if zone == "loopback" or op_id in policies.UNGOVERNED:
             return None
         rows, epoch, index_names = self.ledger.snapshot()
-        names = policies.touched(op_id, args, self.known(index_names))
+        known = self.known(index_names)
+        if op_id in policies.JOURNAL_READS:
+            known = list(dict.fromkeys([*known, *self.ledger.journal_collections()]))
+        names = policies.touched(op_id, args, known)
         earlier: frozenset[str] = frozenset()
         traced = None
         if self._lineage is not None and op_id in policies.TRACE_LINEAGE:

@@ -225,8 +225,12 @@ NARROWING = frozenset(
     {
         "search", "vsearch", "query", "query_diagnose", "ask", "context", "get", "multi_get",
         "ls", "tags", "metadata", "egress_policy_get", "egress_policy_set", "/api/doc-asset",
+        "changes", "diff",
     }
 )  # fmt: skip
+# Reads of the change journal: without a collection they may carry the entries of any
+# collection it holds, a removed one's included (gno.adapters.sqlite.egress.EgressLedger).
+JOURNAL_READS = frozenset({"changes", "diff"})
 CONTENT_CLASS = {
     "search": "snippet", "vsearch": "snippet", "query": "snippet", "query_diagnose": "snippet",
     "context": "capsule", "ask": "capsule", "status": "metadata", "collection_list": "metadata",

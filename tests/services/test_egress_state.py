@@ -364,6 +364,7 @@ def test_a_trace_of_a_removed_collection_is_not_judged_by_its_successor(app: App
     old_trace = traced_search()
     collection_remove(app, CollectionRemoveInput(collection="notes"))
     add_collection(app, "notes", {"public.md": "# Public\n\nzebra crossing\n"})
+    sync(app)
     set_policy(app, "remote", confirmRevision=0)
     new_trace = traced_search()
     ledger = EgressLedger(app.paths.db_path)
@@ -392,3 +393,62 @@ def test_a_trace_of_a_removed_collection_is_not_judged_by_its_successor(app: App
             export(*trace_ids)
         assert denied.value.details["reason"] == "POLICY_LOCAL_ONLY"
         assert denied.value.details["audit"]["collections"] == ["notes"]
+    # A rename onto a removed name: that name's traces are the removed collection's.
+    collection_remove(app, CollectionRemoveInput(collection="notes"))
+    add_collection(app, "drafts", {"d.md": "# Drafts\n"})
+    collection_rename(app, CollectionRenameInput(oldName="drafts", newName="notes"))
+    set_policy(app, "remote", confirmRevision=app.store().egress_policies()["notes"][1])
+    with pytest.raises(EgressDeniedError):
+        export(new_trace)
+
+
+def test_a_removed_collections_journal_counts_for_a_remote_reader(app: App) -> None:
+    """A removed collection's journal entries (paths, headings) stay until retention and
+    `changes` serves them. They reached a caller off the machine once every remaining
+    collection was remote; they now count as that collection's (local_only), and
+    `collection` narrows the request. A new collection of the name starts with no history."""
+    from gno_contracts.models.changes_input import ChangesInput
+
+    from gno.services import journal
+
+    def page() -> list[tuple[str, str]]:
+        got = journal.changes_payload(app, ChangesInput(limit=1000))["changes"]
+        return [(c["collection"], c["id"]) for c in got]
+
+    def remote_changes(**args: Any) -> Any:
+        return gate_for(app).admit(
+            {"client": ("203.0.113.7", 5000)},
+            surface="rest",
+            operation="changes",
+            op_id="changes",
+            args=args,
+            authenticated=True,
+            authorized=True,
+        )
+
+    add_collection(app, "shared", {"s.md": "# Shared\n"})
+    sync(app)
+    old = [entry for entry in page() if entry[0] == "notes"]
+    assert old
+    collection_remove(app, CollectionRemoveInput(collection="notes"))
+    egress.egress_policy_set(
+        app,
+        EgressPolicySetInput.model_validate(
+            {"collection": "shared", "policy": "remote", "confirmRevision": 0}
+        ),
+    )
+    assert set(old) < set(page())  # kept for local readers, with their inactivations
+    with pytest.raises(EgressDeniedError) as denied:
+        remote_changes()
+    assert denied.value.details["reason"] == "POLICY_LOCAL_ONLY"
+    assert denied.value.details["audit"]["collections"] == ["shared", "notes"]
+    verdict = remote_changes(collection="shared")
+    assert verdict is not None and verdict.decision.allowed
+    add_collection(app, "notes", {"other.md": "# Other\n"})
+    sync(app)
+    again = page()
+    assert not set(old) & set(again) and any(c == "notes" for c, _ in again)
+    store = app.store()
+    left = store.conn.execute("SELECT count(*), sum(bytes) FROM document_changes").fetchone()
+    state = store.journal_state()
+    assert (state.entries, state.bytes) == tuple(left)  # the counters followed the delete

@@ -312,6 +312,7 @@ class EgressLedger:
         # moves whenever another connection commits to the index (a policy change, a sync),
         # so a remote request pays one pragma, not a transaction of three reads.
         self._kept: tuple[int, tuple[PolicyRows, int, list[str]]] | None = None
+        self._journal_names: tuple[int, list[str]] | None = None
 
     def _open(self) -> apsw.Connection:
         conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READONLY)
@@ -333,6 +334,17 @@ class EgressLedger:
 
     def epoch(self) -> int:
         return self.snapshot()[1]
+
+    def journal_collections(self) -> list[str]:
+        """The names the change journal holds entries of. A removed collection's entries
+        (paths, headings, links) stay until retention drops them, and `changes` serves
+        them: they count for a request that reads the journal. Kept like the snapshot."""
+        with self._connection() as conn:
+            version = int(str(conn.execute("PRAGMA data_version").fetchone()[0]))  # type: ignore[index]
+            if self._journal_names is None or self._journal_names[0] != version:
+                rows = conn.execute("SELECT DISTINCT collection FROM document_changes")
+                self._journal_names = (version, [str(r[0]) for r in rows])
+            return self._journal_names[1]
 
     def arrivals(self) -> dict[str, int]:
         """When each configured collection name arrived (``ARRIVALS_KEY``); read only for

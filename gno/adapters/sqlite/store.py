@@ -235,10 +235,19 @@ class SqliteStore(
 
     def drop_collection_leftovers(self, names: Sequence[str]) -> None:
         """Delete what is left under names no collection holds (a removed collection's
-        documents, with their tags, links and records, and its container states); content
-        no document uses any more goes with `gno cleanup`."""
+        documents, with their tags, links and records, its container states and journal
+        entries, which would otherwise read as the newcomer's history); content no document
+        uses any more goes with `gno cleanup`."""
         with self.write():
             for name in names:
+                gone = self.conn.execute(
+                    "DELETE FROM document_changes WHERE collection = ? RETURNING bytes", (name,)
+                ).fetchall()
+                self.conn.execute(
+                    "UPDATE document_change_journal_state SET retained_entries = "
+                    "retained_entries - ?, retained_bytes = retained_bytes - ? WHERE id = 1",
+                    (len(gone), sum(int(str(r[0])) for r in gone)),
+                )
                 ids = [
                     r[0]
                     for r in self.conn.execute(
@@ -281,6 +290,9 @@ class SqliteStore(
             self.reset_egress_policies([old, new])
             # A removed collection of the new name left rows: they would collide on its paths.
             self.drop_collection_leftovers([new])
+            # Traces naming it are that collection's (the renamed one's say the old name).
+            names = [str(r[0]) for r in self.conn.execute("SELECT name FROM collections")]
+            self.note_collection_arrivals([new], names)
             self.conn.execute(
                 "UPDATE documents SET collection = ? WHERE collection = ?", (new, old)
             )
