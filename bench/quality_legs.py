@@ -30,10 +30,24 @@ queries `languageWeights` sends to the vector list); `:all` applies them to ever
                             its own list (session 15)
   lsa:K                     latent semantic analysis of the active documents (log-tf × idf, top K
                             singular vectors); its own list (session 14: lower on the tune half)
+Score fusion (session 17, lane fusion) — replaces or adds to RRF for the queries the variant
+applies to; the legs' scores are caught as the pipeline computes them (vector: each document's
+best-chunk cosine; bm25 and outline: FTS5's bm25, negated), normalised per query by NORM:
+mm (min-max), tmm (s / max, theoretical minimum 0), z (z-score), cos (the vector leg's raw
+cosine, min-max for the lexical legs); a document missing from a list gets the list's worst:
+  conv:NORM:L[:oS][:mnz][:x] λ·vector + (1−λ)·lexical, lexical = S·outline + (1−S)·bm25 (S 0.5
+                            by default; bm25 alone without an outline list); `mnz` multiplies by
+                            the number of legs holding the document (CombMNZ). The bm25, vector
+                            and outline lists become one list in that order (kind vector, weight
+                            the sum of theirs), so the graph stage and the language preference
+                            run on it as they do on RRF's order
+  hyb:NORM:B[:x]            RRF as today, plus B × the normalised vector cosine (every RRF pass)
+`x`: a candidate the vector leg did not reach gets its best chunk's exact cosine (not the worst)
 Flags: `lex` gives the added list a lexical list's top-rank bonus; `any` applies the variant to
-every query. Variants join with `+`. The leg gno adopted (`outlineLeg`, session 12) is
+every query; `only=SHAPE` to the queries of that shape only (identifier, keyword, question). Variants join with `+`. The leg gno adopted (`outlineLeg`, session 12) is
 `fields:title_desc_head_path:w=1:lex:all`; bench/README.md, "Quality, session 12", has the figures.
-Prints nDCG@10 per kind for the chosen half (or both), and with --per-query every paraphrase.
+Prints nDCG@10 per kind for the chosen half (or both), and with --per-query every paraphrase
+(or every query of --kind).
 """
 
 from __future__ import annotations
@@ -353,6 +367,109 @@ class LatentSpace:
         return [self.keys[i] for i in order]
 
 
+BASE_KINDS = ("bm25", "vector", "outline")  # the first-stage lists score fusion replaces
+
+
+def normalised(scores: dict[str, float], how: str) -> tuple[dict[str, float], float]:
+    """Per-query normalisation of one leg's scores (higher is better), and the value a
+    document missing from the leg gets (the leg's worst)."""
+    if not scores:
+        return {}, 0.0
+    values = list(scores.values())
+    low, high = min(values), max(values)
+    if how == "tmm":  # theoretical minimum 0 (cosine and negated bm25 are ≥ 0 in practice)
+        out = {k: v / high if high > 1e-12 else 1.0 for k, v in scores.items()}
+    elif how == "z":
+        mean = statistics.fmean(values)
+        spread = statistics.pstdev(values) or 1.0
+        out = {k: (v - mean) / spread for k, v in scores.items()}
+    elif how == "raw":
+        out = dict(scores)
+    else:  # mm
+        span = high - low
+        out = {k: (v - low) / span if span > 1e-12 else 1.0 for k, v in scores.items()}
+    return out, min(out.values())
+
+
+def leg_scores(store: Any) -> dict[str, dict[str, float]]:
+    """This query's leg scores as caught from the pipeline: mirror -> score, higher better."""
+    legs: dict[str, dict[str, float]] = {"vector": {}, "bm25": {}, "outline": {}}
+    for mirror, (distance, _) in (STATE.get("vec") or {}).items():
+        legs["vector"][mirror] = 1.0 - distance
+    for doc, score in STATE.get("lex") or []:
+        if doc.mirror_hash:
+            legs["bm25"].setdefault(doc.mirror_hash, -score)
+    hits = STATE.get("outl") or []
+    docs = store.documents_by_ids([doc_id for doc_id, _ in hits])
+    for doc_id, score in hits:
+        if doc_id in docs and docs[doc_id].mirror_hash:
+            legs["outline"].setdefault(docs[doc_id].mirror_hash, -score)
+    return legs
+
+
+def chunk_matrix(store: Any) -> tuple[dict[str, list[int]], Any]:
+    """Every active chunk vector (normalised) and the rows of each mirror."""
+    import numpy as np
+
+    rows = list(store.conn.execute(
+        "SELECT c.mirror_hash, t.embedding FROM chunk_vectors c JOIN text_vectors t "
+        "ON t.id = c.vector_id JOIN documents d ON d.mirror_hash = c.mirror_hash "
+        "AND d.active = 1 GROUP BY c.id"))  # fmt: skip
+    matrix = np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    owners: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        owners.setdefault(r[0], []).append(i)
+    return owners, matrix
+
+
+def exact_cosines(store: Any, keys: Any, found: dict[str, float]) -> None:
+    """``found`` completed with the best chunk's exact cosine of every key it lacks."""
+    import numpy as np
+
+    if "chunks" not in STATE:
+        STATE["chunks"] = chunk_matrix(store)
+    owners, matrix = STATE["chunks"]
+    query = np.asarray(STATE["qvec"], dtype=np.float32)
+    query /= np.linalg.norm(query)
+    for key in keys:
+        if key not in found and key in owners:
+            found[key] = float((matrix[owners[key]] @ query).max())
+
+
+def fused_by_score(variant: str, store: Any, lists: list[Any]) -> dict[str, float]:
+    """conv / hyb: each candidate's score-fusion value (see the module's docstring)."""
+    name, how, value, *opts = variant.split(":")
+    legs = leg_scores(store)
+    if "x" in opts and STATE.get("qvec") is not None:
+        exact_cosines(store, [k for r in lists for k in r.keys], legs["vector"])
+    present = {r.kind for r in lists}
+    norms = {}
+    for kind, scores in legs.items():
+        if kind in present:
+            norms[kind] = normalised(scores, "raw" if how == "cos" and kind == "vector" else
+                                     "mm" if how == "cos" else how)  # fmt: skip
+    if name == "hyb":
+        table, floor = norms.get("vector", ({}, 0.0))
+        return {k: float(value) * table.get(k, floor) for r in lists for k in r.keys}
+    lam = float(value)
+    share = next((float(o[1:]) for o in opts if o.startswith("o")), 0.5)
+    lexical = {"outline": share, "bm25": 1 - share} if "outline" in norms else {"bm25": 1.0}
+    parts = {"vector": lam, **{k: (1 - lam) * w for k, w in lexical.items()}}
+    keys = dict.fromkeys(k for r in lists if r.kind in BASE_KINDS for k in r.keys)
+    out = {}
+    for key in keys:
+        total = 0.0
+        for kind, weight in parts.items():
+            if kind in norms:
+                table, floor = norms[kind]
+                total += weight * table.get(key, floor)
+        if "mnz" in opts:
+            total *= sum(key in legs[kind] for kind in norms)
+        out[key] = total
+    return out
+
+
 def extra_lists(variant: str, app: Any, store: Any, text: str, lists: list[Any]) -> None:
     from gno.core.fts import STOPWORDS, parse_query
     from gno.core.fusion import RankedList
@@ -468,6 +585,7 @@ def main() -> None:
     parser.add_argument("--variant", action="append", required=True)
     parser.add_argument("--half", choices=("tune", "test", "both"), default="tune")
     parser.add_argument("--per-query", action="store_true")
+    parser.add_argument("--kind", default="paraphrase", help="the kind --per-query prints")
     args = parser.parse_args()
     app = open_home(args.home.expanduser().resolve())
     from gno_contracts.models.query_input import QueryInput
@@ -484,12 +602,71 @@ def main() -> None:
     plain_text = embedding_text.query_text
 
     def patched_rrf(lists: Any, k: int = 60, weights: Any = None, bonus: float = 1.0) -> Any:
+        variant = STATE["variant"]
+        if variant.startswith(("conv", "hyb")):
+            return (
+                score_fusion(lists, k, weights, bonus)
+                if STATE["applies"]
+                else original_rrf(lists, k, weights, bonus)
+            )
         if not STATE["done"]:
             STATE["done"] = True
-            if STATE["applies"] and STATE["variant"] not in ("base", "docfmt"):
-                for one in STATE["variant"].split("+"):
+            if STATE["applies"] and variant not in ("base", "docfmt"):
+                for one in variant.split("+"):
                     extra_lists(one, app, store, STATE["text"], lists)
         return original_rrf(lists, k, weights, bonus)
+
+    def score_fusion(lists: Any, k: int, weights: Any, bonus: float) -> Any:
+        values = fused_by_score(STATE["variant"], store, lists)
+        if STATE["variant"].startswith("hyb"):  # RRF, plus the vector leg's score
+            fused = original_rrf(lists, k, weights, bonus)
+            for item in fused:
+                item.score += values.get(item.key, 0.0)
+            ordered = sorted(fused, key=lambda f: f.key)
+            return sorted(ordered, key=lambda f: -round(f.score, 9))
+        # conv: the first-stage lists become one list in score order, weighing what they did
+        order = sorted(values, key=lambda key: (-values[key], key))
+        mass = sum(
+            (weights or {}).get(r.kind, fusion.WEIGHTS[r.kind])
+            for r in lists
+            if r.kind in BASE_KINDS
+        )
+        rest = [r for r in lists if r.kind not in BASE_KINDS]
+        return original_rrf(
+            [fusion.RankedList("vector", order), *rest],
+            k,
+            {**(weights or {}), "vector": mass},
+            bonus,
+        )
+
+    def caught_nearest(neighbours: Any) -> Any:
+        found = plain_nearest(neighbours)
+        if STATE.get("vec") is None:  # the pipeline's vector leg is the first call
+            STATE["vec"] = found
+        return found
+
+    def caught_search(*a: Any, **kw: Any) -> Any:
+        found, searched = plain_search(*a, **kw)
+        if STATE.get("qvec") is None:
+            STATE["qvec"] = searched.vectors[0]
+        return found, searched
+
+    def caught_candidates(*a: Any, **kw: Any) -> Any:
+        hits, matched = plain_candidates(*a, **kw)
+        if hits:  # the lexical leg keeps the last call that found something (all, else any)
+            STATE["lex"] = hits
+        return hits, matched
+
+    def caught_outline(self: Any, match: str, limit: int) -> Any:
+        STATE["outl"] = plain_outline(self, match, limit)
+        return STATE["outl"]
+
+    plain_nearest, plain_candidates = embed.nearest_per_mirror, query_module.candidates
+    plain_outline, plain_search = type(store).outline_candidates, embed.vector_search
+    embed.vector_search = caught_search  # type: ignore[assignment]
+    embed.nearest_per_mirror = caught_nearest  # type: ignore[assignment]
+    query_module.candidates = caught_candidates  # type: ignore[assignment]
+    type(store).outline_candidates = caught_outline  # type: ignore[method-assign]
 
     def docfmt_text(uri: str, query: str, plain: bool = False) -> str:
         if STATE.get("variant") == "docfmt" and STATE.get("applies") and query == STATE["text"]:
@@ -509,16 +686,18 @@ def main() -> None:
         else:
             fusion.LEXICAL.discard("x_fields")
         variant = ":".join(
-            p for p in parts if not p.startswith("w=") and p not in ("all", "lex", "any")
+            p for p in parts if not p.startswith(("w=", "only=")) and p not in ("all", "lex", "any")
         )
+        only = next((p[5:] for p in parts if p.startswith("only=")), None)
         for kind in ("x_fields", "x_clause", "x_subq", "x_tokexp", "x_lsa"):
             fusion.WEIGHTS[kind] = weight
         scores: dict[str, float] = {}
         start = time.perf_counter()
         for q in queries:
-            question = query_shape(q.query) == QUESTION
-            STATE.update(text=q.query, done=False, variant=variant,
-                         applies=("any" in parts) or (question and (every or query_language(q.query)[0] == "en")))  # fmt: skip
+            shape = query_shape(q.query)
+            applies = ("any" in parts) or (shape == QUESTION and (every or query_language(q.query)[0] == "en"))  # fmt: skip
+            STATE.update(text=q.query, done=False, variant=variant, vec=None, lex=None, outl=None,
+                         qvec=None, applies=shape == only if only else applies)  # fmt: skip
             found = query_module.query(app, QueryInput(query=q.query, limit=10, fast=False))
             scores[q.id] = ndcg([r.source.relPath for r in found.results], q.relevant)
         per_query[spec] = scores
@@ -536,7 +715,7 @@ def main() -> None:
         names = list(per_query)
         print("id      " + "".join(f"{n[:10]:>11}" for n in names))
         for q in queries:
-            if q.kind == "paraphrase":
+            if q.kind == args.kind:
                 print(f"{q.id:<8}" + "".join(f"{per_query[n][q.id]:>11.2f}" for n in names)
                       + f"   {q.query[:60]}")  # fmt: skip
     if "tokexp_log" in STATE and args.per_query:
