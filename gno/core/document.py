@@ -116,7 +116,6 @@ def analyze(
     *,
     markdown_syntax: bool,
     converter_title: str | None = None,
-    language_hint: str | None = None,
     content_types: ContentTypes | None = None,
 ) -> Analysis:
     mirror = canonicalize(raw_markdown)
@@ -132,8 +131,10 @@ def analyze(
     regions = Regions(mirror, fm.end_offset) if markdown_syntax else None
     tags = collect_tags(metadata.tags + (hashtags(mirror, regions) if regions else []))
     links = parse_links(mirror, rel_path, regions) if regions else []
+    # What detection finds, never a collection's languageHint: content is stored once for
+    # every collection holding it, and the hint is applied when results are read.
     chunks = [
-        ChunkInfo(c, language_hint or detect_language(mirror[c.pos : c.end]))
+        ChunkInfo(c, detect_language(mirror[c.pos : c.end]))
         for c in chunk_text(mirror, code_family(rel_path))
     ]
     fm_type_value = fm.data.get("type")

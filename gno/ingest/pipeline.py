@@ -53,7 +53,6 @@ class Job:
     mime: str
     data: bytes
     source_hash: str
-    language_hint: str | None
     # Record lane (services/sync_records.py): the record's title and its adapter as the
     # converter; the virtual document itself is Markdown the lane built.
     title: str | None = None
@@ -123,7 +122,6 @@ def _process(job: Job) -> Converted | Failed:
         job.ext,
         markdown_syntax=job.ext in MARKDOWN_SYNTAX,
         converter_title=job.title or conversion.title,
-        language_hint=job.language_hint,
         content_types=job.content_types,
     )
     converter_id, converter_version = job.converter or (

@@ -154,7 +154,7 @@ def diagnose(app: App, inp: QueryDiagnoseInput) -> QueryDiagnose:
                 "seq": chosen[0],
                 "startLine": chosen[1],
                 "endLine": chosen[2],
-                "language": chosen[3],
+                "language": _hint(app, doc.collection) or chosen[3],
             }
         meta |= {"mode": "hybrid" if run.vectors_used else "bm25_only", "vectorsUsed": run.vectors_used,
                  "reranked": run.reranked, "totalResults": min(inp.limit, len(run.fused))}  # fmt: skip
@@ -247,3 +247,9 @@ def _target_windows(store: Any, run: QueryRun, key: str) -> list[dict[str, Any]]
         cosine = math.fsum(a * b for a, b in zip(query, vec, strict=False)) / (qnorm * norm)
         out.append({"seq": seq, "window": win, "distance": round(1.0 - cosine, 6)})
     return out
+
+
+def _hint(app: App, collection: str) -> str | None:
+    """The collection's languageHint, which stands for what detection found in its chunks."""
+    found = app.config.find(collection)
+    return found.language_hint if found else None

@@ -116,8 +116,8 @@ def get_payload(app: App, inp: GetInput) -> dict[str, Any]:
     if ranged and selected:
         payload["returnedLines"] = {"start": start, "end": start + len(selected) - 1}
     chunks = store.chunks(doc.mirror_hash or "")
-    if chunks and chunks[0][5]:
-        payload["language"] = chunks[0][5]
+    if language := builder.language_hints.get(doc.collection) or (chunks and chunks[0][5]):
+        payload["language"] = language
     container, record = builder.records([doc]).get(doc.id, (None, None))
     payload["source"] = builder.source(doc, container)
     if record is not None:

@@ -104,10 +104,13 @@ class Filters:
             where.append("instr(lower(author), ?) > 0")
             params.append(self.author.lower())
         if self.lang:
+            # The collection's languageHint decides when it has one, else a chunk's detection.
             where.append(
-                "EXISTS (SELECT 1 FROM content_chunks cc WHERE cc.mirror_hash = documents.mirror_hash AND cc.language = ?)"
+                "coalesce((SELECT lower(c.language_hint) FROM collections c "
+                "WHERE c.name = documents.collection) = ?, EXISTS (SELECT 1 FROM content_chunks cc "
+                "WHERE cc.mirror_hash = documents.mirror_hash AND cc.language = ?))"
             )
-            params.append(self.lang.lower())
+            params += [self.lang.lower()] * 2
         if self.exclude:
             where.append(
                 "NOT EXISTS (SELECT 1 FROM json_each(?) AS term WHERE "

@@ -80,7 +80,7 @@ class Reactivate:
 RecordStep = tuple[Job, dict[str, Any]] | Reactivate | None
 
 
-def plan_record(imp: Import, record: Record, language_hint: str | None) -> RecordStep:
+def plan_record(imp: Import, record: Record) -> RecordStep:
     """What one record of a container comes to: a conversion job (with its metadata
     payload), an unchanged record to bring back (``Reactivate``), or nothing (unchanged
     and active, or refused by a cap: ``imp`` records why)."""
@@ -135,7 +135,6 @@ def plan_record(imp: Import, record: Record, language_hint: str | None) -> Recor
         "text/markdown",
         data,
         content_hash,
-        language_hint,
         title=" ".join(record.title.split())[:500] or None,
         converter=(adapter.id, adapter.version),
     )

@@ -22,7 +22,10 @@ class ResultBuilder:
         self.store = store
         self.index_name = index_name
         self.include_abs_path = include_abs_path
-        self.roots = {c["name"]: c["path"] for c in store.collections()}
+        collections = store.collections()
+        self.roots = {c["name"]: c["path"] for c in collections}
+        # A collection's languageHint, applied here: chunks hold what detection found.
+        self.language_hints = {c["name"]: c["languageHint"] for c in collections}
         self.contexts = store.contexts()
         self._lineages: dict[str, dict[str, Any]] | None = None
 
@@ -125,7 +128,9 @@ class ResultBuilder:
                 item["categories"] = doc.categories
             if tags.get(doc.id):
                 item["tags"] = tags[doc.id]
-            if language := _language_at([(c[1], c[3]) for c in chunks], start):
+            if language := self.language_hints.get(doc.collection) or _language_at(
+                [(c[1], c[3]) for c in chunks], start
+            ):
                 item["snippetLanguage"] = language
             if context := self.context_for(doc):
                 item["context"] = context

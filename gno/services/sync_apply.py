@@ -263,6 +263,5 @@ class FileApplier:
             sniff_mime(data[:512], ext),
             data,
             source_hash,
-            self.coll.language_hint,
             content_types=self.content_types if self.content_types.rules else None,
         )

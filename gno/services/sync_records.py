@@ -296,7 +296,7 @@ class RecordSync:
         self._finish(imp, source_hash, is_new)
 
     def _record(self, imp: Import, record: Record) -> tuple[Job, dict[str, Any]] | None:
-        planned = plan_record(imp, record, self.coll.language_hint)
+        planned = plan_record(imp, record)
         if isinstance(planned, Reactivate):
             state = planned.state
             self.owner.tally.changed(planned.rel_path, "added")

@@ -396,13 +396,9 @@ def m008_records(conn: apsw.Connection, settings: dict[str, str]) -> None:
 
 @migration(9)
 def m009_egress(conn: apsw.Connection, settings: dict[str, str]) -> None:
-    """Collection egress policies (spec/egress.md). ``egress_policies`` holds each
-    collection's policy with its revision (a collection without a row is ``local_only``,
-    ``legacy_default``, revision 0); ``egress_epoch`` counts every policy change of the
-    index, so a request can tell a policy changed while it ran. The audit receipts live in
-    a file of their own beside the index (``gno/adapters/sqlite/egress.py``): one is
-    written per request from off the machine, and a write here would move the index's
-    generation (``PRAGMA data_version``) and empty every reader's caches."""
+    """Collection egress policies (spec/egress.md): each collection's policy and revision
+    (no row: ``local_only``, ``legacy_default``, 0) and the index's policy epoch. Receipts
+    live in a file of their own (``gno/adapters/sqlite/egress.py`` says why)."""
     conn.execute(
         """
         CREATE TABLE egress_policies (
@@ -431,12 +427,8 @@ def m010_fts_prefix_indexes(conn: apsw.Connection, settings: dict[str, str]) -> 
 
 @migration(11)
 def m011_graph_state(conn: apsw.Connection, settings: dict[str, str]) -> None:
-    """``graph_state``: a random token its triggers (``graph_state.py``) draw again on every change
-    of what the graph reads answer from (active documents' identity and titles, their content
-    types, stored links, frontmatter relations, ``schema_meta``: the content-type rules).
-    Answers of `gno links`, `backlinks`, `graph`, `graph query` and `impact` are kept beside
-    the index under this token (gno/services/graph_cache.py): a random token, not a counter,
-    so a restored or copied file that then changes never meets an answer of another state."""
+    """``graph_state``: the token the graph answer cache is keyed by, drawn again by its
+    triggers on every change the graph reads answer from (``graph_state.py`` says which)."""
     from gno.adapters.sqlite.graph_state import create_graph_state
 
     create_graph_state(conn)
@@ -448,3 +440,11 @@ def m012_outline_fts(conn: apsw.Connection, settings: dict[str, str]) -> None:
     from gno.adapters.sqlite.fts_schema import rebuild_outline
 
     rebuild_outline(conn, settings["fts_tokenize"])
+
+
+@migration(13)
+def m013_detected_chunk_languages(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """Chunk languages as detected; a collection's hint is applied on read (``chunk_languages``)."""
+    from gno.adapters.sqlite.chunk_languages import redetect_hinted
+
+    redetect_hinted(conn)
