@@ -452,3 +452,25 @@ def test_a_removed_collections_journal_counts_for_a_remote_reader(app: App) -> N
     left = store.conn.execute("SELECT count(*), sum(bytes) FROM document_changes").fetchone()
     state = store.journal_state()
     assert (state.entries, state.bytes) == tuple(left)  # the counters followed the delete
+
+
+def test_cleanup_drops_a_removed_collections_journal(app: App) -> None:
+    """The remedy the spec names for a refused remote `changes`: `gno cleanup`."""
+    from gno_contracts.models.changes_input import ChangesInput
+    from gno_contracts.models.cleanup_input import CleanupInput
+
+    from gno.services import journal
+    from gno.services.collections import cleanup
+
+    add_collection(app, "shared", {"s.md": "# Shared\n"})
+    sync(app)
+    collection_remove(app, CollectionRemoveInput(collection="notes"))
+    app.store()
+    assert app.store().journal_page(0, None, "notes", 10)  # kept for local readers
+    cleanup(app, CleanupInput())
+    got = journal.changes_payload(app, ChangesInput(limit=1000))["changes"]
+    assert {c["collection"] for c in got} == {"shared"}
+    assert gate_for(app).ledger.journal_collections() == ["shared"]
+    store = app.store()
+    left = store.conn.execute("SELECT count(*), sum(bytes) FROM document_changes").fetchone()
+    assert (store.journal_state().entries, store.journal_state().bytes) == tuple(left)

@@ -240,14 +240,7 @@ class SqliteStore(
         uses any more goes with `gno cleanup`."""
         with self.write():
             for name in names:
-                gone = self.conn.execute(
-                    "DELETE FROM document_changes WHERE collection = ? RETURNING bytes", (name,)
-                ).fetchall()
-                self.conn.execute(
-                    "UPDATE document_change_journal_state SET retained_entries = "
-                    "retained_entries - ?, retained_bytes = retained_bytes - ? WHERE id = 1",
-                    (len(gone), sum(int(str(r[0])) for r in gone)),
-                )
+                self._drop_journal("collection = ?", (name,))
                 ids = [
                     r[0]
                     for r in self.conn.execute(
@@ -276,6 +269,17 @@ class SqliteStore(
             }
             for r in rows
         ]
+
+    def _drop_journal(self, where: str, params: tuple[Any, ...]) -> None:
+        """Delete journal entries, and their share of the retained counters."""
+        gone = self.conn.execute(
+            f"DELETE FROM document_changes WHERE {where} RETURNING bytes", params
+        ).fetchall()
+        self.conn.execute(
+            "UPDATE document_change_journal_state SET retained_entries = retained_entries - ?, "
+            "retained_bytes = retained_bytes - ? WHERE id = 1",
+            (len(gone), sum(int(str(r[0])) for r in gone)),
+        )
 
     def contexts(self) -> list[tuple[str, str, str]]:
         return [
@@ -314,8 +318,10 @@ class SqliteStore(
         )
 
     def cleanup(self) -> dict[str, int]:
-        """Delete what no active document references: inactive docs, orphan mirrors, old errors."""
+        """Delete what no active document references: inactive docs, orphan mirrors, old errors,
+        and the journal entries of collections no longer configured."""
         with self.write():
+            self._drop_journal("collection NOT IN (SELECT name FROM collections)", ())
             counts = {}
             inactive = [
                 r[0] for r in self.conn.execute("SELECT id FROM documents WHERE active = 0")
