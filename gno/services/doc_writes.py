@@ -32,7 +32,13 @@ from gno.errors import (
     ReadOnlyError,
     ValidationError,
 )
-from gno.file_writes import make_parents, read_existing, resolve_inside, write_atomic
+from gno.file_writes import (
+    make_folder,
+    make_parents,
+    read_existing,
+    resolve_inside,
+    write_atomic,
+)
 from gno.index_lock import index_guard, write_lease
 from gno.rows import DocRow, iso_from_ns
 from gno.services.capture import frontmatter_of, note_body
@@ -194,7 +200,7 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
             )
         if new != data:
             with disk_errors(t.rel):
-                write_atomic(t.path, new)
+                write_atomic(t.path, new, root=t.root)
         fresh = sync_now(app, t)
         _, new_hash, new_modified = file_state(t.path)
         result: dict[str, Any] = {
@@ -236,7 +242,7 @@ def duplicate(app: App, inp: DuplicateNoteInput) -> WorkspaceWriteResult:
             t = free_suffix(app, t)
         with disk_errors(t.rel):
             make_parents(t.root, t.path)
-            write_atomic(t.path, data, exclusive=True)
+            write_atomic(t.path, data, exclusive=True, root=t.root)
         copy = sync_now(app, t)
     return WorkspaceWriteResult.model_validate(
         {
@@ -264,8 +270,7 @@ def create_folder(app: App, inp: CreateFolderInput) -> WorkspaceWriteResult:
         if os.path.lexists(path):
             raise DuplicateError(f"{rel!r} already exists in {collection.name}")
         with disk_errors(rel):
-            make_parents(root_of(collection), path)
-            path.mkdir()
+            make_folder(root_of(collection), path)
     return WorkspaceWriteResult.model_validate(
         {
             "collection": collection.name,

@@ -340,7 +340,11 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
             old = target(collection, predecessor.doc.rel_path)
             meta = dict(predecessor.meta) | {"supersededBy": uri_of(app, collection.name, rel)}
             with disk_errors(old.rel):
-                write_atomic(old.path, note_text({"memory": meta}, predecessor.text).encode())
+                write_atomic(
+                    old.path,
+                    note_text({"memory": meta}, predecessor.text).encode(),
+                    root=old.root,
+                )
             sync_now(app, old)
             payload["outcome"] = "superseded"
             payload["superseded"] = Fact(predecessor.doc, predecessor.text, meta).view(app)
