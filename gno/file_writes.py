@@ -71,12 +71,21 @@ def resolve_inside(root: Path, rel: str) -> Path:
     return target
 
 
-def read_existing(path: os.PathLike[str] | str, max_bytes: int = MAX_READ_BYTES) -> bytes:
+def read_existing(
+    path: os.PathLike[str] | str, max_bytes: int = MAX_READ_BYTES, *, root: Path | None = None
+) -> bytes:
     """The bytes of the file a write starts from. A named pipe or device put where the
     note was must not block the writer (which holds the lease), nor a huge file fill
-    memory: the read is non-blocking and bounded (``gno.ingest.reading``)."""
+    memory: the read is non-blocking and bounded (``gno.ingest.reading``). With ``root``
+    (a collection root) it is read like a write goes, relative to folders held from the
+    root (``open_folder``): a folder swapped for a link out of the root is not followed,
+    so a duplicate never copies a private file into the collection."""
     name = os.path.basename(path)
+    folder = None
     try:
+        if root is not None and _HELD:
+            folder = open_folder(root, _parts_under(root, Path(path))[:-1])
+            return read_regular(name, max_bytes, dir_fd=folder)
         return read_regular(os.fspath(path), max_bytes)
     except FileNotFoundError:
         raise FileMissingError("The document's file is gone from disk; run gno update") from None
@@ -85,7 +94,12 @@ def read_existing(path: os.PathLike[str] | str, max_bytes: int = MAX_READ_BYTES)
     except FileTooLarge as exc:
         raise ValidationError(f"Cannot use {name!r}: {exc}") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # the file itself became a link
+            raise InvalidPathError(f"Cannot use {name!r}: it is a symbolic link") from None
         raise GnoError(f"Cannot read {name!r}: {exc.strerror or type(exc).__name__}") from None
+    finally:
+        if folder is not None:
+            os.close(folder)
 
 
 def kept_mode(path: os.PathLike[str] | str) -> int | None:

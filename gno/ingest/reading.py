@@ -42,7 +42,13 @@ class FileTooLarge(OSError):
     """The file is (or grew) larger than the limit."""
 
 
-def open_regular(path: str, max_bytes: int, *, walked: tuple[str, int] | None = None) -> int:
+def open_regular(
+    path: str,
+    max_bytes: int,
+    *,
+    walked: tuple[str, int] | None = None,
+    dir_fd: int | None = None,
+) -> int:
     """A descriptor on ``path``, opened without blocking and checked on the descriptor:
     a regular file of at most ``max_bytes``; the caller closes it.
 
@@ -50,9 +56,14 @@ def open_regular(path: str, max_bytes: int, *, walked: tuple[str, int] | None = 
     Between the walk and this open a folder on the path may have become a symlink out of
     the root: a file that is not the walked one is opened only if it still lies inside the
     root, else it counts as gone (``FileNotFoundError``). Every lane that reads what a walk
-    found (documents, record containers) opens it here, so no lane skips the check."""
+    found (documents, record containers) opens it here, so no lane skips the check.
+
+    With ``dir_fd`` (a folder held by ``gno.file_writes.open_folder``) ``path`` is a name
+    in that folder, and a link there is not followed."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
+    if dir_fd is not None:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, dir_fd=dir_fd)
     try:
         st = os.fstat(fd)
         if walked is not None and st.st_ino != walked[1]:
@@ -70,10 +81,16 @@ def open_regular(path: str, max_bytes: int, *, walked: tuple[str, int] | None = 
     return fd
 
 
-def read_regular(path: str, max_bytes: int, *, walked: tuple[str, int] | None = None) -> bytes:
+def read_regular(
+    path: str,
+    max_bytes: int,
+    *,
+    walked: tuple[str, int] | None = None,
+    dir_fd: int | None = None,
+) -> bytes:
     """The bytes of ``path`` opened by ``open_regular``; reading stops one byte past
     ``max_bytes`` in case the file grows meanwhile."""
-    fd = open_regular(path, max_bytes, walked=walked)
+    fd = open_regular(path, max_bytes, walked=walked, dir_fd=dir_fd)
     try:
         chunks: list[bytes] = []
         total = 0

@@ -265,7 +265,7 @@ def _predecessor(app: App, collection: Collection, inp: RememberInput) -> Fact:
         raise ValidationError("The predecessor must be a fact of the same collection")
     t = target(collection, parsed.rel_path)
     try:
-        text = read_existing(t.path).decode("utf-8")
+        text = read_existing(t.path, root=t.root).decode("utf-8")
     except (GnoError, UnicodeDecodeError):
         raise MemorySupersedeConflictError(
             f"MEMORY_SUPERSEDE_CONFLICT: predecessor {inp.predecessorUri} is not a readable fact"

@@ -113,3 +113,44 @@ def test_a_folder_swapped_before_missing_parents_are_made_gets_no_folder_outside
     with contextlib.suppress(GnoError):
         capture(app, CaptureInput(collection="notes", path="sub/deep/new.md", content="x"))
     _untouched(outside)  # before: private/deep/ was created, then the write refused
+
+
+def _duplicate_sub(app: App) -> None:
+    doc_writes.duplicate(app, DuplicateNoteInput(ref="gno://notes/sub/a.md", folderPath="copy"))
+
+
+def _tag_sub(app: App) -> None:
+    tag_writes.add(app, TagEditInput(ref="gno://notes/sub/a.md", tag="swapped"))
+
+
+@pytest.mark.parametrize(
+    ("write", "module", "checked"),
+    [(_duplicate_sub, doc_writes, "resolve_inside"), (_tag_sub, tag_writes, "editable_target")],
+    ids=["duplicate", "tag"],  # a tag edit's write already refuses the swapped folder
+)
+def test_a_folder_swapped_before_the_write_reads_its_source_leaks_nothing_into_the_root(
+    make_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: Any, module: Any, checked: str
+) -> None:
+    """A write that starts from the file on disk (duplicate, tag edit) reads it relative
+    to folders held from the root too: else the private file's bytes were copied into
+    the collection (and indexed)."""
+    app, root, outside, swap = _setup(make_app, tmp_path)
+    (outside / "a.md").write_text("# Private\n\ntopsecretword\n")
+    real_check = getattr(module, checked)
+
+    def check_then_swap(*args: Any) -> Any:
+        checked_path = real_check(*args)
+        swap()
+        return checked_path
+
+    monkeypatch.setattr(module, checked, check_then_swap)
+    with contextlib.suppress(GnoError):
+        write(app)
+    leaked = [  # the collection's own files: the walk never follows the link
+        name
+        for folder, _, names in os.walk(root)
+        for name in names
+        if b"topsecretword" in (Path(folder) / name).read_bytes()
+    ]
+    assert leaked == []  # before (duplicate): copy/a.md held the private note
+    assert (outside / "a.md").read_text() == "# Private\n\ntopsecretword\n"
