@@ -8,6 +8,15 @@ ones, never a mix; the temporary file is removed whatever fails. ``exclusive=Tru
 refuses to replace an existing file (``DuplicateError``) and is race-free: the final
 step is ``os.link``, which fails when the name exists.
 
+The check and the write are two steps, and another process may swap a folder on the path
+for a symlink out of the root between them. So a write into a collection (``root=``)
+never goes by path: ``open_folder`` opens the root, then each folder below it relative to
+the one before with ``O_NOFOLLOW`` (a link on the way fails the open), and the temporary
+file, the rename or link and the fsync all name the file relative to that held folder.
+A folder swapped after it was opened is not followed either: the write lands in the folder
+that was checked, wherever it has moved. ``make_parents`` creates missing folders the same
+way. Platforms without directory descriptors (Windows) write by path.
+
 Callers hold ``gno.index_lock.write_lease`` around the write and the inline sync that
 follows, so writers of every surface take turns.
 
@@ -19,6 +28,7 @@ removes those of gno's exact shape once they are an hour old (no write takes tha
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import secrets
@@ -61,12 +71,21 @@ def resolve_inside(root: Path, rel: str) -> Path:
     return target
 
 
-def read_existing(path: os.PathLike[str] | str, max_bytes: int = MAX_READ_BYTES) -> bytes:
+def read_existing(
+    path: os.PathLike[str] | str, max_bytes: int = MAX_READ_BYTES, *, root: Path | None = None
+) -> bytes:
     """The bytes of the file a write starts from. A named pipe or device put where the
     note was must not block the writer (which holds the lease), nor a huge file fill
-    memory: the read is non-blocking and bounded (``gno.ingest.reading``)."""
+    memory: the read is non-blocking and bounded (``gno.ingest.reading``). With ``root``
+    (a collection root) it is read like a write goes, relative to folders held from the
+    root (``open_folder``): a folder swapped for a link out of the root is not followed,
+    so a duplicate never copies a private file into the collection."""
     name = os.path.basename(path)
+    folder = None
     try:
+        if root is not None and _HELD:
+            folder = open_folder(root, _parts_under(root, Path(path))[:-1])
+            return read_regular(name, max_bytes, dir_fd=folder)
         return read_regular(os.fspath(path), max_bytes)
     except FileNotFoundError:
         raise FileMissingError("The document's file is gone from disk; run gno update") from None
@@ -75,7 +94,12 @@ def read_existing(path: os.PathLike[str] | str, max_bytes: int = MAX_READ_BYTES)
     except FileTooLarge as exc:
         raise ValidationError(f"Cannot use {name!r}: {exc}") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # the file itself became a link
+            raise InvalidPathError(f"Cannot use {name!r}: it is a symbolic link") from None
         raise GnoError(f"Cannot read {name!r}: {exc.strerror or type(exc).__name__}") from None
+    finally:
+        if folder is not None:
+            os.close(folder)
 
 
 def kept_mode(path: os.PathLike[str] | str) -> int | None:
@@ -89,22 +113,64 @@ def kept_mode(path: os.PathLike[str] | str) -> int | None:
 
 
 def write_atomic(
-    path: Path, data: bytes, *, exclusive: bool = False, mode: int | None = None
+    path: Path,
+    data: bytes,
+    *,
+    exclusive: bool = False,
+    mode: int | None = None,
+    root: Path | None = None,
 ) -> None:
     """Put ``data`` at ``path`` all at once (parents must exist; see ``make_parents``).
-    ``mode`` defaults to the replaced file's permission bits, else 0o644 minus the umask."""
+    ``mode`` defaults to the replaced file's permission bits, else 0o644 minus the umask.
+    With ``root`` (a collection root; ``path`` under its real path) nothing on the way
+    from the root is followed if it is a link, now or at any moment of the write."""
     if len(data) > MAX_WRITE_BYTES:
         raise InvalidPathError(
             f"Content is {len(data)} bytes; gno writes at most {MAX_WRITE_BYTES} bytes per file"
         )
-    if path.exists() and not path.is_file():
-        raise InvalidPathError(f"Cannot write to {path.name!r}: it exists and is not a file")
-    tmp = path.with_name(temp_name(path.name))
-    if mode is None and not exclusive:
-        mode = kept_mode(path)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    # A file the user named (CLI output, a completion script) may be reached through
+    # links, and a link at its name is replaced by the file, as before; in a collection
+    # neither is allowed.
+    inside_root = root is not None
+    if root is not None and _HELD:
+        folder = open_folder(root, _parts_under(root, path)[:-1])
+    elif _HELD:
+        folder = os.open(path.parent, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    else:
+        _write_in(None, path, data, exclusive, mode, inside_root)
+        return
     try:
-        fd = os.open(tmp, flags, 0o644 if mode is None else mode)
+        _write_in(folder, path, data, exclusive, mode, inside_root)
+    finally:
+        os.close(folder)
+
+
+def _write_in(
+    folder: int | None,
+    path: Path,
+    data: bytes,
+    exclusive: bool,
+    mode: int | None,
+    inside_root: bool,
+) -> None:
+    """The write itself; with ``folder`` every name is relative to that descriptor."""
+    # names relative to the held folder, or whole paths where there are no folder fds
+    name = path.name if folder is not None else os.fspath(path)
+    tmp = temp_name(path.name)
+    tmp = tmp if folder is not None else os.fspath(path.with_name(tmp))
+    try:
+        st: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=not inside_root)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        raise InvalidPathError(f"Cannot write to {path.name!r}: the target is a symbolic link")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise InvalidPathError(f"Cannot write to {path.name!r}: it exists and is not a file")
+    if mode is None and not exclusive and st is not None:
+        mode = stat.S_IMODE(st.st_mode) & 0o777  # a private (0600) note stays private
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    try:
+        fd = os.open(tmp, flags, 0o644 if mode is None else mode, dir_fd=folder)
         with os.fdopen(fd, "wb") as handle:
             if mode is not None and hasattr(os, "fchmod"):
                 os.fchmod(fd, mode)  # exactly these bits, whatever the umask
@@ -113,19 +179,80 @@ def write_atomic(
             os.fsync(handle.fileno())
         if exclusive:
             try:
-                os.link(tmp, path)
+                os.link(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
             except FileExistsError:
                 raise DuplicateError(f"{path.name!r} already exists") from None
+        elif folder is not None:
+            os.rename(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)  # replaces, on POSIX
         else:
-            os.replace(tmp, path)
-        fsync_dir(path.parent)
+            os.replace(tmp, name)
+        if folder is not None:
+            with contextlib.suppress(OSError):
+                os.fsync(folder)  # the rename itself made durable
+        else:
+            fsync_dir(path.parent)
     except OSError as exc:
-        if exc.errno == 28:  # ENOSPC
+        if exc.errno == errno.ENOSPC:
             raise DiskFullError("No space left on the device; nothing was written") from exc
         raise
     finally:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=folder)
+
+
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_FOLDER_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+# Directory descriptors for every step of a write (POSIX; not Windows).
+_HELD = bool(_NOFOLLOW) and {os.open, os.stat, os.mkdir, os.rename, os.link, os.unlink} <= (
+    os.supports_dir_fd
+)
+
+
+def _parts_under(root: Path, path: Path) -> list[str]:
+    """The names from ``root``'s real path down to ``path`` (which must lie under it)."""
+    rel = os.path.relpath(path, os.path.realpath(root))
+    parts = rel.split(os.sep)
+    if rel == os.curdir or os.pardir in parts or os.path.isabs(rel):
+        raise InvalidPathError("Cannot write outside the collection root")
+    return parts
+
+
+def open_folder(root: Path, parts: list[str], *, create: bool = False) -> int:
+    """A descriptor on the folder ``root/parts…``, opened one name at a time relative to
+    the folder before with ``O_NOFOLLOW``, so no link on the way is followed: one that is
+    there (or is swapped in meanwhile) is ``INVALID_PATH``. ``create`` makes missing
+    folders (relative to the held parent, too). The caller closes the descriptor."""
+    fd = os.open(os.path.realpath(root), _FOLDER_FLAGS)
+    try:
+        for name in parts:
+            child = _open_child(fd, name, create)
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_child(parent: int, name: str, create: bool) -> int:
+    try:
+        return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+    except FileNotFoundError:
+        if not create:
+            raise
+        with contextlib.suppress(FileExistsError):  # made meanwhile by another writer
+            os.mkdir(name, 0o777, dir_fd=parent)
+        return _open_child(parent, name, create=False)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        if stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode):
+            raise InvalidPathError(
+                f"Cannot write through {name!r}: it is a symbolic link (a sync never follows one)"
+            ) from None
+        raise  # a file where a folder should be: the caller's disk error
 
 
 def temp_name(name: str) -> str:
@@ -180,7 +307,28 @@ def _remove_if_stale(real_root: str, folder: str, name: str, cutoff: float) -> b
 
 
 def make_parents(root: Path, path: Path) -> None:
-    """Create the folders between ``root`` and ``path`` (each checked to stay inside)."""
+    """Create the folders between ``root`` and ``path``, never through a link (``open_folder``)."""
+    if not _HELD:
+        _make_parents_by_path(root, path)
+        return
+    os.close(open_folder(root, _parts_under(root, path)[:-1], create=True))
+
+
+def make_folder(root: Path, path: Path) -> None:
+    """Create the folder ``path`` and any missing parents, never through a link;
+    ``FileExistsError`` when something is there already."""
+    if not _HELD:
+        _make_parents_by_path(root, path)
+        path.mkdir()
+        return
+    parent = open_folder(root, _parts_under(root, path)[:-1], create=True)
+    try:
+        os.mkdir(path.name, 0o777, dir_fd=parent)
+    finally:
+        os.close(parent)
+
+
+def _make_parents_by_path(root: Path, path: Path) -> None:
     real_root = Path(os.path.realpath(root))
     parent = path.parent
     if parent != real_root and real_root not in parent.parents:

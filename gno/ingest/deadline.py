@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from types import FrameType
 
 CONVERT_SECONDS = 60.0
+MAX_CONVERT_SECONDS = 86_400.0  # a day: "no deadline" in practice, and a timer can hold it
 
 
 class Expired(BaseException):
@@ -25,13 +26,16 @@ class Expired(BaseException):
 
 
 def convert_seconds() -> float:
-    """The deadline in seconds: ``GNO_CONVERT_TIMEOUT_MS`` (for tests and slow machines),
-    else 60."""
-    raw = os.environ.get("GNO_CONVERT_TIMEOUT_MS", "")
-    try:
-        return max(0.001, int(raw) / 1000) if raw else CONVERT_SECONDS
-    except ValueError:
+    """The deadline in seconds: ``GNO_CONVERT_TIMEOUT_MS`` (for tests and slow machines)
+    when it is a positive whole number of milliseconds, at most a day; anything else
+    (unset, empty, 0, negative, ``1.5``, ``60s``) is the default 60 s. A zero once meant
+    1 ms, which timed out every PDF, and a huge value made ``setitimer`` overflow."""
+    digits = os.environ.get("GNO_CONVERT_TIMEOUT_MS", "").strip().lstrip("0")
+    if not (digits.isascii() and digits.isdigit()):  # no sign, point, exponent, nor "²"
         return CONVERT_SECONDS
+    if len(digits) > 9:  # over 11 days (and int() refuses thousands of digits)
+        return MAX_CONVERT_SECONDS
+    return min(int(digits) / 1000, MAX_CONVERT_SECONDS)
 
 
 def interruptible() -> bool:

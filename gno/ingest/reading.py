@@ -42,13 +42,28 @@ class FileTooLarge(OSError):
     """The file is (or grew) larger than the limit."""
 
 
-def read_regular(path: str, max_bytes: int, *, walked: tuple[str, int] | None = None) -> bytes:
-    """``walked`` is ``(real root, inode)`` of the file as the walk saw it inside the root.
-    Between the walk and this read a folder on the path may have become a symlink out of
-    the root: a file that is not the walked one is read only if it still lies inside the
-    root, else it counts as gone (``FileNotFoundError``)."""
+def open_regular(
+    path: str,
+    max_bytes: int,
+    *,
+    walked: tuple[str, int] | None = None,
+    dir_fd: int | None = None,
+) -> int:
+    """A descriptor on ``path``, opened without blocking and checked on the descriptor:
+    a regular file of at most ``max_bytes``; the caller closes it.
+
+    ``walked`` is ``(real root, inode)`` of the file as the walk saw it inside the root.
+    Between the walk and this open a folder on the path may have become a symlink out of
+    the root: a file that is not the walked one is opened only if it still lies inside the
+    root, else it counts as gone (``FileNotFoundError``). Every lane that reads what a walk
+    found (documents, record containers) opens it here, so no lane skips the check.
+
+    With ``dir_fd`` (a folder held by ``gno.file_writes.open_folder``) ``path`` is a name
+    in that folder, and a link there is not followed."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
+    if dir_fd is not None:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, dir_fd=dir_fd)
     try:
         st = os.fstat(fd)
         if walked is not None and st.st_ino != walked[1]:
@@ -59,7 +74,24 @@ def read_regular(path: str, max_bytes: int, *, walked: tuple[str, int] | None = 
         if kind is not None:
             raise NotRegularFile(f"Not a regular file ({kind})")
         if st.st_size > max_bytes:
-            raise FileTooLarge(_too_large(max_bytes))
+            raise FileTooLarge(too_large(max_bytes))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(
+    path: str,
+    max_bytes: int,
+    *,
+    walked: tuple[str, int] | None = None,
+    dir_fd: int | None = None,
+) -> bytes:
+    """The bytes of ``path`` opened by ``open_regular``; reading stops one byte past
+    ``max_bytes`` in case the file grows meanwhile."""
+    fd = open_regular(path, max_bytes, walked=walked, dir_fd=dir_fd)
+    try:
         chunks: list[bytes] = []
         total = 0
         while True:
@@ -68,7 +100,7 @@ def read_regular(path: str, max_bytes: int, *, walked: tuple[str, int] | None = 
                 return b"".join(chunks)
             total += len(chunk)
             if total > max_bytes:
-                raise FileTooLarge(_too_large(max_bytes))
+                raise FileTooLarge(too_large(max_bytes))
             chunks.append(chunk)
     finally:
         os.close(fd)
@@ -88,7 +120,7 @@ def _check_inside(path: str, root: str, opened: os.stat_result) -> None:
         raise FileNotFoundError(errno.ENOENT, "Replaced since the walk by a path out of the root")
 
 
-def _too_large(max_bytes: int) -> str:
+def too_large(max_bytes: int) -> str:
     if max_bytes >= 1024 * 1024:
         return f"File is larger than {max_bytes // (1024 * 1024)} MiB"
     return f"File is larger than {max_bytes // 1024} KiB"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from gno.core.records import (
     Record,
     fingerprint,
 )
-from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular, special_kind
+from gno.ingest.reading import FileTooLarge, open_regular, read_regular
 
 RECORD_EXTENSIONS = RECORD_MIMES
 _CAPS = {
@@ -42,6 +41,7 @@ _CAPS = {
     "deadline": DEADLINE_SECONDS,
     "recurrenceAnchors": MAX_RECURRENCE_ANCHORS,
 }
+_TOO_LARGE = f"Container is larger than {MAX_CONTAINER_BYTES // 2**20} MiB"
 
 
 @dataclass(frozen=True)
@@ -85,18 +85,18 @@ def adapter_for(ext: str) -> Adapter:
     return Adapter(module.ADAPTER_ID, module.ADAPTER_VERSION)
 
 
+Walked = tuple[str, int] | None  # (real root, inode) as the walk saw it: reading.open_regular
+
+
 @contextmanager
-def open_container(path: str) -> Iterator[BinaryIO]:
-    """A regular file opened without blocking, checked on the opened descriptor."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
+def open_container(path: str, walked: Walked = None) -> Iterator[BinaryIO]:
+    """A regular file opened like any source file (``reading.open_regular``: no blocking,
+    checked on the descriptor, never through a folder swapped out of the root)."""
     try:
-        st = os.fstat(fd)
-        kind = "folder" if stat.S_ISDIR(st.st_mode) else special_kind(st.st_mode)
-        if kind is not None:
-            raise NotRegularFile(f"Not a regular file ({kind})")
-        if st.st_size > MAX_CONTAINER_BYTES:
-            raise FileTooLarge(f"Container is larger than {MAX_CONTAINER_BYTES // 2**20} MiB")
+        fd = open_regular(path, MAX_CONTAINER_BYTES, walked=walked)
+    except FileTooLarge as exc:
+        raise FileTooLarge(_TOO_LARGE) from exc
+    try:
         stream = os.fdopen(fd, "rb", buffering=1024 * 1024)
     except BaseException:
         os.close(fd)
@@ -105,27 +105,30 @@ def open_container(path: str) -> Iterator[BinaryIO]:
         yield stream
 
 
-def hash_container(path: str) -> str:
+def hash_container(path: str, walked: Walked = None) -> str:
     digest = hashlib.sha256()
-    with open_container(path) as stream:
+    with open_container(path, walked) as stream:
         total = 0
         while chunk := stream.read(1024 * 1024):
             total += len(chunk)
             if total > MAX_CONTAINER_BYTES:
-                raise FileTooLarge(f"Container is larger than {MAX_CONTAINER_BYTES // 2**20} MiB")
+                raise FileTooLarge(_TOO_LARGE)
             digest.update(chunk)
     return digest.hexdigest()
 
 
-def read_container(path: str, ext: str, stem: str) -> Iterator[Record | Malformed]:
+def read_container(
+    path: str, ext: str, stem: str, walked: Walked = None
+) -> Iterator[Record | Malformed]:
     """The records of one container, in order; ``NotAContainer`` or ``ContainerError``
-    when the file as a whole is not readable as its kind."""
+    when the file as a whole is not readable as its kind. The file is opened again here
+    (after ``hash_container``), so ``walked`` is checked again."""
     from gno.adapters.records import calendar, chat, mail, transcript
     from gno.ports import CORRUPT, TOO_LARGE
 
     try:
         if ext in (".mbox", ".jsonl", ".eml"):
-            with open_container(path) as stream:
+            with open_container(path, walked) as stream:
                 if ext == ".mbox":
                     yield from mail.read_mbox(stream)
                 elif ext == ".eml":
@@ -140,7 +143,7 @@ def read_container(path: str, ext: str, stem: str) -> Iterator[Record | Malforme
             ".ics": calendar.MAX_CALENDAR_BYTES,
             ".json": chat.MAX_JSON_BYTES,
         }.get(ext, transcript.MAX_TRANSCRIPT_CHARS)
-        data = read_regular(path, limit)
+        data = read_regular(path, limit, walked=walked)
         if ext == ".ics":
             yield from calendar.read_ics(data)
         elif ext == ".json":

@@ -125,7 +125,7 @@ def _planned(app: App, inp: CaptureInput, body_hash: str) -> tuple[Target, str]:
 
 def _existing_source(t: Target) -> dict[str, Any] | None:
     try:
-        text = read_existing(t.path).decode("utf-8", errors="replace")
+        text = read_existing(t.path, root=t.root).decode("utf-8", errors="replace")
     except FileMissingError:
         return None
     value = parse_frontmatter(text).data.get("source")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from gno_contracts.models.create_folder_input import CreateFolderInput
@@ -32,7 +33,13 @@ from gno.errors import (
     ReadOnlyError,
     ValidationError,
 )
-from gno.file_writes import make_parents, read_existing, resolve_inside, write_atomic
+from gno.file_writes import (
+    make_folder,
+    make_parents,
+    read_existing,
+    resolve_inside,
+    write_atomic,
+)
 from gno.index_lock import index_guard, write_lease
 from gno.rows import DocRow, iso_from_ns
 from gno.services.capture import frontmatter_of, note_body
@@ -80,8 +87,6 @@ def editable_target(app: App, doc: DocRow) -> Target:
 
 
 def _file_url(path: os.PathLike[str] | str) -> str:
-    from pathlib import Path
-
     return Path(path).as_uri()
 
 
@@ -141,8 +146,8 @@ def create(app: App, inp: DocCreateInput) -> DocCreated:
     return DocCreated.model_validate(receipt)
 
 
-def file_state(path: os.PathLike[str] | str) -> tuple[bytes, str, str]:
-    data = read_existing(path)
+def file_state(path: Path, root: Path) -> tuple[bytes, str, str]:
+    data = read_existing(path, root=root)
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -169,7 +174,7 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
             return DocUpdated.model_validate(first)
         doc = document(app, inp.id, inp.uri)
         t = editable_target(app, doc)
-        data, current_hash, modified = file_state(t.path)
+        data, current_hash, modified = file_state(t.path, t.root)
         stale = (inp.expectedSourceHash and inp.expectedSourceHash != current_hash) or (
             inp.expectedModifiedAt and not _same_instant(inp.expectedModifiedAt, modified)
         )
@@ -194,9 +199,9 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
             )
         if new != data:
             with disk_errors(t.rel):
-                write_atomic(t.path, new)
+                write_atomic(t.path, new, root=t.root)
         fresh = sync_now(app, t)
-        _, new_hash, new_modified = file_state(t.path)
+        _, new_hash, new_modified = file_state(t.path, t.root)
         result: dict[str, Any] = {
             "success": True,
             "docId": fresh.docid,
@@ -230,13 +235,13 @@ def duplicate(app: App, inp: DuplicateNoteInput) -> WorkspaceWriteResult:
     folder = inp.folderPath if inp.folderPath is not None else doc.rel_path.rpartition("/")[0]
     name = check_segment(inp.name) if inp.name else doc.rel_path.rpartition("/")[2]
     with write_lease(app.paths):
-        data, _, _ = file_state(source)
+        data, _, _ = file_state(source, root_of(collection))
         t = target(collection, join_folder(folder, name))
         if occupied(app, t):
             t = free_suffix(app, t)
         with disk_errors(t.rel):
             make_parents(t.root, t.path)
-            write_atomic(t.path, data, exclusive=True)
+            write_atomic(t.path, data, exclusive=True, root=t.root)
         copy = sync_now(app, t)
     return WorkspaceWriteResult.model_validate(
         {
@@ -264,8 +269,7 @@ def create_folder(app: App, inp: CreateFolderInput) -> WorkspaceWriteResult:
         if os.path.lexists(path):
             raise DuplicateError(f"{rel!r} already exists in {collection.name}")
         with disk_errors(rel):
-            make_parents(root_of(collection), path)
-            path.mkdir()
+            make_folder(root_of(collection), path)
     return WorkspaceWriteResult.model_validate(
         {
             "collection": collection.name,

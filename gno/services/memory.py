@@ -265,7 +265,7 @@ def _predecessor(app: App, collection: Collection, inp: RememberInput) -> Fact:
         raise ValidationError("The predecessor must be a fact of the same collection")
     t = target(collection, parsed.rel_path)
     try:
-        text = read_existing(t.path).decode("utf-8")
+        text = read_existing(t.path, root=t.root).decode("utf-8")
     except (GnoError, UnicodeDecodeError):
         raise MemorySupersedeConflictError(
             f"MEMORY_SUPERSEDE_CONFLICT: predecessor {inp.predecessorUri} is not a readable fact"
@@ -340,7 +340,11 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
             old = target(collection, predecessor.doc.rel_path)
             meta = dict(predecessor.meta) | {"supersededBy": uri_of(app, collection.name, rel)}
             with disk_errors(old.rel):
-                write_atomic(old.path, note_text({"memory": meta}, predecessor.text).encode())
+                write_atomic(
+                    old.path,
+                    note_text({"memory": meta}, predecessor.text).encode(),
+                    root=old.root,
+                )
             sync_now(app, old)
             payload["outcome"] = "superseded"
             payload["superseded"] = Fact(predecessor.doc, predecessor.text, meta).view(app)

@@ -126,7 +126,7 @@ def write_file(t: Target, text: str, *, replace: bool = False) -> None:
     """The note on disk at once; without ``replace`` a file that appeared meanwhile wins."""
     with disk_errors(t.rel):
         make_parents(t.root, t.path)
-        write_atomic(t.path, text.encode("utf-8"), exclusive=not replace)
+        write_atomic(t.path, text.encode("utf-8"), exclusive=not replace, root=t.root)
 
 
 def sync_now(app: App, t: Target) -> DocRow:

@@ -293,7 +293,7 @@ def _changes(app: App, built: _Built) -> tuple[list[Change], dict[str, list[str]
         # starts from a file, and never through a link. The file may have changed since the
         # plan read it (another process does not take the lease): a named pipe there would
         # block the lease holder forever, a huge file fill memory, a link copy what it names.
-        source_data = read_existing(resolve_inside(built.root, src.rel_path))
+        source_data = read_existing(resolve_inside(built.root, src.rel_path), root=built.root)
     changes.append(Change(built.root / built.target_rel, source_data, create=True))
     for read in built.texts.values():
         doc = read.doc

@@ -66,6 +66,7 @@ class CollectionSync(Protocol):
     store: Store
     coll: Collection
     content_types: ContentTypes
+    _root: str  # the collection root's real path
 
     @property
     def tally(self) -> Tally: ...
@@ -164,6 +165,11 @@ class RecordSync:
         result["recordImport"]["sourceBytesRead"] = 0
         self.owner.tally.file(result)
 
+    def _walked(self, entry: WalkEntry) -> tuple[str, int]:
+        """What ``reading.open_regular`` checks: a folder swapped for a link out of the
+        root since the walk makes the container count as gone, as a document would."""
+        return (self.owner._root, entry.inode)
+
     def _fingerprint(self, rel: str, adapter: Adapter) -> str:
         return container_fingerprint(adapter.fingerprint, self.owner.content_types, rel)
 
@@ -191,7 +197,7 @@ class RecordSync:
             self._unread(entry, adapter, UNSUPPORTED, f"Not a regular file ({entry.special})")
             return
         try:
-            source_hash = hash_container(entry.abs_path)
+            source_hash = hash_container(entry.abs_path, self._walked(entry))
         except FileNotFoundError:
             self.owner.tally.processed -= 1
             return
@@ -245,7 +251,8 @@ class RecordSync:
         stem = entry.rel_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         window: list[tuple[Job, dict[str, Any]]] = []
         try:
-            for item in read_container(entry.abs_path, _ext(entry.rel_path), stem):
+            walked = self._walked(entry)
+            for item in read_container(entry.abs_path, _ext(entry.rel_path), stem, walked):
                 if isinstance(item, Malformed):
                     imp.fail(item.locator, item.reason)
                 else:

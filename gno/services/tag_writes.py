@@ -49,7 +49,7 @@ def _edit(app: App, inp: TagEditInput, present: bool) -> tuple[DocRow, str, bool
                 raise ValidationError(f"Tag {tag!r} is not on {doc.uri}")
             return doc, tag, False
         t = editable_target(app, doc)
-        data, _, _ = file_state(t.path)
+        data, _, _ = file_state(t.path, t.root)
         text = data.decode("utf-8", "surrogateescape")
         tags = _file_tags(text)
         if present and tag not in tags:
@@ -64,7 +64,7 @@ def _edit(app: App, inp: TagEditInput, present: bool) -> tuple[DocRow, str, bool
         wrote = new != data
         if wrote:
             with disk_errors(t.rel):
-                write_atomic(t.path, new)
+                write_atomic(t.path, new, root=t.root)
             doc = sync_now(app, t)
         return doc, tag, wrote or present
 

@@ -115,10 +115,13 @@ def make_pdf(
     encrypt: bool = False,
     padding_mib: int = 0,
     image_mib: int = 0,
+    content_claims_image: bool = False,
 ) -> bytes:
     """A one-page PDF with one Helvetica text line and a correct xref table; the content
-    stream Flate-compressed with ``padding_mib`` MiB of spaces after the text, and an
-    image of ``image_mib`` MiB of black pixels (Flate) drawn on the page."""
+    stream Flate-compressed with ``padding_mib`` MiB of spaces after the text (its
+    dictionary saying it is an image, if ``content_claims_image``: pdfminer reads it as
+    the page's content all the same), and an image of ``image_mib`` MiB of black pixels
+    (Flate) drawn on the page."""
     stream = f"BT /F1 18 Tf 72 720 Td ({text}) Tj ET".encode("latin-1")
     if image_mib:
         stream = b"q 100 0 0 100 0 0 cm /Im1 Do Q " + stream
@@ -126,6 +129,8 @@ def make_pdf(
     if padding_mib:
         stream = zlib.compress(stream + b" " * (padding_mib * 1024 * 1024))
         filters = b" /Filter /FlateDecode"
+    if content_claims_image:
+        filters += b" /Type /XObject /Subtype /Image /Width 1024 /Height 1024"
     pixels = zlib.compress(bytes(image_mib * 1024 * 1024))
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -346,10 +351,82 @@ def test_the_pdf_stream_screen_stays_linear_on_fake_streams(body: bytes) -> None
         _screen_pdf_streams(b"stream\n" * 200_001)
 
 
-def test_a_large_flate_image_is_no_bomb(converter, tmp_path) -> None:
-    # pdfminer never inflates an image to extract text: a big lossless scan still converts.
-    data = make_pdf("scanned page", padding_mib=1, image_mib=300)
+# Peak RSS from /proc (VmHWM, reset through clear_refs once markitdown is warm):
+# getrusage's ru_maxrss keeps a high-water mark inherited across fork and exec, so a
+# child of a process that built a large PDF reports that process's peak, not its own.
+_MEASURE = """
+import sys, time
+from pathlib import Path
+from gno.adapters.converters.office import MarkitdownConverter
+from gno.ports import ConversionError
+
+converter = MarkitdownConverter()
+
+
+def run(name):
+    data = Path(name).read_bytes()
+    try:
+        return converter.convert(Path(name), data, ".pdf", "application/pdf").markdown
+    except ConversionError as exc:
+        return exc.code
+
+
+def mib(field):
+    status = Path("/proc/self/status").read_text().splitlines()
+    return next(int(line.split()[1]) for line in status if line.startswith(field)) // 1024
+
+
+run(sys.argv[1])  # markitdown imported and warmed up on a small PDF first
+Path("/proc/self/clear_refs").write_text("5")  # the peak starts again from here
+before, started = mib("VmRSS:"), time.monotonic()
+outcome = run(sys.argv[2])
+print(outcome.strip()[:40], round(time.monotonic() - started, 1), mib("VmHWM:") - before)
+"""
+
+
+def _measured(tmp_path: Path, data: bytes) -> tuple[str, float, int]:
+    """(outcome, seconds, MiB the peak RSS rose by) of converting ``data`` in a child."""
+    if not os.path.exists("/proc/self/clear_refs"):
+        pytest.skip("peak RSS is read from Linux's /proc")
+    (tmp_path / "warm.pdf").write_bytes(make_pdf("warm"))
+    (tmp_path / "measured.pdf").write_bytes(data)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _MEASURE,
+            str(tmp_path / "warm.pdf"),
+            str(tmp_path / "measured.pdf"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    outcome, seconds, mib = done.stdout.split()
+    return outcome, float(seconds), int(mib)
+
+
+def test_a_content_stream_claiming_to_be_an_image_gets_no_bigger_budget(tmp_path) -> None:
+    """The screen cannot tell an image from a stream that only says it is one, and
+    pdfminer reads a page's content whatever its dictionary says: one budget for all.
+    Before: 300 MiB of content marked as an image converted (9 s, peak RSS +0.9 GiB;
+    1 GiB of it: 31 s, +3 GiB); now TOO_LARGE in under a second, +0 MiB."""
+    data = make_pdf("hostile", padding_mib=300, content_claims_image=True)
+    outcome, seconds, grew_mib = _measured(tmp_path, data)
+    assert outcome == TOO_LARGE
+    assert seconds < 10 and grew_mib < 64  # refused by the screen, before pdfminer
+
+
+def test_a_flate_image_counts_against_the_one_budget(converter, tmp_path) -> None:
+    # pdfminer never inflates an image to extract text, but a stream cannot prove it is
+    # one: an image of 200 MiB converts, one of 300 MiB is too large (spec/cli.md).
+    data = make_pdf("scanned page", padding_mib=1, image_mib=200)
     assert "scanned page" in convert(converter, tmp_path, "scan.pdf", data).markdown
+    with pytest.raises(ConversionError) as caught:
+        convert(converter, tmp_path, "big.pdf", make_pdf("big", padding_mib=1, image_mib=300))
+    assert caught.value.code == TOO_LARGE
 
 
 def test_encrypted_pdf_message(converter, tmp_path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gno.adapters.converters.office import MarkitdownConverter
-from gno.ingest.deadline import Expired, deadline
+from gno.ingest.deadline import Expired, convert_seconds, deadline
 from tests.adapters.test_converters_office import make_pdf
 from tests.conftest import search, sync
 
@@ -76,3 +76,39 @@ def test_the_deadline_leaves_another_timer_running() -> None:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize(
+    ("raw", "seconds"),
+    [
+        ("2000", 2.0),
+        (" 2500 ", 2.5),
+        ("", 60.0),
+        ("0", 60.0),  # before: 0.001 s, every PDF a TIMEOUT
+        ("-5", 60.0),
+        ("1.5", 60.0),
+        ("60s", 60.0),
+        ("nan", 60.0),
+        ("00", 60.0),
+        ("\u00b2", 60.0),  # a digit to str.isdigit, not to int()
+        ("99999999999999999", 86_400.0),  # before: an OverflowError from setitimer
+        ("9" * 5000, 86_400.0),  # more digits than int() reads
+    ],
+)
+def test_the_deadline_variable_falls_back_to_60_s_unless_a_positive_whole_number(
+    monkeypatch: pytest.MonkeyPatch, raw: str, seconds: float
+) -> None:
+    monkeypatch.setenv("GNO_CONVERT_TIMEOUT_MS", raw)
+    assert convert_seconds() == seconds
+    with deadline(convert_seconds()):  # a value setitimer takes
+        pass
+
+
+def test_a_zero_deadline_does_not_time_out_every_conversion(
+    make_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    MarkitdownConverter().convert(Path("warm.pdf"), make_pdf("warm"), ".pdf", "application/pdf")
+    monkeypatch.setenv("GNO_CONVERT_TIMEOUT_MS", "0")
+    app, _ = make_app({"fast.pdf": make_pdf("zebra")})
+    assert _errors(sync(app)) == []  # before: TIMEOUT after 1 ms
+    assert search(app, "zebra").results

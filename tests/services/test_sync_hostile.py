@@ -225,3 +225,64 @@ def test_a_folder_swapped_for_a_link_out_of_the_root_after_the_walk_is_not_read(
     sync(app)
     assert not search(app, "topsecretword").results  # before: indexed from outside the root
     assert [r.uri for r in search(app, "goodword").results] == ["gno://notes/ok.md"]
+
+
+def _mailbox(path: Path, word: str) -> None:
+    from tests.records_corpus import message, write_mbox
+
+    write_mbox(path, [message(1, f"Note {word}", f"Body {word}\n")])
+
+
+def _calendar(path: Path, word: str) -> None:
+    from tests.records_corpus import start, write_calendar
+
+    write_calendar(path, [{"uid": "e1@x", "summary": f"Meet {word}", "dtstart": start()}])
+
+
+@pytest.mark.parametrize("moment", ["walk", "hash"])  # before its hash, or its records
+@pytest.mark.parametrize(
+    ("name", "write"),
+    [("box.mbox", _mailbox), ("cal.ics", _calendar)],  # streamed, and read whole
+)
+def test_a_record_container_swapped_out_of_the_root_after_the_walk_is_not_read(
+    make_app, tmp_path: Path, monkeypatch, name, write, moment
+):
+    """The record lane opens containers itself (twice): the walked-inode check must hold
+    at each open."""
+    import shutil
+
+    import gno.services.sync as sync_module
+    import gno.services.sync_records as records_module
+
+    outside = tmp_path / "private"
+    outside.mkdir()
+    write(outside / name, "topsecretword")
+    app, root = make_app({"ok.md": "goodword\n"})
+    write(root / "zz" / name, "harmlessword")
+
+    def swap() -> None:
+        shutil.rmtree(root / "zz")  # zz becomes a link to a private folder
+        (root / "zz").symlink_to(outside, target_is_directory=True)
+
+    def then_swap(real):  # type: ignore[no-untyped-def]
+        def run(*args):  # type: ignore[no-untyped-def]
+            done = real(*args)
+            if moment == "walk":
+                done = list(done)  # the walk sees zz/<container> inside the root
+            swap()
+            return done
+
+        return run
+
+    if moment == "walk":
+        monkeypatch.setattr(sync_module, "walk", then_swap(sync_module.walk))
+    else:  # hashed inside the root, its records read after the swap
+        monkeypatch.setattr(
+            records_module, "hash_container", then_swap(records_module.hash_container)
+        )
+    result = sync(app)
+    assert not search(app, "topsecretword").results  # before: imported from outside the root
+    assert not search(app, "harmlessword").results
+    assert [r.uri for r in search(app, "goodword").results] == ["gno://notes/ok.md"]
+    if moment == "hash":  # a partial import that removes nothing
+        assert errors_of(result)[f"zz/{name}"] == "CORRUPT"

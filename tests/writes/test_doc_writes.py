@@ -165,9 +165,9 @@ def test_saving_and_tagging_keep_a_private_notes_permission_bits(make_app) -> No
 def test_a_file_where_a_folder_should_be_is_a_runtime_error_naming_the_path(make_app) -> None:
     app, root = make_app({"a.md": "# A\n", "b.md": "# B\n"})
     sync(app)
-    with pytest.raises(GnoError, match=r"Cannot write 'b\.md/a\.md': File exists") as dup:
+    with pytest.raises(GnoError, match=r"Cannot write 'b\.md/a\.md': Not a directory") as dup:
         doc_writes.duplicate(app, DuplicateNoteInput(ref="gno://notes/a.md", folderPath="b.md"))
-    with pytest.raises(GnoError, match=r"Cannot write 'b\.md/sub': File exists") as folder:
+    with pytest.raises(GnoError, match=r"Cannot write 'b\.md/sub': Not a directory") as folder:
         doc_writes.create_folder(
             app, CreateFolderInput(collection="notes", parentPath="b.md", name="sub")
         )
