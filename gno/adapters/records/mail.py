@@ -17,7 +17,10 @@ import email.header
 import email.utils
 import hashlib
 from collections.abc import Iterator
-from email.feedparser import BufferedSubFile, BytesFeedParser
+from email.feedparser import (  # type: ignore[attr-defined]  # not in typeshed
+    BufferedSubFile,
+    BytesFeedParser,
+)
 from email.message import Message
 from typing import Any, BinaryIO
 
