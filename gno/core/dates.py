@@ -8,8 +8,22 @@ from datetime import UTC, datetime, timedelta
 from gno.errors import ValidationError
 
 
-def _iso(dt: datetime) -> str:
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+def utc_iso(moment: datetime) -> str:
+    """ISO-8601 UTC with milliseconds (``2026-01-31T09:00:00.000Z``).
+
+    A moment whose UTC falls before year 1 or after 9999 (``0001-01-01T00:00+01:00``, an
+    offset at either end of the calendar) is clamped to that end: converting it raised
+    OverflowError, which a frontmatter date, a chat time or a ``--since`` bound must never
+    do. The fields are written out rather than by ``strftime``, whose ``%Y`` gives ``1``,
+    not ``0001``, for early years on glibc (no longer ISO, and out of order as text)."""
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError:
+        utc = datetime.min if moment.year == 1 else datetime.max
+    return (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:"
+        f"{utc.second:02d}.{utc.microsecond // 1000:03d}Z"
+    )
 
 
 def _day(dt: datetime) -> datetime:
@@ -44,18 +58,21 @@ def resolve_bound(value: str, *, end: bool, now: datetime | None = None) -> str:
     text = value.strip()
     relative = relative_range(text, now)
     if relative:
-        return _iso(relative[1] if end else relative[0])
+        return utc_iso(relative[1] if end else relative[0])
     try:
         if len(text) == 10:
             day = datetime.fromisoformat(text).replace(tzinfo=UTC)
-            return _iso(day + timedelta(days=1) - timedelta(milliseconds=1) if end else day)
+            # the day's last millisecond, set rather than added: 9999-12-31 + 1 day overflows
+            return utc_iso(
+                day.replace(hour=23, minute=59, second=59, microsecond=999_000) if end else day
+            )
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise ValidationError(
             f"Invalid date {value!r}: use an ISO date/time or today, yesterday, this week, last week, "
             "this month, last month, recent"
         ) from None
-    return _iso(parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC))
+    return utc_iso(parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC))
 
 
 _PHRASES = ("this week", "last week", "this month", "last month", "yesterday", "today", "recent")
@@ -75,7 +92,7 @@ def implicit_range(query: str, now: datetime | None = None) -> tuple[str, str] |
         if re.search(rf"\b{phrase}\b", lowered):
             start, end = relative_range(phrase, now) or (None, None)
             if start and end:
-                return _iso(start), _iso(end)
+                return utc_iso(start), utc_iso(end)
     return None
 
 

@@ -163,6 +163,8 @@ def parse_date(value: str) -> str | None:
     """ISO-8601 (UTC) for a date or date-time string, else None."""
     from datetime import UTC, date, datetime  # only a sync or a filter parses dates
 
+    from gno.core.dates import utc_iso
+
     value = value.strip()
     if not value:
         return None
@@ -175,9 +177,7 @@ def parse_date(value: str) -> str | None:
                 parsed = parsed.replace(tzinfo=UTC)
     except ValueError:
         return None
-    return (
-        parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{parsed.microsecond // 1000:03d}Z"
-    )
+    return utc_iso(parsed)
 
 
 @dataclass

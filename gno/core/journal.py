@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from gno.core.dates import utc_iso
 from gno.errors import ValidationError
 
 KINDS = ("create", "update", "rename", "inactivate", "reactivate")
@@ -265,12 +266,6 @@ def iso_second(seconds: int) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
 
 
-def iso(moment: datetime) -> str:
-    return (
-        moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-    )
-
-
 def parse_since(value: str | None, now: datetime) -> Since:
     """``since`` of ``changes``: a cursor, an ISO date or date-time, or a duration such as
     ``2h``/``30m``/``7d`` counted back from ``now``."""
@@ -286,7 +281,7 @@ def parse_since(value: str | None, now: datetime) -> Since:
             start = now - timedelta(seconds=int(m.group(1)) * _UNITS[m.group(2)])
         except OverflowError:  # before year 1: everything retained is newer
             return Since()
-        return Since(time=iso(start))
+        return Since(time=utc_iso(start))
     try:
         if len(text) == 10:
             moment = datetime.fromisoformat(text).replace(tzinfo=UTC)
@@ -298,4 +293,4 @@ def parse_since(value: str | None, now: datetime) -> Since:
         raise ValidationError(
             f"since must be an ISO date/time, a duration such as 2h, or a change cursor: {text[:64]}"
         ) from None
-    return Since(time=iso(moment))
+    return Since(time=utc_iso(moment))

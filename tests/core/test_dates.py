@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gno.core.dates import implicit_range, relative_range, resolve_bound, wants_recency
+from gno.core.frontmatter import parse_date
 from gno.errors import ValidationError
 
 NOW = datetime(2026, 11, 25, 15, 30, tzinfo=UTC)  # a Wednesday
@@ -63,3 +64,32 @@ def test_implicit_range_is_ordered_and_only_for_named_periods(text: str) -> None
     if found is not None:
         assert found[0] <= found[1]
         assert any(p in " ".join(text.lower().split()) for p in ("week", "month", "day", "recent"))
+
+
+@pytest.mark.parametrize(
+    ("value", "end", "expected"),
+    [
+        # the last millisecond of 9999-12-31 was computed as the next day minus 1 ms
+        ("9999-12-31", True, "9999-12-31T23:59:59.999Z"),
+        # offsets that carry the UTC time past either end of the calendar are clamped
+        ("0001-01-01T00:00:00+01:00", False, "0001-01-01T00:00:00.000Z"),
+        ("9999-12-31T23:59:59-01:00", True, "9999-12-31T23:59:59.999Z"),
+        # early years stay four digits (strftime's %Y wrote "999")
+        ("0999-06-01", False, "0999-06-01T00:00:00.000Z"),
+    ],
+)
+def test_bounds_at_the_ends_of_the_calendar(value: str, end: bool, expected: str) -> None:
+    assert resolve_bound(value, end=end) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("0001-01-01T00:00:00+01:00", "0001-01-01T00:00:00.000Z"),
+        ("9999-12-31T23:59:59-01:00", "9999-12-31T23:59:59.999Z"),
+        ("0999-06-01", "0999-06-01T00:00:00.000Z"),
+        ("99999-01-01", None),
+    ],
+)
+def test_frontmatter_dates_at_the_ends_of_the_calendar(value: str, expected: str | None) -> None:
+    assert parse_date(value) == expected

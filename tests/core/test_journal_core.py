@@ -79,6 +79,8 @@ def test_since_forms() -> None:
     assert j.parse_since("2026-07-01T05:00:00+02:00", NOW).time == "2026-07-01T03:00:00.000Z"
     assert j.parse_since(None, NOW) == j.Since()
     assert j.parse_since("999999w", NOW) == j.Since()  # before year 1: from the start
+    # an offset past the start of the calendar raised OverflowError ("Internal error")
+    assert j.parse_since("0001-01-01T00:00:00+01:00", NOW).time == "0001-01-01T00:00:00.000Z"
     for bad in ("yesterday-ish", "", "2h30", "x" * 600):
         with pytest.raises(ValidationError):
             j.parse_since(bad, NOW)

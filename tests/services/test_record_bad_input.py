@@ -107,6 +107,9 @@ def test_invalid_chat_times_are_reported_and_the_messages_kept(make_app):
         (10**30, None),
         ("yesterday", None),
         ("9" * 40, None),
+        pytest.param(10**400, None, id="400-digit"),  # OverflowError stopped the sync
+        ("0001-01-01T00:00:00+01:00", "0001-01-01T00:00:00.000Z"),  # before year 1 in UTC
+        ("9999-12-31T23:59:59-01:00", "9999-12-31T23:59:59.999Z"),  # after 9999 in UTC
     ],
 )
 def test_message_time(value: Any, expected: str | None) -> None:
@@ -124,4 +127,27 @@ def test_a_container_over_100_mib_is_too_large_and_never_read(make_app, name):
     assert errors_of(result)[name][0] == "TOO_LARGE"
     entry = next(f for f in result.collections[0].files or [] if f.relPath == name)
     assert entry.recordImport is not None and entry.recordImport.sourceBytesRead == 0
+    assert search(app, "keepword").results
+
+
+def test_chat_and_note_times_past_the_calendar_lose_nothing(make_app):
+    """A 400-digit Unix time, or an offset that carries a time past year 9999, raised
+    OverflowError: the chat stopped the whole sync ("Internal error"), the note became a
+    CONVERSION_FAILED and was not indexed. Now the message is kept without a date, and the
+    edge times are clamped to the ends of the calendar."""
+    app, root = make_app(KEEP)
+    write_jsonl(
+        root / "chat.jsonl",
+        [
+            {"id": 1, "text": "huge ocelot", "ts": 10**400},
+            {"id": 2, "text": "edge ocelot", "time": "9999-12-31T23:59:59-01:00"},
+        ],
+    )
+    (root / "edge.md").write_text("---\ndate: 0001-01-01T00:00:00+01:00\n---\nedgenoteword\n")
+    result = sync(app)
+    code, text = errors_of(result)["chat.jsonl"]
+    assert code == "CORRUPT" and "lines:1-1: Invalid message time" in text
+    assert set(errors_of(result)) == {"chat.jsonl"}
+    assert len(search(app, "ocelot", limit=10).results) == 2
+    assert search(app, "edgenoteword").results
     assert search(app, "keepword").results

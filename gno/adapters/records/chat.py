@@ -23,6 +23,7 @@ import math
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from gno.core.dates import utc_iso
 from gno.core.frontmatter import parse_date
 from gno.core.records import MAX_RECORD_CHARS, Malformed, Record
 
@@ -108,14 +109,16 @@ def message_time(value: Any) -> str | None:
         if not text.isdigit() or len(text) > 16:
             return None
         value = int(text)
-    if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+    if not isinstance(value, (int, float)):
         return None
-    seconds = value / 1000 if value > 1e11 else value
-    try:
+    try:  # an integer of hundreds of digits is too large for a float: OverflowError
+        if not math.isfinite(value) or value < 0:
+            return None
+        seconds = value / 1000 if value > 1e11 else value
         moment = dt.datetime.fromtimestamp(seconds, dt.UTC)
     except (OverflowError, OSError, ValueError):
         return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return utc_iso(moment)
 
 
 def _first(obj: dict[str, Any], names: tuple[str, ...]) -> Any:
