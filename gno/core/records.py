@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gno.core.record_paths import RECORDS_DIR
@@ -124,6 +124,22 @@ def markdown(record: Record) -> str:
     parts.append("")
     parts.append(escape_block(record.body))
     return "\n".join(parts) + "\n"
+
+
+def fitted_markdown(record: Record, limit: int = MAX_RECORD_CHARS) -> tuple[str, bool]:
+    """``markdown`` within ``limit`` characters, and whether the body had to be cut. The
+    adapters cut a body at the same limit, but the title, header lines and escapes come on
+    top: the record is kept with its body cut to fit (at a line end when there is one in
+    the last half), never refused for a few characters."""
+    text = markdown(record)
+    if len(text) <= limit:
+        return text, False
+    head = markdown(replace(record, body=""))[:-1]  # the title and headers, then the body
+    room = max(0, limit - len(head) - 1)
+    body = escape_block(record.body)[:room]
+    end = body.rfind("\n")
+    body = body[:end] if end > room // 2 else body.rstrip("\\")  # no escape left half
+    return head + body + "\n", True
 
 
 def _one_line(text: str) -> str:

@@ -19,12 +19,11 @@ from typing import Any
 
 from gno.core.records import (
     MAX_METADATA_CHARS,
-    MAX_RECORD_CHARS,
     MAX_RETAINED_FAILURES,
     MAX_SNAPSHOT_CHARS,
     MAX_SNAPSHOT_RECORDS,
     Record,
-    markdown,
+    fitted_markdown,
     payload,
     record_key,
     virtual_path,
@@ -94,10 +93,9 @@ def plan_record(imp: Import, record: Record) -> RecordStep:
         stable = f"{stable}#{count}"
     adapter = imp.adapter
     key = record_key(adapter.id, stable)
-    text = markdown(record)
-    if len(text) > MAX_RECORD_CHARS:
-        imp.fail(record.locator, "Record is longer than 2,000,000 characters", TOO_LARGE)
-        return None
+    text, cut = fitted_markdown(record)
+    if cut:  # kept, and said (an adapter's own cut of a body is reported the same way)
+        imp.fail(record.locator, "Record cut at 2,000,000 characters", TOO_LARGE)
     info = payload(record, key, adapter.id, adapter.version, adapter.fingerprint)
     meta_text = json.dumps(info, separators=(",", ":"), sort_keys=True)
     if len(meta_text) > MAX_METADATA_CHARS:

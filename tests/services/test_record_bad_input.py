@@ -151,3 +151,25 @@ def test_chat_and_note_times_past_the_calendar_lose_nothing(make_app):
     assert len(search(app, "ocelot", limit=10).results) == 2
     assert search(app, "edgenoteword").results
     assert search(app, "keepword").results
+
+
+def test_a_record_at_the_length_cap_is_kept_cut_not_refused(make_app):
+    """An adapter cuts a body to 2,000,000 characters; the Markdown around it (title,
+    header lines, escapes) then passed the same cap and the whole record was refused, so a
+    long message lost its every word. It is kept, cut to fit, and the cut is reported."""
+    app, root = make_app(KEEP)
+    text = "okapi memo\n" + "# not a heading\n" * 140_000  # each line gains an escape
+    write_jsonl(root / "chat.jsonl", [{"id": 1, "sender": "cy", "text": text}])
+    result = sync(app)
+    hits = search(app, "okapi").results
+    assert [h.uri.startswith("gno://notes/.gno/records/") for h in hits] == [True]
+    code, message = errors_of(result)["chat.jsonl"]
+    assert "Record cut at 2,000,000 characters" in message, (code, message)
+    stored = (
+        app.store()
+        .conn.execute(
+            "SELECT max(length(markdown)) FROM content WHERE markdown LIKE '%okapi memo%'"
+        )
+        .fetchone()[0]
+    )
+    assert 1_900_000 < stored <= 2_000_000
