@@ -7,7 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gno.core.document import analyze
-from gno.core.records import Record, escape_block, markdown, record_key, virtual_path
+from gno.core.records import (
+    Record,
+    escape_block,
+    fitted_markdown,
+    markdown,
+    record_key,
+    virtual_path,
+)
 
 PIECES = [*"ab #[]()<>!-+=*_`~|\\:/.1\n ", "---", "[[x]]", "](y)", "<b>", "http://z"]
 HOSTILE = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
@@ -23,6 +30,18 @@ def test_record_markdown_is_inert(title: str, body: str) -> None:
     assert analysis.body_start_line == 1  # no frontmatter was opened
     headings = [line for line in analysis.mirror.split("\n") if line.startswith("#")]
     assert len(headings) == 1  # the title line only
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=HOSTILE, limit=st.integers(min_value=40, max_value=200))
+def test_a_fitted_record_keeps_to_the_limit_and_stays_inert(body: str, limit: int) -> None:
+    record = Record("id", "Title", (("From", "cy"),), body, "lines:1-1", ())
+    text, cut = fitted_markdown(record, limit)
+    assert cut == (len(markdown(record)) > limit)
+    assert text == markdown(record) if not cut else len(text) <= limit
+    analysis = analyze(text, "r.md", ".md", markdown_syntax=True, converter_title="T")
+    assert analysis.links == [] and analysis.body_start_line == 1
+    assert [line for line in analysis.mirror.split("\n") if line.startswith("#")] == ["# Title"]
 
 
 def test_escapes_and_keys() -> None:
