@@ -102,6 +102,23 @@ def read_existing(
             os.close(folder)
 
 
+def modified_ns(path: Path, *, root: Path) -> int:
+    """The modification time of the file at ``path`` in a collection, found the way
+    ``read_existing`` reads its bytes: neither a folder swapped for a link on the way nor
+    a link at the name itself is followed (``INVALID_PATH``), so no timestamp of a file
+    outside the root is ever answered."""
+    if not HELD_FOLDERS:
+        return os.stat(path).st_mtime_ns
+    folder = open_folder(root, _parts_under(root, path)[:-1])
+    try:
+        st = os.stat(path.name, dir_fd=folder, follow_symlinks=False)
+    finally:
+        os.close(folder)
+    if stat.S_ISLNK(st.st_mode):
+        raise InvalidPathError(f"Cannot use {path.name!r}: it is a symbolic link")
+    return st.st_mtime_ns
+
+
 def kept_mode(path: os.PathLike[str] | str) -> int | None:
     """The permission bits of the regular file at ``path`` (None when there is none), so a
     rewrite keeps them: saving a private (0600) note must not make it world-readable."""
