@@ -83,7 +83,7 @@ def read_existing(
     name = os.path.basename(path)
     folder = None
     try:
-        if root is not None and _HELD:
+        if root is not None and HELD_FOLDERS:
             folder = open_folder(root, _parts_under(root, Path(path))[:-1])
             return read_regular(name, max_bytes, dir_fd=folder)
         return read_regular(os.fspath(path), max_bytes)
@@ -100,6 +100,23 @@ def read_existing(
     finally:
         if folder is not None:
             os.close(folder)
+
+
+def modified_ns(path: Path, *, root: Path) -> int:
+    """The modification time of the file at ``path`` in a collection, found the way
+    ``read_existing`` reads its bytes: neither a folder swapped for a link on the way nor
+    a link at the name itself is followed (``INVALID_PATH``), so no timestamp of a file
+    outside the root is ever answered."""
+    if not HELD_FOLDERS:
+        return os.stat(path).st_mtime_ns
+    folder = open_folder(root, _parts_under(root, path)[:-1])
+    try:
+        st = os.stat(path.name, dir_fd=folder, follow_symlinks=False)
+    finally:
+        os.close(folder)
+    if stat.S_ISLNK(st.st_mode):
+        raise InvalidPathError(f"Cannot use {path.name!r}: it is a symbolic link")
+    return st.st_mtime_ns
 
 
 def kept_mode(path: os.PathLike[str] | str) -> int | None:
@@ -132,9 +149,9 @@ def write_atomic(
     # links, and a link at its name is replaced by the file, as before; in a collection
     # neither is allowed.
     inside_root = root is not None
-    if root is not None and _HELD:
+    if root is not None and HELD_FOLDERS:
         folder = open_folder(root, _parts_under(root, path)[:-1])
-    elif _HELD:
+    elif HELD_FOLDERS:
         folder = os.open(path.parent, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     else:
         _write_in(None, path, data, exclusive, mode, inside_root)
@@ -205,8 +222,9 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _FOLDER_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
 # Directory descriptors for every step of a write (POSIX; not Windows).
-_HELD = bool(_NOFOLLOW) and {os.open, os.stat, os.mkdir, os.rename, os.link, os.unlink} <= (
-    os.supports_dir_fd
+HELD_FOLDERS = (
+    bool(_NOFOLLOW)
+    and {os.open, os.stat, os.mkdir, os.rmdir, os.rename, os.link, os.unlink} <= os.supports_dir_fd
 )
 
 
@@ -308,7 +326,7 @@ def _remove_if_stale(real_root: str, folder: str, name: str, cutoff: float) -> b
 
 def make_parents(root: Path, path: Path) -> None:
     """Create the folders between ``root`` and ``path``, never through a link (``open_folder``)."""
-    if not _HELD:
+    if not HELD_FOLDERS:
         _make_parents_by_path(root, path)
         return
     os.close(open_folder(root, _parts_under(root, path)[:-1], create=True))
@@ -317,7 +335,7 @@ def make_parents(root: Path, path: Path) -> None:
 def make_folder(root: Path, path: Path) -> None:
     """Create the folder ``path`` and any missing parents, never through a link;
     ``FileExistsError`` when something is there already."""
-    if not _HELD:
+    if not HELD_FOLDERS:
         _make_parents_by_path(root, path)
         path.mkdir()
         return

@@ -21,6 +21,15 @@ and every sync — finishes it: ``preparing`` and ``committing`` go back to the 
 state (each backup renamed over its path, the new document removed when it is ours),
 ``committed`` only cleans up. Every step of recovery can run twice. Hidden files
 (``.gno-refactor-*``) are never indexed by a sync.
+
+No step goes by path. The plan checked every path, but a folder on one may be swapped for
+a symlink out of the root before the apply gets there, so each file step — temporary,
+backup, link, rename, unlink, a folder made or removed — names its file relative to a
+folder opened from its collection root without following a link and held for the whole
+apply (``gno.held_folders``). A link on the way refuses the apply (rolled back); a folder
+swapped after it was opened gets its files where it moved, inside the root. The journal
+names each file by its root and its path below it, and recovery reaches them the same way:
+a file it can no longer reach from the root (its folder gone, or a link now) is left alone.
 """
 
 from __future__ import annotations
@@ -35,7 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gno.file_writes import fsync_dir, kept_mode
+from gno.errors import GnoError
+from gno.held_folders import Folder, Folders, Place
 
 JOURNAL_DIR = "refactor-journal"
 PREFIX = ".gno-refactor-"
@@ -43,6 +53,9 @@ PREFIX = ".gno-refactor-"
 # so a crash test can kill it mid-apply and prove where it was.
 STEP_HOOK_ENV = "GNO_TEST_REFACTOR_STEP_DELAY"
 WRITERS = 8  # temporary files written (and fsynced) at once
+# Journals name each file by its collection root and its path below it (an older gno's
+# journal named whole paths; ``_upgrade`` reads it).
+FORMAT = 2
 
 
 class CommitFailed(Exception):
@@ -56,40 +69,25 @@ class CommitFailed(Exception):
 
 @dataclass(frozen=True)
 class Change:
-    """One file of the apply: ``data`` goes to ``path``; ``create`` for the moved
+    """One file of the apply: ``data`` goes to ``place``; ``create`` for the moved
     document's new path (must not exist), else an edit of an existing file."""
 
-    path: Path
+    place: Place
     data: bytes
     create: bool = False
 
 
-def _write_file(path: Path, data: bytes, mode: int | None = None) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-    try:
-        if mode is not None:
-            os.fchmod(fd, mode)  # the permission bits of the file it replaces or moves
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _write_journal(path: Path, record: dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.unlink(missing_ok=True)
-    _write_file(tmp, json.dumps(record, ensure_ascii=False).encode())
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
+    folder = Folder(None, str(path.parent))  # gno's own data folder, not a collection's
+    tmp = path.name + ".tmp"
+    folder.unlink(tmp)
+    folder.write_new(tmp, json.dumps(record, ensure_ascii=False).encode())
+    folder.replace(tmp, path.name)
+    folder.sync()
 
 
-def _sha(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
+def _sha(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 def _pause(step: str) -> None:
@@ -115,11 +113,48 @@ def pending(data_dir: Path) -> list[Path]:
         return []
 
 
+def _spot(place: Place, **more: Any) -> dict[str, Any]:
+    """A file as the journal records it: its root and its path below the root."""
+    return {"root": str(place.root), "rel": place.rel, **more}
+
+
+def _place(spot: dict[str, Any]) -> Place:
+    return Place(Path(spot["root"]), spot["rel"])
+
+
+def _record(
+    journal_id: str, digest: str, changes: list[Change], remove: Place | None
+) -> dict[str, Any]:
+    """The journal of an apply about to start: every temporary and backup it will make,
+    each beside its file (so in the same held folder)."""
+    entries = []
+    for n, change in enumerate(changes):
+        stem = f"{PREFIX}{journal_id}-{n}"
+        entries.append(
+            _spot(
+                change.place,
+                temp=stem + ".tmp",
+                backup=None if change.create else stem + ".bak",
+                create=change.create,
+                newHash=hashlib.sha256(change.data).hexdigest(),
+            )
+        )
+    return {
+        "format": FORMAT,
+        "id": journal_id,
+        "planDigest": digest,
+        "phase": "preparing",
+        "entries": entries,
+        "remove": _spot(remove, backup=f"{PREFIX}{journal_id}-src.bak") if remove else None,
+        "madeDirs": [],
+    }
+
+
 def commit(
     data_dir: Path,
     digest: str,
     changes: list[Change],
-    remove: Path | None,
+    remove: Place | None,
     on_step: Callable[[str], None] = _pause,
 ) -> str:
     """Apply ``changes`` and unlink ``remove`` all-or-nothing; the journal id. Raises
@@ -128,166 +163,207 @@ def commit(
     folder = journal_dir(data_dir)
     folder.mkdir(parents=True, exist_ok=True)
     journal = folder / f"{journal_id}.json"
-    entries: list[dict[str, Any]] = []
-    made_dirs: list[str] = []
-    for n, change in enumerate(changes):
-        stem = f"{PREFIX}{journal_id}-{n}"
-        entries.append(
-            {
-                "path": str(change.path),
-                "temp": str(change.path.with_name(stem + ".tmp")),
-                "backup": None if change.create else str(change.path.with_name(stem + ".bak")),
-                "create": change.create,
-                "newHash": hashlib.sha256(change.data).hexdigest(),
-            }
-        )
-    removed_backup = None
-    if remove is not None:
-        removed_backup = str(remove.with_name(f"{PREFIX}{journal_id}-src.bak"))
-    record: dict[str, Any] = {
-        "id": journal_id,
-        "planDigest": digest,
-        "phase": "preparing",
-        "entries": entries,
-        "remove": str(remove) if remove else None,
-        "removeBackup": removed_backup,
-        "madeDirs": made_dirs,
-    }
-    # The folders a move creates are recorded before they exist, so a rollback removes them.
-    for change in changes:
-        missing: list[Path] = []
-        parent = change.path.parent
-        while not parent.exists():
-            missing.append(parent)
-            parent = parent.parent
-        made_dirs.extend(str(p) for p in missing)
-    _write_journal(journal, record)
-    try:
-        on_step("prepare")
-        for change in changes:
-            change.path.parent.mkdir(parents=True, exist_ok=True)
-        # fsync releases the GIL: several at once share the file system's journal commits.
-        from concurrent.futures import ThreadPoolExecutor  # not on every sync's import path
-
-        # An edited file keeps its permission bits, the moved one those of its source: a
-        # private (0600) note stays private.
-        modes = [kept_mode(remove if c.create and remove else c.path) for c in changes]
-        with ThreadPoolExecutor(max_workers=WRITERS) as pool:
-            temps = [Path(e["temp"]) for e in entries]
-            list(pool.map(_write_file, temps, [c.data for c in changes], modes))
-        for change, entry in zip(changes, entries, strict=True):
-            if entry["backup"]:
-                _backup(change.path, Path(entry["backup"]))
-        if remove is not None and removed_backup:
-            _backup(remove, Path(removed_backup))
-        record["phase"] = "committing"
-        _write_journal(journal, record)
-        for entry in entries:
-            on_step("commit")
-            temp, path = Path(entry["temp"]), Path(entry["path"])
-            if entry["create"]:
-                os.link(temp, path)  # exclusive: FileExistsError when the target appeared
-                temp.unlink()
-            else:
-                os.replace(temp, path)
-        if remove is not None:
-            on_step("commit")
-            remove.unlink()
-        for folder_path in {Path(e["path"]).parent for e in entries}:
-            fsync_dir(folder_path)
-        if remove is not None:
-            fsync_dir(remove.parent)
-    except BaseException as exc:
+    record = _record(journal_id, digest, changes, remove)
+    with Folders() as held:
         try:
-            _roll_back(record)
-            journal.unlink(missing_ok=True)
-            rolled_back = True
-        except OSError:
-            rolled_back = False
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-            raise
-        raise CommitFailed(str(exc), rolled_back, journal_id) from exc
-    on_step("committed")
-    record["phase"] = "committed"
-    _write_journal(journal, record)
-    on_step("cleanup")
-    _clean(record)
+            # The folders a move creates are recorded before they exist, so a rollback
+            # removes them.
+            record["madeDirs"] = [
+                _spot(Place(c.place.root, rel))
+                for c in changes
+                for rel in held.missing(c.place.root, c.place.folder)
+            ]
+        except (OSError, GnoError) as exc:  # a link on the way: refused, nothing made yet
+            raise CommitFailed(str(exc), True, journal_id) from exc
+        _write_journal(journal, record)
+        try:
+            on_step("prepare")
+            _prepare(held, record, changes, remove)
+            record["phase"] = "committing"
+            _write_journal(journal, record)
+            _switch(held, record, remove, on_step)
+        except BaseException as exc:
+            try:
+                _roll_back(record, held)
+                journal.unlink(missing_ok=True)
+                rolled_back = True
+            except OSError:
+                rolled_back = False
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            raise CommitFailed(str(exc), rolled_back, journal_id) from exc
+        on_step("committed")
+        record["phase"] = "committed"
+        _write_journal(journal, record)
+        on_step("cleanup")
+        _clean(record, held)
     journal.unlink(missing_ok=True)
     return journal_id
 
 
-def _backup(path: Path, backup: Path) -> None:
-    try:
-        os.link(path, backup)
-    except OSError:
-        import shutil  # rare: a file system without hard links
+def _prepare(
+    held: Folders, record: dict[str, Any], changes: list[Change], remove: Place | None
+) -> None:
+    """The new contents in temporaries beside their files, a backup of every original.
+    Each folder is opened here, once (a link on the way refuses the apply), and held."""
+    folders = [held.get(c.place.root, c.place.folder, create=c.create) for c in changes]
+    source = held.get(remove.root, remove.folder) if remove is not None else None
+    # An edited file keeps its permission bits, the moved one those of its source: a
+    # private (0600) note stays private.
+    modes = [
+        source.mode(remove.name) if c.create and source and remove else f.mode(c.place.name)
+        for c, f in zip(changes, folders, strict=True)
+    ]
+    # fsync releases the GIL: several at once share the file system's journal commits.
+    from concurrent.futures import ThreadPoolExecutor  # not on every sync's import path
 
-        shutil.copy2(path, backup)
-        fd = os.open(backup, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    temps = [entry["temp"] for entry in record["entries"]]
+    with ThreadPoolExecutor(max_workers=WRITERS) as pool:
+        list(pool.map(Folder.write_new, folders, temps, [c.data for c in changes], modes))
+    for change, folder, entry in zip(changes, folders, record["entries"], strict=True):
+        if entry["backup"]:
+            _backup(folder, change.place.name, entry["backup"])
+    if source is not None and remove is not None:
+        _backup(source, remove.name, record["remove"]["backup"])
 
 
-def _roll_back(record: dict[str, Any]) -> None:
-    """Back to the old state; safe to run again after a crash in the middle of it."""
+def _switch(
+    held: Folders, record: dict[str, Any], remove: Place | None, on_step: Callable[[str], None]
+) -> None:
+    """Every file to its new state, each by one link or rename in its held folder."""
+    touched: list[Folder] = []
     for entry in record["entries"]:
-        path = Path(entry["path"])
+        on_step("commit")
+        place = _place(entry)
+        folder = held.get(place.root, place.folder)
+        if entry["create"]:
+            folder.link(entry["temp"], place.name)  # exclusive: the target appeared → fails
+            folder.unlink(entry["temp"])
+        else:
+            folder.replace(entry["temp"], place.name)
+        touched.append(folder)
+    if remove is not None:
+        on_step("commit")
+        source = held.get(remove.root, remove.folder)
+        source.unlink(remove.name, missing_ok=False)
+        touched.append(source)
+    for folder in dict.fromkeys(touched):
+        folder.sync()
+
+
+def _backup(folder: Folder, name: str, backup: str) -> None:
+    try:
+        folder.link(name, backup)
+    except OSError:  # rare: a file system without hard links
+        data = folder.read(name)
+        if data is None:
+            raise
+        folder.write_new(backup, data, folder.mode(name))
+
+
+def _roll_back(record: dict[str, Any], held: Folders) -> None:
+    """Back to the old state; safe to run again after a crash in the middle of it. A file
+    whose folder can no longer be reached from the root (gone, or a link now) is left."""
+    for entry in record["entries"]:
+        place = _place(entry)
+        folder = held.reach(place.root, place.folder)
+        if folder is None:
+            continue
         if entry["create"]:
             # The new document: ours only if it holds what we wrote (a file someone made
             # there after a crash is left alone).
-            if _sha(path) == entry["newHash"] and record["phase"] != "preparing":
-                path.unlink(missing_ok=True)
+            if record["phase"] != "preparing" and _sha(folder.read(place.name)) == entry["newHash"]:
+                folder.unlink(place.name)
         elif entry["backup"]:
-            _restore(Path(entry["backup"]), path)
-        Path(entry["temp"]).unlink(missing_ok=True)
-    if record.get("removeBackup"):
-        _restore(Path(record["removeBackup"]), Path(record["remove"]))
-    for made in sorted(record.get("madeDirs", []), key=len, reverse=True):
+            _restore(folder, entry["backup"], place.name)
+        folder.unlink(entry["temp"])
+    if record.get("remove"):
+        place = _place(record["remove"])
+        folder = held.reach(place.root, place.folder)
+        if folder is not None:
+            _restore(folder, record["remove"]["backup"], place.name)
+    for spot in sorted(record.get("madeDirs", []), key=lambda s: len(s["rel"]), reverse=True):
+        made = _place(spot)
+        parent = held.reach(made.root, made.folder)
         with contextlib.suppress(OSError):  # not empty: something else lives there now
-            os.rmdir(made)
+            if parent is not None:
+                parent.rmdir(made.name)
 
 
-def _restore(backup: Path, path: Path) -> None:
-    """Put the backup back at ``path``. Still the same file (nothing was renamed over it
+def _restore(folder: Folder, backup: str, name: str) -> None:
+    """Put the backup back at ``name``. Still the same file (nothing was renamed over it
     yet): only drop the backup link, since rename(2) between two links of one file does
     nothing and would leave the backup behind."""
-    if not os.path.lexists(backup):
+    kept = folder.lstat(backup)
+    if kept is None:
         return
-    if os.path.lexists(path) and os.path.samefile(backup, path):
-        backup.unlink()
+    now = folder.lstat(name)
+    if now is not None and os.path.samestat(kept, now):
+        folder.unlink(backup)
     else:
-        os.replace(backup, path)
+        folder.replace(backup, name)
 
 
-def _clean(record: dict[str, Any]) -> None:
+def _clean(record: dict[str, Any], held: Folders) -> None:
     """Drop the temporaries and backups (unlinks run in parallel: the last link of a backup
     frees its inode, a journaled metadata write each)."""
-    paths = [Path(e["temp"]) for e in record["entries"]]
-    paths += [Path(e["backup"]) for e in record["entries"] if e["backup"]]
-    if record.get("removeBackup"):
-        paths.append(Path(record["removeBackup"]))
+    names = [(e, e["temp"]) for e in record["entries"]]
+    names += [(e, e["backup"]) for e in record["entries"] if e["backup"]]
+    if record.get("remove"):
+        names.append((record["remove"], record["remove"]["backup"]))
+    found: list[tuple[Folder, str]] = []
+    for spot, name in names:
+        place = _place(spot)
+        folder = held.reach(place.root, place.folder)
+        if folder is not None:
+            found.append((folder, name))
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=WRITERS) as pool:
-        list(pool.map(lambda p: p.unlink(missing_ok=True), paths))
+        list(pool.map(lambda held_name: held_name[0].unlink(held_name[1]), found))
+
+
+def _upgrade(record: dict[str, Any]) -> dict[str, Any]:
+    """A journal an older gno left named whole paths: each file's own folder stands in for
+    its root there (reached by path, as that gno did)."""
+    if record.get("format") == FORMAT:
+        return record
+
+    def spot(path: str, **more: Any) -> dict[str, Any]:
+        return {"root": os.path.dirname(path), "rel": os.path.basename(path), **more}
+
+    def name(path: str | None) -> str | None:
+        return os.path.basename(path) if path else None
+
+    entries = [
+        spot(e["path"], temp=name(e["temp"]), backup=name(e["backup"]), create=e["create"],
+             newHash=e["newHash"])
+        for e in record["entries"]
+    ]  # fmt: skip
+    remove = record.get("remove")
+    return record | {
+        "entries": entries,
+        "remove": spot(remove, backup=name(record.get("removeBackup"))) if remove else None,
+        "madeDirs": [spot(p) for p in record.get("madeDirs", [])],
+    }
 
 
 def recover(journal: Path) -> str:
     """Finish one journal a crash left: ``rolled_back`` or ``committed``."""
     try:
-        record = json.loads(journal.read_text())
+        record = _upgrade(json.loads(journal.read_text()))
     except (OSError, ValueError):
         journal.unlink(missing_ok=True)  # torn before its first rename: nothing was touched
         return "rolled_back"
-    if record.get("phase") == "committed":
-        _clean(record)
-        journal.unlink(missing_ok=True)
-        return "committed"
-    _roll_back(record)
+    with Folders() as held:
+        if record.get("phase") == "committed":
+            _clean(record, held)
+            outcome = "committed"
+        else:
+            _roll_back(record, held)
+            outcome = "rolled_back"
     journal.unlink(missing_ok=True)
-    return "rolled_back"
+    return outcome
 
 
 def recover_pending(data_dir: Path) -> list[str]:

@@ -36,6 +36,7 @@ from gno.errors import (
 from gno.file_writes import (
     make_folder,
     make_parents,
+    modified_ns,
     read_existing,
     resolve_inside,
     write_atomic,
@@ -149,10 +150,10 @@ def create(app: App, inp: DocCreateInput) -> DocCreated:
 def file_state(path: Path, root: Path) -> tuple[bytes, str, str]:
     data = read_existing(path, root=root)
     try:
-        st = os.stat(path)
+        mtime_ns = modified_ns(path, root=root)  # through the held folders, like the bytes
     except FileNotFoundError:
         raise FileMissingError("The document's file is gone from disk; run gno update") from None
-    return data, hashlib.sha256(data).hexdigest(), iso_from_ns(st.st_mtime_ns)
+    return data, hashlib.sha256(data).hexdigest(), iso_from_ns(mtime_ns)
 
 
 def _same_instant(expected: str, current: str) -> bool:

@@ -38,6 +38,7 @@ from gno.core.refactor_plan import Plan, SourceText, build_plan
 from gno.core.write_paths import check_rel_path, check_segment
 from gno.errors import DocumentNotFoundError, GnoError, InvalidPathError, ValidationError
 from gno.file_writes import MAX_WRITE_BYTES, read_existing, resolve_inside
+from gno.held_folders import Place
 from gno.index_lock import write_lease
 from gno.ports import Store
 from gno.refactor_journal import Change, CommitFailed, commit, recover_if_pending, recover_pending
@@ -258,7 +259,7 @@ def apply_plan(app: App, req: _Request, digest: str) -> dict[str, Any]:
         changes, touched = _changes(app, built)
         try:
             journal_id = commit(
-                app.paths.data_dir, digest, changes, built.root / built.source.doc.rel_path
+                app.paths.data_dir, digest, changes, Place(built.root, built.source.doc.rel_path)
             )
         except CommitFailed as exc:
             fs = "rolled_back" if exc.rolled_back else "recovery_required"
@@ -294,7 +295,7 @@ def _changes(app: App, built: _Built) -> tuple[list[Change], dict[str, list[str]
         # plan read it (another process does not take the lease): a named pipe there would
         # block the lease holder forever, a huge file fill memory, a link copy what it names.
         source_data = read_existing(resolve_inside(built.root, src.rel_path), root=built.root)
-    changes.append(Change(built.root / built.target_rel, source_data, create=True))
+    changes.append(Change(Place(built.root, built.target_rel), source_data, create=True))
     for read in built.texts.values():
         doc = read.doc
         if doc.id == src.id or read.text is None:
@@ -305,7 +306,7 @@ def _changes(app: App, built: _Built) -> tuple[list[Change], dict[str, list[str]
         owner = app.config.find(doc.collection)
         assert owner is not None
         data = apply_edits(read.text, edits).encode("utf-8")
-        changes.append(Change(resolve_inside(_root(owner), doc.rel_path), data))
+        changes.append(Change(Place(_root(owner), doc.rel_path), data))
         touched.setdefault(doc.collection, []).append(doc.rel_path)
     return changes, touched
 

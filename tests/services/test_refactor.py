@@ -12,6 +12,7 @@ from gno_contracts.models.rename_note_input import RenameNoteInput
 
 from gno.errors import InvalidPathError, ValidationError
 from gno.file_writes import MAX_READ_BYTES
+from gno.held_folders import Place
 from gno.services.refactor import move_note, rename_note
 from tests.conftest import search, sync
 from tests.fifo import unblocked
@@ -217,13 +218,13 @@ def test_a_failure_mid_commit_rolls_every_file_back(tmp_path: Path, fail_at: int
         (root / name).write_text(f"old {name}\n")
     before = _files(root)
     changes = [
-        Change(root / "new/a.md", b"moved a\n", create=True),
-        Change(root / "b.md", b"new b\n"),
-        Change(root / "c.md", b"new c\n"),
+        Change(Place(root, "new/a.md"), b"moved a\n", create=True),
+        Change(Place(root, "b.md"), b"new b\n"),
+        Change(Place(root, "c.md"), b"new c\n"),
     ]
     data = tmp_path / "data"
     with pytest.raises(CommitFailed) as failed:
-        commit(data, "0" * 64, changes, root / "a.md", on_step=_stepper(fail_at))
+        commit(data, "0" * 64, changes, Place(root, "a.md"), on_step=_stepper(fail_at))
     assert failed.value.rolled_back
     assert _files(root) == before
     assert not (root / "new").exists()  # the folder the move made is gone too
@@ -241,9 +242,14 @@ def test_a_target_that_appears_before_its_link_fails_and_rolls_back(tmp_path: Pa
     def squat() -> None:
         (root / "taken.md").write_text("someone else's\n")
 
-    changes = [Change(root / "taken.md", b"a moved\n", create=True), Change(root / "b.md", b"b2\n")]
+    changes = [
+        Change(Place(root, "taken.md"), b"a moved\n", create=True),
+        Change(Place(root, "b.md"), b"b2\n"),
+    ]
     with pytest.raises(CommitFailed) as failed:
-        commit(tmp_path / "data", "0" * 64, changes, root / "a.md", on_step=_stepper(1, squat))
+        commit(
+            tmp_path / "data", "0" * 64, changes, Place(root, "a.md"), on_step=_stepper(1, squat)
+        )
     assert failed.value.rolled_back
     assert _files(root) == {"a.md": b"a\n", "b.md": b"b\n", "taken.md": b"someone else's\n"}
 
@@ -267,8 +273,11 @@ def test_recovery_of_a_committing_journal_restores_the_old_state(tmp_path: Path)
         snapshot["journal"] = journal.read_text()
         snapshot["files"] = _files(root)
 
-    changes = [Change(root / "z.md", b"a moved\n", create=True), Change(root / "b.md", b"b2\n")]
-    commit(data, "0" * 64, changes, root / "a.md", on_step=_stepper(2, freeze))
+    changes = [
+        Change(Place(root, "z.md"), b"a moved\n", create=True),
+        Change(Place(root, "b.md"), b"b2\n"),
+    ]
+    commit(data, "0" * 64, changes, Place(root, "a.md"), on_step=_stepper(2, freeze))
     # Rebuild the crash state: files as frozen (a rename done, one not), journal present.
     for path in list(root.iterdir()):
         path.unlink()
@@ -277,13 +286,61 @@ def test_recovery_of_a_committing_journal_restores_the_old_state(tmp_path: Path)
     record = json.loads(snapshot["journal"])
     assert record["phase"] == "committing"
     for entry in record["entries"]:  # backups are hard links: recreate them as copies
-        if entry["backup"] and not Path(entry["backup"]).exists():
-            Path(entry["backup"]).write_bytes(before[Path(entry["path"]).name])
-    if not Path(record["removeBackup"]).exists():
-        Path(record["removeBackup"]).write_bytes(before["a.md"])
+        if entry["backup"] and not (root / entry["backup"]).exists():
+            (root / entry["backup"]).write_bytes(before[entry["rel"]])
+    if not (root / record["remove"]["backup"]).exists():
+        (root / record["remove"]["backup"]).write_bytes(before["a.md"])
     (data / "refactor-journal" / f"{record['id']}.json").write_text(snapshot["journal"])
     assert recover_pending(data) == ["rolled_back"]
     assert _files(root) == before
+
+
+def test_a_journal_an_older_gno_left_with_whole_paths_is_still_recovered(tmp_path: Path) -> None:
+    """Journals named whole paths before they named each file by its root: a crash left by
+    an older gno is rolled back after an upgrade, not a KeyError on every sync."""
+    import hashlib
+    import json
+
+    from gno.refactor_journal import pending, recover_pending
+
+    root = tmp_path / "root"
+    (root / "new").mkdir(parents=True)
+    (root / "b.md").write_text("b2\n")  # renamed over already
+    (root / ".gno-refactor-0123-1.bak").write_text("b\n")
+    (root / "new/z.md").write_text("a moved\n")  # linked into place already
+    (root / ".gno-refactor-0123-src.bak").write_text("a\n")
+    (root / "a.md").write_text("a\n")
+    record = {
+        "id": "0123",
+        "planDigest": "0" * 64,
+        "phase": "committing",
+        "entries": [
+            {
+                "path": str(root / "new/z.md"),
+                "temp": str(root / "new/.gno-refactor-0123-0.tmp"),
+                "backup": None,
+                "create": True,
+                "newHash": hashlib.sha256(b"a moved\n").hexdigest(),
+            },
+            {
+                "path": str(root / "b.md"),
+                "temp": str(root / ".gno-refactor-0123-1.tmp"),
+                "backup": str(root / ".gno-refactor-0123-1.bak"),
+                "create": False,
+                "newHash": hashlib.sha256(b"b2\n").hexdigest(),
+            },
+        ],
+        "remove": str(root / "a.md"),
+        "removeBackup": str(root / ".gno-refactor-0123-src.bak"),
+        "madeDirs": [str(root / "new")],
+    }
+    data = tmp_path / "data"
+    (data / "refactor-journal").mkdir(parents=True)
+    (data / "refactor-journal" / "0123.json").write_text(json.dumps(record))
+    assert recover_pending(data) == ["rolled_back"]
+    assert _files(root) == {"a.md": b"a\n", "b.md": b"b\n"}
+    assert not (root / "new").exists()
+    assert pending(data) == []
 
 
 def test_a_linking_note_gone_from_disk_is_reported(make_app) -> None:

@@ -25,6 +25,7 @@ import gno.file_writes as file_writes
 import gno.services.note_writer as note_writer
 from gno.app import App
 from gno.errors import GnoError
+from gno.rows import iso_from_ns
 from gno.services import doc_writes, tag_writes
 from gno.services.capture import capture
 from tests.conftest import sync
@@ -154,3 +155,28 @@ def test_a_folder_swapped_before_the_write_reads_its_source_leaks_nothing_into_t
     ]
     assert leaked == []  # before (duplicate): copy/a.md held the private note
     assert (outside / "a.md").read_text() == "# Private\n\ntopsecretword\n"
+
+
+def test_a_files_modification_time_is_never_read_through_a_swapped_folder(
+    make_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save's stale check reads the note's bytes and its modification time; both go
+    through folders held from the root, so a folder swapped between the two never
+    answers with a private file's timestamp."""
+    _, root, outside, swap = _setup(make_app, tmp_path)
+    private_ns = 1_000_000_000 * 10**9  # 2001-09-09: no note of the test has it
+    os.utime(outside / "a.md", ns=(private_ns, private_ns))
+    real_read = doc_writes.read_existing
+
+    def read_then_swap(*args: Any, **kwargs: Any) -> bytes:
+        data: bytes = real_read(*args, **kwargs)
+        swap()
+        return data
+
+    monkeypatch.setattr(doc_writes, "read_existing", read_then_swap)
+    try:
+        _, _, modified = doc_writes.file_state(file_writes.resolve_inside(root, "sub/a.md"), root)
+    except GnoError as exc:
+        assert exc.code == "INVALID_PATH"  # the link is refused
+    else:
+        assert modified != iso_from_ns(private_ns)  # before: private/a.md's mtime
