@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -31,69 +30,9 @@ from gno.ports import (
     RerankError,
 )
 from tests.fake_openai import FakeOpenAI
+from tests.hostile_http import RawServer, Script, head, json_body
 
-Script = Callable[[socket.socket], None]
 DRIP_SECONDS = 6.0  # how long a dripping server keeps going before it gives up itself
-
-
-class RawServer:
-    """Answers every connection with ``script(sock)`` after reading the request."""
-
-    def __init__(self, script: Script) -> None:
-        self.script = script
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
-
-    def _answer(self, conn: socket.socket) -> None:
-        with conn:
-            try:
-                _read_request(conn)
-                self.script(conn)
-            except OSError:  # the client hung up: what a bounded client does
-                pass
-
-    def close(self) -> None:
-        self.listener.close()
-
-
-def _read_request(conn: socket.socket) -> None:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        data += conn.recv(65536)
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = next(
-        (
-            int(line.split(b":")[1])
-            for line in head.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        ),
-        0,
-    )
-    while len(body) < length:
-        body += conn.recv(65536)
-
-
-def _head(
-    conn: socket.socket, status: str = "200 OK", ctype: str = "application/json", extra: str = ""
-) -> None:
-    conn.sendall(
-        f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nConnection: close\r\n{extra}\r\n".encode()
-    )
-
-
-def _json_body(conn: socket.socket, body: bytes, status: str = "200 OK") -> None:
-    _head(conn, status, extra=f"Content-Length: {len(body)}\r\n")
-    conn.sendall(body)
 
 
 @pytest.fixture
@@ -111,7 +50,7 @@ def raw() -> Iterator[Callable[[Script], RawServer]]:
 
 def drip_body(conn: socket.socket) -> None:
     """A JSON answer announced whole, then sent one byte every 0.2 s."""
-    _head(conn, extra="Content-Length: 1000\r\n")
+    head(conn, extra="Content-Length: 1000\r\n")
     stop = time.monotonic() + DRIP_SECONDS
     while time.monotonic() < stop:
         conn.sendall(b" ")
@@ -120,7 +59,7 @@ def drip_body(conn: socket.socket) -> None:
 
 def drip_events(conn: socket.socket) -> None:
     """A valid one-piece event every 0.2 s, for longer than any test waits."""
-    _head(conn, ctype="text/event-stream")
+    head(conn, ctype="text/event-stream")
     stop = time.monotonic() + DRIP_SECONDS
     event = {"choices": [{"delta": {"content": "x"}}]}
     while time.monotonic() < stop:
@@ -171,7 +110,7 @@ def test_a_redirect_is_not_followed_and_the_key_stays_home(
     with FakeOpenAI() as elsewhere:
         target = f"http://localhost:{elsewhere.port}/v1/chat/completions"
         url = raw(
-            lambda conn: _head(conn, status, extra=f"Location: {target}\r\nContent-Length: 0\r\n")
+            lambda conn: head(conn, status, extra=f"Location: {target}\r\nContent-Length: 0\r\n")
         ).url
         with pytest.raises(GenerationError) as info:
             HttpGenerator(url, "m", api_key="sk-secret").generate("q")
@@ -186,7 +125,7 @@ def test_json_nested_too_deep_is_an_invalid_answer(
 ) -> None:
     nested = b"[" * 100_000 + b"]" * 100_000
     status = "200 OK" if where == "answer" else "500 Internal Server Error"
-    url = raw(lambda conn: _json_body(conn, nested, status)).url
+    url = raw(lambda conn: json_body(conn, nested, status)).url
     with pytest.raises(EmbeddingError) as embed:
         HttpEmbedder(url, "m")
     assert embed.value.code == EMBED_FAILED
@@ -210,7 +149,7 @@ def test_an_embeddings_body_past_what_its_inputs_allow_is_refused_while_read(
     """One input may be answered with at most ~700 KB; 48 MB of numbers (some 600 MB once
     decoded) are refused before they are held."""
     huge = b'{"data": [{"index": 0, "embedding": [' + b"1," * (24 << 20) + b"1]}]}"
-    url = raw(lambda conn: _json_body(conn, huge)).url
+    url = raw(lambda conn: json_body(conn, huge)).url
     with pytest.raises(EmbeddingError) as info:
         HttpEmbedder(url, "m")
     assert info.value.code == EMBED_FAILED and "body over" in info.value.message
