@@ -69,10 +69,13 @@ def drip(conn: socket.socket) -> None:
 
 
 def deflate_bomb(conn: socket.socket) -> None:
-    """1 MiB on the wire that inflates to 1 GiB."""
-    bomb = zlib.compress(b" " * (1 << 30), 9)
-    head(conn, extra=f"Content-Encoding: deflate\r\nContent-Length: {len(bomb)}\r\n")
-    conn.sendall(bomb)
+    """About 1 MiB on the wire that inflates to 1 GiB, deflated as it is sent."""
+    head(conn, extra="Content-Encoding: deflate\r\n")
+    squeeze = zlib.compressobj(9)
+    spaces = b" " * (16 << 20)
+    for _ in range(64):
+        conn.sendall(squeeze.compress(spaces))
+    conn.sendall(squeeze.flush())
 
 
 @pytest.mark.parametrize("call", CALLS)
