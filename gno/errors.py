@@ -35,6 +35,7 @@ that from the exit code.
     ├── DiskFullError (DISK_FULL, 507, exit 2: SQLite could not grow the index)
     ├── SectionUnresolvableError (SECTION_UNRESOLVABLE, 422, exit 1: no such section here)
     ├── ServerUnreachableError (UNAVAILABLE, 503, exit 2: the SDK found no server at the URL)
+    ├── InvalidServerAnswerError (RUNTIME, 500, exit 2: the SDK's server answered what no gno sends)
     ├── ContextError (runtime_error, 500, exit 2: Context Capsule errors, GNO's lowercase codes)
     │   ├── ContextInputError (invalid_input, 400, exit 1)
     │   ├── InvalidGoalError (invalid_goal, 400, exit 1)
@@ -397,3 +398,13 @@ class TraceFullError(ConflictError):
 
     def __init__(self, message: str = "Retrieval trace record limit reached") -> None:
         super().__init__(message)
+
+
+# ===== errors added by lane remote (keep them below this line) =====
+
+
+class InvalidServerAnswerError(GnoError):
+    """The SDK's remote transport got an answer no gno server sends: too large, compressed
+    though none was asked for, not JSON, or not the operation's output model. The server
+    (or whatever answers at its URL) is broken or hostile; the message names the URL.
+    Raised on the client only, so it keeps the base class's mappings."""

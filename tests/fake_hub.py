@@ -19,8 +19,12 @@ use it from a fresh process). It speaks the part of the hub API that
 Faults per file: ``head500`` / ``get500`` (that request answers HTTP 500),
 ``corrupt`` (the bytes served are not a GGUF file; ETag and size match what is
 served, so only gno's own check can notice), ``tamper`` (one byte past the header
-flipped: size and header fine, SHA-256 differs from the ETag). ``hold`` makes the
-file's ``GET`` wait for the returned event before sending its body.
+flipped: size and header fine, SHA-256 differs from the ETag); the hostile ones:
+``oversize`` (``HEAD`` announces the true size, ``GET`` sends 64 MiB more and says so in
+its ``Content-Length``), ``endless`` (``GET`` sends the file, then zeros until the client
+hangs up, with no ``Content-Length``), ``redirect_loop`` (``HEAD`` and ``GET`` redirect to
+themselves forever). ``hold`` makes the file's ``GET`` wait for the returned event before
+sending its body.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-FAULTS = ("head500", "get500", "corrupt", "tamper")
+FAULTS = ("head500", "get500", "corrupt", "tamper", "oversize", "endless", "redirect_loop")
+EXTRA_BYTES = 64 << 20  # what ``oversize`` sends past the announced size
 
 
 @dataclass(frozen=True)
@@ -183,6 +188,8 @@ class FakeHub:
         fault = self.faults.get((repo, filename))
         if fault == ("head500" if head else "get500"):
             return self._reply(h, 500, b"internal error", {}, head=head)
+        if fault == "redirect_loop":
+            return self._reply(h, 302, b"", {"Location": h.path}, head=head)
         data, etag = self._served(files[filename], fault)
         headers = commit | {"ETag": f'"{etag}"', "Accept-Ranges": "bytes"}
         start = _range_start(h.headers.get("Range"))
@@ -190,6 +197,10 @@ class FakeHub:
             return self._reply(h, 200, data, headers, head=True)
         if (event := self.holds.get((repo, filename))) is not None:
             event.wait(timeout=60)
+        if fault == "oversize":
+            return self._reply(h, 200, data + bytes(EXTRA_BYTES), headers)
+        if fault == "endless":
+            return self._endless(h, data, headers)
         if start:
             headers["Content-Range"] = f"bytes {start}-{len(data) - 1}/{len(data)}"
             return self._reply(h, 206, data[start:], headers)
@@ -227,6 +238,23 @@ class FakeHub:
             if not head:
                 h.wfile.write(body)
         except OSError:  # the client went away
+            pass
+
+    @staticmethod
+    def _endless(h: BaseHTTPRequestHandler, data: bytes, headers: dict[str, str]) -> None:
+        """The file, then zeros for as long as the client reads (the body ends at close)."""
+        h.close_connection = True
+        try:
+            h.send_response(200)
+            for name, value in headers.items():
+                h.send_header(name, value)
+            h.send_header("Connection", "close")
+            h.end_headers()
+            h.wfile.write(data)
+            zeros = bytes(1 << 20)
+            while True:
+                h.wfile.write(zeros)
+        except OSError:  # the client hung up: what it should do
             pass
 
 

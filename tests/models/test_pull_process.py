@@ -130,6 +130,11 @@ def test_quant_uri_resolves_through_the_repo_listing(hub, hub_env, tiny_models):
         ("tamper", "SHA-256"),
         ("head500", "HTTP 500"),
         ("get500", "HTTP 500"),
+        # a body past its announced size, or one that never ends, is stopped at that size
+        # (huggingface_hub alone writes it all, filling the disk, and compares at the end)
+        ("oversize", "bytes announced; the download was stopped"),
+        ("endless", "bytes announced; the download was stopped"),
+        ("redirect_loop", "TooManyRedirects"),
     ],
 )
 def test_bad_downloads_fail_with_exit_2_and_leave_nothing(hub, hub_env, tiny_models, fault, says):
@@ -144,6 +149,8 @@ def test_bad_downloads_fail_with_exit_2_and_leave_nothing(hub, hub_env, tiny_mod
     assert leftovers(env) == []
     manifest = models_dir(env) / "manifest.json"
     assert not manifest.exists() or json.loads(manifest.read_text())["models"] == []
+    if fault in ("oversize", "endless"):
+        assert f"more than the {len(tiny_models['embed'])} bytes" in err["message"]
     if fault in ("corrupt", "tamper"):
         assert "the file was removed" in err["message"]
     if fault == "corrupt":

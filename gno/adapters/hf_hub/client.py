@@ -5,6 +5,13 @@
 into a private staging folder, so what gno validates is what the metadata
 described even if the repo changes meanwhile. Failures are never retried here
 beyond what ``huggingface_hub`` does itself: a pull reports them and can be rerun.
+
+The hub (or whatever ``HF_ENDPOINT`` names) is not trusted with the disk:
+``huggingface_hub`` writes every byte a body holds and compares the size only at the
+end, so a body longer than announced, or one that never ends, would fill the disk.
+gno's progress bar sees each chunk before it is written and stops the download at the
+first byte past the size the metadata announced (past ``MAX_HTTP_DOWNLOAD_SIZE``, the
+hub's own 50 GB ceiling for such downloads, when it announced none).
 """
 
 from __future__ import annotations
@@ -48,18 +55,29 @@ def list_files(repo: str) -> list[str]:
         raise hub_error(exc, repo, None) from None
 
 
+class OversizeError(Exception):
+    """The body went past the size the hub announced (raised before the chunk is written)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"more than the {limit} bytes announced")
+        self.limit = limit
+
+
 def download(repo: str, filename: str, staging: Path, report: ByteProgress | None) -> RemoteFile:
     """Download ``repo``/``filename`` to ``staging``/``filename`` (staging is gno's own folder)."""
     try:
         url = huggingface_hub.hf_hub_url(repo, filename)
         meta = huggingface_hub.get_hf_file_metadata(url)
+        limit = (
+            meta.size if meta.size is not None else huggingface_hub.constants.MAX_HTTP_DOWNLOAD_SIZE
+        )
         local = huggingface_hub.hf_hub_download(
             repo,
             filename,
             revision=meta.commit_hash,
             local_dir=staging,
             cache_dir=staging / ".hub-cache",  # never read or fill the user's own HF cache
-            tqdm_class=_forwarding_bar(report or _ignore),  # never the hub's own bars
+            tqdm_class=_forwarding_bar(report or _ignore, limit),  # never the hub's own bars
         )
     except Exception as exc:
         raise hub_error(exc, repo, filename) from None
@@ -79,6 +97,8 @@ def hub_error(exc: Exception, repo: str, filename: str | None) -> ModelDownloadE
         why = f"The repo {repo} has no file {filename}"
     elif isinstance(exc, hub_errors.HfHubHTTPError) and exc.response is not None:
         why = f"The hub answered HTTP {exc.response.status_code} for {what}"
+    elif isinstance(exc, OversizeError):
+        why = f"The hub sent {what} with {exc}; the download was stopped there"
     elif isinstance(exc, hub_errors.OfflineModeIsEnabled):
         why = "The hub client is in offline mode (HF_HUB_OFFLINE)"
     else:
@@ -91,10 +111,13 @@ def _ignore(done: int, total: int | None) -> None:
     pass
 
 
-def _forwarding_bar(report: ByteProgress) -> type:
-    """A tqdm class that draws nothing and forwards (done, total) to ``report``.
+def _forwarding_bar(report: ByteProgress, limit: int) -> type:
+    """A tqdm class that draws nothing, forwards (done, total) to ``report`` and raises
+    ``OversizeError`` once more than ``limit`` bytes came.
 
-    ``huggingface_hub`` drives progress through a tqdm class; gno draws its own bar."""
+    ``huggingface_hub`` drives progress through a tqdm class; gno draws its own bar. The
+    hub's download loop counts each chunk here before it writes it, so this is the one
+    place that can stop an endless body before the disk holds it."""
     from tqdm.std import tqdm
 
     class _Null:
@@ -111,6 +134,12 @@ def _forwarding_bar(report: ByteProgress) -> type:
             kwargs.pop("name", None)
             kwargs.update(disable=False, file=_Null(), mininterval=0.1)
             super().__init__(*args, **kwargs)
+
+        def update(self, n: float | None = 1) -> bool | None:
+            shown = super().update(n)
+            if self.n > limit:
+                raise OversizeError(limit)
+            return shown
 
         # tqdm's close() reads this result (its stubs say None).
         def display(self, msg: Any = None, pos: Any = None) -> bool:  # type: ignore[override]

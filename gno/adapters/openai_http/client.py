@@ -3,7 +3,10 @@
 Standard library only, so importing an HTTP adapter stays cheap. One connection
 per request. Proxies from the environment are honoured except for loopback
 hosts. ``timeout`` applies to each socket operation (connect, each read), as in
-``urllib``.
+``urllib``, and bounds the whole request too: a server that drips its answer a byte at a
+time is cut when ``timeout`` seconds have passed since the request began (``opener.py``).
+An answer streamed as events has ``EVENT_STREAM_SECONDS`` (10 minutes) in all unless the
+caller gives a ``timeout``. Redirects are never followed: a 3xx is a ``status`` failure.
 
 Every failure is an ``HttpFailure`` whose ``kind`` lets each adapter map it to
 its port's error code:
@@ -19,7 +22,9 @@ its port's error code:
 yields each ``data:`` payload as it arrives, decoded from JSON, until ``[DONE]`` or
 the end of the body; a server that ignores ``stream`` and answers one JSON body
 yields that body once. A line longer than 1 MiB, a stream over 16 MiB or a JSON body
-over 64 MiB is ``invalid``: the server cannot make gno hold an unbounded answer.
+over 64 MiB (or the smaller ``limit`` a caller passes to ``post``) is ``invalid``: the
+server cannot make gno hold an unbounded answer. JSON nested too deep to decode is
+``invalid`` as well, never a ``RecursionError``.
 """
 
 from __future__ import annotations
@@ -36,12 +41,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
+from gno.adapters.openai_http.opener import Deadline, build_opener, open_with_deadline
+
 API_KEY_ENV = "GNO_HTTP_API_KEY"
 EXCERPT_CHARS = 200
 _ERROR_BODY_BYTES = 4096
 EVENT_LINE_BYTES = 1 << 20  # one SSE line
 EVENT_STREAM_BYTES = 16 << 20  # a whole streamed answer
 RESPONSE_BYTES = 64 << 20  # a whole JSON answer (a batch of embeddings is the largest)
+EVENT_STREAM_SECONDS = 600.0  # a streamed answer, when the caller sets no timeout
 
 
 class HttpFailure(Exception):
@@ -75,11 +83,20 @@ def is_loopback(host: str | None) -> bool:
         return False
 
 
+def decode_json(raw: bytes | str) -> Any:
+    """``json.loads``, with JSON nested deeper than the decoder's recursion limit (a few
+    KB of ``[`` are enough) refused as ``ValueError`` like any other undecodable body."""
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise ValueError("JSON nested too deep") from None
+
+
 def excerpt(raw: bytes) -> str:
     """A one-line excerpt of a body; the ``error.message`` of a JSON error if any."""
     text = raw.decode("utf-8", errors="replace")
     try:
-        doc = json.loads(text)
+        doc = decode_json(text)
     except ValueError:
         doc = None
     if isinstance(doc, dict):
@@ -108,19 +125,27 @@ class JsonClient:
         }
         if key:
             self.headers["Authorization"] = f"Bearer {key}"
-        handlers = [urllib.request.ProxyHandler({})] if is_loopback(parsed.hostname) else []
-        self._opener = urllib.request.build_opener(*handlers)
+        self._opener = build_opener(direct=is_loopback(parsed.hostname))
 
-    def post(self, body: dict[str, Any], *, timeout: float | None = None) -> Any:
+    def post(
+        self, body: dict[str, Any], *, timeout: float | None = None, limit: int | None = None
+    ) -> Any:
+        """The decoded JSON answer to ``body``; a body over ``limit`` bytes (default
+        ``RESPONSE_BYTES``) is ``invalid``."""
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         request = urllib.request.Request(
             self.endpoint, data=data, headers=self.headers, method="POST"
         )
-        raw = self._send(request, self.timeout if timeout is None else timeout)
+        wait = self.timeout if timeout is None else timeout
+        deadline = Deadline(wait)
         try:
-            return json.loads(raw)
-        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
-            raise HttpFailure("invalid", f"invalid response: not JSON ({excerpt(raw)!r})") from exc
+            with self._failures(wait, deadline):
+                response = open_with_deadline(self._opener, request, wait, deadline)
+                with response:
+                    raw = _bounded(response, RESPONSE_BYTES if limit is None else limit)
+        finally:
+            deadline.cancel()
+        return _decoded(raw, "not JSON")
 
     def events(self, body: dict[str, Any], *, timeout: float | None = None) -> Iterator[Any]:
         """POST ``body`` with ``stream: true``; yield each event's JSON as it arrives."""
@@ -128,27 +153,27 @@ class JsonClient:
         headers = self.headers | {"Accept": "text/event-stream"}
         request = urllib.request.Request(self.endpoint, data=data, headers=headers, method="POST")
         wait = self.timeout if timeout is None else timeout
-        with self._failures(wait):
-            response = self._opener.open(request, timeout=wait)
-        with response:
-            if "text/event-stream" not in (response.headers.get("Content-Type") or ""):
-                with self._failures(wait):
-                    raw = _bounded(response)
-                try:
-                    yield json.loads(raw)
-                except ValueError as exc:
-                    why = f"invalid response: not JSON ({excerpt(raw)!r})"
-                    raise HttpFailure("invalid", why) from exc
-                return
-            yield from self._read_events(response, wait)
+        deadline = Deadline(EVENT_STREAM_SECONDS if timeout is None else timeout)
+        try:
+            with self._failures(wait, deadline):
+                response = open_with_deadline(self._opener, request, wait, deadline)
+            with response:
+                if "text/event-stream" not in (response.headers.get("Content-Type") or ""):
+                    with self._failures(wait, deadline):
+                        raw = _bounded(response, RESPONSE_BYTES)
+                    yield _decoded(raw, "not JSON")
+                    return
+                yield from self._read_events(response, wait, deadline)
+        finally:
+            deadline.cancel()
 
-    def _read_events(self, response: Any, wait: float) -> Iterator[Any]:
+    def _read_events(self, response: Any, wait: float, deadline: Deadline) -> Iterator[Any]:
         """SSE framing: ``data:`` lines joined by newlines, dispatched at a blank line;
         comments, ``event:``, ``id:`` and ``retry:`` lines are ignored."""
         total = 0
         lines: list[str] = []
         while True:
-            with self._failures(wait):
+            with self._failures(wait, deadline):
                 raw = response.readline(EVENT_LINE_BYTES + 1)
             total += len(raw)
             if len(raw) > EVENT_LINE_BYTES or total > EVENT_STREAM_BYTES:
@@ -164,25 +189,25 @@ class JsonClient:
                 lines = []
                 if text.strip() == "[DONE]":
                     return
-                try:
-                    yield json.loads(text)
-                except ValueError as exc:
-                    why = f"invalid response: event is not JSON ({excerpt(text.encode())!r})"
-                    raise HttpFailure("invalid", why) from exc
+                yield _decoded(text.encode("utf-8"), "event is not JSON")
             if not raw:
                 return
 
     @contextmanager
-    def _failures(self, timeout: float) -> Iterator[None]:
-        """Network and HTTP errors as ``HttpFailure``, as ``post`` maps them."""
+    def _failures(self, timeout: float, deadline: Deadline) -> Iterator[None]:
+        """Network and HTTP errors as ``HttpFailure``, as ``post`` maps them. Once the
+        deadline has cut the socket, whatever the read made of it (an error, a short
+        body, an end of stream) is a timeout."""
         try:
             yield
         except urllib.error.HTTPError as exc:
             raise self._status(exc) from None
         except urllib.error.URLError as exc:
-            raise self._unreachable(exc.reason, timeout) from None
+            raise self._unreachable(deadline if deadline.expired else exc.reason, timeout) from None
         except (OSError, http.client.HTTPException, ValueError) as exc:
-            raise self._unreachable(exc, timeout) from None
+            raise self._unreachable(deadline if deadline.expired else exc, timeout) from None
+        if deadline.expired:
+            raise self._unreachable(deadline, timeout)
 
     def _status(self, exc: urllib.error.HTTPError) -> HttpFailure:
         try:
@@ -192,15 +217,15 @@ class JsonClient:
         finally:
             exc.close()
         message = f"{self.endpoint} answered HTTP {exc.code} {exc.reason}"
+        if 300 <= exc.code < 400:
+            return HttpFailure("status", f"{message} (gno follows no redirects)")
         return HttpFailure("status", f"{message}: {detail}" if detail else message)
 
-    def _send(self, request: urllib.request.Request, timeout: float) -> bytes:
-        with self._failures(timeout), self._opener.open(request, timeout=timeout) as response:
-            return _bounded(response)
-
     def _unreachable(self, cause: object, timeout: float) -> HttpFailure:
-        timed_out = isinstance(cause, TimeoutError) or "timed out" in str(cause)
-        if timed_out:
+        timed_out = isinstance(cause, TimeoutError | Deadline) or "timed out" in str(cause)
+        if isinstance(cause, Deadline):
+            why = f"timed out after {cause.seconds} s (the whole answer)"
+        elif timed_out:
             why = f"timed out after {timeout} s"
         elif isinstance(cause, ConnectionRefusedError):
             why = "connection refused"
@@ -215,13 +240,20 @@ class JsonClient:
         )
 
 
-def _bounded(response: Any) -> bytes:
-    """The whole body, refused beyond ``RESPONSE_BYTES`` (read no further than one byte
+def _bounded(response: Any, limit: int) -> bytes:
+    """The whole body, refused beyond ``limit`` bytes (read no further than one byte
     more): a server cannot make gno hold an unbounded answer."""
-    raw = bytes(response.read(RESPONSE_BYTES + 1))
-    if len(raw) > RESPONSE_BYTES:
-        raise HttpFailure("invalid", f"invalid response: body over {RESPONSE_BYTES} bytes")
+    raw = bytes(response.read(limit + 1))
+    if len(raw) > limit:
+        raise HttpFailure("invalid", f"invalid response: body over {limit} bytes")
     return raw
+
+
+def _decoded(raw: bytes, what: str) -> Any:
+    try:
+        return decode_json(raw)
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, nested too deep
+        raise HttpFailure("invalid", f"invalid response: {what} ({excerpt(raw)!r})") from exc
 
 
 class HttpModel:

@@ -33,8 +33,14 @@ Errors (all raised as ``EmbeddingError``):
 - the server answers HTTP 4xx/5xx: ``EMBED_FAILED`` with the status and at most
   200 characters of the body;
 - the answer is not the expected JSON (not JSON, wrong shape, wrong count, mixed
-  or changed widths, zero or non-finite vectors): ``EMBED_FAILED``
-  ``"invalid response: …"``.
+  or changed widths, a vector wider than ``MAX_DIMENSIONS``, zero or non-finite
+  vectors): ``EMBED_FAILED`` ``"invalid response: …"``.
+
+Size: an answer may hold at most ``MAX_DIMENSIONS`` (16,384, four times the widest
+common embedding model) numbers per input at ``NUMBER_BYTES`` each, plus
+``ENVELOPE_BYTES``; a longer body is refused while it is read. Decoded JSON numbers
+cost some twenty times their text, so this, not the client's general 64 MiB cap, is
+what keeps a hostile server from making one batch cost gigabytes.
 
 HTTP plumbing (timeouts, proxies, error excerpts) is shared with the other HTTP
 adapters in ``client.py``. Standard library only, so importing this module stays cheap.
@@ -50,6 +56,14 @@ from gno.ports import EMBED_FAILED, MODEL_LOAD_FAILED, EmbeddingError
 
 DEFAULT_MAX_TOKENS = 2048
 PROBE_TEXT = "dimension probe"
+MAX_DIMENSIONS = 16_384
+NUMBER_BYTES = 40  # "-1.2345678901234567e-05, " with room for pretty-printing
+ENVELOPE_BYTES = 64 << 10  # object, model, usage, and per-item index/object keys
+
+
+def answer_limit(count: int) -> int:
+    """The most bytes an honest answer for ``count`` inputs can take."""
+    return ENVELOPE_BYTES + count * (MAX_DIMENSIONS * NUMBER_BYTES + 256)
 
 
 def embeddings_endpoint(url: str) -> str:
@@ -85,6 +99,8 @@ def _parse_vectors(payload: Any, count: int) -> list[list[float]]:
         if slots[index] is not None:
             raise _invalid(f"index {index} appears twice")
         vector = item.get("embedding")
+        if isinstance(vector, list) and len(vector) > MAX_DIMENSIONS:
+            raise _invalid(f"data[{position}].embedding is wider than {MAX_DIMENSIONS}")
         if (
             not isinstance(vector, list)
             or not vector
@@ -149,7 +165,7 @@ class HttpEmbedder:
         if self.model:
             body = {"model": self.model, **body}
         try:
-            payload = self._client.post(body)
+            payload = self._client.post(body, limit=answer_limit(len(texts)))
         except HttpFailure as exc:
             code = MODEL_LOAD_FAILED if exc.kind == "unreachable" else EMBED_FAILED
             raise EmbeddingError(code, exc.message) from None

@@ -16,9 +16,11 @@ mapping keeps the scores comparable between documents; the pipeline normalizes
 them afterwards like any reranker's.
 
 Identical documents in one call are scored once; distinct ones are sent in
-parallel (a few at a time). Errors (all ``RerankError``): unreachable server
-``MODEL_LOAD_FAILED``; HTTP 4xx/5xx, a body that is not JSON or a text without a
-number ``RERANK_FAILED``.
+parallel (a few at a time). An answer of ten tokens is small: a body over
+``ANSWER_BYTES`` (1 MiB) is refused while it is read, so four answers in flight
+cannot cost the client more than a few MiB. Errors (all ``RerankError``):
+unreachable server ``MODEL_LOAD_FAILED``; HTTP 4xx/5xx, a body that is not JSON or
+too large, or a text without a number ``RERANK_FAILED``.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ INSTRUCTION = (
 )
 MAX_TOKENS = 10
 PARALLEL = 4
+ANSWER_BYTES = 1 << 20
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
@@ -87,7 +90,7 @@ class HttpReranker(HttpModel):
         if self.model:
             body = {"model": self.model, **body}
         try:
-            payload = self._client.post(body)
+            payload = self._client.post(body, limit=ANSWER_BYTES)
         except HttpFailure as exc:
             code = MODEL_LOAD_FAILED if exc.kind == "unreachable" else RERANK_FAILED
             raise RerankError(code, exc.message) from None
