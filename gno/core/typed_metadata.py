@@ -59,7 +59,8 @@ def _number(text: str) -> int | float | None:
         return None
     if not whole.isascii() or not fraction.isascii():
         return None
-    return float(text) if fraction else int(text)
+    # "1." is a number (YAML reads it as 1.0); int() refused it and failed the whole note
+    return float(text) if "." in body else int(text)
 
 
 def _item(value: Any) -> str:

@@ -10,6 +10,9 @@ from gno.core.typed_metadata import typed_metadata, typed_value
 def test_types() -> None:
     assert typed_value(3) == ("number", 3)
     assert typed_value("-1.5") == ("number", -1.5)
+    assert typed_value("1.") == ("number", 1.0)  # once a ValueError that lost the note
+    assert typed_value("-7.") == ("number", -7.0)
+    assert typed_value(".") == ("string", ".") and typed_value("-") == ("string", "-")
     assert typed_value("1e5") == ("string", "1e5")
     assert typed_value("nan") == ("string", "nan")
     assert typed_value(float("inf")) is None
