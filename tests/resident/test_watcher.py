@@ -118,7 +118,8 @@ def test_collections_added_to_and_removed_from_the_config_are_followed(
     write_config(Collection("first", str(first)), Collection("second", str(second)))
     watcher.poke()
     wait_for(lambda: watcher.state()["activeCollections"] == ["first", "second"], "second")
-    assert ("second", None) in recorder.seen()  # added after start: one catch-up pass
+    # added after start: one catch-up pass (recorded just after the collection is active)
+    wait_for(lambda: ("second", None) in recorder.seen(), "the catch-up pass of second")
     assert ("first", None) not in recorder.seen()  # watched from the start: none
     (second / "new.md").write_text("# New\n")
     wait_for(lambda: ("second", ["new.md"]) in recorder.seen(), "new.md in second")
