@@ -44,15 +44,16 @@ def emit_error(code: str, message: str, as_json: bool, details: dict | None = No
         write_err(f"Error: {message}")
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def stop_on_sigterm() -> None:
     """SIGTERM stops a command as Ctrl-C does (a sync keeps its committed batches, stops its
-    workers, exits 130) instead of leaving its workers behind. `gno serve` has its own."""
+    workers, exits 130) instead of leaving its workers behind; both also set the flag a sync
+    checks between batches (``gno.interrupts``). `gno serve` has its own handlers."""
+    from gno import interrupts
+
+    interrupts.requested = False  # a new command (tests run several in one process)
     with contextlib.suppress(ValueError):  # only the main thread may set handlers
-        signal.signal(signal.SIGTERM, _interrupt)
+        signal.signal(signal.SIGTERM, interrupts.stop)
+        signal.signal(signal.SIGINT, interrupts.stop)
 
 
 def run(argv: list[str]) -> int:

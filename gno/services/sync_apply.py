@@ -24,6 +24,7 @@ from gno.core.typed_metadata import dumps
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 from gno.ingest.walker import WalkEntry
+from gno.interrupts import check as check_interrupt
 from gno.ports import INVALID_NAME, READ_ERROR, TOO_LARGE, UNSUPPORTED, Store
 from gno.services.index_guard import SyncGuard
 from gno.services.sync_plan import ContentStep, Step, SyncPlan, content_step, rules_current
@@ -194,6 +195,7 @@ class FileApplier:
 
     def _flush(self) -> None:
         if self._pending:
+            check_interrupt()  # a Ctrl-C whose exception was dropped on the way still stops
             try:
                 with self.guard.commit(), self.store.write():
                     for apply in self._pending:
