@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import settings
 
 from gno.app import App
 from gno.paths import resolve_paths
+from tests.hostile_http import RawServer, Script
 
 # No wall-clock limits on property tests: on a loaded machine a first example can take a
 # second (imports, a cold page cache) and Hypothesis would call it a flaky failure. What
@@ -89,3 +91,17 @@ def search(app: App, query: str, **kwargs):
     from gno.services.search import search as run
 
     return run(app, SearchInput(query=query, **kwargs))
+
+
+@pytest.fixture
+def raw() -> Iterator[Callable[[Script], RawServer]]:
+    """Start hostile HTTP servers (tests/hostile_http.py) for a test; all closed after it."""
+    servers: list[RawServer] = []
+
+    def start(script: Script) -> RawServer:
+        servers.append(RawServer(script))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()

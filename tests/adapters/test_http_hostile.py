@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -33,19 +33,6 @@ from tests.fake_openai import FakeOpenAI
 from tests.hostile_http import RawServer, Script, head, json_body
 
 DRIP_SECONDS = 6.0  # how long a dripping server keeps going before it gives up itself
-
-
-@pytest.fixture
-def raw() -> Iterator[Callable[[Script], RawServer]]:
-    servers: list[RawServer] = []
-
-    def start(script: Script) -> RawServer:
-        servers.append(RawServer(script))
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.close()
 
 
 def drip_body(conn: socket.socket) -> None:

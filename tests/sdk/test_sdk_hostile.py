@@ -12,7 +12,7 @@ import json
 import socket
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -20,19 +20,6 @@ from gno import AsyncGno, Gno
 from gno.errors import GnoError, InvalidServerAnswerError, ServerUnreachableError
 from gno.sdk.remote import MAX_ANSWER_BYTES
 from tests.hostile_http import RawServer, Script, head, json_body
-
-
-@pytest.fixture
-def raw() -> Iterator[Callable[[Script], RawServer]]:
-    servers: list[RawServer] = []
-
-    def start(script: Script) -> RawServer:
-        servers.append(RawServer(script))
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.close()
 
 
 def status_call(url: str, timeout: float = 5.0) -> None:
