@@ -108,8 +108,15 @@ def mcp_stdio(app: App, *, enable_write: bool, tool_profile: str | None) -> None
     profile = resolve_tool_profile(app, tool_profile)
     if early is not None:
         early.wait()
+    import contextlib
+    import signal
+
     from gno.mcp.server import main
 
+    # Python's own Ctrl-C handler again (the CLI's also remembers a stop for syncs): asyncio
+    # installs its graceful one only over that.
+    with contextlib.suppress(ValueError):  # not the main thread: nothing was set there
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     settle_heap()
     main(app, enable_write=writes_enabled(enable_write), profile=profile, early=early)
 
