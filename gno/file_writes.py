@@ -84,7 +84,7 @@ def read_existing(
     folder = None
     try:
         if root is not None and HELD_FOLDERS:
-            folder = open_folder(root, _parts_under(root, Path(path))[:-1])
+            folder = open_parent(root, Path(path))
             return read_regular(name, max_bytes, dir_fd=folder)
         return read_regular(os.fspath(path), max_bytes)
     except FileNotFoundError:
@@ -109,7 +109,7 @@ def modified_ns(path: Path, *, root: Path) -> int:
     outside the root is ever answered."""
     if not HELD_FOLDERS:
         return os.stat(path).st_mtime_ns
-    folder = open_folder(root, _parts_under(root, path)[:-1])
+    folder = open_parent(root, path)
     try:
         st = os.stat(path.name, dir_fd=folder, follow_symlinks=False)
     finally:
@@ -117,16 +117,6 @@ def modified_ns(path: Path, *, root: Path) -> int:
     if stat.S_ISLNK(st.st_mode):
         raise InvalidPathError(f"Cannot use {path.name!r}: it is a symbolic link")
     return st.st_mtime_ns
-
-
-def kept_mode(path: os.PathLike[str] | str) -> int | None:
-    """The permission bits of the regular file at ``path`` (None when there is none), so a
-    rewrite keeps them: saving a private (0600) note must not make it world-readable."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return stat.S_IMODE(st.st_mode) & 0o777 if stat.S_ISREG(st.st_mode) else None
 
 
 def write_atomic(
@@ -150,7 +140,7 @@ def write_atomic(
     # neither is allowed.
     inside_root = root is not None
     if root is not None and HELD_FOLDERS:
-        folder = open_folder(root, _parts_under(root, path)[:-1])
+        folder = open_parent(root, path)
     elif HELD_FOLDERS:
         folder = os.open(path.parent, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     else:
@@ -254,6 +244,11 @@ def open_folder(root: Path, parts: list[str], *, create: bool = False) -> int:
     return fd
 
 
+def open_parent(root: Path, path: Path, *, create: bool = False) -> int:
+    """``open_folder`` on the folder holding ``path`` (which lies under ``root``)."""
+    return open_folder(root, _parts_under(root, path)[:-1], create=create)
+
+
 def _open_child(parent: int, name: str, create: bool) -> int:
     try:
         return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
@@ -329,7 +324,7 @@ def make_parents(root: Path, path: Path) -> None:
     if not HELD_FOLDERS:
         _make_parents_by_path(root, path)
         return
-    os.close(open_folder(root, _parts_under(root, path)[:-1], create=True))
+    os.close(open_parent(root, path, create=True))
 
 
 def make_folder(root: Path, path: Path) -> None:
@@ -339,7 +334,7 @@ def make_folder(root: Path, path: Path) -> None:
         _make_parents_by_path(root, path)
         path.mkdir()
         return
-    parent = open_folder(root, _parts_under(root, path)[:-1], create=True)
+    parent = open_parent(root, path, create=True)
     try:
         os.mkdir(path.name, 0o777, dir_fd=parent)
     finally:

@@ -154,7 +154,7 @@ def diagnose(app: App, inp: QueryDiagnoseInput) -> QueryDiagnose:
                 "seq": chosen[0],
                 "startLine": chosen[1],
                 "endLine": chosen[2],
-                "language": _hint(app, doc.collection) or chosen[3],
+                "language": _hint(store, doc.collection) or chosen[3],
             }
         meta |= {"mode": "hybrid" if run.vectors_used else "bm25_only", "vectorsUsed": run.vectors_used,
                  "reranked": run.reranked, "totalResults": min(inp.limit, len(run.fused))}  # fmt: skip
@@ -249,7 +249,7 @@ def _target_windows(store: Any, run: QueryRun, key: str) -> list[dict[str, Any]]
     return out
 
 
-def _hint(app: App, collection: str) -> str | None:
-    """The collection's languageHint, which stands for what detection found in its chunks."""
-    found = app.config.find(collection)
-    return found.language_hint if found else None
+def _hint(store: Any, collection: str) -> str | None:
+    """The collection's languageHint, which stands for what detection found in its chunks
+    (read where results read it: the index's copy of the configuration)."""
+    return next((c["languageHint"] for c in store.collections() if c["name"] == collection), None)

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 import apsw
 
@@ -31,6 +32,7 @@ MAX_RECEIPTS = 10_000
 MAX_AGE_DAYS = 30
 BUSY_TIMEOUT_MS = 5000
 AUDIT_SCHEMA = 1  # PRAGMA user_version of the receipts file
+_T = TypeVar("_T")
 
 # (policy, revision, source, updated_at) per collection with a stored policy
 PolicyRows = dict[str, tuple[str, int, str, str]]
@@ -308,29 +310,37 @@ class EgressLedger:
         self.audits = AuditLog(audit_path(path))
         self._policies = SharedConnection(self._open)
         self._connection = self._policies.use
-        # The last snapshot and the connection's ``data_version`` it was read at: that number
+        # Each read kept with the connection's ``data_version`` it was made at: that number
         # moves whenever another connection commits to the index (a policy change, a sync),
-        # so a remote request pays one pragma, not a transaction of three reads.
-        self._kept: tuple[int, tuple[PolicyRows, int, list[str]]] | None = None
-        self._journal_names: tuple[int, list[str]] | None = None
+        # so a remote request pays one pragma, not a transaction of reads.
+        self._kept: dict[str, tuple[int, Any]] = {}
 
     def _open(self) -> apsw.Connection:
         conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READONLY)
         conn.setbusytimeout(BUSY_TIMEOUT_MS)
         return conn
 
+    def _read_kept(self, key: str, read: Callable[[apsw.Connection], _T]) -> _T:
+        """``read(conn)`` in one read transaction, kept until the index changes."""
+        with self._connection() as conn:
+            version = int(str(conn.execute("PRAGMA data_version").fetchone()[0]))  # type: ignore[index]
+            kept = self._kept.get(key)
+            if kept is not None and kept[0] == version:
+                return cast(_T, kept[1])
+            with conn:  # read after the version: a commit in between only means a reread
+                found = read(conn)
+            self._kept[key] = (version, found)
+        return found
+
     def snapshot(self) -> tuple[PolicyRows, int, list[str]]:
         """Policies, epoch and the collections the index knows, in one read transaction.
         Shared between callers: read it, never change it."""
-        with self._connection() as conn:
-            version = int(str(conn.execute("PRAGMA data_version").fetchone()[0]))  # type: ignore[index]
-            if self._kept is not None and self._kept[0] == version:
-                return self._kept[1]
-            with conn:  # read after the version: a commit in between only means a reread
-                names = [str(r[0]) for r in conn.execute("SELECT name FROM collections").fetchall()]
-                found = read_policies(conn), read_epoch(conn), names
-            self._kept = (version, found)
-        return found
+
+        def read(conn: apsw.Connection) -> tuple[PolicyRows, int, list[str]]:
+            names = [str(r[0]) for r in conn.execute("SELECT name FROM collections").fetchall()]
+            return read_policies(conn), read_epoch(conn), names
+
+        return self._read_kept("snapshot", read)
 
     def epoch(self) -> int:
         return self.snapshot()[1]
@@ -338,13 +348,13 @@ class EgressLedger:
     def journal_collections(self) -> list[str]:
         """The names the change journal holds entries of. A removed collection's entries
         (paths, headings, links) stay until retention drops them, and `changes` serves
-        them: they count for a request that reads the journal. Kept like the snapshot."""
-        with self._connection() as conn:
-            version = int(str(conn.execute("PRAGMA data_version").fetchone()[0]))  # type: ignore[index]
-            if self._journal_names is None or self._journal_names[0] != version:
-                rows = conn.execute("SELECT DISTINCT collection FROM document_changes")
-                self._journal_names = (version, [str(r[0]) for r in rows])
-            return self._journal_names[1]
+        them: they count for a request that reads the journal."""
+        return self._read_kept(
+            "journal",
+            lambda conn: [
+                str(r[0]) for r in conn.execute("SELECT DISTINCT collection FROM document_changes")
+            ],
+        )
 
     def arrivals(self) -> dict[str, int]:
         """When each configured collection name arrived (``ARRIVALS_KEY``); read only for
