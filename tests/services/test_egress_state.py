@@ -474,3 +474,13 @@ def test_cleanup_drops_a_removed_collections_journal(app: App) -> None:
     store = app.store()
     left = store.conn.execute("SELECT count(*), sum(bytes) FROM document_changes").fetchone()
     assert (store.journal_state().entries, store.journal_state().bytes) == tuple(left)
+
+
+def test_arrivals_a_hand_edit_spoiled_are_read_as_unknown(app: App) -> None:
+    from gno.adapters.sqlite.egress import ARRIVALS_KEY, read_arrivals
+
+    store = app.store()
+    for value in ("not json", "[1, 2]", '{"notes": "soon", "x": true, "ok": 5}'):
+        with store.write():
+            store.set_meta(ARRIVALS_KEY, value)
+        assert read_arrivals(store.conn) in ({}, {"ok": 5})

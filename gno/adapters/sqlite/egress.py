@@ -59,8 +59,13 @@ ARRIVALS_KEY = "collection_arrivals"
 
 def read_arrivals(conn: apsw.Connection) -> dict[str, int]:
     row = conn.execute("SELECT value FROM schema_meta WHERE key = ?", (ARRIVALS_KEY,)).fetchone()
-    found = json.loads(str(row[0])) if row else {}
-    return {str(k): int(v) for k, v in found.items()} if isinstance(found, dict) else {}
+    try:
+        found = json.loads(str(row[0])) if row else {}
+    except ValueError:  # a hand-edited index: no arrival known, judged as before gno kept them
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {str(k): v for k, v in found.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
 def read_epoch(conn: apsw.Connection) -> int:
