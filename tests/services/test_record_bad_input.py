@@ -173,3 +173,28 @@ def test_a_record_at_the_length_cap_is_kept_cut_not_refused(make_app):
         .fetchone()[0]
     )
     assert 1_900_000 < stored <= 2_000_000
+
+
+def test_an_integer_past_pythons_digit_limit_loses_no_message(make_app):
+    """``json.loads`` refuses an integer of more than 4,300 digits (ValueError): one such
+    number dropped a whole ``.json`` export, silently, as "not a chat", and made a
+    ``.jsonl`` message a "not JSON" row. The number is kept as its digits; a time made of
+    it is reported as an invalid time, the message kept."""
+    app, root = make_app(KEEP)
+    huge = "9" * 100_000
+    messages = [
+        f'{{"id": {huge}, "sender": "cy", "text": "tapir one"}}',
+        f'{{"id": 2, "sender": "cy", "text": "tapir two", "ts": {huge}}}',
+    ]
+    (root / "export.json").write_text('{"messages": [' + ", ".join(messages) + "]}")
+    (root / "chat.jsonl").write_text(
+        f'{{"id": {huge}, "text": "okapi one"}}\n{{"id": 2, "text": "okapi two", "ts": {huge}}}\n'
+    )
+    result = sync(app)
+    assert len(search(app, "tapir", limit=10).results) == 2
+    assert len(search(app, "okapi", limit=10).results) == 2
+    errors = errors_of(result)
+    assert set(errors) == {"export.json", "chat.jsonl"}
+    code, text = errors["export.json"]
+    assert code == "CORRUPT" and "message:2: Invalid message time" in text
+    assert "lines:2-2: Invalid message time" in errors["chat.jsonl"][1]

@@ -12,6 +12,10 @@ rather than some other kind of file.
 A message time is an ISO-8601 date/date-time or a Unix time (seconds, or milliseconds
 past 10^11), kept as ISO-8601 UTC; any other value is a malformed row reported beside the
 message, which is kept without a date (as mail does with a bad ``Date`` header).
+
+An integer longer than Python converts (4,300 digits) is kept as its digits: ``json.loads``
+raised ValueError for it, which dropped a whole ``.json`` export as "not a chat" and a
+``.jsonl`` message as "not JSON", for one number no message needs as a number.
 """
 
 from __future__ import annotations
@@ -37,6 +41,14 @@ _AUTHOR = ("author", "sender", "from", "user", "username", "name", "role")
 _TIME = ("timestamp", "time", "date", "created_at", "createdAt", "ts", "sent_at")
 _ID = ("id", "message_id", "messageId", "uuid")
 _SESSION = ("conversation_id", "conversationId", "thread_id", "threadId", "session_id", "channel")
+
+
+# Below Python's default limit on the digits of an int made from text (4,300), sign included.
+MAX_INT_DIGITS = 4000
+
+
+def _integer(digits: str) -> int | str:
+    return int(digits) if len(digits) <= MAX_INT_DIGITS else digits
 
 
 class NotAChat(Exception):
@@ -67,7 +79,7 @@ def read_jsonl(stream: BinaryIO) -> Iterator[Record | Malformed]:
 
 def read_json(data: bytes) -> Iterator[Record | Malformed]:
     try:
-        doc = json.loads(data)
+        doc = json.loads(data, parse_int=_integer)
     except RecursionError as exc:
         raise BrokenJson("JSON is nested too deeply to read") from exc
     except ValueError as exc:
@@ -87,7 +99,7 @@ def _parsed(
     line: bytes, locator: str, anchor: tuple[str, str, str | None]
 ) -> Iterator[Record | Malformed]:
     try:
-        value = json.loads(line)
+        value = json.loads(line, parse_int=_integer)
     except RecursionError:
         yield Malformed(locator, "JSON is nested too deeply")
         return
