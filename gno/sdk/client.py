@@ -15,7 +15,7 @@ from typing import Any
 from gno_contracts.sdk import AsyncOperations, Operations
 
 from gno.sdk.calls import prepare
-from gno.sdk.remote import DEFAULT_TIMEOUT
+from gno.sdk.remote import DEFAULT_TIMEOUT, MAX_ANSWER_BYTES
 
 
 class Gno(Operations):
@@ -30,6 +30,7 @@ class Gno(Operations):
         token: str | None = None,
         write: bool = False,
         timeout: float = DEFAULT_TIMEOUT,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
     ) -> None:
         self.write = write
         self.url = url  # None: the local index
@@ -37,7 +38,7 @@ class Gno(Operations):
         if url is not None:
             from gno.sdk.remote import RemoteTransport
 
-            self._transport = RemoteTransport(url, token, timeout)
+            self._transport = RemoteTransport(url, token, timeout, max_answer_bytes)
         else:
             from gno.sdk.local import LocalTransport
 
@@ -81,6 +82,7 @@ class AsyncGno(AsyncOperations):
         token: str | None = None,
         write: bool = False,
         timeout: float = DEFAULT_TIMEOUT,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
     ) -> None:
         self.write = write
         self._local: Any = None
@@ -88,7 +90,7 @@ class AsyncGno(AsyncOperations):
         if url is not None:
             from gno.sdk.remote import AsyncRemoteTransport
 
-            self._remote = AsyncRemoteTransport(url, token, timeout)
+            self._remote = AsyncRemoteTransport(url, token, timeout, max_answer_bytes)
         else:
             from gno.sdk.local import LocalTransport
 

@@ -8,7 +8,7 @@ A server that is down or silent is ``ServerUnreachableError`` naming the URL, wi
 ``X-GNO-Trace-ID`` answer header is kept as ``last_trace_id``.
 
 Whatever answers at the URL is not trusted: the body is read in pieces and given up past
-``MAX_ANSWER_BYTES`` or once ``timeout`` seconds have passed since the request (a server
+``max_answer_bytes`` (default ``MAX_ANSWER_BYTES``) or once ``timeout`` seconds have passed since the request (a server
 dripping bytes resets no per-read timeout for long); gno asks for no compression, so a
 compressed body (a decompression bomb, with httpx's default decoding) is refused unread;
 a body that is not JSON, nests deeper than the decoder can, or is not the operation's
@@ -28,7 +28,9 @@ from gno.errors import InvalidServerAnswerError, ServerUnreachableError, Validat
 from gno.sdk.calls import error_from_rest
 
 DEFAULT_TIMEOUT = 30.0
-MAX_ANSWER_BYTES = 64 << 20  # far above any page of results; a whole document rarely nears it
+# Far above any page of results; a whole document rarely nears it. A client that reads whole
+# documents near the 100 MiB ingest limit raises it (``Gno(max_answer_bytes=...)``).
+MAX_ANSWER_BYTES = 64 << 20
 TRACE_HEADER = "X-GNO-Trace-ID"  # the server's retrieval trace of the call (spec/traces.md)
 
 if TYPE_CHECKING:
@@ -92,8 +94,9 @@ class AnswerBody:
     compressed. Raw pieces: httpx would otherwise inflate a gzip body as it reads, and a
     few KB can inflate to gigabytes; gno asked for none, so any encoding is refused."""
 
-    def __init__(self, target: str, reply: Any, timeout: float, started: float) -> None:
+    def __init__(self, target: str, reply: Any, timeout: float, started: float, cap: int) -> None:
         self.target = target
+        self.cap = cap
         self.deadline = started + timeout
         self.timeout = timeout
         self.pieces: list[bytes] = []
@@ -106,10 +109,8 @@ class AnswerBody:
 
     def add(self, piece: bytes) -> None:
         self.size += len(piece)
-        if self.size > MAX_ANSWER_BYTES:
-            raise InvalidServerAnswerError(
-                f"{self.target} answered more than {MAX_ANSWER_BYTES} bytes"
-            )
+        if self.size > self.cap:
+            raise InvalidServerAnswerError(f"{self.target} answered more than {self.cap} bytes")
         if time.monotonic() > self.deadline:
             raise ServerUnreachableError(
                 f"Cannot reach gno at {self.target}: no whole answer within {self.timeout} s"
@@ -125,16 +126,25 @@ class AnswerBody:
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 
 
+def answer_cap(value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValidationError(f"Invalid max_answer_bytes: {value!r} is not a positive integer")
+    return value
+
+
 def unreachable(url: str, exc: Exception) -> ServerUnreachableError:
     return ServerUnreachableError(f"Cannot reach gno at {url}: {type(exc).__name__}: {exc}")
 
 
 class RemoteTransport:
-    def __init__(self, url: str, token: str | None, timeout: float) -> None:
+    def __init__(
+        self, url: str, token: str | None, timeout: float, cap: int = MAX_ANSWER_BYTES
+    ) -> None:
         import httpx
 
         self.url = base_url(url)
         self.timeout = timeout
+        self.cap = answer_cap(cap)
         self.last_trace_id: str | None = None
         self._client = httpx.Client(
             base_url=self.url,
@@ -153,7 +163,7 @@ class RemoteTransport:
             with self._client.stream(
                 "POST", f"/api/op/{op.id}", content=request_body(inp)
             ) as reply:
-                body = AnswerBody(target, reply, self.timeout, started)
+                body = AnswerBody(target, reply, self.timeout, started, self.cap)
                 for piece in reply.iter_raw():
                     body.add(piece)
         except httpx.HTTPError as exc:
@@ -166,11 +176,14 @@ class RemoteTransport:
 
 
 class AsyncRemoteTransport:
-    def __init__(self, url: str, token: str | None, timeout: float) -> None:
+    def __init__(
+        self, url: str, token: str | None, timeout: float, cap: int = MAX_ANSWER_BYTES
+    ) -> None:
         import httpx
 
         self.url = base_url(url)
         self.timeout = timeout
+        self.cap = answer_cap(cap)
         self.last_trace_id: str | None = None
         self._client = httpx.AsyncClient(
             base_url=self.url,
@@ -188,7 +201,7 @@ class AsyncRemoteTransport:
         path = f"/api/op/{op.id}"
         try:
             async with self._client.stream("POST", path, content=request_body(inp)) as reply:
-                body = AnswerBody(target, reply, self.timeout, started)
+                body = AnswerBody(target, reply, self.timeout, started, self.cap)
                 async for piece in reply.aiter_raw():
                     body.add(piece)
         except httpx.HTTPError as exc:

@@ -15,6 +15,7 @@ from gno import AsyncGno, Gno
 from gno.app import App
 from gno.errors import (
     DocumentNotFoundError,
+    InvalidServerAnswerError,
     NotFoundError,
     ReadOnlyError,
     ServerUnreachableError,
@@ -307,3 +308,20 @@ def test_index_and_config_arguments_override_the_environment(make_app: Any, tmp_
             default.update()
     with pytest.raises(ValidationError, match="index"):
         Gno(index="../escape")
+
+
+def test_max_answer_bytes_bounds_what_a_remote_client_reads(served: str) -> None:
+    """The answer cap guards a client against a server sending without end; a client that
+    reads whole documents larger than the default sets its own."""
+    with Gno(url=served) as remote:
+        size = len(remote.get(ref="notes/sampling.md").model_dump_json())
+    with (
+        Gno(url=served, max_answer_bytes=size // 2) as small,
+        pytest.raises(InvalidServerAnswerError, match=f"more than {size // 2} bytes"),
+    ):
+        small.get(ref="notes/sampling.md")
+    with Gno(url=served, max_answer_bytes=size * 4) as enough:
+        assert "tail sampling" in enough.get(ref="notes/sampling.md").content
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValidationError, match="max_answer_bytes"):
+            Gno(url=served, max_answer_bytes=bad)  # type: ignore[arg-type]
