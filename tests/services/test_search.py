@@ -162,3 +162,17 @@ def test_filter_check_takes_more_ids_than_sqlite_variables(app):
     )
     passing = app.store().ids_passing(ids, "AND collection = ?", ["notes"])
     assert passing == {doc.id for doc in app.store().documents_by_docid("#")}
+
+
+def test_a_decomposed_query_finds_what_the_composed_one_finds(make_app):
+    """The mirror is NFC: a query typed NFD (combining marks, as macOS gives it) must be
+    composed too, or "nai\u0308ve" is searched as the phrase "nai ve" and finds nothing."""
+    import unicodedata
+
+    app, _ = make_app({"cv.md": unicodedata.normalize("NFD", "# CV\n\nA naïve résumé.\n")})
+    sync(app)
+    for word in ("naïve", "résumé"):
+        composed = search(app, unicodedata.normalize("NFC", word))
+        decomposed = search(app, unicodedata.normalize("NFD", word))
+        assert uris(composed) == uris(decomposed) == ["gno://notes/cv.md"]
+        assert decomposed.results[0].snippet == composed.results[0].snippet
