@@ -17,6 +17,7 @@ expands into thousands of prefix terms.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import cache
 
@@ -112,6 +113,11 @@ def index_text(text: str) -> str:
 
 
 def _words(text: str) -> list[str]:
+    """A query's words as FTS5 indexed them. The mirror is NFC (core/mirror), so a query
+    typed decomposed (NFD, as macOS and some keyboards give it) is composed first: its
+    combining marks are not word characters, and "nai\u0308ve" would split in two."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
     return _WORD_PART.findall(index_text(text).lower())
 
 

@@ -31,10 +31,14 @@ def generate(
     max_tokens: int,
     on_text: Callable[[str], None] | None = None,
 ) -> str:
+    """One answer. A model that fails while answering (unreachable, timed out, an HTTP error,
+    an invalid or oversized answer) is UNAVAILABLE, as a missing one is (exit 2, HTTP 503,
+    MCP isError), its message naming the model's code: the fault is the model server's, not
+    gno's, so never RUNTIME's "internal" HTTP 500."""
     try:
         return generator.generate(prompt, max_tokens=max_tokens, on_text=on_text)
     except GenerationError as exc:
-        raise GnoError(f"Answer generation failed ({exc.code}): {exc.message}") from exc
+        raise UnavailableError(f"Answer generation failed ({exc.code}): {exc.message}") from exc
 
 
 def answer_available(app: App) -> bool:

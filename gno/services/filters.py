@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gno.core.caseless import fold
 from gno.core.identity import normalize_collection_name
 from gno.core.tags import validate_tag
 from gno.errors import NotFoundError, ValidationError
@@ -101,8 +102,8 @@ class Filters:
             )
             params += self.categories * 2
         if self.author:
-            where.append("instr(lower(author), ?) > 0")
-            params.append(self.author.lower())
+            where.append("instr(gno_fold(author), ?) > 0")  # Unicode case: core/caseless
+            params.append(fold(self.author))
         if self.lang:
             # The collection's languageHint decides when it has one, else a chunk's detection.
             where.append(
@@ -112,13 +113,13 @@ class Filters:
             )
             params += [self.lang.lower()] * 2
         if self.exclude:
+            # Each text is folded once for all the terms (core/caseless), not once per term.
             where.append(
-                "NOT EXISTS (SELECT 1 FROM json_each(?) AS term WHERE "
-                "instr(lower(coalesce(title, '') || ' ' || rel_path || ' ' || coalesce(author, '') || ' ' "
-                "|| coalesce(categories_json, '')), term.value) > 0 OR EXISTS (SELECT 1 FROM content c "
-                "WHERE c.mirror_hash = documents.mirror_hash AND instr(lower(c.markdown), term.value) > 0))"
+                "NOT gno_mentions(coalesce(title, '') || ' ' || rel_path || ' ' || coalesce(author, '') "
+                "|| ' ' || coalesce(categories_json, ''), ?) AND NOT EXISTS (SELECT 1 FROM content c "
+                "WHERE c.mirror_hash = documents.mirror_hash AND gno_mentions(c.markdown, ?))"
             )
-            params.append(json.dumps(self.exclude))
+            params += [json.dumps(self.exclude)] * 2
         if self.metadata is not None:
             from gno.core.metadata_filter import filter_sql
 
@@ -168,7 +169,7 @@ def build_filters(store: Store, inp: Any) -> Filters:
         categories=_clean_list(inp.categories),
         author=inp.author.strip() if inp.author and inp.author.strip() else None,
         lang=inp.lang.strip().lower() if inp.lang and inp.lang.strip() else None,
-        exclude=_clean_list(inp.exclude),
+        exclude=list(dict.fromkeys(f for v in inp.exclude or [] if (f := fold(v.strip())))),
         metadata=metadata_filter(getattr(inp, "filter", None)),
         temporal_types=temporal_types(store) if inp.since or inp.until else frozenset(),
     )

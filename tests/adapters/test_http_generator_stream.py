@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from gno.adapters.openai_http.client import EVENT_LINE_BYTES
-from gno.adapters.openai_http.generator import HttpGenerator
+from gno.adapters.openai_http.generator import TOKEN_CHARS, HttpGenerator, answer_bytes
 from gno.ports import GENERATE_FAILED, GENERATE_TIMEOUT, INVALID_OUTPUT, GenerationError
 from tests.fake_openai import FakeOpenAI, Reply, word_pieces
 
@@ -132,18 +132,42 @@ def test_http_errors_before_the_stream(server: FakeOpenAI) -> None:
 
 
 @pytest.mark.parametrize("streamed", [False, True])
-def test_an_oversized_json_body_is_refused(
-    server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, streamed: bool
-) -> None:
-    """A body over the cap (lowered here to 4 KiB) is INVALID_OUTPUT, never held whole."""
-    import gno.adapters.openai_http.client as client
-
-    monkeypatch.setattr(client, "RESPONSE_BYTES", 4096)
+def test_an_oversized_json_body_is_refused(server: FakeOpenAI, streamed: bool) -> None:
+    """A body over what ``max_tokens`` tokens could fill (``answer_bytes``: 67,072 bytes for
+    one token) is INVALID_OUTPUT, never held whole, streamed call or not."""
     server.ignore_stream = True  # the streamed call gets one JSON body too
-    server.chat_reply = lambda body: "x" * 5000
+    server.chat_reply = lambda body: "x" * 100_000
+    gen = HttpGenerator(server.url, "m")
+    on_text = (lambda piece: None) if streamed else None
+    with pytest.raises(GenerationError) as info:
+        gen.generate("q", max_tokens=1, on_text=on_text)
+    assert info.value.code == INVALID_OUTPUT
+    assert f"over {answer_bytes(1)} bytes" in info.value.message
+    server.chat_reply = lambda body: "short"
+    assert gen.generate("q", max_tokens=1, on_text=on_text) == "short"
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_an_answer_longer_than_its_max_tokens_is_refused(
+    server: FakeOpenAI, streamed: bool
+) -> None:
+    """A server that ignores ``max_tokens`` (here 50 MB for a 512-token answer, before this
+    was refused only at 64 MiB or a 16 MiB stream) ends in INVALID_OUTPUT; a streamed one
+    stops before the first piece past the cap is shown."""
+    server.chat_reply = lambda body: "word " * (10 << 20)
+    server.stream_pieces = lambda text: [text[i : i + 65536] for i in range(0, len(text), 65536)]
+    shown: list[str] = []
     gen = HttpGenerator(server.url, "m")
     with pytest.raises(GenerationError) as info:
-        gen.generate("q", on_text=(lambda piece: None) if streamed else None)
-    assert info.value.code == INVALID_OUTPUT and "over 4096 bytes" in info.value.message
-    server.chat_reply = lambda body: "short"
-    assert gen.generate("q", on_text=(lambda piece: None) if streamed else None) == "short"
+        gen.generate("q", max_tokens=512, on_text=shown.append if streamed else None)
+    assert info.value.code == INVALID_OUTPUT
+    refused = "longer than 512 tokens" if streamed else f"over {answer_bytes(512)} bytes"
+    assert refused in info.value.message
+    assert sum(map(len, shown)) <= 512 * TOKEN_CHARS
+    # the text itself is measured too, whatever the body's size
+    server.chat_reply = lambda body: "y" * (TOKEN_CHARS + 1)
+    with pytest.raises(GenerationError) as info:
+        gen.generate("q", max_tokens=1, on_text=shown.append if streamed else None)
+    assert info.value.code == INVALID_OUTPUT and "longer than 1 tokens" in info.value.message
+    server.chat_reply = lambda body: "y" * TOKEN_CHARS
+    assert gen.generate("q", max_tokens=1) == "y" * TOKEN_CHARS

@@ -212,3 +212,30 @@ def test_answer_streams_in_pieces_from_the_local_model(
     )
     assert len(pieces) > 1  # token by token, not the whole answer at the end
     assert "".join(pieces) == raws[0]
+
+
+@pytest.mark.parametrize("mode", ["garbage", "error500"])
+def test_a_failing_answer_model_is_unavailable_on_every_surface(
+    app: Any, gen: FakeOpenAI, mode: str
+) -> None:
+    """A gen model that answers garbage or HTTP 500 was RUNTIME ("internal", HTTP 500 on
+    /api/ask): it is UNAVAILABLE (HTTP 503, MCP isError) naming the model's code."""
+    import httpx
+
+    from gno.mcp.tools import call, tools
+    from gno.rest.app import ServeOptions, create_app
+    from tests.live_server import live_server
+
+    gen.mode = mode
+    code = "INVALID_OUTPUT" if mode == "garbage" else "GENERATE_FAILED"
+    for verify in (False, True):
+        with pytest.raises(UnavailableError, match=rf"Answer generation failed \({code}\)"):
+            _ask(app, answer=not verify, verify=verify)
+    outcome = call(app, tools("full")["gno_ask"], {"query": "tail sampling", "verify": True})
+    assert outcome.is_error and f"Answer generation failed ({code})" in outcome.text
+    api = create_app(app.derive(), options=ServeOptions(mcp=None, watch=False, web_ui=False))
+    with live_server(api) as (url, _server):
+        for body in ({"query": "tail sampling"}, {"query": "tail sampling", "verify": True}):
+            answer = httpx.post(f"{url}/api/ask", json=body, timeout=60)
+            assert answer.status_code == 503, answer.text
+            assert answer.json()["error"]["code"] == "UNAVAILABLE"

@@ -55,8 +55,8 @@ def _all(verdict: str) -> Callable[[list[dict[str, Any]]], str]:
     )
 
 
-def _verified(app: Any) -> dict[str, Any]:
-    payload = ask(app, AskInput(query=QUERY, verify=True)).model_dump(
+def _verified(app: Any, **fields: Any) -> dict[str, Any]:
+    payload = ask(app, AskInput(query=QUERY, verify=True, **fields)).model_dump(
         mode="json", exclude_unset=True
     )
     Draft202012Validator(ASK_SCHEMA).validate(payload)
@@ -201,7 +201,7 @@ def test_verifier_bounds(indexed: Any, gen: FakeOpenAI) -> None:
     seen.clear()
     long_claim = "Tail sampling keeps " + "very " * 2000 + "slow traces [1]."
     gen.chat_reply = _scripted(" ".join([long_claim] * 32), count_claims)
-    payload = _verified(app)
+    payload = _verified(app, maxAnswerTokens=4096)  # ~10,000 words: more than 512 tokens hold
     semantic = payload["verification"]["semantic"]
     assert (semantic["status"], semantic["reason"]) == ("unavailable", "input_limit_exceeded")
     assert seen == [] and semantic["modelCalls"] == 0

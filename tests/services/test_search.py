@@ -162,3 +162,47 @@ def test_filter_check_takes_more_ids_than_sqlite_variables(app):
     )
     passing = app.store().ids_passing(ids, "AND collection = ?", ["notes"])
     assert passing == {doc.id for doc in app.store().documents_by_docid("#")}
+
+
+def test_a_decomposed_query_finds_what_the_composed_one_finds(make_app):
+    """The mirror is NFC: a query typed NFD (combining marks, as macOS gives it) must be
+    composed too, or "nai\u0308ve" is searched as the phrase "nai ve" and finds nothing."""
+    import unicodedata
+
+    app, _ = make_app({"cv.md": unicodedata.normalize("NFD", "# CV\n\nA naïve résumé.\n")})
+    sync(app)
+    for word in ("naïve", "résumé"):
+        composed = search(app, unicodedata.normalize("NFC", word))
+        decomposed = search(app, unicodedata.normalize("NFD", word))
+        assert uris(composed) == uris(decomposed) == ["gno://notes/cv.md"]
+        assert decomposed.results[0].snippet == composed.results[0].snippet
+
+
+def test_author_and_exclude_fold_unicode_case_and_form(make_app):
+    """``author`` is a case-insensitive substring and ``exclude`` drops documents mentioning
+    a term: SQLite's lower() folds ASCII only, so "émile" never found "Émile", and "école"
+    (or its NFD spelling) never dropped a note saying "ÉCOLE"."""
+    import unicodedata
+
+    from gno_contracts.models.query_input import QueryInput
+
+    from gno.services.query import query
+
+    app, _ = make_app(
+        {
+            "fr.md": "---\nauthor: Émile Zola\n---\n# Fr\n\nespresso à l'ÉCOLE, ÜBER alles\n",
+            "en.md": "---\nauthor: Ada\n---\n# En\n\nespresso at school\n",
+        }
+    )
+    sync(app)
+    nfd = unicodedata.normalize("NFD", "école")
+    for author in ("émile", "ÉMILE", unicodedata.normalize("NFD", "Émile zola")):
+        assert uris(search(app, "espresso", author=author)) == ["gno://notes/fr.md"]
+    for term in ("école", "ÉCOLE", nfd, "über"):
+        assert uris(search(app, "espresso", exclude=[term])) == ["gno://notes/en.md"]
+        found = query(app, QueryInput(query="espresso", exclude=[term]))
+        assert [r.uri for r in found.results] == ["gno://notes/en.md"]
+    assert search(app, "espresso", exclude=[nfd]).meta.exclude == ["école"]
+    # ASCII exclusion and author matching are as before
+    assert uris(search(app, "espresso", exclude=["SCHOOL"])) == ["gno://notes/fr.md"]
+    assert uris(search(app, "espresso", author="ADA")) == ["gno://notes/en.md"]

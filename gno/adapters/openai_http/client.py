@@ -147,8 +147,11 @@ class JsonClient:
             deadline.cancel()
         return _decoded(raw, "not JSON")
 
-    def events(self, body: dict[str, Any], *, timeout: float | None = None) -> Iterator[Any]:
-        """POST ``body`` with ``stream: true``; yield each event's JSON as it arrives."""
+    def events(
+        self, body: dict[str, Any], *, timeout: float | None = None, limit: int | None = None
+    ) -> Iterator[Any]:
+        """POST ``body`` with ``stream: true``; yield each event's JSON as it arrives (a JSON
+        body instead of events is capped as ``post`` caps it)."""
         data = json.dumps({**body, "stream": True}, ensure_ascii=False).encode("utf-8")
         headers = self.headers | {"Accept": "text/event-stream"}
         request = urllib.request.Request(self.endpoint, data=data, headers=headers, method="POST")
@@ -160,7 +163,7 @@ class JsonClient:
             with response:
                 if "text/event-stream" not in (response.headers.get("Content-Type") or ""):
                     with self._failures(wait, deadline):
-                        raw = _bounded(response, RESPONSE_BYTES)
+                        raw = _bounded(response, RESPONSE_BYTES if limit is None else limit)
                     yield _decoded(raw, "not JSON")
                     return
                 yield from self._read_events(response, wait, deadline)

@@ -17,6 +17,11 @@ Servers may ignore the response format, so with a schema the text is returned
 as it came (callers parse defensively); only an answer cut off at
 ``max_tokens`` (``finish_reason: "length"``) is refused as ``INVALID_OUTPUT``.
 
+A server may ignore ``max_tokens`` as well: an answer longer than ``max_tokens`` tokens
+could be (``TOKEN_CHARS`` characters each) is ``INVALID_OUTPUT``, and a JSON body past what
+such an answer could take (``answer_bytes``) is refused while it is read, so a 50 MB answer
+to a 512-token question is never held, parsed, verified or printed.
+
 Errors (all ``GenerationError``): server unreachable ``MODEL_LOAD_FAILED``; no
 answer within ``timeout`` (per socket operation, as in ``urllib``)
 ``GENERATE_TIMEOUT``; HTTP 4xx/5xx ``GENERATE_FAILED`` with an excerpt of the
@@ -41,6 +46,20 @@ from gno.ports import (
     MODEL_LOAD_FAILED,
     GenerationError,
 )
+
+TOKEN_CHARS = 256  # longer than any tokenizer's longest token (runs of spaces, "====…")
+ENVELOPE_BYTES = 64 << 10  # a chat completion's JSON around its text: ids, usage, finish
+
+
+def answer_bytes(max_tokens: int) -> int:
+    """The largest JSON chat completion an answer of ``max_tokens`` tokens can make: every
+    character escaped (``\\uXXXX``, 6 bytes), plus the envelope."""
+    return ENVELOPE_BYTES + 6 * TOKEN_CHARS * max_tokens
+
+
+def _check_length(chars: int, max_tokens: int) -> None:
+    if chars > TOKEN_CHARS * max_tokens:
+        raise _invalid(f"an answer longer than {max_tokens} tokens can be")
 
 
 def _invalid(why: str) -> GenerationError:
@@ -79,17 +98,23 @@ class HttpGenerator(HttpModel):
             }
         try:
             if on_text is not None and schema is None:
-                return self._streamed(body, timeout, on_text)
-            payload = self._client.post(body, timeout=timeout)
+                return self._streamed(body, timeout, max_tokens, on_text)
+            payload = self._client.post(body, timeout=timeout, limit=answer_bytes(max_tokens))
         except HttpFailure as exc:
             raise _failure(exc) from None
         return _answer(payload, schema, max_tokens, on_text)
 
     def _streamed(
-        self, body: dict[str, Any], timeout: float | None, on_text: Callable[[str], None]
+        self,
+        body: dict[str, Any],
+        timeout: float | None,
+        max_tokens: int,
+        on_text: Callable[[str], None],
     ) -> str:
         pieces: list[str] = []
-        for event in self._client.events(body, timeout=timeout):
+        held = 0
+        events = self._client.events(body, timeout=timeout, limit=answer_bytes(max_tokens))
+        for event in events:
             if not isinstance(event, dict):
                 raise _invalid("an event is not a JSON object")
             if "error" in event:
@@ -99,7 +124,7 @@ class HttpGenerator(HttpModel):
                 continue
             choice = _first_choice(event)
             if "message" in choice:  # the server answered at once, not as a stream
-                return _answer(event, None, 0, on_text)
+                return _answer(event, None, max_tokens, on_text)
             delta = choice.get("delta")
             piece = delta.get("content") if isinstance(delta, dict) else None
             if piece is None:  # a role-only or a final event
@@ -107,6 +132,8 @@ class HttpGenerator(HttpModel):
             if not isinstance(piece, str):
                 raise _invalid("choices[0].delta.content is not text")
             if piece:
+                held += len(piece)
+                _check_length(held, max_tokens)  # before the piece is shown
                 pieces.append(piece)
                 on_text(piece)
         return "".join(pieces)
@@ -137,6 +164,7 @@ def _answer(
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str):
         raise _invalid("choices[0].message.content is not text")
+    _check_length(len(content), max_tokens)
     if schema is not None and choice.get("finish_reason") == "length":
         raise GenerationError(INVALID_OUTPUT, f"JSON answer cut off at {max_tokens} tokens")
     if on_text is not None:  # answered whole: handed over at once

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import apsw
 
@@ -32,6 +32,7 @@ from gno.adapters.sqlite.records import RecordStore
 from gno.adapters.sqlite.vectors import VectorStore
 from gno.adapters.sqlite.write_support import WriteSupport
 from gno.adapters.sqlite.writes import DocumentWrites
+from gno.core.caseless import fold, mentions_any
 from gno.errors import DiskFullError, GnoError, LockedError, NotInitializedError
 from gno.rows import iso_from_ns, now_iso
 
@@ -93,6 +94,11 @@ class SqliteStore(
             conn = apsw.Connection(str(path), flags=flags)
             busy_timeout_ms = int(os.environ.get("GNO_BUSY_TIMEOUT_MS", BUSY_TIMEOUT_MS))
             conn.set_busy_timeout(busy_timeout_ms)
+            # The owner filters' caseless matching (Unicode, not SQLite's ASCII lower()).
+            for name, function, arity in (("gno_fold", fold, 1), ("gno_mentions", mentions_any, 2)):
+                conn.create_scalar_function(
+                    name, cast("apsw.ScalarProtocol", function), arity, deterministic=True
+                )
             conn.execute("PRAGMA foreign_keys = ON")
             if scalar(conn.execute("PRAGMA journal_mode")) != "wal":
                 conn.execute("PRAGMA journal_mode = WAL")
