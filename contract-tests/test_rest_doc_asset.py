@@ -17,6 +17,15 @@ httpx = pytest.importorskip("httpx")
 
 PDF_BYTES = b"%PDF-1.4\n" + bytes(range(256)) * 24_000 + b"\n%%EOF\n"  # ~6 MB, binary
 REMOTE = {"X-Forwarded-For": "203.0.113.9"}
+# A page whose <script src> loads a same-origin script (which the origin's CSP allows) when a
+# browser renders it as an XML document: Gecko does so for application/rdf+xml and
+# application/mathml+xml, which Chromium downloads instead.
+XHTML_PAGE = (
+    '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head>'
+    '<script src="/api/doc-asset?uri=gno%3A%2F%2Fnotes%2Falpha.md&amp;path=papers%2Frun.mjs"/>'
+    "</head><body>page</body></html>"
+)
+ACTIVE_BESIDE = ("feed.rdf", "formula.mml", "style.xsl", "news.atom", "run.mjs", "notes.txt")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -34,6 +43,8 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Any:
     (notes / "papers" / "spec.pdf").write_bytes(PDF_BYTES)
     (notes / "papers" / "figure.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
     (notes / "papers" / "page.html").write_text("<script>alert(1)</script>")
+    for name in ACTIVE_BESIDE:
+        (notes / "papers" / name).write_text(XHTML_PAGE)
     (notes / "naïve café.md").write_text("# Café\n\nUnicode file name.\n")
     (notes / "doomed.md").write_text("# Doomed\n\nDeleted after indexing.\n")
     (notes / "retired.md").write_text("# Retired\n\nInactive after the next sync.\n")
@@ -161,6 +172,25 @@ def test_files_beside_a_document(setup: Any) -> None:
     page = _get(srv, {"uri": "gno://notes/alpha.md", "path": "papers/page.html"})
     assert page.status_code == 200
     assert "sandbox" in page.headers.get_list("content-security-policy")
+
+
+@pytest.mark.parametrize("name", ACTIVE_BESIDE)
+def test_every_type_but_images_media_and_pdf_is_sandboxed(setup: Any, name: str) -> None:
+    srv, _, _ = setup
+    answer = _get(srv, {"uri": "gno://notes/alpha.md", "path": f"papers/{name}"})
+    assert answer.status_code == 200
+    assert "sandbox" in answer.headers.get_list("content-security-policy"), answer.headers
+
+
+def test_images_and_pdf_open_in_the_browser_viewer_unsandboxed(setup: Any) -> None:
+    srv, _, _ = setup
+    for params in (
+        {"uri": "gno://notes/papers/spec.pdf"},  # Chromium's PDF viewer refuses a sandbox
+        {"uri": "gno://notes/alpha.md", "path": "papers/figure.png"},
+    ):
+        answer = _get(srv, params)
+        assert answer.status_code == 200
+        assert "sandbox" not in answer.headers.get_list("content-security-policy")
 
 
 def test_escapes_are_forbidden(setup: Any) -> None:

@@ -73,6 +73,31 @@ def test_unknown_route_and_method_use_the_envelope(server: Any) -> None:
     _error(httpx.post(f"{server.url}/api/search", content=b"[1]"), 400, "VALIDATION")
 
 
+STATIC_FILES = ["/assets/app.js", "/docs/assets/swagger-ui.css"]
+
+
+@pytest.mark.parametrize("path", STATIC_FILES)
+@pytest.mark.parametrize(
+    "spec", ["items=0-5", "bytes=10-5", "bytes=abc", "bytes=", "bytes=0-1,x", "0-5"]
+)
+def test_static_files_ignore_a_range_that_is_not_valid(server: Any, path: str, spec: str) -> None:
+    """As /api/doc-asset does (RFC 9110 lets a server ignore it, and says to ignore another
+    unit): the whole file, never a plain-text 400."""
+    whole = httpx.get(f"{server.url}{path}")
+    answer = httpx.get(f"{server.url}{path}", headers={"Range": spec})
+    assert answer.status_code == 200, answer.text[:200]
+    assert answer.content == whole.content
+
+
+@pytest.mark.parametrize("path", STATIC_FILES)
+def test_static_files_serve_a_valid_range(server: Any, path: str) -> None:
+    whole = httpx.get(f"{server.url}{path}").content
+    part = httpx.get(f"{server.url}{path}", headers={"Range": "bytes=0-9"})
+    assert part.status_code == 206 and part.content == whole[:10]
+    past = httpx.get(f"{server.url}{path}", headers={"Range": f"bytes={len(whole)}-"})
+    assert past.status_code == 416
+
+
 def test_openapi_lists_every_rest_operation(server: Any) -> None:
     from gno_contracts.operations import OPERATIONS
 

@@ -13,6 +13,7 @@ import json
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote, urlencode
 
 import pytest
 from browser_helpers import SCREENSHOTS, PageWatch, open_page, poll, shoot
@@ -34,6 +35,22 @@ EVIL_SVG = (
     '<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned=\'asset\'">'
     "<script>window.__pwned='asset-script'</script><rect width='10' height='10'/></svg>\n"
 )
+# Payloads where the pages show metadata rather than the body: the file name, frontmatter
+# title/tags/dates, a heading, wiki links with quotes and brackets, a code fence's language.
+HOSTILE_NAME = "<img src=x onerror=\"window.__pwned='name'\">.md"
+HOSTILE_META = (
+    "---\n"
+    'title: \'"><img src=x onerror="window.__pwned=`title`">\'\n'
+    "tags: ['<svg onload=\"window.__pwned=`tag`\">', 'x\"y']\n"
+    "date: '<script>window.__pwned=\"date\"</script>'\n"
+    "---\n"
+    "# Heading <img src=x onerror=\"window.__pwned='heading'\">\n\n"
+    'quoxalite [[evil"><img src=x onerror="window.__pwned=\'wiki\'">]] '
+    "[[x' onmouseover='window.__pwned=1]] [js](JaVaScRiPt:window.__pwned='case') "
+    "[vb](vbscript:msgbox) [tab](java\tscript:window.__pwned=1) "
+    "![i](javascript:window.__pwned='img')\n\n"
+    '```"><img src=x onerror="window.__pwned=\'fence\'">\ncode\n```\n'
+)
 MARKDOWN = (
     "# Lighthouse manual\n\n"
     "## Lamps\n\nThe **zephyrquartz** lamp needs `oil` and care. See [alpha](alpha.md).\n\n"
@@ -48,7 +65,13 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("webui")
     notes = write_tree(
         root / "corpus" / "notes",
-        {**NOTES, "manual.md": MARKDOWN, "hostile.md": XSS, "evil.svg": EVIL_SVG},
+        {
+            **NOTES,
+            "manual.md": MARKDOWN,
+            "hostile.md": XSS,
+            "evil.svg": EVIL_SVG,
+            HOSTILE_NAME: HOSTILE_META,
+        },
     )
     env = gno_env(root)
     for args in (
@@ -150,6 +173,34 @@ def test_hostile_documents_execute_nothing(server: Server, page: Any) -> None:
     # The sandboxed page has an opaque origin, so its favicon request is refused too.
     others = [p for p in watch.problems if p not in blocked and "ERR_BLOCKED_BY_RESPONSE" not in p]
     assert others == []
+
+
+def test_hostile_names_and_metadata_execute_nothing_on_any_page(server: Any, page: Any) -> None:
+    """Every page that shows a document's name, title, tags, headings or links: the
+    payloads show as text, nothing runs, and no link leads to a script URL."""
+    uri = "gno://notes/" + quote(HOSTILE_NAME, safe="")
+    pages = [
+        "/search?q=quoxalite",
+        f"/doc?{urlencode({'uri': uri})}",
+        "/browse?collection=notes",
+        f"/graph?{urlencode({'uri': uri})}",
+        "/graph",
+        "/changes",
+    ]
+    for path in pages:
+        open_page(page, server.url + path)
+        page.wait_for_timeout(300)  # let late fetches (related links, graph) render too
+        assert page.evaluate("window.__pwned ?? null") is None, path
+        main = page.locator("main")
+        assert main.locator("script, iframe, object, embed, [onerror], [onload]").count() == 0
+        assert main.locator("svg, img:not([src^='/api/doc-asset'])").count() == 0, path
+        hrefs = [a.get_attribute("href") or "" for a in main.locator("[href]").all()]
+        schemes = ("javascript:", "data:", "vbscript:")
+        assert not any(h.strip().lower().startswith(schemes) for h in hrefs), (path, hrefs)
+    open_page(page, server.url + f"/doc?{urlencode({'uri': uri})}")
+    head = page.locator("header.doc-head h1").inner_text()
+    assert head == '"><img src=x onerror="window.__pwned=`title`">'  # shown, as text
+    assert 'evil"><img' in page.locator("[data-testid=doc-body]").inner_text()
 
 
 def test_add_a_collection_and_follow_its_job(

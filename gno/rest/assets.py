@@ -52,18 +52,23 @@ INPUT_SCHEMA = "gno://schemas/api-doc-asset-input@1.0"
 ERROR_SCHEMA = "gno://schemas/api-error@1.0"
 ROUTES = (("GET", PATH), ("HEAD", PATH))
 CHUNK_BYTES = 256 * 1024
-# Types a browser would run as a page: they are served sandboxed (no script, no origin).
-ACTIVE_TYPES = frozenset(
-    {
-        "text/html",
-        "application/xhtml+xml",
-        "image/svg+xml",
-        "text/xml",
-        "application/xml",
-        "text/javascript",
-        "application/javascript",
-    }
-)
+# Types a browser shows in a viewer of its own that runs no script of the file (and that a
+# sandbox would break: Chromium refuses to open a sandboxed PDF). Every other answer is served
+# sandboxed (no script, an opaque origin): which types run as a page differs between browsers
+# (Gecko renders application/rdf+xml and application/mathml+xml as XML documents whose XHTML
+# <script src> would load a same-origin script, which this origin's CSP allows), so a list of
+# the active ones is never complete.
+PASSIVE_PREFIXES = ("image/", "audio/", "video/")
+PASSIVE_TYPES = frozenset({"application/pdf"})
+ACTIVE_IMAGES = frozenset({"image/svg+xml"})
+
+
+def sandboxed(mime: str) -> bool:
+    """Whether an answer of this Content-Type gets ``Content-Security-Policy: sandbox``."""
+    base = mime.split(";")[0].strip().lower()
+    if base in ACTIVE_IMAGES:
+        return True
+    return not (base in PASSIVE_TYPES or base.startswith(PASSIVE_PREFIXES))
 
 
 NOT_SERVED = "The file is not part of the collection (hidden, or left out by its exclude rules)"
@@ -220,7 +225,7 @@ def _headers(asset: Asset, length: int) -> dict[str, str]:
         "content-disposition": f"inline; filename*=UTF-8''{quote(asset.name, safe='')}",
         "cache-control": "no-store",
     }
-    if asset.mime.split(";")[0].strip().lower() in ACTIVE_TYPES:
+    if sandboxed(asset.mime):
         headers["content-security-policy"] = "sandbox"
     return headers
 

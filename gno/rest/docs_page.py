@@ -16,6 +16,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.staticfiles import StaticFiles
 
+from gno.rest.byteranges import IgnoreInvalidRange
+
 DOCS_PATH = "/docs"
 ASSETS_PATH = "/docs/assets"
 INIT_PATH = "/docs/init.js"
@@ -67,4 +69,5 @@ def add_docs(api: Any, title: str) -> None:
 
     api.add_route(DOCS_PATH, docs, methods=["GET"], include_in_schema=False)
     api.add_route(INIT_PATH, init, methods=["GET"], include_in_schema=False)
-    api.mount(ASSETS_PATH, StaticFiles(directory=swagger_ui_dir()), name="swagger-ui")
+    files = IgnoreInvalidRange(StaticFiles(directory=swagger_ui_dir()))
+    api.mount(ASSETS_PATH, files, name="swagger-ui")

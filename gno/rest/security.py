@@ -5,8 +5,9 @@ Host, Origin, bearer; `/mcp` on serve, everything on the daemon), else the exact
 ``Host`` allowlist (403 FORBIDDEN: a DNS-rebinding page names its own host), the API
 token (when ``GNO_API_TOKEN`` is set) and CSRF for unsafe methods → same-host-only
 paths (404 for anyone else) → admission (503 while shutting down) → body size
-(413) → the app; every answer gets the security headers. ``same_host`` (loopback
-peer, loopback Host, no forwarding header) also decides redaction in the routes.
+(413) → the app; every answer gets the security headers. A WebSocket handshake is refused
+whatever it carries (gno serves none). ``same_host`` (loopback peer, loopback Host, no
+forwarding header) also decides redaction in the routes.
 """
 
 from __future__ import annotations
@@ -115,7 +116,13 @@ class GateMiddleware:
         self.app, self.gates, self.runtime = app, gates, runtime
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "websocket":
+            # No route of gno is a WebSocket, and the gates below read HTTP requests only: a
+            # handshake (cross-site pages may open one to any host, unchecked by CORS) would
+            # reach the mounted apps with no Host, Origin or token check. Refused (a 403).
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] != "http":  # lifespan
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")

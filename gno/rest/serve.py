@@ -129,6 +129,9 @@ def serve(
             loop="asyncio",  # uvloop, if installed, starves the search threads (bench/README)
             # httptools (a dependency) with deadlines for headers and body (slow clients)
             http=deadlines.protocol(options.gates.header_seconds, options.gates.body_seconds),
+            # No WebSocket route: an Upgrade stays a plain HTTP request under the gates, whichever
+            # WebSocket library happens to be installed.
+            ws="none",
             log_level="warning",
             lifespan="on",
             timeout_graceful_shutdown=GRACEFUL_SECONDS,

@@ -79,6 +79,8 @@ def add_routes(api: FastAPI) -> None:
     from starlette.responses import Response
     from starlette.staticfiles import StaticFiles
 
+    from gno.rest.byteranges import IgnoreInvalidRange
+
     features = available_features()
     shell = shell_html(features)
 
@@ -88,4 +90,5 @@ def add_routes(api: FastAPI) -> None:
     pages = PAGES + tuple(dict.fromkeys(FEATURE_PAGES[f] for f in features if f in FEATURE_PAGES))
     for path in pages:
         api.add_api_route(path, page, methods=["GET"], include_in_schema=False)
-    api.mount(ASSETS_PATH, StaticFiles(directory=STATIC_DIR), name="web-assets")
+    assets = IgnoreInvalidRange(StaticFiles(directory=STATIC_DIR))
+    api.mount(ASSETS_PATH, assets, name="web-assets")
