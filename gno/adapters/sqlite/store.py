@@ -32,7 +32,13 @@ from gno.adapters.sqlite.records import RecordStore
 from gno.adapters.sqlite.vectors import VectorStore
 from gno.adapters.sqlite.write_support import WriteSupport
 from gno.adapters.sqlite.writes import DocumentWrites
-from gno.errors import DiskFullError, GnoError, LockedError, NotInitializedError
+from gno.errors import (
+    DiskFullError,
+    GnoError,
+    LockedError,
+    NewerIndexError,
+    NotInitializedError,
+)
 from gno.rows import iso_from_ns, now_iso
 
 BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
@@ -106,7 +112,11 @@ class SqliteStore(
             raise GnoError(f"Cannot open index {path}: {exc}") from exc
         store = cls(conn, path)
         store.busy_timeout_ms = busy_timeout_ms
-        store.migrate(tokenizer)
+        try:
+            store.migrate(tokenizer)
+        except BaseException:
+            conn.close()  # a refused or failed open leaves no connection behind in a server
+            raise
         return store
 
     def close(self) -> None:
@@ -120,10 +130,24 @@ class SqliteStore(
         if not exists:
             return 0
         row = self.conn.execute("SELECT value FROM schema_meta WHERE key = 'version'").fetchone()
-        return int(row[0]) if row else 0
+        if not row:
+            return 0
+        try:
+            return int(row[0])
+        except (TypeError, ValueError):
+            raise GnoError(
+                f"The index {self.path} records no valid schema version ({row[0]!r}): it was "
+                "not written by gno, or is damaged; nothing was changed"
+            ) from None
 
     def migrate(self, tokenizer: str = "porter") -> None:
         current = self.schema_version()
+        known = max((v for v, _ in MIGRATIONS), default=0)
+        if current > known:  # checked before any write: a downgrade would lose its data
+            raise NewerIndexError(
+                f"The index {self.path} was written by a newer gno (schema {current}; this "
+                f"gno knows up to {known}): upgrade gno to use it; nothing was changed"
+            )
         pending = [(v, fn) for v, fn in sorted(MIGRATIONS) if v > current]
         if not pending:
             return
