@@ -12,7 +12,7 @@ from typing import Any
 from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, split_globs
 from gno.core.identity import normalize_collection_name, validate_context_scope
 from gno.core.yaml_depth import nesting_depth
-from gno.errors import ConfigError, ValidationError
+from gno.errors import ConfigError, GnoError, ValidationError
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 
 CONFIG_VERSION = "1.0"
@@ -227,15 +227,20 @@ def save_config(path: Path, config: Config) -> None:
 
     import yaml
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = yaml.safe_dump(dump_config(config), sort_keys=False, allow_unicode=True)
-    fd, tmp = tempfile.mkstemp(prefix=".index.yml.", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".index.yml.", dir=path.parent)
+    except OSError as exc:  # a read-only or full config folder: a clear error, not a bug
+        raise GnoError(f"Cannot write config {path}: {exc.strerror or exc}") from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise GnoError(f"Cannot write config {path}: {exc.strerror or exc}") from exc
         raise

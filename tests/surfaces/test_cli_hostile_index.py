@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -83,3 +84,80 @@ def test_a_schema_version_that_is_not_a_number_is_a_clear_error(indexed: Path) -
     assert done.returncode == 2
     assert "no valid schema version ('thirteen')" in error_of(done)["message"]
     assert digest(indexed.parent) == before
+
+
+def unprivileged() -> list[str]:
+    """A prefix that makes file permissions bind (root ignores them): setpriv drops the
+    capabilities that override them, for the one command only."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv is needed to run a command as root without DAC override")
+    caps = "-dac_override,-dac_read_search,-fowner"
+    return ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}"]
+
+
+def gno_unprivileged(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*unprivileged(), *GNO, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+    )
+
+
+def rows(index: Path) -> list[tuple[str, str]]:
+    conn = apsw.Connection(str(index), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return conn.execute("SELECT collection, uri FROM documents ORDER BY uri").fetchall()
+    finally:
+        conn.close()
+
+
+def test_a_read_only_index_is_a_clear_error_and_index_yml_stays_as_it_was(
+    indexed: Path, tmp_path: Path
+) -> None:
+    config = Path(os.environ["GNO_CONFIG_DIR"]) / "index.yml"
+    before = config.read_bytes()
+    indexed.chmod(0o444)
+    try:
+        # Before: "Internal error (ReadOnlyError …)", and index.yml had the new collection.
+        done = gno_unprivileged(
+            "collection", "add", str(tmp_path / "notes"), "-n", "more", "--json"
+        )
+        assert done.returncode == 2, done.stdout
+        error = error_of(done)
+        assert error["code"] == "RUNTIME" and "cannot be written" in error["message"]
+        assert config.read_bytes() == before
+        done = gno_unprivileged("context", "add", "/", "always cite")  # no --json: text
+        assert done.returncode == 2 and done.stderr.startswith("Error: The index ")
+        assert "cannot be written" in done.stderr and "Internal error" not in done.stderr
+        assert config.read_bytes() == before
+        config.write_bytes(before)  # the same text in a new file: the mirror is due again
+        done = gno_unprivileged("status", "--json")
+        assert done.returncode == 2 and "cannot be written" in error_of(done)["message"]
+    finally:
+        indexed.chmod(0o644)
+    assert gno("collection", "list", "--json").stdout.count('"name"') == 1
+
+
+def test_an_unwritable_config_folder_leaves_the_index_as_it_was(indexed: Path) -> None:
+    folder = Path(os.environ["GNO_CONFIG_DIR"])
+    before = rows(indexed)
+    assert before == [("notes", "gno://notes/a.md")]
+    folder.chmod(0o555)
+    try:
+        # Before: "Internal error (PermissionError …)" after the rows were renamed, under
+        # an index.yml that kept the old name.
+        done = gno_unprivileged("collection", "rename", "notes", "renamed", "--json")
+        assert done.returncode == 2, done.stdout
+        assert error_of(done)["message"].startswith(f"Cannot write config {folder}/index.yml")
+        assert rows(indexed) == before
+        done = gno_unprivileged("collection", "remove", "notes", "--json")
+        assert done.returncode == 2 and "Cannot write config" in error_of(done)["message"]
+    finally:
+        folder.chmod(0o755)
+    assert json.loads(gno("search", "sampling", "--json").stdout)["results"][0]["uri"] == (
+        "gno://notes/a.md"
+    )

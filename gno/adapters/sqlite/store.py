@@ -25,6 +25,7 @@ from gno.adapters.sqlite.cache import ExpansionCache
 from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.edges import EdgeStore
 from gno.adapters.sqlite.egress import EgressStore
+from gno.adapters.sqlite.failures import file_failure
 from gno.adapters.sqlite.metadata import MetadataStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
@@ -33,7 +34,6 @@ from gno.adapters.sqlite.vectors import VectorStore
 from gno.adapters.sqlite.write_support import WriteSupport
 from gno.adapters.sqlite.writes import DocumentWrites
 from gno.errors import (
-    DiskFullError,
     GnoError,
     LockedError,
     NewerIndexError,
@@ -56,13 +56,6 @@ def tokenize_spec(tokenizer: str) -> str:
         "trigram": "trigram",
     }
     return by_name[tokenizer]
-
-
-def _disk_full(path: Path) -> DiskFullError:
-    return DiskFullError(
-        f"The disk holding the index is full ({path.parent}): nothing of the last batch was "
-        "written; free some space and run the command again"
-    )
 
 
 class SqliteStore(
@@ -177,6 +170,9 @@ class SqliteStore(
             raise LockedError(
                 "The index is locked by another writer (is a `gno update` or `gno serve` running?)"
             ) from exc
+        except apsw.Error as exc:
+            self._raise_file_failure(exc)
+            raise
         try:
             yield
             self._flush_journal()  # first: a statement after the FTS rows pays FTS5's flush
@@ -185,17 +181,24 @@ class SqliteStore(
             self._fts_pending.clear()
             self._journal_rolled_back()
             self._rollback()
-            if isinstance(exc, apsw.FullError):
-                raise _disk_full(self.path) from exc
+            self._raise_file_failure(exc)
             raise
         try:
             self.conn.execute("COMMIT")
         except apsw.BusyError as exc:
             self._rollback()
             raise LockedError("The index is locked by another reader or writer; try again") from exc
-        except apsw.FullError as exc:
+        except apsw.Error as exc:
             self._rollback()
-            raise _disk_full(self.path) from exc
+            self._raise_file_failure(exc)
+            raise
+
+    def _raise_file_failure(self, exc: BaseException) -> None:
+        """Raise what a failure of the index file itself means to the user; return for
+        anything else (a constraint, a bad statement: a bug, reported as one)."""
+        failure = file_failure(self.path, exc)
+        if failure is not None:
+            raise failure from exc
 
     def _rollback(self) -> None:
         # SQLite may already have rolled back (it does on SQLITE_FULL): ROLLBACK would fail.
