@@ -112,17 +112,34 @@ class App:
             return None
 
     def save_config(self, config: Config) -> None:
-        """Write index.yml atomically and mirror it into the index when one is open."""
+        """Write index.yml atomically and mirror it into the index when one is open.
+
+        With an index open, both happen in one index transaction, the rows first: an index
+        that cannot be written fails before index.yml changes, and an index.yml that cannot
+        be saved rolls the rows back. Should the commit itself fail, the index keeps the old
+        file's stamp and mirrors the new file when next opened."""
         from gno.config import save_config
 
-        save_config(self.paths.config_file, config)
-        self._config, self._config_stamp = config, self._file_stamp()
-        if self._store is not None:
-            self.sync_config_mirror(force=True)
+        store = self._store
+        if store is None:
+            save_config(self.paths.config_file, config)
+            self._config, self._config_stamp = config, self._file_stamp()
+            return
+        from gno.index_lock import index_guard
+
+        with index_guard(self.paths), store.write():
+            self._mirror(store, config, "")  # the stamp is known once the file is written
+            save_config(self.paths.config_file, config)
+            self._config, self._config_stamp = config, self._file_stamp()
+            store.set_meta("config_stamp", self._config_stamp or "")
 
     def reload_config(self) -> Config:
         self._config = None
         return self.config
+
+    def forget_config(self) -> None:
+        """Drop the cached config: the next use reads index.yml again."""
+        self._config = None
 
     def refresh_config(self) -> None:
         """Long-running servers: pick up index.yml edits made since this App read it. The
@@ -211,19 +228,24 @@ class App:
                 self.sync_config_mirror()
         return self._store
 
-    def sync_config_mirror(self, *, force: bool = False) -> None:
+    def sync_config_mirror(self) -> None:
         """Copy collections and contexts from index.yml into the index when the file changed."""
         store = self._store
         assert store is not None
         stamp = self._file_stamp()
         if stamp is None:
             return
-        if not force and store.get_meta("config_stamp") == stamp:
+        if store.get_meta("config_stamp") == stamp:
             return
         from gno.index_lock import index_guard
 
         with index_guard(self.paths):  # not while a sync commits a batch of a removed name
-            config = self.config if force else self.reload_config()
+            config = self.reload_config()
+            self._mirror(store, config, stamp)
+
+    @staticmethod
+    def _mirror(store: SqliteStore, config: Config, stamp: str) -> None:
+        with store.write():
             store.replace_config(
                 [c.to_dict() for c in config.collections],
                 [(c.scope_type, c.scope_key, c.text) for c in config.contexts],

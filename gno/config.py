@@ -11,13 +11,14 @@ from typing import Any
 
 from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, split_globs
 from gno.core.identity import normalize_collection_name, validate_context_scope
-from gno.core.yaml_depth import nesting_depth
-from gno.errors import ConfigError, ValidationError
+from gno.core.yaml_depth import expanded_shape, nesting_depth
+from gno.errors import ConfigError, GnoError, ValidationError
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 
 CONFIG_VERSION = "1.0"
 MAX_CONFIG_BYTES = 1024 * 1024  # index.yml is a few KiB; --config may name anything
 MAX_CONFIG_DEPTH = 64
+MAX_CONFIG_VALUES = 1_000_000  # more than 1 MiB of YAML holds without aliases
 LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[a-z]{2}|-[a-z]{4})?$", re.I)
 # GNO's "snowball english" needs a loadable extension; gno's porter + CJK bigrams
 # is the equivalent English stemmer, so the GNO spelling is accepted as an alias.
@@ -96,6 +97,36 @@ def _str_list(value: Any, where: str) -> list[str]:
     raise ConfigError(f"{where} must be a list of strings")
 
 
+def _optional_str(item: dict[str, Any], key: str, where: str) -> str | None:
+    value = item.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"{where}.{key} must be a string")
+    return value
+
+
+def _check_models(block: Any, where: str, *, roles_only: bool = False) -> None:
+    """The shape of a ``models:`` block (index.yml's, or a collection's role overrides),
+    checked once here so that no reader of it meets a list where it expects a mapping."""
+    if block is None:
+        return
+    if not isinstance(block, dict):
+        raise ConfigError(f"{where} must be a mapping")
+    from gno.models.catalog import ROLES
+
+    for key in ROLES if roles_only else ("activePreset",):
+        _optional_str(block, key, where)
+    if roles_only:
+        return
+    presets = block.get("presets")
+    if presets is None:
+        return
+    if not isinstance(presets, list) or not all(isinstance(p, dict) for p in presets):
+        raise ConfigError(f"{where}.presets must be a list of mappings")
+    for i, preset in enumerate(presets):
+        for key in ("id", "name", *ROLES):
+            _optional_str(preset, key, f"{where}.presets[{i}]")
+
+
 def validate_language(value: str | None) -> str | None:
     if value is None:
         return None
@@ -115,9 +146,10 @@ def _collection(item: Any, i: int) -> Collection:
         name = normalize_collection_name(str(item.get("name", "")))
         path = item.get("path")
         if not isinstance(path, str) or not path.strip():
-            raise ConfigError(f"{where}.path is required")
-        pattern = str(item.get("pattern") or DEFAULT_PATTERN)
+            raise ConfigError(f"{where}.path must be a folder path (a non-empty string)")
+        pattern = _optional_str(item, "pattern", where) or DEFAULT_PATTERN
         compile_globs(pattern)
+        _check_models(item.get("models"), f"{where}.models", roles_only=True)
         exclude = item.get("exclude")
         return Collection(
             name=name,
@@ -127,10 +159,12 @@ def _collection(item: Any, i: int) -> Collection:
             exclude=list(DEFAULT_EXCLUDES)
             if exclude is None
             else _str_list(exclude, f"{where}.exclude"),
-            update_cmd=item.get("updateCmd") or None,
-            language_hint=validate_language(item.get("languageHint")),
+            update_cmd=_optional_str(item, "updateCmd", where) or None,
+            language_hint=validate_language(_optional_str(item, "languageHint", where)),
             extra={k: v for k, v in item.items() if k not in known},
         )
+    except ConfigError:
+        raise  # already names its key
     except ValidationError as exc:
         raise ConfigError(f"{where}: {exc.message}") from exc
 
@@ -147,6 +181,7 @@ def parse_config(data: Any, source: str = "index.yml") -> Config:
     tokenizer = str(data.get("ftsTokenizer") or DEFAULT_TOKENIZER)
     if tokenizer not in TOKENIZERS:
         raise ConfigError(f"{source}: ftsTokenizer must be one of {', '.join(TOKENIZERS)}")
+    _check_models(data.get("models"), f"{source}: models")
     raw_collections = data.get("collections") or []
     if not isinstance(raw_collections, list):
         raise ConfigError(f"{source}: collections must be a list")
@@ -192,6 +227,12 @@ def load_config(path: Path, cache_dir: Path | None = None) -> Config:
     if found is not None:
         return parse_config(found.data, str(path))
     data = _parse_yaml(text, path)
+    shape = expanded_shape(data, MAX_CONFIG_VALUES)
+    if shape is None or shape[1] > MAX_CONFIG_DEPTH:  # YAML aliases, copied out by any walk
+        raise ConfigError(
+            f"Config {path} expands to more than {MAX_CONFIG_VALUES:,} values or "
+            f"{MAX_CONFIG_DEPTH} levels (YAML aliases), or holds itself"
+        )
     if cache_dir is not None:
         remember(cache_dir, path, digest, data)
     return parse_config(data, str(path))
@@ -227,15 +268,20 @@ def save_config(path: Path, config: Config) -> None:
 
     import yaml
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = yaml.safe_dump(dump_config(config), sort_keys=False, allow_unicode=True)
-    fd, tmp = tempfile.mkstemp(prefix=".index.yml.", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".index.yml.", dir=path.parent)
+    except OSError as exc:  # a read-only or full config folder: a clear error, not a bug
+        raise GnoError(f"Cannot write config {path}: {exc.strerror or exc}") from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise GnoError(f"Cannot write config {path}: {exc.strerror or exc}") from exc
         raise

@@ -24,6 +24,8 @@ that from the exit code.
     ├── LockedError (LOCKED, 409, exit 2: another writer holds the index)
     ├── OwnerLockedError (LOCKED, 409, exit 2: another server owns the data directory)
     ├── NotInitializedError (RUNTIME, 500, exit 2)
+    ├── NewerIndexError (RUNTIME, 500, exit 2: an index a newer gno wrote; never migrated down)
+    ├── IndexFileError (RUNTIME, 500, exit 2: the index file is read-only, damaged or unreadable)
     ├── GatewayConfigError (RUNTIME, 500, exit 2: a listener that may not start as configured)
     ├── PortUnavailableError (RUNTIME, 500, exit 2: the address cannot be bound)
     ├── ProcessError (RUNTIME, 500, exit 2: a detached start or a stop that failed)
@@ -147,6 +149,20 @@ class LockedError(GnoError):
 
 
 class NotInitializedError(GnoError):
+    code = "RUNTIME"
+
+
+class NewerIndexError(GnoError):
+    """The index's schema is newer than this gno knows: it is refused before anything is
+    written, since an older gno would write rows the newer schema does not expect."""
+
+    code = "RUNTIME"
+
+
+class IndexFileError(GnoError):
+    """SQLite could not read or write the index file itself (a read-only file or folder,
+    damaged pages, an I/O error): the open transaction was rolled back."""
+
     code = "RUNTIME"
 
 

@@ -173,8 +173,8 @@ def collection_list(app: App, inp: CollectionListInput) -> CollectionList:
 def collection_add(app: App, inp: CollectionAddInput) -> CollectionChange:
     collection = _build_collection(inp, inp.name, inp.path)
     with config_change(app):
+        app.store()  # open first: saving then writes index.yml and its mirror as one step
         _add(app, app.config, collection)
-        app.store()  # opening the index mirrors the new config into it
     return CollectionChange.model_validate(
         {
             "schemaVersion": "1.0",
@@ -286,8 +286,11 @@ def _rename(app: App, inp: CollectionRenameInput) -> CollectionChange:
     # Every row's URI, records' and inactive documents' too (a sync's doc_states skips
     # records: they kept gno://<old name>/… in the index, seen by graph, diff and sections).
     uris = [(doc_id, make_uri(new_name, rel)) for doc_id, rel in store.document_paths(old_name)]
-    store.rename_collection_rows(old_name, new_name, uris)
-    app.save_config(config)
+    # One transaction: an index.yml that cannot be saved (a read-only folder, a full disk)
+    # rolls the rows back, never an index renamed under a config that still has the old name.
+    with store.write():
+        store.rename_collection_rows(old_name, new_name, uris)
+        app.save_config(config)
     return CollectionChange.model_validate(
         {
             "schemaVersion": "1.0",

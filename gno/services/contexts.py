@@ -55,8 +55,8 @@ def context_add(app: App, inp: ContextAddInput) -> ContextChange:
         if any(c.scope_key == inp.scope and c.text == text for c in config.contexts):
             raise DuplicateError(f"Context already exists for {inp.scope}")
         config.contexts.append(ContextEntry(kind, inp.scope, text))
+        app.store()  # open first: saving then writes index.yml and its mirror as one step
         app.save_config(config)
-        app.store()  # mirrors the contexts into the index
     return ContextChange.model_validate(
         {"action": "added", "scope": inp.scope, "scopeType": kind, "text": text}
     )
@@ -85,8 +85,8 @@ def context_rm(app: App, inp: ContextRmInput) -> ContextChange:
                 f"{len(matches)} contexts for {inp.scope}: name the text to remove"
             )
         config.contexts.remove(matches[0])
-        app.save_config(config)
         app.store()
+        app.save_config(config)
     return ContextChange.model_validate(
         {"action": "removed", "scope": inp.scope, "scopeType": kind, "text": matches[0].text}
     )

@@ -15,7 +15,7 @@ from gno_contracts.models.doctor import DoctorResult
 from gno_contracts.models.doctor_input import DoctorInput
 
 from gno.app import App
-from gno.errors import GnoError
+from gno.errors import GnoError, NewerIndexError
 from gno.ports import Store
 
 DISK_ERROR_BYTES = 100 * 1024 * 1024  # below this the next sync may fail: error
@@ -62,6 +62,8 @@ def open_store(app: App) -> tuple[Store | None, Check]:
         store = app.store()
         healthy = store.integrity_ok()
     except Exception as exc:  # a corrupt or foreign file: report, never crash
+        if isinstance(exc, NewerIndexError):  # intact: moving it aside would lose its data
+            fix = "upgrade gno"
         return None, check("database", "error", f"The index cannot be read: {_problem(exc)}", fix)
     if not healthy:
         return store, check("database", "error", "The index fails SQLite's integrity check", fix)

@@ -35,7 +35,14 @@ def config_change(app: App) -> Iterator[None]:
     with index_guard(app.paths):
         if app.paths.config_file.exists():
             app.reload_config()
-        yield
+        try:
+            yield
+        except BaseException:
+            # A change edits the cached config in place before it saves: one that failed
+            # (index.yml unwritable, the index read-only) must not leave this App, a
+            # server's, believing the edit while index.yml never got it.
+            app.forget_config()
+            raise
 
 
 class CollectionChangedError(Exception):

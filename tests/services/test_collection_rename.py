@@ -80,3 +80,28 @@ def test_the_journal_follows_the_collection_to_its_new_name(make_app) -> None:
     assert moved.change is not None and moved.change.kind.value == "rename"
     with pytest.raises(NotFoundError):
         changes(app, every.model_copy(update={"collection": "notes"}))
+
+
+def test_a_change_the_index_refuses_leaves_neither_index_yml_nor_the_cached_config_changed(
+    make_app,
+) -> None:
+    """A server's App keeps its config: a change that failed after editing it in place
+    (here SQLite refuses the write: the connection is query-only, as a read-only file is)
+    must not leave the App, and every request after, believing the edit."""
+    from gno_contracts.models.collection_add_input import CollectionAddInput
+
+    from gno.errors import IndexFileError
+    from gno.services.collections import collection_add
+
+    app, root = make_app({"a.md": "# A\n\nalpha\n"})
+    sync(app)
+    before = app.paths.config_file.read_bytes()
+    app.store().conn.execute("PRAGMA query_only = 1")
+    with pytest.raises(IndexFileError, match="cannot be written"):
+        collection_add(app, CollectionAddInput(path=str(root), name="more"))
+    with pytest.raises(IndexFileError):
+        collection_rename(app, CollectionRenameInput(oldName="notes", newName="renamed"))
+    assert app.paths.config_file.read_bytes() == before
+    assert [c.name for c in app.config.collections] == ["notes"]
+    app.store().conn.execute("PRAGMA query_only = 0")
+    assert [h.uri for h in search(app, "alpha").results] == ["gno://notes/a.md"]

@@ -155,3 +155,60 @@ def test_full_disk_is_a_clear_error_and_keeps_the_index_sound(
     assert_consistent(small_disk / "index-default.sqlite")
     done = gno("update")  # again: the same clear error, still no "Internal error"
     assert done.returncode == 2 and "disk holding the index is full" in done.stderr
+
+
+# --- index.yml whose values are not what they name, or that expands without bound -------
+
+_LAUGHS = "".join(
+    f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]\n" for i in range(1, 10)
+)  # nine times nine … : 9**10 values from 500 bytes
+HOSTILE_CONFIGS = {
+    # Before: 20 s and 1.4 GB at eight levels (the kept JSON copied every alias out); at
+    # nine, MemoryError under this file's 2 GiB limit.
+    "alias-bomb": ("l0: &l0 [x, x, x, x, x, x, x, x, x]\n" + _LAUGHS, "expands to more than"),
+    "holds-itself": ("x: &a [1, *a]\n", "holds itself"),
+    "alias-chain": (  # one level deeper per line: a RecursionError in any walk of it
+        "a0: &a0 [x]\n" + "".join(f"a{i}: &a{i} [*a{i - 1}]\n" for i in range(1, 2000)),
+        "64 levels",
+    ),
+    # Before: "Internal error" (AttributeError, TypeError) wherever the value was used.
+    "models-list": ("models: [1]\n", "models must be a mapping"),
+    "preset-list": ("models: {activePreset: [1]}\n", "models.activePreset must be a string"),
+    "presets-map": ("models: {presets: {a: 1}}\n", "models.presets must be a list of mappings"),
+    "update-cmd-list": (
+        "collections: [{name: a, path: /tmp, updateCmd: [x]}]\n",
+        "collections[0].updateCmd must be a string",
+    ),
+    "language-number": (
+        "collections: [{name: a, path: /tmp, languageHint: 5}]\n",
+        "collections[0].languageHint must be a string",
+    ),
+    "pattern-list": (  # was taken as the glob "['a']"
+        "collections: [{name: a, path: /tmp, pattern: [a]}]\n",
+        "collections[0].pattern must be a string",
+    ),
+    "collection-models-list": (
+        "collections: [{name: a, path: /tmp, models: [1]}]\n",
+        "collections[0].models must be a mapping",
+    ),
+    "path-number": (
+        "collections: [{name: a, path: 5}]\n",
+        "collections[0].path must be a folder path",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_CONFIGS))
+def test_a_hostile_index_yml_is_a_validation_error_naming_the_key(
+    tmp_path: Path, case: str
+) -> None:
+    text, expected = HOSTILE_CONFIGS[case]
+    config = tmp_path / "index.yml"
+    config.write_text('version: "1.0"\n' + text)
+    before = config.read_bytes()
+    for command in (["collection", "list"], ["context", "list"]):
+        done = gno("--config", str(config), *command, "--json", timeout=60)
+        assert done.returncode == 1, (command, done.stderr)
+        error = error_of(done)
+        assert error["code"] == "VALIDATION" and expected in error["message"], error
+    assert config.read_bytes() == before

@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 
 import apsw
 
-from gno.errors import LockedError
+from gno.errors import IndexFileError, LockedError
 from gno.rows import now_iso
 
 MAX_ENTRIES = 5000
@@ -48,7 +48,7 @@ class ExpansionCache:
                     (MAX_ENTRIES,),
                 )
             return True
-        except (LockedError, apsw.Error):  # busy, read-only file…: no cache this time
+        except (LockedError, IndexFileError, apsw.Error):  # busy, read-only: no cache
             return False
         finally:
             self.conn.set_busy_timeout(self.busy_timeout_ms)

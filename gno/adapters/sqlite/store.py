@@ -25,6 +25,7 @@ from gno.adapters.sqlite.cache import ExpansionCache
 from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.edges import EdgeStore
 from gno.adapters.sqlite.egress import EgressStore
+from gno.adapters.sqlite.failures import file_failure
 from gno.adapters.sqlite.metadata import MetadataStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
@@ -33,7 +34,7 @@ from gno.adapters.sqlite.vectors import VectorStore
 from gno.adapters.sqlite.write_support import WriteSupport
 from gno.adapters.sqlite.writes import DocumentWrites
 from gno.core.caseless import fold, mentions_any
-from gno.errors import DiskFullError, GnoError, LockedError, NotInitializedError
+from gno.errors import GnoError, LockedError, NewerIndexError, NotInitializedError
 from gno.rows import iso_from_ns, now_iso
 
 BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
@@ -51,13 +52,6 @@ def tokenize_spec(tokenizer: str) -> str:
         "trigram": "trigram",
     }
     return by_name[tokenizer]
-
-
-def _disk_full(path: Path) -> DiskFullError:
-    return DiskFullError(
-        f"The disk holding the index is full ({path.parent}): nothing of the last batch was "
-        "written; free some space and run the command again"
-    )
 
 
 class SqliteStore(
@@ -112,7 +106,11 @@ class SqliteStore(
             raise GnoError(f"Cannot open index {path}: {exc}") from exc
         store = cls(conn, path)
         store.busy_timeout_ms = busy_timeout_ms
-        store.migrate(tokenizer)
+        try:
+            store.migrate(tokenizer)
+        except BaseException:
+            conn.close()  # a refused or failed open leaves no connection behind in a server
+            raise
         return store
 
     def close(self) -> None:
@@ -126,10 +124,24 @@ class SqliteStore(
         if not exists:
             return 0
         row = self.conn.execute("SELECT value FROM schema_meta WHERE key = 'version'").fetchone()
-        return int(row[0]) if row else 0
+        if not row:
+            return 0
+        try:
+            return int(row[0])
+        except (TypeError, ValueError):
+            raise GnoError(
+                f"The index {self.path} records no valid schema version ({row[0]!r}): it was "
+                "not written by gno, or is damaged; nothing was changed"
+            ) from None
 
     def migrate(self, tokenizer: str = "porter") -> None:
         current = self.schema_version()
+        known = max((v for v, _ in MIGRATIONS), default=0)
+        if current > known:  # checked before any write: a downgrade would lose its data
+            raise NewerIndexError(
+                f"The index {self.path} was written by a newer gno (schema {current}; this "
+                f"gno knows up to {known}): upgrade gno to use it; nothing was changed"
+            )
         pending = [(v, fn) for v, fn in sorted(MIGRATIONS) if v > current]
         if not pending:
             return
@@ -159,6 +171,9 @@ class SqliteStore(
             raise LockedError(
                 "The index is locked by another writer (is a `gno update` or `gno serve` running?)"
             ) from exc
+        except apsw.Error as exc:
+            self._raise_file_failure(exc)
+            raise
         try:
             yield
             self._flush_journal()  # first: a statement after the FTS rows pays FTS5's flush
@@ -167,17 +182,24 @@ class SqliteStore(
             self._fts_pending.clear()
             self._journal_rolled_back()
             self._rollback()
-            if isinstance(exc, apsw.FullError):
-                raise _disk_full(self.path) from exc
+            self._raise_file_failure(exc)
             raise
         try:
             self.conn.execute("COMMIT")
         except apsw.BusyError as exc:
             self._rollback()
             raise LockedError("The index is locked by another reader or writer; try again") from exc
-        except apsw.FullError as exc:
+        except apsw.Error as exc:
             self._rollback()
-            raise _disk_full(self.path) from exc
+            self._raise_file_failure(exc)
+            raise
+
+    def _raise_file_failure(self, exc: BaseException) -> None:
+        """Raise what a failure of the index file itself means to the user; return for
+        anything else (a constraint, a bad statement: a bug, reported as one)."""
+        failure = file_failure(self.path, exc)
+        if failure is not None:
+            raise failure from exc
 
     def _rollback(self) -> None:
         # SQLite may already have rolled back (it does on SQLITE_FULL): ROLLBACK would fail.

@@ -16,7 +16,7 @@ from typing import Any
 
 import apsw
 
-from gno.errors import LockedError
+from gno.errors import IndexFileError, LockedError
 
 _ROW_TABLES = ("retrieval_trace_runs", "retrieval_trace_events", "retrieval_trace_judgments")
 
@@ -99,7 +99,7 @@ class RetrievalTraceStore:
             with self.write():
                 work()
             return True
-        except (LockedError, apsw.Error):  # busy, read-only file…: no trace this time
+        except (LockedError, IndexFileError, apsw.Error):  # busy, read-only: no trace
             return False
         finally:
             self.conn.set_busy_timeout(self.busy_timeout_ms)
