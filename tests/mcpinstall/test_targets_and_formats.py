@@ -166,6 +166,30 @@ def test_toml_scattered_tables_fall_back_to_tomlkit() -> None:
     assert tomllib.loads(gone) == {"tui": {"x": 1}}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        'mcp_servers.gno.command = "/old"\nmcp_servers.x.command = "y"\nz = 1\n',
+        '[mcp_servers]\ngno.command = "/old"\nx.command = "y"\n[t]\nz = 1\n',
+        '[[mcp_servers.gno]]\ncommand = "/old"\n[t]\nz = 1\n',
+    ],
+    ids=["top-level-dotted", "dotted-in-servers", "array-of-tables"],
+)
+def test_toml_replacing_an_entry_in_keys_never_captures_the_keys_after_it(text: str) -> None:
+    """tomlkit put the new ``[mcp_servers.gno]`` tables above ``mcp_servers.x…`` and
+    ``z = 1``, which TOML then read as part of gno's env: replacing or removing gno's
+    entry lost the user's server and setting. Each result is checked, whatever made it."""
+    before = tomllib.loads(text)
+    others = {k: v for k, v in before["mcp_servers"].items() if k != "gno"}
+    new = open_config(TARGETS["codex"], Path("c.toml"), text).with_entry(ENTRY)
+    assert tomllib.loads(new) == before | {"mcp_servers": others | {"gno": ENTRY}}
+    for edited in (text, new):
+        gone = tomllib.loads(open_config(TARGETS["codex"], Path("c.toml"), edited).without_entry())
+        assert gone.pop("mcp_servers", {}) == others and gone == {
+            k: v for k, v in before.items() if k != "mcp_servers"
+        }
+
+
 @pytest.mark.parametrize("text", ["mcp_servers = 3\n", "[a\n", 'x = "unterminated\n'])
 def test_toml_that_gno_cannot_edit(text: str) -> None:
     with pytest.raises(ClientConfigError, match=r"c\.toml"):
