@@ -32,3 +32,41 @@ def nesting_depth(block: str) -> int:
                 flow -= 1
         deepest = max(deepest, len(indents) + dashes + peak)
     return deepest
+
+
+def expanded_shape(data: object, limit: int) -> tuple[int, int] | None:
+    """(values, depth) of parsed YAML once every alias is copied out, as a JSON dump or any
+    walk of it does: ``&a [x, x]`` then ``[*a, *a]`` per line doubles at each line, so a
+    few hundred bytes expand to billions of values, and ``&b [*a]`` per line nests one
+    level deeper each. Counted without copying (each distinct list or mapping once,
+    iteratively); None when the count passes ``limit`` or a value holds itself."""
+    done: dict[int, tuple[int, int]] = {}
+    opened: set[int] = set()
+    stack: list[tuple[object, bool]] = [(data, False)]
+    while stack:
+        node, closing = stack.pop()
+        if not isinstance(node, list | dict):
+            continue
+        key = id(node)
+        items = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+        if closing:
+            count, depth = 1, 1
+            for item in items:
+                if isinstance(item, list | dict):
+                    c, d = done[id(item)]
+                    count, depth = count + c, max(depth, d + 1)
+                else:
+                    count += 1
+            if count > limit:
+                return None
+            done[key] = (count, depth)
+            opened.discard(key)
+            continue
+        if key in done:
+            continue
+        if key in opened:  # depth-first: met again below itself
+            return None
+        opened.add(key)
+        stack.append((node, True))
+        stack.extend((item, False) for item in items if isinstance(item, list | dict))
+    return done[id(data)] if isinstance(data, list | dict) else (1, 0)

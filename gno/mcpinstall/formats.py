@@ -27,6 +27,8 @@ from gno.errors import ClientConfigError
 from gno.mcpinstall.entry import SERVER_NAME
 from gno.mcpinstall.targets import Target
 
+MAX_YAML_VALUES = 1_000_000  # far more than 64 MiB of YAML holds without aliases
+
 
 class ClientConfig(Protocol):
     def entry(self) -> Any:
@@ -237,16 +239,29 @@ class YamlConfig:
         from ruamel.yaml.error import YAMLError
         from ruamel.yaml.util import load_yaml_guess_indent
 
+        from gno.core.yaml_depth import expanded_shape, nesting_depth
+        from gno.mcpinstall.jsonc import MAX_DEPTH
         from gno.mcpinstall.yamltext import servers_indent
 
         self.path, self.text, self.container = path, text, container
         self.newline = "\r\n" if "\r\n" in text else "\n"
         self.yaml = YAML()  # round-trip: comments, order and quotes survive
         self.yaml.preserve_quotes = True
+        if nesting_depth(text) > MAX_DEPTH:  # ruamel recurses once per level
+            raise _malformed(path, f"it nests deeper than {MAX_DEPTH} levels")
         try:
             data, seq_indent, offset = load_yaml_guess_indent(text, yaml=self.yaml)
         except YAMLError as exc:
             raise _malformed(path, f"not valid YAML ({exc})") from None
+        # Aliases are copied out by every comparison of the file's data (a JSON dump):
+        # a few hundred bytes of ``[*a, *a, …]`` lines expand to billions of values.
+        shape = expanded_shape(data, MAX_YAML_VALUES)
+        if shape is None or shape[1] > MAX_DEPTH:
+            raise _malformed(
+                path,
+                f"its aliases expand to more than {MAX_YAML_VALUES:,} values or "
+                f"{MAX_DEPTH} levels, or a value holds itself",
+            )
         # New lists follow the file's style; without lists, LibreChat's documented one.
         self.indent = servers_indent(text, container) or 2
         if seq_indent and offset is not None:

@@ -253,3 +253,32 @@ def test_yaml_flow_style_falls_back_to_ruamel() -> None:
 def test_yaml_that_gno_cannot_edit(text: str) -> None:
     with pytest.raises(ClientConfigError, match=r"l\.yaml"):
         open_config(TARGETS["librechat"], Path("l.yaml"), text)
+
+
+# ------------------------------------------------------------------ bounds
+
+
+def _alias_bomb(levels: int, fanout: int) -> str:
+    """Each line repeats the anchor above it ``fanout`` times: fanout**levels values."""
+    lines = [f"a0: &a0 [{', '.join(['x'] * fanout)}]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * fanout)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\nmcpServers:\n  other:\n    command: npx\n"
+
+
+@pytest.mark.parametrize(
+    ("target", "name", "text", "why"),
+    [
+        ("cursor", "c.json", '{"deep": ' + "[" * 2000 + "]" * 2000 + "}", "deeper than 100"),
+        ("librechat", "l.yaml", "deep: " + "[" * 2000 + "]" * 2000 + "\n", "deeper than 100"),
+        ("librechat", "l.yaml", _alias_bomb(9, 5), "aliases expand"),
+    ],
+    ids=["jsonc-depth", "yaml-depth", "yaml-alias-bomb"],
+)
+def test_configs_beyond_the_bounds_are_refused_before_they_expand(
+    target: str, name: str, text: str, why: str
+) -> None:
+    """Deep nesting exhausted the parser's stack (Internal error, and `mcp status` failed
+    for every client); 5**9 alias copies were expanded by each comparison (a few more
+    lines and memory runs out)."""
+    with pytest.raises(ClientConfigError, match=why):
+        open_config(TARGETS[target], Path(name), text)

@@ -491,6 +491,17 @@ def test_a_pipe_or_device_at_the_config_path_is_refused_unread(client: Client) -
     assert done.code == 2 and "character device" in json.loads(done.err)["error"]["message"]
 
 
+def test_status_reports_a_file_nested_too_deep_on_its_own_row(client: Client) -> None:
+    path = client.path("cursor", "user")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"deep": ' + "[" * 5000 + "]" * 5000 + "}")
+    done = client.gno("mcp", "status", "--json")
+    assert done.code == 0, done.err
+    rows = {(r["target"], r["scope"]): r for r in done.json["targets"]}
+    assert "deeper than" in rows[("cursor", "user")]["error"]
+    assert rows[("claude-code", "user")].get("error") is None
+
+
 def test_a_symlinked_backup_is_replaced_not_written_through(client: Client) -> None:
     precious = client.root / "precious.txt"
     precious.write_text("not a backup")
