@@ -1,9 +1,14 @@
 """Reading and safely rewriting client config files.
 
+A read opens the file without blocking and takes only a regular file of at most
+``MAX_CLIENT_CONFIG_BYTES`` (``gno.ingest.reading``): a named pipe or device left
+where a client keeps its config must not hang ``gno mcp status`` nor fill memory.
+
 A write keeps the previous file as ``<name>.bak``, goes through a temporary file
 in the same folder and ``os.replace`` (a crash leaves the old file or the new one,
 never half of one), follows a symlinked config to its real file (dotfile
-managers), and keeps the file's permissions.
+managers), and keeps the file's permissions. The backup is written the same way,
+so a ``.bak`` that is a symlink is replaced, never written through to its target.
 """
 
 from __future__ import annotations
@@ -13,17 +18,27 @@ import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from gno.errors import ClientConfigError, GnoError
+from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
+
+# Claude Code's ~/.claude.json keeps per-project history and grows to megabytes.
+MAX_CLIENT_CONFIG_BYTES = 64 * 1024 * 1024
 
 
 def read_text(path: Path) -> str | None:
     """The file's text exactly as stored (line endings kept), None when it does not exist."""
     try:
-        data = path.read_bytes()
+        data = read_regular(str(path), MAX_CLIENT_CONFIG_BYTES)
     except FileNotFoundError:
         return None
+    except (NotRegularFile, FileTooLarge) as exc:
+        raise ClientConfigError(
+            f"Cannot read {path}: {exc}; gno left it untouched", details={"path": str(path)}
+        ) from None
     except OSError as exc:
         raise GnoError(
             f"Cannot read {path}: {exc.strerror or exc}", details={"path": str(path)}
@@ -42,6 +57,29 @@ def _umask() -> int:
     return mask
 
 
+def _replace(target: Path, fill: Callable[[BinaryIO], object], mode: int) -> None:
+    """``target`` replaced by a temporary file of its folder that ``fill`` wrote, fsynced,
+    given ``mode`` and renamed over it; the rename is fsynced through the folder."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            fill(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # not every platform opens folders
+        folder = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+
+
 def write_atomic(path: Path, text: str) -> Path | None:
     """Write ``text`` to ``path``; returns the backup of the previous file, if there was one."""
     real = path.resolve() if path.is_symlink() else path
@@ -49,24 +87,13 @@ def write_atomic(path: Path, text: str) -> Path | None:
     try:
         real.parent.mkdir(parents=True, exist_ok=True)
         if real.exists():
-            backup = real.with_name(real.name + ".bak")
-            shutil.copyfile(real, backup)  # not copy2: it would copy *into* a folder
-            shutil.copystat(real, backup)
             mode = stat.S_IMODE(real.stat().st_mode)
+            backup = real.with_name(real.name + ".bak")
+            with real.open("rb") as source:
+                _replace(backup, lambda out: shutil.copyfileobj(source, out), mode)
         else:
             mode = 0o666 & ~_umask()
-        fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(text.encode("utf-8"))
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, mode)
-            os.replace(tmp, real)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        _replace(real, lambda out: out.write(text.encode("utf-8")), mode)
     except OSError as exc:
         raise GnoError(
             f"Cannot write {path}: {exc.strerror or exc}", details={"path": str(path)}

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
 from gno.errors import ClientConfigError
 from gno.mcpinstall.entry import SERVER_NAME
 from gno.mcpinstall.targets import Target
+
+MAX_YAML_VALUES = 1_000_000  # far more than 64 MiB of YAML holds without aliases
 
 
 class ClientConfig(Protocol):
@@ -85,7 +87,7 @@ class TomlConfig:
         import tomlkit
         from tomlkit.exceptions import TOMLKitError
 
-        self.text, self.container = text, container
+        self.path, self.text, self.container = path, text, container
         self.newline = "\r\n" if "\r\n" in text else "\n"
         try:
             self.doc = tomlkit.parse(text)
@@ -135,37 +137,83 @@ class TomlConfig:
         same_rest = _toml_rest(doc, self.container) == _toml_rest(self.doc, self.container)
         return same_rest and _toml_entry(doc, self.container) == entry
 
-    def with_entry(self, entry: dict[str, Any]) -> str:
+    def _appended(self, text: str, entry: dict[str, Any]) -> str:
+        """``text`` with gno's tables after its last line: every existing byte stays put."""
+        body = text.rstrip("\r\n")
+        return (body + self.newline * 2 if body else "") + self._tables_text(entry)
+
+    def _verified_of(
+        self, candidates: Iterable[Callable[[], str | None]], entry: Any
+    ) -> str | None:
+        """The first candidate text that verifies (None: none does)."""
+        for make in candidates:
+            text = make()
+            if text is not None and self._verified(text, entry):
+                return text
+        return None
+
+    def _first_verified(self, candidates: Iterable[Callable[[], str | None]], entry: Any) -> str:
+        """The first candidate text that verifies. tomlkit's structural edit comes last and
+        is checked like the others: with gno's entry in dotted keys (``mcp_servers.gno.x =
+        …``) it writes the new tables above the file's other top-level keys, which TOML then
+        reads as part of gno's env. A file no candidate edits cleanly is left untouched."""
+        if (text := self._verified_of(candidates, entry)) is not None:
+            return text
+        raise _malformed(
+            self.path,
+            f"gno cannot change its {self.container}.{SERVER_NAME} entry in this layout "
+            "without touching other settings",
+        )
+
+    def _structural(self, entry: dict[str, Any] | None) -> str | None:
+        """The edit done by tomlkit, on a fresh parse (``self.doc`` stays the original);
+        None when tomlkit refuses it."""
         import tomlkit
+        from tomlkit.exceptions import TOMLKitError
         from tomlkit.items import InlineTable
 
+        doc = tomlkit.parse(self.text)
+        try:
+            if entry is None:
+                del doc[self.container][SERVER_NAME]
+            else:
+                servers = doc.setdefault(self.container, tomlkit.table(is_super_table=True))
+                servers[SERVER_NAME] = self._table(entry, inline=isinstance(servers, InlineTable))
+            return tomlkit.dumps(doc)
+        except (TOMLKitError, KeyError):
+            return None
+
+    def _removals(self) -> list[Callable[[], str | None]]:
         from gno.mcpinstall.tomltext import splice
 
-        candidate: str | None
-        if self.entry() is None:  # append as new tables: every existing byte stays put
-            body = self.text.rstrip("\r\n")
-            candidate = (body + self.newline * 2 if body else "") + self._tables_text(entry)
-        else:
-            candidate = splice(self.text, self.container, SERVER_NAME, self._tables_text(entry))
-        if candidate is not None and self._verified(candidate, entry):
-            return candidate
-        # Layouts the text rules do not cover (inline tables, dotted keys): tomlkit.
-        servers = self.doc.setdefault(self.container, tomlkit.table(is_super_table=True))
-        servers[SERVER_NAME] = self._table(entry, inline=isinstance(servers, InlineTable))
-        return tomlkit.dumps(self.doc)
+        return [
+            lambda: splice(self.text, self.container, SERVER_NAME, ""),
+            lambda: self._structural(None),
+        ]
+
+    def _moved_to_the_end(self, entry: dict[str, Any]) -> str | None:
+        removed = self._verified_of(self._removals(), None)
+        return None if removed is None else self._appended(removed, entry)
+
+    def with_entry(self, entry: dict[str, Any]) -> str:
+        from gno.mcpinstall.tomltext import splice
+
+        candidates: list[Callable[[], str | None]] = []
+        if self.entry() is None:  # append as new tables
+            candidates.append(lambda: self._appended(self.text, entry))
+        else:  # in place, else cut out and appended
+            candidates.append(
+                lambda: splice(self.text, self.container, SERVER_NAME, self._tables_text(entry))
+            )
+            candidates.append(lambda: self._moved_to_the_end(entry))
+        # Layouts the text rules do not cover (inline tables): tomlkit.
+        candidates.append(lambda: self._structural(entry))
+        return self._first_verified(candidates, entry)
 
     def without_entry(self) -> str:
-        import tomlkit
-
-        from gno.mcpinstall.tomltext import splice
-
         if self.entry() is None:
             return self.text
-        candidate = splice(self.text, self.container, SERVER_NAME, "")
-        if candidate is not None and self._verified(candidate, None):
-            return candidate
-        del self.doc[self.container][SERVER_NAME]
-        return tomlkit.dumps(self.doc)
+        return self._first_verified(self._removals(), None)
 
 
 def _toml_entry(doc: Any, container: str) -> Any:
@@ -191,16 +239,29 @@ class YamlConfig:
         from ruamel.yaml.error import YAMLError
         from ruamel.yaml.util import load_yaml_guess_indent
 
+        from gno.core.yaml_depth import expanded_shape, nesting_depth
+        from gno.mcpinstall.jsonc import MAX_DEPTH
         from gno.mcpinstall.yamltext import servers_indent
 
-        self.text, self.container = text, container
+        self.path, self.text, self.container = path, text, container
         self.newline = "\r\n" if "\r\n" in text else "\n"
         self.yaml = YAML()  # round-trip: comments, order and quotes survive
         self.yaml.preserve_quotes = True
+        if nesting_depth(text) > MAX_DEPTH:  # ruamel recurses once per level
+            raise _malformed(path, f"it nests deeper than {MAX_DEPTH} levels")
         try:
             data, seq_indent, offset = load_yaml_guess_indent(text, yaml=self.yaml)
         except YAMLError as exc:
             raise _malformed(path, f"not valid YAML ({exc})") from None
+        # Aliases are copied out by every comparison of the file's data (a JSON dump):
+        # a few hundred bytes of ``[*a, *a, …]`` lines expand to billions of values.
+        shape = expanded_shape(data, MAX_YAML_VALUES)
+        if shape is None or shape[1] > MAX_DEPTH:
+            raise _malformed(
+                path,
+                f"its aliases expand to more than {MAX_YAML_VALUES:,} values or "
+                f"{MAX_DEPTH} levels, or a value holds itself",
+            )
         # New lists follow the file's style; without lists, LibreChat's documented one.
         self.indent = servers_indent(text, container) or 2
         if seq_indent and offset is not None:
@@ -236,7 +297,7 @@ class YamlConfig:
 
         if text is None:
             return False
-        loader = YAML(typ="safe", pure=True)  # both sides read alike (dates, numbers)
+        loader = YAML(pure=True)  # both sides read alike (dates, numbers, custom tags)
         try:
             data = loader.load(text) or {}
         except YAMLError:
@@ -263,7 +324,7 @@ class YamlConfig:
         if self.data.get(self.container) is None:  # layouts the line rules miss: ruamel
             self.data[self.container] = CommentedMap()
         self.data[self.container][SERVER_NAME] = entry
-        return self._dump(self.data)
+        return self._checked(self._dump(self.data), entry)
 
     def without_entry(self) -> str:
         from gno.mcpinstall.yamltext import remove
@@ -274,7 +335,17 @@ class YamlConfig:
         if candidate is not None and self._verified(candidate, None):
             return candidate
         del self.data[self.container][SERVER_NAME]
-        return self._dump(self.data)
+        return self._checked(self._dump(self.data), None)
+
+    def _checked(self, text: str, entry: Any) -> str:
+        """ruamel's round trip, held to the same check as the line edits."""
+        if self._verified(text, entry):
+            return text
+        raise _malformed(
+            self.path,
+            f"gno cannot change its {self.container}.{SERVER_NAME} entry in this layout "
+            "without touching other settings",
+        )
 
 
 def _plain(value: Any) -> Any:

@@ -21,6 +21,8 @@ from typing import Any
 _DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
 MISSING: Any = object()
+# The json module recurses once per level; a client config nests a handful deep.
+MAX_DEPTH = 100
 
 
 class JsoncError(ValueError):
@@ -40,9 +42,11 @@ class _Member:
 def _blank(text: str) -> tuple[str, set[int]]:
     """``text`` with comments, a leading BOM and trailing commas turned into spaces
     (line breaks kept, so offsets and line numbers stay), and where the trailing
-    commas were."""
+    commas were. Nesting deeper than ``MAX_DEPTH`` is refused here, before the json
+    module would exhaust the stack."""
     out = list(text)
     commas: list[int] = []
+    depth = 0
     i, n = 0, len(text)
     if text.startswith("\ufeff"):
         out[0] = " "
@@ -66,6 +70,12 @@ def _blank(text: str) -> tuple[str, set[int]]:
         else:
             if c == ",":
                 commas.append(i)
+            elif c in "[{":
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise JsoncError(f"nested deeper than {MAX_DEPTH} levels at {_where(text, i)}")
+            elif c in "]}":
+                depth -= 1
             i += 1
             continue
         for j in range(i, end):

@@ -166,6 +166,30 @@ def test_toml_scattered_tables_fall_back_to_tomlkit() -> None:
     assert tomllib.loads(gone) == {"tui": {"x": 1}}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        'mcp_servers.gno.command = "/old"\nmcp_servers.x.command = "y"\nz = 1\n',
+        '[mcp_servers]\ngno.command = "/old"\nx.command = "y"\n[t]\nz = 1\n',
+        '[[mcp_servers.gno]]\ncommand = "/old"\n[t]\nz = 1\n',
+    ],
+    ids=["top-level-dotted", "dotted-in-servers", "array-of-tables"],
+)
+def test_toml_replacing_an_entry_in_keys_never_captures_the_keys_after_it(text: str) -> None:
+    """tomlkit put the new ``[mcp_servers.gno]`` tables above ``mcp_servers.x…`` and
+    ``z = 1``, which TOML then read as part of gno's env: replacing or removing gno's
+    entry lost the user's server and setting. Each result is checked, whatever made it."""
+    before = tomllib.loads(text)
+    others = {k: v for k, v in before["mcp_servers"].items() if k != "gno"}
+    new = open_config(TARGETS["codex"], Path("c.toml"), text).with_entry(ENTRY)
+    assert tomllib.loads(new) == before | {"mcp_servers": others | {"gno": ENTRY}}
+    for edited in (text, new):
+        gone = tomllib.loads(open_config(TARGETS["codex"], Path("c.toml"), edited).without_entry())
+        assert gone.pop("mcp_servers", {}) == others and gone == {
+            k: v for k, v in before.items() if k != "mcp_servers"
+        }
+
+
 @pytest.mark.parametrize("text", ["mcp_servers = 3\n", "[a\n", 'x = "unterminated\n'])
 def test_toml_that_gno_cannot_edit(text: str) -> None:
     with pytest.raises(ClientConfigError, match=r"c\.toml"):
@@ -229,3 +253,32 @@ def test_yaml_flow_style_falls_back_to_ruamel() -> None:
 def test_yaml_that_gno_cannot_edit(text: str) -> None:
     with pytest.raises(ClientConfigError, match=r"l\.yaml"):
         open_config(TARGETS["librechat"], Path("l.yaml"), text)
+
+
+# ------------------------------------------------------------------ bounds
+
+
+def _alias_bomb(levels: int, fanout: int) -> str:
+    """Each line repeats the anchor above it ``fanout`` times: fanout**levels values."""
+    lines = [f"a0: &a0 [{', '.join(['x'] * fanout)}]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * fanout)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\nmcpServers:\n  other:\n    command: npx\n"
+
+
+@pytest.mark.parametrize(
+    ("target", "name", "text", "why"),
+    [
+        ("cursor", "c.json", '{"deep": ' + "[" * 2000 + "]" * 2000 + "}", "deeper than 100"),
+        ("librechat", "l.yaml", "deep: " + "[" * 2000 + "]" * 2000 + "\n", "deeper than 100"),
+        ("librechat", "l.yaml", _alias_bomb(9, 5), "aliases expand"),
+    ],
+    ids=["jsonc-depth", "yaml-depth", "yaml-alias-bomb"],
+)
+def test_configs_beyond_the_bounds_are_refused_before_they_expand(
+    target: str, name: str, text: str, why: str
+) -> None:
+    """Deep nesting exhausted the parser's stack (Internal error, and `mcp status` failed
+    for every client); 5**9 alias copies were expanded by each comparison (a few more
+    lines and memory runs out)."""
+    with pytest.raises(ClientConfigError, match=why):
+        open_config(TARGETS[target], Path(name), text)

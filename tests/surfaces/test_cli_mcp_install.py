@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
+import threading
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -451,6 +453,66 @@ def test_io_failures_are_runtime_errors_and_change_nothing(client: Client) -> No
     assert done.code == 2 and "Cannot write" in json.loads(done.err)["error"]["message"]
     assert path.read_text() == "{}"
     assert sorted(p.name for p in path.parent.iterdir()) == ["mcp.json", "mcp.json.bak"]
+
+
+def test_a_pipe_or_device_at_the_config_path_is_refused_unread(client: Client) -> None:
+    """A named pipe would block the read until a writer comes, a device streams without
+    end: both are refused before a byte is read, and status reports the row."""
+    path = client.path("cursor", "user")
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    writer_done = threading.Event()
+
+    def writer() -> None:  # lets a blocking open finish (the old read took "{}" as the file)
+        try:
+            with open(path, "w") as fifo:
+                fifo.write("{}")
+        except BrokenPipeError:  # the reader checked and closed without reading
+            pass
+        finally:
+            writer_done.set()
+
+    threading.Thread(target=writer, daemon=True).start()
+    try:
+        rows = client.gno("mcp", "status", "-t", "cursor", "-s", "user", "--json").json["targets"]
+        assert "named pipe" in rows[0].get("error", "") and rows[0]["configured"] is False
+        done = install(client, "cursor", "user")
+        assert done.code == 2, done.out
+        assert "named pipe" in json.loads(done.err)["error"]["message"]
+    finally:
+        if not writer_done.is_set():  # nobody read: unblock the writer's open
+            reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            writer_done.wait()
+            os.close(reader)
+    assert stat.S_ISFIFO(os.lstat(path).st_mode)
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    done = install(client, "cursor", "user")
+    assert done.code == 2 and "character device" in json.loads(done.err)["error"]["message"]
+
+
+def test_status_reports_a_file_nested_too_deep_on_its_own_row(client: Client) -> None:
+    path = client.path("cursor", "user")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"deep": ' + "[" * 5000 + "]" * 5000 + "}")
+    done = client.gno("mcp", "status", "--json")
+    assert done.code == 0, done.err
+    rows = {(r["target"], r["scope"]): r for r in done.json["targets"]}
+    assert "deeper than" in rows[("cursor", "user")]["error"]
+    assert rows[("claude-code", "user")].get("error") is None
+
+
+def test_a_symlinked_backup_is_replaced_not_written_through(client: Client) -> None:
+    precious = client.root / "precious.txt"
+    precious.write_text("not a backup")
+    path = client.path("cursor", "user")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"mcpServers": {}}')
+    backup = path.with_name("mcp.json.bak")
+    backup.symlink_to(precious)
+    assert install(client, "cursor", "user").code == 0
+    assert precious.read_text() == "not a backup"
+    assert not backup.is_symlink() and backup.read_text() == '{"mcpServers": {}}'
 
 
 def test_crlf_and_permissions_are_kept(client: Client) -> None:
