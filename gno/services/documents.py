@@ -38,7 +38,23 @@ def resolve(app: App, store: Store, ref: Ref) -> DocRow | None:
         docs = store.documents_by_docid(ref.docid)
         return docs[0] if docs else None
     assert ref.collection and ref.rel_path
-    doc = store.document_by_path(ref.collection, ref.rel_path)
+    return active_at(store, ref.collection, ref.rel_path)
+
+
+def active_at(store: Store, collection: str, rel_path: str) -> DocRow | None:
+    """The active document a typed path names. Paths are kept as the file system spells
+    them, and macOS keeps names decomposed (NFD) where a person types them composed (NFC):
+    a path with no document of its exact spelling also names one of its other Unicode
+    spelling. The exact spelling wins (Linux may hold both as two files)."""
+    doc = store.document_by_path(collection, rel_path)
+    if (doc is None or not doc.active) and not rel_path.isascii():
+        import unicodedata
+
+        for form in ("NFC", "NFD"):
+            other = unicodedata.normalize(form, rel_path)
+            found = store.document_by_path(collection, other) if other != rel_path else None
+            if found is not None and found.active:
+                return found
     return doc if doc and doc.active else None
 
 

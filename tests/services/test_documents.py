@@ -119,3 +119,21 @@ def test_multi_get_pathological_pattern_answers(make_app):
     assert out.documents == []  # `x.md` ends in `.md`, not `x`
     out = multi_get(app, MultiGetInput(pattern="notes/" + "*" * 16 + "x.md"))
     assert [d.uri for d in out.documents] == ["gno://notes/x.md"]
+
+
+def test_a_path_typed_in_the_other_unicode_form_names_the_note(make_app):
+    """macOS keeps file names decomposed (NFD); people type them composed (NFC). A ref in
+    either spelling finds the note; where both spellings are files (Linux allows it), the
+    exact one wins."""
+    import unicodedata
+
+    nfd, nfc = (unicodedata.normalize(f, "café.md") for f in ("NFD", "NFC"))
+    app, root = make_app({nfd: "decomposed name\n", "both/" + nfd: "the NFD file\n"})
+    (root / "both" / nfc).write_text("the NFC file\n")
+    sync(app)
+    assert "decomposed name" in get(app, GetInput(ref=f"notes/{nfc}")).content
+    assert "decomposed name" in get(app, GetInput(ref=f"gno://notes/{nfd}")).content
+    assert "the NFC file" in get(app, GetInput(ref=f"notes/both/{nfc}")).content
+    assert "the NFD file" in get(app, GetInput(ref=f"notes/both/{nfd}")).content
+    with pytest.raises(DocumentNotFoundError):
+        get(app, GetInput(ref="notes/cafe.md"))  # no accent: another name
