@@ -9,22 +9,61 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gno.core.identity import DEFAULT_INDEX, index_identity
-from gno.errors import ValidationError
+from gno.errors import GnoError, ValidationError
 
 APP = "gno"
 SHELLS = ("bash", "zsh", "fish")
 
 
+def home_dir() -> Path:
+    """The user's home folder: ``$HOME`` when it is an absolute path, else the system's user
+    record. An empty ``HOME`` (``HOME= gno …``, a stripped service environment) makes Python's
+    ``expanduser`` answer ``/``, and a relative one a folder under the current one, so gno's
+    own folders and the MCP clients' configs would be looked for there."""
+    if sys.platform.startswith("win"):  # Python reads USERPROFILE there, never HOME
+        return Path.home()
+    home = os.environ.get("HOME", "")
+    if os.path.isabs(home):
+        return Path(home)
+    try:
+        import pwd
+
+        record = pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError):  # a uid with no passwd entry (containers)
+        record = ""
+    if not os.path.isabs(record):
+        raise GnoError(
+            "Cannot tell your home folder: HOME is not an absolute path and your user has no "
+            "home in the system's user record; set HOME, or GNO_CONFIG_DIR, GNO_DATA_DIR and "
+            "GNO_CACHE_DIR"
+        )
+    return Path(record)
+
+
+def expand_home(path: str) -> str:
+    """``path`` with a leading ``~`` (or ``~/``) made the home folder of ``home_dir``; a
+    ``~user`` prefix is that user's home (``os.path.expanduser``); anything else as it is."""
+    if path == "~" or path.startswith(("~/", "~" + os.sep)):
+        return str(home_dir()).rstrip(os.sep) + path[1:] or os.sep
+    return os.path.expanduser(path)
+
+
+def xdg_dir(name: str) -> str:
+    """An XDG base directory variable, or "" when it is unset, empty or relative."""
+    value = os.environ.get(name, "").strip()
+    return value if os.path.isabs(value) else ""
+
+
 def _platform_dir(kind: str) -> Path:
     if sys.platform.startswith("linux"):
-        # The XDG rules, without importing platformdirs on every CLI start.
+        # The XDG rules, without importing platformdirs on every CLI start: a variable that is
+        # empty or relative is ignored, as the XDG Base Directory specification says.
         env, fallback = {
-            "config": ("XDG_CONFIG_HOME", "~/.config"),
-            "data": ("XDG_DATA_HOME", "~/.local/share"),
-            "cache": ("XDG_CACHE_HOME", "~/.cache"),
+            "config": ("XDG_CONFIG_HOME", ".config"),
+            "data": ("XDG_DATA_HOME", ".local/share"),
+            "cache": ("XDG_CACHE_HOME", ".cache"),
         }[kind]
-        base = os.environ.get(env, "").strip()
-        return Path(base if os.path.isabs(base) else os.path.expanduser(fallback)) / APP
+        return Path(xdg_dir(env) or home_dir() / fallback) / APP
     import platformdirs
 
     return Path(getattr(platformdirs, f"user_{kind}_dir")(APP, appauthor=False))
@@ -32,7 +71,7 @@ def _platform_dir(kind: str) -> Path:
 
 def _dir(kind: str) -> Path:
     override = os.environ.get(f"GNO_{kind.upper()}_DIR", "").strip()
-    return Path(override).expanduser().absolute() if override else _platform_dir(kind)
+    return Path(expand_home(override)).absolute() if override else _platform_dir(kind)
 
 
 @dataclass(frozen=True)
@@ -60,7 +99,9 @@ class Paths:
 def resolve_paths(config: str | Path | None = None, index: str | None = None) -> Paths:
     name = DEFAULT_INDEX if index is None else index  # "" is an invalid name, not the default
     index_identity(name)  # validate early: a bad name is a usage error
-    config_file = Path(config).expanduser().absolute() if config else _dir("config") / "index.yml"
+    config_file = (
+        Path(expand_home(str(config))).absolute() if config else _dir("config") / "index.yml"
+    )
     return Paths(config_file, _dir("data"), _dir("cache"), name)
 
 
@@ -68,9 +109,9 @@ def completion_target(shell: str) -> tuple[Path, str]:
     """Where ``shell`` finds a completion file without any rc edit (bash-completion's
     user folder, fish's completions folder), or for zsh a folder to put on ``fpath``;
     and what, if anything, the user still has to do."""
-    home = Path.home()
-    data = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
-    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    home = home_dir()
+    data = Path(xdg_dir("XDG_DATA_HOME") or home / ".local" / "share")
+    config = Path(xdg_dir("XDG_CONFIG_HOME") or home / ".config")
     if shell == "bash":
         return data / "bash-completion" / "completions" / "gno", "open a new shell"
     if shell == "zsh":

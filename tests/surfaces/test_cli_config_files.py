@@ -3,12 +3,23 @@ homes (tests/conftest.py sets GNO_CONFIG_DIR, GNO_DATA_DIR and GNO_CACHE_DIR).""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pwd
+import shutil
 import stat
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from gno.connectors.skills import places
+from gno.mcpinstall.targets import Places
+from gno.models.catalog import parse_model_uri
+from gno.paths import completion_target, resolve_paths
+from gno.services.collections import _dangerous_roots
 
 GNO = [sys.executable, "-m", "gno.cli.entry"]
 
@@ -79,3 +90,84 @@ def test_index_yml_keeps_its_mode_and_a_new_one_gets_the_umask(tmp_path: Path) -
     config.chmod(0o604)
     ok("collection", "add", str(notes(tmp_path)), "--name", "notes", umask=0o077)
     assert mode(config) == 0o604
+
+
+@pytest.fixture
+def user_home(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The home folder of the system's user record; no XDG or GNO folder variable set, so
+    every location comes from the home lookup. Nothing here writes there."""
+    for name in ("GNO_CONFIG_DIR", "GNO_DATA_DIR", "GNO_CACHE_DIR", "GNO_SKILLS_HOME_OVERRIDE"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "CLAUDE_SKILLS_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    return Path(pwd.getpwuid(os.getuid()).pw_dir)
+
+
+@pytest.mark.parametrize("home", ["", "relative/home"])
+def test_an_empty_or_relative_home_is_not_taken_for_the_home_folder(
+    home: str, user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: HOME="" made every location start at "/" (/.config/gno/index.yml,
+    # /.cursor/mcp.json, /.claude/skills), and a relative HOME made it a folder of the
+    # current one.
+    monkeypatch.setenv("HOME", home)
+    paths = resolve_paths()
+    assert paths.config_file == user_home / ".config" / "gno" / "index.yml"
+    assert paths.data_dir == user_home / ".local" / "share" / "gno"
+    assert paths.cache_dir == user_home / ".cache" / "gno"
+    assert parse_model_uri("file:~/models/e.gguf").path == f"{user_home}/models/e.gguf"
+    assert Places.from_env().home == user_home
+    assert [p.folder for p in places("claude")] == [user_home / ".claude" / "skills"]
+    assert completion_target("zsh")[0] == user_home / ".zfunc" / "_gno"
+    assert str(user_home) in _dangerous_roots()
+
+
+def test_mcp_install_with_an_empty_home_names_the_users_own_config(
+    isolated_env: Path, user_home: Path
+) -> None:
+    env = os.environ | {"HOME": ""}
+    env |= {
+        f"GNO_{kind.upper()}_DIR": str(isolated_env / kind) for kind in ("config", "data", "cache")
+    }
+    done = gno("mcp", "install", "-t", "cursor", "--dry-run", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["installed"]["configPath"] == str(
+        user_home / ".cursor" / "mcp.json"
+    )
+
+
+def test_relative_xdg_folders_are_ignored(
+    user_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The XDG Base Directory rule: a relative value is invalid and ignored. Before, the
+    # skill folder of opencode and the completion files went under the current folder.
+    monkeypatch.chdir(tmp_path)
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, "relative")
+    assert resolve_paths().config_file == user_home / ".config" / "gno" / "index.yml"
+    assert [p.folder for p in places("opencode")] == [user_home / ".config" / "opencode" / "skill"]
+    assert completion_target("fish")[0] == user_home / ".config/fish/completions/gno.fish"
+    assert completion_target("bash")[0].is_absolute()
+
+
+def test_no_home_anywhere_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> None:
+    # A uid with no entry in the user record and HOME empty: no place is guessed.
+    uid = 54321
+    with contextlib.suppress(KeyError):
+        pwd.getpwuid(uid)
+        pytest.skip(f"uid {uid} has a user record here")
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("setpriv as root is needed to run as a uid with no user record")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GNO_", "XDG_"))}
+    done = subprocess.run(
+        ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *GNO, "init", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env | {"HOME": ""},
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stdout
+    message = json.loads(done.stderr)["error"]["message"]
+    assert message.startswith("Cannot tell your home folder") and "GNO_CONFIG_DIR" in message
+    assert list(tmp_path.iterdir()) == []
