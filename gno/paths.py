@@ -102,7 +102,37 @@ def resolve_paths(config: str | Path | None = None, index: str | None = None) ->
     config_file = (
         Path(expand_home(str(config))).absolute() if config else _dir("config") / "index.yml"
     )
-    return Paths(config_file, _dir("data"), _dir("cache"), name)
+    paths = Paths(config_file, _dir("data"), _dir("cache"), name)
+    for what, path in (
+        ("config file", config_file),
+        ("data folder", paths.data_dir),
+        ("cache folder", paths.cache_dir),
+    ):
+        _check_utf8(what, path)
+    return paths
+
+
+def _check_utf8(what: str, path: Path) -> None:
+    """A path of bytes that are not UTF-8 (Python keeps them as lone surrogates) can name no
+    SQLite file and be written in no JSON answer: refused here, before anything is made."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+        raise ValidationError(
+            f"The {what} {shown} is not valid UTF-8; gno needs UTF-8 paths "
+            "(see GNO_CONFIG_DIR, GNO_DATA_DIR, GNO_CACHE_DIR, XDG_*_HOME, HOME, --config)"
+        ) from None
+
+
+def folder_error(folder: Path, exc: OSError) -> GnoError:
+    """The error of one of gno's folders (data, cache) that cannot be made or written in:
+    a clear error naming it (a file in its place, a read-only folder), not a bug report."""
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        why = "it (or a folder above it) is not a folder"
+    else:
+        why = exc.strerror or str(exc)
+    return GnoError(f"Cannot use the folder {folder}: {why}", details={"path": str(folder)})
 
 
 def completion_target(shell: str) -> tuple[Path, str]:

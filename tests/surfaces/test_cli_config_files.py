@@ -171,3 +171,72 @@ def test_no_home_anywhere_is_a_clear_error_and_writes_nothing(tmp_path: Path) ->
     message = json.loads(done.stderr)["error"]["message"]
     assert message.startswith("Cannot tell your home folder") and "GNO_CONFIG_DIR" in message
     assert list(tmp_path.iterdir()) == []
+
+
+def not_a_folder(tmp_path: Path) -> list[Path]:
+    """A file, a named pipe and a device where a folder of gno's should be."""
+    (tmp_path / "a-file").write_text("x")
+    os.mkfifo(tmp_path / "a-fifo")
+    return [tmp_path / "a-file", tmp_path / "a-fifo", Path("/dev/null")]
+
+
+def test_a_data_or_cache_folder_that_is_not_a_folder_is_a_clear_error(tmp_path: Path) -> None:
+    # Before: "Internal error (FileExistsError …)" from `init` and `serve`, and
+    # "Internal error (NotADirectoryError …)" from `models pull`.
+    root = notes(tmp_path)
+    for place in not_a_folder(tmp_path):
+        env = os.environ | {"GNO_DATA_DIR": str(place)}
+        for args in (["init", str(root), "--json"], ["serve", "--port", "0"]):
+            done = gno(*args, env=env)
+            assert done.returncode == 2, (args, done.stdout)
+            assert f"Cannot use the folder {place}: it (or a folder above it) is not a folder" in (
+                done.stderr
+            )
+            assert "Internal error" not in done.stderr
+        env = os.environ | {"GNO_CACHE_DIR": str(place), "HF_ENDPOINT": "http://127.0.0.1:9"}
+        env.pop("HF_HUB_OFFLINE")
+        done = gno("models", "pull", "--embed", "--json", env=env)
+        assert done.returncode == 2, done.stdout
+        error = json.loads(done.stderr)["error"]
+        assert error["message"] == (
+            f"Cannot use the folder {place}/models/.locks: it (or a folder above it) is not "
+            "a folder"
+        )
+    assert place.is_char_device() and (tmp_path / "a-file").read_text() == "x"
+
+
+def test_a_read_only_data_folder_is_a_clear_error(tmp_path: Path) -> None:
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        pytest.skip("setpriv is needed to run a command as root without DAC override")
+    data = tmp_path / "read-only"
+    data.mkdir(mode=0o555)
+    caps = "-dac_override,-dac_read_search,-fowner"
+    unprivileged = ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}"]
+    done = subprocess.run(
+        [*(unprivileged if os.geteuid() == 0 else []), *GNO, "init", str(notes(tmp_path))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ | {"GNO_DATA_DIR": str(data)},
+    )
+    # Before: "Internal error (PermissionError: … index-default.lock)".
+    assert done.returncode == 2, done.stdout
+    assert done.stderr == f"Error: Cannot use the folder {data}: Permission denied\n"
+    assert list(data.iterdir()) == []
+
+
+@pytest.mark.parametrize("variable", ["GNO_CONFIG_DIR", "GNO_DATA_DIR", "GNO_CACHE_DIR"])
+def test_a_folder_whose_name_is_not_utf8_is_refused_before_anything_is_made(
+    variable: str, tmp_path: Path
+) -> None:
+    # Before: "Internal error (UnicodeEncodeError …)" from init and status (SQLite takes
+    # UTF-8 file names; a JSON answer cannot carry the path), after making the folder.
+    folder = os.fsencode(tmp_path) + b"/caf\xe9"
+    env = {os.fsencode(k): os.fsencode(v) for k, v in os.environ.items()}
+    env[variable.encode()] = folder
+    for args in (["init", str(notes(tmp_path, "n-" + variable)), "--json"], ["status", "--json"]):
+        done = subprocess.run([*GNO, *args], capture_output=True, timeout=60, env=env)
+        assert done.returncode == 1, done.stdout
+        message = json.loads(done.stderr)["error"]["message"]
+        assert "caf\\xe9" in message and "is not valid UTF-8" in message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["n-" + variable]
