@@ -240,3 +240,16 @@ def test_a_folder_whose_name_is_not_utf8_is_refused_before_anything_is_made(
         message = json.loads(done.stderr)["error"]["message"]
         assert "caf\\xe9" in message and "is not valid UTF-8" in message
     assert sorted(p.name for p in tmp_path.iterdir()) == ["n-" + variable]
+
+
+def test_an_index_name_that_is_not_utf8_is_a_validation_error() -> None:
+    # Before: "Internal error (UnicodeEncodeError: 'utf-16-le' codec …)" from every command.
+    for args in ([b"status", b"--json"], [b"init", b"--json"]):
+        done = subprocess.run(
+            [*GNO, b"--index", b"notes\xff", *args], capture_output=True, timeout=60
+        )
+        assert done.returncode == 1, done.stdout
+        error = json.loads(done.stderr)["error"]
+        assert error["code"] == "VALIDATION"
+        assert error["message"].startswith("Invalid index name 'notes\\udcff': may only contain")
+    assert not Path(os.environ["GNO_DATA_DIR"]).exists()
