@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from gno.cli.output import write
-from gno.errors import ValidationError
+from gno.errors import GnoError, ValidationError
 from gno.file_writes import write_atomic
 from gno.paths import SHELLS, completion_target, login_shell
 
@@ -44,8 +44,13 @@ def completion(
     chosen = shell or login_shell()
     text = script(chosen)
     path, note = completion_target(chosen)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text.encode("utf-8"))  # a shell never reads half a script
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text.encode("utf-8"))  # a shell never reads half a script
+    except OSError as exc:  # a file where a folder should be, a read-only folder
+        on_way = isinstance(exc, (FileExistsError, NotADirectoryError))
+        why = "a folder on its way is not a folder" if on_way else exc.strerror or str(exc)
+        raise GnoError(f"Cannot write {path}: {why}", details={"path": str(path)}) from None
     if as_json or ctx.find_root().obj.json:
         write(json.dumps({"installed": {"shell": chosen, "path": str(path), "next": note}}))
     else:
