@@ -1,5 +1,5 @@
-"""Where gno keeps things: XDG/platform dirs, overridable by GNO_*_DIR and --config; where a
-shell finds gno's completion script."""
+"""Where gno keeps things: the home folder, XDG/platform dirs, overridable by GNO_*_DIR and
+--config; where a shell finds gno's completion script, and writing it there."""
 
 from __future__ import annotations
 
@@ -148,6 +148,22 @@ def completion_target(shell: str) -> tuple[Path, str]:
         note = "add `fpath+=~/.zfunc; autoload -Uz compinit; compinit` to ~/.zshrc if absent"
         return home / ".zfunc" / "_gno", note
     return config / "fish" / "completions" / "gno.fish", "open a new shell"
+
+
+def install_completion(shell: str, text: str) -> tuple[Path, str]:
+    """Write ``text`` where ``shell`` finds it (``completion_target``), all at once: a shell
+    never reads half a script. Returns the file and what the user still has to do."""
+    from gno.file_writes import write_atomic
+
+    path, note = completion_target(shell)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text.encode("utf-8"))
+    except OSError as exc:  # a file where a folder should be (~/.zfunc), a read-only folder
+        on_way = isinstance(exc, (FileExistsError, NotADirectoryError))
+        why = "a folder on its way is not a folder" if on_way else exc.strerror or str(exc)
+        raise GnoError(f"Cannot write {path}: {why}", details={"path": str(path)}) from None
+    return path, note
 
 
 def login_shell() -> str:

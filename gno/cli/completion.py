@@ -10,9 +10,8 @@ from typing import Annotated
 import typer
 
 from gno.cli.output import write
-from gno.errors import GnoError, ValidationError
-from gno.file_writes import write_atomic
-from gno.paths import SHELLS, completion_target, login_shell
+from gno.errors import ValidationError
+from gno.paths import SHELLS, install_completion, login_shell
 
 COMPLETE_VAR = "_GNO_COMPLETE"
 
@@ -43,14 +42,7 @@ def completion(
         return
     chosen = shell or login_shell()
     text = script(chosen)
-    path, note = completion_target(chosen)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text.encode("utf-8"))  # a shell never reads half a script
-    except OSError as exc:  # a file where a folder should be, a read-only folder
-        on_way = isinstance(exc, (FileExistsError, NotADirectoryError))
-        why = "a folder on its way is not a folder" if on_way else exc.strerror or str(exc)
-        raise GnoError(f"Cannot write {path}: {why}", details={"path": str(path)}) from None
+    path, note = install_completion(chosen, text)
     if as_json or ctx.find_root().obj.json:
         write(json.dumps({"installed": {"shell": chosen, "path": str(path), "next": note}}))
     else:
