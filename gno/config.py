@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -263,25 +262,18 @@ def dump_config(config: Config) -> dict[str, Any]:
 
 
 def save_config(path: Path, config: Config) -> None:
-    """Write atomically: a crash leaves either the old or the new file, never half."""
-    import tempfile  # only a write needs it (and its shutil, bz2, lzma): not `gno status`
-
+    """Write atomically: a crash leaves either the old or the new file, never half. A
+    symlinked index.yml (a dotfile repository) is written through to its real file, which
+    keeps its mode (``gno.file_replace``). Comments are not kept: the file is rewritten from
+    its parsed form, every key kept in its order."""
     import yaml
 
-    text = yaml.safe_dump(dump_config(config), sort_keys=False, allow_unicode=True)
+    from gno.file_replace import kept_mode, real_file, replace_file  # a write's only: not status
+
+    data = yaml.safe_dump(dump_config(config), sort_keys=False, allow_unicode=True).encode()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".index.yml.", dir=path.parent)
+        real = real_file(path)
+        real.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(real, lambda out: out.write(data), kept_mode(real))
     except OSError as exc:  # a read-only or full config folder: a clear error, not a bug
         raise GnoError(f"Cannot write config {path}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise GnoError(f"Cannot write config {path}: {exc.strerror or exc}") from exc
-        raise

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gno.errors import LockedError
-from gno.paths import Paths
+from gno.paths import Paths, folder_error
 
 LOCK_WAIT_SECONDS = 30.0
 WRITE_LEASE_WAIT_SECONDS = 120.0  # GNO's capture/remember wait before LOCKED
@@ -101,8 +101,11 @@ def _hold(path: Path, wait: float, busy: str) -> Iterator[None]:
     if path in held:
         yield
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, _OPEN_FLAGS, 0o600)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, _OPEN_FLAGS, 0o600)
+    except OSError as exc:  # a file where the data folder should be, a read-only folder
+        raise folder_error(path.parent, exc) from exc
     try:
         deadline = time.monotonic() + wait
         while not _try_lock(fd):

@@ -11,8 +11,7 @@ import typer
 
 from gno.cli.output import write
 from gno.errors import ValidationError
-from gno.file_writes import write_atomic
-from gno.paths import SHELLS, completion_target, login_shell
+from gno.paths import SHELLS, install_completion, login_shell
 
 COMPLETE_VAR = "_GNO_COMPLETE"
 
@@ -43,9 +42,7 @@ def completion(
         return
     chosen = shell or login_shell()
     text = script(chosen)
-    path, note = completion_target(chosen)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text.encode("utf-8"))  # a shell never reads half a script
+    path, note = install_completion(chosen, text)
     if as_json or ctx.find_root().obj.json:
         write(json.dumps({"installed": {"shell": chosen, "path": str(path), "next": note}}))
     else:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from gno.errors import ValidationError
+from gno.paths import expand_home
 
 Prepared = tuple[str, dict[str, Any]]  # (operation id to run, its input fields)
 STDIN_MARK = "\x00stdin"  # what capture's --stdin puts in `content` (NUL never is valid content)
@@ -63,7 +64,7 @@ def context_verify(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepa
 def read_file(path: str) -> str:
     """Capture's ``--file <path>``: the note's text."""
     try:
-        with Path(path).expanduser().open("rb") as file:
+        with Path(expand_home(path)).open("rb") as file:
             return _text(file, f"--file {path}")
     except OSError as exc:
         raise ValidationError(f"Cannot read --file {path}: {exc.strerror or exc}") from None

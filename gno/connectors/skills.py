@@ -15,6 +15,7 @@ from pathlib import Path
 
 from gno.connectors.skill_text import SKILL_MD
 from gno.errors import DuplicateError, GnoError, ValidationError
+from gno.paths import expand_home, home_dir, xdg_dir
 
 SKILL_TARGETS = ("claude", "codex", "opencode", "openclaw", "hermes")
 SCOPES = ("user", "project")
@@ -34,16 +35,16 @@ class SkillPlace:
 
 def _home() -> Path:
     override = os.environ.get("GNO_SKILLS_HOME_OVERRIDE", "").strip()
-    return Path(override) if override else Path(os.path.expanduser("~"))
+    return Path(override) if override else home_dir()
 
 
 def _user_folder(target: str) -> Path:
     own = {"claude": "CLAUDE_SKILLS_DIR", "codex": "CODEX_SKILLS_DIR"}.get(target)
     if own and os.environ.get(own, "").strip():
-        return Path(os.environ[own].strip()).expanduser()
+        return Path(expand_home(os.environ[own].strip()))
     home = _home()
     if target == "opencode":
-        xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
+        xdg = xdg_dir("XDG_CONFIG_HOME")
         base = (
             Path(xdg) if xdg and "GNO_SKILLS_HOME_OVERRIDE" not in os.environ else home / ".config"
         )

@@ -177,7 +177,9 @@ def _index_char_ok(ch: str) -> bool:
 @functools.lru_cache(maxsize=64)
 def index_identity(name: str) -> str:
     """Validate an index name and return its identity (NFC + case fold)."""
-    utf16_units = len(name.encode("utf-16-le")) // 2
+    # surrogatepass: a byte that is not UTF-8 in argv arrives as a lone surrogate, refused
+    # below as not a letter (a strict encode raised UnicodeEncodeError: "Internal error").
+    utf16_units = len(name.encode("utf-16-le", "surrogatepass")) // 2
     problems = []
     if not 1 <= utf16_units <= 64:
         problems.append("must be 1-64 characters")
@@ -189,9 +191,10 @@ def index_identity(name: str) -> str:
         problems.append("must not end with a space or '.'")
     elif ".." in name:
         problems.append("must not contain '..'")
+    shown = repr(name if len(name) <= 80 else name[:80] + "…")  # a 10 KB name is not echoed
     if problems:
-        raise ValidationError(f"Invalid index name {name!r}: {problems[0]}")
+        raise ValidationError(f"Invalid index name {shown}: {problems[0]}")
     identity = unicodedata.normalize("NFC", name.lower().upper().lower())
     if len(identity.encode()) > 242:
-        raise ValidationError(f"Invalid index name {name!r}: too long once encoded")
+        raise ValidationError(f"Invalid index name {shown}: too long once encoded")
     return identity

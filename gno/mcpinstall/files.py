@@ -13,16 +13,11 @@ so a ``.bak`` that is a symlink is replaced, never written through to its target
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
-import stat
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
 
 from gno.errors import ClientConfigError, GnoError
+from gno.file_replace import kept_mode, real_file, replace_file
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 
 # Claude Code's ~/.claude.json keeps per-project history and grows to megabytes.
@@ -51,49 +46,18 @@ def read_text(path: Path) -> str | None:
         ) from None
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _replace(target: Path, fill: Callable[[BinaryIO], object], mode: int) -> None:
-    """``target`` replaced by a temporary file of its folder that ``fill`` wrote, fsynced,
-    given ``mode`` and renamed over it; the rename is fsynced through the folder."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            fill(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):  # not every platform opens folders
-        folder = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
-
-
 def write_atomic(path: Path, text: str) -> Path | None:
     """Write ``text`` to ``path``; returns the backup of the previous file, if there was one."""
-    real = path.resolve() if path.is_symlink() else path
     backup: Path | None = None
     try:
+        real = real_file(path)
         real.parent.mkdir(parents=True, exist_ok=True)
-        if real.exists():
-            mode = stat.S_IMODE(real.stat().st_mode)
+        mode = kept_mode(real)
+        if mode is not None:
             backup = real.with_name(real.name + ".bak")
             with real.open("rb") as source:
-                _replace(backup, lambda out: shutil.copyfileobj(source, out), mode)
-        else:
-            mode = 0o666 & ~_umask()
-        _replace(real, lambda out: out.write(text.encode("utf-8")), mode)
+                replace_file(backup, lambda out: shutil.copyfileobj(source, out), mode)
+        replace_file(real, lambda out: out.write(text.encode("utf-8")), mode)
     except OSError as exc:
         raise GnoError(
             f"Cannot write {path}: {exc.strerror or exc}", details={"path": str(path)}

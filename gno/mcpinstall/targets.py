@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gno.errors import ValidationError
+from gno.paths import home_dir, xdg_dir
 
 USER, PROJECT = "user", "project"
 
@@ -71,9 +72,8 @@ class Places:
 
     @classmethod
     def from_env(cls) -> Places:
-        home = Path(os.environ.get("HOME") or Path.home()).expanduser().absolute()
-        xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
-        config_home = Path(xdg) if os.path.isabs(xdg) else home / ".config"
+        home = home_dir()
+        config_home = Path(xdg_dir("XDG_CONFIG_HOME") or home / ".config")
         appdata = os.environ.get("APPDATA", "").strip()
         return cls(
             home=home,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gno.errors import ValidationError
+from gno.paths import expand_home
 
 ROLES = ("embed", "rerank", "expand", "gen")
 ENV_OVERRIDES = {role: f"GNO_{role.upper()}_MODEL" for role in ROLES}
@@ -96,7 +97,7 @@ def parse_model_uri(raw: str) -> ModelUri:
         path = text[len("file:") :]
         if path.startswith("//"):
             path = path[2:]
-        path = os.path.expanduser(path)
+        path = expand_home(path)
         if not os.path.isabs(path):
             raise ValidationError(f"Model file URI needs an absolute path: {raw}")
         return ModelUri(text, "file", path=path)

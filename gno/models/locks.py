@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from gno.paths import folder_error
+
 
 def lock_path(models_dir: Path, key: str) -> Path:
     return models_dir / ".locks" / f"{hashlib.sha256(key.encode('utf-8')).hexdigest()[:32]}.lock"
@@ -25,14 +27,17 @@ def cache_lock(
     from filelock import FileLock, Timeout
 
     path = lock_path(models_dir, key)
-    path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(path))
     try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        if on_wait is not None:
-            on_wait()
-        lock.acquire()  # the other holder finishes or dies; either way it lets go
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            if on_wait is not None:
+                on_wait()
+            lock.acquire()  # the other holder finishes or dies; either way it lets go
+    except OSError as exc:  # a file where the cache folder should be, a read-only one
+        raise folder_error(path.parent, exc) from exc
     try:
         yield
     finally:

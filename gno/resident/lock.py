@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gno.errors import OwnerLockedError
+from gno.paths import folder_error
 
 LOCK_NAME = "resident.lock"
 
@@ -29,8 +30,11 @@ class DataDirLock:
 
     def acquire(self, info: dict[str, Any]) -> None:
         """Take the lock or raise ``OwnerLockedError`` naming the running owner."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:  # a file where the data folder should be, a read-only one
+            raise folder_error(self.path.parent, exc) from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

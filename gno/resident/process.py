@@ -28,6 +28,7 @@ from typing import Any
 
 from gno import __version__
 from gno.errors import ProcessError, ValidationError
+from gno.paths import expand_home
 
 KINDS = ("serve", "daemon")
 READY_SECONDS = 60.0  # --detach: how long the child may take to answer
@@ -55,7 +56,7 @@ def process_files(
     """``{data}/<kind>.pid`` and ``{data}/<kind>.log`` unless given (made absolute)."""
 
     def absolute(given: str | None, default: Path) -> Path:
-        return Path(given).expanduser().absolute() if given else default.absolute()
+        return Path(expand_home(given)).absolute() if given else default.absolute()
 
     return ProcessFiles(
         kind,

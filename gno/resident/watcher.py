@@ -34,7 +34,7 @@ from typing import Any
 from gno.config import Collection, load_config
 from gno.errors import GnoError
 from gno.ingest.roots import root_problem
-from gno.paths import Paths
+from gno.paths import Paths, expand_home
 from gno.resident.change_plan import WatchScope, plan_changes
 
 DEBOUNCE_MS = 1600  # longest a burst of events is held before it is handed over
@@ -214,7 +214,7 @@ class Watcher:
             self._stop_root(name)
             self._catch_up.add(name)
             current = None
-        root = os.path.abspath(os.path.expanduser(collection.path))
+        root = os.path.abspath(expand_home(collection.path))
         if problem := root_problem(root):
             if current is not None:
                 self._stop_root(name)

@@ -41,6 +41,7 @@ from gno.app import App
 from gno.core.identity import index_identity, parse_uri
 from gno.core.wire_values import unusable_value
 from gno.errors import FileMissingError, ForbiddenError, GnoError, NotFoundError, ValidationError
+from gno.paths import expand_home
 from gno.rest import openapi
 from gno.rest.byteranges import Unsatisfiable, parse_range
 from gno.rest.errors import catalog_response, gno_error_response
@@ -113,7 +114,7 @@ def _folder_excluded(rules: Any, rel: str) -> bool:
 
 
 def _real_roots(app: App) -> dict[str, str]:
-    return {c.name: os.path.realpath(os.path.expanduser(c.path)) for c in app.config.collections}
+    return {c.name: os.path.realpath(expand_home(c.path)) for c in app.config.collections}
 
 
 def _document(app: App, uri: str) -> Any:

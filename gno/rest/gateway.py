@@ -34,6 +34,7 @@ from typing import Any
 from starlette.responses import Response
 
 from gno.errors import GatewayConfigError
+from gno.paths import expand_home
 from gno.resident.process import is_loopback_host as is_loopback_bind
 
 Scope = MutableMapping[str, Any]
@@ -272,7 +273,7 @@ def build_gateway(
                 f"Binding {host} (not loopback) needs a token file and exact Host and Origin "
                 f"allowlists; missing: {', '.join(missing)}."
             )
-    token = TokenFile.ensure(Path(token_file).expanduser().absolute()) if token_file else None
+    token = TokenFile.ensure(Path(expand_home(token_file)).absolute()) if token_file else None
     return Gateway(
         host=host,
         token=token,

@@ -18,6 +18,7 @@ from gno_contracts.models.search_results import SearchResults
 from gno_contracts.operations import Operation
 
 from gno.app import App
+from gno.paths import expand_home
 from gno.services import resolve
 
 REMOVED_NOTE = "Indexed documents are kept (inactive) until `gno cleanup`."
@@ -286,7 +287,7 @@ def doc_refactor(app: App, inp: Any) -> dict[str, Any]:
     if collection is not None:
         import os
 
-        root = os.path.abspath(os.path.expanduser(collection.path))
+        root = os.path.abspath(expand_home(collection.path))
         answer["path"] = os.path.join(root, *target["relPath"].split("/"))
     return answer
 

@@ -28,6 +28,7 @@ from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, nor
 from gno.core.identity import make_uri, normalize_collection_name
 from gno.errors import (
     DuplicateError,
+    GnoError,
     HasReferencesError,
     InvalidPathError,
     NotFoundError,
@@ -35,13 +36,17 @@ from gno.errors import (
     UnavailableError,
     ValidationError,
 )
+from gno.paths import expand_home, home_dir
 from gno.services.index_guard import config_change
 from gno.services.model_settings import collection_embed_model
 from gno.services.sync_paths import check_file_name
 
 
 def _dangerous_roots() -> set[str]:
-    home = os.path.expanduser("~")
+    try:
+        home = str(home_dir())
+    except GnoError:  # no home anywhere: none to protect, and "~" names nothing
+        home = "/"
     roots = {
         "/",
         home,
@@ -65,7 +70,7 @@ def _dangerous_roots() -> set[str]:
 def check_root(path: str) -> str:
     """Absolute, existing, not a system or home folder itself."""
     check_file_name(path)
-    absolute = os.path.abspath(os.path.expanduser(path))
+    absolute = os.path.abspath(expand_home(path))
     real = os.path.realpath(absolute)
     if absolute in _dangerous_roots() or real in _dangerous_roots():
         raise InvalidPathError(

@@ -16,6 +16,7 @@ from gno_contracts.models.doctor_input import DoctorInput
 
 from gno.app import App
 from gno.errors import GnoError, NewerIndexError
+from gno.paths import expand_home
 from gno.ports import Store
 
 DISK_ERROR_BYTES = 100 * 1024 * 1024  # below this the next sync may fail: error
@@ -239,7 +240,7 @@ def roots_check(app: App) -> Check:
 
     missing = []
     for coll in app.config.collections:
-        problem = root_problem(str(Path(coll.path).expanduser()))
+        problem = root_problem(str(Path(expand_home(coll.path))))
         if problem is not None:
             missing.append(f"{coll.name}: {coll.path} ({problem[1]})")
     if missing:

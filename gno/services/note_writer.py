@@ -36,6 +36,7 @@ from gno.errors import (
     ValidationError,
 )
 from gno.file_writes import make_parents, resolve_inside, write_atomic
+from gno.paths import expand_home
 from gno.rows import DocRow
 from gno.services.sync_paths import resolve_paths
 
@@ -60,14 +61,14 @@ def writable_collection(app: App, name: str) -> Collection:
         raise NotFoundError(f"Collection not found: {name}")
     if collection.read_only:
         raise ReadOnlyError(f"Collection {collection.name} is read-only")
-    root = Path(os.path.abspath(os.path.expanduser(collection.path)))
+    root = Path(os.path.abspath(expand_home(collection.path)))
     if not root.is_dir():
         raise PathNotFoundError(f"Collection root is not a folder: {collection.name}")
     return collection
 
 
 def root_of(collection: Collection) -> Path:
-    return Path(os.path.abspath(os.path.expanduser(collection.path)))
+    return Path(os.path.abspath(expand_home(collection.path)))
 
 
 def target(collection: Collection, rel: str) -> Target:

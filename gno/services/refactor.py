@@ -40,6 +40,7 @@ from gno.errors import DocumentNotFoundError, GnoError, InvalidPathError, Valida
 from gno.file_writes import MAX_WRITE_BYTES, read_existing, resolve_inside
 from gno.held_folders import Place
 from gno.index_lock import write_lease
+from gno.paths import expand_home
 from gno.ports import Store
 from gno.refactor_journal import Change, CommitFailed, commit, recover_if_pending, recover_pending
 from gno.services.documents import resolve
@@ -68,7 +69,7 @@ class _Built:
 
 
 def _root(collection: Collection) -> Path:
-    return Path(os.path.abspath(os.path.expanduser(collection.path)))
+    return Path(os.path.abspath(expand_home(collection.path)))
 
 
 def _read(root: Path, doc: Doc, read_only: bool) -> SourceText:

@@ -14,6 +14,7 @@ from gno.core.identity import make_uri
 from gno.errors import GnoError, NotInitializedError
 from gno.ingest.roots import root_problem
 from gno.models.catalog import preset_label
+from gno.paths import expand_home
 from gno.ports import Store
 from gno.rows import iso_from_ns, now_iso
 
@@ -207,7 +208,7 @@ def status_payload(app: App, inp: StatusInput) -> dict[str, Any]:
             "embeddedCount": embedded.get(coll["name"], 0),
         }
         # Checked on every request: a folder that comes back clears the error at once.
-        problem = root_problem(str(Path(coll["path"]).expanduser()))
+        problem = root_problem(str(Path(expand_home(coll["path"]))))
         entry["healthy"] = problem is None
         if problem is not None:  # never the folder path: status may go to remote callers
             entry["rootError"] = {"code": problem[0], "message": problem[1]}
@@ -271,7 +272,7 @@ def index_status(app: App, inp: StatusInput) -> IndexStatus:
                 "embeddedChunks": embedded.get(coll["name"], 0),
             }
         )
-    roots_ok = all(Path(c["path"]).expanduser().is_dir() for c in collections)
+    roots_ok = all(Path(expand_home(c["path"])).is_dir() for c in collections)
     return IndexStatus.model_validate(
         {
             "version": __version__,

@@ -34,6 +34,7 @@ from gno.file_writes import remove_stale_temps
 from gno.index_lock import index_guard
 from gno.ingest.reading import inside, special_kind
 from gno.ingest.walker import EXCLUDED_COUNT_MAX, WalkEntry, count_files, walk
+from gno.paths import expand_home
 from gno.ports import READ_ERROR
 from gno.refactor_journal import recover_if_pending
 from gno.services.index_guard import CollectionChangedError, SyncGuard
@@ -67,7 +68,7 @@ class CollectionSync(FileApplier):
                 self._error("", code, f"`{command}` failed: {tail[0]}")
 
     def run(self, git_pull: bool = False, run_update_cmd: bool = False) -> CollectionTally:
-        root = Path(self.coll.path).expanduser()
+        root = Path(expand_home(self.coll.path))
         if not root.is_dir():
             # An unmounted or moved folder must not wipe the index: report, touch nothing.
             self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
@@ -123,7 +124,7 @@ class CollectionSync(FileApplier):
 
     def run_paths(self, rel_paths: list[str]) -> CollectionTally:
         """Re-read only these files (checked by ``sync_paths.resolve_paths``); one that is gone leaves the index."""
-        root = Path(self.coll.path).expanduser()
+        root = Path(expand_home(self.coll.path))
         if not root.is_dir():
             self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
             return self.tally

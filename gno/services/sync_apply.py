@@ -25,6 +25,7 @@ from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 from gno.ingest.walker import WalkEntry
 from gno.interrupts import check as check_interrupt
+from gno.paths import expand_home
 from gno.ports import INVALID_NAME, READ_ERROR, TOO_LARGE, UNSUPPORTED, Store
 from gno.services.index_guard import SyncGuard
 from gno.services.sync_plan import ContentStep, Step, SyncPlan, content_step, rules_current
@@ -68,7 +69,7 @@ class FileApplier:
         self.tally = CollectionTally(collection.name)
         self.progress = progress
         self._vanished: list[str] = []  # walked, then gone before it could be read
-        self._root = os.path.realpath(os.path.expanduser(collection.path))
+        self._root = os.path.realpath(expand_home(collection.path))
         self._pending: list[Callable[[], object]] = []  # store writes of the open batch
         self._last_flush = time.perf_counter()
         self._done = self._total = 0

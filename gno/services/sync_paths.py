@@ -14,6 +14,7 @@ from gno.core.globs import FileRules
 from gno.core.mime import SUPPORTED_EXTENSIONS
 from gno.errors import InvalidPathError, NotFoundError, ValidationError
 from gno.ingest.reading import inside
+from gno.paths import expand_home
 
 MAX_SYNC_PATHS = 256
 
@@ -42,7 +43,7 @@ def _through_folder_link(root: str, rel: str) -> bool:
 def resolve_paths(collection: Collection, paths: list[str]) -> list[str]:
     """The listed files as collection-relative paths, each one a file the collection indexes
     (or one that no longer exists). Anything else is refused before any work starts."""
-    root = os.path.abspath(os.path.expanduser(collection.path))
+    root = os.path.abspath(expand_home(collection.path))
     real_root = os.path.realpath(root)
     rules = FileRules.build(
         collection.pattern, collection.include, collection.exclude, SUPPORTED_EXTENSIONS
@@ -50,7 +51,7 @@ def resolve_paths(collection: Collection, paths: list[str]) -> list[str]:
     resolved: list[str] = []
     for given in paths:
         check_file_name(given)
-        candidate = os.path.normpath(os.path.join(root, os.path.expanduser(given)))
+        candidate = os.path.normpath(os.path.join(root, expand_home(given)))
         if not inside(candidate, root) or candidate == root:
             raise InvalidPathError(f"Path is outside collection {collection.name}: {given}")
         rel = os.path.relpath(candidate, root).replace(os.sep, "/")

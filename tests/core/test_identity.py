@@ -63,3 +63,14 @@ def test_names():
     for bad in ("", " x", "x ", "x.", "a..b", "a/b", "a" * 65, "-x"):
         with pytest.raises(ValidationError):
             index_identity(bad)
+
+
+def test_an_index_name_with_a_lone_surrogate_or_of_10_kb_is_a_short_validation_error():
+    # A byte that is not UTF-8 on the command line arrives as a lone surrogate: before, the
+    # UTF-16 length check raised UnicodeEncodeError ("Internal error").
+    for bad in ("a\udcff", "\udcff", "ab\ud800"):
+        with pytest.raises(ValidationError, match="may only contain letters"):
+            index_identity(bad)
+    with pytest.raises(ValidationError, match="must be 1-64 characters") as caught:
+        index_identity("a" * 10240)
+    assert len(caught.value.message) < 200  # the name is not echoed whole

@@ -71,3 +71,19 @@ def test_install_writes_the_script_where_the_shell_loads_it(
     path = home / where
     assert done["installed"]["shell"] == shell and done["installed"]["path"] == str(path)
     assert path.read_text() == run("completion", shell).stdout
+
+
+def test_install_where_a_folder_cannot_be_made_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: "Internal error (FileExistsError: … .zfunc)" when ~/.zfunc was a file.
+    home = tmp_path / "userhome"
+    home.mkdir()
+    (home / ".zfunc").write_text("not a folder")
+    monkeypatch.setenv("HOME", str(home))
+    done = run("completion", "install", "--shell", "zsh", "--json", check=False)
+    assert done.returncode == 2, done.stdout
+    assert json.loads(done.stderr)["error"]["message"] == (
+        f"Cannot write {home}/.zfunc/_gno: a folder on its way is not a folder"
+    )
+    assert (home / ".zfunc").read_text() == "not a folder"

@@ -37,7 +37,8 @@ EVERY_READ = (
     "gno.core.metadata_filter",  # filter parsers: only when an input has a filter
     "gno.core.dates",
     "gno.core.expansion",
-    "tempfile",  # index.yml's atomic writer
+    "tempfile",
+    "gno.file_replace",  # index.yml's atomic writer
     "gno.conversion_ports",  # session 9: the converters' ports (gno/ports.py loads them on use)
     "gno.core.regions",  # session 9: the fence scanner, for a text's hashtags (a sync's)
 )

@@ -35,6 +35,7 @@ from gno.adapters.sqlite.write_support import WriteSupport
 from gno.adapters.sqlite.writes import DocumentWrites
 from gno.core.caseless import fold, mentions_any
 from gno.errors import GnoError, LockedError, NewerIndexError, NotInitializedError
+from gno.paths import folder_error
 from gno.rows import iso_from_ns, now_iso
 
 BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
@@ -83,7 +84,10 @@ class SqliteStore(
             raise NotInitializedError("GNO not initialized. Run: gno init")
         flags = apsw.SQLITE_OPEN_READWRITE | (apsw.SQLITE_OPEN_CREATE if create else 0)
         if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise folder_error(path.parent, exc) from exc
         try:
             conn = apsw.Connection(str(path), flags=flags)
             busy_timeout_ms = int(os.environ.get("GNO_BUSY_TIMEOUT_MS", BUSY_TIMEOUT_MS))
