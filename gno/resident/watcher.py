@@ -26,6 +26,11 @@ active. Roots are therefore set up one at a time, and once a root's watch is in 
 one more watch is tried: when none is left the root is reported failed with the limit
 as its reason (its watches released, so it does not starve other programs) and tried
 again after ``LIMIT_RETRY_SECONDS``.
+
+The kernel's event queue is bounded too (``fs.inotify.max_queued_events``): a process
+stopped (Ctrl-Z) or starved while files change loses what overflowed, and watchfiles
+drops the overflow notice. A root whose watcher was not scheduled for
+``STALL_SECONDS`` therefore gets a whole-collection pass, as after a restart.
 """
 
 from __future__ import annotations
@@ -54,6 +59,8 @@ RETRY_SECONDS = 10.0  # a root whose watcher failed is tried again after this lo
 # …and after this long when it hit the watch limit: each try walks the whole tree
 LIMIT_RETRY_SECONDS = 60.0
 IDLE_TICK_MS = 250  # an idle watcher reports in this often (first time: it is watching)
+# A watcher that did not report in for this long was stopped or starved: events may be lost.
+STALL_SECONDS = 10.0
 STOP_SECONDS = 5.0
 
 LIMIT_REASON = (
@@ -94,10 +101,11 @@ class Watcher:
         step_ms: int = STEP_MS,
         recheck_seconds: float = RECHECK_SECONDS,
         limit_retry_seconds: float = LIMIT_RETRY_SECONDS,
+        stall_seconds: float = STALL_SECONDS,
     ) -> None:
         self._paths, self._submit = paths, submit
         self._debounce, self._step, self._recheck = debounce_ms, step_ms, recheck_seconds
-        self._limit_retry = limit_retry_seconds
+        self._limit_retry, self._stall = limit_retry_seconds, stall_seconds
         # gno's own files: the index and its WAL, the model cache, the config file.
         self._ignored = (
             os.path.realpath(paths.data_dir),
@@ -308,7 +316,10 @@ class Watcher:
                 ignore_permission_denied=True,
             )
             with contextlib.closing(batches):  # leaving it releases the OS watches at once
+                resumed = time.monotonic()
                 for batch in batches:
+                    if root.ready and time.monotonic() - resumed > self._stall:
+                        self._owe_pass(root.scope.collection)
                     if not root.ready:
                         if watches_exhausted(root.scope.root):
                             root.retry_seconds = self._limit_retry
@@ -318,6 +329,7 @@ class Watcher:
                         self._poke.set()  # a catch-up pass may be waiting for this
                     if batch:
                         self._handle(root.scope, [(change.name, path) for change, path in batch])
+                    resumed = time.monotonic()  # our own handling (a submit may wait) aside
         except Exception as exc:  # e.g. the OS watch limit, or the root vanished at start
             if not root.stop.is_set():
                 root.error = _reason(exc)
@@ -335,9 +347,13 @@ class Watcher:
         self.last_event_at = _now_iso()
         for name, paths in plan.items():
             if not self._submit(name, sorted(paths) if paths is not None else None):
-                with self._lock:
-                    self._catch_up.add(name)  # refused (queue full): a full pass later
-                self._poke.set()
+                self._owe_pass(name)  # refused (queue full): a full pass later
+
+    def _owe_pass(self, name: str) -> None:
+        """A whole-collection pass, submitted by the supervisor (at once: it is poked)."""
+        with self._lock:
+            self._catch_up.add(name)
+        self._poke.set()
 
 
 def watches_exhausted(path: str) -> bool:
