@@ -18,10 +18,25 @@ reported in ``state()["failedCollections"]`` (a reason, never the path) and trie
 again. A root watched after the server started (a new collection, a folder that
 came back, a watcher restarted after an error) gets one whole-collection pass,
 stat-first, for whatever changed while nobody was looking.
+
+The OS watch limit (Linux: ``fs.inotify.max_user_watches``, one watch per folder) is
+not reported by watchfiles: past it the notify crate silently leaves the remaining
+folders unwatched, so their changes would never be seen while the root counts as
+active. Roots are therefore set up one at a time, and once a root's watch is in place
+one more watch is tried: when none is left the root is reported failed with the limit
+as its reason (its watches released, so it does not starve other programs) and tried
+again after ``LIMIT_RETRY_SECONDS``.
+
+The kernel's event queue is bounded too (``fs.inotify.max_queued_events``): a process
+stopped (Ctrl-Z) or starved while files change loses what overflowed, and watchfiles
+drops the overflow notice. A root whose watcher was not scheduled for
+``STALL_SECONDS`` therefore gets a whole-collection pass, as after a restart.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sys
 import threading
@@ -41,8 +56,17 @@ DEBOUNCE_MS = 1600  # longest a burst of events is held before it is handed over
 STEP_MS = 50  # quiet time that closes a batch
 RECHECK_SECONDS = 2.0  # config and missing roots are re-checked at least this often
 RETRY_SECONDS = 10.0  # a root whose watcher failed is tried again after this long
+# …and after this long when it hit the watch limit: each try walks the whole tree
+LIMIT_RETRY_SECONDS = 60.0
 IDLE_TICK_MS = 250  # an idle watcher reports in this often (first time: it is watching)
+# A watcher that did not report in for this long was stopped or starved: events may be lost.
+STALL_SECONDS = 10.0
 STOP_SECONDS = 5.0
+
+LIMIT_REASON = (
+    "The system's file watch limits are reached "
+    "(Linux: fs.inotify.max_user_watches, fs.inotify.max_user_instances)."
+)
 
 # (collection, relative paths or None for the whole collection) -> accepted?
 Submit = Callable[[str, list[str] | None], bool]
@@ -62,6 +86,7 @@ class _Root:
     thread: threading.Thread | None = None
     ready: bool = False  # the OS watch is in place: changes from now on are seen
     error: str | None = None
+    retry_seconds: float = RETRY_SECONDS  # after an error
 
 
 class Watcher:
@@ -75,9 +100,12 @@ class Watcher:
         debounce_ms: int = DEBOUNCE_MS,
         step_ms: int = STEP_MS,
         recheck_seconds: float = RECHECK_SECONDS,
+        limit_retry_seconds: float = LIMIT_RETRY_SECONDS,
+        stall_seconds: float = STALL_SECONDS,
     ) -> None:
         self._paths, self._submit = paths, submit
         self._debounce, self._step, self._recheck = debounce_ms, step_ms, recheck_seconds
+        self._limit_retry, self._stall = limit_retry_seconds, stall_seconds
         # gno's own files: the index and its WAL, the model cache, the config file.
         self._ignored = (
             os.path.realpath(paths.data_dir),
@@ -95,6 +123,9 @@ class Watcher:
         self._config_stamp: str | None = None
         self._poke = threading.Event()
         self._stopping = threading.Event()
+        # Held by a root from the start of its watch until it was checked against the watch
+        # limit: a root set up beside another could not tell whose folders went unwatched.
+        self._setup = threading.Lock()
         self._supervisor: threading.Thread | None = None
         self.last_event_at: str | None = None
         self.last_sync_at: str | None = None
@@ -210,7 +241,7 @@ class Watcher:
         current = self._roots.get(name)
         if current is not None and current.error is not None:
             self._failed[name] = current.error  # its thread ended: report, retry later
-            self._retry_at[name] = time.monotonic() + RETRY_SECONDS
+            self._retry_at[name] = time.monotonic() + current.retry_seconds
             self._stop_root(name)
             self._catch_up.add(name)
             current = None
@@ -267,8 +298,12 @@ class Watcher:
     def _watch_root(self, root: _Root) -> None:
         import watchfiles
 
+        setup = self._setup
+        setup.acquire()
         try:
-            for batch in watchfiles.watch(
+            if root.stop.is_set():
+                return  # dropped while it waited for its turn
+            batches = watchfiles.watch(
                 root.scope.root,
                 watch_filter=None,  # change_plan applies the collection's own rules
                 debounce=self._debounce,
@@ -279,16 +314,29 @@ class Watcher:
                 raise_interrupt=False,
                 recursive=True,
                 ignore_permission_denied=True,
-            ):
-                if not root.ready:
-                    root.ready = True
-                    self._poke.set()  # a catch-up pass may be waiting for this
-                if batch:
-                    self._handle(root.scope, [(change.name, path) for change, path in batch])
+            )
+            with contextlib.closing(batches):  # leaving it releases the OS watches at once
+                resumed = time.monotonic()
+                for batch in batches:
+                    if root.ready and time.monotonic() - resumed > self._stall:
+                        self._owe_pass(root.scope.collection)
+                    if not root.ready:
+                        if watches_exhausted(root.scope.root):
+                            root.retry_seconds = self._limit_retry
+                            raise OSError(errno.ENOSPC, "the inotify watch limit is reached")
+                        setup.release()
+                        root.ready = True
+                        self._poke.set()  # a catch-up pass may be waiting for this
+                    if batch:
+                        self._handle(root.scope, [(change.name, path) for change, path in batch])
+                    resumed = time.monotonic()  # our own handling (a submit may wait) aside
         except Exception as exc:  # e.g. the OS watch limit, or the root vanished at start
             if not root.stop.is_set():
                 root.error = _reason(exc)
                 self._poke.set()
+        finally:
+            if not root.ready:
+                setup.release()
 
     def _handle(self, scope: WatchScope, changes: list[tuple[str, str]]) -> None:
         if any(os.path.normpath(path) == scope.root for _, path in changes):
@@ -299,21 +347,45 @@ class Watcher:
         self.last_event_at = _now_iso()
         for name, paths in plan.items():
             if not self._submit(name, sorted(paths) if paths is not None else None):
-                with self._lock:
-                    self._catch_up.add(name)  # refused (queue full): a full pass later
-                self._poke.set()
+                self._owe_pass(name)  # refused (queue full): a full pass later
+
+    def _owe_pass(self, name: str) -> None:
+        """A whole-collection pass, submitted by the supervisor (at once: it is poked)."""
+        with self._lock:
+            self._catch_up.add(name)
+        self._poke.set()
+
+
+def watches_exhausted(path: str) -> bool:
+    """Linux: no inotify watch is left for this user (``inotify_add_watch`` fails with
+    ENOSPC). Elsewhere, or when no inotify instance is left either (watchfiles then
+    polls instead), False."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
+    if fd < 0:
+        return False
+    try:
+        in_attrib = 0x4  # any event: the watch is never read
+        return libc.inotify_add_watch(fd, os.fsencode(path), in_attrib) < 0 and (
+            ctypes.get_errno() == errno.ENOSPC
+        )
+    finally:
+        os.close(fd)
 
 
 def _reason(exc: BaseException) -> str:
     """A failure as a sentence without host paths (status may go to remote callers)."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return LIMIT_REASON
     if isinstance(exc, FileNotFoundError):
         return "The collection folder is missing or not a directory."
     if isinstance(exc, PermissionError):
         return "The collection folder cannot be read."
     text = str(exc).lower()
     if "limit" in text or "too many" in text:
-        return (
-            "The system's file watch limits are reached "
-            "(Linux: fs.inotify.max_user_watches, fs.inotify.max_user_instances)."
-        )
+        return LIMIT_REASON
     return f"The folder cannot be watched ({type(exc).__name__})."

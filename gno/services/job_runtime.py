@@ -23,12 +23,13 @@ in memory: a server that stops drops them.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Generic, Protocol, TypeVar, cast
@@ -209,6 +210,18 @@ class JobManager(Generic[C]):
         return all(job.done.wait(max(0.0, deadline - time.monotonic())) for job in running)
 
     def start(self, kind: str, work: Callable[[C], JobResult], lane: str = INDEX_LANE) -> Job:
+        with self.reserve(kind, lane) as launch:
+            return launch(work)
+
+    @contextlib.contextmanager
+    def reserve(
+        self, kind: str, lane: str = INDEX_LANE
+    ) -> Iterator[Callable[[Callable[[C], JobResult]], Job]]:
+        """Take the lane for a job whose work is known only after a step that must not
+        happen when the job cannot run (a collection add writes index.yml, then syncs):
+        ``JOB_CONFLICT`` first, then the step, then ``launch(work)``. A block that ends
+        without launching (the step failed) leaves no job behind and frees the lane.
+        While reserved the job shows as running: other starts conflict, syncs wait."""
         with self._lock:
             self._check_open()
             self._forget_old()
@@ -220,8 +233,23 @@ class JobManager(Generic[C]):
                 )
             job = Job(str(uuid.uuid4()), kind, datetime.now(UTC), lane=lane)
             self._jobs[job.id] = job
+        launched = False
+
+        def launch(work: Callable[[C], JobResult]) -> Job:
+            nonlocal launched
+            launched = True
             self._launch(job, work)
-        return job
+            return job
+
+        try:
+            yield launch
+        finally:
+            if not launched:
+                with self._lock:
+                    self._jobs.pop(job.id, None)
+                    job.done.set()  # a shutdown waiting on it need not wait
+                    if lane == INDEX_LANE:
+                        self._start_next()  # syncs that queued behind the reservation
 
     def _run(self, job: Job, work: Callable[[C], JobResult]) -> None:
         context = self._make_context()

@@ -176,9 +176,10 @@ def start_add_collection(app: App, inp: CollectionAddInput) -> McpAddCollectionR
     from gno.services.collections import collection_add
 
     refuse_shell_commands(inp)
-    added = collection_add(app, inp)
-    name = added.collection.name
-    job = app.jobs.start("add", _sync_work(UpdateInput(collection=name)))
+    # The lane first: refused with JOB_CONFLICT, the collection must not have been added.
+    with app.jobs.reserve("add") as launch:
+        name = collection_add(app, inp).collection.name
+        job = launch(_sync_work(UpdateInput(collection=name)))
     return McpAddCollectionResult(jobId=job.id, collection=name, status="started")
 
 
