@@ -25,7 +25,7 @@ DEADLINE = 60.0
 EVENTS = 40_000  # well past the kernel's default queue of 16,384 events
 
 CHILD = r"""
-import json, sys, time
+import json, sys, threading, time
 from pathlib import Path
 
 from gno.config import Collection, Config, save_config
@@ -36,8 +36,13 @@ root = Path(sys.argv[1])
 save_config(resolve_paths().config_file, Config(collections=[Collection("notes", str(root))]))
 
 
+lock = threading.Lock()  # the supervisor and a root's thread both submit: one line each
+
+
 def submit(name, paths):
-    print(json.dumps([name, paths]), flush=True)
+    with lock:
+        sys.stdout.write(json.dumps([name, paths]) + "\n")
+        sys.stdout.flush()
     return True
 
 
