@@ -5,7 +5,8 @@ Parts: ``store`` (this module), ``writes`` (what a sync applies), ``reads``
 
 Write paths run in ``BEGIN IMMEDIATE`` transactions so a sync is applied in
 whole batches or not at all. apsw errors are mapped to gno errors here, at the
-adapter edge; nothing above this module sees an apsw exception.
+adapter edge (``write()`` for writes, ``maps_file_failures`` on every method for
+reads); nothing above this module sees an apsw exception.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from gno.adapters.sqlite.cache import ExpansionCache
 from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.edges import EdgeStore
 from gno.adapters.sqlite.egress import EgressStore
-from gno.adapters.sqlite.failures import file_failure
+from gno.adapters.sqlite.failures import file_failure, maps_file_failures
 from gno.adapters.sqlite.metadata import MetadataStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
@@ -54,6 +55,7 @@ def tokenize_spec(tokenizer: str) -> str:
     return by_name[tokenizer]
 
 
+@maps_file_failures  # reads too: damaged pages are the same error on every surface
 class SqliteStore(
     DocumentWrites,
     DocumentReads,
@@ -103,7 +105,7 @@ class SqliteStore(
         except apsw.BusyError as exc:
             raise LockedError(f"The index {path} is locked by another process") from exc
         except apsw.Error as exc:
-            raise GnoError(f"Cannot open index {path}: {exc}") from exc
+            raise file_failure(path, exc) or GnoError(f"Cannot open index {path}: {exc}") from exc
         store = cls(conn, path)
         store.busy_timeout_ms = busy_timeout_ms
         try:
