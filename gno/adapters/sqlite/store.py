@@ -137,19 +137,18 @@ class SqliteStore(
             ) from None
 
     def migrate(self, tokenizer: str = "porter") -> None:
-        current = self.schema_version()
-        known = max((v for v, _ in MIGRATIONS), default=0)
-        if current > known:  # checked before any write: a downgrade would lose its data
-            raise NewerIndexError(
-                f"The index {self.path} was written by a newer gno (schema {current}; this "
-                f"gno knows up to {known}): upgrade gno to use it; nothing was changed"
-            )
-        pending = [(v, fn) for v, fn in sorted(MIGRATIONS) if v > current]
-        if not pending:
+        current = self._current_schema()
+        if current == max((v for v, _ in MIGRATIONS), default=0):
             return
         if current >= 2:  # vector tables exist: steps may rebuild KNN tables if sqlite-vec loads
             self.load_vec_extension()
         with self.write():
+            # Read again under the write lock: another process opening the same old index
+            # may have migrated it while this one waited (its steps would run twice).
+            current = self._current_schema()
+            pending = [(v, fn) for v, fn in sorted(MIGRATIONS) if v > current]
+            if not pending:
+                return
             if current == 0:
                 self.conn.execute(
                     "CREATE TABLE IF NOT EXISTS schema_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL)"
@@ -160,6 +159,18 @@ class SqliteStore(
             for version, step in pending:
                 step(self.conn, settings)
                 self.set_meta("version", str(version))
+
+    def _current_schema(self) -> int:
+        """The index's schema version, refused when a newer gno wrote it (checked before
+        any write: a downgrade would lose its data)."""
+        current = self.schema_version()
+        known = max((v for v, _ in MIGRATIONS), default=0)
+        if current > known:
+            raise NewerIndexError(
+                f"The index {self.path} was written by a newer gno (schema {current}; this "
+                f"gno knows up to {known}): upgrade gno to use it; nothing was changed"
+            )
+        return current
 
     @contextmanager
     def write(self) -> Iterator[None]:
