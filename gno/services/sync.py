@@ -8,7 +8,8 @@ changed stat costs a read and a SHA-256, and only a changed hash costs a convers
 Writes are applied in
 batches, each one transaction, so Ctrl-C or a crash leaves every finished batch
 committed and nothing half-written. Files that vanished are soft-deleted
-(``active = 0``) only after a complete walk, and come back when restored.
+(``active = 0``) only after a complete walk, and only documents active before it began (a
+capture indexed meanwhile is not the walk's to judge); they come back when restored.
 """
 
 from __future__ import annotations
@@ -81,6 +82,10 @@ class CollectionSync(FileApplier):
         # A write cut short by a crash leaves its hidden temporary file; gno writes only to
         # collections not marked readOnly, so only those are swept.
         temps: list[str] | None = None if self.coll.read_only else []
+        # Only a document active before the walk began can be found gone by it: one that a
+        # capture (or a server's write) indexed meanwhile may have a file the walk passed
+        # before it existed (it was soft-deleted, its file on disk).
+        known = self.store.active_ids(self.coll.name)
         entries = list(walk(root, rules, unreadable, excluded, temps))
         if temps:
             remove_stale_temps(root, temps)
@@ -112,6 +117,8 @@ class CollectionSync(FileApplier):
         ]
         gone = []
         for rel, doc_id in [*plan.gone, *vanished]:
+            if doc_id not in known:
+                continue  # written since the walk began: the next sync's walk decides
             gone.append(doc_id)
             self.tally.changed(rel, "removed")
         with self.guard.commit(), self.store.write():
