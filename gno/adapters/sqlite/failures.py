@@ -6,9 +6,9 @@ maps them at the adapter edge, writes in ``write()`` and every method by
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable
 from pathlib import Path
+from types import FunctionType
 from typing import Any, TypeVar
 
 import apsw
@@ -52,12 +52,14 @@ def maps_file_failures(cls: type[_T]) -> type[_T]:
     Python ``__next__`` costs every row of every scan; a method call pays one ``try``.
     No method hands a cursor out (nothing above the adapter sees ``conn``), so the rows
     are all read inside the wrapper."""
-    for name in dir(cls):
-        if name.startswith("_"):
-            continue
-        method = inspect.getattr_static(cls, name)
-        if inspect.isfunction(method):
-            setattr(cls, name, _mapped(method))
+    seen: set[str] = set()
+    for klass in cls.__mro__:  # the first definition of a name is the one calls reach
+        for name, method in list(vars(klass).items()):
+            if name.startswith("_") or name in seen:
+                continue
+            seen.add(name)
+            if isinstance(method, FunctionType):  # not a classmethod, property or constant
+                setattr(cls, name, _mapped(method))
     return cls
 
 
