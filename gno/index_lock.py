@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gno.errors import LockedError
+from gno.errors import IndexFileError, LockedError
 from gno.paths import Paths
 
 LOCK_WAIT_SECONDS = 30.0
@@ -101,8 +101,7 @@ def _hold(path: Path, wait: float, busy: str) -> Iterator[None]:
     if path in held:
         yield
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, _OPEN_FLAGS, 0o600)
+    fd = open_lock_file(path, _OPEN_FLAGS)
     try:
         deadline = time.monotonic() + wait
         while not _try_lock(fd):
@@ -117,3 +116,16 @@ def _hold(path: Path, wait: float, busy: str) -> Iterator[None]:
             _unlock(fd)
     finally:
         os.close(fd)
+
+
+def open_lock_file(path: Path, flags: int) -> int:
+    """A descriptor of a lock file in the data folder, made when missing; a folder or file
+    gno may not write is the index's file error, not a crash."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, flags, 0o600)
+    except OSError as exc:
+        raise IndexFileError(
+            f"Cannot open the lock file {path} ({exc.strerror or type(exc).__name__}): "
+            "is the data folder read-only?"
+        ) from exc

@@ -31,8 +31,9 @@ class DataDirLock:
 
     def acquire(self, info: dict[str, Any]) -> None:
         """Take the lock or raise ``OwnerLockedError`` naming the running owner."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        from gno.index_lock import open_lock_file
+
+        fd = open_lock_file(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC)
         if not _take(fd):
             owner = _read_owner(fd)
             os.close(fd)

@@ -29,6 +29,7 @@ from typing import Any
 
 from gno import __version__
 from gno.errors import ProcessError, ValidationError
+from gno.resident.lock import owner_pid
 
 KINDS = ("serve", "daemon")
 READY_SECONDS = 60.0  # --detach: how long the child may take to answer
@@ -189,8 +190,6 @@ def running_record(files: ProcessFiles, *, clean_stale: bool = True) -> dict[str
     record = read_pid_file(files.pid_file)
     if record is None or record["cmd"] != files.kind:
         return None
-    from gno.resident.lock import owner_pid
-
     alive = is_alive(record["pid"], record["started_at"])
     owner = owner_pid(files.data_dir)
     if alive and owner == record["pid"]:
@@ -295,12 +294,6 @@ def _wait_gone(pid: int, started_at: str, seconds: float) -> bool:
     return True
 
 
-def _owns(files: ProcessFiles, pid: int) -> bool:
-    from gno.resident.lock import owner_pid
-
-    return owner_pid(files.data_dir) == pid
-
-
 def stop(files: ProcessFiles) -> int | None:
     """SIGTERM, up to 10 s, then SIGKILL and 2 s. The stopped pid, or None when nothing
     was running."""
@@ -310,7 +303,7 @@ def stop(files: ProcessFiles) -> int | None:
     pid, started = record["pid"], record["started_at"]
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
-    if not _wait_gone(pid, started, STOP_SECONDS) and _owns(files, pid):
+    if not _wait_gone(pid, started, STOP_SECONDS) and owner_pid(files.data_dir) == pid:
         # Only while it still holds the lock: one that let it go is on its way out, and
         # its pid may already be another process's.
         with contextlib.suppress(ProcessLookupError):
@@ -363,9 +356,13 @@ def detach(files: ProcessFiles, argv: list[str], host: str) -> dict[str, Any]:
             f"gno {files.kind} is already running (pid {record['pid']}, port {record['port']}). "
             f"Stop it with `gno {files.kind} --stop`."
         )
-    files.log_file.parent.mkdir(parents=True, exist_ok=True)
-    files.pid_file.parent.mkdir(parents=True, exist_ok=True)
-    log_fd = os.open(files.log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        files.log_file.parent.mkdir(parents=True, exist_ok=True)
+        files.pid_file.parent.mkdir(parents=True, exist_ok=True)
+        log_fd = os.open(files.log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ProcessError(f"Cannot open {exc.filename} ({why}): is its folder read-only?") from exc
     try:
         child = subprocess.Popen(
             child_command(argv, files),

@@ -184,3 +184,31 @@ def test_a_trace_database_of_a_newer_gno_is_refused_and_never_written(indexed: P
         f"The retrieval trace database {traces} was written by a newer gno (schema {newer};"
     )
     assert traces.read_bytes() == before
+
+
+def test_a_data_folder_where_no_lock_file_can_be_made_is_a_clear_error(indexed: Path) -> None:
+    # Before: "Internal error (PermissionError …index-default.lock)" for a collection
+    # change, the same for `gno serve` (resident.lock) and `--detach` (serve.log).
+    config = Path(os.environ["GNO_CONFIG_DIR"]) / "index.yml"
+    before = config.read_text()
+    folder = indexed.parent
+    for lock in folder.glob("*.lock"):
+        lock.unlink()
+    other = indexed.parent.parent / "more"
+    other.mkdir()
+    folder.chmod(0o555)
+    try:
+        done = gno_unprivileged("collection", "add", str(other), "--name", "more", "--json")
+        assert done.returncode == 2, done.stdout
+        assert error_of(done)["message"] == (
+            f"Cannot open the lock file {folder}/index-default.lock (Permission denied): "
+            "is the data folder read-only?"
+        )
+        for command in (["serve", "--port", "0"], ["serve", "--detach", "--port", "0"]):
+            done = gno_unprivileged(*command)
+            assert done.returncode == 2, (command, done.stderr)
+            assert "Internal error" not in done.stderr
+            assert "(Permission denied): is the" in done.stderr
+    finally:
+        folder.chmod(0o755)
+    assert config.read_text() == before
