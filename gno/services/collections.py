@@ -35,31 +35,10 @@ from gno.errors import (
     UnavailableError,
     ValidationError,
 )
+from gno.ingest.roots import is_system_root
 from gno.services.index_guard import config_change
 from gno.services.model_settings import collection_embed_model
 from gno.services.sync_paths import check_file_name
-
-
-def _dangerous_roots() -> set[str]:
-    home = os.path.expanduser("~")
-    roots = {
-        "/",
-        home,
-        "/etc",
-        "/usr",
-        "/bin",
-        "/sbin",
-        "/lib",
-        "/var",
-        "/boot",
-        "/dev",
-        "/proc",
-        "/sys",
-        "/System",
-        "/Library",
-    }
-    roots |= {os.path.join(home, d) for d in (".config", ".local", ".ssh", ".gnupg")}
-    return {os.path.realpath(r) for r in roots} | roots
 
 
 def check_root(path: str) -> str:
@@ -67,7 +46,7 @@ def check_root(path: str) -> str:
     check_file_name(path)
     absolute = os.path.abspath(os.path.expanduser(path))
     real = os.path.realpath(absolute)
-    if absolute in _dangerous_roots() or real in _dangerous_roots():
+    if is_system_root(absolute):
         raise InvalidPathError(
             f"Refusing to index {absolute}: choose a specific folder, not a system or home root"
         )

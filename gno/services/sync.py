@@ -34,6 +34,7 @@ from gno.errors import Cancelled, NotFoundError
 from gno.file_writes import remove_stale_temps
 from gno.index_lock import index_guard
 from gno.ingest.reading import inside, special_kind
+from gno.ingest.roots import is_system_root
 from gno.ingest.walker import EXCLUDED_COUNT_MAX, WalkEntry, count_files, walk
 from gno.ports import READ_ERROR
 from gno.refactor_journal import recover_if_pending
@@ -67,11 +68,24 @@ class CollectionSync(FileApplier):
                 ]
                 self._error("", code, f"`{command}` failed: {tail[0]}")
 
+    def _usable(self, root: Path) -> bool:
+        """A root to sync, else reported: an unmounted or moved folder must not wipe the
+        index, and one that became (a link to) a system root is never read."""
+        if not root.is_dir():
+            self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
+            return False
+        if is_system_root(str(root)):
+            self._error(
+                "",
+                "INVALID_PATH",
+                f"Refusing to index {root}: it is (or links to) a system or home root",
+            )
+            return False
+        return True
+
     def run(self, git_pull: bool = False, run_update_cmd: bool = False) -> CollectionTally:
         root = Path(self.coll.path).expanduser()
-        if not root.is_dir():
-            # An unmounted or moved folder must not wipe the index: report, touch nothing.
-            self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
+        if not self._usable(root):
             return self.tally
         self.run_commands(root, git_pull, run_update_cmd)
         rules = FileRules.build(
@@ -131,8 +145,7 @@ class CollectionSync(FileApplier):
     def run_paths(self, rel_paths: list[str]) -> CollectionTally:
         """Re-read only these files (checked by ``sync_paths.resolve_paths``); one that is gone leaves the index."""
         root = Path(self.coll.path).expanduser()
-        if not root.is_dir():
-            self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
+        if not self._usable(root):
             return self.tally
         real_root = os.path.realpath(root)
         states = self.store.doc_states(self.coll.name)
