@@ -161,7 +161,8 @@ class NewerIndexError(GnoError):
 
 class IndexFileError(GnoError):
     """SQLite could not read or write the index file itself (a read-only file or folder,
-    damaged pages, an I/O error): the open transaction was rolled back."""
+    damaged pages, an I/O error): the open transaction was rolled back. Also a lock file
+    of the data folder that cannot be opened (a read-only folder): nothing was done."""
 
     code = "RUNTIME"
 

@@ -101,11 +101,7 @@ def _hold(path: Path, wait: float, busy: str) -> Iterator[None]:
     if path in held:
         yield
         return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, _OPEN_FLAGS, 0o600)
-    except OSError as exc:  # a file where the data folder should be, a read-only folder
-        raise folder_error(path.parent, exc) from exc
+    fd = open_lock_file(path, _OPEN_FLAGS)
     try:
         deadline = time.monotonic() + wait
         while not _try_lock(fd):
@@ -120,3 +116,13 @@ def _hold(path: Path, wait: float, busy: str) -> Iterator[None]:
             _unlock(fd)
     finally:
         os.close(fd)
+
+
+def open_lock_file(path: Path, flags: int) -> int:
+    """A descriptor of a lock file in the data folder, made when missing; a folder gno
+    cannot make or write in is a clear error naming it (``paths.folder_error``), not a crash."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, flags, 0o600)
+    except OSError as exc:  # a file where the data folder should be, a read-only folder
+        raise folder_error(path.parent, exc) from exc

@@ -106,6 +106,10 @@ class IndexWrites(Protocol):
         """The sync ``doc_states`` started ended (done, stopped or failed)."""
         ...
 
+    def active_ids(self, collection: str) -> set[int]:
+        """Ids of the collection's active documents (a sync reads them before its walk)."""
+        ...
+
     def touch_document(self, doc_id: int, size: int, mtime_ns: int, inode: int | None) -> None: ...
 
     def save_document(

@@ -4,8 +4,8 @@ The kernel drops an flock when the last descriptor of its open file goes, so a
 crashed server never leaves a stale lock behind as long as no other process
 holds a copy of the descriptor: it is opened close-on-exec, and the sync's
 worker processes are spawned, not forked (``gno.ingest.pipeline``), so they
-never inherit it. The file's JSON body only tells a refused second server who
-the owner is.
+never inherit it. The file's JSON body tells a refused second server who the
+owner is, and `--status`/`--stop` whether a pid file's process is that owner.
 """
 
 from __future__ import annotations
@@ -13,14 +13,15 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from gno.errors import OwnerLockedError
-from gno.paths import folder_error
 
 LOCK_NAME = "resident.lock"
+PROBE_WAIT_SECONDS = 0.5  # a second server waits this long for ``owner_pid``'s probe to end
 
 
 class DataDirLock:
@@ -30,14 +31,10 @@ class DataDirLock:
 
     def acquire(self, info: dict[str, Any]) -> None:
         """Take the lock or raise ``OwnerLockedError`` naming the running owner."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        except OSError as exc:  # a file where the data folder should be, a read-only one
-            raise folder_error(self.path.parent, exc) from exc
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        from gno.index_lock import open_lock_file
+
+        fd = open_lock_file(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC)
+        if not _take(fd):
             owner = _read_owner(fd)
             os.close(fd)
             who = (
@@ -67,8 +64,45 @@ class DataDirLock:
             self._fd = None
 
 
+def _take(fd: int) -> bool:
+    """The exclusive lock, waiting out an ``owner_pid`` probe (it holds a shared lock for
+    a moment) but not an owner."""
+    deadline = time.monotonic() + PROBE_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+
+
+def owner_pid(data_dir: Path) -> int | None:
+    """The pid the live owner of ``data_dir`` recorded, None when no process holds the lock.
+
+    What proves a pid file's process is the server it names: a pid, even with its start
+    time, can be reused by an unrelated process (which `--stop` would then kill), while the
+    lock dies with its holder. A holder that recorded no pid yet gives 0."""
+    try:
+        fd = os.open(data_dir / LOCK_NAME, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            owner = _read_owner(fd)
+            return int(owner["pid"]) if owner else 0
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
 def _read_owner(fd: int) -> dict[str, Any] | None:
     try:
-        return json.loads(os.pread(fd, 4096, 0) or b"null")
+        owner = json.loads(os.pread(fd, 4096, 0) or b"null")
     except (OSError, ValueError):
         return None
+    return owner if isinstance(owner, dict) and isinstance(owner.get("pid"), int) else None

@@ -5,7 +5,8 @@ HTTP and removes it on exit, so ``peek`` (and ``--status``) report only a
 `gno serve --detach` / `gno daemon --detach`, never a foreground server (which
 the data directory's owner lock still guards). A pid alone proves little after a
 crash, so liveness also rules out zombies and processes that started after the
-pid file was written (a reused pid).
+pid file was written, and asks the data directory's owner lock (``resident.lock``),
+which only the live server holds: a pid reused within the start-time slack is not it.
 
 Standard library only: `--status`, `--stop` and `peek` must stay fast.
 """
@@ -29,6 +30,7 @@ from typing import Any
 from gno import __version__
 from gno.errors import ProcessError, ValidationError
 from gno.paths import expand_home
+from gno.resident.lock import owner_pid
 
 KINDS = ("serve", "daemon")
 READY_SECONDS = 60.0  # --detach: how long the child may take to answer
@@ -48,6 +50,7 @@ class ProcessFiles:
     kind: str  # serve | daemon
     pid_file: Path
     log_file: Path
+    data_dir: Path  # its owner lock tells whether the pid file's process is the server
 
 
 def process_files(
@@ -62,6 +65,7 @@ def process_files(
         kind,
         absolute(pid_file, data_dir / f"{kind}.pid"),
         absolute(log_file, data_dir / f"{kind}.log"),
+        data_dir,
     )
 
 
@@ -181,14 +185,19 @@ def is_alive(pid: int, started_at: str | None = None) -> bool:
 
 
 def running_record(files: ProcessFiles, *, clean_stale: bool = True) -> dict[str, Any] | None:
-    """The pid file's record when a live server of this kind owns it; a stale one
-    (its process is gone) is removed."""
+    """The pid file's record when a live server of this kind owns it: its process is alive
+    and holds the data directory's owner lock (a reused pid does not). A stale one (its
+    process is gone, or nothing holds the lock) is removed."""
     record = read_pid_file(files.pid_file)
     if record is None or record["cmd"] != files.kind:
         return None
-    if is_alive(record["pid"], record["started_at"]):
+    alive = is_alive(record["pid"], record["started_at"])
+    owner = owner_pid(files.data_dir)
+    if alive and owner == record["pid"]:
         return record
-    if clean_stale:
+    # A lock held under another pid is another server's (its own pid file): this file is
+    # left alone unless its process is gone.
+    if clean_stale and (not alive or owner is None):
         remove_pid_file(files.pid_file, record["pid"])
     return None
 
@@ -295,7 +304,9 @@ def stop(files: ProcessFiles) -> int | None:
     pid, started = record["pid"], record["started_at"]
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
-    if not _wait_gone(pid, started, STOP_SECONDS):
+    if not _wait_gone(pid, started, STOP_SECONDS) and owner_pid(files.data_dir) == pid:
+        # Only while it still holds the lock: one that let it go is on its way out, and
+        # its pid may already be another process's.
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
         if not _wait_gone(pid, started, KILL_SECONDS):
@@ -346,9 +357,13 @@ def detach(files: ProcessFiles, argv: list[str], host: str) -> dict[str, Any]:
             f"gno {files.kind} is already running (pid {record['pid']}, port {record['port']}). "
             f"Stop it with `gno {files.kind} --stop`."
         )
-    files.log_file.parent.mkdir(parents=True, exist_ok=True)
-    files.pid_file.parent.mkdir(parents=True, exist_ok=True)
-    log_fd = os.open(files.log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        files.log_file.parent.mkdir(parents=True, exist_ok=True)
+        files.pid_file.parent.mkdir(parents=True, exist_ok=True)
+        log_fd = os.open(files.log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ProcessError(f"Cannot open {exc.filename} ({why}): is its folder read-only?") from exc
     try:
         child = subprocess.Popen(
             child_command(argv, files),

@@ -28,7 +28,6 @@ from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, nor
 from gno.core.identity import make_uri, normalize_collection_name
 from gno.errors import (
     DuplicateError,
-    GnoError,
     HasReferencesError,
     InvalidPathError,
     NotFoundError,
@@ -36,35 +35,11 @@ from gno.errors import (
     UnavailableError,
     ValidationError,
 )
-from gno.paths import expand_home, home_dir
+from gno.ingest.roots import is_system_root
+from gno.paths import expand_home
 from gno.services.index_guard import config_change
 from gno.services.model_settings import collection_embed_model
 from gno.services.sync_paths import check_file_name
-
-
-def _dangerous_roots() -> set[str]:
-    try:
-        home = str(home_dir())
-    except GnoError:  # no home anywhere: none to protect, and "~" names nothing
-        home = "/"
-    roots = {
-        "/",
-        home,
-        "/etc",
-        "/usr",
-        "/bin",
-        "/sbin",
-        "/lib",
-        "/var",
-        "/boot",
-        "/dev",
-        "/proc",
-        "/sys",
-        "/System",
-        "/Library",
-    }
-    roots |= {os.path.join(home, d) for d in (".config", ".local", ".ssh", ".gnupg")}
-    return {os.path.realpath(r) for r in roots} | roots
 
 
 def check_root(path: str) -> str:
@@ -72,7 +47,7 @@ def check_root(path: str) -> str:
     check_file_name(path)
     absolute = os.path.abspath(expand_home(path))
     real = os.path.realpath(absolute)
-    if absolute in _dangerous_roots() or real in _dangerous_roots():
+    if is_system_root(absolute):
         raise InvalidPathError(
             f"Refusing to index {absolute}: choose a specific folder, not a system or home root"
         )

@@ -8,7 +8,8 @@ changed stat costs a read and a SHA-256, and only a changed hash costs a convers
 Writes are applied in
 batches, each one transaction, so Ctrl-C or a crash leaves every finished batch
 committed and nothing half-written. Files that vanished are soft-deleted
-(``active = 0``) only after a complete walk, and come back when restored.
+(``active = 0``) only after a complete walk, and only documents active before it began (a
+capture indexed meanwhile is not the walk's to judge); they come back when restored.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from gno.errors import Cancelled, NotFoundError
 from gno.file_writes import remove_stale_temps
 from gno.index_lock import index_guard
 from gno.ingest.reading import inside, special_kind
+from gno.ingest.roots import is_system_root
 from gno.ingest.walker import EXCLUDED_COUNT_MAX, WalkEntry, count_files, walk
 from gno.paths import expand_home
 from gno.ports import READ_ERROR
@@ -67,11 +69,24 @@ class CollectionSync(FileApplier):
                 ]
                 self._error("", code, f"`{command}` failed: {tail[0]}")
 
+    def _usable(self, root: Path) -> bool:
+        """A root to sync, else reported: an unmounted or moved folder must not wipe the
+        index, and one that became (a link to) a system root is never read."""
+        if not root.is_dir():
+            self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
+            return False
+        if is_system_root(str(root)):
+            self._error(
+                "",
+                "INVALID_PATH",
+                f"Refusing to index {root}: it is (or links to) a system or home root",
+            )
+            return False
+        return True
+
     def run(self, git_pull: bool = False, run_update_cmd: bool = False) -> CollectionTally:
         root = Path(expand_home(self.coll.path))
-        if not root.is_dir():
-            # An unmounted or moved folder must not wipe the index: report, touch nothing.
-            self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
+        if not self._usable(root):
             return self.tally
         self.run_commands(root, git_pull, run_update_cmd)
         rules = FileRules.build(
@@ -82,6 +97,10 @@ class CollectionSync(FileApplier):
         # A write cut short by a crash leaves its hidden temporary file; gno writes only to
         # collections not marked readOnly, so only those are swept.
         temps: list[str] | None = None if self.coll.read_only else []
+        # Only a document active before the walk began can be found gone by it: one that a
+        # capture (or a server's write) indexed meanwhile may have a file the walk passed
+        # before it existed (it was soft-deleted, its file on disk).
+        known = self.store.active_ids(self.coll.name)
         entries = list(walk(root, rules, unreadable, excluded, temps))
         if temps:
             remove_stale_temps(root, temps)
@@ -113,6 +132,8 @@ class CollectionSync(FileApplier):
         ]
         gone = []
         for rel, doc_id in [*plan.gone, *vanished]:
+            if doc_id not in known:
+                continue  # written since the walk began: the next sync's walk decides
             gone.append(doc_id)
             self.tally.changed(rel, "removed")
         with self.guard.commit(), self.store.write():
@@ -125,8 +146,7 @@ class CollectionSync(FileApplier):
     def run_paths(self, rel_paths: list[str]) -> CollectionTally:
         """Re-read only these files (checked by ``sync_paths.resolve_paths``); one that is gone leaves the index."""
         root = Path(expand_home(self.coll.path))
-        if not root.is_dir():
-            self._error("", "PATH_NOT_FOUND", f"Collection root is not a directory: {root}")
+        if not self._usable(root):
             return self.tally
         real_root = os.path.realpath(root)
         states = self.store.doc_states(self.coll.name)

@@ -72,3 +72,59 @@ def test_failed_write_rolls_back_and_locked_writer_is_reported(tmp_path, monkeyp
     with store.write():
         store.set_meta("probe", "2")
     assert store.get_meta("probe") == "2"
+
+
+def test_an_opener_that_waited_for_another_migration_runs_no_step_twice(tmp_path, monkeypatch):
+    # Two processes open an old index at once (`gno serve` and `gno status` after an
+    # upgrade): the second read the old version, waited for the first one's migration,
+    # then ran the same steps again: "Internal error (SQLError: table graph_state already
+    # exists)". Two connections on one real file, the first held inside its last step
+    # until the second has read the version.
+    import threading
+
+    import gno.adapters.sqlite.store as store_module
+
+    path = tmp_path / "i.sqlite"
+    with monkeypatch.context() as patched:
+        patched.setattr(store_module, "MIGRATIONS", [m for m in MIGRATIONS if m[0] <= 9])
+        SqliteStore.open(path, create=True).close()
+    monkeypatch.setenv("GNO_BUSY_TIMEOUT_MS", "60000")
+    first_inside, second_read = threading.Event(), threading.Event()
+    version, last_step = MIGRATIONS[-1]
+
+    def held_step(conn, settings):
+        if not first_inside.is_set():
+            first_inside.set()
+            assert second_read.wait(60)
+        last_step(conn, settings)
+
+    monkeypatch.setattr(store_module, "MIGRATIONS", [*MIGRATIONS[:-1], (version, held_step)])
+    read_version = SqliteStore.schema_version
+
+    def noted(self):
+        found = read_version(self)
+        if threading.current_thread().name == "second" and not second_read.is_set():
+            assert found == 9  # it read the old version: the race happened
+            second_read.set()
+        return found
+
+    monkeypatch.setattr(SqliteStore, "schema_version", noted)
+    outcomes: dict[str, object] = {}
+
+    def opener(name):
+        try:
+            store = SqliteStore.open(path)
+            outcomes[name] = read_version(store)
+            store.close()
+        except BaseException as exc:
+            outcomes[name] = exc
+
+    first = threading.Thread(target=opener, args=("first",), name="first")
+    first.start()
+    assert first_inside.wait(60)
+    second = threading.Thread(target=opener, args=("second",), name="second")
+    second.start()
+    first.join(60)
+    second.join(60)
+    assert second_read.is_set()
+    assert outcomes == {"first": LATEST, "second": LATEST}

@@ -1,6 +1,7 @@
 """The retrieval trace database's schema versions (gno/adapters/sqlite/trace_db.py): a file
-written by an older gno is upgraded in place, keeping its traces, and retention's aggregate
-reads a narrow index instead of every stored trace."""
+written by an older gno is upgraded in place, keeping its traces, one of a newer gno is
+refused unwritten, and retention's aggregate reads a narrow index instead of every stored
+trace."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import json
 from pathlib import Path
 
 import apsw
+import pytest
 
 from gno.adapters.sqlite.trace_db import SCHEMA_V1, SCHEMA_VERSION, TraceDb
+from gno.errors import NewerIndexError
 
 RETENTION_READ = "SELECT count(*), total(byte_size), min(expires_at_ms) FROM retrieval_traces"
 
@@ -59,14 +62,21 @@ def test_retention_reads_the_covering_index_not_the_traces(tmp_path: Path) -> No
         db.close()
 
 
-def test_a_file_from_a_newer_gno_is_not_downgraded(tmp_path: Path) -> None:
+def test_a_file_from_a_newer_gno_is_refused_and_never_written(tmp_path: Path) -> None:
+    # Before: it was opened and written to (a newer schema's rows may not be what this gno
+    # writes); now it is refused before any write, the journal mode's included.
     path = tmp_path / "trace-newer.db"
     _version_1_file(path, traces=1)
     conn = apsw.Connection(str(path))
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
-    db = TraceDb.open(path)
-    try:
-        assert db.version() == SCHEMA_VERSION + 1
-    finally:
-        db.close()
+    before = path.read_bytes()
+    with pytest.raises(NewerIndexError) as refused:
+        TraceDb.open(path)
+    assert refused.value.message == (
+        f"The retrieval trace database {path} was written by a newer gno (schema "
+        f"{SCHEMA_VERSION + 1}; this gno knows up to {SCHEMA_VERSION}): traces are off until "
+        "gno is upgraded; nothing was changed"
+    )
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["trace-newer.db"]  # no WAL either

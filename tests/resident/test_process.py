@@ -1,5 +1,6 @@
 """Pid files and liveness (gno/resident/process.py) on real files and real processes:
-atomic records, stale files, zombies and reused pids are "not running"."""
+atomic records, stale files, zombies and reused pids are "not running", and a process that
+does not hold the data directory's owner lock is never the server."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from gno.resident import process
+from gno.resident.lock import DataDirLock
 
 
 def files(tmp_path: Path, kind: str = "serve") -> process.ProcessFiles:
@@ -35,15 +38,26 @@ def test_defaults_live_in_the_data_dir_and_given_paths_become_absolute(tmp_path:
     assert given.log_file == Path("~/x.log").expanduser()
 
 
-def test_pid_file_round_trip(tmp_path: Path) -> None:
+@pytest.fixture
+def owner(tmp_path: Path) -> Iterator[DataDirLock]:
+    """This test process as the data directory's server: it holds the owner lock."""
+    lock = DataDirLock(tmp_path)
+    lock.acquire({"cmd": "serve", "port": 4321})
+    yield lock
+    lock.release()
+
+
+def test_pid_file_round_trip(tmp_path: Path, owner: DataDirLock) -> None:
     target = files(tmp_path)
     process.write_pid_file(target.pid_file, "serve", 4321)
     record = json.loads(target.pid_file.read_text())
     assert set(record) == {"pid", "port", "cmd", "version", "started_at"}
     assert process.read_pid_file(target.pid_file) == record
-    assert process.running_record(target) == record  # this test process is alive
+    assert process.running_record(target) == record  # alive, and it holds the lock
     assert process.running_record(files(tmp_path, "daemon")) is None  # other command's file
-    assert [p.name for p in tmp_path.iterdir()] == ["serve.pid"]  # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["resident.lock", "serve.pid"]
+    owner.release()  # the server let the data directory go: the file is stale
+    assert process.running_record(target) is None and not target.pid_file.exists()
 
 
 @pytest.mark.parametrize(
@@ -105,6 +119,42 @@ def test_a_pid_reused_after_the_file_was_written_is_not_ours(tmp_path: Path) -> 
     assert process.is_alive(os.getpid(), datetime.now(UTC).isoformat())
 
 
+def test_a_pid_reused_within_the_slack_is_neither_reported_nor_stopped(tmp_path: Path) -> None:
+    # A server killed with SIGKILL; its pid reused a moment later by an unrelated process.
+    # Its start time is within the slack of the pid file's, so only the owner lock tells:
+    # before, `--status` called it running and `--stop` sent it SIGTERM, then SIGKILL.
+    target = files(tmp_path)
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        DataDirLock(tmp_path).path.write_text(json.dumps({"pid": server.pid, "cmd": "serve"}))
+        written = datetime.now(UTC) - timedelta(seconds=2)  # just before it started
+        target.pid_file.write_text(
+            json.dumps(
+                {
+                    "pid": server.pid,
+                    "port": 3000,
+                    "cmd": "serve",
+                    "version": "0.1.0",
+                    "started_at": written.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                }
+            )
+        )
+        assert process.is_alive(server.pid, target_started(target))  # the slack admits it
+        assert process.process_status(target)["running"] is False
+        assert process.stop(target) is None
+        assert server.poll() is None  # never signalled
+        assert not target.pid_file.exists()  # stale: nothing holds the lock
+    finally:
+        server.kill()
+        server.wait()
+
+
+def target_started(target: process.ProcessFiles) -> str:
+    record = process.read_pid_file(target.pid_file)
+    assert record is not None
+    return str(record["started_at"])
+
+
 def test_remove_pid_file_spares_a_newer_server(tmp_path: Path) -> None:
     target = files(tmp_path)
     process.write_pid_file(target.pid_file, "serve", 3000)
@@ -112,7 +162,7 @@ def test_remove_pid_file_spares_a_newer_server(tmp_path: Path) -> None:
     assert target.pid_file.exists()
 
 
-def test_status_of_a_live_record_without_a_listener(tmp_path: Path) -> None:
+def test_status_of_a_live_record_without_a_listener(tmp_path: Path, owner: DataDirLock) -> None:
     target = files(tmp_path)
     target.log_file.write_text("hello\n")
     process.write_pid_file(target.pid_file, "serve", 1)  # nothing listens on port 1

@@ -286,3 +286,36 @@ def test_a_record_container_swapped_out_of_the_root_after_the_walk_is_not_read(
     assert [r.uri for r in search(app, "goodword").results] == ["gno://notes/ok.md"]
     if moment == "hash":  # a partial import that removes nothing
         assert errors_of(result)[f"zz/{name}"] == "CORRUPT"
+
+
+# --- a root that became (a link to) a system or home root --------------------------------
+
+
+def test_a_root_replaced_by_a_link_to_home_is_never_read(make_app, tmp_path, monkeypatch):
+    # `collection add` refuses /, the home folder and system folders, but a sync took the
+    # root as it found it: replaced by a link to / it walked and indexed the whole machine.
+    # The home folder stands in for / here (a test must not walk the machine).
+    home = tmp_path / "home-of-user"
+    (home / "private").mkdir(parents=True)
+    (home / "private" / "secret.md").write_text("# Secret\n\nhomeword\n")
+    monkeypatch.setenv("HOME", str(home))
+    app, root = make_app({"a.md": "# A\n\nrootword\n"})
+    sync(app)
+    root.rename(tmp_path / "moved-away")
+    root.symlink_to(home, target_is_directory=True)
+    result = sync(app)
+    assert errors_of(result) == {"": "INVALID_PATH"}
+    assert result.collections[0].filesMarkedInactive == 0  # touches nothing, like a lost root
+    assert active_paths(app) == {"a.md"}
+    assert search(app, "homeword").results == []
+    assert (
+        sync(app, collection="notes", paths=["private/secret.md"]).collections[0].errors[0].code
+        == "INVALID_PATH"
+    )
+    assert search(app, "homeword").results == []
+    from gno.ingest.roots import root_problem  # status, doctor and the watcher ask this
+
+    assert root_problem(str(root)) == (
+        "INVALID_PATH",
+        "The collection folder is (or links to) a system or home root.",
+    )

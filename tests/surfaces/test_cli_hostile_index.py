@@ -161,3 +161,51 @@ def test_an_unwritable_config_folder_leaves_the_index_as_it_was(indexed: Path) -
     assert json.loads(gno("search", "sampling", "--json").stdout)["results"][0]["uri"] == (
         "gno://notes/a.md"
     )
+
+
+def test_a_trace_database_of_a_newer_gno_is_refused_and_never_written(indexed: Path) -> None:
+    # Before: `gno search` recorded its trace into the newer file, whatever its schema held.
+    config = Path(os.environ["GNO_CONFIG_DIR"]) / "index.yml"
+    config.write_text(config.read_text() + "retrievalTraces:\n  enabled: true\n")
+    assert gno("search", "sampling", "--json").stderr.startswith("Trace: trc_")
+    traces = indexed.with_name("trace-default.db")
+    conn = apsw.Connection(str(traces))
+    newer = conn.execute("PRAGMA user_version").fetchone()[0] + 1
+    conn.execute(f"PRAGMA user_version = {newer}")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    before = traces.read_bytes()
+    done = gno("search", "sampling", "--json")
+    assert done.returncode == 0, done.stderr  # the read answers, untraced
+    assert json.loads(done.stdout)["results"] and "Trace:" not in done.stderr
+    done = gno("trace", "list", "--json")
+    assert done.returncode == 2
+    assert error_of(done)["message"].startswith(
+        f"The retrieval trace database {traces} was written by a newer gno (schema {newer};"
+    )
+    assert traces.read_bytes() == before
+
+
+def test_a_data_folder_where_no_lock_file_can_be_made_is_a_clear_error(indexed: Path) -> None:
+    # Before: "Internal error (PermissionError …index-default.lock)" for a collection
+    # change, the same for `gno serve` (resident.lock) and `--detach` (serve.log).
+    config = Path(os.environ["GNO_CONFIG_DIR"]) / "index.yml"
+    before = config.read_text()
+    folder = indexed.parent
+    for lock in folder.glob("*.lock"):
+        lock.unlink()
+    other = indexed.parent.parent / "more"
+    other.mkdir()
+    folder.chmod(0o555)
+    try:
+        done = gno_unprivileged("collection", "add", str(other), "--name", "more", "--json")
+        assert done.returncode == 2, done.stdout
+        assert error_of(done)["message"] == f"Cannot use the folder {folder}: Permission denied"
+        for command in (["serve", "--port", "0"], ["serve", "--detach", "--port", "0"]):
+            done = gno_unprivileged(*command)
+            assert done.returncode == 2, (command, done.stderr)
+            assert "Internal error" not in done.stderr
+            assert str(folder) in done.stderr and "Permission denied" in done.stderr
+    finally:
+        folder.chmod(0o755)
+    assert config.read_text() == before

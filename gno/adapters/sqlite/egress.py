@@ -26,6 +26,7 @@ from typing import Any, TypeVar, cast
 
 import apsw
 
+from gno.adapters.sqlite.failures import maps_file_failures
 from gno.rows import now_iso
 
 MAX_RECEIPTS = 10_000
@@ -100,6 +101,7 @@ class SharedConnection:
                 self._conn = None
 
 
+@maps_file_failures  # a damaged receipts file: its own error, naming it
 class AuditLog:
     """The receipts file: one connection, serialized by a lock, created on first use."""
 
@@ -306,6 +308,7 @@ class EgressStore:
             found.close()
 
 
+@maps_file_failures  # a damaged index: the store's error, before any handler runs
 class EgressLedger:
     """A server's egress state: the index's policies on a read connection of its own and
     the receipts file (thread-safe by a lock each)."""

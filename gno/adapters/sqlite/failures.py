@@ -1,14 +1,19 @@
 """What a failure of the index file itself means to the user: SQLite's errors for a full
 disk, a read-only file or folder, damaged pages or an I/O error, as gno errors (the store
-maps them at the adapter edge; a constraint or a bad statement stays a bug)."""
+maps them at the adapter edge, writes in ``write()`` and every method by
+``maps_file_failures``; a constraint or a bad statement stays a bug)."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
+from types import FunctionType
+from typing import Any, TypeVar
 
 import apsw
 
-from gno.errors import DiskFullError, GnoError, IndexFileError
+from gno.errors import DiskFullError, GnoError, IndexFileError, LockedError
 
 
 def disk_full(path: Path) -> DiskFullError:
@@ -33,3 +38,44 @@ def file_failure(path: Path, exc: BaseException) -> GnoError | None:
     if isinstance(exc, apsw.IOError | apsw.CantOpenError):
         return IndexFileError(f"Cannot read or write the index {path}: {exc}")
     return None
+
+
+_T = TypeVar("_T")
+
+
+def maps_file_failures(cls: type[_T]) -> type[_T]:
+    """Wrap every public method of ``cls`` (its mixins' too) so that a failure of the index
+    file met on a *read* (damaged pages, an I/O error, a lock SQLite waited for in vain)
+    leaves the adapter as the gno error ``write()`` raises for a write, naming the file.
+
+    At the method, not the cursor: an apsw cursor subclass would map it as well, but its
+    Python ``__next__`` costs every row of every scan; a method call pays one ``try``.
+    No method hands a cursor out (nothing above the adapter sees ``conn``), so the rows
+    are all read inside the wrapper."""
+    seen: set[str] = set()
+    for klass in cls.__mro__:  # the first definition of a name is the one calls reach
+        for name, method in list(vars(klass).items()):
+            if name.startswith("_") or name in seen:
+                continue
+            seen.add(name)
+            if isinstance(method, FunctionType):  # not a classmethod, property or constant
+                setattr(cls, name, _mapped(method))
+    return cls
+
+
+def _mapped(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except apsw.BusyError as exc:
+            raise LockedError(
+                f"The index {self.path} is locked by another process; try again"
+            ) from exc
+        except apsw.Error as exc:
+            failure = file_failure(self.path, exc)
+            if failure is None:
+                raise  # a constraint, a bad statement: a bug, reported as one
+            raise failure from exc
+
+    return call

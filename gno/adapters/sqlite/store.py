@@ -5,7 +5,8 @@ Parts: ``store`` (this module), ``writes`` (what a sync applies), ``reads``
 
 Write paths run in ``BEGIN IMMEDIATE`` transactions so a sync is applied in
 whole batches or not at all. apsw errors are mapped to gno errors here, at the
-adapter edge; nothing above this module sees an apsw exception.
+adapter edge (``write()`` for writes, ``maps_file_failures`` on every method for
+reads); nothing above this module sees an apsw exception.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from gno.adapters.sqlite.cache import ExpansionCache
 from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.edges import EdgeStore
 from gno.adapters.sqlite.egress import EgressStore
-from gno.adapters.sqlite.failures import file_failure
+from gno.adapters.sqlite.failures import file_failure, maps_file_failures
 from gno.adapters.sqlite.metadata import MetadataStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
@@ -55,6 +56,7 @@ def tokenize_spec(tokenizer: str) -> str:
     return by_name[tokenizer]
 
 
+@maps_file_failures  # reads too: damaged pages are the same error on every surface
 class SqliteStore(
     DocumentWrites,
     DocumentReads,
@@ -107,7 +109,7 @@ class SqliteStore(
         except apsw.BusyError as exc:
             raise LockedError(f"The index {path} is locked by another process") from exc
         except apsw.Error as exc:
-            raise GnoError(f"Cannot open index {path}: {exc}") from exc
+            raise file_failure(path, exc) or GnoError(f"Cannot open index {path}: {exc}") from exc
         store = cls(conn, path)
         store.busy_timeout_ms = busy_timeout_ms
         try:
@@ -139,19 +141,18 @@ class SqliteStore(
             ) from None
 
     def migrate(self, tokenizer: str = "porter") -> None:
-        current = self.schema_version()
-        known = max((v for v, _ in MIGRATIONS), default=0)
-        if current > known:  # checked before any write: a downgrade would lose its data
-            raise NewerIndexError(
-                f"The index {self.path} was written by a newer gno (schema {current}; this "
-                f"gno knows up to {known}): upgrade gno to use it; nothing was changed"
-            )
-        pending = [(v, fn) for v, fn in sorted(MIGRATIONS) if v > current]
-        if not pending:
+        current = self._current_schema()
+        if current == max((v for v, _ in MIGRATIONS), default=0):
             return
         if current >= 2:  # vector tables exist: steps may rebuild KNN tables if sqlite-vec loads
             self.load_vec_extension()
         with self.write():
+            # Read again under the write lock: another process opening the same old index
+            # may have migrated it while this one waited (its steps would run twice).
+            current = self._current_schema()
+            pending = [(v, fn) for v, fn in sorted(MIGRATIONS) if v > current]
+            if not pending:
+                return
             if current == 0:
                 self.conn.execute(
                     "CREATE TABLE IF NOT EXISTS schema_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL)"
@@ -162,6 +163,18 @@ class SqliteStore(
             for version, step in pending:
                 step(self.conn, settings)
                 self.set_meta("version", str(version))
+
+    def _current_schema(self) -> int:
+        """The index's schema version, refused when a newer gno wrote it (checked before
+        any write: a downgrade would lose its data)."""
+        current = self.schema_version()
+        known = max((v for v, _ in MIGRATIONS), default=0)
+        if current > known:
+            raise NewerIndexError(
+                f"The index {self.path} was written by a newer gno (schema {current}; this "
+                f"gno knows up to {known}): upgrade gno to use it; nothing was changed"
+            )
+        return current
 
     @contextmanager
     def write(self) -> Iterator[None]:

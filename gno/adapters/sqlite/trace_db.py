@@ -20,7 +20,7 @@ from pathlib import Path
 import apsw
 
 from gno.adapters.sqlite.traces import RetrievalTraceStore
-from gno.errors import GnoError, LockedError
+from gno.errors import GnoError, LockedError, NewerIndexError
 
 BUSY_TIMEOUT_MS = 5000
 SCHEMA_V1 = """
@@ -99,22 +99,39 @@ class TraceDb(RetrievalTraceStore):
             conn = apsw.Connection(str(path))
             busy = int(os.environ.get("GNO_BUSY_TIMEOUT_MS", BUSY_TIMEOUT_MS))
             conn.set_busy_timeout(busy)
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
             db = cls(conn, busy)
-            if db.version() < SCHEMA_VERSION:
-                with db.write():  # read again inside: another process may have upgraded it
-                    current = db.version()
-                    if current < SCHEMA_VERSION:
-                        for version in range(current, SCHEMA_VERSION):
-                            conn.execute(UPGRADES[version])
-                        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            try:
+                db._refuse_newer(path)  # before any write, a journal mode's included
+                conn.execute("PRAGMA foreign_keys = ON")
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                if db.version() < SCHEMA_VERSION:
+                    with db.write():  # read again inside: another process may have upgraded it
+                        db._refuse_newer(path)
+                        current = db.version()
+                        if current < SCHEMA_VERSION:
+                            for version in range(current, SCHEMA_VERSION):
+                                conn.execute(UPGRADES[version])
+                            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            except BaseException:
+                conn.close()
+                raise
         except apsw.BusyError as exc:
             raise LockedError("The retrieval trace database is locked by another process") from exc
         except apsw.Error as exc:
             raise GnoError(f"Cannot open the retrieval trace database {path}: {exc}") from exc
         return db
+
+    def _refuse_newer(self, path: Path) -> None:
+        """A newer gno's file is never written: its rows may not be what this gno writes,
+        and a downgrade of its schema would lose them."""
+        current = self.version()
+        if current > SCHEMA_VERSION:
+            raise NewerIndexError(
+                f"The retrieval trace database {path} was written by a newer gno (schema "
+                f"{current}; this gno knows up to {SCHEMA_VERSION}): traces are off until gno "
+                "is upgraded; nothing was changed"
+            )
 
     def version(self) -> int:
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])  # type: ignore[index]

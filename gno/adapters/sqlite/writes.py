@@ -50,6 +50,12 @@ class DocumentWrites(DocumentJournal):
         self.journal_sync_started(collection, set(states))  # every sync of a collection starts here
         return states
 
+    def active_ids(self, collection: str) -> set[int]:
+        rows = self.conn.execute(
+            "SELECT id FROM documents WHERE collection = ? AND active = 1", (collection,)
+        )
+        return {int(r[0]) for r in rows}
+
     def touch_document(self, doc_id: int, size: int, mtime_ns: int, inode: int | None) -> None:
         self.conn.execute(
             "UPDATE documents SET source_size = ?, source_mtime_ns = ?, source_inode = ? WHERE id = ?",
