@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from gno.connectors.skills import places
+from gno.ingest.roots import is_system_root
 from gno.mcpinstall.targets import Places
 from gno.models.catalog import parse_model_uri
 from gno.paths import completion_target, resolve_paths
-from gno.services.collections import _dangerous_roots
 
 GNO = [sys.executable, "-m", "gno.cli.entry"]
 
@@ -119,7 +119,7 @@ def test_an_empty_or_relative_home_is_not_taken_for_the_home_folder(
     assert Places.from_env().home == user_home
     assert [p.folder for p in places("claude")] == [user_home / ".claude" / "skills"]
     assert completion_target("zsh")[0] == user_home / ".zfunc" / "_gno"
-    assert str(user_home) in _dangerous_roots()
+    assert is_system_root(str(user_home))
 
 
 def test_mcp_install_with_an_empty_home_names_the_users_own_config(

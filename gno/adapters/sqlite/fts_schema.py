@@ -110,3 +110,17 @@ def rebuild_outline(conn: apsw.Connection, tokenize: str) -> None:
     conn.execute(outline_table_sql(tokenize))
     for rows in _indexed_documents(conn):
         conn.executemany(OUTLINE_INSERT, outline_rows(rows))
+
+
+def tokenize_spec(tokenizer: str) -> str:
+    """The FTS5 ``tokenize`` argument of a configured tokenizer name. trigram (GNO's option
+    for substring and CJK matching) indexes every three characters: words shorter than
+    three characters match nothing and the index is several times larger."""
+    from gno.core.fts import TOKENIZER  # only a new or migrating index asks: not every read
+
+    by_name = {
+        "porter": TOKENIZER,
+        "unicode61": "unicode61 remove_diacritics 2",
+        "trigram": "trigram",
+    }
+    return by_name[tokenizer]

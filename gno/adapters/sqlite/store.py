@@ -27,6 +27,7 @@ from gno.adapters.sqlite.cursor import scalar
 from gno.adapters.sqlite.edges import EdgeStore
 from gno.adapters.sqlite.egress import EgressStore
 from gno.adapters.sqlite.failures import file_failure, maps_file_failures
+from gno.adapters.sqlite.fts_schema import tokenize_spec
 from gno.adapters.sqlite.metadata import MetadataStore
 from gno.adapters.sqlite.migrations import MIGRATIONS
 from gno.adapters.sqlite.reads import DocumentReads
@@ -40,20 +41,6 @@ from gno.paths import folder_error
 from gno.rows import iso_from_ns, now_iso
 
 BUSY_TIMEOUT_MS = 5000  # override with GNO_BUSY_TIMEOUT_MS
-
-
-def tokenize_spec(tokenizer: str) -> str:
-    """The FTS5 ``tokenize`` argument of a configured tokenizer name. trigram (GNO's option
-    for substring and CJK matching) indexes every three characters: words shorter than
-    three characters match nothing and the index is several times larger."""
-    from gno.core.fts import TOKENIZER  # only a new or migrating index asks: not every read
-
-    by_name = {
-        "porter": TOKENIZER,
-        "unicode61": "unicode61 remove_diacritics 2",
-        "trigram": "trigram",
-    }
-    return by_name[tokenizer]
 
 
 @maps_file_failures  # reads too: damaged pages are the same error on every surface
