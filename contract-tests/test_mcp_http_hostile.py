@@ -1,0 +1,130 @@
+"""`/mcp` of a real `gno serve` against hostile HTTP clients (surfaces.md §3.6): a queue
+of tool calls behind a slow one does not starve the REST routes of the same server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rest_helpers import build_corpus, running
+
+from gno.index_lock import WRITE_LEASE_NAME
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("mcp")
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "hostile-http", "version": "0"},
+    },
+}
+# More calls than the worker threads anyio lends the whole server (40 by default).
+QUEUED_CALLS = 64
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _own_servers(request: pytest.FixtureRequest) -> None:
+    if request.config.getoption("--base-url"):
+        pytest.skip("starts its own gno serve processes")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return build_corpus(tmp_path_factory.mktemp("mcp-hostile"), vectors=False)
+
+
+def _session(client: httpx.Client, url: str) -> dict[str, str]:
+    opened = client.post(url, json=INIT, headers=ACCEPT)
+    assert opened.status_code == 200, opened.text
+    headers = ACCEPT | {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
+    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert client.post(url, json=done, headers=headers).status_code == 202
+    return headers
+
+
+def _tool(rid: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    params = {"name": name, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+
+
+def _answer(text: str) -> dict[str, Any]:
+    data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+    return json.loads(data[-1])
+
+
+@contextlib.contextmanager
+def writer_lease(env: dict[str, str]) -> Iterator[None]:
+    """Another writer holds GNO's writer lease: a capture waits for it (up to 120 s)."""
+    fd = os.open(Path(env["GNO_DATA_DIR"]) / WRITE_LEASE_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _has_open(pid: int, path: Path) -> bool:
+    with contextlib.suppress(OSError):
+        return any(os.readlink(fd) == str(path) for fd in Path(f"/proc/{pid}/fd").iterdir())
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc/<pid>/fd")
+def test_mcp_calls_queued_behind_a_slow_one_leave_rest_answering(
+    corpus: dict[str, str],
+) -> None:
+    """Tool calls run one at a time; those waiting for their turn used to wait on worker
+    threads, so 64 of them behind a capture waiting for the writer lease took every
+    thread of the server and REST reads hung until the capture gave up (120 s)."""
+    lease = (Path(corpus["GNO_DATA_DIR"]) / WRITE_LEASE_NAME).resolve()
+    with (
+        running(corpus, "--mcp-enable-write", "--no-watch") as srv,
+        httpx.Client(timeout=300) as client,
+        writer_lease(corpus),
+    ):
+        url = f"{srv.url}/mcp"
+        headers = _session(client, url)
+
+        async def flood() -> None:
+            limits = httpx.Limits(max_connections=QUEUED_CALLS + 8)
+            async with httpx.AsyncClient(timeout=300, limits=limits) as calls:
+
+                async def opened(message: dict[str, Any]) -> httpx.Response:
+                    request = calls.build_request("POST", url, json=message, headers=headers)
+                    return await calls.send(request, stream=True)  # its SSE stream has begun
+
+                arguments = {"collection": "notes", "content": "queued", "path": "queued.md"}
+                slow = await opened(_tool(2, "gno_capture", arguments))
+                for _ in range(600):  # the capture holds the turn and waits for the lease
+                    if _has_open(srv.proc.pid, lease):
+                        break
+                    await asyncio.sleep(0.1)
+                assert _has_open(srv.proc.pid, lease)
+                search = [_tool(10 + i, "gno_search", {"query": "q"}) for i in range(QUEUED_CALLS)]
+                queued = await asyncio.gather(*(opened(m) for m in search))
+                assert {r.status_code for r in queued} == {200}
+                # Requests reach the session in order: once a later ping is answered, every
+                # queued call has been handed to its handler.
+                ping = {"jsonrpc": "2.0", "id": 999, "method": "ping"}
+                pong = await calls.post(url, json=ping, headers=headers, timeout=60)
+                assert _answer(pong.text) == {"jsonrpc": "2.0", "id": 999, "result": {}}
+                # REST answers while the capture still waits for the lease.
+                rest = await calls.post(f"{srv.url}/api/search", json={"query": "q"}, timeout=90)
+                assert rest.status_code == 200, rest.text
+                assert _has_open(srv.proc.pid, lease)
+                for response in [slow, *queued]:
+                    await response.aclose()
+
+        asyncio.run(flood())
