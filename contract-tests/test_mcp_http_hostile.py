@@ -1,5 +1,7 @@
 """`/mcp` of a real `gno serve` against hostile HTTP clients (surfaces.md §3.6): a queue
-of tool calls behind a slow one does not starve the REST routes of the same server."""
+of tool calls behind a slow one does not starve the REST routes of the same server;
+resumption, a body that is not JSON and one past `maxBodyBytes` get GNO's statuses as
+JSON-RPC errors, never a 500 or plain text."""
 
 from __future__ import annotations
 
@@ -8,11 +10,14 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from contract_helpers import assert_valid
 from rest_helpers import build_corpus, running
 
 from gno.index_lock import WRITE_LEASE_NAME
@@ -128,3 +133,71 @@ def test_mcp_calls_queued_behind_a_slow_one_leave_rest_answering(
                     await response.aclose()
 
         asyncio.run(flood())
+
+
+@contextlib.contextmanager
+def with_gateway(env: dict[str, str], tmp: Path, block: dict[str, Any]) -> Iterator[dict[str, str]]:
+    """A copy of the corpus's config dir whose index.yml has this gateway block."""
+    config_dir = tmp / "config"
+    shutil.copytree(env["GNO_CONFIG_DIR"], config_dir)
+    config_file = config_dir / "index.yml"
+    data = yaml.safe_load(config_file.read_text())
+    data["gateway"] = block
+    config_file.write_text(yaml.safe_dump(data))
+    yield env | {"GNO_CONFIG_DIR": str(config_dir)}
+
+
+def test_resumption_and_media_type_are_refused_as_json_rpc(corpus: dict[str, str]) -> None:
+    """`Last-Event-ID` is 400 (gno keeps no event store; the SDK sent no answer and the
+    server 500), a body that is not `application/json` 415 (was 400 in plain text)."""
+    with running(corpus, "--no-watch") as srv, httpx.Client(timeout=60) as client:
+        url = f"{srv.url}/mcp"
+        headers = _session(client, url)
+        resume = {"Accept": "text/event-stream", "Last-Event-ID": "garbage"}
+        session = {"Mcp-Session-Id": headers["Mcp-Session-Id"]}
+        resumed = client.get(url, headers=resume | session)
+        assert resumed.status_code == 400, resumed.text
+        assert resumed.json()["error"]["code"] == -32600 and resumed.json()["id"] is None
+        for media in ("text/plain", "application/x-www-form-urlencoded", ""):
+            ping = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+            sent = client.post(url, content=ping, headers=headers | {"Content-Type": media})
+            assert sent.status_code == 415, (media, sent.status_code, sent.text)
+            assert sent.json()["error"]["code"] == -32600
+        ping = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
+        charset = headers | {"Content-Type": "application/json; charset=utf-8"}
+        alive = client.post(url, content=json.dumps(ping), headers=charset)
+        assert alive.status_code == 200 and _answer(alive.text)["id"] == 3
+
+
+def test_the_configured_body_limit_is_the_one_on_mcp(
+    corpus: dict[str, str], tmp_path: Path
+) -> None:
+    """maxBodyBytes (6 MiB here): a 5 MiB body is served (the SDK's own 4 MiB refused it
+    in plain text), a bigger one is 413 `mcp-http-error@1.0`, declared or streamed (a
+    streamed one was 500 once writes were on: the SDK read it and its error middleware
+    answered first)."""
+    limit = 6 * 1024 * 1024
+    block = {"enableWrite": True, "limits": {"maxBodyBytes": limit}}
+    with (
+        with_gateway(corpus, tmp_path, block) as env,
+        running(env, "--no-watch") as srv,
+        httpx.Client(timeout=120) as client,
+    ):
+        url = f"{srv.url}/mcp"
+        headers = _session(client, url)
+
+        def body(size: int) -> bytes:
+            return json.dumps(_tool(5, "gno_search", {"query": "q" * size})).encode()
+
+        served = client.post(url, content=body(5 * 1024 * 1024), headers=headers)
+        assert served.status_code == 200, served.text[:200]
+        assert _answer(served.text)["result"]["isError"] is False
+        big = body(limit)
+        for content in (big, iter([big[:65536], big[65536:]])):  # declared, then chunked
+            refused = client.post(url, content=content, headers=headers)
+            assert refused.status_code == 413, refused.text[:200]
+            assert_valid("gno://schemas/mcp-http-error@1.0", refused.json())
+            assert refused.json()["error"]["message"] == "Request body too large"
+        # REST keeps its own error body.
+        rest = client.post(f"{srv.url}/api/search", content=big)
+        assert rest.status_code == 413 and rest.json()["error"]["code"] == "PAYLOAD_TOO_LARGE"

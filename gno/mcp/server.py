@@ -279,11 +279,13 @@ def http_app(
     allowed_origins: list[str] | None = None,
     max_sessions: int | None = None,
     session_idle_seconds: float | None = None,
+    max_body_bytes: int | None = None,
 ) -> tuple[Any, Any]:
     """Streamable HTTP as an ASGI app to mount at ``/mcp``, and the async context manager
     that must wrap its life (mounted apps' lifespans do not run: the host enters it).
     ``max_sessions`` / ``session_idle_seconds``: index.yml's ``gateway.limits`` (None: the
-    SDK's own bounds)."""
+    SDK's own bounds). ``max_body_bytes``: the host's request body limit, which its own
+    middleware applies (None: the SDK's 4 MiB)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     server = build_server(app, enable_write=enable_write, profile=profile)
@@ -299,6 +301,8 @@ def http_app(
         bounds["max_sessions"] = max_sessions
     if session_idle_seconds is not None:
         bounds["session_idle_timeout"] = session_idle_seconds
+    if max_body_bytes is not None:  # the SDK's own 4 MiB would refuse what the host allows
+        bounds["max_request_body_size"] = max_body_bytes
     asgi = server.streamable_http_app(
         streamable_http_path="/",
         stateless_http=stateless,
