@@ -19,6 +19,7 @@ def http_app(
     allowed_origins: list[str] | None = None,
     max_sessions: int | None = None,
     session_idle_seconds: float | None = None,
+    max_body_bytes: int | None = None,
 ) -> tuple[Any, Any]:
     from gno.mcp.server import http_app as build
 
@@ -30,4 +31,5 @@ def http_app(
         allowed_origins=allowed_origins,
         max_sessions=max_sessions,
         session_idle_seconds=session_idle_seconds,
+        max_body_bytes=max_body_bytes,
     )

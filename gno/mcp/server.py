@@ -2,19 +2,21 @@
 
 One ``build_server`` makes the server for both transports from the registry
 (``gno/mcp/tools.py``). Tool calls run on worker threads, one at a time per
-server (GNO serializes them too), except job status and job list, which must
-answer while a job's first steps hold the lock. ``http_app`` is the one
+server (GNO serializes them too; the others wait for their turn on the event loop,
+``in_turn``), except job status and job list, which must answer while a job's first
+steps hold the turn. ``http_app`` is the one
 function the resident server (`gno serve`) mounts at ``/mcp``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import sys
-import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from functools import partial
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import anyio
 import mcp_types as t
@@ -29,7 +31,9 @@ from gno.mcp.tools import Outcome, call, failure, tools
 from gno.mcp.wire import Pending, answer_relay, guarded, stdio_relay
 from gno.services.call import Call, bind, http_zone
 
+R = TypeVar("R")
 RESOURCE_NOT_FOUND = -32002  # MCP's code for an unknown resource
+INTERRUPTED = 130  # the CLI's exit code for Ctrl-C and SIGTERM (surfaces.md §2.1)
 TEMPLATE = "gno://{collection}/{+path}"
 
 
@@ -64,21 +68,26 @@ def _result(outcome: Outcome) -> dict[str, Any]:
     return result
 
 
-def build_server(app: App, *, enable_write: bool = False, profile: str = "full") -> Server[Any]:
-    """The server for one App. ``enable_write`` and ``profile`` fix the tool set for its life."""
+def build_server(
+    app: App,
+    *,
+    enable_write: bool = False,
+    profile: str = "full",
+    turn: anyio.Lock | None = None,
+) -> Server[Any]:
+    """The server for one App. ``enable_write`` and ``profile`` fix the tool set for its life.
+    ``turn``: held by each tool call and resource read that touches the index (``in_turn``)."""
     available = tools(profile, enable_write)
     listed = t.ListToolsResult(tools=[_sdk_tool(tool) for tool in available.values()])
-    lock = threading.Lock()
+    turn = turn or anyio.Lock()
 
-    def run_locked(tool: Any, arguments: dict[str, Any], context: Call) -> Outcome:
-        if tool.op.execution == "memory":  # job queries touch no SQLite connection
-            return call(app, tool, arguments, context)
-        with lock:
+    def run_tool(tool: Any, arguments: dict[str, Any], context: Call) -> Outcome:
+        if tool.op.execution != "memory":  # job queries touch no SQLite connection
             try:
                 app.refresh_config()
             except GnoError as exc:  # e.g. index.yml edited into invalid YAML
                 return failure(exc.code, exc.message)
-            return call(app, tool, arguments, context)
+        return call(app, tool, arguments, context)
 
     async def list_tools(ctx: Any, params: Any) -> t.ListToolsResult:
         return listed
@@ -87,10 +96,10 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
         tool = available.get(params.name)
         if tool is None:  # outside the profile or the write gate: unknown, as GNO answers
             raise MCPError(code=t.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
-        outcome = await anyio.to_thread.run_sync(
-            partial(run_locked, tool, dict(params.arguments or {}), _call_of(ctx))
-        )
-        return _result(outcome)
+        work = partial(run_tool, tool, dict(params.arguments or {}), _call_of(ctx))
+        if tool.op.execution == "memory":  # answers while another call holds the turn
+            return _result(await anyio.to_thread.run_sync(work))
+        return _result(await in_turn(turn, work))
 
     async def list_resources(ctx: Any, params: Any) -> t.ListResourcesResult:
         from gno.services.resources import MIME
@@ -98,8 +107,8 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
 
         offset = _cursor_offset(getattr(params, "cursor", None) if params else None)
         try:
-            page, following = await anyio.to_thread.run_sync(
-                partial(_locked, lock, _call_of(ctx), page_of, app, offset)
+            page, following = await in_turn(
+                turn, partial(_resource, _call_of(ctx), page_of, app, offset)
             )
         except GnoError:  # no index yet: nothing to list
             return t.ListResourcesResult(resources=[])
@@ -135,9 +144,7 @@ def build_server(app: App, *, enable_write: bool = False, profile: str = "full")
         mime = TAGS_MIME if is_tags_uri(uri) else MIME
         try:
             reader = read_tags if is_tags_uri(uri) else read
-            text = await anyio.to_thread.run_sync(
-                partial(_locked, lock, _call_of(ctx), reader, app, uri)
-            )
+            text = await in_turn(turn, partial(_resource, _call_of(ctx), reader, app, uri))
         except NotFoundError as exc:
             raise MCPError(
                 code=RESOURCE_NOT_FOUND, message=exc.message, data={"uri": uri}
@@ -190,10 +197,20 @@ def _cursor_offset(cursor: str | None) -> int:
     return int(cursor)
 
 
-def _locked(lock: threading.Lock, context: Call, fn: Any, *args: Any) -> Any:
-    """A resource read, one at a time with tool calls, under its ``Call``."""
+async def in_turn(turn: anyio.Lock, work: Callable[[], R]) -> R:
+    """``work()`` on a worker thread once ``turn`` is free. A call waiting for its turn
+    waits on the event loop, holding no thread: the worker threads are the ones the REST
+    routes of `gno serve` run on, and a queue of `/mcp` calls blocked behind a slow one (a
+    capture waiting for the writer lease) once took them all, so REST stopped answering
+    too. A call whose client went away while it waited is dropped from the queue."""
+    async with turn:
+        return await anyio.to_thread.run_sync(work)
+
+
+def _resource(context: Call, fn: Any, *args: Any) -> Any:
+    """A resource read, in turn with tool calls, under its ``Call``."""
     app = args[0]
-    with lock, bind(context):
+    with bind(context):
         app.refresh_config()
         return fn(*args)
 
@@ -207,10 +224,13 @@ async def serve_stdio(
     from mcp.server.stdio import stdio_server
 
     app.mode = "stdio"
-    server = build_server(app, enable_write=enable_write, profile=profile)
+    turn = anyio.Lock()
+    server = build_server(app, enable_write=enable_write, profile=profile, turn=turn)
     stdin = early.stdin() if early is not None else None
     answered = early.answered if early is not None else None
-    async with stdio_server(stdin=stdin) as (read, write):
+    async with stdio_server(stdin=stdin) as (read, write), anyio.create_task_group() as signals:
+        if sys.platform != "win32":
+            signals.start_soon(_stop_on_signal, app, turn)
         # Lines the SDK cannot decode are answered by the relay (wire.py), not dropped.
         # Requests read before stdin closed are answered before the server stops.
         inbound, decoded = anyio.create_memory_object_stream[Any](0)
@@ -222,6 +242,31 @@ async def serve_stdio(
             await server.run(decoded, outbound, server.create_initialization_options())
             # The server stops once stdin ended (the relay waited for the pending answers)
             # and closed ``outbound``; the answer relay then closes stdout and ends.
+        signals.cancel_scope.cancel()
+
+
+async def _stop_on_signal(app: App, turn: anyio.Lock) -> None:
+    """SIGTERM or Ctrl-C ends `gno mcp` once the tool calls in progress or already waiting
+    for their turn are done (a write finishes and is indexed; none starts after them),
+    then exits 130 at once. Not through
+    cancellation: the thread reading the client's stream is blocked in read(2) while the
+    client keeps stdin open, and neither anyio nor the interpreter's exit would stop
+    waiting for it. A second signal exits without waiting."""
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            break
+
+        async def at_once() -> None:
+            async for _ in signals:
+                os._exit(INTERRUPTED)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(at_once)
+            await turn.acquire()  # never released: the process ends holding it
+            group.cancel_scope.cancel()
+    app.close()
+    sys.stderr.flush()
+    os._exit(INTERRUPTED)
 
 
 def http_app(
@@ -234,11 +279,13 @@ def http_app(
     allowed_origins: list[str] | None = None,
     max_sessions: int | None = None,
     session_idle_seconds: float | None = None,
+    max_body_bytes: int | None = None,
 ) -> tuple[Any, Any]:
     """Streamable HTTP as an ASGI app to mount at ``/mcp``, and the async context manager
     that must wrap its life (mounted apps' lifespans do not run: the host enters it).
     ``max_sessions`` / ``session_idle_seconds``: index.yml's ``gateway.limits`` (None: the
-    SDK's own bounds)."""
+    SDK's own bounds). ``max_body_bytes``: the host's request body limit, which its own
+    middleware applies (None: the SDK's 4 MiB)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     server = build_server(app, enable_write=enable_write, profile=profile)
@@ -254,6 +301,8 @@ def http_app(
         bounds["max_sessions"] = max_sessions
     if session_idle_seconds is not None:
         bounds["session_idle_timeout"] = session_idle_seconds
+    if max_body_bytes is not None:  # the SDK's own 4 MiB would refuse what the host allows
+        bounds["max_request_body_size"] = max_body_bytes
     asgi = server.streamable_http_app(
         streamable_http_path="/",
         stateless_http=stateless,
@@ -271,12 +320,15 @@ def http_app(
 
 
 def main(app: App, *, enable_write: bool, profile: str, early: EarlyStart | None = None) -> None:
+    interrupted = False
     try:
         anyio.run(
             partial(serve_stdio, app, enable_write=enable_write, profile=profile, early=early)
         )
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # a signal before _stop_on_signal listens (or on Windows)
+        interrupted = True
     finally:
         app.close()
         sys.stderr.flush()
+    if interrupted:  # the reader of stdin may be blocked for ever: see _stop_on_signal
+        os._exit(INTERRUPTED)

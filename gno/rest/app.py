@@ -36,7 +36,7 @@ from gno.rest.egress_gate import EgressPaths, McpEgressGate
 from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
 from gno.rest.mcp_gateway import McpGateway
-from gno.rest.mcp_http import ExactPath, WriteGate
+from gno.rest.mcp_http import ExactPath, TransportChecks, WriteGate
 from gno.rest.mcp_limits import McpLimitGate, McpLimits
 from gno.rest.security import GateMiddleware, Gates
 
@@ -63,6 +63,7 @@ class McpApp(Protocol):
         allowed_origins: list[str] | None = ...,
         max_sessions: int | None = ...,
         session_idle_seconds: float | None = ...,
+        max_body_bytes: int | None = ...,
     ) -> tuple[Any, Any]: ...
 
 
@@ -156,9 +157,10 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     _error_handlers(api)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     if gateway is not None:
-        # Order (surfaces.md §3.6): per-peer rate limit, write gate, egress policy, the SDK.
+        # Order (surfaces.md §3.6): per-peer rate limit, transport checks, write gate, egress
+        # policy, the SDK.
         guarded = McpEgressGate(gateway, dispatcher.egress, enable_write=options.mcp_enable_write)
-        gated = WriteGate(guarded, enable_write=options.mcp_enable_write)
+        gated = TransportChecks(WriteGate(guarded, enable_write=options.mcp_enable_write))
         mcp_app = McpLimitGate(gated, McpLimits.from_config(options.mcp_limits))
         api.router.routes.append(Route("/mcp", ExactPath(mcp_app)))  # no 307 to /mcp/
         api.mount("/mcp", mcp_app)
@@ -237,6 +239,7 @@ def _mcp(runtime: Resident, options: ServeOptions) -> tuple[Any, Any]:
         allowed_origins=origins,
         max_sessions=limits.max_sessions,
         session_idle_seconds=limits.idle_seconds,
+        max_body_bytes=options.gates.max_body_bytes,  # checked by GateMiddleware first
     )
 
 

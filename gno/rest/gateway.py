@@ -45,6 +45,7 @@ _BEARER = re.compile(r"bearer ([\x21-\x7e]+)", re.IGNORECASE)
 MESSAGES = {
     401: "Unauthorized",
     403: "Forbidden",
+    413: "Request body too large",
     429: "Too many requests",
     503: "Resident runtime unavailable",
 }

@@ -10,6 +10,12 @@
   ``-32602`` (stdio keeps that answer: it has no HTTP status). Only POST bodies are
   read, already capped by the gate middleware's body limit; the body is replayed to
   the SDK unchanged.
+- Transport checks the SDK answers badly (``TransportChecks``): a ``Last-Event-ID``
+  (stream resumption: gno keeps no event store) is 400, where the SDK returned without
+  an answer and the server sent 500; a POST whose ``Content-Type`` is not
+  ``application/json`` is 415, where the SDK answered 400 in plain text. Both are JSON-RPC
+  errors (-32600, id null) like the SDK's other transport refusals. A POST body is read
+  whole before the SDK, so the body limit's 413 is the answer to one too large.
 """
 
 from __future__ import annotations
@@ -108,3 +114,44 @@ class WriteGate:
             await forbidden(request_id)(scope, receive, send)
             return
         await self.app(scope, replay, send)
+
+
+def transport_error(status: int, message: str) -> Response:
+    """A transport refusal as the SDK words its own: -32600 with id null."""
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    return Response(
+        json.dumps(body, separators=(",", ":")).encode(),
+        status_code=status,
+        media_type="application/json",
+    )
+
+
+RESUMPTION = "Bad Request: resuming a stream (Last-Event-ID) is not supported"
+MEDIA_TYPE = "Unsupported Media Type: Content-Type must be application/json"
+
+
+class TransportChecks:
+    """GNO's 400 for ``Last-Event-ID`` and 415 for a POST body that is not JSON
+    (surfaces.md §3.6), before the SDK sees the request."""
+
+    def __init__(self, app: ASGI) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers: dict[bytes, bytes] = {}
+            for name, value in scope.get("headers", []):
+                headers.setdefault(name, value)  # the first of each, as the SDK reads them
+            if b"last-event-id" in headers:
+                await transport_error(400, RESUMPTION)(scope, receive, send)
+                return
+            media = headers.get(b"content-type", b"").decode("latin-1").lower()
+            # The SDK's own test (mcp/server/transport_security.py): a prefix, parameters allowed.
+            if scope.get("method") == "POST" and not media.startswith("application/json"):
+                await transport_error(415, MEDIA_TYPE)(scope, receive, send)
+                return
+            if scope.get("method") == "POST":
+                # Read whole here, so a body past the limit fails here: read inside the SDK's
+                # Starlette app, its error middleware answered 500 before the limit's 413.
+                _, receive = await buffered(receive)
+        await self.app(scope, receive, send)

@@ -157,8 +157,12 @@ class GateMiddleware:
         if runtime is not None and not runtime.enter_request():
             await catalog_response("UNAVAILABLE")(scope, receive, send_with_headers)
             return
+        # Past the body limit: GNO's boundary answer on the paths the gateway guards
+        # (mcp-http-error@1.0, which an MCP client reads), the REST error elsewhere.
+        guarded = gateway is not None and gateway.guards(path)
+        too_large = refusal_response(413) if guarded else catalog_response("PAYLOAD_TOO_LARGE")
         try:
-            await self._with_body_limit(scope, receive, send_with_headers)
+            await self._with_body_limit(scope, receive, send_with_headers, too_large)
         finally:
             if runtime is not None:
                 runtime.leave_request()
@@ -183,11 +187,13 @@ class GateMiddleware:
                 return "CSRF_VIOLATION"
         return None
 
-    async def _with_body_limit(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _with_body_limit(
+        self, scope: Scope, receive: Receive, send: Send, too_large: Any
+    ) -> None:
         limit = self.gates.max_body_bytes
         declared = _header(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await catalog_response("PAYLOAD_TOO_LARGE")(scope, receive, send)
+            await too_large(scope, receive, send)
             return
         seen = 0
         started = False
@@ -211,7 +217,7 @@ class GateMiddleware:
             await self.app(scope, counting_receive, tracking_send)
         except BodyTooLarge:
             if not started:
-                await catalog_response("PAYLOAD_TOO_LARGE")(scope, receive, send)
+                await too_large(scope, receive, send)
 
 
 def _same(given: str, expected: str) -> bool:
