@@ -26,6 +26,8 @@ import pytest
 from contract_helpers import GNO, NOTES, gno_env, run_gno, write_tree
 from rest_helpers import running
 
+from gno.core.jsonrpc import MAX_MESSAGE_BYTES
+
 mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
@@ -166,6 +168,39 @@ def test_stdio_answers_every_malformed_request_with_a_json_rpc_code(
         session.send((call % ("30", "lighthouse")).encode())
         answer = session.answer()
         assert answer["id"] == 30 and not answer["result"]["isError"], answer
+
+
+BAD_IDS = ["{}", "[1]", "true", "1.5", "null"]
+
+
+def test_stdio_answers_bad_ids_and_batches(corpus: dict[str, Any]) -> None:
+    """A request whose id is no string or integer was taken by the SDK for a notification
+    and never answered. Now it is -32600 with id null (gno/core/jsonrpc.py), a batch too,
+    and the session goes on serving."""
+    with raw_stdio(corpus) as session:
+        for bad in BAD_IDS:
+            session.send(b'{"jsonrpc":"2.0","id":%s,"method":"ping"}' % bad.encode())
+            assert "id" in _error(session.answer(), INVALID_REQUEST, None), bad
+        session.send(b'[{"jsonrpc":"2.0","id":3,"method":"ping"}]')
+        assert "batch" in _error(session.answer(), INVALID_REQUEST, None)
+        notification = (
+            b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}'
+        )
+        session.send(notification)  # no answer
+        session.send(b'{"jsonrpc":"2.0","id":5,"method":"ping"}')
+        assert session.answer() == {"jsonrpc": "2.0", "id": 5, "result": {}}
+
+
+def test_stdio_refuses_an_overlong_line_unread(corpus: dict[str, Any]) -> None:
+    """A line of any length was read whole and answered (100 MB: 1.1 GB of memory). One
+    past MAX_MESSAGE_BYTES is -32600 with id null, read to its end and dropped; the
+    session goes on serving."""
+    with raw_stdio(corpus) as session:
+        padding = b"x" * MAX_MESSAGE_BYTES
+        session.send(b'{"jsonrpc":"2.0","id":4,"method":"ping","params":{"p":"%s"}}' % padding)
+        assert "longer" in _error(session.answer(), INVALID_REQUEST, None)
+        session.send(b'{"jsonrpc":"2.0","id":5,"method":"ping"}')
+        assert session.answer() == {"jsonrpc": "2.0", "id": 5, "result": {}}
 
 
 # ---------------------------------------------------------------- updateCmd

@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -201,3 +202,59 @@ def test_the_configured_body_limit_is_the_one_on_mcp(
         # REST keeps its own error body.
         rest = client.post(f"{srv.url}/api/search", content=big)
         assert rest.status_code == 413 and rest.json()["error"]["code"] == "PAYLOAD_TOO_LARGE"
+
+
+def test_batches_and_bad_ids_are_invalid_requests(corpus: dict[str, str]) -> None:
+    """A batch was 400 `-32602` with pydantic's text, a request whose id is no string or
+    integer 202 with no answer (the SDK took it for a notification): both are 400
+    `-32600` with id null, as on stdio."""
+    with running(corpus, "--no-watch") as srv, httpx.Client(timeout=60) as client:
+        url = f"{srv.url}/mcp"
+        headers = _session(client, url)
+        batch = b'[{"jsonrpc":"2.0","id":2,"method":"ping"}]'
+        bodies = [batch] + [
+            b'{"jsonrpc":"2.0","id":%s,"method":"ping"}' % bad
+            for bad in (b"{}", b"[1]", b"true", b"1.5", b"null")
+        ]
+        for body in bodies:
+            refused = client.post(url, content=body, headers=headers)
+            assert refused.status_code == 400, (body, refused.status_code, refused.text)
+            error = refused.json()
+            assert error["id"] is None and error["error"]["code"] == -32600, error
+            assert "pydantic" not in error["error"]["message"]
+        alive = client.post(
+            url, json={"jsonrpc": "2.0", "id": 3, "method": "ping"}, headers=headers
+        )
+        assert alive.status_code == 200 and _answer(alive.text)["id"] == 3
+
+
+def test_resident_status_counts_open_sessions(corpus: dict[str, str], tmp_path: Path) -> None:
+    """`transport.activeSessions` was always 0: it counts the sessions an `initialize`
+    opened, less those ended by DELETE or by idle expiry."""
+    block = {"limits": {"sessionIdleTimeoutMs": 2000}}
+    with (
+        with_gateway(corpus, tmp_path, block) as env,
+        running(env, "--no-watch") as srv,
+        httpx.Client(timeout=60) as client,
+    ):
+        url = f"{srv.url}/mcp"
+
+        def active() -> int:
+            status = client.get(f"{srv.url}/api/resident/status")
+            return int(status.json()["transport"]["activeSessions"])
+
+        assert active() == 0
+        first, second = _session(client, url), _session(client, url)
+        assert active() == 2
+        ended = client.delete(url, headers={"Mcp-Session-Id": first["Mcp-Session-Id"]})
+        assert ended.is_success, ended.text
+        assert active() == 1
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        assert client.post(url, json=ping, headers=second).status_code == 200
+        for attempt in range(1, 8):  # each wait is idle time past the timeout; bounded
+            if active() == 0:
+                break
+            time.sleep(attempt)
+        assert active() == 0
+        expired = client.post(url, json=ping, headers=second)
+        assert expired.status_code == 404

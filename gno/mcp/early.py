@@ -7,7 +7,7 @@ the SDK on a thread while the main thread reads the client's first line from fd 
 that line is an `initialize` request of the expected shape, the answer the SDK would give
 (``initialize_result``: the same version negotiation, capabilities, server info and
 instructions) goes to stdout at once. The line itself is then handed to the SDK anyway
-(``stdin``: the bytes already read, then fd 0), so the session is set up exactly as
+(``claim_stdin``: the bytes already read, then fd 0), so the session is set up exactly as
 before; the SDK's own answer to it is dropped by ``gno.mcp.wire.answer_relay`` after a
 comparison (a difference is logged on stderr). Anything else on the first line is left
 to the SDK. ``GNO_MCP_EARLY_INITIALIZE=0`` turns this off.
@@ -24,9 +24,10 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, BinaryIO
 
 from gno import __version__
+from gno.core.jsonrpc import usable_id
 
 INSTRUCTIONS = (
     "gno searches the user's indexed notes, code and documents. Start with gno_query for "
@@ -55,10 +56,6 @@ def initialize_result(requested: str) -> dict[str, Any]:
     }
 
 
-def _request_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
 def early_answer(line: bytes) -> tuple[Any, dict[str, Any]] | None:
     """(id, JSON-RPC answer) for an `initialize` request gno can answer without the SDK;
     None for anything else (the SDK answers it, errors included)."""
@@ -68,7 +65,7 @@ def early_answer(line: bytes) -> tuple[Any, dict[str, Any]] | None:
         return None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return None
-    if message.get("method") != "initialize" or not _request_id(message.get("id")):
+    if message.get("method") != "initialize" or not usable_id(message.get("id")):
         return None
     params = message.get("params")
     if not isinstance(params, dict) or not isinstance(params.get("protocolVersion"), str):
@@ -128,7 +125,7 @@ class EarlyStart:
 
     @staticmethod
     def enabled() -> bool:
-        """On unless ``GNO_MCP_EARLY_INITIALIZE=0``; POSIX only (``stdin`` moves fd 0 aside
+        """On unless ``GNO_MCP_EARLY_INITIALIZE=0``; POSIX only (``claim_stdin`` moves fd 0 aside
         with fcntl, as the SDK's own transport does there)."""
         if sys.platform == "win32":
             return False
@@ -161,20 +158,20 @@ class EarlyStart:
         if self._failed is not None:
             raise self._failed
 
-    def stdin(self) -> Any:
-        """The client's stream for the SDK: the bytes read so far, then fd 0 (moved to a
-        private descriptor; fd 0 becomes /dev/null, as the SDK's own stdio transport
-        does, so nothing else in the process reads the protocol)."""
-        import fcntl
 
-        import anyio
+def claim_stdin(prefix: bytes = b"") -> BinaryIO:
+    """The client's stream for `gno mcp`: ``prefix`` (bytes already read from it), then fd 0,
+    moved to a private descriptor; fd 0 becomes /dev/null, as the SDK's own stdio transport
+    does, so nothing else in the process reads the protocol. On Windows: stdin as it is."""
+    if sys.platform == "win32":
+        return sys.stdin.buffer
+    import fcntl
 
-        private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        raw = io.BufferedReader(_Prefixed(self.prefix, private))
-        return anyio.wrap_file(io.TextIOWrapper(raw, encoding="utf-8", errors="replace"))
+    private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return io.BufferedReader(_Prefixed(prefix, private))
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -5,6 +5,7 @@ SDK and ``gno.mcp.server`` load."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gno.app import App
@@ -20,6 +21,7 @@ def http_app(
     max_sessions: int | None = None,
     session_idle_seconds: float | None = None,
     max_body_bytes: int | None = None,
+    on_sessions: Callable[[Callable[[], int]], None] | None = None,
 ) -> tuple[Any, Any]:
     from gno.mcp.server import http_app as build
 
@@ -32,4 +34,5 @@ def http_app(
         max_sessions=max_sessions,
         session_idle_seconds=session_idle_seconds,
         max_body_bytes=max_body_bytes,
+        on_sessions=on_sessions,
     )

@@ -11,6 +11,7 @@ function the resident server (`gno serve`) mounts at ``/mcp``.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import sys
@@ -26,9 +27,9 @@ from mcp.shared.exceptions import MCPError
 from gno import __version__
 from gno.app import App
 from gno.errors import GnoError, NotFoundError
-from gno.mcp.early import INSTRUCTIONS, EarlyStart
+from gno.mcp.early import INSTRUCTIONS, EarlyStart, claim_stdin
 from gno.mcp.tools import Outcome, call, failure, tools
-from gno.mcp.wire import Pending, answer_relay, guarded, stdio_relay
+from gno.mcp.wire import Pending, answer_relay, guarded, read_lines, stdio_relay
 from gno.services.call import Call, bind, http_zone
 
 R = TypeVar("R")
@@ -220,15 +221,19 @@ async def serve_stdio(
 ) -> None:
     """Speak MCP on stdin/stdout until the client closes stdin. Logs go to stderr only.
     ``early``: the first line was read (and `initialize` maybe answered) before the SDK
-    was imported (gno/mcp/early.py); the SDK reads that line again, its answer is dropped."""
+    was imported (gno/mcp/early.py); it is read again, and the SDK's answer dropped."""
     from mcp.server.stdio import stdio_server
 
     app.mode = "stdio"
     turn = anyio.Lock()
     server = build_server(app, enable_write=enable_write, profile=profile, turn=turn)
-    stdin = early.stdin() if early is not None else None
+    # gno reads the client's lines itself (bounded, wire.read_lines); the SDK's transport
+    # only writes (its reader gets an empty stream and ends at once).
+    stdin = claim_stdin(early.prefix if early is not None else b"")
     answered = early.answered if early is not None else None
-    async with stdio_server(stdin=stdin) as (read, write), anyio.create_task_group() as signals:
+    nothing = anyio.wrap_file(io.StringIO())
+    async with stdio_server(stdin=nothing) as (unread, write), anyio.create_task_group() as signals:
+        unread.close()
         if sys.platform != "win32":
             signals.start_soon(_stop_on_signal, app, turn)
         # Lines the SDK cannot decode are answered by the relay (wire.py), not dropped.
@@ -237,7 +242,7 @@ async def serve_stdio(
         outbound, answers = anyio.create_memory_object_stream[Any](0)
         pending = Pending()
         async with anyio.create_task_group() as group:
-            group.start_soon(stdio_relay, read, write, inbound, pending)
+            group.start_soon(stdio_relay, read_lines(stdin), write, inbound, pending)
             group.start_soon(answer_relay, answers, write, pending, answered)
             await server.run(decoded, outbound, server.create_initialization_options())
             # The server stops once stdin ended (the relay waited for the pending answers)
@@ -280,12 +285,14 @@ def http_app(
     max_sessions: int | None = None,
     session_idle_seconds: float | None = None,
     max_body_bytes: int | None = None,
+    on_sessions: Callable[[Callable[[], int]], None] | None = None,
 ) -> tuple[Any, Any]:
     """Streamable HTTP as an ASGI app to mount at ``/mcp``, and the async context manager
     that must wrap its life (mounted apps' lifespans do not run: the host enters it).
     ``max_sessions`` / ``session_idle_seconds``: index.yml's ``gateway.limits`` (None: the
     SDK's own bounds). ``max_body_bytes``: the host's request body limit, which its own
-    middleware applies (None: the SDK's 4 MiB)."""
+    middleware applies (None: the SDK's 4 MiB). ``on_sessions`` is handed the count of open
+    stateful sessions (the resident status's ``transport.activeSessions``)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     server = build_server(app, enable_write=enable_write, profile=profile)
@@ -310,6 +317,13 @@ def http_app(
         transport_security=security,
         **bounds,
     )
+
+    if on_sessions is not None:
+        # The SDK keeps no public count. Its table holds a session from the `initialize`
+        # that opened it to its DELETE, its idle expiry or its failed opening
+        # (mcp/server/streamable_http_manager.py); stateless requests never enter it.
+        manager = server.session_manager
+        on_sessions(lambda: len(manager._server_instances))
 
     @contextlib.asynccontextmanager
     async def lifespan() -> AsyncIterator[None]:

@@ -1,10 +1,15 @@
 """JSON-RPC errors for what the MCP SDK cannot read, and for handler failures.
 
-The SDK's stdio transport hands a line it cannot decode to the session as an exception,
-and the session drops it: the client waits forever for its answer. ``stdio_relay`` sits
-between the transport and the server and answers such a line itself, as JSON-RPC says:
+The SDK hands a line it cannot decode to the session as an exception, and the session
+drops it: the client waits forever for its answer. So `gno mcp` reads the client's lines
+itself (``read_lines``) and ``stdio_relay`` decodes each as the SDK's stdio transport
+does, hands the server what it can use and answers the rest itself, as JSON-RPC says:
 
+- a line longer than ``MAX_MESSAGE_BYTES``: -32600 (id null), read to its end in pieces
+  and dropped (held whole, a 100 MB line took 1.1 GB to parse and answer);
 - not JSON at all: -32700 (id null);
+- a batch (a JSON array), or a request whose id is no string or integer (the SDK took it
+  for a notification and never answered): -32600, id null (gno/core/jsonrpc.py);
 - JSON, but no JSON-RPC request (not an object, bad ``jsonrpc``/``id``/``method``/
   ``params``): -32600, with the request's id when it has a usable one;
 - a request the SDK's strict parser refused while Python's accepts it (a lone UTF-16
@@ -21,22 +26,21 @@ import functools
 import json
 import sys
 import traceback
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, BinaryIO, TypeVar
 
 import anyio
 import mcp_types as t
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
+from gno.core.jsonrpc import MAX_MESSAGE_BYTES, misread, usable_id
 from gno.core.wire_values import unusable_value
 
 INTERNAL_MESSAGE = "Internal error; the server log has the details"
+OVERLONG = f"Invalid Request: the line is longer than {MAX_MESSAGE_BYTES} bytes"
+SKIP_CHUNK = 1024 * 1024  # an overlong line is read and dropped this much at a time
 R = TypeVar("R")
-
-
-def _usable_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def _reply(request_id: Any, code: int, message: str) -> SessionMessage:
@@ -56,13 +60,15 @@ def error_reply(exc: Exception) -> SessionMessage | None:
             parsed = json.loads(raw)
         except (ValueError, RecursionError):
             return _reply(None, t.PARSE_ERROR, "Parse error: the line is not JSON")
+    if (problem := misread(parsed)) is not None:
+        return _reply(None, t.INVALID_REQUEST, problem)
     if not isinstance(parsed, dict):
         return _reply(None, t.INVALID_REQUEST, "Invalid Request: not a JSON-RPC object")
     if "method" not in parsed and ("result" in parsed or "error" in parsed):
         return None  # a malformed response to one of ours: nobody waits for an answer
     if "id" not in parsed and isinstance(parsed.get("method"), str):
         return None  # a notification: never answered
-    request_id = parsed.get("id") if _usable_id(parsed.get("id")) else None
+    request_id = parsed.get("id") if usable_id(parsed.get("id")) else None
     if strict_refused and request_id is not None and (problem := unusable_value(parsed)):
         where, _, what = problem.partition(": ")
         return _reply(request_id, t.INVALID_PARAMS, f"Invalid params: {where}: {what}")
@@ -115,18 +121,56 @@ class Pending:
             await self._idle.wait()
 
 
+async def read_lines(
+    stream: BinaryIO, limit: int = MAX_MESSAGE_BYTES
+) -> AsyncIterator[bytes | None]:
+    """The client's lines (on a worker thread: reads block); None for a line longer than
+    ``limit`` bytes, which is read to its end ``SKIP_CHUNK`` at a time and never held."""
+    while line := await anyio.to_thread.run_sync(stream.readline, limit + 1):
+        if len(line) <= limit or line.endswith(b"\n"):  # at most ``limit`` bytes and "\n"
+            yield line
+            continue
+        rest = line
+        while rest and not rest.endswith(b"\n"):
+            rest = await anyio.to_thread.run_sync(stream.readline, SKIP_CHUNK)
+        yield None
+
+
+class Misread(Exception):
+    """A request the SDK decodes as something else (gno/core/jsonrpc.py ``misread``)."""
+
+
+def decode(line: bytes) -> SessionMessage | Exception:
+    """A line as the SDK's stdio transport decodes it (invalid UTF-8 replaced), or the
+    reason it cannot; a request the SDK would misread as a notification is refused here."""
+    text = line.decode("utf-8", errors="replace")
+    try:
+        message = t.jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except Exception as exc:
+        return exc
+    if isinstance(message, t.JSONRPCNotification) and b'"id"' in line:
+        try:
+            problem = misread(json.loads(text))
+        except (ValueError, RecursionError):
+            problem = None
+        if problem is not None:
+            return Misread(problem)
+    return SessionMessage(message)
+
+
 async def stdio_relay(
-    read: Any,
+    lines: AsyncIterator[bytes | None],
     write: Any,
     inbound: anyio.abc.ObjectSendStream[SessionMessage | Exception],
     pending: Pending | None = None,
 ) -> None:
-    """Forward decoded messages to the server; answer undecodable ones on ``write``. At
-    the end of stdin, wait for the answers of the requests already forwarded."""
+    """Forward decoded messages to the server; answer the lines it cannot use on ``write``.
+    At the end of stdin, wait for the answers of the requests already forwarded."""
     async with inbound:
-        async for item in read:
-            if isinstance(item, Exception):
-                reply = error_reply(item)
+        async for line in lines:
+            item = decode(line) if line is not None else None
+            if not isinstance(item, SessionMessage):
+                reply = _refusal(item)
                 if reply is not None:
                     try:
                         await write.send(reply)
@@ -138,6 +182,15 @@ async def stdio_relay(
             await inbound.send(item)
         if pending is not None:
             await pending.drained()
+
+
+def _refusal(failure: Exception | None) -> SessionMessage | None:
+    """The answer to an overlong line (None), a misread request or an undecodable line."""
+    if failure is None:
+        return _reply(None, t.INVALID_REQUEST, OVERLONG)
+    if isinstance(failure, Misread):
+        return _reply(None, t.INVALID_REQUEST, str(failure))
+    return error_reply(failure)
 
 
 async def answer_relay(

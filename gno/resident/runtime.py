@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +46,8 @@ class Resident:
         self.admission = "accepting"
         self.shutdown_state = "none"
         self.active_requests = 0
-        self.mcp_sessions = 0
+        # The open `/mcp` sessions, counted by the MCP surface once it is built.
+        self._mcp_sessions: Callable[[], int] = lambda: 0
         self._lock = threading.Lock()
         # Writes on the owner App run one at a time: REST write routes and the watcher.
         self.write_lock = threading.Lock()
@@ -240,6 +242,9 @@ class Resident:
         self.owner.close()
         self.admission = "closed"
 
+    def count_mcp_sessions_with(self, count: Callable[[], int]) -> None:
+        self._mcp_sessions = count
+
     def snapshot(self) -> dict[str, Any]:
         jobs = self.owner.jobs.all()
         return {
@@ -252,7 +257,7 @@ class Resident:
             "shutdown": {"state": self.shutdown_state},
             "transport": {
                 "activeRequests": self.active_requests,
-                "activeSessions": self.mcp_sessions,
+                "activeSessions": self._mcp_sessions(),
                 "queuedRequests": self.readers.queued,
                 "maxConcurrentRequests": self.limits.readers,
                 "maxQueuedRequests": self.limits.max_queued_reads,

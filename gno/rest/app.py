@@ -15,7 +15,7 @@ in ``start_background``.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
@@ -64,6 +64,7 @@ class McpApp(Protocol):
         max_sessions: int | None = ...,
         session_idle_seconds: float | None = ...,
         max_body_bytes: int | None = ...,
+        on_sessions: Callable[[Callable[[], int]], None] | None = ...,
     ) -> tuple[Any, Any]: ...
 
 
@@ -240,6 +241,7 @@ def _mcp(runtime: Resident, options: ServeOptions) -> tuple[Any, Any]:
         max_sessions=limits.max_sessions,
         session_idle_seconds=limits.idle_seconds,
         max_body_bytes=options.gates.max_body_bytes,  # checked by GateMiddleware first
+        on_sessions=runtime.count_mcp_sessions_with,
     )
 
 

@@ -24,9 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gno.core.jsonrpc import MAX_MESSAGE_BYTES
 from gno.errors import ConfigError
 
-MAX_BODY_LIMIT = 16 * 1024 * 1024
+MAX_BODY_LIMIT = MAX_MESSAGE_BYTES  # `gno mcp` reads lines up to the same length
 _INT_LIMITS = {  # name -> minimum
     "maxBodyBytes": 1,
     "maxRequestsPerMinute": 1,

@@ -15,7 +15,10 @@
   an answer and the server sent 500; a POST whose ``Content-Type`` is not
   ``application/json`` is 415, where the SDK answered 400 in plain text. Both are JSON-RPC
   errors (-32600, id null) like the SDK's other transport refusals. A POST body is read
-  whole before the SDK, so the body limit's 413 is the answer to one too large.
+  whole before the SDK, so the body limit's 413 is the answer to one too large. A batch (a
+  JSON array) or a request whose id is no string or integer is 400 -32600 (id null), as on
+  stdio (gno/core/jsonrpc.py): the SDK answered a batch -32602 with pydantic's text and took
+  such a request for a notification (202, no answer).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from typing import Any
 
 from gno_contracts.operations import OPERATIONS
 from starlette.responses import Response
+
+from gno.core.jsonrpc import misread
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -153,5 +158,18 @@ class TransportChecks:
             if scope.get("method") == "POST":
                 # Read whole here, so a body past the limit fails here: read inside the SDK's
                 # Starlette app, its error middleware answered 500 before the limit's 413.
-                _, receive = await buffered(receive)
+                body, receive = await buffered(receive)
+                if (problem := _misread(body)) is not None:
+                    await transport_error(400, problem)(scope, receive, send)
+                    return
         await self.app(scope, receive, send)
+
+
+def _misread(body: bytes) -> str | None:
+    """Why the SDK would misread this body (a batch, a request id that is no id: it took
+    such a request for a notification, 202 and no answer); None for the SDK to answer,
+    a body that is not JSON included (its -32700)."""
+    try:
+        return misread(json.loads(body))
+    except (ValueError, RecursionError):
+        return None
