@@ -142,6 +142,30 @@ def test_csrf_refuses_foreign_origins_on_unsafe_methods(server: Any) -> None:
     )  # GET unchecked
 
 
+def test_csrf_takes_an_allowed_hosts_own_origin(server: Any) -> None:
+    """The Web UI opened through an --mcp-allowed-host name sends that name's origin on its
+    writes: the Host check already takes the name for this server, so its own origin passes
+    (it was refused: such a UI could read but not save). Any other origin is still cross-site."""
+    url = f"{server.url}/api/search"
+    body = {"query": "lighthouse"}
+    via = {"Host": "gno.example.org"}
+    own = via | {"Origin": "http://gno.example.org"}
+    assert httpx.post(url, json=body, headers=own).status_code == 200
+    for origin in (
+        "http://evil.example",
+        "http://gno.example.org:8080",
+        "https://gno.example.org",
+        "http://gno.example.org.evil.example",
+        "http://evil.gno.example.org",
+    ):
+        headers = via | {"Origin": origin}
+        _error(httpx.post(url, json=body, headers=headers), 403, "CSRF_VIOLATION")
+    foreign = via | {"Origin": "http://evil.example"}
+    _error(
+        httpx.delete(f"{server.url}/api/collections/notes", headers=foreign), 403, "CSRF_VIOLATION"
+    )
+
+
 def test_api_token(tmp_path: Path) -> None:
     env = build_corpus(tmp_path, vectors=False)
     with running(env | {"GNO_API_TOKEN": TOKEN}) as srv:

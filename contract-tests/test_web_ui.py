@@ -142,6 +142,52 @@ def test_search_then_open_a_result_with_the_keyboard(server: Server, page: Any) 
     assert "zephyrquartz" in page.locator("[data-testid=doc-body]").inner_text()
 
 
+# Runs dom.js's highlight() in the page and records the outcome on an <output> element: the
+# call is synchronous, so the test waits for that element (wait_for_selector's timeout is kept
+# by Playwright, not by the busy page) instead of awaiting page.evaluate, which has no timeout.
+HIGHLIGHT = """([text, terms]) => {
+  setTimeout(async () => {
+    const { highlight } = await import("/assets/dom.js");
+    const parts = highlight(text, terms);
+    const done = document.createElement("output");
+    done.id = "highlighted";
+    done.dataset.marks = String(parts.filter((p) => typeof p !== "string").length);
+    done.dataset.text = parts.map((p) => (typeof p === "string" ? p : p.textContent)).join("");
+    done.dataset.shown = parts
+      .slice(0, 40)
+      .map((p) => (typeof p === "string" ? p : `[${p.textContent}]`))
+      .join("");
+    document.body.append(done);
+  });
+}"""
+
+
+def highlighted(page: Any, text: str, terms: list[str]) -> dict[str, str]:
+    page.evaluate("document.getElementById('highlighted')?.remove()")
+    page.evaluate(HIGHLIGHT, [text, terms])
+    done = page.wait_for_selector("#highlighted", state="attached")
+    return {k: done.get_attribute(f"data-{k}") or "" for k in ("marks", "text", "shown")}
+
+
+def test_client_side_highlighting_marks_terms_and_stays_linear(server: Server, page: Any) -> None:
+    """A snippet without <mark> is highlighted in the page: the earliest hit first, the longest
+    term on a tie, case kept, one-letter terms ignored. A 200 KB line with 50 terms (most of
+    them absent) finishes within the page timeout: it used to search every term again from
+    each hit, quadratic in the line's length."""
+    open_page(page, server.url + "/search")
+    normal = highlighted(
+        page, "The Lamp and the LAMPS: lampshade, a lamp.", ["lamp", "lamps", "the", "a", "xyz"]
+    )
+    assert normal["shown"] == "[The] [Lamp] and [the] [LAMPS]: [lamps]hade, a [lamp]."
+    assert normal["marks"] == "6"
+    line = "ab " * 70_000
+    terms = ["ab"] + [f"absent{n}" for n in range(49)]
+    long = highlighted(page, line, terms)
+    assert long["marks"] == "70000"
+    assert long["text"] == line  # nothing lost or repeated between the marks
+    assert long["shown"].startswith("[ab] [ab] [ab] ")
+
+
 def test_why_this_result_shows_the_stages(server: Server, page: Any) -> None:
     open_page(page, server.url + "/search?q=zephyrquartz&mode=hybrid&depth=fast")
     page.wait_for_selector("li.result")

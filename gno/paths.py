@@ -99,8 +99,15 @@ class Paths:
 def resolve_paths(config: str | Path | None = None, index: str | None = None) -> Paths:
     name = DEFAULT_INDEX if index is None else index  # "" is an invalid name, not the default
     index_identity(name)  # validate early: a bad name is a usage error
+    if config is not None and str(config) == "":  # `--config "$UNSET"`: not the default file
+        raise ValidationError(
+            "--config is empty: give the path of an index.yml, or leave --config out for the "
+            "default one"
+        )
     config_file = (
-        Path(expand_home(str(config))).absolute() if config else _dir("config") / "index.yml"
+        Path(expand_home(str(config))).absolute()
+        if config is not None
+        else _dir("config") / "index.yml"
     )
     paths = Paths(config_file, _dir("data"), _dir("cache"), name)
     for what, path in (

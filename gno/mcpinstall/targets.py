@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from gno.errors import ValidationError
@@ -60,28 +61,44 @@ def check_scope(target: Target, scope: str) -> None:
         )
 
 
-@dataclass(frozen=True)
 class Places:
-    """The folders client configs are found under, read from the environment."""
+    """The folders client configs are found under. From the environment, the home folder
+    and what derives from it are worked out only when a location needs them: a project's
+    config lies under the current folder, so ``-s project`` works where there is no home at
+    all (a uid with no user record and no ``HOME``), as the home error's own advice says."""
 
-    home: Path
-    config_home: Path  # XDG_CONFIG_HOME or ~/.config
-    appdata: Path  # Windows: %APPDATA% (roaming)
-    cwd: Path
-    platform: str
+    def __init__(
+        self,
+        *,
+        cwd: Path,
+        platform: str,
+        home: Path | None = None,
+        config_home: Path | None = None,  # XDG_CONFIG_HOME or ~/.config
+        appdata: Path | None = None,  # Windows: %APPDATA% (roaming)
+    ) -> None:
+        self.cwd, self.platform = cwd, platform
+        self._home, self._config_home, self._appdata = home, config_home, appdata
 
     @classmethod
     def from_env(cls) -> Places:
-        home = home_dir()
-        config_home = Path(xdg_dir("XDG_CONFIG_HOME") or home / ".config")
+        return cls(cwd=Path.cwd(), platform=sys.platform)
+
+    @cached_property
+    def home(self) -> Path:
+        return self._home if self._home is not None else home_dir()
+
+    @cached_property
+    def config_home(self) -> Path:
+        if self._config_home is not None:
+            return self._config_home
+        return Path(xdg_dir("XDG_CONFIG_HOME") or self.home / ".config")
+
+    @cached_property
+    def appdata(self) -> Path:
+        if self._appdata is not None:
+            return self._appdata
         appdata = os.environ.get("APPDATA", "").strip()
-        return cls(
-            home=home,
-            config_home=config_home,
-            appdata=Path(appdata) if appdata else home / "AppData" / "Roaming",
-            cwd=Path.cwd(),
-            platform=sys.platform,
-        )
+        return Path(appdata) if appdata else self.home / "AppData" / "Roaming"
 
 
 def _first_existing(*candidates: Path) -> Path:
@@ -91,47 +108,49 @@ def _first_existing(*candidates: Path) -> Path:
 
 def config_path(target: Target, scope: str, places: Places) -> Path:
     check_scope(target, scope)
-    home, cfg, cwd = places.home, places.config_home, places.cwd
+    cwd = places.cwd  # the home and config folders are looked up only by user-scope cases
     windows, mac = places.platform.startswith("win"), places.platform == "darwin"
     match target.id, scope:
         case "claude-desktop", _:
             if mac:
                 return (
-                    home
+                    places.home
                     / "Library"
                     / "Application Support"
                     / "Claude"
                     / "claude_desktop_config.json"
                 )
-            base = places.appdata if windows else cfg
+            base = places.appdata if windows else places.config_home
             return base / "Claude" / "claude_desktop_config.json"
         case "claude-code", "user":
-            return home / ".claude.json"
+            return places.home / ".claude.json"
         case "claude-code", _:
             return cwd / ".mcp.json"
         case "codex", "user":
             codex_home = os.environ.get("CODEX_HOME", "").strip()
-            return (Path(codex_home) if codex_home else home / ".codex") / "config.toml"
+            return (Path(codex_home) if codex_home else places.home / ".codex") / "config.toml"
         case "codex", _:
             return cwd / ".codex" / "config.toml"
         case "cursor", "user":
-            return home / ".cursor" / "mcp.json"
+            return places.home / ".cursor" / "mcp.json"
         case "cursor", _:
             return cwd / ".cursor" / "mcp.json"
         case "zed", _:
-            return (places.appdata / "Zed" if windows else cfg / "zed") / "settings.json"
+            return (
+                places.appdata / "Zed" if windows else places.config_home / "zed"
+            ) / "settings.json"
         case "windsurf", _:
-            return home / ".codeium" / "windsurf" / "mcp_config.json"
+            return places.home / ".codeium" / "windsurf" / "mcp_config.json"
         case "opencode", "user":  # an existing .jsonc is reused rather than shadowed
-            folder = cfg / "opencode"
+            folder = places.config_home / "opencode"
             return _first_existing(folder / "opencode.json", folder / "opencode.jsonc")
         case "opencode", _:
             return _first_existing(cwd / "opencode.json", cwd / "opencode.jsonc")
         case "amp", _:
-            folder = cfg / "amp"
+            folder = places.config_home / "amp"
             return _first_existing(folder / "settings.json", folder / "settings.jsonc")
         case "lmstudio", _:
-            return home / ".lmstudio" / "mcp.json"
+            return places.home / ".lmstudio" / "mcp.json"
         case "librechat", _:
             return _first_existing(cwd / "librechat.yaml", cwd / "librechat.yml")
     raise AssertionError(f"no location for {target.id}/{scope}")

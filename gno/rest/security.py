@@ -64,10 +64,13 @@ class Gates:
     header_seconds: float = 10.0  # a request's headers must arrive within (rest/deadlines.py)
     body_seconds: float = 30.0  # and its body within this after them
 
-    def local_origins(self) -> set[str]:
-        if not self.port:
-            return set()
-        return {f"http://{host}" for host in default_hosts(self.port)}
+    def own_origins(self) -> set[str]:
+        """The ``Origin`` of this server's own pages: ``http://`` + each Host every route
+        accepts (the loopback names with the bound port; on serve also each
+        ``--mcp-allowed-host`` entry). The Host check already takes an allowed name for this
+        server, so a page at that origin is the Web UI's own: refusing its writes left the UI
+        opened through such a name able to read but not to save."""
+        return {f"http://{host}" for host in self.allowed_hosts() or ()}
 
     def allowed_hosts(self) -> frozenset[str] | None:
         """Exact ``Host`` values every route accepts: the loopback names with the bound
@@ -183,7 +186,7 @@ class GateMiddleware:
             return "UNAUTHORIZED"
         if scope["method"] in UNSAFE_METHODS and not token_ok:
             origin = _header(scope, b"origin")
-            if origin is not None and origin.rstrip("/").lower() not in self.gates.local_origins():
+            if origin is not None and origin.rstrip("/").lower() not in self.gates.own_origins():
                 return "CSRF_VIOLATION"
         return None
 

@@ -30,8 +30,20 @@ def _open(target: Target, scope: str) -> tuple[Path, ClientConfig]:
     return path, open_config(target, path, read_text(path))
 
 
+def _check_gno_config(app: App) -> None:
+    """The index.yml the entry pins must be one the server can read: a folder, a named pipe,
+    a device or malformed YAML there is refused now (the error any command gets for such a
+    ``--config``), not registered as a server that fails at every start. A config that does
+    not exist yet is fine: the server answers "not initialized" until `gno init` makes it."""
+    from gno.config import load_config
+
+    with contextlib.suppress(FileNotFoundError):
+        load_config(app.paths.config_file)
+
+
 def mcp_install(app: App, inp: McpInstallInput) -> McpInstall:
     target, scope = TARGETS[str(inp.target)], str(inp.scope)
+    _check_gno_config(app)
     path, config = _open(target, scope)
     spec = entries.launch(
         app.paths,

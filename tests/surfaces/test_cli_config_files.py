@@ -11,11 +11,13 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from gno.connectors.skills import places
+from gno.errors import ValidationError
 from gno.ingest.roots import is_system_root
 from gno.mcpinstall.targets import Places
 from gno.models.catalog import parse_model_uri
@@ -171,6 +173,71 @@ def test_no_home_anywhere_is_a_clear_error_and_writes_nothing(tmp_path: Path) ->
     message = json.loads(done.stderr)["error"]["message"]
     assert message.startswith("Cannot tell your home folder") and "GNO_CONFIG_DIR" in message
     assert list(tmp_path.iterdir()) == []
+
+
+def test_mcp_install_in_a_project_needs_no_home(request: pytest.FixtureRequest) -> None:
+    # A project's client config lies in the current folder: with no home at all (a uid with
+    # no user record, HOME unset) and gno's folders given, as the home error advises, the
+    # project scope works. It used to work out the home first and fail.
+    uid = 54321
+    with contextlib.suppress(KeyError):
+        pwd.getpwuid(uid)
+        pytest.skip(f"uid {uid} has a user record here")
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("setpriv as root is needed to run as a uid with no user record")
+    # pytest's tmp_path is the owner's alone: a folder that uid can walk to, under /tmp.
+    shared = Path(tempfile.mkdtemp(prefix="gno-nohome-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(shared, ignore_errors=True))
+    project, gno_home = shared / "project", shared / "gno"
+    for folder in (shared, project, gno_home):
+        folder.mkdir(exist_ok=True)
+        folder.chmod(0o777)  # the uid below owns nothing here
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GNO_", "XDG_", "HOME"))}
+    env |= {f"GNO_{kind}_DIR": str(gno_home / kind) for kind in ("CONFIG", "DATA", "CACHE")}
+    as_uid = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *GNO, "mcp"]
+
+    def run_as(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*as_uid, *args, "--json"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+            cwd=project,
+        )
+
+    done = run_as("install", "-t", "cursor", "-s", "project")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["installed"]["configPath"] == str(project / ".cursor/mcp.json")
+    assert "gno" in json.loads((project / ".cursor" / "mcp.json").read_text())["mcpServers"]
+    rows = json.loads(run_as("status", "-s", "project").stdout)["targets"]
+    assert [r["target"] for r in rows if r["configured"]] == ["cursor"]
+    user = run_as("install", "-t", "cursor", "-s", "user")  # that one does need the home
+    assert user.returncode == 2
+    assert json.loads(user.stderr)["error"]["message"].startswith("Cannot tell your home folder")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["status"], ["mcp", "status"], ["mcp", "install", "-t", "cursor", "--dry-run"], ["mcp"]],
+    ids=" ".join,
+)
+def test_an_empty_config_flag_is_a_validation_error(isolated_env: Path, command: list[str]) -> None:
+    # `--config "$UNSET"` was the default index.yml, silently; `--index ""` is an invalid name.
+    done = subprocess.run(
+        [*GNO, "--config", "", *command, *([] if command == ["mcp"] else ["--json"])],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 1, done.stdout
+    assert "--config is empty" in done.stderr
+    if command != ["mcp"]:  # the stdio server reports on stderr in plain text
+        assert json.loads(done.stderr)["error"]["code"] == "VALIDATION"
+    assert not (isolated_env / "config").exists()
+    with pytest.raises(ValidationError, match="--config is empty"):
+        resolve_paths("")  # the SDK's GnoClient(config="") too
 
 
 def not_a_folder(tmp_path: Path) -> list[Path]:

@@ -396,6 +396,33 @@ def test_index_and_config_of_the_invocation_are_pinned(client: Client, tmp_path:
     assert bad.code == 1 and not client.path("windsurf", "user").exists()
 
 
+@pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "install"])
+def test_a_gno_config_the_server_cannot_read_is_refused(
+    client: Client, tmp_path: Path, dry_run: bool
+) -> None:
+    """The entry pins --config: a folder, a named pipe, a device or malformed YAML there made
+    a server that failed at every start. Refused now with the error any command gets for such
+    a --config, before the client's file is touched; one that does not exist yet still
+    installs (test_index_and_config_of_the_invocation_are_pinned)."""
+    fifo, folder, broken = tmp_path / "fifo.yml", tmp_path / "folder.yml", tmp_path / "bad.yml"
+    os.mkfifo(fifo)  # nobody writes: a read that opened it would block forever
+    folder.mkdir()
+    broken.write_text("collections: [unclosed\n")
+    flags = ["--dry-run"] if dry_run else []
+    for config, why in (
+        (folder, "not a regular file"),
+        (fifo, "not a regular file"),
+        (Path("/dev/zero"), "not a regular file"),
+        (broken, "Malformed config"),
+    ):
+        done = install(client, "cursor", "project", "--config", str(config), *flags)
+        assert done.code == 1, (config, done.out)
+        error = json.loads(done.err)["error"]
+        assert error["code"] == "VALIDATION" and why in error["message"], error
+        assert str(config) in error["message"]
+        assert not client.path("cursor", "project").parent.exists()
+
+
 @pytest.mark.parametrize(
     ("target", "folder", "name"),
     [

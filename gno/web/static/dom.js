@@ -44,16 +44,22 @@ export function safeUrl(value) {
   }
 }
 
-/** Text with the query's terms wrapped in <mark> (case-insensitive, no regex from input). */
+/** Text with the query's terms wrapped in <mark> (case-insensitive, no regex from input).
+ * At each point the earliest hit wins, the longest term on a tie. Each term's next hit is
+ * remembered and searched again only once the scan has passed it, so every term walks the
+ * text once: linear in the text's length (searching every term from each hit again was
+ * quadratic on a long line with many hits and terms that never occur). */
 export function highlight(text, terms) {
   const lower = text.toLowerCase();
   const wanted = [...new Set(terms.map((t) => t.toLowerCase()).filter((t) => t.length > 1))];
+  const next = wanted.map((term) => lower.indexOf(term));
   const out = [];
   let i = 0;
   while (i < text.length) {
     let hit = null;
-    for (const term of wanted) {
-      const at = lower.indexOf(term, i);
+    for (const [k, term] of wanted.entries()) {
+      if (next[k] !== -1 && next[k] < i) next[k] = lower.indexOf(term, i);
+      const at = next[k];
       if (at !== -1 && (hit === null || at < hit.at || (at === hit.at && term.length > hit.len))) {
         hit = { at, len: term.length };
       }
