@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,7 +14,9 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import yaml
 from contract_helpers import GNO, MISC, NOTES, gno_env, run_gno, write_tree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -102,3 +105,15 @@ def running(env: dict[str, str], *flags: str, command: str = "serve") -> Iterato
             except subprocess.TimeoutExpired:
                 os.kill(server.proc.pid, signal.SIGKILL)
                 server.proc.wait()
+
+
+@contextlib.contextmanager
+def with_gateway(env: dict[str, str], tmp: Path, block: dict[str, Any]) -> Iterator[dict[str, str]]:
+    """A copy of the corpus's config dir whose index.yml has this gateway block."""
+    config_dir = tmp / "config"
+    shutil.copytree(env["GNO_CONFIG_DIR"], config_dir)
+    config_file = config_dir / "index.yml"
+    data = yaml.safe_load(config_file.read_text())
+    data["gateway"] = block
+    config_file.write_text(yaml.safe_dump(data))
+    yield env | {"GNO_CONFIG_DIR": str(config_dir)}

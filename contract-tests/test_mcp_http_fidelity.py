@@ -4,17 +4,13 @@ write gate's HTTP 403 before dispatch, and the `gateway` block of index.yml
 
 from __future__ import annotations
 
-import contextlib
-import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from contract_helpers import assert_valid
-from rest_helpers import build_corpus, running
+from rest_helpers import build_corpus, running, with_gateway
 
 httpx = pytest.importorskip("httpx")
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -39,18 +35,6 @@ def _own_servers(request: pytest.FixtureRequest) -> None:
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return build_corpus(tmp_path_factory.mktemp("mcp-http"), vectors=False)
-
-
-@contextlib.contextmanager
-def with_gateway(env: dict[str, str], tmp: Path, block: dict[str, Any]) -> Iterator[dict[str, str]]:
-    """A copy of the corpus's config dir whose index.yml has this gateway block."""
-    config_dir = tmp / "config"
-    shutil.copytree(env["GNO_CONFIG_DIR"], config_dir)
-    config_file = config_dir / "index.yml"
-    data = yaml.safe_load(config_file.read_text())
-    data["gateway"] = block
-    config_file.write_text(yaml.safe_dump(data))
-    yield env | {"GNO_CONFIG_DIR": str(config_dir)}
 
 
 def _rpc(url: str, message: dict[str, Any], session: str | None = None) -> httpx.Response:

@@ -10,16 +10,14 @@ import contextlib
 import fcntl
 import json
 import os
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from contract_helpers import assert_valid
-from rest_helpers import build_corpus, running
+from rest_helpers import build_corpus, running, with_gateway
 
 from gno.index_lock import WRITE_LEASE_NAME
 
@@ -134,18 +132,6 @@ def test_mcp_calls_queued_behind_a_slow_one_leave_rest_answering(
                     await response.aclose()
 
         asyncio.run(flood())
-
-
-@contextlib.contextmanager
-def with_gateway(env: dict[str, str], tmp: Path, block: dict[str, Any]) -> Iterator[dict[str, str]]:
-    """A copy of the corpus's config dir whose index.yml has this gateway block."""
-    config_dir = tmp / "config"
-    shutil.copytree(env["GNO_CONFIG_DIR"], config_dir)
-    config_file = config_dir / "index.yml"
-    data = yaml.safe_load(config_file.read_text())
-    data["gateway"] = block
-    config_file.write_text(yaml.safe_dump(data))
-    yield env | {"GNO_CONFIG_DIR": str(config_dir)}
 
 
 def test_resumption_and_media_type_are_refused_as_json_rpc(corpus: dict[str, str]) -> None:
