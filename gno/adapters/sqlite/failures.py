@@ -59,15 +59,21 @@ def maps_file_failures(cls: type[_T]) -> type[_T]:
                 continue
             seen.add(name)
             if isinstance(method, FunctionType):  # not a classmethod, property or constant
-                setattr(cls, name, _mapped(method))
+                # A mixin's method is looked up in its class at each call, so a test that
+                # patches the mixin still reaches the patched one.
+                owner = None if klass is cls else klass
+                setattr(cls, name, _mapped(method, owner))
     return cls
 
 
-def _mapped(method: Callable[..., Any]) -> Callable[..., Any]:
+def _mapped(method: Callable[..., Any], owner: type | None) -> Callable[..., Any]:
+    name = method.__name__
+
     @functools.wraps(method)
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        target = method if owner is None else vars(owner).get(name, method)
         try:
-            return method(self, *args, **kwargs)
+            return target(self, *args, **kwargs)
         except apsw.BusyError as exc:
             raise LockedError(
                 f"The index {self.path} is locked by another process; try again"
