@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 
+from gno.errors import GnoError
+from gno.paths import expand_home, home_dir
+
 
 def _system_roots() -> set[str]:
-    from gno.errors import GnoError
-    from gno.paths import home_dir
-
     try:
         home = str(home_dir())
     except GnoError:  # no home anywhere: none to protect
@@ -40,8 +40,6 @@ def is_system_root(path: str) -> bool:
     link to ``/`` (or an index.yml edited to say ``/``) would make a sync read every file
     of the machine."""
     system = _system_roots()
-    from gno.paths import expand_home
-
     absolute = os.path.abspath(expand_home(path))
     return absolute in system or os.path.realpath(absolute) in system
 

@@ -30,7 +30,7 @@ from typing import Any
 from gno_contracts.operations import OPERATIONS
 from starlette.responses import Response
 
-from gno.core.jsonrpc import misread
+from gno.core.jsonrpc import error, misread
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -123,9 +123,8 @@ class WriteGate:
 
 def transport_error(status: int, message: str) -> Response:
     """A transport refusal as the SDK words its own: -32600 with id null."""
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
     return Response(
-        json.dumps(body, separators=(",", ":")).encode(),
+        json.dumps(error(message), separators=(",", ":")).encode(),
         status_code=status,
         media_type="application/json",
     )

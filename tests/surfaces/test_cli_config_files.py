@@ -152,14 +152,20 @@ def test_relative_xdg_folders_are_ignored(
     assert completion_target("bash")[0].is_absolute()
 
 
-def test_no_home_anywhere_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> None:
-    # A uid with no entry in the user record and HOME empty: no place is guessed.
+def uid_without_a_user_record() -> int:
+    """A uid this test may run gno as (setpriv, as root) that the user record does not know."""
     uid = 54321
     with contextlib.suppress(KeyError):
         pwd.getpwuid(uid)
         pytest.skip(f"uid {uid} has a user record here")
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         pytest.skip("setpriv as root is needed to run as a uid with no user record")
+    return uid
+
+
+def test_no_home_anywhere_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> None:
+    # A uid with no entry in the user record and HOME empty: no place is guessed.
+    uid = uid_without_a_user_record()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GNO_", "XDG_"))}
     done = subprocess.run(
         ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *GNO, "init", "--json"],
@@ -179,12 +185,7 @@ def test_mcp_install_in_a_project_needs_no_home(request: pytest.FixtureRequest) 
     # A project's client config lies in the current folder: with no home at all (a uid with
     # no user record, HOME unset) and gno's folders given, as the home error advises, the
     # project scope works. It used to work out the home first and fail.
-    uid = 54321
-    with contextlib.suppress(KeyError):
-        pwd.getpwuid(uid)
-        pytest.skip(f"uid {uid} has a user record here")
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("setpriv as root is needed to run as a uid with no user record")
+    uid = uid_without_a_user_record()
     # pytest's tmp_path is the owner's alone: a folder that uid can walk to, under /tmp.
     shared = Path(tempfile.mkdtemp(prefix="gno-nohome-", dir="/tmp"))
     request.addfinalizer(lambda: shutil.rmtree(shared, ignore_errors=True))
