@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import copy
 import keyword
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, overload
 
 # Keywords that only describe: they never change what a value validates or dumps to.
 _NOTES = frozenset({"description", "title", "$comment", "examples", "default", "deprecated"})
@@ -388,12 +388,42 @@ def _wrap(root: dict[str, Any], value: Any, node: dict[str, Any] | None) -> Any:
             return [_wrap(root, v, None) for v in value]
         items = _deref(root, items)
         if "properties" in items and not _is_union(items):  # a list of objects: each a Wire
-            return [
-                Wire(root, v, items) if isinstance(v, dict) else _wrap(root, v, items)
-                for v in value
-            ]
+            return WireList(root, value, items)
         return [_wrap(root, v, items) for v in value]
     return value
+
+
+class WireList(Sequence[Any]):
+    """A list of wire objects, each wrapped as it is read: a text that only counts a page
+    (``len(result.changes)``) wraps none of its thousand entries."""
+
+    __slots__ = ("_items", "_node", "_root")
+
+    def __init__(self, root: dict[str, Any], items: list[Any], node: dict[str, Any]):
+        self._root, self._items, self._node = root, items, node
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self._one(v) for v in self._items[index]]
+        return self._one(self._items[index])
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(self._one, self._items)
+
+    def __repr__(self) -> str:
+        return f"WireList({self._items!r})"
+
+    def _one(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return Wire(self._root, value, self._node)
+        return _wrap(self._root, value, self._node)
 
 
 def _is_union(node: dict[str, Any]) -> bool:

@@ -212,6 +212,24 @@ def test_a_field_left_out_reads_as_its_default_and_a_fresh_copy() -> None:
         _ = wire.nothing
 
 
+def test_a_list_of_objects_reads_like_a_list_of_models() -> None:
+    root = {
+        "type": "object",
+        "properties": {
+            "nodes": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"uri": {"type": "string"}}},
+            }
+        },
+    }
+    nodes = Wire(root, {"nodes": [{"uri": "a"}, {"uri": "b"}, {"uri": "c"}]}).nodes
+    assert len(nodes) == 3 and nodes
+    assert [n.uri for n in nodes] == ["a", "b", "c"]
+    assert (nodes[0].uri, nodes[-1].uri) == ("a", "c")
+    assert [n.uri for n in nodes[1:]] == ["b", "c"]
+    assert not Wire(root, {"nodes": []}).nodes
+
+
 def test_whole_numbers_become_floats_only_where_the_schema_says_number() -> None:
     root = {
         "type": "object",
