@@ -6,6 +6,12 @@ does. Renames: a sync sees the new path first (a ``create``) and the vanished ol
 path last (an ``inactivate``); when both carry the same source hash in the same
 collection within one sync, the ``create`` row is replaced by one ``rename`` at a
 new sequence, so a reader that already saw the create still replays correctly.
+A sync reads which paths have a row before it writes, and a new path's write skips
+reading its row again; another writer (a capture, a server's sync job) may commit that
+row in between. Each write transaction, holding SQLite's write lock, therefore checks
+``PRAGMA data_version``: if another connection committed since the sync's read, every
+later write of the sync reads the row it replaces, so a row someone else just created is
+an update (or nothing), never a second ``create``.
 A transaction's entries are kept in memory and written together just before it commits,
 with the state row (last sequence, retained counters) and retention (30 days, 10,000
 entries, 16 MiB): a full index of thousands of documents pays one batch insert and one
@@ -22,10 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
+from gno.adapters.sqlite.journal_reads import JournalReads
+
 if TYPE_CHECKING:  # gno.core.journal loads in the write hooks: a read never needs it
     from gno.core import journal as j
     from gno.core.document import Analysis
-    from gno.journal_rows import JournalRow, JournalState
+    from gno.journal_rows import JournalState
     from gno.sync_rows import Prior, SourceFile
 
 MAX_ROW_BYTES = 128 * 1024
@@ -35,12 +43,15 @@ _PRIOR = (
 )
 
 
-class DocumentJournal:
+class DocumentJournal(JournalReads):
     conn: apsw.Connection
     # (collection, source hash) -> (sequence, doc id) of creates in the running sync
     _journal_creates: dict[tuple[str, str], tuple[int, int]]
-    # (collection, paths with a row) when the running sync started
+    # (collection, paths with a row) when the running sync started; None once another
+    # connection committed since (the paths may have gained rows: each write reads its own)
     _journal_known: tuple[str, set[str]] | None = None
+    # PRAGMA data_version just before the running sync read its paths
+    _journal_version: int | None = None
     # (retention floor, observed_ms of the oldest entry above it)
     _journal_oldest: tuple[int, int] | None = None
     # entries appended in the running transaction, by sequence, not yet inserted
@@ -50,11 +61,28 @@ class DocumentJournal:
 
     # ------------------------------------------------------------ write hooks
 
-    def journal_sync_started(self, collection: str, known: set[str]) -> None:
-        """A sync of ``collection`` begins; ``known`` are the paths it has rows for, so a
-        new file's write needs no read of a previous row."""
+    def journal_version(self) -> int:
+        """``PRAGMA data_version``: it moves when another connection commits (never for
+        this connection's own commits)."""
+        return _one(self.conn.execute("PRAGMA data_version").fetchone())
+
+    def journal_sync_started(self, collection: str, known: set[str], version: int) -> None:
+        """A sync of ``collection`` begins; ``known`` are the paths it has rows for, read
+        after ``journal_version`` gave ``version``, so a new file's write needs no read of
+        a previous row while no other connection commits."""
         self._journal_creates = {}
         self._journal_known = (collection, known)
+        self._journal_version = version
+
+    def journal_write_began(self) -> None:
+        """Called by ``SqliteStore.write`` right after BEGIN IMMEDIATE: with the write lock
+        held, nothing else commits until this transaction ends. If another connection
+        committed since the running sync read its paths, that read may lack a row made
+        meanwhile (a capture of a file the sync walked), and trusting it would journal a
+        second ``create``: the sync's writes read their rows from here on. One pragma per
+        transaction, nothing per document."""
+        if self._journal_known is not None and self.journal_version() != self._journal_version:
+            self._journal_known = None
 
     def sync_finished(self) -> None:
         """The sync ended, however it ended: its paths and creates are let go. A server
@@ -62,6 +90,7 @@ class DocumentJournal:
         until the next sync, with a stale view of which paths have a row."""
         self._journal_creates = {}
         self._journal_known = None
+        self._journal_version = None
 
     def _prior(self, where: str, params: tuple[Any, ...]) -> Prior | None:
         row = self.conn.execute(_PRIOR + where, params).fetchone()
@@ -373,78 +402,8 @@ class DocumentJournal:
             (bound, entries, size),
         )
 
-    # ------------------------------------------------------------ reads
-
-    def journal_state(self) -> JournalState:
-        from gno.journal_rows import JournalState
-
-        row = self.conn.execute(
-            "SELECT last_sequence, retention_floor, retained_entries, retained_bytes "
-            "FROM document_change_journal_state WHERE id = 1"
-        ).fetchone()
-        return JournalState(*row) if row else JournalState(0, 0, 0, 0)
-
-    def journal_page(
-        self, after: int, since_time: str | None, collection: str | None, limit: int
-    ) -> list[JournalRow]:
-        """Up to ``limit`` entries with sequence > ``after`` (observed at or after
-        ``since_time``), oldest first."""
-        from gno.core import journal as j
-
-        where: list[str] = ["sequence > ?"]
-        params: list[object] = [after]
-        if since_time:
-            where.append("observed_ms >= ?")
-            params.append(j.ms_of_iso(since_time))
-        if collection:
-            where.append("collection = ?")
-            params.append(collection)
-        from gno.journal_rows import JournalRow
-
-        rows: Any = self.conn.execute(  # the columns in JournalRow's order
-            "SELECT sequence, observed_ms, kind, collection, entry_json FROM document_changes "
-            f"WHERE {' AND '.join(where)} ORDER BY sequence LIMIT ?",
-            (*params, limit),
-        )
-        return list(map(JournalRow, rows))
-
-    def journal_entry(self, sequence: int) -> JournalRow | None:
-        row = self.conn.execute(
-            "SELECT sequence, observed_ms, kind, collection, entry_json FROM document_changes "
-            "WHERE sequence = ?",
-            (sequence,),
-        ).fetchone()
-        return _journal_row(row) if row else None
-
-    def journal_latest(self, collection: str, rel_path: str) -> JournalRow | None:
-        """The newest retained entry whose current (or, for a rename, previous) path is this one."""
-        from gno.core import journal as j
-
-        key = j.path_key(collection, rel_path)
-        found = [
-            _journal_row(row)
-            for row in self.conn.execute(
-                "SELECT sequence, observed_ms, kind, collection, entry_json FROM document_changes "
-                "WHERE path_key = ? OR previous_key = ? ORDER BY sequence DESC",
-                (key, key),
-            )
-        ]
-        # A 63-bit key can collide: confirm the path on the entry itself.
-        for row in found:
-            entry = row.entry
-            paths = {(entry[side] or {}).get("relPath") for side in ("previous", "current")}
-            if row.collection == collection and rel_path in paths:
-                return row
-        return None
-
 
 def _one(row: Any) -> int:
     """The single integer of a one-column row."""
     assert row is not None
     return int(row[0])
-
-
-def _journal_row(row: Any) -> JournalRow:
-    from gno.journal_rows import JournalRow
-
-    return JournalRow(row)  # the columns in JournalRow's order

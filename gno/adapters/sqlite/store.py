@@ -179,6 +179,7 @@ class SqliteStore(
             self._raise_file_failure(exc)
             raise
         try:
+            self.journal_write_began()  # a running sync's view of the index, checked under the lock
             yield
             self._flush_journal()  # first: a statement after the FTS rows pays FTS5's flush
             self._flush_fts()

@@ -35,6 +35,7 @@ class DocumentWrites(DocumentJournal):
     def doc_states(self, collection: str) -> dict[str, DocState]:
         from gno.sync_rows import DocState
 
+        version = self.journal_version()  # before the read: a commit after it counts
         rows = self.conn.execute(
             "SELECT rel_path, id, source_size, source_mtime_ns, source_inode, source_hash, mirror_hash, active, "
             "ingest_version, last_error_code, frontmatter_type, content_rules_fp FROM documents "
@@ -47,7 +48,9 @@ class DocumentWrites(DocumentJournal):
             r[0]: DocState(r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9], r[10], r[11])
             for r in rows
         }
-        self.journal_sync_started(collection, set(states))  # every sync of a collection starts here
+        self.journal_sync_started(
+            collection, set(states), version
+        )  # every sync of a collection starts here
         return states
 
     def active_ids(self, collection: str) -> set[int]:
