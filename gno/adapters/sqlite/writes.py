@@ -48,9 +48,8 @@ class DocumentWrites(DocumentJournal):
             r[0]: DocState(r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9], r[10], r[11])
             for r in rows
         }
-        self.journal_sync_started(
-            collection, set(states), version
-        )  # every sync of a collection starts here
+        # Every sync of a collection starts here.
+        self.journal_sync_started(collection, set(states), version)
         return states
 
     def active_ids(self, collection: str) -> set[int]:
