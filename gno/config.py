@@ -264,16 +264,33 @@ def dump_config(config: Config) -> dict[str, Any]:
 def save_config(path: Path, config: Config) -> None:
     """Write atomically: a crash leaves either the old or the new file, never half. A
     symlinked index.yml (a dotfile repository) is written through to its real file, which
-    keeps its mode (``gno.file_replace``). Comments are not kept: the file is rewritten from
-    its parsed form, every key kept in its order."""
-    import yaml
-
+    keeps its mode (``gno.file_replace``). The user's comments, blank lines, key order and
+    quoting are kept (``gno.config_rewrite``: only the entries that changed are rewritten);
+    a file that cannot be kept so is written from its parsed form, every key in order."""
     from gno.file_replace import kept_mode, real_file, replace_file  # a write's only: not status
 
-    data = yaml.safe_dump(dump_config(config), sort_keys=False, allow_unicode=True).encode()
+    desired = dump_config(config)
     try:
         real = real_file(path)
         real.parent.mkdir(parents=True, exist_ok=True)
+        data = _rendered(real, desired)
         replace_file(real, lambda out: out.write(data), kept_mode(real))
     except OSError as exc:  # a read-only or full config folder: a clear error, not a bug
         raise GnoError(f"Cannot write config {path}: {exc.strerror or exc}") from exc
+
+
+def _rendered(real: Path, desired: dict[str, Any]) -> bytes:
+    """The new file: the current one with the changes merged in, else the plain dump."""
+    try:
+        current = read_regular(str(real), MAX_CONFIG_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        current = ""  # none yet, or nothing worth keeping: the plain dump
+    if current.strip():
+        from gno.config_rewrite import rewritten
+
+        kept = rewritten(current, desired)
+        if kept is not None:
+            return kept.encode("utf-8")
+    import yaml
+
+    return yaml.safe_dump(desired, sort_keys=False, allow_unicode=True).encode()
