@@ -30,7 +30,11 @@ again after ``LIMIT_RETRY_SECONDS``.
 The kernel's event queue is bounded too (``fs.inotify.max_queued_events``): a process
 stopped (Ctrl-Z) or starved while files change loses what overflowed, and watchfiles
 drops the overflow notice. A root whose watcher was not scheduled for
-``STALL_SECONDS`` therefore gets a whole-collection pass, as after a restart.
+``STALL_SECONDS`` therefore gets a whole-collection pass, as after a restart. A queue can
+also overflow while the watcher runs (a burst faster than its thread reads), and some
+folders report no events at all (network mounts): so every watched root gets a
+whole-collection pass every ``RESCAN_SECONDS`` too, stat-first, which costs a no-op sync
+when nothing was missed. What any event loss leaves stale is found within that bound.
 """
 
 from __future__ import annotations
@@ -62,6 +66,9 @@ IDLE_TICK_MS = 250  # an idle watcher reports in this often (first time: it is w
 # A watcher that did not report in for this long was stopped or starved: events may be lost.
 STALL_SECONDS = 10.0
 STOP_SECONDS = 5.0
+# A whole pass this often bounds how long a lost event leaves the index stale (Syncthing's
+# full rescan beside its watcher defaults to an hour, for the same reason).
+RESCAN_SECONDS = 3600.0
 
 LIMIT_REASON = (
     "The system's file watch limits are reached "
@@ -85,6 +92,7 @@ class _Root:
     stop: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
     ready: bool = False  # the OS watch is in place: changes from now on are seen
+    passed_at: float = 0.0  # monotonic time of its last whole-collection pass (or of ready)
     error: str | None = None
     retry_seconds: float = RETRY_SECONDS  # after an error
 
@@ -102,10 +110,12 @@ class Watcher:
         recheck_seconds: float = RECHECK_SECONDS,
         limit_retry_seconds: float = LIMIT_RETRY_SECONDS,
         stall_seconds: float = STALL_SECONDS,
+        rescan_seconds: float = RESCAN_SECONDS,
     ) -> None:
         self._paths, self._submit = paths, submit
         self._debounce, self._step, self._recheck = debounce_ms, step_ms, recheck_seconds
         self._limit_retry, self._stall = limit_retry_seconds, stall_seconds
+        self._rescan = rescan_seconds
         # gno's own files: the index and its WAL, the model cache, the config file.
         self._ignored = (
             os.path.realpath(paths.data_dir),
@@ -225,12 +235,18 @@ class Watcher:
                     if not initial:
                         self._catch_up.add(name)
                 self._ensure(collection)
+            now = time.monotonic()
+            for name, root in self._roots.items():
+                if root.ready and now - root.passed_at >= self._rescan:
+                    self._catch_up.add(name)
             # Only once its watch is in place, so nothing falls between the pass and the watch.
             owed = sorted(n for n in self._catch_up if n in self._roots and self._roots[n].ready)
         for name in owed:  # outside the lock: submitting waits for the server's write lock
             if self._submit(name, None):
                 with self._lock:
                     self._catch_up.discard(name)
+                    if (root := self._roots.get(name)) is not None:
+                        root.passed_at = time.monotonic()
 
     def _ensure(self, collection: Collection) -> None:
         """Watch this collection's root if it can be watched (under the lock)."""
@@ -325,7 +341,7 @@ class Watcher:
                             root.retry_seconds = self._limit_retry
                             raise OSError(errno.ENOSPC, "the inotify watch limit is reached")
                         setup.release()
-                        root.ready = True
+                        root.ready, root.passed_at = True, time.monotonic()
                         self._poke.set()  # a catch-up pass may be waiting for this
                     if batch:
                         self._handle(root.scope, [(change.name, path) for change, path in batch])

@@ -159,3 +159,27 @@ def test_a_root_moved_away_stops_being_watched_and_comes_back(
     (tmp_path / "away").rename(notes)
     wait_for(lambda: watcher.state()["activeCollections"] == ["notes"], "the root to return")
     wait_for(lambda: ("notes", None) in recorder.seen(), "the catch-up sync")
+
+
+def test_a_watched_root_gets_a_whole_pass_every_rescan_interval(tmp_path: Path) -> None:
+    """Events can be lost while the watcher runs (a kernel queue overflow, a folder that
+    reports none): a periodic whole pass bounds how long the index stays stale."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    write_config(Collection("notes", str(notes), pattern="**/*.md"))
+    hourly, periodic = Recorder(), Recorder()
+    watchers = [
+        Watcher(resolve_paths(), hourly, recheck_seconds=0.1),  # the default interval
+        Watcher(resolve_paths(), periodic, recheck_seconds=0.1, rescan_seconds=0.3),
+    ]
+    for watcher in watchers:
+        watcher.start()
+    try:
+        for watcher in watchers:
+            wait_for(lambda w=watcher: w.state()["activeCollections"] == ["notes"], "the watch")
+        # No file changes at all: only the interval can submit a pass.
+        wait_for(lambda: periodic.seen().count(("notes", None)) >= 2, "two periodic passes")
+        assert hourly.seen() == []  # an hour is not up: no pass, and nothing changed
+    finally:
+        for watcher in watchers:
+            watcher.stop()
