@@ -1,19 +1,25 @@
-"""A converter's deadline (engine.md §2.2: 60 s), so one pathological file cannot hold a
-sync forever. The parsers are pure Python, so a timer signal can stop them between two
-bytecodes; signals reach the main thread only, which is where every conversion can be
-made to run: the CLI converts inline on its main thread, and worker processes convert on
-theirs. ``JobRunner`` sends a window holding an Office or PDF file to its workers when it
-runs off the main thread (a server's sync job), so those get the deadline too; plain text
-and Markdown convert in linear time and stay inline."""
+"""A conversion's deadline (engine.md §2.2: 60 s), so one pathological file cannot hold a
+sync forever. The parsers and the analysis are pure Python, so they can be stopped
+between two bytecodes: on the main thread (the CLI, worker processes) by a timer signal;
+on any other thread (a server's sync job converts Markdown, text and record documents
+inline on its own thread) by ``Expired`` raised into that thread by one watchdog thread
+(``PyThreadState_SetAsyncExc``, CPython's way of interrupting another thread), as signals
+reach the main thread only. Neither stops a single long call into C; the converters'
+byte screens and caps bound those. ``JobRunner`` still sends a window holding an Office
+or PDF file to worker processes off the main thread: their parsers also load C parts."""
 
 from __future__ import annotations
 
+import ctypes
+import heapq
+import itertools
 import os
 import signal
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from types import FrameType
 
 CONVERT_SECONDS = 60.0
@@ -39,16 +45,17 @@ def convert_seconds() -> float:
 
 
 def interruptible() -> bool:
-    """Whether a conversion started here can be stopped by the deadline."""
+    """Whether a conversion started here is stopped by a timer signal (the main thread);
+    elsewhere the watchdog stops it."""
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
 @contextmanager
 def deadline(seconds: float) -> Iterator[None]:
-    """Raise ``Expired`` into the block once ``seconds`` have passed (where
-    ``interruptible``; elsewhere the block runs unbounded)."""
+    """Raise ``Expired`` into the block once ``seconds`` have passed, on any thread."""
     if not interruptible():
-        yield
+        with _WATCHDOG.watch(seconds):
+            yield
         return
 
     def expired(signum: int, frame: FrameType | None) -> None:
@@ -65,3 +72,82 @@ def deadline(seconds: float) -> Iterator[None]:
         if pending:  # someone else's timer was running: it goes on where it was
             left = pending - (time.monotonic() - started)
             signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+
+
+# ---------------------------------------------------------------- other threads
+
+
+@dataclass(order=True)
+class _Watch:
+    due: float
+    order: int
+    thread: int = field(compare=False)
+    active: bool = field(default=True, compare=False)
+    fired: bool = field(default=False, compare=False)
+
+
+def _raise_in(thread: int, exc: type[BaseException] | None) -> None:
+    """``exc`` raised in ``thread`` at its next bytecode (None, passed as NULL: a pending one
+    withdrawn)."""
+    pending = ctypes.py_object(exc) if exc is not None else None
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), pending)
+
+
+class _Watchdog:
+    """One daemon thread that raises ``Expired`` into each watched thread whose time is up.
+    Firing and retiring take the same lock, so ``Expired`` is never raised into a thread
+    that has left its block: one still pending when the block ends is withdrawn."""
+
+    def __init__(self) -> None:
+        self._due: list[_Watch] = []
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._order = itertools.count()
+
+    @contextmanager
+    def watch(self, seconds: float) -> Iterator[None]:
+        entry = _Watch(time.monotonic() + seconds, next(self._order), threading.get_ident())
+        with self._wake:
+            self._drop_retired()  # they retire about in order: the heap stays small
+            heapq.heappush(self._due, entry)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="gno-deadline", daemon=True)
+                self._thread.start()
+            if self._due[0] is entry:  # else the watchdog already wakes up before it is due
+                self._wake.notify()
+        try:
+            yield
+        finally:
+            try:
+                self._retire(entry)
+            except Expired:  # it arrived while the block was ending: still past the deadline
+                self._retire(entry)
+                raise
+
+    def _retire(self, entry: _Watch) -> None:
+        with self._wake:
+            entry.active = False
+            if entry.fired:
+                _raise_in(entry.thread, None)
+
+    def _drop_retired(self) -> None:
+        while self._due and not self._due[0].active:
+            heapq.heappop(self._due)
+
+    def _run(self) -> None:
+        with self._wake:
+            while True:
+                self._drop_retired()
+                if not self._due:
+                    self._wake.wait()
+                    continue
+                left = self._due[0].due - time.monotonic()
+                if left > 0:
+                    self._wake.wait(left)
+                    continue
+                entry = heapq.heappop(self._due)
+                entry.fired = True
+                _raise_in(entry.thread, Expired)
+
+
+_WATCHDOG = _Watchdog()

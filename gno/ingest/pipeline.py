@@ -27,7 +27,6 @@ from gno.ports import (
     TIMEOUT,
     TOO_LARGE,
     UNSUPPORTED,
-    Conversion,
     ConversionError,
     Converter,
 )
@@ -41,7 +40,7 @@ if TYPE_CHECKING:  # analysis and process pools load only when a file needs conv
 MAX_MIRROR_CHARS = 50_000_000
 MARKDOWN_SYNTAX = frozenset({".md", ".markdown", ".pdf", ".docx", ".pptx", ".xlsx"})
 POOL_THRESHOLD = 48  # fewer changed files than this are converted inline
-# Formats whose parsers may run long on a hostile file: converted where a deadline holds.
+# Formats whose parsers load C parts too: off the main thread, converted in a worker process.
 DEADLINE_FORMATS = frozenset({".pdf", ".docx", ".pptx", ".xlsx"})
 
 
@@ -104,48 +103,39 @@ def process(job: Job) -> Converted | Failed:
 
 
 def _process(job: Job) -> Converted | Failed:
+    """Conversion and analysis under one deadline (``gno.ingest.deadline``), whatever the
+    format and wherever this runs: the CLI's main thread, a worker process, or a server's
+    sync job on a thread of its own (there Markdown, text and record documents convert
+    inline, and once ran with no deadline at all)."""
     from gno.core.document import analyze
     from gno.core.fts import index_text
+    from gno.ingest.deadline import Expired, convert_seconds, deadline
 
     converter = next((c for c in default_converters() if c.can_handle(job.ext, job.mime)), None)
     if converter is None:
         return Failed(UNSUPPORTED, f"No converter for {job.ext or 'this file'}")
-    if job.ext in DEADLINE_FORMATS:
-        conversion = _convert_by_deadline(converter, job)
-    else:  # linear converters: no timer to arm and disarm for each of thousands of notes
-        conversion = converter.convert(Path(job.abs_path), job.data, job.ext, job.mime)
-    if len(conversion.markdown) > MAX_MIRROR_CHARS:
-        raise ConversionError(TOO_LARGE, "Converted text exceeds 50,000,000 characters")
-    analysis = analyze(
-        conversion.markdown,
-        job.rel_path,
-        job.ext,
-        markdown_syntax=job.ext in MARKDOWN_SYNTAX,
-        converter_title=job.title or conversion.title,
-        content_types=job.content_types,
-    )
+    seconds = convert_seconds()
+    try:
+        with deadline(seconds):
+            conversion = converter.convert(Path(job.abs_path), job.data, job.ext, job.mime)
+            if len(conversion.markdown) > MAX_MIRROR_CHARS:
+                raise ConversionError(TOO_LARGE, "Converted text exceeds 50,000,000 characters")
+            analysis = analyze(
+                conversion.markdown,
+                job.rel_path,
+                job.ext,
+                markdown_syntax=job.ext in MARKDOWN_SYNTAX,
+                converter_title=job.title or conversion.title,
+                content_types=job.content_types,
+            )
+            fts_title, fts_body = index_text(analysis.title), index_text(analysis.mirror)
+    except Expired:
+        raise ConversionError(TIMEOUT, f"Conversion took longer than {seconds:g} s") from None
     converter_id, converter_version = job.converter or (
         conversion.converter_id,
         conversion.converter_version,
     )
-    return Converted(
-        analysis,
-        index_text(analysis.title),
-        index_text(analysis.mirror),
-        converter_id,
-        converter_version,
-    )
-
-
-def _convert_by_deadline(converter: Converter, job: Job) -> Conversion:
-    from gno.ingest.deadline import Expired, convert_seconds, deadline
-
-    seconds = convert_seconds()
-    try:
-        with deadline(seconds):
-            return converter.convert(Path(job.abs_path), job.data, job.ext, job.mime)
-    except Expired:
-        raise ConversionError(TIMEOUT, f"Conversion took longer than {seconds:g} s") from None
+    return Converted(analysis, fts_title, fts_body, converter_id, converter_version)
 
 
 def _init_worker(parent: int) -> None:
@@ -181,9 +171,10 @@ class JobRunner:
 
     @staticmethod
     def _needs_worker(jobs: list[Job]) -> bool:
-        """Off the main thread (a server's sync job) a conversion cannot be given its
-        deadline (``gno.ingest.deadline``): an Office or PDF file goes to a worker, whose
-        main thread can. Text and Markdown convert in linear time and stay inline."""
+        """Off the main thread (a server's sync job) an Office or PDF file goes to a worker,
+        whose main thread's timer signal also cuts a sleeping or blocked call, and whose
+        parser's memory goes when it ends. Text and Markdown stay inline, under the
+        watchdog's deadline (``gno.ingest.deadline``)."""
         from gno.ingest.deadline import interruptible
 
         return not interruptible() and any(job.ext in DEADLINE_FORMATS for job in jobs)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gno.app import App
+from gno.resident.capacity import DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_QUEUED, Capacity
 from gno.resident.events import KEEPALIVE_SECONDS, EventBus, job_events
 from gno.resident.readers import ReaderPool
 
@@ -30,6 +31,9 @@ class Limits:
     max_waiting_syncs: int = 64  # distinct syncs waiting before 429 QUEUE_FULL
     job_drain_seconds: float = 10.0  # shutdown: how long a running job may finish
     events_keepalive_seconds: float = KEEPALIVE_SECONDS  # SSE comment interval
+    # index.yml gateway.limits: requests running at once, and waiting, before 429
+    max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT
+    max_queued_requests: int = DEFAULT_MAX_QUEUED
 
 
 class Resident:
@@ -46,6 +50,8 @@ class Resident:
         self.admission = "accepting"
         self.shutdown_state = "none"
         self.active_requests = 0
+        # The requests that run handlers (gno/rest/security.py says which): running, waiting.
+        self.capacity = Capacity(limits.max_concurrent_requests, limits.max_queued_requests)
         # The open `/mcp` sessions, counted by the MCP surface once it is built.
         self._mcp_sessions: Callable[[], int] = lambda: 0
         self._lock = threading.Lock()
@@ -258,9 +264,9 @@ class Resident:
             "transport": {
                 "activeRequests": self.active_requests,
                 "activeSessions": self._mcp_sessions(),
-                "queuedRequests": self.readers.queued,
-                "maxConcurrentRequests": self.limits.readers,
-                "maxQueuedRequests": self.limits.max_queued_reads,
+                "queuedRequests": self.capacity.queued,
+                "maxConcurrentRequests": self.capacity.max_active,
+                "maxQueuedRequests": self.capacity.max_queued,
                 "maxSessions": self.max_sessions,
             },
             "readers": self.readers.counters(),

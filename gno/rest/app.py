@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Protocol
 
@@ -78,7 +78,8 @@ class ServeOptions:
     mcp: McpApp | None = None
     mcp_enable_write: bool = False
     mcp_profile: str = "full"
-    # index.yml's gateway.limits (gno/rest/mcp_limits.py): per-peer rate, sessions, idle time.
+    # index.yml's gateway.limits (gno/rest/mcp_limits.py): per-peer rate, sessions, idle time;
+    # maxConcurrentRequests and maxQueuedRequests bound every counted request (security.py).
     mcp_limits: dict[str, int] = field(default_factory=dict)
     web_ui: bool = True  # the browser pages at /, /search, … (serve only)
     watch: bool = True  # the file watcher (`--no-watch` turns it off)
@@ -94,7 +95,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     """The server for one owner App; it becomes the process's resident runtime."""
     options = options or ServeOptions()
     daemon = options.mode == "daemon"
-    runtime = Resident(app, options.limits, mode=options.mode)
+    runtime = Resident(app, _with_gateway_limits(options), mode=options.mode)
     runtime.port = options.gates.port
     runtime.max_sessions = options.mcp_limits.get("maxSessions", 0)
     gateway = McpGateway(partial(_mcp, runtime, options)) if options.mcp is not None else None
@@ -172,6 +173,17 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     api.add_middleware(EgressPaths, gate=dispatcher.egress)  # inside the gate middleware
     api.add_middleware(GateMiddleware, gates=options.gates, runtime=runtime)
     return api
+
+
+def _with_gateway_limits(options: ServeOptions) -> Limits:
+    """The runtime's limits with index.yml's ``maxConcurrentRequests`` and
+    ``maxQueuedRequests`` where the file sets them (else GNO's defaults, 64 and 16)."""
+    given, limits = options.mcp_limits, options.limits
+    return replace(
+        limits,
+        max_concurrent_requests=given.get("maxConcurrentRequests", limits.max_concurrent_requests),
+        max_queued_requests=given.get("maxQueuedRequests", limits.max_queued_requests),
+    )
 
 
 def start_background(runtime: Resident, options: ServeOptions) -> None:

@@ -13,10 +13,9 @@ command line wins (flag → config → built-in default). Keys:
 | ``toolProfile`` | ``--mcp-tool-profile`` | ``full`` or ``core`` (read by ``resolve_tool_profile``) |
 | ``limits.maxBodyBytes`` | ``--max-body-bytes`` | 1 … 16 MiB |
 | ``limits.maxRequestsPerMinute``, ``maxSessions``, ``sessionIdleTimeoutMs`` | – | `/mcp`'s limits (gno/rest/mcp_limits.py) |
+| ``limits.maxConcurrentRequests``, ``maxQueuedRequests`` | – | requests running and waiting, REST and `/mcp` (gno/resident/capacity.py, gno/rest/security.py) |
 
-``maxConcurrentRequests`` and ``maxQueuedRequests`` are checked and otherwise not used
-(gno's concurrency is its reader pool and search lane). A malformed block stops the start
-(``ConfigError``).
+A malformed block stops the start (``ConfigError``).
 """
 
 from __future__ import annotations

@@ -4,8 +4,10 @@ Order per request: the gateway for the paths it guards (``gateway.py``: peer,
 Host, Origin, bearer; `/mcp` on serve, everything on the daemon), else the exact
 ``Host`` allowlist (403 FORBIDDEN: a DNS-rebinding page names its own host), the API
 token (when ``GNO_API_TOKEN`` is set) and CSRF for unsafe methods → same-host-only
-paths (404 for anyone else) → admission (503 while shutting down) → body size
-(413) → the app; every answer gets the security headers. A WebSocket handshake is refused
+paths (404 for anyone else) → admission (503 while shutting down) → capacity (a
+counted request past ``maxConcurrentRequests`` running and ``maxQueuedRequests`` waiting:
+429 with ``Retry-After``; ``counted`` says which requests count) → body size (413) → the
+app; every answer gets the security headers. A WebSocket handshake is refused
 whatever it carries (gno serves none). ``same_host`` (loopback peer, loopback Host, no
 forwarding header) also decides redaction in the routes.
 """
@@ -46,6 +48,11 @@ CSP = (
 DOCS_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:"
 )
+# Answerable whatever the load, so an operator can see why the server is busy: health and
+# status (in-memory snapshots; ``/api/status``'s reads are bounded by the reader pool) and
+# the event stream (open for as long as the client listens: it would hold a slot for good).
+UNCOUNTED_PATHS = frozenset({"/api/health", "/api/status", "/api/resident/status", "/api/events"})
+RETRY_AFTER_SECONDS = b"1"
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
@@ -101,6 +108,25 @@ def same_host(scope: Scope) -> bool:
         if name == b"host":
             host = value.decode("latin-1").strip().lower()
     return _host_name(host) in LOOPBACK_HOSTS
+
+
+def counted(method: str, path: str) -> bool:
+    """Whether a request takes one of the capacity's slots: every `/api/` route but
+    ``UNCOUNTED_PATHS``, and `POST /mcp` (a JSON-RPC message: where MCP's handlers run; its
+    GET stream and DELETE are bounded by the session limit). Pages, `/assets`, `/docs` and
+    `/openapi.json` are static or in memory and never wait."""
+    if path == "/mcp" or path.startswith("/mcp/"):
+        return method == "POST"
+    return path.startswith("/api/") and path not in UNCOUNTED_PATHS
+
+
+def busy_response(guarded: bool) -> Any:
+    """GNO's answer to a request over capacity: 429 ``Too many requests``
+    (mcp-http-error@1.0) on the gateway's paths, 429 ``RATE_LIMITED`` on the REST API; both
+    say when to try again."""
+    response = refusal_response(429) if guarded else catalog_response("RATE_LIMITED")
+    response.headers["retry-after"] = RETRY_AFTER_SECONDS.decode()
+    return response
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -160,13 +186,24 @@ class GateMiddleware:
         if runtime is not None and not runtime.enter_request():
             await catalog_response("UNAVAILABLE")(scope, receive, send_with_headers)
             return
-        # Past the body limit: GNO's boundary answer on the paths the gateway guards
-        # (mcp-http-error@1.0, which an MCP client reads), the REST error elsewhere.
+        # Past the body limit or the capacity: GNO's boundary answer on the paths the gateway
+        # guards (mcp-http-error@1.0, which an MCP client reads), the REST error elsewhere.
         guarded = gateway is not None and gateway.guards(path)
         too_large = refusal_response(413) if guarded else catalog_response("PAYLOAD_TOO_LARGE")
+        counts = runtime is not None and counted(scope.get("method", ""), path)
+        capacity = runtime.capacity if counts else None
+        held = None  # the slot, once taken (a request cancelled while in line holds none)
         try:
+            if capacity is not None:
+                if not await capacity.acquire():
+                    mcp = path == "/mcp" or path.startswith("/mcp/")
+                    await busy_response(guarded or mcp)(scope, receive, send_with_headers)
+                    return
+                held = capacity
             await self._with_body_limit(scope, receive, send_with_headers, too_large)
         finally:
+            if held is not None:
+                held.release()
             if runtime is not None:
                 runtime.leave_request()
 

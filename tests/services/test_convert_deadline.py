@@ -6,6 +6,7 @@ pdfminer's layout analysis takes minutes over (280 s measured on the dev VM)."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 import time
@@ -112,3 +113,44 @@ def test_a_zero_deadline_does_not_time_out_every_conversion(
     app, _ = make_app({"fast.pdf": make_pdf("zebra")})
     assert _errors(sync(app)) == []  # before: TIMEOUT after 1 ms
     assert search(app, "zebra").results
+
+
+def _on_a_thread(work) -> list[str]:
+    outcome: list[str] = []
+
+    def run() -> None:
+        try:
+            work()
+            outcome.append("finished")
+        except Expired:
+            outcome.append("expired")
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(60)
+    return outcome
+
+
+def test_off_the_main_thread_a_conversion_past_its_deadline_is_stopped() -> None:
+    # Before: off the main thread the block ran unbounded (here until the test gave up).
+    given_up = threading.Event()
+
+    def spin() -> None:
+        with deadline(0.2):
+            while not given_up.is_set():
+                pass
+
+    outcome = _on_a_thread(spin)
+    given_up.set()
+    assert outcome == ["expired"]
+
+
+def test_off_the_main_thread_the_deadline_never_fires_after_its_block() -> None:
+    def many_blocks() -> None:
+        for _ in range(200):  # blocks that end about when their deadline passes
+            with contextlib.suppress(Expired), deadline(0.001):
+                sum(range(2000))
+        time.sleep(0.05)
+        sum(range(100_000))  # a late Expired would land out here
+
+    assert _on_a_thread(many_blocks) == ["finished"]

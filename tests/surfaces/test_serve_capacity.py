@@ -1,0 +1,200 @@
+"""`gno serve` applies index.yml's ``maxConcurrentRequests`` and ``maxQueuedRequests``: with
+every slot busy and the queue full, a REST or `/mcp` request is refused at once (429, GNO's
+code and message, ``Retry-After``), health and status still answer, and once the slow
+requests end the queue drains and new requests are served. A real server process on
+127.0.0.1; the slow requests are real ones whose bodies the test holds back (the handler
+waits for them), so every step waits on a state the server reports, never on a clock.
+
+And a conversion on the server's sync thread has a deadline (GNO_CONVERT_TIMEOUT_MS): a
+Markdown file whose analysis runs far past it is the documented TIMEOUT ingest error, the
+job completes and the rest of the index is served."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import yaml
+
+GNO = [sys.executable, "-m", "gno.cli.entry"]
+DEADLINE = 120.0
+SEARCH = json.dumps({"query": "okapi"}).encode()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for(check, what: str) -> None:
+    end = time.monotonic() + DEADLINE
+    while not check():
+        assert time.monotonic() < end, f"{what}: not before {DEADLINE} s"
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def served(tmp_path: Path, files: dict[str, str], *, limits: dict[str, int] | None = None,
+           env: dict[str, str] | None = None) -> Iterator[httpx.Client]:  # fmt: skip
+    """`gno serve` over a collection indexed by `gno update` first."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    subprocess.run([*GNO, "init", str(root), "--name", "notes"], check=True, timeout=DEADLINE)
+    subprocess.run([*GNO, "update"], check=True, timeout=DEADLINE, capture_output=True)
+    if limits is not None:
+        config = Path(os.environ["GNO_CONFIG_DIR"]) / "index.yml"
+        document = yaml.safe_load(config.read_text(encoding="utf-8"))
+        document["gateway"] = {"limits": limits}
+        config.write_text(yaml.safe_dump(document), encoding="utf-8")
+    port = _free_port()
+    server = subprocess.Popen(
+        [*GNO, "serve", "--port", str(port), "--no-watch", "--body-timeout-ms", "600000"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=DEADLINE) as http:
+
+            def up() -> bool:
+                assert server.poll() is None, "gno serve exited"
+                with contextlib.suppress(httpx.TransportError):
+                    return http.get("/api/health").status_code == 200
+                return False
+
+            _wait_for(up, "server start")
+            yield http
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=DEADLINE)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(timeout=DEADLINE)
+
+
+class HeldRequest:
+    """`POST /api/search` sent whole but for its body's last byte: its handler is running
+    (it holds a slot) and waits for the test to ``finish`` it."""
+
+    def __init__(self, port: int, *, hold: bool) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
+        head = (
+            f"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(SEARCH)}\r\n"
+            "Connection: close\r\n\r\n"
+        ).encode()
+        self.sock.sendall(head + (SEARCH[:-1] if hold else SEARCH))
+
+    def finish(self) -> None:
+        self.sock.sendall(SEARCH[-1:])
+
+    def response(self) -> tuple[int, dict]:
+        data = b""
+        while chunk := self.sock.recv(65536):
+            data += chunk
+        self.sock.close()
+        head, _, body = data.partition(b"\r\n\r\n")
+        return int(head.split()[1]), json.loads(body)
+
+
+def _transport(http: httpx.Client) -> dict:
+    answer = http.get("/api/resident/status")
+    assert answer.status_code == 200
+    return answer.json()["transport"]
+
+
+def test_over_capacity_requests_are_refused_at_once_and_the_queue_drains(
+    tmp_path: Path,
+) -> None:
+    limits = {"maxConcurrentRequests": 2, "maxQueuedRequests": 1}
+    with served(tmp_path, {"a.md": "# A\n\nokapi\n"}, limits=limits) as http:
+        port = http.base_url.port
+        assert port is not None
+        transport = _transport(http)
+        assert (transport["maxConcurrentRequests"], transport["maxQueuedRequests"]) == (2, 1)
+        running = [HeldRequest(port, hold=True), HeldRequest(port, hold=True)]
+        waiting = HeldRequest(port, hold=False)  # whole: it only waits for a slot
+        _wait_for(lambda: _transport(http)["queuedRequests"] == 1, "one request queued")
+
+        # Full: refused at once, GNO's 429 on each surface, with when to try again.
+        refused = http.post("/api/search", json={"query": "okapi"})
+        assert refused.status_code == 429
+        assert refused.json()["error"]["code"] == "RATE_LIMITED"
+        assert refused.headers["retry-after"] == "1"
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        mcp = http.post(
+            "/mcp",
+            json=initialize,
+            headers={"Accept": "application/json, text/event-stream"},
+        )
+        assert mcp.status_code == 429
+        assert mcp.json()["error"] == {"code": -32000, "message": "Too many requests"}
+        assert mcp.headers["retry-after"] == "1"
+        # Health, status and the Web UI's page still answer.
+        assert http.get("/api/health").status_code == 200
+        assert http.get("/api/status").status_code == 200
+        assert http.get("/").status_code == 200
+
+        for request in running:
+            request.finish()
+        for request in (*running, waiting):
+            status, body = request.response()
+            assert status == 200, body
+            assert [r["uri"] for r in body["results"]] == ["gno://notes/a.md"]
+        _wait_for(lambda: _transport(http)["queuedRequests"] == 0, "the queue drained")
+        again = http.post("/api/search", json={"query": "okapi"})
+        assert again.status_code == 200, again.text
+        session = http.post(
+            "/mcp",
+            json=initialize,
+            headers={"Accept": "application/json, text/event-stream"},
+        )
+        assert session.status_code == 200, session.text
+
+
+def test_a_slow_markdown_conversion_on_the_servers_sync_thread_times_out(
+    tmp_path: Path,
+) -> None:
+    # ~1 s per MB of analysis (links, measured): about 10 s here, against a 1 s deadline.
+    slow = "[[a]] [b](c) " * 10 + "\n"
+    with served(
+        tmp_path, {"fast.md": "# Fast\n\nokapi\n"}, env={"GNO_CONVERT_TIMEOUT_MS": "1000"}
+    ) as http:
+        (tmp_path / "notes" / "slow.md").write_text(slow * 80_000, encoding="utf-8")
+        receipt = http.post("/api/sync", json={"collection": "notes"})
+        assert receipt.status_code == 202, receipt.text
+        job_id = receipt.json()["jobId"]
+        jobs: list[dict] = []
+
+        def done() -> bool:
+            jobs.append(http.get(f"/api/jobs/{job_id}").json())
+            return jobs[-1]["status"] in ("completed", "failed")
+
+        _wait_for(done, "the sync job")
+        job = jobs[-1]
+        assert job["status"] == "completed", job
+        errors = job["result"]["collections"][0]["errors"]
+        assert [(e["relPath"], e["code"]) for e in errors] == [("slow.md", "TIMEOUT")]
+        hits = http.post("/api/search", json={"query": "okapi"}).json()["results"]
+        assert [h["uri"] for h in hits] == ["gno://notes/fast.md"]
