@@ -37,9 +37,19 @@ INVISIBLE_CLASS = (
 _ASCII_INVISIBLE = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])
 
 
+_BMP_END = INVISIBLE_CLASS.index("\U000110bd")
+
+
 @cache
 def _invisible() -> re.Pattern[str]:
     return re.compile(f"[{INVISIBLE_CLASS}]+")
+
+
+@cache
+def _suspect() -> re.Pattern[str]:
+    """The BMP part of the set, and any character beyond the BMP: a screen five times faster
+    than the whole set (sre tests each range beyond the BMP one by one, per character)."""
+    return re.compile(f"[{INVISIBLE_CLASS[:_BMP_END]}\U00010000-\U0010ffff]")
 
 
 def drop_invisible(text: str) -> str:
@@ -50,6 +60,6 @@ def drop_invisible(text: str) -> str:
         return text if len(kept) == len(raw) else kept.decode("ascii")
     if ZERO_WIDTH_SPACE in text:
         text = text.replace(ZERO_WIDTH_SPACE, " ")
-    if _invisible().search(text) is None:  # most text has none: no copy
+    if _suspect().search(text) is None:  # most text has none: no copy
         return text
     return _invisible().sub("", text)
