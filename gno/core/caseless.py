@@ -3,8 +3,10 @@ Python and in SQL.
 
 SQLite's own ``lower()`` folds ASCII only: ``instr(lower('ÉCOLE'), 'école')`` is 0, so a
 filter written with accented capitals, or typed decomposed (NFD) against the NFC mirror,
-silently matched nothing. The store registers these functions on its connection
-(``gno_fold``, ``gno_mentions``); the filter's own words go through ``fold`` in Python.
+silently matched nothing. Invisible characters (core/invisible) are dropped first, as
+search drops them: ``open<U+00AD>telemetry`` is the word ``opentelemetry``. The store
+registers these functions on its connection (``gno_fold``, ``gno_mentions``); the
+filter's own words go through ``fold`` in Python.
 """
 
 from __future__ import annotations
@@ -13,11 +15,15 @@ import json
 import unicodedata
 from functools import lru_cache
 
+from gno.core.invisible import drop_invisible
+
 
 def fold(text: str | None) -> str | None:
-    """NFC, then Unicode case folding (``ß`` = ``ss``); ASCII is just lowercased."""
+    """Invisible characters dropped, NFC, then Unicode case folding (``ß`` = ``ss``);
+    ASCII is just lowercased."""
     if text is None:
         return None
+    text = drop_invisible(text)
     if text.isascii():
         return text.lower()
     return unicodedata.normalize("NFC", text).casefold()

@@ -21,6 +21,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache
 
+from gno.core.invisible import drop_invisible
 from gno.errors import ValidationError
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -104,7 +105,14 @@ def _run_bigrams(run: str) -> str:
 
 
 def index_text(text: str) -> str:
-    """The text given to FTS5 for a title, path or body."""
+    """The text given to FTS5 for a title, path or body: invisible characters dropped
+    (core/invisible: the query drops them too), CJK runs as bigrams. A mark that an
+    invisible character kept from composing composes now, as the query's does (NFC)."""
+    visible = drop_invisible(text)
+    if visible is not text and not visible.isascii():
+        text = unicodedata.normalize("NFC", visible)
+    else:
+        text = visible
     if not has_cjk(text):
         return text
     pieces = _cjk_runs().split(text)  # odd items are the CJK runs
@@ -115,7 +123,9 @@ def index_text(text: str) -> str:
 def _words(text: str) -> list[str]:
     """A query's words as FTS5 indexed them. The mirror is NFC (core/mirror), so a query
     typed decomposed (NFD, as macOS and some keyboards give it) is composed first: its
-    combining marks are not word characters, and "nai\u0308ve" would split in two."""
+    combining marks are not word characters, and "nai\u0308ve" would split in two.
+    Invisible characters are dropped as ``index_text`` drops them (core/invisible)."""
+    text = drop_invisible(text)
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
     return _WORD_PART.findall(index_text(text).lower())
@@ -160,7 +170,9 @@ def _term_expr(token: str) -> str | None:
 
 
 def parse_query(query: str) -> FtsQuery:
-    text = query.strip()
+    # Invisible characters go first: a control that Python counts as whitespace (U+001F)
+    # would otherwise split a term here before _words could drop it.
+    text = drop_invisible(query).strip()
     if not text:
         raise ValidationError("Query cannot be empty")
     if "\n" in text or "\r" in text:

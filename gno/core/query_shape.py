@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from gno.core.invisible import drop_invisible
+
 IDENTIFIER, KEYWORD, QUESTION = "identifier", "keyword", "question"
 QUESTION_WORDS = 6  # a query of this many words or more reads as a question
 CJK_QUESTION_CHARS = 12  # the same for CJK text, counted in characters
@@ -33,8 +35,10 @@ SHAPE_WEIGHTS: dict[str, dict[str, float]] = {
 
 
 def query_shape(text: str) -> str:
-    """``identifier``, ``question`` or ``keyword`` for one query line."""
-    stripped = text.strip()
+    """``identifier``, ``question`` or ``keyword`` for one query line. Invisible characters
+    are dropped first (core/invisible), as search drops them: a soft hyphen inside a word
+    does not make two words here either."""
+    stripped = drop_invisible(text).strip()
     tokens = stripped.split()
     if '"' in stripped:
         return IDENTIFIER

@@ -33,8 +33,9 @@ from gno.core.embedding_text import (
     text_hash,
 )
 from gno.core.identity import normalize_collection_name
+from gno.core.invisible import drop_invisible
 from gno.core.windows import plan_windows
-from gno.errors import Cancelled, NotFoundError, UnavailableError
+from gno.errors import Cancelled, NotFoundError, UnavailableError, ValidationError
 from gno.ports import MODEL_LOAD_FAILED, Embedder, EmbeddingError, Store
 from gno.rows import pack, unpack
 from gno.services.cancel import checkpoint
@@ -370,13 +371,16 @@ def nearest_per_mirror(neighbours: list[tuple[str, int, float]]) -> dict[str, tu
 
 
 def vsearch(app: App, inp: SearchInput) -> SearchResults:
+    # The query as search and `gno query` read it: without invisible characters (core/invisible).
+    if not (text := drop_invisible(inp.query).strip()):
+        raise ValidationError("Query cannot be empty")
     store = app.store()
     filters = build_filters(store, inp)
     where, params = filters.sql()
     k = inp.limit * KNN_OVERFETCH
     while True:  # k counts chunks, the limit documents: widen k until enough documents
         checkpoint()  # the REST client went away: no further KNN round
-        neighbours = vector_neighbours(app, store, [inp.query], k, filters)[0]
+        neighbours = vector_neighbours(app, store, [text], k, filters)[0]
         best = nearest_per_mirror(neighbours)
         docs = store.documents_with_mirrors(list(best), where, params)
         hits = sorted(

@@ -167,9 +167,10 @@ def build_filters(store: Store, inp: Any) -> Filters:
         since=resolve_bound(inp.since, end=False) if inp.since else None,
         until=resolve_bound(inp.until, end=True) if inp.until else None,
         categories=_clean_list(inp.categories),
-        author=inp.author.strip() if inp.author and inp.author.strip() else None,
+        # Only invisible characters (core/invisible) is no author, as only spaces is.
+        author=inp.author.strip() if (fold(inp.author) or "").strip() else None,
         lang=inp.lang.strip().lower() if inp.lang and inp.lang.strip() else None,
-        exclude=list(dict.fromkeys(f for v in inp.exclude or [] if (f := fold(v.strip())))),
+        exclude=list(dict.fromkeys(f for v in inp.exclude or [] if (f := (fold(v) or "").strip()))),
         metadata=metadata_filter(getattr(inp, "filter", None)),
         temporal_types=temporal_types(store) if inp.since or inp.until else frozenset(),
     )

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from gno.core.invisible import drop_invisible
 from gno.errors import ValidationError
 
 STRUCTURED = ("term:", "intent:", "hyde:")
 
 
 def split_structured(query: str, modes: list[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]]:
-    """A multi-line query document: `term:`/`intent:`/`hyde:` lines are modes, the rest the query."""
-    lines, found = [], list(modes)
-    for line in query.splitlines():
+    """A multi-line query document: `term:`/`intent:`/`hyde:` lines are modes, the rest the query.
+    Invisible characters go first (core/invisible), as search drops them: ``splitlines``
+    would end a line at U+001C..U+001E, splitting the word they sit in."""
+    lines, found = [], [(mode, drop_invisible(text).strip()) for mode, text in modes]
+    for line in drop_invisible(query).splitlines():
         stripped = line.strip()
         prefix = next((p for p in STRUCTURED if stripped.lower().startswith(p)), None)
         if prefix and stripped[len(prefix) :].strip():

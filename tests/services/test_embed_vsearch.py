@@ -250,3 +250,29 @@ def test_query_diagnose_statuses_and_stages(app):
     assert absent.target.status.value == "diagnosed"
     assert {s.id.value for s in absent.stages} == {"bm25", "vector", "fusion", "graph", "rerank"}
     assert not {s.id.value: s for s in absent.stages}["bm25"].present
+
+
+def test_invisible_characters_do_not_change_a_vector_or_hybrid_query(app):
+    """A control or format character inside a word (gno.core.invisible) is dropped before the
+    query is embedded or split into lines, as search drops it: the same hits and scores as the
+    plain query (this BERT's tokenizer ignores controls itself; a byte-level one would not)."""
+    from gno_contracts.models.query_input import QueryInput
+
+    from gno.errors import ValidationError
+    from gno.services.query import query
+
+    embed(app, EmbedInput())
+
+    def answer(run, text):
+        return [(r.uri, r.score) for r in run(app, text).results]
+
+    plain = answer(lambda a, t: vsearch(a, SearchInput(query=t, limit=10)), "sample the trace")
+    for typed in ["sam\x00ple the trace", "sample the tr\u200dace", "sam\x1cple th\xade trace"]:
+        found = answer(lambda a, t: vsearch(a, SearchInput(query=t, limit=10)), typed)
+        assert found == plain, repr(typed)
+    hybrid = answer(lambda a, t: query(a, QueryInput(query=t, limit=5)), "sample trace")
+    for typed in ["sam\x1cple trace", "sample tr\u2060ace"]:  # U+001C ended a line before
+        assert answer(lambda a, t: query(a, QueryInput(query=t, limit=5)), typed) == hybrid
+        assert query(app, QueryInput(query=typed)).meta.query == "sample trace"
+    with pytest.raises(ValidationError, match="empty"):
+        vsearch(app, SearchInput(query="\u200d\x00"))

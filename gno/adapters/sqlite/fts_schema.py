@@ -66,6 +66,12 @@ def _indexed_documents(conn: apsw.Connection) -> Iterator[list[tuple[int, str, s
     large index do not fit in memory at once)."""
     from gno.core.fts import index_text
 
+    for rows in _stored_documents(conn):
+        yield [(i, index_text(p), index_text(t or ""), index_text(b)) for i, p, t, b in rows]
+
+
+def _stored_documents(conn: apsw.Connection) -> Iterator[list[tuple[int, str, str | None, str]]]:
+    """(id, path, title, mirror) of every active document that has a mirror, in batches by id."""
     last = -1
     while True:
         rows = all_rows(
@@ -78,8 +84,28 @@ def _indexed_documents(conn: apsw.Connection) -> Iterator[list[tuple[int, str, s
         )
         if not rows:
             return
-        yield [(i, index_text(p), index_text(t or ""), index_text(b)) for i, p, t, b in rows]
+        yield rows
         last = int(rows[-1][0])
+
+
+def reindex_invisible(conn: apsw.Connection) -> None:
+    """Index again, in ``documents_fts`` and ``outline_fts``, the documents whose path, title
+    or mirror holds an invisible character (gno.core.invisible): before ``index_text``
+    dropped them, each one split a word in two. Every other row stays as it is."""
+    from gno.core.fts import index_text
+    from gno.core.invisible import drop_invisible
+
+    insert = "INSERT INTO documents_fts (rowid, filepath, title, body) VALUES (?, ?, ?, ?)"
+    for batch in _stored_documents(conn):
+        rows = [
+            (i, index_text(p), index_text(t or ""), index_text(b))
+            for i, p, t, b in batch
+            if any(drop_invisible(text) != text for text in (p, t or "", b))
+        ]
+        for table in ("documents_fts", "outline_fts"):
+            conn.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(row[0],) for row in rows])
+        conn.executemany(insert, rows)
+        conn.executemany(OUTLINE_INSERT, outline_rows(rows))
 
 
 def outline_table_sql(tokenize: str) -> str:

@@ -8,7 +8,9 @@ from collections.abc import Callable
 
 import apsw
 
+from gno.adapters.sqlite import graph_state, knn
 from gno.adapters.sqlite.cursor import all_rows
+from gno.adapters.sqlite.fts_schema import rebuild_fts, rebuild_outline, reindex_invisible
 
 Migration = Callable[[apsw.Connection, dict[str, str]], None]
 MIGRATIONS: list[tuple[int, Migration]] = []
@@ -183,8 +185,6 @@ def m003_knn_codes(conn: apsw.Connection, settings: dict[str, str]) -> None:
     (chunk vectors per model, for the search planner) and ``knn_stale`` (codes to delete)
     in step, also when chunks cascade away without sqlite-vec loaded. Existing KNN tables
     are rebuilt here when sqlite-vec is loaded, else on its first load (``knn_layout``)."""
-    from gno.adapters.sqlite import knn
-
     conn.execute(
         """
         ALTER TABLE embed_models ADD COLUMN knn_layout INTEGER NOT NULL DEFAULT 0;
@@ -420,8 +420,6 @@ def m009_egress(conn: apsw.Connection, settings: dict[str, str]) -> None:
 @migration(10)
 def m010_fts_prefix_indexes(conn: apsw.Connection, settings: dict[str, str]) -> None:
     """``documents_fts`` made again with FTS5 prefix indexes, refilled (``fts_schema``)."""
-    from gno.adapters.sqlite.fts_schema import rebuild_fts
-
     rebuild_fts(conn, settings["fts_tokenize"])
 
 
@@ -429,16 +427,12 @@ def m010_fts_prefix_indexes(conn: apsw.Connection, settings: dict[str, str]) -> 
 def m011_graph_state(conn: apsw.Connection, settings: dict[str, str]) -> None:
     """``graph_state``: the token the graph answer cache is keyed by, drawn again by its
     triggers on every change the graph reads answer from (``graph_state.py`` says which)."""
-    from gno.adapters.sqlite.graph_state import create_graph_state
-
-    create_graph_state(conn)
+    graph_state.create_graph_state(conn)
 
 
 @migration(12)
 def m012_outline_fts(conn: apsw.Connection, settings: dict[str, str]) -> None:
     """``outline_fts``: titles, descriptions, headings, paths (``fts_schema.rebuild_outline``)."""
-    from gno.adapters.sqlite.fts_schema import rebuild_outline
-
     rebuild_outline(conn, settings["fts_tokenize"])
 
 
@@ -448,3 +442,9 @@ def m013_detected_chunk_languages(conn: apsw.Connection, settings: dict[str, str
     from gno.adapters.sqlite.chunk_languages import redetect_hinted
 
     redetect_hinted(conn)
+
+
+@migration(14)
+def m014_invisible_characters(conn: apsw.Connection, settings: dict[str, str]) -> None:
+    """Full-text rows of documents with invisible characters, indexed again without them."""
+    reindex_invisible(conn)
