@@ -11,8 +11,11 @@ before it is split into terms (``gno.core.fts.parse_query``) and from both sides
 owner filters' substring match (``gno.core.caseless.fold``).
 
 Kept: the controls that are whitespace (TAB, LF, VT, FF, CR, NEL) still separate words,
-and U+200B ZERO WIDTH SPACE becomes a space: it is how Thai, Khmer or Lao text marks a
-word break (UAX #29 breaks a word there, while it ignores the format characters).
+and two invisible word breaks become spaces: U+200B ZERO WIDTH SPACE, how Thai, Khmer or
+Lao text marks one (UAX #29 breaks a word there, while it ignores the format characters),
+and U+200C ZERO WIDTH NON-JOINER, which Persian writes between the parts of a compound
+(Lucene's Persian analysis reads it as a space too), so "می‌خواهم" is still found by
+"می خواهم", as it was before.
 
 The set is the general categories Cc and Cf of the Unicode version of Python's
 ``unicodedata`` (tests/core/test_invisible.py checks it against that table); the
@@ -24,12 +27,13 @@ from __future__ import annotations
 import re
 from functools import cache
 
-ZERO_WIDTH_SPACE = "\u200b"
-# Cc without the whitespace controls (\t \n \v \f \r, U+0085), then Cf without U+200B.
+ZERO_WIDTH_SPACE, ZERO_WIDTH_NON_JOINER = "\u200b", "\u200c"
+WORD_BREAKS = (ZERO_WIDTH_SPACE, ZERO_WIDTH_NON_JOINER)  # read as spaces
+# Cc without the whitespace controls (\t \n \v \f \r, U+0085), then Cf without WORD_BREAKS.
 INVISIBLE_CLASS = (
     "\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f"
     "\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
-    "\u200c-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\u200d-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
     "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
 )
@@ -53,13 +57,15 @@ def _suspect() -> re.Pattern[str]:
 
 
 def drop_invisible(text: str) -> str:
-    """``text`` without its invisible characters, U+200B as a space (the module says why)."""
+    """``text`` without its invisible characters, ``WORD_BREAKS`` as spaces (the module says
+    why)."""
     if text.isascii():
         raw = text.encode("ascii")
         kept = raw.translate(None, _ASCII_INVISIBLE)
         return text if len(kept) == len(raw) else kept.decode("ascii")
-    if ZERO_WIDTH_SPACE in text:
-        text = text.replace(ZERO_WIDTH_SPACE, " ")
+    for word_break in WORD_BREAKS:
+        if word_break in text:
+            text = text.replace(word_break, " ")
     if _suspect().search(text) is None:  # most text has none: no copy
         return text
     return _invisible().sub("", text)
