@@ -245,8 +245,8 @@ class Watcher:
             if self._submit(name, None):
                 with self._lock:
                     self._catch_up.discard(name)
-                    if (root := self._roots.get(name)) is not None:
-                        root.passed_at = time.monotonic()
+                    if (watched := self._roots.get(name)) is not None:
+                        watched.passed_at = time.monotonic()
 
     def _ensure(self, collection: Collection) -> None:
         """Watch this collection's root if it can be watched (under the lock)."""
