@@ -1,8 +1,8 @@
 """Open an export container safely and hand it to its record adapter (engine.md §2.7).
 
 A container is opened like any source file (``O_NONBLOCK``, then ``fstat`` must say
-*regular file*), hashed in 1 MiB pieces, and read by its adapter: mailboxes and JSON
-Lines streamed, the other formats (whose parsers want the whole text) read whole under a
+*regular file*), hashed in 1 MiB pieces, and read by its adapter: mailboxes, JSON
+Lines and JSON chat exports streamed, the other formats (whose parsers want the whole text) read whole under a
 smaller cap of their own. What the adapter yields is checked against the lane's caps by
 ``services/sync_records.py``.
 """
@@ -89,13 +89,15 @@ Walked = tuple[str, int] | None  # (real root, inode) as the walk saw it: readin
 
 
 @contextmanager
-def open_container(path: str, walked: Walked = None) -> Iterator[BinaryIO]:
+def open_container(
+    path: str, walked: Walked = None, limit: int = MAX_CONTAINER_BYTES
+) -> Iterator[BinaryIO]:
     """A regular file opened like any source file (``reading.open_regular``: no blocking,
     checked on the descriptor, never through a folder swapped out of the root)."""
     try:
-        fd = open_regular(path, MAX_CONTAINER_BYTES, walked=walked)
+        fd = open_regular(path, limit, walked=walked)
     except FileTooLarge as exc:
-        raise FileTooLarge(_TOO_LARGE) from exc
+        raise FileTooLarge(f"Container is larger than {limit // 2**20} MiB") from exc
     try:
         stream = os.fdopen(fd, "rb", buffering=1024 * 1024)
     except BaseException:
@@ -115,6 +117,20 @@ def hash_container(path: str, walked: Walked = None) -> str:
                 raise FileTooLarge(_TOO_LARGE)
             digest.update(chunk)
     return digest.hexdigest()
+
+
+class _Capped:
+    """Reads of a stream that stop one byte past ``limit`` (the file may grow while read)."""
+
+    def __init__(self, stream: BinaryIO, limit: int) -> None:
+        self._stream, self._limit, self._read = stream, limit, 0
+
+    def read(self, size: int, /) -> bytes:
+        data = self._stream.read(min(size, self._limit + 1 - self._read))
+        self._read += len(data)
+        if self._read > self._limit:
+            raise FileTooLarge(f"Container is larger than {self._limit // 2**20} MiB")
+        return data
 
 
 def read_container(
@@ -139,15 +155,14 @@ def read_container(
                 else:
                     yield from chat.read_jsonl(stream)
             return
-        limit = {
-            ".ics": calendar.MAX_CALENDAR_BYTES,
-            ".json": chat.MAX_JSON_BYTES,
-        }.get(ext, transcript.MAX_TRANSCRIPT_CHARS)
+        if ext == ".json":
+            with open_container(path, walked, chat.MAX_JSON_BYTES) as stream:
+                yield from chat.read_json(_Capped(stream, chat.MAX_JSON_BYTES))
+            return
+        limit = calendar.MAX_CALENDAR_BYTES if ext == ".ics" else transcript.MAX_TRANSCRIPT_CHARS
         data = read_regular(path, limit, walked=walked)
         if ext == ".ics":
             yield from calendar.read_ics(data)
-        elif ext == ".json":
-            yield from chat.read_json(data)
         else:
             yield from transcript.read_transcript(data, stem, vtt=ext == ".vtt")
     except chat.NotAChat as exc:

@@ -16,6 +16,10 @@ message, which is kept without a date (as mail does with a bad ``Date`` header).
 An integer longer than Python converts (4,300 digits) is kept as its digits: ``json.loads``
 raised ValueError for it, which dropped a whole ``.json`` export as "not a chat" and a
 ``.jsonl`` message as "not JSON", for one number no message needs as a number.
+
+A ``.json`` export is streamed one message at a time (``json_stream``; memory a window and
+the 20 deciding messages, not ten times the file), each message parsed by ``json`` as
+``json.loads`` parsed it.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ import math
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from gno.adapters.records import json_stream
+from gno.adapters.records.json_stream import Readable
 from gno.core.dates import utc_iso
 from gno.core.frontmatter import parse_date
 from gno.core.records import MAX_RECORD_CHARS, Malformed, Record
@@ -59,6 +65,15 @@ class BrokenJson(Exception):
     """A ``.json`` file nested too deeply to parse: an error, not some other kind of file."""
 
 
+class CutShort(ValueError):
+    """The JSON of a chat export breaks after some of its messages were read: a
+    ``ValueError`` to the sync, which keeps those records and reports the container."""
+
+
+_DECIDING = 20  # messages that decide whether a .json is a chat export
+_END = object()
+
+
 def read_jsonl(stream: BinaryIO) -> Iterator[Record | Malformed]:
     number = 0
     while True:
@@ -77,22 +92,48 @@ def read_jsonl(stream: BinaryIO) -> Iterator[Record | Malformed]:
         yield from _parsed(line, locator, ("line", str(number), None))
 
 
-def read_json(data: bytes) -> Iterator[Record | Malformed]:
+def read_json(
+    stream: Readable, chunk: int = json_stream.CHUNK_BYTES
+) -> Iterator[Record | Malformed]:
+    """The messages of a ``.json`` export, streamed (``json_stream``). The first 20 decide
+    whether it is a chat export at all: ``NotAChat``/``BrokenJson`` come before any
+    record, as when the file was parsed whole. JSON that breaks after them (cut short,
+    extra data, a message nested too deeply) ends the records with ``CutShort``: those
+    read so far are kept, the container is reported (a ``ValueError`` to the sync, as a
+    cut-short mailbox is)."""
+    items = json_stream.messages(stream, _integer, chunk)
+    head: list[Any] = []
     try:
-        doc = json.loads(data, parse_int=_integer)
+        while len(head) < _DECIDING and (item := next(items, _END)) is not _END:
+            head.append(item)
     except RecursionError as exc:
         raise BrokenJson("JSON is nested too deeply to read") from exc
-    except ValueError as exc:
-        raise NotAChat(f"Not JSON: {exc}") from exc
-    messages = doc.get("messages") if isinstance(doc, dict) else doc
-    if (
-        not isinstance(messages, list)
-        or not messages
-        or not any(isinstance(m, dict) and _first(m, _TEXT) is not None for m in messages[:20])
-    ):
+    except ValueError as exc:  # JsonError, UnicodeDecodeError
+        raise NotAChat(f"Not JSON: {str(exc)[:200]}") from exc
+    if not any(isinstance(m, dict) and _first(m, _TEXT) is not None for m in head):
         raise NotAChat("Not a chat export (no list of messages with a text)")
-    for number, message in enumerate(messages, start=1):
+    for number, message in enumerate(head, start=1):
         yield from _message(message, f"message:{number}", ("message", str(number), None))
+    number = len(head)
+    for message in _rest(items, number):
+        number += 1
+        yield from _message(message, f"message:{number}", ("message", str(number), None))
+
+
+def _rest(items: Iterator[Any], read: int) -> Iterator[Any]:
+    """The items after the deciding ones; a parse error (not a failure of the code that
+    makes the records) becomes ``CutShort``."""
+    while True:
+        try:
+            item = next(items, _END)
+        except RecursionError as exc:
+            raise CutShort(f"JSON is nested too deeply after message {read}") from exc
+        except ValueError as exc:
+            raise CutShort(f"JSON breaks after message {read}: {str(exc)[:200]}") from exc
+        if item is _END:
+            return
+        read += 1
+        yield item
 
 
 def _parsed(
