@@ -36,6 +36,7 @@ BAD_ERROR = (
 BAD_RESPONSE = 'Invalid Request: a response needs the "id" of the request it answers'
 NO_METHOD = 'Invalid Request: no "method"'
 NOT_A_MESSAGE = "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
+NO_RESPONSE_TAKEN = "Invalid Request: the body must be a request or a notification"
 
 
 def usable_id(value: Any) -> bool:
@@ -80,13 +81,19 @@ def _first_problem(message: Any) -> str:
         if not isinstance(message.get("params"), dict | None):
             return BAD_PARAMS
         return NOT_A_MESSAGE
+    if "result" not in message and "error" not in message:
+        return NO_METHOD
     if "result" in message and not isinstance(message["result"], dict):
         return BAD_RESULT
-    if "error" in message:
-        error = message["error"]
-        shaped = isinstance(error, dict) and isinstance(error.get("message"), str)
-        return BAD_RESPONSE if shaped and _integral(error.get("code")) else BAD_ERROR
-    return BAD_RESPONSE if "result" in message else NO_METHOD
+    error = message.get("error", {"code": 0, "message": ""})
+    if not isinstance(error, dict) or not isinstance(error.get("message"), str):
+        return BAD_ERROR
+    if not _integral(error.get("code")):
+        return BAD_ERROR
+    answers = message.get("id", False)  # an error may answer null: a result may not
+    if not (usable_id(answers) or (answers is None and "error" in message)):
+        return BAD_RESPONSE
+    return NO_RESPONSE_TAKEN  # a response where none is taken (the 2026-07-28 transport)
 
 
 def _integral(value: Any) -> bool:

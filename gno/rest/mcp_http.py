@@ -22,12 +22,12 @@
   all (``{"foo": 1}``, ``42``, a ``method`` that is no string…) the SDK refuses with 400
   -32602 and pydantic's validation text: that answer is replaced by stdio's, 400 -32600
   naming what is wrong, with the request's id when it has a usable one.
-- One decode per request: ``TransportChecks`` decodes the POST body once, with the SDK's own
-  parser (``pydantic_core.from_json``: what a gate reads is what the SDK will read, duplicate
-  keys, escapes, nesting limit and all), and leaves it in the scope for the write gate and the
-  egress gate. The SDK decodes the body once more: its transport reads the bytes from
-  ``receive`` and decodes them itself (``StreamableHTTPServerTransport._handle_post_request``),
-  with no way to be handed a decoded message short of replacing that private method.
+- One decode per request: ``TransportChecks`` decodes the POST body once and leaves it in the
+  scope for the write gate and the egress gate. The SDK decodes the body once more: both of
+  its transports read the bytes from ``receive`` and decode them themselves (the handshake-era
+  one in ``StreamableHTTPServerTransport._handle_post_request``, the 2026-07-28 one, chosen by
+  an ``MCP-Protocol-Version`` header naming a later revision, in ``handle_modern_request``),
+  with no way to be handed a decoded message short of replacing those private functions.
 """
 
 from __future__ import annotations
@@ -73,14 +73,27 @@ UNREADABLE = object()  # a body that is no JSON to the SDK's parser: the SDK ans
 
 
 def decoded(scope: Scope, body: bytes) -> Any:
-    """The POST body as the SDK will decode it, or ``UNREADABLE``; decoded on the first call
-    for a request and kept in its scope (``body`` is the same bytes for every gate)."""
+    """The POST body decoded, or ``UNREADABLE``; decoded on the first call for a request and
+    kept in its scope (``body`` is the same bytes for every gate)."""
     if DECODED not in scope:
-        try:
-            scope[DECODED] = pydantic_core.from_json(body)  # as the SDK's transport calls it
-        except ValueError:  # not JSON, invalid UTF-8, lone surrogates, nesting past its limit
-            scope[DECODED] = UNREADABLE
+        scope[DECODED] = _decode(body)
     return scope[DECODED]
+
+
+def _decode(body: bytes) -> Any:
+    """What either of the SDK's transports would read: the handshake-era one decodes with
+    ``pydantic_core.from_json``, the 2026-07-28 one with ``json.loads``, which also reads lone
+    surrogates and nesting past from_json's 200 levels. Where both read a body they read the
+    same value (the last of duplicate keys, escapes decoded), so a gate is never blind to a
+    message that a transport dispatches. Only a body neither reads is ``UNREADABLE``."""
+    try:
+        return pydantic_core.from_json(body)
+    except ValueError:
+        pass
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):  # RecursionError: nesting past ~1,000 levels
+        return UNREADABLE
 
 
 def _write_call_id(parsed: Any) -> tuple[bool, Any]:
@@ -151,7 +164,11 @@ def transport_error(status: int, message: str, request_id: Any = None) -> Respon
     )
 
 
-INVALID_PARAMS = -32602
+INVALID_REQUEST, INVALID_PARAMS = -32600, -32602
+# The SDK's words for a body that is no JSON-RPC message (mcp/server/streamable_http.py and
+# mcp/server/_streamable_http_modern.py ``_INVALID_BODY``).
+SDK_VALIDATION = "Validation error: "
+SDK_INVALID_BODY = "Body must be a single JSON-RPC request or notification object"
 RESUMPTION = "Bad Request: resuming a stream (Last-Event-ID) is not supported"
 MEDIA_TYPE = "Unsupported Media Type: Content-Type must be application/json"
 
@@ -221,11 +238,18 @@ def _invalid_request_named(scope: Scope, receive: Receive, send: Send, message: 
 
 
 def _sdk_envelope_refusal(body: bytes) -> bool:
-    """The SDK's transport answers a message its models refuse with 400 and -32602; every
-    other -32602 (bad params of a valid request) comes from the session, with HTTP 200."""
+    """The SDK's own refusal of a body that is no JSON-RPC message, by its wording: the
+    handshake-era transport's -32602 "Validation error: …", the 2026-07-28 one's generic
+    -32600. Both come with 400, as do other errors of the 2026-07-28 transport (an unknown
+    tool's -32602, …), which are left alone."""
     try:
         answer = pydantic_core.from_json(body)
     except ValueError:
         return False
     refusal = answer.get("error") if isinstance(answer, dict) else None
-    return isinstance(refusal, dict) and refusal.get("code") == INVALID_PARAMS
+    if not isinstance(refusal, dict) or not isinstance(refusal.get("message"), str):
+        return False
+    code, words = refusal.get("code"), refusal["message"]
+    return (code == INVALID_PARAMS and words.startswith(SDK_VALIDATION)) or (
+        code == INVALID_REQUEST and words == SDK_INVALID_BODY
+    )

@@ -103,6 +103,29 @@ def test_json_that_is_no_json_rpc_message_is_400_invalid_request(
     assert ping.status_code == 200 and _answer(ping) == {"jsonrpc": "2.0", "id": 3, "result": {}}
 
 
+def test_the_2026_07_28_transport_names_what_is_wrong_too(
+    mcp: tuple[httpx.Client, dict[str, str]],
+) -> None:
+    """An `MCP-Protocol-Version` after the handshake era routes a POST to the SDK's other
+    transport, which answered every such body `-32600` "Body must be a single JSON-RPC
+    request or notification object" with id null: now the same named answer. Its other
+    400s (an unknown tool's `-32602`) are left as they are."""
+    http, _ = mcp
+    modern = ACCEPT | {"MCP-Protocol-Version": "2026-07-28"}
+    for body, rid, message in [
+        (b'{"jsonrpc":"2.0","method":5,"id":1}', 1, IR + '"method" must be a string'),
+        (b'{"foo": 1}', None, IR + '"jsonrpc" must be "2.0"'),
+        (b'{"jsonrpc":"2.0","id":3,"result":{}}', None, IR + "the body must be a request"),
+    ]:
+        refused = http.post("/mcp", content=body, headers=modern)
+        assert refused.status_code == 400, (body, refused.status_code, refused.text)
+        answer = refused.json()
+        assert answer["id"] == rid and answer["error"]["code"] == INVALID_REQUEST, answer
+        assert answer["error"]["message"].startswith(message), (body, answer)
+    unknown = http.post("/mcp", content=_call(2, "gno_no_such_tool", {}), headers=modern)
+    assert unknown.json()["error"]["code"] != INVALID_REQUEST, unknown.text
+
+
 def test_a_body_nested_too_deep_is_a_parse_error_not_a_500(
     mcp: tuple[httpx.Client, dict[str, str]],
 ) -> None:
@@ -125,19 +148,23 @@ def test_the_write_gate_reads_what_the_sdk_reads(
     mcp: tuple[httpx.Client, dict[str, str]],
 ) -> None:
     """A write tool named through an escape, or as the last of duplicate keys (the one the
-    SDK keeps), is refused 403 before dispatch like a plain one."""
+    SDK keeps), is refused 403 before dispatch like a plain one, on both of the SDK's
+    transports, also in a body only the 2026-07-28 one reads (a lone surrogate)."""
     http, headers = mcp
     capture = {"collection": "notes", "content": "x"}
+    lone = {"collection": "notes", "content": "\ud800"}  # json.dumps keeps it escaped
     bodies = [
         _call(6, "gno_capture", capture),
+        _call(6, "gno_capture", lone),  # from_json refuses it, json.loads reads it
         _call(6, "gno_capture", capture).replace(b"gno_capture", b"gno\\u005fcapture"),
         _call(6, "gno_capture", capture).replace(b"tools/call", b"tools\\/call"),
         _call(6, "gno_search", capture).replace(
             b'"name": "gno_search"', b'"name": "gno_search", "name": "gno_capture"'
         ),
     ]
-    for body in bodies:
-        refused = http.post("/mcp", content=body, headers=headers)
+    modern = ACCEPT | {"MCP-Protocol-Version": "2026-07-28"}  # decodes with json.loads
+    for body, sent in [(b, h) for b in bodies for h in (headers, modern)]:
+        refused = http.post("/mcp", content=body, headers=sent)
         assert refused.status_code == 403, (body, refused.status_code, refused.text[:300])
         assert refused.json() == {
             "jsonrpc": "2.0",
