@@ -135,7 +135,7 @@ class Undecodable(Exception):
     for a JSON string is no different from the line itself)."""
 
     def __init__(self, text: str, reason: Exception) -> None:
-        super().__init__(str(reason))
+        super().__init__("the SDK cannot decode the line")
         self.text, self.reason = text, reason
 
 
