@@ -203,6 +203,70 @@ def test_stdio_refuses_an_overlong_line_unread(corpus: dict[str, Any]) -> None:
         assert session.answer() == {"jsonrpc": "2.0", "id": 5, "result": {}}
 
 
+# JSON that is no JSON-RPC message: requests (stdio answers them) and a malformed
+# notification and response (stdio answers neither; HTTP must answer: 400, id null).
+NOT_REQUESTS = [
+    b'{"foo": 1}',
+    b"[]",
+    b"42",
+    b'"x"',
+    b'{"jsonrpc":"2.0"}',
+    b'{"jsonrpc":"2.0","method":5,"id":1}',
+    b'{"jsonrpc":"1.0","method":"ping","id":"a"}',
+    b'{"jsonrpc":"2.0","method":"ping","id":7,"params":[1]}',
+]
+NOT_NOTIFICATIONS = [
+    b'{"jsonrpc":"2.0","method":"notifications/x","params":5}',
+    b'{"jsonrpc":"2.0","id":9,"result":5}',
+]
+HTTP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def test_json_that_is_no_json_rpc_message_is_answered_alike_on_stdio_and_http(
+    corpus: dict[str, Any],
+) -> None:
+    """`/mcp` answered these 400 `-32602` with pydantic's validation text and id null; it
+    now gives stdio's answer, word for word: `-32600` naming what is wrong, with the
+    request's id when it has a usable one (HTTP 400). A malformed notification or response
+    is 400 `-32600` with id null over HTTP (which must answer), and unanswered on stdio."""
+    httpx = pytest.importorskip("httpx")
+    with raw_stdio(corpus) as session:
+        over_stdio = []
+        for line in NOT_REQUESTS:
+            session.send(line)
+            over_stdio.append(session.answer())
+            # `"x"` was -32700 "the line is not JSON": the decoded string was taken for the line.
+            assert over_stdio[-1]["error"]["code"] == INVALID_REQUEST, (line, over_stdio[-1])
+        for line in NOT_NOTIFICATIONS:
+            session.send(line)  # no answer
+        session.send(b'{"jsonrpc":"2.0","id":5,"method":"ping"}')
+        assert session.answer() == {"jsonrpc": "2.0", "id": 5, "result": {}}
+    with running(corpus["env"], "--no-watch") as srv, httpx.Client(timeout=DEADLINE) as http:
+        url = f"{srv.url}/mcp"
+        init = {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        }
+        opened = http.post(url, json=init, headers=HTTP_HEADERS)
+        headers = HTTP_HEADERS | {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
+        for line, stdio_answer in zip(NOT_REQUESTS, over_stdio, strict=True):
+            refused = http.post(url, content=line, headers=headers)
+            assert refused.status_code == 400, (line, refused.status_code, refused.text)
+            assert refused.json() == stdio_answer, line
+            assert "alidation" not in stdio_answer["error"]["message"], stdio_answer
+        for line in NOT_NOTIFICATIONS:
+            refused = http.post(url, content=line, headers=headers)
+            assert refused.status_code == 400, (line, refused.status_code, refused.text)
+            _error(refused.json(), INVALID_REQUEST, None)
+    assert [a["id"] for a in over_stdio] == [None, None, None, None, None, 1, "a", 7]
+
+
 # ---------------------------------------------------------------- updateCmd
 
 

@@ -8,6 +8,10 @@ JSON-RPC batch) was refused over HTTP as ``-32602`` with pydantic's text. MCP al
 neither: its ``RequestId`` is a string or an integer and "MUST NOT be null", and batching
 was dropped in protocol 2025-06-18. Both are ``-32600 Invalid Request`` with id null
 (the id cannot be echoed: it is no id). Nothing here imports the SDK.
+
+``invalid_request`` names what makes a decoded value the SDK refused no JSON-RPC message at
+all, in the same words on both transports (the SDK's own answer over HTTP was ``-32602`` with
+pydantic's validation text; on stdio it dropped the line).
 """
 
 from __future__ import annotations
@@ -21,6 +25,18 @@ INVALID_REQUEST = -32600
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 BATCH = "Invalid Request: JSON-RPC batches are not supported (MCP dropped them in 2025-06-18)"
 BAD_ID = "Invalid Request: a request id must be a string or an integer"
+NOT_AN_OBJECT = "Invalid Request: a JSON-RPC message must be a JSON object"
+BAD_VERSION = 'Invalid Request: "jsonrpc" must be "2.0"'
+BAD_METHOD = 'Invalid Request: "method" must be a string'
+BAD_PARAMS = 'Invalid Request: "params" must be an object'
+BAD_RESULT = 'Invalid Request: "result" must be an object'
+BAD_ERROR = (
+    'Invalid Request: "error" must be an object with an integer "code" and a string "message"'
+)
+BAD_RESPONSE = 'Invalid Request: a response needs the "id" of the request it answers'
+NO_METHOD = 'Invalid Request: no "method"'
+NOT_A_MESSAGE = "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
+NO_RESPONSE_TAKEN = "Invalid Request: the body must be a request or a notification"
 
 
 def usable_id(value: Any) -> bool:
@@ -39,6 +55,55 @@ def misread(message: Any) -> str | None:
     return None
 
 
-def error(message: str, code: int = INVALID_REQUEST) -> dict[str, Any]:
-    """A JSON-RPC error with id null."""
-    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+def invalid_request(message: Any) -> tuple[Any, str]:
+    """(the id to answer with, the ``-32600`` message naming the first thing wrong) for a
+    decoded JSON value the SDK refused as a JSON-RPC message. The id is the message's own when
+    it is usable, else null; a malformed response is answered with null (its id is ours)."""
+    problem = misread(message) or _first_problem(message)
+    if not isinstance(message, dict) or _is_response(message):
+        return None, problem
+    request_id = message.get("id")
+    return (request_id if usable_id(request_id) else None), problem
+
+
+def _is_response(message: dict[str, Any]) -> bool:
+    return "method" not in message and ("result" in message or "error" in message)
+
+
+def _first_problem(message: Any) -> str:
+    if not isinstance(message, dict):
+        return NOT_AN_OBJECT
+    if message.get("jsonrpc") != "2.0":
+        return BAD_VERSION
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return BAD_METHOD
+        if not isinstance(message.get("params"), dict | None):
+            return BAD_PARAMS
+        return NOT_A_MESSAGE
+    if "result" not in message and "error" not in message:
+        return NO_METHOD
+    if "result" in message and not isinstance(message["result"], dict):
+        return BAD_RESULT
+    error = message.get("error", {"code": 0, "message": ""})
+    if not isinstance(error, dict) or not isinstance(error.get("message"), str):
+        return BAD_ERROR
+    if not _integral(error.get("code")):
+        return BAD_ERROR
+    answers = message.get("id", False)  # an error may answer null: a result may not
+    if not (usable_id(answers) or (answers is None and "error" in message)):
+        return BAD_RESPONSE
+    return NO_RESPONSE_TAKEN  # a response where none is taken (the 2026-07-28 transport)
+
+
+def _integral(value: Any) -> bool:
+    """A number with no fraction (NaN and the infinities, which the SDK's parser reads, have
+    none to test)."""
+    if isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def error(message: str, code: int = INVALID_REQUEST, request_id: Any = None) -> dict[str, Any]:
+    """A JSON-RPC error (id null unless given)."""
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}

@@ -11,7 +11,8 @@ does, hands the server what it can use and answers the rest itself, as JSON-RPC 
 - a batch (a JSON array), or a request whose id is no string or integer (the SDK took it
   for a notification and never answered): -32600, id null (gno/core/jsonrpc.py);
 - JSON, but no JSON-RPC request (not an object, bad ``jsonrpc``/``id``/``method``/
-  ``params``): -32600, with the request's id when it has a usable one;
+  ``params``): -32600 naming what is wrong (``invalid_request``, the words `/mcp` uses),
+  with the request's id when it has a usable one;
 - a request the SDK's strict parser refused while Python's accepts it (a lone UTF-16
   surrogate, NaN/Infinity): -32602 with the request's id;
 - a notification (no id) or a stray response: no answer, as JSON-RPC wants.
@@ -33,8 +34,9 @@ import anyio
 import mcp_types as t
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
+from pydantic_core import from_json
 
-from gno.core.jsonrpc import MAX_MESSAGE_BYTES, misread, usable_id
+from gno.core.jsonrpc import MAX_MESSAGE_BYTES, invalid_request, misread, usable_id
 from gno.core.wire_values import unusable_value
 
 INTERNAL_MESSAGE = "Internal error; the server log has the details"
@@ -50,20 +52,17 @@ def _reply(request_id: Any, code: int, message: str) -> SessionMessage:
     return SessionMessage(error)
 
 
-def error_reply(exc: Exception) -> SessionMessage | None:
-    """The answer to a message the SDK could not decode, or None when none is due."""
-    raw = _message_of(exc)
-    strict_refused = isinstance(raw, str | bytes)  # the SDK's parser rejected the text
-    parsed = raw
-    if strict_refused:
-        try:
-            parsed = json.loads(raw)
-        except (ValueError, RecursionError):
-            return _reply(None, t.PARSE_ERROR, "Parse error: the line is not JSON")
-    if (problem := misread(parsed)) is not None:
-        return _reply(None, t.INVALID_REQUEST, problem)
-    if not isinstance(parsed, dict):
-        return _reply(None, t.INVALID_REQUEST, "Invalid Request: not a JSON-RPC object")
+def error_reply(failure: Undecodable) -> SessionMessage | None:
+    """The answer to a line the SDK could not decode, or None when none is due."""
+    errors = failure.reason.errors() if hasattr(failure.reason, "errors") else []
+    # The SDK's strict parser refused the text: Python's more lenient one may still read it.
+    strict_refused = any(e.get("type") == "json_invalid" for e in errors)
+    try:
+        parsed = json.loads(failure.text) if strict_refused else from_json(failure.text)
+    except (ValueError, RecursionError):
+        return _reply(None, t.PARSE_ERROR, "Parse error: the line is not JSON")
+    if misread(parsed) is not None or not isinstance(parsed, dict):
+        return _reply(*_invalid(parsed))
     if "method" not in parsed and ("result" in parsed or "error" in parsed):
         return None  # a malformed response to one of ours: nobody waits for an answer
     if "id" not in parsed and isinstance(parsed.get("method"), str):
@@ -74,23 +73,13 @@ def error_reply(exc: Exception) -> SessionMessage | None:
         return _reply(request_id, t.INVALID_PARAMS, f"Invalid params: {where}: {what}")
     if strict_refused:
         return _reply(request_id, t.PARSE_ERROR, "Parse error: the line is not valid JSON")
-    return _reply(
-        request_id, t.INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request or notification"
-    )
+    return _reply(*_invalid(parsed))
 
 
-def _message_of(exc: Exception) -> Any:
-    """What the SDK failed to decode: the line itself (not JSON to its parser), else the
-    decoded message, found among its union errors (some only show the failing field)."""
-    errors = exc.errors() if hasattr(exc, "errors") else []
-    for error in errors:
-        if error.get("type") == "json_invalid":
-            return error.get("input")
-    inputs = [e.get("input") for e in errors]
-    for value in inputs:
-        if isinstance(value, dict) and {"jsonrpc", "id", "method"} & set(value):
-            return value
-    return inputs[0] if inputs else None
+def _invalid(message: Any) -> tuple[Any, int, str]:
+    """-32600 naming what is wrong, in the words `/mcp` uses (gno/rest/mcp_http.py)."""
+    request_id, problem = invalid_request(message)
+    return request_id, t.INVALID_REQUEST, problem
 
 
 # How long `gno mcp` keeps answering requests it already read once stdin is closed.
@@ -140,14 +129,24 @@ class Misread(Exception):
     """A request the SDK decodes as something else (gno/core/jsonrpc.py ``misread``)."""
 
 
-def decode(line: bytes) -> SessionMessage | Exception:
+class Undecodable(Exception):
+    """A line the SDK cannot decode as a message: its text and the SDK's reason. The text
+    is decoded again to word the answer (the SDK's errors show the value that failed, which
+    for a JSON string is no different from the line itself)."""
+
+    def __init__(self, text: str, reason: Exception) -> None:
+        super().__init__("the SDK cannot decode the line")
+        self.text, self.reason = text, reason
+
+
+def decode(line: bytes) -> SessionMessage | Misread | Undecodable:
     """A line as the SDK's stdio transport decodes it (invalid UTF-8 replaced), or the
     reason it cannot; a request the SDK would misread as a notification is refused here."""
     text = line.decode("utf-8", errors="replace")
     try:
         message = t.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except Exception as exc:
-        return exc
+        return Undecodable(text, exc)
     if isinstance(message, t.JSONRPCNotification) and b'"id"' in line:
         try:
             problem = misread(json.loads(text))
@@ -184,7 +183,7 @@ async def stdio_relay(
             await pending.drained()
 
 
-def _refusal(failure: Exception | None) -> SessionMessage | None:
+def _refusal(failure: Misread | Undecodable | None) -> SessionMessage | None:
     """The answer to an overlong line (None), a misread request or an undecodable line."""
     if failure is None:
         return _reply(None, t.INVALID_REQUEST, OVERLONG)

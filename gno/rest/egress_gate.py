@@ -22,7 +22,7 @@ from typing import Any
 from gno.adapters.sqlite.egress import EgressLedger
 from gno.core.egress import Caller, zone_of
 from gno.errors import EgressDeniedError, EgressPolicyChangedError
-from gno.rest.mcp_http import buffered
+from gno.rest.mcp_http import buffered, decoded
 from gno.rest.security import AUTHENTICATED
 from gno.rest.trace_lineage import TraceLineage
 from gno.services import egress as policies
@@ -175,14 +175,11 @@ def _tool_ops() -> dict[str, Any]:
     return {op.mcp.tool: op for op in OPERATIONS if op.mcp is not None}
 
 
-def mcp_requests(body: bytes) -> list[tuple[str, str, dict[str, Any], str, Any]]:
+def mcp_requests(parsed: Any) -> list[tuple[str, str, dict[str, Any], str, Any]]:
     """(operation id, name for the receipt, arguments, access, JSON-RPC id) of every
-    message in a ``/mcp`` POST body that hands out collection content: tool calls and
-    resource reads and listings. Unparsable bodies are the SDK's to answer."""
-    try:
-        parsed = json.loads(body)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return []
+    message in a decoded ``/mcp`` POST body (gno/rest/mcp_http.py ``decoded``) that hands out
+    collection content: tool calls and resource reads and listings. An unreadable body holds
+    none: the SDK answers it (-32700)."""
     found: list[tuple[str, str, dict[str, Any], str, Any]] = []
     ops = _tool_ops()
     for message in parsed if isinstance(parsed, list) else [parsed]:
@@ -242,7 +239,7 @@ class McpEgressGate:
 
         authenticated = bool(scope.get(AUTHENTICATED))
         verdicts: list[policies.Verdict] = []
-        for op_id, name, args, access, rid in mcp_requests(body):
+        for op_id, name, args, access, rid in mcp_requests(decoded(scope, body)):
             authorized = authenticated and (access == "read" or self.enable_write)
 
             def work(

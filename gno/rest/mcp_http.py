@@ -18,7 +18,16 @@
   whole before the SDK, so the body limit's 413 is the answer to one too large. A batch (a
   JSON array) or a request whose id is no string or integer is 400 -32600 (id null), as on
   stdio (gno/core/jsonrpc.py): the SDK answered a batch -32602 with pydantic's text and took
-  such a request for a notification (202, no answer).
+  such a request for a notification (202, no answer). JSON that is no JSON-RPC message at
+  all (``{"foo": 1}``, ``42``, a ``method`` that is no string…) the SDK refuses with 400
+  -32602 and pydantic's validation text: that answer is replaced by stdio's, 400 -32600
+  naming what is wrong, with the request's id when it has a usable one.
+- One decode per request: ``TransportChecks`` decodes the POST body once and leaves it in the
+  scope for the write gate and the egress gate. The SDK decodes the body once more: both of
+  its transports read the bytes from ``receive`` and decode them themselves (the handshake-era
+  one in ``StreamableHTTPServerTransport._handle_post_request``, the 2026-07-28 one, chosen by
+  an ``MCP-Protocol-Version`` header naming a later revision, in ``handle_modern_request``),
+  with no way to be handed a decoded message short of replacing those private functions.
 """
 
 from __future__ import annotations
@@ -27,10 +36,11 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+import pydantic_core
 from gno_contracts.operations import OPERATIONS
 from starlette.responses import Response
 
-from gno.core.jsonrpc import error, misread
+from gno.core.jsonrpc import error, invalid_request, misread
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -57,13 +67,37 @@ class ExactPath:
         await self.app(child, receive, send)
 
 
-def _write_call_id(body: bytes) -> tuple[bool, Any]:
-    """(does the body call a write tool, the id of that call); unparsable bodies are the
-    SDK's to answer."""
+# The scope key under which the POST body, decoded once, waits for the gates after the first.
+DECODED = "gno.mcp.decoded"
+UNREADABLE = object()  # a body that is no JSON to the SDK's parser: the SDK answers -32700
+
+
+def decoded(scope: Scope, body: bytes) -> Any:
+    """The POST body decoded, or ``UNREADABLE``; decoded on the first call for a request and
+    kept in its scope (``body`` is the same bytes for every gate)."""
+    if DECODED not in scope:
+        scope[DECODED] = _decode(body)
+    return scope[DECODED]
+
+
+def _decode(body: bytes) -> Any:
+    """What either of the SDK's transports would read: the handshake-era one decodes with
+    ``pydantic_core.from_json``, the 2026-07-28 one with ``json.loads``, which also reads lone
+    surrogates and nesting past from_json's 200 levels. Where both read a body they read the
+    same value (the last of duplicate keys, escapes decoded), so a gate is never blind to a
+    message that a transport dispatches. Only a body neither reads is ``UNREADABLE``."""
     try:
-        parsed = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return False, None
+        return pydantic_core.from_json(body)
+    except ValueError:
+        pass
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):  # RecursionError: nesting past ~1,000 levels
+        return UNREADABLE
+
+
+def _write_call_id(parsed: Any) -> tuple[bool, Any]:
+    """(does the decoded body call a write tool, the id of that call)."""
     for message in parsed if isinstance(parsed, list) else [parsed]:
         if not isinstance(message, dict) or message.get("method") != "tools/call":
             continue
@@ -114,22 +148,27 @@ class WriteGate:
             await self.app(scope, receive, send)
             return
         body, replay = await buffered(receive)
-        is_write, request_id = _write_call_id(body)
+        is_write, request_id = _write_call_id(decoded(scope, body))
         if is_write:
             await forbidden(request_id)(scope, receive, send)
             return
         await self.app(scope, replay, send)
 
 
-def transport_error(status: int, message: str) -> Response:
-    """A transport refusal as the SDK words its own: -32600 with id null."""
+def transport_error(status: int, message: str, request_id: Any = None) -> Response:
+    """A transport refusal as the SDK words its own: -32600, id null unless given."""
     return Response(
-        json.dumps(error(message), separators=(",", ":")).encode(),
+        json.dumps(error(message, request_id=request_id), separators=(",", ":")).encode(),
         status_code=status,
         media_type="application/json",
     )
 
 
+INVALID_REQUEST, INVALID_PARAMS = -32600, -32602
+# The SDK's words for a body that is no JSON-RPC message (mcp/server/streamable_http.py and
+# mcp/server/_streamable_http_modern.py ``_INVALID_BODY``).
+SDK_VALIDATION = "Validation error: "
+SDK_INVALID_BODY = "Body must be a single JSON-RPC request or notification object"
 RESUMPTION = "Bad Request: resuming a stream (Last-Event-ID) is not supported"
 MEDIA_TYPE = "Unsupported Media Type: Content-Type must be application/json"
 
@@ -158,17 +197,59 @@ class TransportChecks:
                 # Read whole here, so a body past the limit fails here: read inside the SDK's
                 # Starlette app, its error middleware answered 500 before the limit's 413.
                 body, receive = await buffered(receive)
-                if (problem := _misread(body)) is not None:
+                message = decoded(scope, body)
+                if message is UNREADABLE:  # the SDK's -32700 is the answer
+                    await self.app(scope, receive, send)
+                    return
+                # A batch, or a request id that is no id (the SDK took such a request for a
+                # notification: 202 and no answer).
+                if (problem := misread(message)) is not None:
                     await transport_error(400, problem)(scope, receive, send)
                     return
+                send = _invalid_request_named(scope, receive, send, message)
         await self.app(scope, receive, send)
 
 
-def _misread(body: bytes) -> str | None:
-    """Why the SDK would misread this body (a batch, a request id that is no id: it took
-    such a request for a notification, 202 and no answer); None for the SDK to answer,
-    a body that is not JSON included (its -32700)."""
+def _invalid_request_named(scope: Scope, receive: Receive, send: Send, message: Any) -> Send:
+    """``send`` that replaces the SDK's refusal of a body that is no JSON-RPC message (400,
+    -32602 and pydantic's validation text) with 400 -32600 naming what is wrong, as stdio
+    answers it. The SDK decides what is a message; gno only words the refusal."""
+    held: list[Message] = []
+    replaced = False
+
+    async def relay(sent: Message) -> None:
+        nonlocal replaced
+        if replaced:
+            return  # the named refusal is complete: the SDK's is dropped
+        if sent["type"] == "http.response.start" and sent.get("status") == 400:
+            held.append(sent)
+            return
+        if held and sent["type"] == "http.response.body":
+            start = held.pop()
+            if not sent.get("more_body", False) and _sdk_envelope_refusal(sent.get("body", b"")):
+                replaced = True
+                request_id, problem = invalid_request(message)
+                await transport_error(400, problem, request_id)(scope, receive, send)
+                return
+            await send(start)
+        await send(sent)
+
+    return relay
+
+
+def _sdk_envelope_refusal(body: bytes) -> bool:
+    """The SDK's own refusal of a body that is no JSON-RPC message, by its wording: the
+    handshake-era transport's -32602 "Validation error: …", the 2026-07-28 one's generic
+    -32600. Both come with 400, as do other errors of the 2026-07-28 transport (an unknown
+    tool's -32602, …), which are left alone."""
     try:
-        return misread(json.loads(body))
-    except (ValueError, RecursionError):
-        return None
+        answer = pydantic_core.from_json(body)
+    except ValueError:
+        return False
+    refusal = answer.get("error") if isinstance(answer, dict) else None
+    if not isinstance(refusal, dict) or not isinstance(refusal.get("message"), str):
+        return False
+    code, words = refusal.get("code"), refusal["message"]
+    return (code == INVALID_PARAMS and words.startswith(SDK_VALIDATION)) or (
+        code == INVALID_REQUEST and words == SDK_INVALID_BODY
+    )
