@@ -18,7 +18,8 @@ changes all-or-nothing through a journal written before anything is touched:
 A failure in 1 or 2 rolls back in the process; a crash (kill -9, power) leaves the
 journal, and :func:`recover_pending` — run under the write lease before every apply
 and every sync — finishes it: ``preparing`` and ``committing`` go back to the old
-state (each backup renamed over its path, the new document removed when it is ours),
+state (each backup renamed over its path, the new document removed when it is ours; a
+file someone wrote after the apply is never replaced),
 ``committed`` only cleans up. Every step of recovery can run twice. Hidden files
 (``.gno-refactor-*``) are never indexed by a sync.
 
@@ -263,7 +264,10 @@ def _backup(folder: Folder, name: str, backup: str) -> None:
 
 def _roll_back(record: dict[str, Any], held: Folders) -> None:
     """Back to the old state; safe to run again after a crash in the middle of it. A file
-    whose folder can no longer be reached from the root (gone, or a link now) is left."""
+    whose folder can no longer be reached from the root (gone, or a link now) is left, and
+    so is one a person changed after the apply wrote it (a crash, then an edit, then the
+    recovery): it is newer than the backup, which goes (``_restore``)."""
+    source_back = _source_restorable(record, held)
     for entry in record["entries"]:
         place = _place(entry)
         folder = held.reach(place.root, place.folder)
@@ -271,17 +275,19 @@ def _roll_back(record: dict[str, Any], held: Folders) -> None:
             continue
         if entry["create"]:
             # The new document: ours only if it holds what we wrote (a file someone made
-            # there after a crash is left alone).
-            if record["phase"] != "preparing" and _sha(folder.read(place.name)) == entry["newHash"]:
+            # there after a crash is left alone); and kept while the old path cannot get
+            # the note back (someone made a file there), so the note is never lost.
+            ours = _sha(folder.read(place.name)) == entry["newHash"]
+            if record["phase"] != "preparing" and ours and source_back:
                 folder.unlink(place.name)
         elif entry["backup"]:
-            _restore(folder, entry["backup"], place.name)
+            _restore(folder, entry["backup"], place.name, entry["newHash"])
         folder.unlink(entry["temp"])
     if record.get("remove"):
         place = _place(record["remove"])
         folder = held.reach(place.root, place.folder)
         if folder is not None:
-            _restore(folder, record["remove"]["backup"], place.name)
+            _restore(folder, record["remove"]["backup"], place.name, None)
     for spot in sorted(record.get("madeDirs", []), key=lambda s: len(s["rel"]), reverse=True):
         made = _place(spot)
         parent = held.reach(made.root, made.folder)
@@ -290,18 +296,50 @@ def _roll_back(record: dict[str, Any], held: Folders) -> None:
                 parent.rmdir(made.name)
 
 
-def _restore(folder: Folder, backup: str, name: str) -> None:
-    """Put the backup back at ``name``. Still the same file (nothing was renamed over it
-    yet): only drop the backup link, since rename(2) between two links of one file does
-    nothing and would leave the backup behind."""
+def _source_restorable(record: dict[str, Any], held: Folders) -> bool:
+    """The moved note can go back to its old path: its backup is there and the path is
+    free or still the original (not a file someone made there since the apply)."""
+    remove = record.get("remove")
+    if not remove:
+        return True
+    place = _place(remove)
+    folder = held.reach(place.root, place.folder)
+    if folder is None:
+        return False
+    return folder.lstat(remove["backup"]) is not None and _still_original(
+        folder, remove["backup"], place.name
+    )
+
+
+def _still_original(folder: Folder, backup: str, name: str) -> bool:
+    """``name`` is gone or still the file ``backup`` keeps: the same file (a hard-link
+    backup) or the same bytes (a copy, where the file system has no hard links)."""
+    kept, now = folder.lstat(backup), folder.lstat(name)
+    if now is None or (kept is not None and os.path.samestat(kept, now)):
+        return True
+    return _sha(folder.read(name)) == _sha(folder.read(backup)) is not None
+
+
+def _restore(folder: Folder, backup: str, name: str, ours: str | None) -> None:
+    """Put the backup back at ``name`` when ``name`` holds what the apply left there: the
+    original itself (nothing renamed over it yet: only the backup link goes, since
+    rename(2) between two links of one file does nothing), nothing, or the bytes the apply
+    wrote (SHA-256 ``ours``). Anything else was written by someone after the apply — their
+    file is newer than the backup and stays; the backup goes."""
     kept = folder.lstat(backup)
     if kept is None:
         return
     now = folder.lstat(name)
     if now is not None and os.path.samestat(kept, now):
         folder.unlink(backup)
-    else:
+    elif (
+        now is None
+        or _still_original(folder, backup, name)
+        or (ours is not None and _sha(folder.read(name)) == ours)
+    ):
         folder.replace(backup, name)
+    else:
+        folder.unlink(backup)
 
 
 def _clean(record: dict[str, Any], held: Folders) -> None:
