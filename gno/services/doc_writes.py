@@ -50,6 +50,7 @@ from gno.services.note_writer import (
     disk_errors,
     free_suffix,
     occupied,
+    on_disk,
     remember_request,
     replayed,
     root_of,
@@ -123,7 +124,8 @@ def create(app: App, inp: DocCreateInput) -> DocCreated:
             elif policy == "create_with_suffix":
                 t = free_suffix(app, t)
             elif policy == "open_existing":
-                outcome = "opened_existing"
+                # only the index still has it (deleted since the last sync): write it
+                outcome = "opened_existing" if on_disk(t) else "created"
             else:
                 raise DuplicateError(f"{uri_of(app, t.collection.name, t.rel)} already exists")
         if outcome != "opened_existing":

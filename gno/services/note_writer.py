@@ -99,10 +99,15 @@ def tags_of(raw: Sequence[Any] | None) -> list[str]:
 
 def occupied(app: App, t: Target) -> bool:
     """A file on disk, or an active document the index still has, holds this path."""
-    if os.path.lexists(t.path):
+    if on_disk(t):
         return True
     doc = app.store().document_by_path(t.collection.name, t.rel)
     return doc is not None and doc.active
+
+
+def on_disk(t: Target) -> bool:
+    """Something (a file, a folder, a link) is at the target's path on disk."""
+    return os.path.lexists(t.path)
 
 
 def free_suffix(app: App, t: Target) -> Target:

@@ -112,6 +112,22 @@ def test_create_writes_a_note_and_indexes_it(make_app) -> None:
     assert [h.uri for h in search(app, "weekly review").results] == [made.gnoUri]
 
 
+def test_open_existing_on_a_note_deleted_since_the_last_sync_writes_it(make_app) -> None:
+    """Only the index still lists the path: open_existing has nothing to open and writes
+    the note (before: nothing was written and CAPTURE_SYNC_FAILED said it was)."""
+    app, root = make_app({"plan.md": "# Old plan\n"})
+    sync(app)
+    (root / "plan.md").unlink()  # by hand, no sync since
+    made = doc_writes.create(
+        app,
+        DocCreateInput(
+            collection="notes", relPath="plan.md", content="# New plan\n",
+            collisionPolicy="open_existing",
+        ),
+    )  # fmt: skip
+    assert made.created and (root / "plan.md").read_bytes() == b"# New plan\n"
+
+
 def test_update_saves_content_and_refuses_a_stale_expected_hash(make_app) -> None:
     app, root = make_app({"a.md": "---\ntitle: A\n---\n# A\nobsoletezz words\n"})
     sync(app)
