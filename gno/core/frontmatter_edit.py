@@ -12,7 +12,10 @@ adding a tag and removing it again restores the original bytes.
 
 from __future__ import annotations
 
+import json
 import re
+
+from gno.core.tags import is_valid_tag
 
 
 def _key_line(key: str) -> re.Pattern[str]:
@@ -68,8 +71,15 @@ def _entry_span(
     return None
 
 
+def _scalar(tag: str) -> str:
+    """A tag as a YAML list item: plain when it is a valid tag (letters, digits, ``-``,
+    ``.``, ``/``), else double-quoted — a tag a file spelled ``"a: b"``, ``"x # y"`` or
+    with a line break stays one string, never a mapping, a comment or a broken block."""
+    return tag if is_valid_tag(tag) else json.dumps(tag, ensure_ascii=False)
+
+
 def _rendered(tags: list[str], nl: str) -> list[str]:
-    return [f"tags:{nl}"] + [f"  - {tag}{nl}" for tag in tags]
+    return [f"tags:{nl}"] + [f"  - {_scalar(tag)}{nl}" for tag in tags]
 
 
 def set_tags(text: str, tags: list[str]) -> str:

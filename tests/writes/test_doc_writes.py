@@ -207,6 +207,38 @@ def test_update_tags_keeps_the_rest_of_the_file_byte_for_byte(make_app) -> None:
     ]
 
 
+def test_a_tag_edit_keeps_every_other_tag_as_the_file_spells_it(make_app) -> None:
+    """Tags a person wrote that gno would not accept itself (case, spaces, ``#``, ``:``, a
+    line break) survive a tag edit as the same strings, in YAML that still parses."""
+    import yaml
+
+    odd = ["a: b", "Project X", "x # y", "#c", "line\nbreak"]
+    text = '---\ntitle: T\ntags: ["a: b", "Project X", "x # y", "#c", "line\\nbreak"]\n---\nB\n'
+    app, root = make_app({"n.md": text})
+    sync(app)
+
+    def file_tags() -> object:
+        block = (root / "n.md").read_text().split("---\n")[1]
+        return yaml.safe_load(block)["tags"]  # strict YAML, not gno's lenient fallback
+
+    tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="new"))
+    # Before: written unquoted and lowercased (- a: b, - project x, - c, a broken line).
+    assert file_tags() == [*odd, "new"]
+    tag_writes.remove(app, TagEditInput(ref="notes/n.md", tag="c"))  # the file's "#c"
+    assert file_tags() == ["a: b", "Project X", "x # y", "line\nbreak", "new"]
+    assert (root / "n.md").read_text().endswith("---\nB\n")
+
+
+def test_a_tag_edit_refuses_a_tags_entry_it_would_lose_part_of(make_app) -> None:
+    text = "---\ntags:\n  - work\n  - {nested: value}\n---\nB\n"
+    app, root = make_app({"n.md": text})
+    sync(app)
+    with pytest.raises(GnoError) as refused:
+        tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="new"))
+    assert refused.value.code == "VALIDATION"
+    assert (root / "n.md").read_text() == text  # before: rewritten without the mapping
+
+
 def test_a_converted_document_is_read_only(make_app) -> None:
     app, _ = make_app({"a.md": "# A\n"})
     sync(app)
