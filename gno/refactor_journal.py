@@ -8,7 +8,8 @@ changes all-or-nothing through a journal written before anything is touched:
 1. ``preparing``: the journal (``{data}/refactor-journal/<id>.json``, written to a
    temporary file, fsynced and renamed) names every temporary and backup file it is
    about to make. New contents go to hidden temporary files beside their targets
-   (fsynced); each original gets a hard link as its backup (a copy where links fail).
+   (fsynced); each original gets a hard link as its backup (a copy where links fail),
+   which must still hold the bytes the plan read (``FileChanged``: an editor saved it).
 2. ``committing``: the journal says so, then the new document is linked into place
    (``link`` fails when the target exists: exclusive create), every edited document is
    renamed over its original, and the old path is unlinked.
@@ -47,6 +48,7 @@ from typing import Any
 
 from gno.errors import GnoError
 from gno.held_folders import Folder, Folders, Place
+from gno.refactor_journal_v1 import upgraded
 
 JOURNAL_DIR = "refactor-journal"
 PREFIX = ".gno-refactor-"
@@ -55,17 +57,25 @@ PREFIX = ".gno-refactor-"
 STEP_HOOK_ENV = "GNO_TEST_REFACTOR_STEP_DELAY"
 WRITERS = 8  # temporary files written (and fsynced) at once
 # Journals name each file by its collection root and its path below it (an older gno's
-# journal named whole paths; ``_upgrade`` reads it).
+# journal named whole paths; ``refactor_journal_v1.upgraded`` reads it).
 FORMAT = 2
 
 
 class CommitFailed(Exception):
     """The files could not be changed; ``rolled_back`` says whether the old state is back."""
 
-    def __init__(self, message: str, rolled_back: bool, journal_id: str) -> None:
+    def __init__(
+        self, message: str, rolled_back: bool, journal_id: str, *, stale: bool = False
+    ) -> None:
         super().__init__(message)
         self.rolled_back = rolled_back
         self.journal_id = journal_id
+        self.stale = stale  # a file changed since the plan read it (``FileChanged``)
+
+
+class FileChanged(Exception):
+    """A file of the apply no longer holds the bytes the plan read: someone (an editor, a
+    sync tool; they do not take the writer lease) wrote it meanwhile."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,9 @@ class Change:
     place: Place
     data: bytes
     create: bool = False
+    # SHA-256 of the bytes the plan read from an edited file: the apply goes ahead only
+    # while the file still holds them, so a write made since is never renamed over.
+    was: str | None = None
 
 
 def _write_journal(path: Path, record: dict[str, Any]) -> None:
@@ -157,8 +170,11 @@ def commit(
     changes: list[Change],
     remove: Place | None,
     on_step: Callable[[str], None] = _pause,
+    *,
+    remove_was: str | None = None,
 ) -> str:
-    """Apply ``changes`` and unlink ``remove`` all-or-nothing; the journal id. Raises
+    """Apply ``changes`` and unlink ``remove`` (while it holds the bytes of SHA-256
+    ``remove_was``, when given) all-or-nothing; the journal id. Raises
     :class:`CommitFailed` after rolling back (or failing to)."""
     journal_id = secrets.token_hex(8)
     folder = journal_dir(data_dir)
@@ -180,6 +196,7 @@ def commit(
         try:
             on_step("prepare")
             _prepare(held, record, changes, remove)
+            _check_unchanged(held, record, changes, remove_was)
             record["phase"] = "committing"
             _write_journal(journal, record)
             _switch(held, record, remove, on_step)
@@ -192,7 +209,8 @@ def commit(
                 rolled_back = False
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            raise CommitFailed(str(exc), rolled_back, journal_id) from exc
+            stale = isinstance(exc, FileChanged)
+            raise CommitFailed(str(exc), rolled_back, journal_id, stale=stale) from exc
         on_step("committed")
         record["phase"] = "committed"
         _write_journal(journal, record)
@@ -226,6 +244,25 @@ def _prepare(
             _backup(folder, change.place.name, entry["backup"])
     if source is not None and remove is not None:
         _backup(source, remove.name, record["remove"]["backup"])
+
+
+def _check_unchanged(
+    held: Folders, record: dict[str, Any], changes: list[Change], remove_was: str | None
+) -> None:
+    """Every edited file, and the moved one, still holds what the plan read. Its backup is
+    a hard link to the file as it is now, so reading the backup reads the file; a file
+    replaced since the plan read it refuses the apply (``FileChanged``: rolled back)."""
+    pairs = [
+        (change.place, entry["backup"], change.was)
+        for change, entry in zip(changes, record["entries"], strict=True)
+        if entry["backup"] and change.was is not None
+    ]
+    if record.get("remove") and remove_was is not None:
+        pairs.append((_place(record["remove"]), record["remove"]["backup"], remove_was))
+    for place, backup, was in pairs:
+        folder = held.get(place.root, place.folder)
+        if _sha(folder.read(backup)) != was:
+            raise FileChanged(f"{place.rel} changed since the plan read it")
 
 
 def _switch(
@@ -361,35 +398,10 @@ def _clean(record: dict[str, Any], held: Folders) -> None:
         list(pool.map(lambda held_name: held_name[0].unlink(held_name[1]), found))
 
 
-def _upgrade(record: dict[str, Any]) -> dict[str, Any]:
-    """A journal an older gno left named whole paths: each file's own folder stands in for
-    its root there (reached by path, as that gno did)."""
-    if record.get("format") == FORMAT:
-        return record
-
-    def spot(path: str, **more: Any) -> dict[str, Any]:
-        return {"root": os.path.dirname(path), "rel": os.path.basename(path), **more}
-
-    def name(path: str | None) -> str | None:
-        return os.path.basename(path) if path else None
-
-    entries = [
-        spot(e["path"], temp=name(e["temp"]), backup=name(e["backup"]), create=e["create"],
-             newHash=e["newHash"])
-        for e in record["entries"]
-    ]  # fmt: skip
-    remove = record.get("remove")
-    return record | {
-        "entries": entries,
-        "remove": spot(remove, backup=name(record.get("removeBackup"))) if remove else None,
-        "madeDirs": [spot(p) for p in record.get("madeDirs", [])],
-    }
-
-
 def recover(journal: Path) -> str:
     """Finish one journal a crash left: ``rolled_back`` or ``committed``."""
     try:
-        record = _upgrade(json.loads(journal.read_text()))
+        record = upgraded(json.loads(journal.read_text()), FORMAT)
     except (OSError, ValueError):
         journal.unlink(missing_ok=True)  # torn before its first rename: nothing was touched
         return "rolled_back"

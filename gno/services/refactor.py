@@ -283,9 +283,18 @@ def apply_plan(app: App, req: _Request, digest: str) -> dict[str, Any]:
         changes, touched = _changes(app, built)
         try:
             journal_id = commit(
-                app.paths.data_dir, digest, changes, Place(built.root, built.source.doc.rel_path)
+                app.paths.data_dir,
+                digest,
+                changes,
+                Place(built.root, built.source.doc.rel_path),
+                remove_was=built.source.fingerprint,
             )
         except CommitFailed as exc:
+            if exc.stale and exc.rolled_back:  # a file was written since the plan read it
+                stale = dict(plan, planDigest=digest)
+                return _apply_result(
+                    stale, "stale_plan", "unchanged", "not_attempted", reasonCode="stale_plan"
+                )
             fs = "rolled_back" if exc.rolled_back else "recovery_required"
             code = "filesystem_commit_failed" if exc.rolled_back else "rollback_recovery_required"
             extra: dict[str, Any] = {"reasonCode": code}
@@ -330,7 +339,7 @@ def _changes(app: App, built: _Built) -> tuple[list[Change], dict[str, list[str]
         owner = app.config.find(doc.collection)
         assert owner is not None
         data = apply_edits(read.text, edits).encode("utf-8")
-        changes.append(Change(Place(_root(owner), doc.rel_path), data))
+        changes.append(Change(Place(_root(owner), doc.rel_path), data, was=read.fingerprint))
         touched.setdefault(doc.collection, []).append(doc.rel_path)
     return changes, touched
 

@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+import gno.services.refactor as refactor
 from gno.refactor_journal import pending, recover_pending
-from tests.writes.test_refactor_swaps import _commit_in, _files
+from tests.conftest import sync
+from tests.writes.test_refactor_swaps import _apply, _commit_in, _files
 
 
 def _crash_before_committed(tmp_path: Path) -> tuple[Path, Path]:
@@ -50,3 +55,35 @@ def test_recovery_keeps_files_a_person_wrote_after_the_crash(tmp_path: Path) -> 
         "new/deep/x.md": b"x moved\n",  # the old path is taken: the moved note stays
     }
     assert pending(data) == []
+
+
+@pytest.mark.parametrize("edited", ["other.md", "old-note.md"], ids=["linking", "moved"])
+def test_a_file_written_after_the_plan_read_it_is_never_overwritten(
+    make_app, monkeypatch: pytest.MonkeyPatch, edited: str
+) -> None:
+    """An editor saves a note of the apply (it does not take the writer lease) after the
+    plan read it, before the commit: the apply is refused (stale_plan) and the save stays
+    — before, the apply renamed its own bytes over it, or moved the old bytes and deleted
+    the saved note."""
+    app, root = make_app({"old-note.md": "# Old note\n", "other.md": "See [[old-note]].\n"})
+    sync(app)
+    saved = (root / edited).read_bytes() + b"\nSaved by an editor meanwhile.\n"
+    real_commit = refactor.commit
+
+    def save_then_commit(*args: Any, **kwargs: Any) -> str:
+        replace_by_rename(root / edited, saved)
+        return real_commit(*args, **kwargs)
+
+    monkeypatch.setattr(refactor, "commit", save_then_commit)
+    before = _files(root) | {edited: saved}
+    result = _apply(app, ref="notes/old-note.md", name="new-note.md")
+    assert result["status"] == "stale_plan"
+    assert _files(root) == before  # nothing moved, no temporary or backup left
+    assert pending(app.paths.data_dir) == []
+
+
+def replace_by_rename(path: Path, data: bytes) -> None:
+    """How editors save: a new file renamed over the old one."""
+    tmp = path.with_name(path.name + ".swp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
