@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 from gno_contracts.models.create_folder_input import CreateFolderInput
@@ -348,6 +349,31 @@ def test_a_remote_caller_gets_no_host_path_from_write_answers() -> None:
         "created": True,
     }
     assert "path" not in redact(ops["create_folder"], dict(folder))
+
+
+def test_a_remote_caller_gets_no_host_path_from_a_stored_receipt(make_app) -> None:
+    """``GET /api/requests/{id}`` answers a document save's or create's receipt as it was
+    stored: a remote caller gets it without the file path and ``file://`` uri, as the
+    write's own answer was (before: both were there)."""
+    from gno_contracts.models.request_status_input import RequestStatusInput
+    from gno_contracts.operations import OPERATIONS
+
+    from gno.rest.views import redact
+    from gno.services.write_requests import request_status
+
+    app, root = make_app({"a.md": "# A\n"})
+    sync(app)
+    doc_writes.create(
+        app, DocCreateInput(collection="notes", relPath="b.md", content="b", requestId="c-1")
+    )
+    doc = doc_writes.document(app, "notes/a.md")
+    doc_writes.update(app, DocUpdateInput(id=doc.docid, content="# A2\n", requestId="u-1"))
+    op = next(op for op in OPERATIONS if op.id == "request_status")
+    for request_id in ("c-1", "u-1"):
+        stored = request_status(app, RequestStatusInput(requestId=request_id))
+        answer = redact(op, stored.model_dump(mode="json", exclude_unset=True))
+        assert str(root) not in json.dumps(answer) and "file://" not in json.dumps(answer)
+        assert answer["receipt"]["gnoUri"].startswith("gno://notes/")
 
 
 def test_a_tag_on_a_plain_text_file_lives_in_the_index_and_survives_a_sync(make_app) -> None:
