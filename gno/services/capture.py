@@ -153,7 +153,7 @@ def capture(app: App, inp: CaptureInput) -> McpCaptureResult:
     body_hash = content_hash(body)
     source = _source(inp)
     with write_lease(app.paths):
-        if (first := replayed(app, inp.requestId)) is not None:
+        if (first := replayed(app, inp.requestId, "capture")) is not None:
             return McpCaptureResult.model_validate(first)
         t, policy = _planned(app, inp, body_hash)
         outcome = "created"

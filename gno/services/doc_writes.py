@@ -113,7 +113,7 @@ def create(app: App, inp: DocCreateInput) -> DocCreated:
         text = note_text(frontmatter_of(inp.title, preset_id, tags, None), body)
     check_text(text)
     with write_lease(app.paths):
-        if (first := replayed(app, inp.requestId)) is not None:
+        if (first := replayed(app, inp.requestId, "doc_create")) is not None:
             return DocCreated.model_validate(first)
         t = target(writable_collection(app, inp.collection), rel)
         outcome = "created"
@@ -173,7 +173,7 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
     content = check_text(inp.content) if inp.content is not None else None
     tags = tags_of(inp.tags) if inp.tags is not None else None
     with write_lease(app.paths):
-        if (first := replayed(app, inp.requestId)) is not None:
+        if (first := replayed(app, inp.requestId, "doc_update")) is not None:
             return DocUpdated.model_validate(first)
         doc = document(app, inp.id, inp.uri)
         t = editable_target(app, doc)

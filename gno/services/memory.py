@@ -307,7 +307,7 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
     if decision != "supersede" and (inp.predecessorUri or inp.predecessorHash):
         raise ValidationError("predecessorUri and predecessorHash go with decision supersede")
     with write_lease(app.paths):
-        if (first := replayed(app, inp.requestId)) is not None:
+        if (first := replayed(app, inp.requestId, "remember")) is not None:
             return MemoryRemember.model_validate(first)
         collection = memory_collection(app, inp.collection, write=True)
         current = [f for f in facts(app, collection.name) if f.current]

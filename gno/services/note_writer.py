@@ -28,6 +28,7 @@ from gno.core.tags import validate_tag
 from gno.core.write_paths import check_rel_path
 from gno.errors import (
     CaptureSyncFailedError,
+    ConflictError,
     DuplicateError,
     GnoError,
     NotFoundError,
@@ -158,11 +159,21 @@ def uri_of(app: App, collection: str, rel: str) -> str:
     return make_uri(collection, rel, app.paths.index_name)
 
 
-def replayed(app: App, request_id: str | None) -> dict[str, Any] | None:
+def replayed(app: App, request_id: str | None, operation: str) -> dict[str, Any] | None:
+    """The receipt an earlier ``operation`` with this requestId answered. An id an earlier
+    write of another kind used is ``CONFLICT``: its receipt is not this write's answer,
+    and the write is not made (the caller meant a retry, or reused an id by mistake)."""
     if not request_id:
         return None
     found = app.store().request_receipt(request_id)
-    return json.loads(found[1]) if found else None
+    if found is None:
+        return None
+    if found[0] != operation:
+        raise ConflictError(
+            f"requestId {request_id!r} was used by an earlier {found[0]} write; "
+            "send a new requestId for this one"
+        )
+    return json.loads(found[1])
 
 
 def remember_request(app: App, request_id: str | None, operation: str, receipt: Any) -> None:

@@ -376,6 +376,20 @@ def test_a_remote_caller_gets_no_host_path_from_a_stored_receipt(make_app) -> No
         assert answer["receipt"]["gnoUri"].startswith("gno://notes/")
 
 
+def test_a_request_id_an_earlier_write_of_another_kind_used_is_a_conflict(make_app) -> None:
+    """A create's requestId sent again with a save: the create's receipt is no answer to
+    the save (before: a model validation error, an internal error on every surface)."""
+    app, root = make_app({"a.md": "# A\n"})
+    sync(app)
+    doc_writes.create(
+        app, DocCreateInput(collection="notes", relPath="b.md", content="b", requestId="r-1")
+    )
+    doc = doc_writes.document(app, "notes/a.md")
+    with pytest.raises(ConflictError, match="requestId 'r-1' was used by an earlier doc_create"):
+        doc_writes.update(app, DocUpdateInput(id=doc.docid, content="# A2\n", requestId="r-1"))
+    assert (root / "a.md").read_text() == "# A\n"
+
+
 def test_a_tag_on_a_plain_text_file_lives_in_the_index_and_survives_a_sync(make_app) -> None:
     app, root = make_app({"log.txt": "plain text log\n"})
     sync(app)
