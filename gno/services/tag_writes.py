@@ -10,7 +10,7 @@ from gno_contracts.models.tag_removed import TagRemoved
 
 from gno.app import App
 from gno.core.frontmatter import as_list, parse_frontmatter
-from gno.core.frontmatter_edit import set_tags
+from gno.core.frontmatter_edit import BOM, set_tags
 from gno.core.identity import parse_ref
 from gno.core.tags import normalize_tag, validate_tag
 from gno.errors import NotFoundError, ValidationError
@@ -37,7 +37,8 @@ def _key(tag: str) -> str:
 def _file_tags(text: str, uri: str) -> list[str]:
     """The frontmatter's tags exactly as the file spells them (rewritten as they are: a
     tag edit changes one tag, never the others' case, quoting or ``#``)."""
-    value = parse_frontmatter(text.replace("\r\n", "\n")).data.get("tags")
+    # read as set_tags writes: after a byte-order mark, with CRLF line ends as LF
+    value = parse_frontmatter(text.removeprefix(BOM).replace("\r\n", "\n")).data.get("tags")
     if isinstance(value, dict) or (
         isinstance(value, list) and not all(isinstance(v, str) for v in value)
     ):

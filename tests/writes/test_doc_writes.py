@@ -230,6 +230,19 @@ def test_a_tag_edit_keeps_every_other_tag_as_the_file_spells_it(make_app) -> Non
     assert (root / "n.md").read_text().endswith("---\nB\n")
 
 
+def test_a_tag_edit_of_a_file_with_a_byte_order_mark_keeps_its_tags(make_app) -> None:
+    text = "\ufeff---\r\ntitle: T\r\ntags: [alpha, beta]\r\n---\r\nbody\r\n"
+    app, root = make_app({"n.md": text.encode()})
+    sync(app)
+    tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="gamma"))
+    # Before: the tags were not seen behind the mark, and the entry became [gamma].
+    assert (root / "n.md").read_bytes() == (
+        "\ufeff---\r\ntitle: T\r\ntags:\r\n  - alpha\r\n  - beta\r\n  - gamma\r\n---\r\nbody\r\n"
+    ).encode()
+    tag_writes.remove(app, TagEditInput(ref="notes/n.md", tag="alpha"))
+    assert "alpha" not in (root / "n.md").read_text() and "beta" in (root / "n.md").read_text()
+
+
 def test_a_tag_edit_refuses_a_tags_entry_it_would_lose_part_of(make_app) -> None:
     text = "---\ntags:\n  - work\n  - {nested: value}\n---\nB\n"
     app, root = make_app({"n.md": text})
