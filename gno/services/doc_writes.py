@@ -167,6 +167,20 @@ def _same_instant(expected: str, current: str) -> bool:
     return a is not None and a == b
 
 
+def _changed(doc: DocRow, current_hash: str, modified: str) -> ConflictError:
+    return ConflictError(
+        f"{doc.uri} changed since it was read; reload it and save again",
+        details={
+            "current": {
+                "docId": doc.docid,
+                "uri": doc.uri,
+                "sourceHash": current_hash,
+                "modifiedAt": modified,
+            }
+        },
+    )
+
+
 def update(app: App, inp: DocUpdateInput) -> DocUpdated:
     if inp.content is None and inp.tags is None:
         raise ValidationError("Give content and/or tags")
@@ -182,17 +196,7 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
             inp.expectedModifiedAt and not _same_instant(inp.expectedModifiedAt, modified)
         )
         if stale:
-            raise ConflictError(
-                f"{doc.uri} changed since it was read; reload it and save again",
-                details={
-                    "current": {
-                        "docId": doc.docid,
-                        "uri": doc.uri,
-                        "sourceHash": current_hash,
-                        "modifiedAt": modified,
-                    }
-                },
-            )
+            raise _changed(doc, current_hash, modified)
         new = content.encode("utf-8") if content is not None else data
         if tags is not None:
             if not capabilities(doc)["tagsWriteback"]:
@@ -201,8 +205,12 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
                 "utf-8", "surrogateescape"
             )
         if new != data:
-            with disk_errors(t.rel):
-                write_atomic(t.path, new, root=t.root)
+            try:
+                with disk_errors(t.rel):
+                    write_atomic(t.path, new, root=t.root, replacing=data)
+            except ConflictError:  # an editor saved it meanwhile: that save stays
+                _, now_hash, now_modified = file_state(t.path, t.root)
+                raise _changed(doc, now_hash, now_modified) from None
         fresh = sync_now(app, t)
         _, new_hash, new_modified = file_state(t.path, t.root)
         result: dict[str, Any] = {

@@ -75,7 +75,7 @@ def _edit(app: App, inp: TagEditInput, present: bool) -> tuple[DocRow, str, bool
         wrote = new != data
         if wrote:
             with disk_errors(t.rel):
-                write_atomic(t.path, new, root=t.root)
+                write_atomic(t.path, new, root=t.root, replacing=data)
             doc = sync_now(app, t)
         return doc, tag, wrote or present
 

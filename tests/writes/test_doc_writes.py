@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 
 import pytest
 from gno_contracts.models.create_folder_input import CreateFolderInput
@@ -165,6 +166,40 @@ def test_update_saves_content_and_refuses_a_stale_expected_hash(make_app) -> Non
                 id=saved.docId, content="x", expectedModifiedAt="2001-01-01T00:00:00.000Z"
             ),
         )
+
+
+@pytest.mark.parametrize("edit", ["save", "tag"])
+def test_an_editors_save_during_a_write_is_never_renamed_over(
+    make_app, monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
+    """An editor (it does not take the writer lease) saves the note after gno read it,
+    while gno writes its temporary file: the save stays and gno's write is CONFLICT —
+    before, gno renamed its own bytes over the save."""
+    import gno.file_writes as file_writes
+
+    app, root = make_app({"a.md": "# A\n"})
+    sync(app)
+    doc = doc_writes.document(app, "notes/a.md")
+    real_temp_name = file_writes.temp_name
+
+    def editor_saves_first(name: str) -> str:
+        editor_tmp = root / "a.md.swp"
+        editor_tmp.write_bytes(b"# A\nTyped in the editor.\n")
+        os.replace(editor_tmp, root / "a.md")
+        return real_temp_name(name)
+
+    monkeypatch.setattr(file_writes, "temp_name", editor_saves_first)
+    with pytest.raises(ConflictError) as caught:
+        if edit == "save":
+            doc_writes.update(app, DocUpdateInput(id=doc.docid, content="# A\nfrom gno\n"))
+        else:
+            tag_writes.add(app, TagEditInput(ref="notes/a.md", tag="work"))
+    if edit == "save":  # the current state, as a stale expectedSourceHash answers
+        current = (caught.value.details or {})["current"]
+        saved = hashlib.sha256(b"# A\nTyped in the editor.\n").hexdigest()
+        assert current["sourceHash"] == saved
+    assert (root / "a.md").read_bytes() == b"# A\nTyped in the editor.\n"
+    assert sorted(p.name for p in root.iterdir()) == ["a.md"]  # no temporary left
 
 
 def test_saving_and_tagging_keep_a_private_notes_permission_bits(make_app) -> None:
