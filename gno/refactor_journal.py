@@ -48,7 +48,7 @@ from typing import Any
 
 from gno.errors import GnoError
 from gno.held_folders import Folder, Folders, Place
-from gno.refactor_journal_v1 import upgraded
+from gno.refactor_journal_v1 import upgraded, usable
 
 JOURNAL_DIR = "refactor-journal"
 PREFIX = ".gno-refactor-"
@@ -399,12 +399,20 @@ def _clean(record: dict[str, Any], held: Folders) -> None:
 
 
 def recover(journal: Path) -> str:
-    """Finish one journal a crash left: ``rolled_back`` or ``committed``."""
+    """Finish one journal a crash left: ``rolled_back``, ``committed``, or ``set_aside``
+    (renamed ``<id>.json.unreadable``, no file touched) when it is not one this gno reads."""
     try:
-        record = upgraded(json.loads(journal.read_text()), FORMAT)
+        record = json.loads(journal.read_text())
     except (OSError, ValueError):
         journal.unlink(missing_ok=True)  # torn before its first rename: nothing was touched
         return "rolled_back"
+    try:
+        record = upgraded(record, FORMAT)
+    except (KeyError, TypeError, AttributeError):
+        record = None
+    if not usable(record):
+        journal.replace(journal.with_name(journal.name + ".unreadable"))
+        return "set_aside"
     with Folders() as held:
         if record.get("phase") == "committed":
             _clean(record, held)

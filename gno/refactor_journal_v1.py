@@ -1,11 +1,13 @@
-"""Journals an older gno left behind (before format 2): they named each file by its whole
-path. ``upgraded`` turns one into the current shape, so a crash an older gno left is still
-recovered after an upgrade (``gno.refactor_journal.recover``)."""
+"""Journals this gno did not write: an older gno's (before format 2) named each file by its
+whole path, and ``upgraded`` turns one into the current shape, so a crash an older gno left
+is still recovered after an upgrade (``gno.refactor_journal.recover``). ``usable`` says
+whether a journal has the shape recovery follows: a newer gno's, or a damaged one, is set
+aside rather than half-followed (or failing every sync with an internal error)."""
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, TypeGuard
 
 
 def upgraded(record: dict[str, Any], current: int) -> dict[str, Any]:
@@ -31,3 +33,29 @@ def upgraded(record: dict[str, Any], current: int) -> dict[str, Any]:
         "remove": spot(remove, backup=name(record.get("removeBackup"))) if remove else None,
         "madeDirs": [spot(p) for p in record.get("madeDirs", [])],
     }
+
+
+def usable(record: Any) -> TypeGuard[dict[str, Any]]:
+    """``record`` (upgraded) names every file the way recovery reads it."""
+    if not isinstance(record, dict):
+        return False
+
+    def spot(value: Any, *keys: str) -> bool:
+        return isinstance(value, dict) and all(
+            isinstance(value.get(k), str) for k in ("root", "rel", *keys)
+        )
+
+    entries, remove, made = record.get("entries"), record.get("remove"), record.get("madeDirs", [])
+    return (
+        isinstance(record.get("phase"), str)
+        and isinstance(entries, list)
+        and all(
+            spot(e, "temp", "newHash")
+            and isinstance(e.get("create"), bool)
+            and (e.get("backup") is None or isinstance(e["backup"], str))
+            for e in entries
+        )
+        and (remove is None or spot(remove, "backup"))
+        and isinstance(made, list)
+        and all(spot(d) for d in made)
+    )

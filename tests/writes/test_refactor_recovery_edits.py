@@ -87,3 +87,24 @@ def replace_by_rename(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".swp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+@pytest.mark.parametrize(
+    "journal",
+    ['{"format": 3, "id": "x", "phase": "committing"}', "[1, 2]", '{"entries": [{"rel": 1}]}'],
+    ids=["newer-format", "not-a-record", "damaged"],
+)
+def test_a_journal_this_gno_cannot_read_is_set_aside_and_syncs_go_on(
+    make_app, journal: str
+) -> None:
+    """Before: every sync and apply failed with an internal error (KeyError, AttributeError)
+    until someone found and deleted the file by hand."""
+    app, root = make_app({"a.md": "# A\n"})
+    folder = app.paths.data_dir / "refactor-journal"
+    folder.mkdir(parents=True)
+    (folder / "abc.json").write_text(journal)
+    before = _files(root)
+    assert recover_pending(app.paths.data_dir) == ["set_aside"]
+    assert (folder / "abc.json.unreadable").read_text() == journal  # kept for a person
+    assert pending(app.paths.data_dir) == [] and _files(root) == before
+    sync(app)  # goes on
