@@ -55,16 +55,18 @@ def _block(lines: list[str]) -> int | None:
 def _entry_span(
     lines: list[str], close: int, key: re.Pattern[str] = _TAGS_KEY
 ) -> tuple[int, int] | None:
-    """[start, end) of the top-level ``key`` entry (tags) inside the block."""
+    """[start, end) of the top-level ``key`` entry (tags) inside the block: its key line
+    and the indented or ``-`` lines under it, with blank lines between them (a quoted
+    multi-line value, as YAML writes one, holds blank lines), never a trailing one."""
     for i in range(1, close):
         if key.match(lines[i]):
             end = i + 1
             while end < close:
-                line = lines[end]
-                if line[:1] in (" ", "\t") or line.startswith("-"):
-                    if not line.strip():
-                        break
-                    end += 1
+                ahead = end
+                while ahead < close and not lines[ahead].strip():
+                    ahead += 1
+                if ahead < close and (lines[ahead][:1] in (" ", "\t") or lines[ahead][:1] == "-"):
+                    end = ahead + 1
                     continue
                 break
             return i, end

@@ -224,3 +224,26 @@ def test_a_supersede_changes_only_the_memory_entry_of_an_annotated_fact(memory_a
     # and the CRLF line ends gone).
     assert path.read_bytes() == expected.encode()
     assert _recall(app, "Finn prefers trams bikes").facts[0].text == "Finn prefers bikes now."
+
+
+def test_a_supersede_keeps_a_multi_line_source_of_the_fact(memory_app) -> None:
+    """YAML writes a multi-line value with blank lines inside its quotes: the memory entry
+    is replaced whole, blank lines and all (a cut at the first blank line left the rest of
+    the old entry behind, and the file's frontmatter broken)."""
+    app, root = memory_app
+    source = "meeting notes\n\nsecond paragraph"
+    old = _remember(app, "Finn prefers trams.", decision="add", source=source).fact
+    assert old is not None
+    new = _remember(
+        app,
+        "Finn prefers bikes now.",
+        decision="supersede",
+        predecessorUri=old.uri,
+        predecessorHash=old.contentHash,
+    )
+    assert new.fact is not None
+    (path,) = (p for p in _facts_on_disk(root) if p.stem in old.uri)
+    import yaml
+
+    meta = yaml.safe_load(path.read_text().split("---\n")[1])["memory"]
+    assert meta["source"] == source and meta["supersededBy"] == new.fact.uri
