@@ -173,7 +173,8 @@ def replayed(app: App, request_id: str | None, operation: str) -> dict[str, Any]
             f"requestId {request_id!r} was used by an earlier {found[0]} write; "
             "send a new requestId for this one"
         )
-    return json.loads(found[1])
+    receipt: dict[str, Any] = json.loads(found[1])
+    return receipt
 
 
 def remember_request(app: App, request_id: str | None, operation: str, receipt: Any) -> None:
