@@ -39,6 +39,7 @@ from pathlib import Path
 
 from gno.core.write_paths import check_rel_path
 from gno.errors import (
+    ConflictError,
     DiskFullError,
     DuplicateError,
     FileMissingError,
@@ -126,11 +127,15 @@ def write_atomic(
     exclusive: bool = False,
     mode: int | None = None,
     root: Path | None = None,
+    replacing: bytes | None = None,
 ) -> None:
     """Put ``data`` at ``path`` all at once (parents must exist; see ``make_parents``).
     ``mode`` defaults to the replaced file's permission bits, else 0o644 minus the umask.
     With ``root`` (a collection root; ``path`` under its real path) nothing on the way
-    from the root is followed if it is a link, now or at any moment of the write."""
+    from the root is followed if it is a link, now or at any moment of the write.
+    ``replacing``: the bytes the caller read and edited; the rename goes ahead only while
+    the file still holds them (an editor does not take the writer lease: a save it made
+    meanwhile is ``CONFLICT``, never renamed over)."""
     if len(data) > MAX_WRITE_BYTES:
         raise InvalidPathError(
             f"Content is {len(data)} bytes; gno writes at most {MAX_WRITE_BYTES} bytes per file"
@@ -144,10 +149,10 @@ def write_atomic(
     elif HELD_FOLDERS:
         folder = os.open(path.parent, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     else:
-        _write_in(None, path, data, exclusive, mode, inside_root)
+        _write_in(None, path, data, exclusive, mode, inside_root, replacing)
         return
     try:
-        _write_in(folder, path, data, exclusive, mode, inside_root)
+        _write_in(folder, path, data, exclusive, mode, inside_root, replacing)
     finally:
         os.close(folder)
 
@@ -159,6 +164,7 @@ def _write_in(
     exclusive: bool,
     mode: int | None,
     inside_root: bool,
+    replacing: bytes | None = None,
 ) -> None:
     """The write itself; with ``folder`` every name is relative to that descriptor."""
     # names relative to the held folder, or whole paths where there are no folder fds
@@ -184,6 +190,10 @@ def _write_in(
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        if replacing is not None and _bytes_now(name, folder) != replacing:
+            raise ConflictError(
+                f"{path.name!r} changed while it was being saved; nothing was written"
+            )
         if exclusive:
             try:
                 os.link(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
@@ -205,6 +215,14 @@ def _write_in(
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp, dir_fd=folder)
+
+
+def _bytes_now(name: str, folder: int | None) -> bytes | None:
+    """What the file ``name`` holds now (None: gone, or no longer a regular file)."""
+    try:
+        return read_regular(name, MAX_READ_BYTES, dir_fd=folder)
+    except OSError:
+        return None
 
 
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)

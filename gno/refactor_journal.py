@@ -8,7 +8,8 @@ changes all-or-nothing through a journal written before anything is touched:
 1. ``preparing``: the journal (``{data}/refactor-journal/<id>.json``, written to a
    temporary file, fsynced and renamed) names every temporary and backup file it is
    about to make. New contents go to hidden temporary files beside their targets
-   (fsynced); each original gets a hard link as its backup (a copy where links fail).
+   (fsynced); each original gets a hard link as its backup (a copy where links fail),
+   which must still hold the bytes the plan read (``FileChanged``: an editor saved it).
 2. ``committing``: the journal says so, then the new document is linked into place
    (``link`` fails when the target exists: exclusive create), every edited document is
    renamed over its original, and the old path is unlinked.
@@ -18,7 +19,8 @@ changes all-or-nothing through a journal written before anything is touched:
 A failure in 1 or 2 rolls back in the process; a crash (kill -9, power) leaves the
 journal, and :func:`recover_pending` — run under the write lease before every apply
 and every sync — finishes it: ``preparing`` and ``committing`` go back to the old
-state (each backup renamed over its path, the new document removed when it is ours),
+state (each backup renamed over its path, the new document removed when it is ours; a
+file someone wrote after the apply is never replaced),
 ``committed`` only cleans up. Every step of recovery can run twice. Hidden files
 (``.gno-refactor-*``) are never indexed by a sync.
 
@@ -46,6 +48,7 @@ from typing import Any
 
 from gno.errors import GnoError
 from gno.held_folders import Folder, Folders, Place
+from gno.refactor_journal_v1 import upgraded, usable
 
 JOURNAL_DIR = "refactor-journal"
 PREFIX = ".gno-refactor-"
@@ -54,17 +57,25 @@ PREFIX = ".gno-refactor-"
 STEP_HOOK_ENV = "GNO_TEST_REFACTOR_STEP_DELAY"
 WRITERS = 8  # temporary files written (and fsynced) at once
 # Journals name each file by its collection root and its path below it (an older gno's
-# journal named whole paths; ``_upgrade`` reads it).
+# journal named whole paths; ``refactor_journal_v1.upgraded`` reads it).
 FORMAT = 2
 
 
 class CommitFailed(Exception):
     """The files could not be changed; ``rolled_back`` says whether the old state is back."""
 
-    def __init__(self, message: str, rolled_back: bool, journal_id: str) -> None:
+    def __init__(
+        self, message: str, rolled_back: bool, journal_id: str, *, stale: bool = False
+    ) -> None:
         super().__init__(message)
         self.rolled_back = rolled_back
         self.journal_id = journal_id
+        self.stale = stale  # a file changed since the plan read it (``FileChanged``)
+
+
+class FileChanged(Exception):
+    """A file of the apply no longer holds the bytes the plan read: someone (an editor, a
+    sync tool; they do not take the writer lease) wrote it meanwhile."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,9 @@ class Change:
     place: Place
     data: bytes
     create: bool = False
+    # SHA-256 of the bytes the plan read from an edited file: the apply goes ahead only
+    # while the file still holds them, so a write made since is never renamed over.
+    was: str | None = None
 
 
 def _write_journal(path: Path, record: dict[str, Any]) -> None:
@@ -156,8 +170,11 @@ def commit(
     changes: list[Change],
     remove: Place | None,
     on_step: Callable[[str], None] = _pause,
+    *,
+    remove_was: str | None = None,
 ) -> str:
-    """Apply ``changes`` and unlink ``remove`` all-or-nothing; the journal id. Raises
+    """Apply ``changes`` and unlink ``remove`` (while it holds the bytes of SHA-256
+    ``remove_was``, when given) all-or-nothing; the journal id. Raises
     :class:`CommitFailed` after rolling back (or failing to)."""
     journal_id = secrets.token_hex(8)
     folder = journal_dir(data_dir)
@@ -179,6 +196,7 @@ def commit(
         try:
             on_step("prepare")
             _prepare(held, record, changes, remove)
+            _check_unchanged(held, record, changes, remove_was)
             record["phase"] = "committing"
             _write_journal(journal, record)
             _switch(held, record, remove, on_step)
@@ -191,7 +209,8 @@ def commit(
                 rolled_back = False
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            raise CommitFailed(str(exc), rolled_back, journal_id) from exc
+            stale = isinstance(exc, FileChanged)
+            raise CommitFailed(str(exc), rolled_back, journal_id, stale=stale) from exc
         on_step("committed")
         record["phase"] = "committed"
         _write_journal(journal, record)
@@ -225,6 +244,25 @@ def _prepare(
             _backup(folder, change.place.name, entry["backup"])
     if source is not None and remove is not None:
         _backup(source, remove.name, record["remove"]["backup"])
+
+
+def _check_unchanged(
+    held: Folders, record: dict[str, Any], changes: list[Change], remove_was: str | None
+) -> None:
+    """Every edited file, and the moved one, still holds what the plan read. Its backup is
+    a hard link to the file as it is now, so reading the backup reads the file; a file
+    replaced since the plan read it refuses the apply (``FileChanged``: rolled back)."""
+    pairs = [
+        (change.place, entry["backup"], change.was)
+        for change, entry in zip(changes, record["entries"], strict=True)
+        if entry["backup"] and change.was is not None
+    ]
+    if record.get("remove") and remove_was is not None:
+        pairs.append((_place(record["remove"]), record["remove"]["backup"], remove_was))
+    for place, backup, was in pairs:
+        folder = held.get(place.root, place.folder)
+        if _sha(folder.read(backup)) != was:
+            raise FileChanged(f"{place.rel} changed since the plan read it")
 
 
 def _switch(
@@ -263,7 +301,10 @@ def _backup(folder: Folder, name: str, backup: str) -> None:
 
 def _roll_back(record: dict[str, Any], held: Folders) -> None:
     """Back to the old state; safe to run again after a crash in the middle of it. A file
-    whose folder can no longer be reached from the root (gone, or a link now) is left."""
+    whose folder can no longer be reached from the root (gone, or a link now) is left, and
+    so is one a person changed after the apply wrote it (a crash, then an edit, then the
+    recovery): it is newer than the backup, which goes (``_restore``)."""
+    source_back = _source_restorable(record, held)
     for entry in record["entries"]:
         place = _place(entry)
         folder = held.reach(place.root, place.folder)
@@ -271,17 +312,19 @@ def _roll_back(record: dict[str, Any], held: Folders) -> None:
             continue
         if entry["create"]:
             # The new document: ours only if it holds what we wrote (a file someone made
-            # there after a crash is left alone).
-            if record["phase"] != "preparing" and _sha(folder.read(place.name)) == entry["newHash"]:
+            # there after a crash is left alone); and kept while the old path cannot get
+            # the note back (someone made a file there), so the note is never lost.
+            ours = _sha(folder.read(place.name)) == entry["newHash"]
+            if record["phase"] != "preparing" and ours and source_back:
                 folder.unlink(place.name)
         elif entry["backup"]:
-            _restore(folder, entry["backup"], place.name)
+            _restore(folder, entry["backup"], place.name, entry["newHash"])
         folder.unlink(entry["temp"])
     if record.get("remove"):
         place = _place(record["remove"])
         folder = held.reach(place.root, place.folder)
         if folder is not None:
-            _restore(folder, record["remove"]["backup"], place.name)
+            _restore(folder, record["remove"]["backup"], place.name, None)
     for spot in sorted(record.get("madeDirs", []), key=lambda s: len(s["rel"]), reverse=True):
         made = _place(spot)
         parent = held.reach(made.root, made.folder)
@@ -290,18 +333,50 @@ def _roll_back(record: dict[str, Any], held: Folders) -> None:
                 parent.rmdir(made.name)
 
 
-def _restore(folder: Folder, backup: str, name: str) -> None:
-    """Put the backup back at ``name``. Still the same file (nothing was renamed over it
-    yet): only drop the backup link, since rename(2) between two links of one file does
-    nothing and would leave the backup behind."""
+def _source_restorable(record: dict[str, Any], held: Folders) -> bool:
+    """The moved note can go back to its old path: its backup is there and the path is
+    free or still the original (not a file someone made there since the apply)."""
+    remove = record.get("remove")
+    if not remove:
+        return True
+    place = _place(remove)
+    folder = held.reach(place.root, place.folder)
+    if folder is None:
+        return False
+    return folder.lstat(remove["backup"]) is not None and _still_original(
+        folder, remove["backup"], place.name
+    )
+
+
+def _still_original(folder: Folder, backup: str, name: str) -> bool:
+    """``name`` is gone or still the file ``backup`` keeps: the same file (a hard-link
+    backup) or the same bytes (a copy, where the file system has no hard links)."""
+    kept, now = folder.lstat(backup), folder.lstat(name)
+    if now is None or (kept is not None and os.path.samestat(kept, now)):
+        return True
+    return _sha(folder.read(name)) == _sha(folder.read(backup)) is not None
+
+
+def _restore(folder: Folder, backup: str, name: str, ours: str | None) -> None:
+    """Put the backup back at ``name`` when ``name`` holds what the apply left there: the
+    original itself (nothing renamed over it yet: only the backup link goes, since
+    rename(2) between two links of one file does nothing), nothing, or the bytes the apply
+    wrote (SHA-256 ``ours``). Anything else was written by someone after the apply — their
+    file is newer than the backup and stays; the backup goes."""
     kept = folder.lstat(backup)
     if kept is None:
         return
     now = folder.lstat(name)
     if now is not None and os.path.samestat(kept, now):
         folder.unlink(backup)
-    else:
+    elif (
+        now is None
+        or _still_original(folder, backup, name)
+        or (ours is not None and _sha(folder.read(name)) == ours)
+    ):
         folder.replace(backup, name)
+    else:
+        folder.unlink(backup)
 
 
 def _clean(record: dict[str, Any], held: Folders) -> None:
@@ -323,38 +398,21 @@ def _clean(record: dict[str, Any], held: Folders) -> None:
         list(pool.map(lambda held_name: held_name[0].unlink(held_name[1]), found))
 
 
-def _upgrade(record: dict[str, Any]) -> dict[str, Any]:
-    """A journal an older gno left named whole paths: each file's own folder stands in for
-    its root there (reached by path, as that gno did)."""
-    if record.get("format") == FORMAT:
-        return record
-
-    def spot(path: str, **more: Any) -> dict[str, Any]:
-        return {"root": os.path.dirname(path), "rel": os.path.basename(path), **more}
-
-    def name(path: str | None) -> str | None:
-        return os.path.basename(path) if path else None
-
-    entries = [
-        spot(e["path"], temp=name(e["temp"]), backup=name(e["backup"]), create=e["create"],
-             newHash=e["newHash"])
-        for e in record["entries"]
-    ]  # fmt: skip
-    remove = record.get("remove")
-    return record | {
-        "entries": entries,
-        "remove": spot(remove, backup=name(record.get("removeBackup"))) if remove else None,
-        "madeDirs": [spot(p) for p in record.get("madeDirs", [])],
-    }
-
-
 def recover(journal: Path) -> str:
-    """Finish one journal a crash left: ``rolled_back`` or ``committed``."""
+    """Finish one journal a crash left: ``rolled_back``, ``committed``, or ``set_aside``
+    (renamed ``<id>.json.unreadable``, no file touched) when it is not one this gno reads."""
     try:
-        record = _upgrade(json.loads(journal.read_text()))
+        record = json.loads(journal.read_text())
     except (OSError, ValueError):
         journal.unlink(missing_ok=True)  # torn before its first rename: nothing was touched
         return "rolled_back"
+    try:
+        record = upgraded(record, FORMAT)
+    except (KeyError, TypeError, AttributeError):
+        record = None
+    if not usable(record):
+        journal.replace(journal.with_name(journal.name + ".unreadable"))
+        return "set_aside"
     with Folders() as held:
         if record.get("phase") == "committed":
             _clean(record, held)

@@ -1,4 +1,5 @@
-"""Change a note's frontmatter ``tags`` and nothing else (pure).
+"""Change one top-level entry of a note's frontmatter and nothing else (pure): ``tags``
+(``set_tags``), or any key (``replace_entry``: a memory fact's ``memory`` mapping).
 
 The file is handled as text decoded with ``surrogateescape``, so any byte sequence
 comes back unchanged. Only the top-level ``tags:`` entry is replaced (its key line
@@ -11,9 +12,19 @@ adding a tag and removing it again restores the original bytes.
 
 from __future__ import annotations
 
+import json
 import re
 
-_TAGS_KEY = re.compile(r"""^(?:tags|"tags"|'tags')[ \t]*:""")
+from gno.core.tags import is_valid_tag
+
+
+def _key_line(key: str) -> re.Pattern[str]:
+    """The line opening the top-level entry ``key`` (plain or quoted)."""
+    k = re.escape(key)
+    return re.compile(rf"""^(?:{k}|"{k}"|'{k}')[ \t]*:""")
+
+
+_TAGS_KEY = _key_line("tags")
 _FENCE = re.compile(r"^---[ \t]*\r?$")
 BOM = "\ufeff"
 
@@ -41,25 +52,36 @@ def _block(lines: list[str]) -> int | None:
     return None
 
 
-def _tags_span(lines: list[str], close: int) -> tuple[int, int] | None:
-    """[start, end) of the top-level tags entry inside the block."""
+def _entry_span(
+    lines: list[str], close: int, key: re.Pattern[str] = _TAGS_KEY
+) -> tuple[int, int] | None:
+    """[start, end) of the top-level ``key`` entry (tags) inside the block: its key line
+    and the indented or ``-`` lines under it, with blank lines between them (a quoted
+    multi-line value, as YAML writes one, holds blank lines), never a trailing one."""
     for i in range(1, close):
-        if _TAGS_KEY.match(lines[i]):
+        if key.match(lines[i]):
             end = i + 1
             while end < close:
-                line = lines[end]
-                if line[:1] in (" ", "\t") or line.startswith("-"):
-                    if not line.strip():
-                        break
-                    end += 1
+                ahead = end
+                while ahead < close and not lines[ahead].strip():
+                    ahead += 1
+                if ahead < close and (lines[ahead][:1] in (" ", "\t") or lines[ahead][:1] == "-"):
+                    end = ahead + 1
                     continue
                 break
             return i, end
     return None
 
 
+def _scalar(tag: str) -> str:
+    """A tag as a YAML list item: plain when it is a valid tag (letters, digits, ``-``,
+    ``.``, ``/``), else double-quoted — a tag a file spelled ``"a: b"``, ``"x # y"`` or
+    with a line break stays one string, never a mapping, a comment or a broken block."""
+    return tag if is_valid_tag(tag) else json.dumps(tag, ensure_ascii=False)
+
+
 def _rendered(tags: list[str], nl: str) -> list[str]:
-    return [f"tags:{nl}"] + [f"  - {tag}{nl}" for tag in tags]
+    return [f"tags:{nl}"] + [f"  - {_scalar(tag)}{nl}" for tag in tags]
 
 
 def set_tags(text: str, tags: list[str]) -> str:
@@ -74,7 +96,7 @@ def set_tags(text: str, tags: list[str]) -> str:
             return text
         head = [f"---{nl}", *_rendered(tags, nl), f"---{nl}"]
         return bom + "".join(head + lines)
-    span = _tags_span(lines, close)
+    span = _entry_span(lines, close)
     new = _rendered(tags, nl) if tags else []
     if span is None:
         if not tags:
@@ -85,4 +107,25 @@ def set_tags(text: str, tags: list[str]) -> str:
         close += len(new) - (span[1] - span[0])
     if close == 1 and not tags:  # the block held only tags: remove it
         del lines[0:2]
+    return bom + "".join(lines)
+
+
+def replace_entry(text: str, key: str, entry: str) -> str:
+    """``text`` with its frontmatter's top-level ``key`` entry (its key line and the
+    indented lines under it) replaced by ``entry`` (YAML lines ending in LF, written with
+    the file's own line ends); added at the end of the block when it has none, in a new
+    block when the file has none. Every other byte — other keys, comments, the body —
+    stays as it was."""
+    bom = BOM if text.startswith(BOM) else ""
+    lines = _lines(text[len(bom) :])
+    nl = _newline(lines)
+    new = [line + nl for line in entry.rstrip("\n").split("\n")]
+    close = _block(lines)
+    if close is None:
+        return bom + "".join([f"---{nl}", *new, f"---{nl}", *lines])
+    span = _entry_span(lines, close, _key_line(key))
+    if span is None:
+        lines[close:close] = new
+    else:
+        lines[span[0] : span[1]] = new
     return bom + "".join(lines)

@@ -21,3 +21,12 @@ def redact_file_paths(payload: Any) -> Any:
         if isinstance(payload.get("uri"), str) and payload["uri"].startswith("file://"):
             payload["uri"] = payload.get("gnoUri") or payload.pop("uri")
     return payload
+
+
+def redact_stored_receipt(payload: Any) -> Any:
+    """``GET /api/requests/{id}``: the stored receipt of a document create or save loses its
+    host file path and ``file://`` uri, as the write's own answer did (``absPath`` goes
+    from every answer: ``views.HOST_PATH_KEYS``)."""
+    if isinstance(payload, dict):
+        redact_file_paths(payload.get("receipt"))
+    return payload

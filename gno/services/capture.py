@@ -38,6 +38,7 @@ from gno.services.note_writer import (
     free_suffix,
     now_stamp,
     occupied,
+    on_disk,
     remember_request,
     replayed,
     sync_now,
@@ -152,7 +153,7 @@ def capture(app: App, inp: CaptureInput) -> McpCaptureResult:
     body_hash = content_hash(body)
     source = _source(inp)
     with write_lease(app.paths):
-        if (first := replayed(app, inp.requestId)) is not None:
+        if (first := replayed(app, inp.requestId, "capture")) is not None:
             return McpCaptureResult.model_validate(first)
         t, policy = _planned(app, inp, body_hash)
         outcome = "created"
@@ -160,7 +161,9 @@ def capture(app: App, inp: CaptureInput) -> McpCaptureResult:
             if inp.overwrite:
                 outcome = "overwritten"
             elif policy == "open_existing":
-                outcome = "opened_existing"
+                # Only the index still has it (the file was deleted since the last sync):
+                # there is nothing to open, and the text must not be dropped.
+                outcome = "opened_existing" if on_disk(t) else "created"
             elif policy == "create_with_suffix":
                 t, outcome = free_suffix(app, t), "created_with_suffix"
             else:

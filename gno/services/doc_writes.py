@@ -50,6 +50,7 @@ from gno.services.note_writer import (
     disk_errors,
     free_suffix,
     occupied,
+    on_disk,
     remember_request,
     replayed,
     root_of,
@@ -112,7 +113,7 @@ def create(app: App, inp: DocCreateInput) -> DocCreated:
         text = note_text(frontmatter_of(inp.title, preset_id, tags, None), body)
     check_text(text)
     with write_lease(app.paths):
-        if (first := replayed(app, inp.requestId)) is not None:
+        if (first := replayed(app, inp.requestId, "doc_create")) is not None:
             return DocCreated.model_validate(first)
         t = target(writable_collection(app, inp.collection), rel)
         outcome = "created"
@@ -123,7 +124,8 @@ def create(app: App, inp: DocCreateInput) -> DocCreated:
             elif policy == "create_with_suffix":
                 t = free_suffix(app, t)
             elif policy == "open_existing":
-                outcome = "opened_existing"
+                # only the index still has it (deleted since the last sync): write it
+                outcome = "opened_existing" if on_disk(t) else "created"
             else:
                 raise DuplicateError(f"{uri_of(app, t.collection.name, t.rel)} already exists")
         if outcome != "opened_existing":
@@ -165,13 +167,27 @@ def _same_instant(expected: str, current: str) -> bool:
     return a is not None and a == b
 
 
+def _changed(doc: DocRow, current_hash: str, modified: str) -> ConflictError:
+    return ConflictError(
+        f"{doc.uri} changed since it was read; reload it and save again",
+        details={
+            "current": {
+                "docId": doc.docid,
+                "uri": doc.uri,
+                "sourceHash": current_hash,
+                "modifiedAt": modified,
+            }
+        },
+    )
+
+
 def update(app: App, inp: DocUpdateInput) -> DocUpdated:
     if inp.content is None and inp.tags is None:
         raise ValidationError("Give content and/or tags")
     content = check_text(inp.content) if inp.content is not None else None
     tags = tags_of(inp.tags) if inp.tags is not None else None
     with write_lease(app.paths):
-        if (first := replayed(app, inp.requestId)) is not None:
+        if (first := replayed(app, inp.requestId, "doc_update")) is not None:
             return DocUpdated.model_validate(first)
         doc = document(app, inp.id, inp.uri)
         t = editable_target(app, doc)
@@ -180,17 +196,7 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
             inp.expectedModifiedAt and not _same_instant(inp.expectedModifiedAt, modified)
         )
         if stale:
-            raise ConflictError(
-                f"{doc.uri} changed since it was read; reload it and save again",
-                details={
-                    "current": {
-                        "docId": doc.docid,
-                        "uri": doc.uri,
-                        "sourceHash": current_hash,
-                        "modifiedAt": modified,
-                    }
-                },
-            )
+            raise _changed(doc, current_hash, modified)
         new = content.encode("utf-8") if content is not None else data
         if tags is not None:
             if not capabilities(doc)["tagsWriteback"]:
@@ -199,8 +205,12 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
                 "utf-8", "surrogateescape"
             )
         if new != data:
-            with disk_errors(t.rel):
-                write_atomic(t.path, new, root=t.root)
+            try:
+                with disk_errors(t.rel):
+                    write_atomic(t.path, new, root=t.root, replacing=data)
+            except ConflictError:  # an editor saved it meanwhile: that save stays
+                _, now_hash, now_modified = file_state(t.path, t.root)
+                raise _changed(doc, now_hash, now_modified) from None
         fresh = sync_now(app, t)
         _, new_hash, new_modified = file_state(t.path, t.root)
         result: dict[str, Any] = {

@@ -40,9 +40,10 @@ from gno_contracts.models.remember_input import RememberInput
 from gno.app import App
 from gno.config import Collection
 from gno.core.frontmatter import parse_frontmatter
+from gno.core.frontmatter_edit import replace_entry
 from gno.core.fts import parse_query
 from gno.core.identity import parse_uri
-from gno.core.note_files import check_text, note_text
+from gno.core.note_files import check_text, frontmatter_block, note_text
 from gno.errors import (
     GnoError,
     MemoryFencedDerivedError,
@@ -257,7 +258,13 @@ def _fact_file(
     return rel, note_text({"memory": meta}, text), meta
 
 
-def _predecessor(app: App, collection: Collection, inp: RememberInput) -> Fact:
+def _memory_entry(meta: dict[str, Any]) -> str:
+    """The frontmatter's ``memory:`` entry as YAML lines (no fences)."""
+    return frontmatter_block({"memory": meta}).removeprefix("---\n").removesuffix("---\n")
+
+
+def _predecessor(app: App, collection: Collection, inp: RememberInput) -> tuple[Fact, str]:
+    """The fact being superseded, and its file's text as it is on disk."""
     if not inp.predecessorUri or not inp.predecessorHash:
         raise ValidationError("supersede needs predecessorUri and predecessorHash")
     parsed = parse_uri(inp.predecessorUri)
@@ -271,7 +278,8 @@ def _predecessor(app: App, collection: Collection, inp: RememberInput) -> Fact:
             f"MEMORY_SUPERSEDE_CONFLICT: predecessor {inp.predecessorUri} is not a readable fact"
         ) from None
     doc = app.store().document_by_path(collection.name, t.rel)
-    fact = _parsed(doc, text) if doc is not None else None
+    # CRLF line ends (a fact edited on Windows) parse like the index's mirror does
+    fact = _parsed(doc, text.replace("\r\n", "\n")) if doc is not None else None
     if fact is None:
         raise MemorySupersedeConflictError(
             f"MEMORY_SUPERSEDE_CONFLICT: predecessor {inp.predecessorUri} is not a fact"
@@ -285,7 +293,7 @@ def _predecessor(app: App, collection: Collection, inp: RememberInput) -> Fact:
         raise MemorySupersedeConflictError(
             f"MEMORY_SUPERSEDE_CONFLICT: {inp.predecessorUri} changed since it was recalled"
         )
-    return fact
+    return fact, text
 
 
 def remember(app: App, inp: RememberInput) -> MemoryRemember:
@@ -299,7 +307,7 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
     if decision != "supersede" and (inp.predecessorUri or inp.predecessorHash):
         raise ValidationError("predecessorUri and predecessorHash go with decision supersede")
     with write_lease(app.paths):
-        if (first := replayed(app, inp.requestId)) is not None:
+        if (first := replayed(app, inp.requestId, "remember")) is not None:
             return MemoryRemember.model_validate(first)
         collection = memory_collection(app, inp.collection, write=True)
         current = [f for f in facts(app, collection.name) if f.current]
@@ -326,7 +334,9 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
                     "sync": {"status": "not_requested"},
                 }
             )
-        predecessor = _predecessor(app, collection, inp) if decision == "supersede" else None
+        predecessor, old_text = (
+            _predecessor(app, collection, inp) if decision == "supersede" else (None, "")
+        )
         now = now_stamp()
         rel, body, _ = _fact_file(text, scopes, inp, now, text_hash)
         t = target(collection, rel)
@@ -339,12 +349,11 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
         if predecessor is not None:
             old = target(collection, predecessor.doc.rel_path)
             meta = dict(predecessor.meta) | {"supersededBy": uri_of(app, collection.name, rel)}
+            # Only the memory entry changes: what a person added to the fact (a title,
+            # tags, comments, notes below it) and its line ends stay as they are.
+            marked = replace_entry(old_text, "memory", _memory_entry(meta))
             with disk_errors(old.rel):
-                write_atomic(
-                    old.path,
-                    note_text({"memory": meta}, predecessor.text).encode(),
-                    root=old.root,
-                )
+                write_atomic(old.path, marked.encode("utf-8"), root=old.root)
             sync_now(app, old)
             payload["outcome"] = "superseded"
             payload["superseded"] = Fact(predecessor.doc, predecessor.text, meta).view(app)

@@ -28,6 +28,7 @@ from gno.core.tags import validate_tag
 from gno.core.write_paths import check_rel_path
 from gno.errors import (
     CaptureSyncFailedError,
+    ConflictError,
     DuplicateError,
     GnoError,
     NotFoundError,
@@ -99,10 +100,15 @@ def tags_of(raw: Sequence[Any] | None) -> list[str]:
 
 def occupied(app: App, t: Target) -> bool:
     """A file on disk, or an active document the index still has, holds this path."""
-    if os.path.lexists(t.path):
+    if on_disk(t):
         return True
     doc = app.store().document_by_path(t.collection.name, t.rel)
     return doc is not None and doc.active
+
+
+def on_disk(t: Target) -> bool:
+    """Something (a file, a folder, a link) is at the target's path on disk."""
+    return os.path.lexists(t.path)
 
 
 def free_suffix(app: App, t: Target) -> Target:
@@ -153,11 +159,22 @@ def uri_of(app: App, collection: str, rel: str) -> str:
     return make_uri(collection, rel, app.paths.index_name)
 
 
-def replayed(app: App, request_id: str | None) -> dict[str, Any] | None:
+def replayed(app: App, request_id: str | None, operation: str) -> dict[str, Any] | None:
+    """The receipt an earlier ``operation`` with this requestId answered. An id an earlier
+    write of another kind used is ``CONFLICT``: its receipt is not this write's answer,
+    and the write is not made (the caller meant a retry, or reused an id by mistake)."""
     if not request_id:
         return None
     found = app.store().request_receipt(request_id)
-    return json.loads(found[1]) if found else None
+    if found is None:
+        return None
+    if found[0] != operation:
+        raise ConflictError(
+            f"requestId {request_id!r} was used by an earlier {found[0]} write; "
+            "send a new requestId for this one"
+        )
+    receipt: dict[str, Any] = json.loads(found[1])
+    return receipt
 
 
 def remember_request(app: App, request_id: str | None, operation: str, receipt: Any) -> None:

@@ -37,7 +37,13 @@ from gno.core.plan_digest import sha256_bytes
 from gno.core.refactor_plan import Plan, SourceText, build_plan
 from gno.core.write_paths import check_rel_path, check_segment
 from gno.errors import DocumentNotFoundError, GnoError, InvalidPathError, ValidationError
-from gno.file_writes import MAX_WRITE_BYTES, read_existing, resolve_inside
+from gno.file_writes import (
+    HELD_FOLDERS,
+    MAX_WRITE_BYTES,
+    open_parent,
+    read_existing,
+    resolve_inside,
+)
 from gno.held_folders import Place
 from gno.index_lock import write_lease
 from gno.paths import expand_home
@@ -77,7 +83,9 @@ def _read(root: Path, doc: Doc, read_only: bool) -> SourceText:
     over the write limit is fingerprinted (read in blocks) but never rewritten."""
     path = resolve_inside(root, doc.rel_path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+        fd = _open_note(root, path)
+    except InvalidPathError:
+        raise
     except OSError as exc:
         raise DocumentNotFoundError(f"Cannot read {doc.uri}: {exc.strerror}") from None
     with os.fdopen(fd, "rb") as handle:
@@ -96,6 +104,21 @@ def _read(root: Path, doc: Doc, read_only: bool) -> SourceText:
         except UnicodeDecodeError:
             text = None
     return SourceText(doc, text, sha256_bytes(data), text is not None and not read_only)
+
+
+def _open_note(root: Path, path: Path) -> int:
+    """A descriptor on the file at ``path``, opened relative to its folder held from the
+    root (``open_parent``): a folder on the way swapped for a link out of the root after
+    ``resolve_inside`` checked it is ``INVALID_PATH``, so a private file never stands in
+    for the note (its bytes would be moved into the collection, its hash shown)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW
+    if not HELD_FOLDERS:
+        return os.open(path, flags)
+    folder = open_parent(root, path)
+    try:
+        return os.open(path.name, flags, dir_fd=folder)
+    finally:
+        os.close(folder)
 
 
 def _read_only(collection: Collection | None) -> bool:
@@ -260,9 +283,18 @@ def apply_plan(app: App, req: _Request, digest: str) -> dict[str, Any]:
         changes, touched = _changes(app, built)
         try:
             journal_id = commit(
-                app.paths.data_dir, digest, changes, Place(built.root, built.source.doc.rel_path)
+                app.paths.data_dir,
+                digest,
+                changes,
+                Place(built.root, built.source.doc.rel_path),
+                remove_was=built.source.fingerprint,
             )
         except CommitFailed as exc:
+            if exc.stale and exc.rolled_back:  # a file was written since the plan read it
+                stale = dict(plan, planDigest=digest)
+                return _apply_result(
+                    stale, "stale_plan", "unchanged", "not_attempted", reasonCode="stale_plan"
+                )
             fs = "rolled_back" if exc.rolled_back else "recovery_required"
             code = "filesystem_commit_failed" if exc.rolled_back else "rollback_recovery_required"
             extra: dict[str, Any] = {"reasonCode": code}
@@ -307,7 +339,7 @@ def _changes(app: App, built: _Built) -> tuple[list[Change], dict[str, list[str]
         owner = app.config.find(doc.collection)
         assert owner is not None
         data = apply_edits(read.text, edits).encode("utf-8")
-        changes.append(Change(Place(_root(owner), doc.rel_path), data))
+        changes.append(Change(Place(_root(owner), doc.rel_path), data, was=read.fingerprint))
         touched.setdefault(doc.collection, []).append(doc.rel_path)
     return changes, touched
 

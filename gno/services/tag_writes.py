@@ -10,7 +10,7 @@ from gno_contracts.models.tag_removed import TagRemoved
 
 from gno.app import App
 from gno.core.frontmatter import as_list, parse_frontmatter
-from gno.core.frontmatter_edit import set_tags
+from gno.core.frontmatter_edit import BOM, set_tags
 from gno.core.identity import parse_ref
 from gno.core.tags import normalize_tag, validate_tag
 from gno.errors import NotFoundError, ValidationError
@@ -29,13 +29,23 @@ def _doc(app: App, ref: str) -> DocRow:
     return doc
 
 
-def _file_tags(text: str) -> list[str]:
-    tags: list[str] = []
-    for raw in as_list(parse_frontmatter(text.replace("\r\n", "\n")).data.get("tags")):
-        tag = normalize_tag(raw.lstrip("#"))
-        if tag and tag not in tags:
-            tags.append(tag)
-    return tags
+def _key(tag: str) -> str:
+    """What a tag in a file means: ``#Project`` and ``project`` are one tag."""
+    return normalize_tag(tag.lstrip("#"))
+
+
+def _file_tags(text: str, uri: str) -> list[str]:
+    """The frontmatter's tags exactly as the file spells them (rewritten as they are: a
+    tag edit changes one tag, never the others' case, quoting or ``#``)."""
+    # read as set_tags writes: after a byte-order mark, with CRLF line ends as LF
+    value = parse_frontmatter(text.removeprefix(BOM).replace("\r\n", "\n")).data.get("tags")
+    if isinstance(value, dict) or (
+        isinstance(value, list) and not all(isinstance(v, str) for v in value)
+    ):
+        raise ValidationError(
+            f"The tags entry of {uri} holds nested values a rewrite would lose; edit it by hand"
+        )
+    return as_list(value)
 
 
 def _edit(app: App, inp: TagEditInput, present: bool) -> tuple[DocRow, str, bool]:
@@ -51,20 +61,21 @@ def _edit(app: App, inp: TagEditInput, present: bool) -> tuple[DocRow, str, bool
         t = editable_target(app, doc)
         data, _, _ = file_state(t.path, t.root)
         text = data.decode("utf-8", "surrogateescape")
-        tags = _file_tags(text)
-        if present and tag not in tags:
+        tags = _file_tags(text, doc.uri)
+        has = any(_key(t) == tag for t in tags)
+        if present and not has:
             tags.append(tag)
         elif not present:
-            if tag not in tags:
+            if not has:
                 if app.store().set_user_tag(doc.id, tag, False):
                     return doc, tag, False
                 raise ValidationError(f"Tag {tag!r} is not on {doc.uri}")
-            tags.remove(tag)
+            tags = [t for t in tags if _key(t) != tag]
         new = set_tags(text, tags).encode("utf-8", "surrogateescape")
         wrote = new != data
         if wrote:
             with disk_errors(t.rel):
-                write_atomic(t.path, new, root=t.root)
+                write_atomic(t.path, new, root=t.root, replacing=data)
             doc = sync_now(app, t)
         return doc, tag, wrote or present
 

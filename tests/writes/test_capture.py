@@ -270,3 +270,16 @@ def test_any_title_becomes_a_safe_file_name(title: str) -> None:
     name = file_name_for_title(title)
     assert name.endswith(".md") and "/" not in name
     assert check_segment(name) == name  # never a name the path rules refuse
+
+
+def test_text_whose_note_was_deleted_since_the_last_sync_is_written_again(make_app) -> None:
+    """The same text captured again after its note was deleted outside gno (the index still
+    lists it): nothing is there to open, so the note is written — never dropped with a
+    CAPTURE_SYNC_FAILED that says it was written."""
+    app, _ = make_app(EMPTY)
+    first = _cap(app, content="Buy oat milk")
+    Path(first.absPath).unlink()  # by hand, no sync since
+    again = _cap(app, content="Buy oat milk")
+    assert again.created and again.collisionPolicyResult.value == "created"
+    assert b"Buy oat milk" in Path(again.absPath).read_bytes()
+    assert [h.uri for h in search(app, "oat milk").results] == [again.uri]

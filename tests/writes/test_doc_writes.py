@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 
 import pytest
 from gno_contracts.models.create_folder_input import CreateFolderInput
@@ -112,6 +114,22 @@ def test_create_writes_a_note_and_indexes_it(make_app) -> None:
     assert [h.uri for h in search(app, "weekly review").results] == [made.gnoUri]
 
 
+def test_open_existing_on_a_note_deleted_since_the_last_sync_writes_it(make_app) -> None:
+    """Only the index still lists the path: open_existing has nothing to open and writes
+    the note (before: nothing was written and CAPTURE_SYNC_FAILED said it was)."""
+    app, root = make_app({"plan.md": "# Old plan\n"})
+    sync(app)
+    (root / "plan.md").unlink()  # by hand, no sync since
+    made = doc_writes.create(
+        app,
+        DocCreateInput(
+            collection="notes", relPath="plan.md", content="# New plan\n",
+            collisionPolicy="open_existing",
+        ),
+    )  # fmt: skip
+    assert made.created and (root / "plan.md").read_bytes() == b"# New plan\n"
+
+
 def test_update_saves_content_and_refuses_a_stale_expected_hash(make_app) -> None:
     app, root = make_app({"a.md": "---\ntitle: A\n---\n# A\nobsoletezz words\n"})
     sync(app)
@@ -148,6 +166,40 @@ def test_update_saves_content_and_refuses_a_stale_expected_hash(make_app) -> Non
                 id=saved.docId, content="x", expectedModifiedAt="2001-01-01T00:00:00.000Z"
             ),
         )
+
+
+@pytest.mark.parametrize("edit", ["save", "tag"])
+def test_an_editors_save_during_a_write_is_never_renamed_over(
+    make_app, monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
+    """An editor (it does not take the writer lease) saves the note after gno read it,
+    while gno writes its temporary file: the save stays and gno's write is CONFLICT —
+    before, gno renamed its own bytes over the save."""
+    import gno.file_writes as file_writes
+
+    app, root = make_app({"a.md": "# A\n"})
+    sync(app)
+    doc = doc_writes.document(app, "notes/a.md")
+    real_temp_name = file_writes.temp_name
+
+    def editor_saves_first(name: str) -> str:
+        editor_tmp = root / "a.md.swp"
+        editor_tmp.write_bytes(b"# A\nTyped in the editor.\n")
+        os.replace(editor_tmp, root / "a.md")
+        return real_temp_name(name)
+
+    monkeypatch.setattr(file_writes, "temp_name", editor_saves_first)
+    with pytest.raises(ConflictError) as caught:
+        if edit == "save":
+            doc_writes.update(app, DocUpdateInput(id=doc.docid, content="# A\nfrom gno\n"))
+        else:
+            tag_writes.add(app, TagEditInput(ref="notes/a.md", tag="work"))
+    if edit == "save":  # the current state, as a stale expectedSourceHash answers
+        current = (caught.value.details or {})["current"]
+        saved = hashlib.sha256(b"# A\nTyped in the editor.\n").hexdigest()
+        assert current["sourceHash"] == saved
+    assert (root / "a.md").read_bytes() == b"# A\nTyped in the editor.\n"
+    assert sorted(p.name for p in root.iterdir()) == ["a.md"]  # no temporary left
 
 
 def test_saving_and_tagging_keep_a_private_notes_permission_bits(make_app) -> None:
@@ -189,6 +241,51 @@ def test_update_tags_keeps_the_rest_of_the_file_byte_for_byte(make_app) -> None:
     assert [h.uri for h in search(app, "body", tagsAll=["project/gno"]).results] == [
         "gno://notes/a.md"
     ]
+
+
+def test_a_tag_edit_keeps_every_other_tag_as_the_file_spells_it(make_app) -> None:
+    """Tags a person wrote that gno would not accept itself (case, spaces, ``#``, ``:``, a
+    line break) survive a tag edit as the same strings, in YAML that still parses."""
+    import yaml
+
+    odd = ["a: b", "Project X", "x # y", "#c", "line\nbreak"]
+    text = '---\ntitle: T\ntags: ["a: b", "Project X", "x # y", "#c", "line\\nbreak"]\n---\nB\n'
+    app, root = make_app({"n.md": text})
+    sync(app)
+
+    def file_tags() -> object:
+        block = (root / "n.md").read_text().split("---\n")[1]
+        return yaml.safe_load(block)["tags"]  # strict YAML, not gno's lenient fallback
+
+    tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="new"))
+    # Before: written unquoted and lowercased (- a: b, - project x, - c, a broken line).
+    assert file_tags() == [*odd, "new"]
+    tag_writes.remove(app, TagEditInput(ref="notes/n.md", tag="c"))  # the file's "#c"
+    assert file_tags() == ["a: b", "Project X", "x # y", "line\nbreak", "new"]
+    assert (root / "n.md").read_text().endswith("---\nB\n")
+
+
+def test_a_tag_edit_of_a_file_with_a_byte_order_mark_keeps_its_tags(make_app) -> None:
+    text = "\ufeff---\r\ntitle: T\r\ntags: [alpha, beta]\r\n---\r\nbody\r\n"
+    app, root = make_app({"n.md": text.encode()})
+    sync(app)
+    tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="gamma"))
+    # Before: the tags were not seen behind the mark, and the entry became [gamma].
+    assert (root / "n.md").read_bytes() == (
+        "\ufeff---\r\ntitle: T\r\ntags:\r\n  - alpha\r\n  - beta\r\n  - gamma\r\n---\r\nbody\r\n"
+    ).encode()
+    tag_writes.remove(app, TagEditInput(ref="notes/n.md", tag="alpha"))
+    assert "alpha" not in (root / "n.md").read_text() and "beta" in (root / "n.md").read_text()
+
+
+def test_a_tag_edit_refuses_a_tags_entry_it_would_lose_part_of(make_app) -> None:
+    text = "---\ntags:\n  - work\n  - {nested: value}\n---\nB\n"
+    app, root = make_app({"n.md": text})
+    sync(app)
+    with pytest.raises(GnoError) as refused:
+        tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="new"))
+    assert refused.value.code == "VALIDATION"
+    assert (root / "n.md").read_text() == text  # before: rewritten without the mapping
 
 
 def test_a_converted_document_is_read_only(make_app) -> None:
@@ -300,6 +397,45 @@ def test_a_remote_caller_gets_no_host_path_from_write_answers() -> None:
         "created": True,
     }
     assert "path" not in redact(ops["create_folder"], dict(folder))
+
+
+def test_a_remote_caller_gets_no_host_path_from_a_stored_receipt(make_app) -> None:
+    """``GET /api/requests/{id}`` answers a document save's or create's receipt as it was
+    stored: a remote caller gets it without the file path and ``file://`` uri, as the
+    write's own answer was (before: both were there)."""
+    from gno_contracts.models.request_status_input import RequestStatusInput
+    from gno_contracts.operations import OPERATIONS
+
+    from gno.rest.views import redact
+    from gno.services.write_requests import request_status
+
+    app, root = make_app({"a.md": "# A\n"})
+    sync(app)
+    doc_writes.create(
+        app, DocCreateInput(collection="notes", relPath="b.md", content="b", requestId="c-1")
+    )
+    doc = doc_writes.document(app, "notes/a.md")
+    doc_writes.update(app, DocUpdateInput(id=doc.docid, content="# A2\n", requestId="u-1"))
+    op = next(op for op in OPERATIONS if op.id == "request_status")
+    for request_id in ("c-1", "u-1"):
+        stored = request_status(app, RequestStatusInput(requestId=request_id))
+        answer = redact(op, stored.model_dump(mode="json", exclude_unset=True))
+        assert str(root) not in json.dumps(answer) and "file://" not in json.dumps(answer)
+        assert answer["receipt"]["gnoUri"].startswith("gno://notes/")
+
+
+def test_a_request_id_an_earlier_write_of_another_kind_used_is_a_conflict(make_app) -> None:
+    """A create's requestId sent again with a save: the create's receipt is no answer to
+    the save (before: a model validation error, an internal error on every surface)."""
+    app, root = make_app({"a.md": "# A\n"})
+    sync(app)
+    doc_writes.create(
+        app, DocCreateInput(collection="notes", relPath="b.md", content="b", requestId="r-1")
+    )
+    doc = doc_writes.document(app, "notes/a.md")
+    with pytest.raises(ConflictError, match="requestId 'r-1' was used by an earlier doc_create"):
+        doc_writes.update(app, DocUpdateInput(id=doc.docid, content="# A2\n", requestId="r-1"))
+    assert (root / "a.md").read_text() == "# A\n"
 
 
 def test_a_tag_on_a_plain_text_file_lives_in_the_index_and_survives_a_sync(make_app) -> None:

@@ -18,6 +18,7 @@ from gno.errors import (
     ValidationError,
 )
 from gno.services.memory import recall, remember
+from tests.conftest import sync
 
 
 @pytest.fixture
@@ -189,3 +190,60 @@ def test_memory_needs_a_memory_managed_collection(make_app) -> None:
         remember(app, RememberInput(text="x", collection="notes", scopes=["s"], decision="add"))
     with pytest.raises(ValidationError):
         recall(app, RecallInput(query="x", collection="notes", scopes=["s"]))
+
+
+def test_a_supersede_changes_only_the_memory_entry_of_an_annotated_fact(memory_app) -> None:
+    """A person may annotate a fact file (a title, tags, a comment, notes under it, CRLF
+    line ends): marking it superseded keeps every one of those bytes."""
+    app, root = memory_app
+    old = _remember(app, "Finn prefers trams.", decision="add").fact
+    assert old is not None
+    (path,) = _facts_on_disk(root)
+    written = path.read_bytes().decode()
+    head, _, body = written.removeprefix("---\n").partition("---\n")
+    annotated = (
+        "---\r\ntitle: Trams  # mine\r\ntags:\r\n  - keep\r\n"
+        + head.replace("\n", "\r\n")
+        + "---\r\n"
+        + body.replace("\n", "\r\n")
+        + "\r\nMore notes, by hand.\r\n"
+    )
+    path.write_bytes(annotated.encode())
+    sync(app)
+    new = _remember(
+        app,
+        "Finn prefers bikes now.",
+        decision="supersede",
+        predecessorUri=old.uri,
+        predecessorHash=old.contentHash,
+    )
+    assert new.outcome.value == "superseded" and new.fact is not None
+    marker = f"  supersededBy: {new.fact.uri}\r\n"
+    expected = annotated.replace("\r\n---\r\n", "\r\n" + marker + "---\r\n", 1)
+    # Before: the file was rewritten from its memory entry alone (title, tags, the comment
+    # and the CRLF line ends gone).
+    assert path.read_bytes() == expected.encode()
+    assert _recall(app, "Finn prefers trams bikes").facts[0].text == "Finn prefers bikes now."
+
+
+def test_a_supersede_keeps_a_multi_line_source_of_the_fact(memory_app) -> None:
+    """YAML writes a multi-line value with blank lines inside its quotes: the memory entry
+    is replaced whole, blank lines and all (a cut at the first blank line left the rest of
+    the old entry behind, and the file's frontmatter broken)."""
+    app, root = memory_app
+    source = "meeting notes\n\nsecond paragraph"
+    old = _remember(app, "Finn prefers trams.", decision="add", source=source).fact
+    assert old is not None
+    new = _remember(
+        app,
+        "Finn prefers bikes now.",
+        decision="supersede",
+        predecessorUri=old.uri,
+        predecessorHash=old.contentHash,
+    )
+    assert new.fact is not None
+    (path,) = (p for p in _facts_on_disk(root) if p.stem in old.uri)
+    import yaml
+
+    meta = yaml.safe_load(path.read_text().split("---\n")[1])["memory"]
+    assert meta["source"] == source and meta["supersededBy"] == new.fact.uri

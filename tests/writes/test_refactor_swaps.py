@@ -21,6 +21,7 @@ from gno_contracts.models.rename_note_input import RenameNoteInput
 
 import gno.services.refactor as refactor
 from gno.app import App
+from gno.errors import InvalidPathError
 from gno.held_folders import Place
 from gno.refactor_journal import Change, CommitFailed, commit, pending, recover_pending
 from tests.conftest import sync
@@ -77,6 +78,14 @@ def _apply(app: App, **fields: Any) -> dict[str, Any]:
         fields | confirm | {"action": "apply", "planDigest": plan["planDigest"]}
     )
     return run(app, applied).model_dump(mode="json")  # type: ignore[arg-type]
+
+
+def _apply_reviewed(app: App, fields: dict[str, Any], digest: str) -> dict[str, Any]:
+    confirm = {"schemaVersion": "1.0", "confirmation": "apply", "confirm": True}
+    applied = MoveNoteInput.model_validate(
+        fields | confirm | {"action": "apply", "planDigest": digest}
+    )
+    return refactor.move_note(app, applied).model_dump(mode="json")
 
 
 @pytest.mark.parametrize(
@@ -204,3 +213,52 @@ def test_a_commit_refused_by_a_link_raises_commit_failed_rolled_back(tmp_path: P
     assert failed.value.rolled_back
     assert _tree(outside) == {"b.md": VICTIM}
     assert (root / "x.md").read_text() == "x\n" and not (root / "y.md").exists()
+
+
+SECRET = b"private diary, see [up](../other.md)\n"  # relative links: the move rewrites them
+
+
+def test_a_folder_swapped_before_the_plan_reads_the_note_leaks_nothing_into_the_root(
+    make_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plan checks the note's path, then reads it: a folder swapped for a link between
+    the two (and back before the commit) must not make a private file outside the root
+    stand in for the note — moved into the collection while the note itself is deleted."""
+    app, root = make_app(
+        {"sub/note.md": "# Note\n[up](../other.md)\n", "other.md": "# Other\n", "dest/k.md": "k\n"}
+    )
+    sync(app)
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "note.md").write_bytes(SECRET)
+    checked = refactor.resolve_inside
+    real_commit = refactor.commit
+
+    def swap_back() -> None:
+        if (root / "sub").is_symlink():
+            (root / "sub").unlink()
+            os.rename(root / "sub-moved", root / "sub")
+
+    def checked_then_swapped(base: Path, rel: str) -> Path:
+        path = checked(base, rel)
+        if rel == "sub/note.md" and not (root / "sub").is_symlink():
+            _swap(root, "sub", outside)
+        return path
+
+    def back_then_commit(*args: Any, **kwargs: Any) -> str:
+        swap_back()
+        return real_commit(*args, **kwargs)
+
+    monkeypatch.setattr(refactor, "resolve_inside", checked_then_swapped)
+    monkeypatch.setattr(refactor, "commit", back_then_commit)
+    before = _files(root)
+    # Before: the preview fingerprinted private/note.md, and the apply (previewed the same
+    # way) wrote it to dest/inner/note.md and deleted sub/note.md.
+    fields = {"ref": "notes/sub/note.md", "folderPath": "dest/inner"}
+    with pytest.raises(InvalidPathError):
+        plan = refactor.move_note(app, MoveNoteInput.model_validate(fields))
+        swap_back()  # the plan was read through the link; the apply reads it the same way
+        _apply_reviewed(app, fields, plan.model_dump(mode="json")["planDigest"])
+    swap_back()
+    assert _files(root) == before
+    assert (outside / "note.md").read_bytes() == SECRET
