@@ -84,8 +84,6 @@ def _read(root: Path, doc: Doc, read_only: bool) -> SourceText:
     path = resolve_inside(root, doc.rel_path)
     try:
         fd = _open_note(root, path)
-    except InvalidPathError:
-        raise
     except OSError as exc:
         raise DocumentNotFoundError(f"Cannot read {doc.uri}: {exc.strerror}") from None
     with os.fdopen(fd, "rb") as handle:
