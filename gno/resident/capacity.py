@@ -1,7 +1,7 @@
-"""How many requests a resident server runs at once, and how many may wait (index.yml
-``gateway.limits.maxConcurrentRequests`` and ``maxQueuedRequests``; GNO's defaults 64 and
-16). A request past both is refused at once by the caller (``gno/rest/security.py``: 429
-with ``Retry-After``), never left to hang.
+"""How many of the MCP gateway's requests a resident server runs at once, and how many may
+wait (index.yml ``gateway.limits.maxConcurrentRequests`` and ``maxQueuedRequests``; GNO's
+defaults 64 and 16). A request past both is refused at once by the caller
+(``gno/rest/security.py``: 429 with ``Retry-After``), never left to hang.
 
 Everything here runs on the server's event loop (one thread), so plain counters do; the
 status snapshot only reads them. A freed slot goes straight to the oldest waiter, so a

@@ -79,7 +79,7 @@ class ServeOptions:
     mcp_enable_write: bool = False
     mcp_profile: str = "full"
     # index.yml's gateway.limits (gno/rest/mcp_limits.py): per-peer rate, sessions, idle time;
-    # maxConcurrentRequests and maxQueuedRequests bound every counted request (security.py).
+    # maxConcurrentRequests and maxQueuedRequests bound the gateway's requests (security.py).
     mcp_limits: dict[str, int] = field(default_factory=dict)
     web_ui: bool = True  # the browser pages at /, /search, … (serve only)
     watch: bool = True  # the file watcher (`--no-watch` turns it off)

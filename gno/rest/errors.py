@@ -25,7 +25,6 @@ CATALOG: dict[str, tuple[int, str]] = {
     "PAYLOAD_TOO_LARGE": (413, "Request body too large"),
     "REQUEST_TIMEOUT": (408, "Request not received in time"),  # written by rest/deadlines.py
     "UNAVAILABLE": (503, "The server is shutting down"),
-    "RATE_LIMITED": (429, "The server is busy; try again shortly"),  # rest/security.py
     "RUNTIME": (500, "Internal error; the server log has the details"),
     "INVALID_JSON": (400, "Request body is not valid JSON"),
     "NOT_AN_OBJECT": (400, "Request body must be a JSON object"),

@@ -13,7 +13,7 @@ command line wins (flag → config → built-in default). Keys:
 | ``toolProfile`` | ``--mcp-tool-profile`` | ``full`` or ``core`` (read by ``resolve_tool_profile``) |
 | ``limits.maxBodyBytes`` | ``--max-body-bytes`` | 1 … 16 MiB |
 | ``limits.maxRequestsPerMinute``, ``maxSessions``, ``sessionIdleTimeoutMs`` | – | `/mcp`'s limits (gno/rest/mcp_limits.py) |
-| ``limits.maxConcurrentRequests``, ``maxQueuedRequests`` | – | requests running and waiting, REST and `/mcp` (gno/resident/capacity.py, gno/rest/security.py) |
+| ``limits.maxConcurrentRequests``, ``maxQueuedRequests`` | – | the gateway's requests running and waiting: `POST /mcp` on serve, every route of the daemon (gno/resident/capacity.py, gno/rest/security.py) |
 
 A malformed block stops the start (``ConfigError``).
 """

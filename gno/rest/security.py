@@ -110,21 +110,24 @@ def same_host(scope: Scope) -> bool:
     return _host_name(host) in LOOPBACK_HOSTS
 
 
-def counted(method: str, path: str) -> bool:
-    """Whether a request takes one of the capacity's slots: every `/api/` route but
-    ``UNCOUNTED_PATHS``, and `POST /mcp` (a JSON-RPC message: where MCP's handlers run; its
-    GET stream and DELETE are bounded by the session limit). Pages, `/assets`, `/docs` and
-    `/openapi.json` are static or in memory and never wait."""
+def counted(method: str, path: str, guarded: bool) -> bool:
+    """Whether a request takes one of the capacity's slots. The limits are the MCP
+    gateway's (engine.md: ``gateway.limits``, the resident HTTP MCP), so only what the
+    gateway guards counts: `POST /mcp` on `gno serve` (a JSON-RPC message; its GET stream and
+    DELETE are bounded by the session limit), every route of `gno daemon` but
+    ``UNCOUNTED_PATHS``. `gno serve`'s REST API and pages are not the gateway's: MCP calls
+    piled up behind a slow one never starve them."""
+    if not guarded or path in UNCOUNTED_PATHS:
+        return False
     if path == "/mcp" or path.startswith("/mcp/"):
         return method == "POST"
-    return path.startswith("/api/") and path not in UNCOUNTED_PATHS
+    return True
 
 
-def busy_response(guarded: bool) -> Any:
-    """GNO's answer to a request over capacity: 429 ``Too many requests``
-    (mcp-http-error@1.0) on the gateway's paths, 429 ``RATE_LIMITED`` on the REST API; both
-    say when to try again."""
-    response = refusal_response(429) if guarded else catalog_response("RATE_LIMITED")
+def busy_response() -> Any:
+    """GNO's answer to a request over capacity: the gateway's 429 ``Too many requests``
+    (mcp-http-error@1.0), saying when to try again."""
+    response = refusal_response(429)
     response.headers["retry-after"] = RETRY_AFTER_SECONDS.decode()
     return response
 
@@ -190,14 +193,13 @@ class GateMiddleware:
         # guards (mcp-http-error@1.0, which an MCP client reads), the REST error elsewhere.
         guarded = gateway is not None and gateway.guards(path)
         too_large = refusal_response(413) if guarded else catalog_response("PAYLOAD_TOO_LARGE")
-        counts = runtime is not None and counted(scope.get("method", ""), path)
+        counts = runtime is not None and counted(scope.get("method", ""), path, guarded)
         capacity = runtime.capacity if counts else None
         held = None  # the slot, once taken (a request cancelled while in line holds none)
         try:
             if capacity is not None:
                 if not await capacity.acquire():
-                    mcp = path == "/mcp" or path.startswith("/mcp/")
-                    await busy_response(guarded or mcp)(scope, receive, send_with_headers)
+                    await busy_response()(scope, receive, send_with_headers)
                     return
                 held = capacity
             await self._with_body_limit(scope, receive, send_with_headers, too_large)

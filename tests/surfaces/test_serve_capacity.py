@@ -1,7 +1,8 @@
-"""`gno serve` applies index.yml's ``maxConcurrentRequests`` and ``maxQueuedRequests``: with
-every slot busy and the queue full, a REST or `/mcp` request is refused at once (429, GNO's
-code and message, ``Retry-After``), health and status still answer, and once the slow
-requests end the queue drains and new requests are served. A real server process on
+"""`gno serve` applies index.yml's ``maxConcurrentRequests`` and ``maxQueuedRequests`` (the
+MCP gateway's limits) to `POST /mcp`: with every slot busy and the queue full, an `/mcp`
+request is refused at once (429, GNO's message, ``Retry-After``), while the REST API,
+health, status and the pages still answer; once the slow requests end the queue drains and
+new requests are served. A real server process on
 127.0.0.1; the slow requests are real ones whose bodies the test holds back (the handler
 waits for them), so every step waits on a state the server reports, never on a clock.
 
@@ -27,7 +28,18 @@ import yaml
 
 GNO = [sys.executable, "-m", "gno.cli.entry"]
 DEADLINE = 120.0
-SEARCH = json.dumps({"query": "okapi"}).encode()
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+BODY = json.dumps(INITIALIZE).encode()
+ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 
 def _free_port() -> int:
@@ -85,28 +97,27 @@ def served(tmp_path: Path, files: dict[str, str], *, limits: dict[str, int] | No
 
 
 class HeldRequest:
-    """`POST /api/search` sent whole but for its body's last byte: its handler is running
-    (it holds a slot) and waits for the test to ``finish`` it."""
+    """`POST /mcp` (an initialize) sent whole but for its body's last byte: it holds a slot
+    and waits for the test to ``finish`` it."""
 
     def __init__(self, port: int, *, hold: bool) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
         head = (
-            f"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(SEARCH)}\r\n"
-            "Connection: close\r\n\r\n"
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(BODY)}\r\n"
+            f"Accept: {ACCEPT['Accept']}\r\nConnection: close\r\n\r\n"
         ).encode()
-        self.sock.sendall(head + (SEARCH[:-1] if hold else SEARCH))
+        self.sock.sendall(head + (BODY[:-1] if hold else BODY))
 
     def finish(self) -> None:
-        self.sock.sendall(SEARCH[-1:])
+        self.sock.sendall(BODY[-1:])
 
-    def response(self) -> tuple[int, dict]:
+    def status(self) -> int:
         data = b""
         while chunk := self.sock.recv(65536):
             data += chunk
         self.sock.close()
-        head, _, body = data.partition(b"\r\n\r\n")
-        return int(head.split()[1]), json.loads(body)
+        return int(data.split(b"\r\n", 1)[0].split()[1])
 
 
 def _transport(http: httpx.Client) -> dict:
@@ -128,30 +139,15 @@ def test_over_capacity_requests_are_refused_at_once_and_the_queue_drains(
         waiting = HeldRequest(port, hold=False)  # whole: it only waits for a slot
         _wait_for(lambda: _transport(http)["queuedRequests"] == 1, "one request queued")
 
-        # Full: refused at once, GNO's 429 on each surface, with when to try again.
-        refused = http.post("/api/search", json={"query": "okapi"})
-        assert refused.status_code == 429
-        assert refused.json()["error"]["code"] == "RATE_LIMITED"
-        assert refused.headers["retry-after"] == "1"
-        initialize = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        }
-        mcp = http.post(
-            "/mcp",
-            json=initialize,
-            headers={"Accept": "application/json, text/event-stream"},
-        )
+        # Full: an /mcp request is refused at once, GNO's 429, with when to try again.
+        mcp = http.post("/mcp", json=INITIALIZE, headers=ACCEPT)
         assert mcp.status_code == 429
         assert mcp.json()["error"] == {"code": -32000, "message": "Too many requests"}
         assert mcp.headers["retry-after"] == "1"
-        # Health, status and the Web UI's page still answer.
+        # The REST API (not the gateway's), health, status and the Web UI's page answer.
+        search = http.post("/api/search", json={"query": "okapi"})
+        assert search.status_code == 200, search.text
+        assert [r["uri"] for r in search.json()["results"]] == ["gno://notes/a.md"]
         assert http.get("/api/health").status_code == 200
         assert http.get("/api/status").status_code == 200
         assert http.get("/").status_code == 200
@@ -159,17 +155,9 @@ def test_over_capacity_requests_are_refused_at_once_and_the_queue_drains(
         for request in running:
             request.finish()
         for request in (*running, waiting):
-            status, body = request.response()
-            assert status == 200, body
-            assert [r["uri"] for r in body["results"]] == ["gno://notes/a.md"]
+            assert request.status() == 200
         _wait_for(lambda: _transport(http)["queuedRequests"] == 0, "the queue drained")
-        again = http.post("/api/search", json={"query": "okapi"})
-        assert again.status_code == 200, again.text
-        session = http.post(
-            "/mcp",
-            json=initialize,
-            headers={"Accept": "application/json, text/event-stream"},
-        )
+        session = http.post("/mcp", json=INITIALIZE, headers=ACCEPT)
         assert session.status_code == 200, session.text
 
 
