@@ -136,8 +136,8 @@ def write_atomic(
     ``replacing``: the bytes the caller read and edited; the rename goes ahead only while
     the file still holds them (an editor does not take the writer lease: a save it made
     meanwhile is ``CONFLICT``, never renamed over)."""
-    if len(data) > MAX_WRITE_BYTES:
-        raise InvalidPathError(
+    if len(data) > MAX_WRITE_BYTES:  # what would be written is the problem, not where
+        raise ValidationError(
             f"Content is {len(data)} bytes; gno writes at most {MAX_WRITE_BYTES} bytes per file"
         )
     # A file the user named (CLI output, a completion script) may be reached through
