@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import io
 import sys
 from typing import Any, BinaryIO
 
@@ -62,22 +61,10 @@ def context_verify(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepa
 
 
 def read_file(path: str) -> str:
-    """Capture's ``--file <path>``: the note's text, from a regular file only. It is opened
-    without blocking and checked on the descriptor (``read_regular``): a named pipe would
-    wait for a writer forever and a device stream without end, so either is refused unread,
-    and so is a file over the limit (not read to be cut, which could split a character)."""
-    from gno.core.note_files import MAX_CONTENT_BYTES
-    from gno.ingest.reading import FileTooLarge, read_regular
+    """Capture's ``--file <path>``: the note's text, from a regular file only."""
+    from gno.services.capture import read_note_file
 
-    try:
-        data = read_regular(expand_home(path), MAX_CONTENT_BYTES)
-    except FileTooLarge:
-        raise ValidationError(
-            f"--file {path} is larger than {MAX_CONTENT_BYTES} bytes (1 MiB), the most a note holds"
-        ) from None
-    except OSError as exc:
-        raise ValidationError(f"Cannot read --file {path}: {exc.strerror or exc}") from None
-    return _text(io.BytesIO(data), f"--file {path}")
+    return read_note_file(expand_home(path), f"--file {path}")
 
 
 def capture(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:

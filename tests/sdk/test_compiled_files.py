@@ -4,8 +4,8 @@ refreshed when stale, and hand edits are never overwritten without ``force``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +101,6 @@ def test_a_file_whose_content_cannot_be_a_document_is_validation(
     else:
         with target.open("wb") as sparse:
             sparse.truncate(16 * 1024 * 1024 + 1)
-    with Gno() as gno:
-        with pytest.raises(ValidationError) as refused:
-            check_file(gno, _capsule(gno), target)
+    with Gno() as gno, pytest.raises(ValidationError) as refused:
+        check_file(gno, _capsule(gno), target)
     assert refused.value.code == "VALIDATION"

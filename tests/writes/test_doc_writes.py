@@ -288,6 +288,39 @@ def test_a_tag_edit_refuses_a_tags_entry_it_would_lose_part_of(make_app) -> None
     assert (root / "n.md").read_text() == text  # before: rewritten without the mapping
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda app: tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="new")),
+        lambda app: tag_writes.remove(app, TagEditInput(ref="notes/n.md", tag="second")),
+        lambda app: doc_writes.update(app, DocUpdateInput(id="notes/n.md", tags=["new"])),
+    ],
+    ids=["add", "rm", "update"],
+)
+def test_a_tag_edit_refuses_two_tags_entries_naming_the_key(make_app, edit) -> None:
+    """YAML keys are unique; a loader reads the last ``tags:``, gno edited the first: an
+    added tag never showed, a removed one stayed. Now nothing is written (VALIDATION)."""
+    text = "---\ntags:\n  - first\ntitle: T\ntags: [second]\n---\nB\n"
+    app, root = make_app({"n.md": text})
+    sync(app)
+    with pytest.raises(GnoError, match="2 top-level 'tags' entries") as refused:
+        edit(app)
+    assert refused.value.code == "VALIDATION"
+    assert (root / "n.md").read_text() == text
+
+
+def test_a_tags_line_inside_a_quoted_title_is_not_the_tags_entry(make_app) -> None:
+    """A quoted title may run over lines, one of them starting ``tags:``: the entry YAML
+    reads is edited (the title line was taken for it, and the title's quote cut)."""
+    text = '---\ntitle: "one\ntags: two"\ntags: [real]\n---\nB\n'
+    app, root = make_app({"n.md": text})
+    sync(app)
+    tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="new"))
+    assert (root / "n.md").read_text() == (
+        '---\ntitle: "one\ntags: two"\ntags:\n  - real\n  - new\n---\nB\n'
+    )
+
+
 def test_a_converted_document_is_read_only(make_app) -> None:
     app, _ = make_app({"a.md": "# A\n"})
     sync(app)
