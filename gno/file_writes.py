@@ -283,7 +283,11 @@ def _open_child(parent: int, name: str, create: bool) -> int:
             raise InvalidPathError(
                 f"Cannot write through {name!r}: it is a symbolic link (a sync never follows one)"
             ) from None
-        raise  # a file where a folder should be: the caller's disk error
+        # A file (or pipe) where the path needs a folder: the path asked for cannot be
+        # made in this tree, the caller's to change, not a failure of the disk.
+        raise InvalidPathError(
+            f"Cannot write through {name!r}: it is a file, not a folder"
+        ) from None
 
 
 def temp_name(name: str) -> str:

@@ -214,17 +214,23 @@ def test_saving_and_tagging_keep_a_private_notes_permission_bits(make_app) -> No
     assert "private" in (root / "secret.md").read_text()
 
 
-def test_a_file_where_a_folder_should_be_is_a_runtime_error_naming_the_path(make_app) -> None:
+def test_a_file_where_a_folder_should_be_is_invalid_path_naming_it(make_app) -> None:
+    """The path asked for needs a folder where a note is: the caller's path problem (400
+    INVALID_PATH), not a server failure (it was RUNTIME, 500 over REST)."""
     app, root = make_app({"a.md": "# A\n", "b.md": "# B\n"})
     sync(app)
-    with pytest.raises(GnoError, match=r"Cannot write 'b\.md/a\.md': Not a directory") as dup:
+    with pytest.raises(GnoError, match=r"'b\.md': it is a file, not a folder") as dup:
         doc_writes.duplicate(app, DuplicateNoteInput(ref="gno://notes/a.md", folderPath="b.md"))
-    with pytest.raises(GnoError, match=r"Cannot write 'b\.md/sub': Not a directory") as folder:
+    with pytest.raises(GnoError, match=r"'b\.md': it is a file, not a folder") as folder:
         doc_writes.create_folder(
             app, CreateFolderInput(collection="notes", parentPath="b.md", name="sub")
         )
-    # before: a raw FileExistsError, an "Internal error" on every surface
-    assert dup.value.code == folder.value.code == "RUNTIME"
+    with pytest.raises(GnoError, match=r"'b\.md': it is a file, not a folder") as made:
+        doc_writes.create(
+            app, DocCreateInput(collection="notes", relPath="b.md/c/d.md", content="x")
+        )
+    # before: RUNTIME ("Not a directory"); earlier still a raw FileExistsError
+    assert dup.value.code == folder.value.code == made.value.code == "INVALID_PATH"
     assert sorted(p.name for p in root.iterdir()) == ["a.md", "b.md"]
 
 
