@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,6 +71,32 @@ def ws(tmp_path: Path) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- CLI
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [("fifo", "named pipe"), ("device", "character device"), ("folder", "folder"),
+     ("large", "larger than 1048576 bytes")],
+)  # fmt: skip
+def test_cli_capture_file_reads_only_a_regular_file_without_blocking(
+    ws: dict[str, Any], tmp_path: Path, kind: str, expected: str
+) -> None:
+    """`capture --file` on a named pipe waited for a writer forever; on /dev/zero it read a
+    MiB to report the size. Each is refused (exit 1, VALIDATION) before a byte is read."""
+    from tests.fifo import unblocked
+
+    source = {"fifo": tmp_path / "pipe", "device": Path("/dev/zero"), "folder": tmp_path,
+              "large": tmp_path / "large.txt"}[kind]  # fmt: skip
+    if kind == "fifo":
+        os.mkfifo(source)
+    if kind == "large":
+        source.write_text("é" * (512 * 1024 + 1))  # 1 MiB + 2 bytes of whole characters
+    before = _files(ws["notes"])
+    with unblocked(source) as had_to:
+        error = gno_err(ws["env"], 1, "capture", "--file", str(source), "-c", "notes", "--json")
+    assert not had_to
+    assert error["code"] == "VALIDATION" and expected in error["message"], error
+    assert _files(ws["notes"]) == before
 
 
 def test_cli_capture_remember_recall_and_tags(ws: dict[str, Any], tmp_path: Path) -> None:

@@ -136,8 +136,8 @@ def write_atomic(
     ``replacing``: the bytes the caller read and edited; the rename goes ahead only while
     the file still holds them (an editor does not take the writer lease: a save it made
     meanwhile is ``CONFLICT``, never renamed over)."""
-    if len(data) > MAX_WRITE_BYTES:
-        raise InvalidPathError(
+    if len(data) > MAX_WRITE_BYTES:  # what would be written is the problem, not where
+        raise ValidationError(
             f"Content is {len(data)} bytes; gno writes at most {MAX_WRITE_BYTES} bytes per file"
         )
     # A file the user named (CLI output, a completion script) may be reached through
@@ -283,7 +283,11 @@ def _open_child(parent: int, name: str, create: bool) -> int:
             raise InvalidPathError(
                 f"Cannot write through {name!r}: it is a symbolic link (a sync never follows one)"
             ) from None
-        raise  # a file where a folder should be: the caller's disk error
+        # A file (or pipe) where the path needs a folder: the path asked for cannot be
+        # made in this tree, the caller's to change, not a failure of the disk.
+        raise InvalidPathError(
+            f"Cannot write through {name!r}: it is a file, not a folder"
+        ) from None
 
 
 def temp_name(name: str) -> str:

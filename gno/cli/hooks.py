@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from gno.errors import ValidationError
@@ -62,12 +61,10 @@ def context_verify(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepa
 
 
 def read_file(path: str) -> str:
-    """Capture's ``--file <path>``: the note's text."""
-    try:
-        with Path(expand_home(path)).open("rb") as file:
-            return _text(file, f"--file {path}")
-    except OSError as exc:
-        raise ValidationError(f"Cannot read --file {path}: {exc.strerror or exc}") from None
+    """Capture's ``--file <path>``: the note's text, from a regular file only."""
+    from gno.services.capture import read_note_file
+
+    return read_note_file(expand_home(path), f"--file {path}")
 
 
 def capture(op_id: str, fields: dict[str, Any], fmt: str | None) -> Prepared:

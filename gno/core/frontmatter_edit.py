@@ -1,5 +1,7 @@
 """Change one top-level entry of a note's frontmatter and nothing else (pure): ``tags``
 (``set_tags``), or any key (``replace_entry``: a memory fact's ``memory`` mapping).
+The entry is found as a YAML loader reads the block; two top-level entries of the key are
+refused (``VALIDATION``): keys are unique, and which one is meant cannot be told.
 
 The file is handled as text decoded with ``surrogateescape``, so any byte sequence
 comes back unchanged. Only the top-level ``tags:`` entry is replaced (its key line
@@ -15,7 +17,10 @@ from __future__ import annotations
 import json
 import re
 
+from gno.core.frontmatter import MAX_FRONTMATTER_DEPTH
 from gno.core.tags import is_valid_tag
+from gno.core.yaml_depth import nesting_depth
+from gno.errors import ValidationError
 
 
 def _key_line(key: str) -> re.Pattern[str]:
@@ -53,24 +58,72 @@ def _block(lines: list[str]) -> int | None:
 
 
 def _entry_span(
-    lines: list[str], close: int, key: re.Pattern[str] = _TAGS_KEY
+    lines: list[str], close: int, key: re.Pattern[str] = _TAGS_KEY, name: str = "tags"
 ) -> tuple[int, int] | None:
     """[start, end) of the top-level ``key`` entry (tags) inside the block: its key line
     and the indented or ``-`` lines under it, with blank lines between them (a quoted
     multi-line value, as YAML writes one, holds blank lines), never a trailing one."""
-    for i in range(1, close):
-        if key.match(lines[i]):
-            end = i + 1
-            while end < close:
-                ahead = end
-                while ahead < close and not lines[ahead].strip():
-                    ahead += 1
-                if ahead < close and (lines[ahead][:1] in (" ", "\t") or lines[ahead][:1] == "-"):
-                    end = ahead + 1
-                    continue
-                break
-            return i, end
-    return None
+    starts = _entry_starts(lines, close, key, name)
+    if len(starts) > 1:  # YAML keys are unique: which one is meant cannot be told
+        raise ValidationError(
+            f"The frontmatter has {len(starts)} top-level {name!r} entries; a YAML key is "
+            f"unique, so gno edits none: merge them into one by hand"
+        )
+    if not starts:
+        return None
+    i = starts[0]
+    end = i + 1
+    while end < close:
+        ahead = end
+        while ahead < close and not lines[ahead].strip():
+            ahead += 1
+        if ahead < close and (lines[ahead][:1] in (" ", "\t") or lines[ahead][:1] == "-"):
+            end = ahead + 1
+            continue
+        break
+    return i, end
+
+
+def _entry_starts(lines: list[str], close: int, key: re.Pattern[str], name: str) -> list[int]:
+    """The lines opening a top-level ``name`` entry as a YAML loader reads the block (so a
+    ``tags:`` line inside a multi-line quoted title is none); by the line rule alone when
+    the block is not YAML gno parses (the line parser then reads it)."""
+    found = _yaml_key_offsets(lines, close, name)
+    if found is None:
+        return [i for i in range(1, close) if key.match(lines[i])]
+    starts, offset, i = [], sum(map(len, lines[:1])), 1
+    for at in found:
+        while i < close and offset + len(lines[i]) <= at:
+            offset += len(lines[i])
+            i += 1
+        if i >= close or at != offset or not key.match(lines[i]):
+            raise ValidationError(f"The frontmatter's {name!r} entry is not written as "
+                                  f"'{name}:' on a line of its own; edit it by hand")  # fmt: skip
+        starts.append(i)
+    return starts
+
+
+def _yaml_key_offsets(lines: list[str], close: int, name: str) -> list[int] | None:
+    """Offsets (from the text's start) of the top-level keys ``name`` as PyYAML's base
+    loader (the one ``parse_frontmatter`` uses) composes the block; None when it does not
+    compose to a mapping or nests deeper than gno parses."""
+    import yaml
+
+    block = "".join(lines[1:close])
+    if nesting_depth(block) > MAX_FRONTMATTER_DEPTH:
+        return None
+    try:  # either composer's marks count code points, as the lines do
+        node = yaml.compose(block, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader))
+    except (yaml.YAMLError, UnicodeError):  # no YAML; or bytes no UTF-8 (surrogateescape)
+        return None
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    first = len(lines[0])
+    return [
+        first + k.start_mark.index
+        for k, _ in node.value
+        if isinstance(k, yaml.ScalarNode) and k.value == name
+    ]
 
 
 def _scalar(tag: str) -> str:
@@ -123,7 +176,7 @@ def replace_entry(text: str, key: str, entry: str) -> str:
     close = _block(lines)
     if close is None:
         return bom + "".join([f"---{nl}", *new, f"---{nl}", *lines])
-    span = _entry_span(lines, close, _key_line(key))
+    span = _entry_span(lines, close, _key_line(key), key)
     if span is None:
         lines[close:close] = new
     else:

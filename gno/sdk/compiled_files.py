@@ -18,14 +18,13 @@ reader sees the old document or the new one. ``refresh_file`` rewrites a ``stale
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
 from gno_contracts.models.context_compiled_check import ContextCompiledCheck
 from gno_contracts.models.context_compiled_preview import ContextCompiledPreview
 
-from gno.errors import InvalidPathError, PathNotFoundError
+from gno.errors import InvalidPathError, PathNotFoundError, ValidationError
 from gno.file_writes import write_atomic
 
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a compiled document is at most 4,000,000 bytes
@@ -49,23 +48,27 @@ def compile_file(
 
 
 def read_file(path: str | Path) -> str:
-    """A kept document: a regular file of at most 16 MiB of UTF-8."""
+    """A kept document: a regular file of at most 16 MiB of UTF-8, opened without blocking
+    and checked on that descriptor (no named pipe swapped in after a stat is waited on). A
+    file that is missing or no file is the path's problem (PATH_NOT_FOUND, INVALID_PATH);
+    one too large or not UTF-8 is its content's (VALIDATION)."""
+    from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
+
     target = Path(path)
     try:
-        info = target.stat()
+        raw = read_regular(os.fspath(target), MAX_FILE_BYTES)
     except FileNotFoundError:
         raise PathNotFoundError(f"No compiled context at {target}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise InvalidPathError(f"{target} is not a regular file")
-    if info.st_size > MAX_FILE_BYTES:
-        raise InvalidPathError(f"{target} is over {MAX_FILE_BYTES} bytes")
-    fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as handle:
-        raw = handle.read(MAX_FILE_BYTES + 1)
+    except NotRegularFile:
+        raise InvalidPathError(f"{target} is not a regular file") from None
+    except FileTooLarge:
+        raise ValidationError(f"{target} is over {MAX_FILE_BYTES} bytes") from None
+    except OSError as exc:
+        raise InvalidPathError(f"Cannot read {target}: {exc.strerror or exc}") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise InvalidPathError(f"{target} is not UTF-8 text") from None
+        raise ValidationError(f"{target} is not UTF-8 text") from None
 
 
 def check_file(gno: Any, capsule: dict[str, Any], path: str | Path) -> ContextCompiledCheck:

@@ -21,6 +21,7 @@ from gno_contracts.models.mcp_capture_result import McpCaptureResult
 from gno.app import App
 from gno.core.frontmatter import parse_frontmatter
 from gno.core.note_files import (
+    MAX_CONTENT_BYTES,
     capture_path,
     check_text,
     content_hash,
@@ -202,3 +203,25 @@ def capture(app: App, inp: CaptureInput) -> McpCaptureResult:
         }
         remember_request(app, inp.requestId, "capture", receipt)
     return McpCaptureResult.model_validate(receipt)
+
+
+def read_note_file(path: str, what: str) -> str:
+    """A note's text from the file ``path`` the user named (``what`` names it in errors).
+    It is opened without blocking and checked on the descriptor (``read_regular``): a named
+    pipe would wait for a writer forever and a device stream without end, so either is
+    refused unread, and so is a file over the limit (not read to be cut, which could split
+    a character)."""
+    from gno.ingest.reading import FileTooLarge, read_regular
+
+    try:
+        data = read_regular(path, MAX_CONTENT_BYTES)
+    except FileTooLarge:
+        raise ValidationError(
+            f"{what} is larger than {MAX_CONTENT_BYTES} bytes (1 MiB), the most a note holds"
+        ) from None
+    except OSError as exc:
+        raise ValidationError(f"Cannot read {what}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValidationError(f"{what} is not UTF-8 text") from None

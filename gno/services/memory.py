@@ -340,6 +340,11 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
         now = now_stamp()
         rel, body, _ = _fact_file(text, scopes, inp, now, text_hash)
         t = target(collection, rel)
+        if predecessor is not None:  # before any write: a fact it cannot mark is refused whole
+            meta = dict(predecessor.meta) | {"supersededBy": uri_of(app, collection.name, rel)}
+            # Only the memory entry changes: what a person added to the fact (a title,
+            # tags, comments, notes below it) and its line ends stay as they are.
+            marked = replace_entry(old_text, "memory", _memory_entry(meta))
         write_file(t, body)
         payload: dict[str, Any] = {
             "outcome": "added",
@@ -348,10 +353,6 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
         }
         if predecessor is not None:
             old = target(collection, predecessor.doc.rel_path)
-            meta = dict(predecessor.meta) | {"supersededBy": uri_of(app, collection.name, rel)}
-            # Only the memory entry changes: what a person added to the fact (a title,
-            # tags, comments, notes below it) and its line ends stay as they are.
-            marked = replace_entry(old_text, "memory", _memory_entry(meta))
             with disk_errors(old.rel):
                 write_atomic(old.path, marked.encode("utf-8"), root=old.root)
             sync_now(app, old)

@@ -121,7 +121,7 @@ def free_suffix(app: App, t: Target) -> Target:
 
 @contextlib.contextmanager
 def disk_errors(rel: str) -> Iterator[None]:
-    """An ``OSError`` of a write (a file where a folder should be, permissions, …) as the
+    """An ``OSError`` of a write (permissions, a full disk, …) as the
     documented RUNTIME error naming the path, never an internal error."""
     try:
         yield

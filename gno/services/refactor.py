@@ -147,6 +147,21 @@ def _target_rel(req: _Request, source_rel: str) -> str:
     return check_rel_path(f"{folder}/{name}" if folder else name)
 
 
+def _not_a_folder(root: Path, target_rel: str) -> str | None:
+    """The first folder of ``target_rel`` that exists as something else (a note, a named
+    pipe): apply would fail there at commit, so the plan says so first."""
+    parts = target_rel.split("/")[:-1]
+    for depth in range(1, len(parts) + 1):
+        rel = "/".join(parts[:depth])
+        try:
+            mode = os.lstat(os.path.join(os.path.realpath(root), *parts[:depth])).st_mode
+        except FileNotFoundError:
+            return None  # made by apply from here on
+        if not stat.S_ISDIR(mode):
+            return rel
+    return None
+
+
 def _build(app: App, store: Store, req: _Request) -> _Built:
     proj = store.projection()
     row = resolve(app, store, parse_ref(req.ref.strip()))
@@ -167,6 +182,9 @@ def _build(app: App, store: Store, req: _Request) -> _Built:
     if os.path.lexists(target_path):
         blocking.append("occupied_target")
         warnings.append(f"{target_rel} already exists in {src.collection}")
+    elif (in_the_way := _not_a_folder(root, target_rel)) is not None:
+        blocking.append("occupied_target")  # apply could make no folder there: a conflict
+        warnings.append(f"{in_the_way} is a file, not a folder, in {src.collection}")
     if _read_only(collection):
         blocking.append("read_only_document")
         warnings.append(f"collection {src.collection} is read-only")

@@ -4,6 +4,7 @@ refreshed when stale, and hand edits are never overwritten without ``force``."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 
 from gno import Gno
 from gno.app import App
-from gno.errors import InvalidPathError, PathNotFoundError
+from gno.errors import InvalidPathError, PathNotFoundError, ValidationError
 from gno.paths import resolve_paths
 from gno.sdk.compiled_files import check_file, compile_file, refresh_file
 from tests.conftest import sync
@@ -83,6 +84,23 @@ def test_files_that_cannot_be_read(indexed: Any, tmp_path: Path) -> None:
             check_file(gno, capsule, tmp_path / "missing.md")
         with pytest.raises(InvalidPathError):
             check_file(gno, capsule, tmp_path)  # a folder
-        (tmp_path / "binary.md").write_bytes(b"\xff\xfe\x00 not utf-8")
-        with pytest.raises(InvalidPathError):
-            check_file(gno, capsule, tmp_path / "binary.md")
+        os.mkfifo(tmp_path / "pipe.md")
+        with pytest.raises(InvalidPathError, match="not a regular file"):
+            check_file(gno, capsule, tmp_path / "pipe.md")
+
+
+@pytest.mark.parametrize("problem", ["binary", "large"])
+def test_a_file_whose_content_cannot_be_a_document_is_validation(
+    indexed: Any, tmp_path: Path, problem: str
+) -> None:
+    """Bytes that are no UTF-8 or over 16 MiB are the content's problem, not the path's:
+    VALIDATION (both were INVALID_PATH)."""
+    target = tmp_path / "kept.md"
+    if problem == "binary":
+        target.write_bytes(b"\xff\xfe\x00 not utf-8")
+    else:
+        with target.open("wb") as sparse:
+            sparse.truncate(16 * 1024 * 1024 + 1)
+    with Gno() as gno, pytest.raises(ValidationError) as refused:
+        check_file(gno, _capsule(gno), target)
+    assert refused.value.code == "VALIDATION"

@@ -131,6 +131,23 @@ def test_occupied_target_blocks_and_apply_is_a_conflict(make_app) -> None:
     assert _files(root) == before
 
 
+@pytest.mark.parametrize("folder", ["unrelated.md", "unrelated.md/deeper", "sub/deep.md/x"])
+def test_a_file_where_the_target_folder_would_be_blocks_in_the_plan(make_app, folder) -> None:
+    """No folder can be made where a note is: the plan said canApply and apply failed at
+    commit (failed_rolled_back). The plan now blocks it, naming the file; apply conflicts."""
+    app, root = make_app(NOTES)
+    sync(app)
+    plan = preview(app, ref="notes/old-note.md", folderPath=folder)
+    assert plan["canApply"] is False
+    assert plan["safety"]["blockingReasonCodes"] == ["occupied_target"]
+    in_the_way = "/".join(folder.split("/")[:2]) if folder.startswith("sub/") else "unrelated.md"
+    assert any(f"{in_the_way} is a file" in w for w in plan["safety"]["warnings"])
+    before = _files(root)
+    result = apply(app, plan, ref="notes/old-note.md", folderPath=folder)
+    assert result["status"] == "conflict" and result["reasonCode"] == "occupied_target"
+    assert _files(root) == before
+
+
 def test_ambiguous_link_blocks(make_app) -> None:
     app, _ = make_app({"a/note.md": "one\n", "b/note.md": "two\n", "c.md": "[[note]]\n"})
     sync(app)

@@ -251,7 +251,7 @@ def test_a_failed_write_leaves_no_temp_file_and_the_index_unchanged(make_app) ->
     docs_before = app.store().totals()
     with pytest.raises(GnoError) as caught:  # a file stands where the folder would go
         _cap(app, path="a.md/blocked.md", content="cannot land")
-    assert caught.value.code == "RUNTIME" and "a.md/blocked.md" in caught.value.message
+    assert caught.value.code == "INVALID_PATH" and "'a.md': it is a file" in caught.value.message
     assert not [p for p in root.rglob(f"{TEMP_PREFIX}*")]
     assert _files(root) == {"a.md": b"# A\n"}
     assert app.store().totals() == docs_before

@@ -214,17 +214,23 @@ def test_saving_and_tagging_keep_a_private_notes_permission_bits(make_app) -> No
     assert "private" in (root / "secret.md").read_text()
 
 
-def test_a_file_where_a_folder_should_be_is_a_runtime_error_naming_the_path(make_app) -> None:
+def test_a_file_where_a_folder_should_be_is_invalid_path_naming_it(make_app) -> None:
+    """The path asked for needs a folder where a note is: the caller's path problem (400
+    INVALID_PATH), not a server failure (it was RUNTIME, 500 over REST)."""
     app, root = make_app({"a.md": "# A\n", "b.md": "# B\n"})
     sync(app)
-    with pytest.raises(GnoError, match=r"Cannot write 'b\.md/a\.md': Not a directory") as dup:
+    with pytest.raises(GnoError, match=r"'b\.md': it is a file, not a folder") as dup:
         doc_writes.duplicate(app, DuplicateNoteInput(ref="gno://notes/a.md", folderPath="b.md"))
-    with pytest.raises(GnoError, match=r"Cannot write 'b\.md/sub': Not a directory") as folder:
+    with pytest.raises(GnoError, match=r"'b\.md': it is a file, not a folder") as folder:
         doc_writes.create_folder(
             app, CreateFolderInput(collection="notes", parentPath="b.md", name="sub")
         )
-    # before: a raw FileExistsError, an "Internal error" on every surface
-    assert dup.value.code == folder.value.code == "RUNTIME"
+    with pytest.raises(GnoError, match=r"'b\.md': it is a file, not a folder") as made:
+        doc_writes.create(
+            app, DocCreateInput(collection="notes", relPath="b.md/c/d.md", content="x")
+        )
+    # before: RUNTIME ("Not a directory"); earlier still a raw FileExistsError
+    assert dup.value.code == folder.value.code == made.value.code == "INVALID_PATH"
     assert sorted(p.name for p in root.iterdir()) == ["a.md", "b.md"]
 
 
@@ -286,6 +292,39 @@ def test_a_tag_edit_refuses_a_tags_entry_it_would_lose_part_of(make_app) -> None
         tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="new"))
     assert refused.value.code == "VALIDATION"
     assert (root / "n.md").read_text() == text  # before: rewritten without the mapping
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda app: tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="new")),
+        lambda app: tag_writes.remove(app, TagEditInput(ref="notes/n.md", tag="second")),
+        lambda app: doc_writes.update(app, DocUpdateInput(id="notes/n.md", tags=["new"])),
+    ],
+    ids=["add", "rm", "update"],
+)
+def test_a_tag_edit_refuses_two_tags_entries_naming_the_key(make_app, edit) -> None:
+    """YAML keys are unique; a loader reads the last ``tags:``, gno edited the first: an
+    added tag never showed, a removed one stayed. Now nothing is written (VALIDATION)."""
+    text = "---\ntags:\n  - first\ntitle: T\ntags: [second]\n---\nB\n"
+    app, root = make_app({"n.md": text})
+    sync(app)
+    with pytest.raises(GnoError, match="2 top-level 'tags' entries") as refused:
+        edit(app)
+    assert refused.value.code == "VALIDATION"
+    assert (root / "n.md").read_text() == text
+
+
+def test_a_tags_line_inside_a_quoted_title_is_not_the_tags_entry(make_app) -> None:
+    """A quoted title may run over lines, one of them starting ``tags:``: the entry YAML
+    reads is edited (the title line was taken for it, and the title's quote cut)."""
+    text = '---\ntitle: "one\ntags: two"\ntags: [real]\n---\nB\n'
+    app, root = make_app({"n.md": text})
+    sync(app)
+    tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="new"))
+    assert (root / "n.md").read_text() == (
+        '---\ntitle: "one\ntags: two"\ntags:\n  - real\n  - new\n---\nB\n'
+    )
 
 
 def test_a_converted_document_is_read_only(make_app) -> None:

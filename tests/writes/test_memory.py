@@ -247,3 +247,26 @@ def test_a_supersede_keeps_a_multi_line_source_of_the_fact(memory_app) -> None:
 
     meta = yaml.safe_load(path.read_text().split("---\n")[1])["memory"]
     assert meta["source"] == source and meta["supersededBy"] == new.fact.uri
+
+
+def test_a_supersede_of_a_fact_with_two_memory_entries_writes_nothing(memory_app) -> None:
+    """A loader reads the last ``memory:``; gno marked the first superseded, so the old fact
+    stayed current beside the new one. Now the supersede is refused before any write."""
+    app, root = memory_app
+    old = _remember(app, "Finn prefers trams.", decision="add").fact
+    assert old is not None
+    (path,) = _facts_on_disk(root)
+    head, _, body = path.read_text().removeprefix("---\n").partition("---\n")
+    doubled = "---\nmemory:\n  note: an old hand-written entry\n" + head + "---\n" + body
+    path.write_text(doubled)
+    sync(app)
+    (current,) = [f for f in _recall(app, "Finn prefers trams").facts]
+    with pytest.raises(ValidationError, match="2 top-level 'memory' entries"):
+        _remember(
+            app,
+            "Finn prefers bikes now.",
+            decision="supersede",
+            predecessorUri=current.uri,
+            predecessorHash=current.contentHash,
+        )
+    assert _facts_on_disk(root) == [path] and path.read_text() == doubled

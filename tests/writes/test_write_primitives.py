@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gno.core.write_paths import MAX_PATH_BYTES, check_rel_path
-from gno.errors import DuplicateError, InvalidPathError, LockedError
+from gno.errors import DuplicateError, InvalidPathError, LockedError, ValidationError
 from gno.file_writes import TEMP_PREFIX, make_parents, resolve_inside, write_atomic
 from gno.index_lock import write_lease, write_lease_path
 from gno.paths import Paths
@@ -132,8 +132,9 @@ def test_a_rewrite_keeps_the_files_permission_bits(tmp_path: Path) -> None:
 
 def test_oversized_content_is_refused_not_cut(tmp_path: Path) -> None:
     target = tmp_path / "big.md"
-    with pytest.raises(InvalidPathError):
+    with pytest.raises(ValidationError) as refused:
         write_atomic(target, b"x" * (10 * 1024 * 1024 + 1))
+    assert refused.value.code == "VALIDATION"  # the content's problem (was INVALID_PATH)
     assert not target.exists()
     assert list(tmp_path.iterdir()) == []
 

@@ -14,7 +14,7 @@ from gno_contracts.models.duplicate_note_input import DuplicateNoteInput
 from gno_contracts.models.tag_edit_input import TagEditInput
 
 from gno.app import App
-from gno.errors import InvalidPathError
+from gno.errors import InvalidPathError, ValidationError
 from gno.services import doc_writes, tag_writes
 from gno.services.capture import capture
 from tests.conftest import sync
@@ -70,3 +70,20 @@ def test_a_folder_where_the_note_was_is_invalid_path(make_app, operation) -> Non
         OPERATIONS[operation](app, "gno://notes/a.md")
     assert sorted(p.name for p in root.iterdir()) == ["a.md"]
     assert list((root / "a.md").iterdir()) == []
+
+
+@pytest.mark.parametrize("operation", ["update", "tag", "duplicate"])
+def test_a_note_too_large_to_write_back_is_validation_and_untouched(make_app, operation) -> None:
+    """The file on disk is readable (at most 100 MiB) but what the write would put back is
+    over the 10 MiB a write takes: a content problem (VALIDATION), not the path's."""
+    big = "# A\n\n" + "word " * (11 * 1024 * 1024 // 5) + "\n"
+    app, root = make_app({"a.md": big})
+    sync(app)
+    with pytest.raises(ValidationError, match="at most 10485760 bytes") as refused:
+        if operation == "update":  # a save that only sets the note's tags
+            doc_writes.update(app, DocUpdateInput(id="gno://notes/a.md", tags=["x"]))
+        else:
+            OPERATIONS[operation](app, "gno://notes/a.md")
+    assert refused.value.code == "VALIDATION"  # was INVALID_PATH
+    assert sorted(p.name for p in root.iterdir()) == ["a.md"]
+    assert (root / "a.md").read_text() == big

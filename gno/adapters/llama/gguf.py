@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import os
 import struct
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,11 @@ def read_gguf_metadata(path: Path) -> dict[str, Any]:
     Raises ``ValueError`` when the file is not a little-endian GGUF v2/v3 file,
     so llama.cpp is never handed something that could trip an assertion.
     """
-    with path.open("rb") as f:
+    from gno.ingest.reading import open_regular
+
+    # Opened without blocking and checked on the descriptor: a `file:` model URI or a
+    # download path naming a named pipe or a device is refused, never waited on.
+    with os.fdopen(open_regular(os.fspath(path), sys.maxsize), "rb") as f:
         try:
             return _read_header(f)
         except (struct.error, OverflowError, MemoryError) as exc:  # absurd sizes
