@@ -14,7 +14,9 @@ does, hands the server what it can use and answers the rest itself, as JSON-RPC 
   ``params``): -32600 naming what is wrong (``invalid_request``, the words `/mcp` uses),
   with the request's id when it has a usable one;
 - a request the SDK's strict parser refused while Python's accepts it (a lone UTF-16
-  surrogate, NaN/Infinity): -32602 with the request's id;
+  surrogate, nesting past 200 levels): -32602 naming the place, with the request's id, as
+  `/mcp` answers it (``strict_refusal``); a lone surrogate in the id makes it no id (-32600,
+  id null: an answer echoing it cannot be written);
 - a notification (no id) or a stray response: no answer, as JSON-RPC wants.
 
 ``guarded`` turns an unexpected exception of a request handler into -32603 with a fixed
@@ -36,8 +38,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from pydantic_core import from_json
 
-from gno.core.jsonrpc import MAX_MESSAGE_BYTES, invalid_request, misread, usable_id
-from gno.core.wire_values import unusable_value
+from gno.core.jsonrpc import MAX_MESSAGE_BYTES, invalid_request, misread, strict_refusal
 
 INTERNAL_MESSAGE = "Internal error; the server log has the details"
 OVERLONG = f"Invalid Request: the line is longer than {MAX_MESSAGE_BYTES} bytes"
@@ -61,18 +62,15 @@ def error_reply(failure: Undecodable) -> SessionMessage | None:
         parsed = json.loads(failure.text) if strict_refused else from_json(failure.text)
     except (ValueError, RecursionError):
         return _reply(None, t.PARSE_ERROR, "Parse error: the line is not JSON")
+    if strict_refused:  # answered as `/mcp` answers the same body (gno/rest/mcp_http.py)
+        refusal = strict_refusal(parsed)
+        return _reply(*refusal) if refusal is not None else None
     if misread(parsed) is not None or not isinstance(parsed, dict):
         return _reply(*_invalid(parsed))
     if "method" not in parsed and ("result" in parsed or "error" in parsed):
         return None  # a malformed response to one of ours: nobody waits for an answer
     if "id" not in parsed and isinstance(parsed.get("method"), str):
         return None  # a notification: never answered
-    request_id = parsed.get("id") if usable_id(parsed.get("id")) else None
-    if strict_refused and request_id is not None and (problem := unusable_value(parsed)):
-        where, _, what = problem.partition(": ")
-        return _reply(request_id, t.INVALID_PARAMS, f"Invalid params: {where}: {what}")
-    if strict_refused:
-        return _reply(request_id, t.PARSE_ERROR, "Parse error: the line is not valid JSON")
     return _reply(*_invalid(parsed))
 
 
@@ -147,7 +145,10 @@ def decode(line: bytes) -> SessionMessage | Misread | Undecodable:
         message = t.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except Exception as exc:
         return Undecodable(text, exc)
-    if isinstance(message, t.JSONRPCNotification) and b'"id"' in line:
+    # A notification with an "id" is a request the SDK misread. The key is looked for in the
+    # bytes (requests, the common case, are never decoded twice); it can only be spelled
+    # otherwise with a \u escape, so a line holding one is decoded to be sure.
+    if isinstance(message, t.JSONRPCNotification) and (b'"id"' in line or b"\\u" in line):
         try:
             problem = misread(json.loads(text))
         except (ValueError, RecursionError):
