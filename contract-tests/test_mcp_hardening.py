@@ -203,6 +203,7 @@ def test_json_that_is_no_json_rpc_message_is_answered_alike_on_stdio_and_http(
 # it could not be written). NaN/Infinity the SDK's parser reads on both: unused, they change
 # nothing (ping); in tool arguments they are `VALIDATION`. An "id" spelled with an escape was
 # missed on stdio when the id was unusable: the request went unanswered.
+# (contract-tests/test_mcp_transport_parity.py sends random messages the same way.)
 DEEP = b"[" * 300 + b"]" * 300
 SEARCH = b'{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"gno_search","arguments":{"query":"x"%s}}}'
 SAME_ON_BOTH: list[tuple[bytes, tuple[Any, Any]]] = [
@@ -218,6 +219,13 @@ SAME_ON_BOTH: list[tuple[bytes, tuple[Any, Any]]] = [
     (b'{"jsonrpc":"2.0","\\u0069d":{},"method":"ping"}', (INVALID_REQUEST, None)),
     (b'{"jsonrpc":"2.0","\\u0069\\u0064":null,"method":"ping"}', (INVALID_REQUEST, None)),
     (b'{"jsonrpc":"2.0","i\\u0064":1.5,"method":"notifications/x"}', (INVALID_REQUEST, None)),
+    # A tool name that is no string: the write gate of `/mcp` tested it against its set of
+    # names (a list is unhashable): HTTP 500 RUNTIME, where stdio says -32602.
+    (b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":[]}}', (INVALID_PARAMS, 9)),
+    (
+        b'{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":{"a":1}}}',
+        (INVALID_PARAMS, 10),
+    ),
 ]
 
 

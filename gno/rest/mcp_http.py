@@ -105,7 +105,10 @@ def _write_call_id(parsed: Any) -> tuple[bool, Any]:
         if not isinstance(message, dict) or message.get("method") != "tools/call":
             continue
         params = message.get("params")
-        if isinstance(params, dict) and params.get("name") in WRITE_TOOLS:
+        name = params.get("name") if isinstance(params, dict) else None
+        # A name that is no string is the SDK's -32602 (a list or an object cannot even be
+        # looked up in a set: it was a 500).
+        if isinstance(name, str) and name in WRITE_TOOLS:
             request_id = message.get("id")
             return True, request_id if isinstance(request_id, str | int) else None
     return False, None
