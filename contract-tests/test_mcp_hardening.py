@@ -219,6 +219,15 @@ SAME_ON_BOTH: list[tuple[bytes, tuple[Any, Any]]] = [
     (b'{"jsonrpc":"2.0","\\u0069d":{},"method":"ping"}', (INVALID_REQUEST, None)),
     (b'{"jsonrpc":"2.0","\\u0069\\u0064":null,"method":"ping"}', (INVALID_REQUEST, None)),
     (b'{"jsonrpc":"2.0","i\\u0064":1.5,"method":"notifications/x"}', (INVALID_REQUEST, None)),
+    # Not UTF-8 (JSON text is): stdio replaced the bytes with U+FFFD and served the request
+    # (a capture stored the replacement), `/mcp` said -32700. A BOM or UTF-16: `/mcp` read
+    # the body from bytes and named what was wrong in it, or dispatched it (2026-07-28).
+    (b'{"jsonrpc":"2.0","id":11,"method":"ping","params":{"x":"\xff"}}', (PARSE, None)),
+    (b'{"jsonrpc":"2.0","id":"\xff","method":"ping"}', (PARSE, None)),
+    (b'{"jsonrpc":"2.0","id":12,"method":"ping","params":{"x":"\xed\xa0\x80"}}', (PARSE, None)),
+    (b'\xef\xbb\xbf{"jsonrpc":"2.0","id":13,"method":"ping"}', (PARSE, None)),
+    (b'\xef\xbb\xbf{"jsonrpc":"2.0","id":{},"method":"ping"}', (PARSE, None)),  # was -32600
+    ('{"jsonrpc":"2.0","id":14,"method":"ping"}'.encode("utf-16-le"), (PARSE, None)),
     # A tool name that is no string: the write gate of `/mcp` tested it against its set of
     # names (a list is unhashable): HTTP 500 RUNTIME, where stdio says -32602.
     (b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":[]}}', (INVALID_PARAMS, 9)),

@@ -88,8 +88,8 @@ def strict_refusal(message: Any) -> tuple[Any, int, str] | None:
     if "id" not in message and isinstance(message.get("method"), str):
         return None
     request_id = message.get("id") if usable_id(message.get("id")) else None
-    if request_id is not None and (problem := unusable_value(message)):
-        where, _, what = problem.partition(": ")
+    if request_id is not None and (fault := unusable_value(message)):
+        where, _, what = fault.partition(": ")
         return request_id, INVALID_PARAMS, f"Invalid params: {where}: {what}"
     return request_id, PARSE_ERROR, "Parse error: the line is not valid JSON"
 

@@ -7,7 +7,7 @@ does, hands the server what it can use and answers the rest itself, as JSON-RPC 
 
 - a line longer than ``MAX_MESSAGE_BYTES``: -32600 (id null), read to its end in pieces
   and dropped (held whole, a 100 MB line took 1.1 GB to parse and answer);
-- not JSON at all: -32700 (id null);
+- not JSON at all, or no UTF-8: -32700 (id null);
 - a batch (a JSON array), or a request whose id is no string or integer (the SDK took it
   for a notification and never answered): -32600, id null (gno/core/jsonrpc.py);
 - JSON, but no JSON-RPC request (not an object, bad ``jsonrpc``/``id``/``method``/
@@ -127,6 +127,10 @@ class Misread(Exception):
     """A request the SDK decodes as something else (gno/core/jsonrpc.py ``misread``)."""
 
 
+class NotUtf8(Exception):
+    """A line that is no UTF-8."""
+
+
 class Undecodable(Exception):
     """A line the SDK cannot decode as a message: its text and the SDK's reason. The text
     is decoded again to word the answer (the SDK's errors show the value that failed, which
@@ -137,10 +141,15 @@ class Undecodable(Exception):
         self.text, self.reason = text, reason
 
 
-def decode(line: bytes) -> SessionMessage | Misread | Undecodable:
-    """A line as the SDK's stdio transport decodes it (invalid UTF-8 replaced), or the
-    reason it cannot; a request the SDK would misread as a notification is refused here."""
-    text = line.decode("utf-8", errors="replace")
+def decode(line: bytes) -> SessionMessage | Misread | Undecodable | NotUtf8:
+    """A line as the SDK's stdio transport decodes it, or the reason it cannot; a request the
+    SDK would misread as a notification is refused here. A line that is no UTF-8 (JSON text
+    is) is refused too: the SDK replaced the bytes with U+FFFD and served the request (a
+    capture stored the replacement), where `/mcp` answers the same body -32700."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return NotUtf8()
     try:
         message = t.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except Exception as exc:
@@ -184,10 +193,12 @@ async def stdio_relay(
             await pending.drained()
 
 
-def _refusal(failure: Misread | Undecodable | None) -> SessionMessage | None:
+def _refusal(failure: Misread | Undecodable | NotUtf8 | None) -> SessionMessage | None:
     """The answer to an overlong line (None), a misread request or an undecodable line."""
     if failure is None:
         return _reply(None, t.INVALID_REQUEST, OVERLONG)
+    if isinstance(failure, NotUtf8):
+        return _reply(None, t.PARSE_ERROR, "Parse error: the line is not UTF-8")
     if isinstance(failure, Misread):
         return _reply(None, t.INVALID_REQUEST, str(failure))
     return error_reply(failure)

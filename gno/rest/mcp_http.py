@@ -72,6 +72,10 @@ class ExactPath:
 DECODED = "gno.mcp.decoded"
 LENIENT_ONLY = "gno.mcp.lenient_only"
 UNREADABLE = object()  # a body that is no JSON to any parser: the SDK answers -32700
+# JSON only in bytes that are no UTF-8 text (a BOM, UTF-8-encoded surrogates, UTF-16): the
+# 2026-07-28 transport reads it, `gno mcp` and the handshake-era transport answer -32700.
+NOT_UTF8_TEXT = object()
+NOT_TEXT = "Parse error: the body is not JSON text in UTF-8 (without a BOM)"
 
 
 def decoded(scope: Scope, body: bytes) -> Any:
@@ -83,20 +87,28 @@ def decoded(scope: Scope, body: bytes) -> Any:
 
 
 def _decode(body: bytes) -> tuple[Any, bool]:
-    """What either of the SDK's transports would read, and whether only ``json.loads`` read
-    it: the handshake-era one decodes with ``pydantic_core.from_json``, the 2026-07-28 one with
-    ``json.loads``, which also reads lone surrogates and nesting past from_json's 200 levels.
-    Where both read a body they read the same value (the last of duplicate keys, escapes
-    decoded), so a gate is never blind to a message that a transport dispatches. Only a body
-    neither reads is ``UNREADABLE``."""
+    """What either of the SDK's transports would read, and whether it is UTF-8 text only
+    Python's parser reads (``StrictRefusals`` answers it as stdio answers the same line): the
+    handshake-era one decodes with ``pydantic_core.from_json``, the 2026-07-28 one with
+    ``json.loads``, which also reads lone surrogates and nesting past from_json's 200 levels,
+    and from bytes a BOM and UTF-8-encoded surrogates: such a body is ``NOT_UTF8_TEXT``,
+    refused -32700 before any gate, as stdio refuses the line. Where both read a body they
+    read the same value (the last of duplicate keys, escapes decoded), so a gate is never
+    blind to a message that a transport dispatches. Only a body neither reads is
+    ``UNREADABLE`` (the SDK's -32700)."""
     try:
         return pydantic_core.from_json(body), False
     except ValueError:
         pass
-    try:
-        return json.loads(body), True
+    try:  # as `gno mcp` reads the same line: UTF-8 only, no BOM (gno/mcp/wire.py ``decode``)
+        return json.loads(body.decode("utf-8")), True
     except (ValueError, RecursionError):  # RecursionError: nesting past ~1,000 levels
+        pass
+    try:
+        json.loads(body)
+    except (ValueError, RecursionError):
         return UNREADABLE, False
+    return NOT_UTF8_TEXT, False
 
 
 def _write_call_id(parsed: Any) -> tuple[bool, Any]:
@@ -208,6 +220,9 @@ class TransportChecks:
                 message = decoded(scope, body)
                 if message is UNREADABLE:  # the SDK's -32700 is the answer
                     await self.app(scope, receive, send)
+                    return
+                if message is NOT_UTF8_TEXT:
+                    await transport_error(400, NOT_TEXT, None, -32700)(scope, receive, send)
                     return
                 # A batch, or a request id that is no id (the SDK took such a request for a
                 # notification: 202 and no answer).
