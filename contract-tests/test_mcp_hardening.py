@@ -14,9 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import queue
-import subprocess
-import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +21,7 @@ from typing import Any
 import anyio
 import pytest
 from contract_helpers import GNO, NOTES, gno_env, run_gno, write_tree
+from mcp_raw import DEADLINE, HTTP_HEADERS, code_and_id, raw_http, raw_stdio
 from rest_helpers import running
 
 from gno.core.jsonrpc import MAX_MESSAGE_BYTES
@@ -31,7 +29,6 @@ from gno.core.jsonrpc import MAX_MESSAGE_BYTES
 mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-DEADLINE = 30
 PARSE, INVALID_REQUEST, INVALID_PARAMS, INTERNAL = -32700, -32600, -32602, -32603
 
 
@@ -56,73 +53,6 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return {"root": root, "env": env, "notes": notes, "marker": marker}
-
-
-class RawStdio:
-    """`gno mcp` with JSON-RPC lines written and read by hand (bounded reads)."""
-
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        self.proc = proc
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-
-    def send(self, raw: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(raw.rstrip(b"\n") + b"\n")
-        self.proc.stdin.flush()
-
-    def answer(self) -> dict[str, Any]:
-        try:
-            line = self.lines.get(timeout=DEADLINE)
-        except queue.Empty:
-            raise AssertionError("no answer from gno mcp (request dropped)") from None
-        return json.loads(line)
-
-
-@contextlib.contextmanager
-def raw_stdio(corpus: dict[str, Any]) -> Iterator[RawStdio]:
-    proc = subprocess.Popen(
-        [str(GNO), "mcp"],
-        env=corpus["env"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=corpus["root"],
-    )
-    session = RawStdio(proc)
-    try:
-        session.send(
-            json.dumps(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 0,
-                    "method": "initialize",
-                    "params": {
-                        "protocolVersion": "2025-11-25",
-                        "capabilities": {},
-                        "clientInfo": {"name": "raw", "version": "0"},
-                    },
-                }
-            ).encode()
-        )
-        assert session.answer()["id"] == 0
-        session.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
-        yield session
-    finally:
-        if proc.stdin:
-            proc.stdin.close()
-        try:
-            proc.wait(timeout=DEADLINE)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        assert proc.stderr is not None
-        assert b"Traceback" not in proc.stderr.read()
 
 
 def _error(answer: dict[str, Any], code: int, request_id: Any) -> str:
@@ -219,7 +149,6 @@ NOT_NOTIFICATIONS = [
     b'{"jsonrpc":"2.0","method":"notifications/x","params":5}',
     b'{"jsonrpc":"2.0","id":9,"result":5}',
 ]
-HTTP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
 def test_json_that_is_no_json_rpc_message_is_answered_alike_on_stdio_and_http(
@@ -265,6 +194,75 @@ def test_json_that_is_no_json_rpc_message_is_answered_alike_on_stdio_and_http(
             assert refused.status_code == 400, (line, refused.status_code, refused.text)
             _error(refused.json(), INVALID_REQUEST, None)
     assert [a["id"] for a in over_stdio] == [None, None, None, None, None, 1, "a", 7]
+
+
+# The same lines to both transports: each must get the same JSON-RPC code and id (None: no
+# answer on stdio, 202 over HTTP). Python's parser reads what the SDK's strict one refuses
+# (a lone surrogate, nesting past its 200 levels): stdio answered -32602 with the id, `/mcp`
+# -32700 with id null; a lone surrogate in the id itself ended `gno mcp` (the answer echoing
+# it could not be written). NaN/Infinity the SDK's parser reads on both: unused, they change
+# nothing (ping); in tool arguments they are `VALIDATION`. An "id" spelled with an escape was
+# missed on stdio when the id was unusable: the request went unanswered.
+# (contract-tests/test_mcp_transport_parity.py sends random messages the same way.)
+DEEP = b"[" * 300 + b"]" * 300
+SEARCH = b'{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"gno_search","arguments":{"query":"x"%s}}}'
+SAME_ON_BOTH: list[tuple[bytes, tuple[Any, Any]]] = [
+    (b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":NaN}}', ("result", 1)),
+    (b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":-Infinity}}', ("result", 2)),
+    (SEARCH % (b"3", b',"limit":NaN'), ("result", 3)),
+    (SEARCH % (b"4", b',"minScore":Infinity'), ("result", 4)),
+    (SEARCH % (b"5", b',"limit":NaN,"q":"\\ud800"'), (INVALID_PARAMS, 5)),
+    (b'{"jsonrpc":"2.0","id":6,"method":"ping","params":{"x":"\\udc00"}}', (INVALID_PARAMS, 6)),
+    (b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":%s}}' % DEEP, (INVALID_PARAMS, 7)),
+    (b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}', (INVALID_REQUEST, None)),
+    (b'{"jsonrpc":"2.0","\\u0069d":8,"method":"ping"}', ("result", 8)),
+    (b'{"jsonrpc":"2.0","\\u0069d":{},"method":"ping"}', (INVALID_REQUEST, None)),
+    (b'{"jsonrpc":"2.0","\\u0069\\u0064":null,"method":"ping"}', (INVALID_REQUEST, None)),
+    (b'{"jsonrpc":"2.0","i\\u0064":1.5,"method":"notifications/x"}', (INVALID_REQUEST, None)),
+    # Not UTF-8 (JSON text is): stdio replaced the bytes with U+FFFD and served the request
+    # (a capture stored the replacement), `/mcp` said -32700. A BOM or UTF-16: `/mcp` read
+    # the body from bytes and named what was wrong in it, or dispatched it (2026-07-28).
+    (b'{"jsonrpc":"2.0","id":11,"method":"ping","params":{"x":"\xff"}}', (PARSE, None)),
+    (b'{"jsonrpc":"2.0","id":"\xff","method":"ping"}', (PARSE, None)),
+    (b'{"jsonrpc":"2.0","id":12,"method":"ping","params":{"x":"\xed\xa0\x80"}}', (PARSE, None)),
+    (b'\xef\xbb\xbf{"jsonrpc":"2.0","id":13,"method":"ping"}', (PARSE, None)),
+    (b'\xef\xbb\xbf{"jsonrpc":"2.0","id":{},"method":"ping"}', (PARSE, None)),  # was -32600
+    ('{"jsonrpc":"2.0","id":14,"method":"ping"}'.encode("utf-16-le"), (PARSE, None)),
+    # A tool name that is no string: the write gate of `/mcp` tested it against its set of
+    # names (a list is unhashable): HTTP 500 RUNTIME, where stdio says -32602.
+    (b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":[]}}', (INVALID_PARAMS, 9)),
+    (
+        b'{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":{"a":1}}}',
+        (INVALID_PARAMS, 10),
+    ),
+]
+
+
+def test_the_same_line_gets_the_same_code_and_id_on_stdio_and_http(
+    corpus: dict[str, Any],
+) -> None:
+    with raw_stdio(corpus) as session:
+        over_stdio = []
+        for line, _ in SAME_ON_BOTH:  # each is answered: one at a time, in order
+            session.send(line)
+            over_stdio.append(code_and_id(session.answer()))
+    with raw_http(corpus) as http:
+        over_http = [code_and_id(http.answer_or_none(line)[1]) for line, _ in SAME_ON_BOTH]
+    expected = [want for _, want in SAME_ON_BOTH]
+    assert over_stdio == expected
+    assert over_http == expected
+
+
+def test_nan_in_tool_arguments_is_validation_on_both(corpus: dict[str, Any]) -> None:
+    line = SEARCH % (b"3", b',"limit":NaN')
+    with raw_stdio(corpus) as session:
+        session.send(line)
+        stdio_answer = session.answer()
+    with raw_http(corpus) as http:
+        http_answer = http.answer_or_none(line)[1]
+    assert stdio_answer == http_answer
+    assert stdio_answer["result"]["structuredContent"]["error"] == "VALIDATION", stdio_answer
+    assert "limit" in stdio_answer["result"]["structuredContent"]["message"]
 
 
 # ---------------------------------------------------------------- updateCmd

@@ -16,9 +16,13 @@ pydantic's validation text; on stdio it dropped the line).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-INVALID_REQUEST = -32600
+from gno.core.wire_values import unusable_value
+
+PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # The longest message gno reads on any transport: the highest `gateway.limits.maxBodyBytes`
 # of `/mcp`, and the one line `gno mcp` holds (a longer line is refused unread). Above the
 # 10 MiB a write tool accepts (gno/file_writes.py), so no valid call is too long for it.
@@ -40,8 +44,12 @@ NO_RESPONSE_TAKEN = "Invalid Request: the body must be a request or a notificati
 
 
 def usable_id(value: Any) -> bool:
-    """A request id MCP accepts: a string or an integer (not a boolean, fraction or null)."""
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    """A request id MCP accepts: a string or an integer (not a boolean, fraction or null). A
+    string holding a lone UTF-16 surrogate is no text: an answer echoing it cannot be written
+    as UTF-8 (it ended `gno mcp`), so it is no id either."""
+    if isinstance(value, str):
+        return not _SURROGATE.search(value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def misread(message: Any) -> str | None:
@@ -64,6 +72,26 @@ def invalid_request(message: Any) -> tuple[Any, str]:
         return None, problem
     request_id = message.get("id")
     return (request_id if usable_id(request_id) else None), problem
+
+
+def strict_refusal(message: Any) -> tuple[Any, int, str] | None:
+    """(id, code, message) answering JSON that Python's parser reads and the SDK's strict
+    one refuses (a lone surrogate, nesting past its 200 levels), the same on stdio and over
+    HTTP; None for a notification or a response (stdio leaves them unanswered). A request
+    with a usable id learns where the fault is: ``-32602`` naming the place, with its id
+    (the SDK's ``-32700`` with id null left the client without an answer to its id)."""
+    if misread(message) is not None or not isinstance(message, dict):
+        request_id, problem = invalid_request(message)
+        return request_id, INVALID_REQUEST, problem
+    if _is_response(message):
+        return None
+    if "id" not in message and isinstance(message.get("method"), str):
+        return None
+    request_id = message.get("id") if usable_id(message.get("id")) else None
+    if request_id is not None and (fault := unusable_value(message)):
+        where, _, what = fault.partition(": ")
+        return request_id, INVALID_PARAMS, f"Invalid params: {where}: {what}"
+    return request_id, PARSE_ERROR, "Parse error: the line is not valid JSON"
 
 
 def _is_response(message: dict[str, Any]) -> bool:

@@ -28,6 +28,7 @@ from typing import Any, BinaryIO
 
 from gno import __version__
 from gno.core.jsonrpc import usable_id
+from gno.core.wire_values import unusable_value
 
 INSTRUCTIONS = (
     "gno searches the user's indexed notes, code and documents. Start with gno_query for "
@@ -59,9 +60,11 @@ def initialize_result(requested: str) -> dict[str, Any]:
 def early_answer(line: bytes) -> tuple[Any, dict[str, Any]] | None:
     """(id, JSON-RPC answer) for an `initialize` request gno can answer without the SDK;
     None for anything else (the SDK answers it, errors included)."""
-    try:
-        message = json.loads(line)
+    try:  # UTF-8 text, as gno.mcp.wire reads a line (json.loads of bytes also reads a BOM)
+        message = json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):
+        return None
+    if unusable_value(message) is not None:  # the SDK's parser refuses a lone surrogate
         return None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return None

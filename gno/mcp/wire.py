@@ -7,14 +7,16 @@ does, hands the server what it can use and answers the rest itself, as JSON-RPC 
 
 - a line longer than ``MAX_MESSAGE_BYTES``: -32600 (id null), read to its end in pieces
   and dropped (held whole, a 100 MB line took 1.1 GB to parse and answer);
-- not JSON at all: -32700 (id null);
+- not JSON at all, or no UTF-8: -32700 (id null);
 - a batch (a JSON array), or a request whose id is no string or integer (the SDK took it
   for a notification and never answered): -32600, id null (gno/core/jsonrpc.py);
 - JSON, but no JSON-RPC request (not an object, bad ``jsonrpc``/``id``/``method``/
   ``params``): -32600 naming what is wrong (``invalid_request``, the words `/mcp` uses),
   with the request's id when it has a usable one;
 - a request the SDK's strict parser refused while Python's accepts it (a lone UTF-16
-  surrogate, NaN/Infinity): -32602 with the request's id;
+  surrogate, nesting past 200 levels): -32602 naming the place, with the request's id, as
+  `/mcp` answers it (``strict_refusal``); a lone surrogate in the id makes it no id (-32600,
+  id null: an answer echoing it cannot be written);
 - a notification (no id) or a stray response: no answer, as JSON-RPC wants.
 
 ``guarded`` turns an unexpected exception of a request handler into -32603 with a fixed
@@ -36,8 +38,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from pydantic_core import from_json
 
-from gno.core.jsonrpc import MAX_MESSAGE_BYTES, invalid_request, misread, usable_id
-from gno.core.wire_values import unusable_value
+from gno.core.jsonrpc import MAX_MESSAGE_BYTES, invalid_request, misread, strict_refusal
 
 INTERNAL_MESSAGE = "Internal error; the server log has the details"
 OVERLONG = f"Invalid Request: the line is longer than {MAX_MESSAGE_BYTES} bytes"
@@ -61,18 +62,15 @@ def error_reply(failure: Undecodable) -> SessionMessage | None:
         parsed = json.loads(failure.text) if strict_refused else from_json(failure.text)
     except (ValueError, RecursionError):
         return _reply(None, t.PARSE_ERROR, "Parse error: the line is not JSON")
+    if strict_refused:  # answered as `/mcp` answers the same body (gno/rest/mcp_http.py)
+        refusal = strict_refusal(parsed)
+        return _reply(*refusal) if refusal is not None else None
     if misread(parsed) is not None or not isinstance(parsed, dict):
         return _reply(*_invalid(parsed))
     if "method" not in parsed and ("result" in parsed or "error" in parsed):
         return None  # a malformed response to one of ours: nobody waits for an answer
     if "id" not in parsed and isinstance(parsed.get("method"), str):
         return None  # a notification: never answered
-    request_id = parsed.get("id") if usable_id(parsed.get("id")) else None
-    if strict_refused and request_id is not None and (problem := unusable_value(parsed)):
-        where, _, what = problem.partition(": ")
-        return _reply(request_id, t.INVALID_PARAMS, f"Invalid params: {where}: {what}")
-    if strict_refused:
-        return _reply(request_id, t.PARSE_ERROR, "Parse error: the line is not valid JSON")
     return _reply(*_invalid(parsed))
 
 
@@ -129,6 +127,10 @@ class Misread(Exception):
     """A request the SDK decodes as something else (gno/core/jsonrpc.py ``misread``)."""
 
 
+class NotUtf8(Exception):
+    """A line that is no UTF-8."""
+
+
 class Undecodable(Exception):
     """A line the SDK cannot decode as a message: its text and the SDK's reason. The text
     is decoded again to word the answer (the SDK's errors show the value that failed, which
@@ -139,15 +141,23 @@ class Undecodable(Exception):
         self.text, self.reason = text, reason
 
 
-def decode(line: bytes) -> SessionMessage | Misread | Undecodable:
-    """A line as the SDK's stdio transport decodes it (invalid UTF-8 replaced), or the
-    reason it cannot; a request the SDK would misread as a notification is refused here."""
-    text = line.decode("utf-8", errors="replace")
+def decode(line: bytes) -> SessionMessage | Misread | Undecodable | NotUtf8:
+    """A line as the SDK's stdio transport decodes it, or the reason it cannot; a request the
+    SDK would misread as a notification is refused here. A line that is no UTF-8 (JSON text
+    is) is refused too: the SDK replaced the bytes with U+FFFD and served the request (a
+    capture stored the replacement), where `/mcp` answers the same body -32700."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return NotUtf8()
     try:
         message = t.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except Exception as exc:
         return Undecodable(text, exc)
-    if isinstance(message, t.JSONRPCNotification) and b'"id"' in line:
+    # A notification with an "id" is a request the SDK misread. The key is looked for in the
+    # bytes (requests, the common case, are never decoded twice); it can only be spelled
+    # otherwise with a \u escape, so a line holding one is decoded to be sure.
+    if isinstance(message, t.JSONRPCNotification) and (b'"id"' in line or b"\\u" in line):
         try:
             problem = misread(json.loads(text))
         except (ValueError, RecursionError):
@@ -183,10 +193,12 @@ async def stdio_relay(
             await pending.drained()
 
 
-def _refusal(failure: Misread | Undecodable | None) -> SessionMessage | None:
+def _refusal(failure: Misread | Undecodable | NotUtf8 | None) -> SessionMessage | None:
     """The answer to an overlong line (None), a misread request or an undecodable line."""
     if failure is None:
         return _reply(None, t.INVALID_REQUEST, OVERLONG)
+    if isinstance(failure, NotUtf8):
+        return _reply(None, t.PARSE_ERROR, "Parse error: the line is not UTF-8")
     if isinstance(failure, Misread):
         return _reply(None, t.INVALID_REQUEST, str(failure))
     return error_reply(failure)

@@ -36,7 +36,7 @@ from gno.rest.egress_gate import EgressPaths, McpEgressGate
 from gno.rest.errors import catalog_response, error_response
 from gno.rest.events import EVENT_SCHEMA, add_events_route
 from gno.rest.mcp_gateway import McpGateway
-from gno.rest.mcp_http import ExactPath, TransportChecks, WriteGate
+from gno.rest.mcp_http import ExactPath, StrictRefusals, TransportChecks, WriteGate
 from gno.rest.mcp_limits import McpLimitGate, McpLimits
 from gno.rest.security import GateMiddleware, Gates
 
@@ -160,8 +160,10 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     if gateway is not None:
         # Order (surfaces.md §3.6): per-peer rate limit, transport checks, write gate, egress
-        # policy, the SDK.
-        guarded = McpEgressGate(gateway, dispatcher.egress, enable_write=options.mcp_enable_write)
+        # policy, bodies only Python's parser reads refused as stdio refuses them, the SDK.
+        guarded = McpEgressGate(
+            StrictRefusals(gateway), dispatcher.egress, enable_write=options.mcp_enable_write
+        )
         gated = TransportChecks(WriteGate(guarded, enable_write=options.mcp_enable_write))
         mcp_app = McpLimitGate(gated, McpLimits.from_config(options.mcp_limits))
         api.router.routes.append(Route("/mcp", ExactPath(mcp_app)))  # no 307 to /mcp/

@@ -40,7 +40,7 @@ import pydantic_core
 from gno_contracts.operations import OPERATIONS
 from starlette.responses import Response
 
-from gno.core.jsonrpc import error, invalid_request, misread
+from gno.core.jsonrpc import error, invalid_request, misread, strict_refusal
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -67,33 +67,48 @@ class ExactPath:
         await self.app(child, receive, send)
 
 
-# The scope key under which the POST body, decoded once, waits for the gates after the first.
+# The scope keys under which the POST body, decoded once, waits for the gates after the
+# first, and whether only Python's lenient parser could read it.
 DECODED = "gno.mcp.decoded"
-UNREADABLE = object()  # a body that is no JSON to the SDK's parser: the SDK answers -32700
+LENIENT_ONLY = "gno.mcp.lenient_only"
+UNREADABLE = object()  # a body that is no JSON to any parser: the SDK answers -32700
+# JSON only in bytes that are no UTF-8 text (a BOM, UTF-8-encoded surrogates, UTF-16): the
+# 2026-07-28 transport reads it, `gno mcp` and the handshake-era transport answer -32700.
+NOT_UTF8_TEXT = object()
+NOT_TEXT = "Parse error: the body is not JSON text in UTF-8 (without a BOM)"
 
 
 def decoded(scope: Scope, body: bytes) -> Any:
     """The POST body decoded, or ``UNREADABLE``; decoded on the first call for a request and
     kept in its scope (``body`` is the same bytes for every gate)."""
     if DECODED not in scope:
-        scope[DECODED] = _decode(body)
+        scope[DECODED], scope[LENIENT_ONLY] = _decode(body)
     return scope[DECODED]
 
 
-def _decode(body: bytes) -> Any:
-    """What either of the SDK's transports would read: the handshake-era one decodes with
-    ``pydantic_core.from_json``, the 2026-07-28 one with ``json.loads``, which also reads lone
-    surrogates and nesting past from_json's 200 levels. Where both read a body they read the
-    same value (the last of duplicate keys, escapes decoded), so a gate is never blind to a
-    message that a transport dispatches. Only a body neither reads is ``UNREADABLE``."""
+def _decode(body: bytes) -> tuple[Any, bool]:
+    """What either of the SDK's transports would read, and whether it is UTF-8 text only
+    Python's parser reads (``StrictRefusals`` answers it as stdio answers the same line): the
+    handshake-era one decodes with ``pydantic_core.from_json``, the 2026-07-28 one with
+    ``json.loads``, which also reads lone surrogates and nesting past from_json's 200 levels,
+    and from bytes a BOM and UTF-8-encoded surrogates: such a body is ``NOT_UTF8_TEXT``,
+    refused -32700 before any gate, as stdio refuses the line. Where both read a body they
+    read the same value (the last of duplicate keys, escapes decoded), so a gate is never
+    blind to a message that a transport dispatches. Only a body neither reads is
+    ``UNREADABLE`` (the SDK's -32700)."""
     try:
-        return pydantic_core.from_json(body)
+        return pydantic_core.from_json(body), False
     except ValueError:
         pass
-    try:
-        return json.loads(body)
+    try:  # as `gno mcp` reads the same line: UTF-8 only, no BOM (gno/mcp/wire.py ``decode``)
+        return json.loads(body.decode("utf-8")), True
     except (ValueError, RecursionError):  # RecursionError: nesting past ~1,000 levels
-        return UNREADABLE
+        pass
+    try:
+        json.loads(body)
+    except (ValueError, RecursionError):
+        return UNREADABLE, False
+    return NOT_UTF8_TEXT, False
 
 
 def _write_call_id(parsed: Any) -> tuple[bool, Any]:
@@ -102,7 +117,10 @@ def _write_call_id(parsed: Any) -> tuple[bool, Any]:
         if not isinstance(message, dict) or message.get("method") != "tools/call":
             continue
         params = message.get("params")
-        if isinstance(params, dict) and params.get("name") in WRITE_TOOLS:
+        name = params.get("name") if isinstance(params, dict) else None
+        # A name that is no string is the SDK's -32602 (a list or an object cannot even be
+        # looked up in a set: it was a 500).
+        if isinstance(name, str) and name in WRITE_TOOLS:
             request_id = message.get("id")
             return True, request_id if isinstance(request_id, str | int) else None
     return False, None
@@ -155,10 +173,12 @@ class WriteGate:
         await self.app(scope, replay, send)
 
 
-def transport_error(status: int, message: str, request_id: Any = None) -> Response:
+def transport_error(
+    status: int, message: str, request_id: Any = None, code: int = -32600
+) -> Response:
     """A transport refusal as the SDK words its own: -32600, id null unless given."""
     return Response(
-        json.dumps(error(message, request_id=request_id), separators=(",", ":")).encode(),
+        json.dumps(error(message, code, request_id), separators=(",", ":")).encode(),
         status_code=status,
         media_type="application/json",
     )
@@ -201,12 +221,34 @@ class TransportChecks:
                 if message is UNREADABLE:  # the SDK's -32700 is the answer
                     await self.app(scope, receive, send)
                     return
+                if message is NOT_UTF8_TEXT:
+                    await transport_error(400, NOT_TEXT, None, -32700)(scope, receive, send)
+                    return
                 # A batch, or a request id that is no id (the SDK took such a request for a
                 # notification: 202 and no answer).
                 if (problem := misread(message)) is not None:
                     await transport_error(400, problem)(scope, receive, send)
                     return
                 send = _invalid_request_named(scope, receive, send, message)
+        await self.app(scope, receive, send)
+
+
+class StrictRefusals:
+    """A POST body only Python's parser reads (a lone surrogate, nesting past 200 levels),
+    answered as stdio answers the same line (``strict_refusal``: a request with a usable id
+    gets -32602 naming the place, with its id), where the SDK's handshake-era transport said
+    -32700 with id null and its 2026-07-28 one dispatched it. Innermost of gno's gates, so
+    the write gate's 403 and the egress gate's answers come first, as for any body. A
+    notification or response is left to the SDK (its -32700)."""
+
+    def __init__(self, app: ASGI) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get(LENIENT_ONLY) and (refusal := strict_refusal(scope[DECODED])) is not None:
+            request_id, code, words = refusal
+            await transport_error(400, words, request_id, code)(scope, receive, send)
+            return
         await self.app(scope, receive, send)
 
 
