@@ -10,9 +10,10 @@ import queue
 import subprocess
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from contract_helpers import GNO
+from contract_helpers import GNO, NOTES, gno_env, run_gno, write_tree
 from rest_helpers import running
 
 DEADLINE = 30
@@ -28,6 +29,20 @@ INITIALIZE = {
     },
 }
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+
+def indexed_notes(root: Path) -> dict[str, Any]:
+    """The shared notes under ``root``, indexed by the CLI: {"root", "env"} for the servers."""
+    notes = write_tree(root / "corpus" / "notes", NOTES)
+    env = gno_env(root)
+    for args in (
+        ["init", "--json"],
+        ["collection", "add", str(notes), "--name", "notes", "--json"],
+        ["update", "--json"],
+    ):
+        done = run_gno(env, *args)
+        assert done.returncode == 0, done.stderr
+    return {"root": root, "env": env}
 
 
 class RawStdio:

@@ -20,8 +20,16 @@ from typing import Any
 
 import anyio
 import pytest
-from contract_helpers import GNO, NOTES, gno_env, run_gno, write_tree
-from mcp_raw import DEADLINE, HTTP_HEADERS, code_and_id, raw_http, raw_stdio
+from contract_helpers import GNO, run_gno, write_tree
+from mcp_raw import (
+    DEADLINE,
+    HTTP_HEADERS,
+    INITIALIZE,
+    code_and_id,
+    indexed_notes,
+    raw_http,
+    raw_stdio,
+)
 from rest_helpers import running
 
 from gno.core.jsonrpc import MAX_MESSAGE_BYTES
@@ -34,16 +42,8 @@ PARSE, INVALID_REQUEST, INVALID_PARAMS, INTERNAL = -32700, -32600, -32602, -3260
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("mcp-hardening")
-    notes = write_tree(root / "corpus" / "notes", NOTES)
-    env = gno_env(root)
-    for args in (
-        ["init", "--json"],
-        ["collection", "add", str(notes), "--name", "notes", "--json"],
-        ["update", "--json"],
-    ):
-        done = run_gno(env, *args)
-        assert done.returncode == 0, done.stderr
+    corpus = indexed_notes(tmp_path_factory.mktemp("mcp-hardening"))
+    root, env = corpus["root"], corpus["env"]
     # Set by the user through the CLI (after the CLI's own sync): no tool may run it.
     scripted = write_tree(root / "corpus" / "scripted", {"s.md": "# S\n"})
     marker = root / "ran-update-cmd"
@@ -52,7 +52,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "--update", f"touch {marker}", "--json",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    return {"root": root, "env": env, "notes": notes, "marker": marker}
+    return corpus | {"notes": root / "corpus" / "notes", "marker": marker}
 
 
 def _error(answer: dict[str, Any], code: int, request_id: Any) -> str:
@@ -172,17 +172,7 @@ def test_json_that_is_no_json_rpc_message_is_answered_alike_on_stdio_and_http(
         assert session.answer() == {"jsonrpc": "2.0", "id": 5, "result": {}}
     with running(corpus["env"], "--no-watch") as srv, httpx.Client(timeout=DEADLINE) as http:
         url = f"{srv.url}/mcp"
-        init = {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        }
-        opened = http.post(url, json=init, headers=HTTP_HEADERS)
+        opened = http.post(url, json=INITIALIZE, headers=HTTP_HEADERS)
         headers = HTTP_HEADERS | {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
         for line, stdio_answer in zip(NOT_REQUESTS, over_stdio, strict=True):
             refused = http.post(url, content=line, headers=headers)

@@ -12,10 +12,9 @@ import json
 from typing import Any
 
 import pytest
-from contract_helpers import NOTES, gno_env, run_gno, write_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp_raw import code_and_id, raw_http, raw_stdio
+from mcp_raw import code_and_id, indexed_notes, raw_http, raw_stdio
 
 pytest.importorskip("mcp")
 pytest.importorskip("httpx")
@@ -25,17 +24,7 @@ PROBE_ID = "parity-probe"
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("mcp-parity")
-    notes = write_tree(root / "corpus" / "notes", NOTES)
-    env = gno_env(root)
-    for args in (
-        ["init", "--json"],
-        ["collection", "add", str(notes), "--name", "notes", "--json"],
-        ["update", "--json"],
-    ):
-        done = run_gno(env, *args)
-        assert done.returncode == 0, done.stderr
-    return {"root": root, "env": env}
+    return indexed_notes(tmp_path_factory.mktemp("mcp-parity"))
 
 
 def _escaped(key: str) -> str:
