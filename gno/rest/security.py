@@ -52,7 +52,7 @@ DOCS_CSP = (
 # status (in-memory snapshots; ``/api/status``'s reads are bounded by the reader pool) and
 # the event stream (open for as long as the client listens: it would hold a slot for good).
 UNCOUNTED_PATHS = frozenset({"/api/health", "/api/status", "/api/resident/status", "/api/events"})
-RETRY_AFTER_SECONDS = b"1"
+RETRY_AFTER_SECONDS = "1"
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
@@ -128,7 +128,7 @@ def busy_response() -> Any:
     """GNO's answer to a request over capacity: the gateway's 429 ``Too many requests``
     (mcp-http-error@1.0), saying when to try again."""
     response = refusal_response(429)
-    response.headers["retry-after"] = RETRY_AFTER_SECONDS.decode()
+    response.headers["retry-after"] = RETRY_AFTER_SECONDS
     return response
 
 
