@@ -119,6 +119,9 @@ def test_every_operation_honours_its_contract(
     from hypothesis.errors import Unsatisfiable
 
     operation = api_schema[path][method]
+    # GET /api/jobs/active is no job called "active": the document excludes such values
+    # from {jobId}, so only negative cases can name them.
+    fixed_siblings = {p for m, p in _routes() if m == method and "{" not in p}
     strategy = operation.as_strategy(generation_mode=GenerationMode(mode))
 
     @given(case=strategy)
@@ -130,6 +133,8 @@ def test_every_operation_honours_its_contract(
         database=None,
     )
     def run(case: Any) -> None:
+        if case.formatted_path in fixed_siblings:
+            return  # a schema-invalid id that names a fixed route is that route's request
         response = case.call_and_validate(checks=ALL_CHECKS)
         if response.status_code >= 500 and method == "HEAD":
             assert response.status_code == 503  # no body to read a code from

@@ -111,6 +111,28 @@ def test_openapi_lists_every_rest_operation(server: Any) -> None:
     assert httpx.get(f"{server.url}/docs").status_code == 200
 
 
+def test_a_path_parameter_never_takes_a_fixed_siblings_name(server: Any) -> None:
+    """GET /api/jobs/active answers the active job, not a job called "active": the
+    document keeps such values out of {jobId} (a fuzzer once sent one and got the other
+    route's body), and each excluded value does reach the fixed route."""
+    document = httpx.get(f"{server.url}/openapi.json").json()
+    excluded = {
+        (method, path): param["schema"]["not"]["enum"]
+        for path, item in document["paths"].items()
+        for method, spec in item.items()
+        for param in spec.get("parameters", [])
+        if param["in"] == "path" and "not" in param["schema"]
+    }
+    assert excluded == {
+        ("get", "/api/jobs/{jobId}"): ["active"],
+        ("get", "/api/egress/audits/{auditId}"): ["status"],
+    }
+    active = httpx.get(f"{server.url}/api/jobs/active").json()
+    assert set(active) == {"activeJob"}
+    unknown = httpx.get(f"{server.url}/api/jobs/no-such-job")
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "NOT_FOUND"
+
+
 def test_search_body_spellings_and_clamped_limit(server: Any) -> None:
     body = {"query": "lighthouse", "limit": 500, "tagsAny": "nosuchtag,other"}
     found = httpx.post(f"{server.url}/api/search", json=body).json()

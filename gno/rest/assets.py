@@ -300,7 +300,7 @@ def add_routes(api: FastAPI, runtime: Any) -> None:
 
 
 def _parameters() -> list[dict[str, Any]]:
-    params = openapi.query_parameters(INPUT_SCHEMA, [])
+    params = openapi.query_parameters(INPUT_SCHEMA, PATH, [])
     params.append(
         {
             "name": "Range",

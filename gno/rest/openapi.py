@@ -10,6 +10,7 @@ validate against.
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from gno.services.wire import contract_schema as contract_schema  # routes read it here
@@ -49,14 +50,21 @@ def ref(schema_id: str) -> dict[str, str]:
     return {"$ref": f"{REF_PREFIX}{contract_schema(schema_id)['title']}"}
 
 
-def query_parameters(schema_id: str, path_params: list[str]) -> list[dict[str, Any]]:
-    """Each top-level property of an input schema as a path or query parameter."""
+def query_parameters(schema_id: str, path: str, siblings: list[str]) -> list[dict[str, Any]]:
+    """Each top-level property of an input schema as a path or query parameter.
+
+    A path parameter never takes a value that names a fixed sibling route: the fixed
+    route answers it (GET /api/jobs/active is no job called "active"), so the document
+    says so rather than promise a job for it."""
     schema = contract_schema(schema_id)
     required = set(schema.get("required", []))
+    path_params = re.findall(r"{(\w+)}", path)
     params = []
     for name, prop in schema.get("properties", {}).items():
         place = "path" if name in path_params else "query"
         prop = {k: v for k, v in prop.items() if k != "description"}
+        if taken := _fixed_values(path, name, siblings) if place == "path" else []:
+            prop["not"] = {"enum": taken}
         param: dict[str, Any] = {
             "name": name,
             "in": place,
@@ -67,3 +75,17 @@ def query_parameters(schema_id: str, path_params: list[str]) -> list[dict[str, A
             param["description"] = description
         params.append(param)
     return params
+
+
+def _fixed_values(path: str, name: str, siblings: list[str]) -> list[str]:
+    """The literal segments that sibling routes put where ``{name}`` stands in ``path``."""
+    head, _, tail = path.partition("{" + name + "}")
+    return sorted(
+        p[len(head) : len(p) - len(tail)]
+        for p in siblings
+        if p != path
+        and p.startswith(head)
+        and p.endswith(tail)
+        and "{" not in p
+        and "/" not in p[len(head) : len(p) - len(tail)]
+    )

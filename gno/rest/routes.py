@@ -422,7 +422,8 @@ def openapi_extra(route: Route) -> dict[str, Any]:
                 "content": {"application/json": {"schema": openapi.ref(route.input_schema)}},
             }
         }
-    return {"parameters": openapi.query_parameters(route.input_schema, list(route.path_params))}
+    siblings = [r.path for r in routes() if r.method == route.method]
+    return {"parameters": openapi.query_parameters(route.input_schema, route.path, siblings)}
 
 
 def responses(route: Route) -> dict[int | str, Any]:
