@@ -44,7 +44,7 @@ from gno.file_writes import (
 from gno.index_lock import index_guard, write_lease
 from gno.rows import DocRow, iso_from_ns
 from gno.services.capture import frontmatter_of, note_body
-from gno.services.documents import capabilities, resolve
+from gno.services.documents import capabilities, resolve_to_write
 from gno.services.note_writer import (
     Target,
     disk_errors,
@@ -74,7 +74,7 @@ def document(app: App, ref_text: str, uri: str | None = None) -> DocRow:
     ``uri`` sent beside it wins (copies share a docid: the URI says which one)."""
     text = uri.strip() if uri and uri.strip().startswith("gno://") else ref_text.strip()
     ref = parse_ref(f"#{text}" if _HEX_ID.fullmatch(text) else text)
-    doc = resolve(app, app.store(), ref)
+    doc = resolve_to_write(app, app.store(), ref)
     if doc is None:
         raise NotFoundError(f"Document not found: {ref_text}")
     return doc

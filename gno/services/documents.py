@@ -41,6 +41,18 @@ def resolve(app: App, store: Store, ref: Ref) -> DocRow | None:
     return active_at(store, ref.collection, ref.rel_path)
 
 
+def resolve_to_write(app: App, store: Store, ref: Ref) -> DocRow | None:
+    """The one document a write names. A docid is a content hash's prefix: identical
+    copies share it, and a write must not pick one of them by path order (an edit meant
+    for b.md landed in a.md), so a docid naming several documents is refused."""
+    if ref.docid and len(docs := store.documents_by_docid(ref.docid)) > 1:
+        shown = ", ".join(d.uri for d in docs[:5]) + (", …" if len(docs) > 5 else "")
+        raise ValidationError(
+            f"{ref.docid} names {len(docs)} documents ({shown}); name one by its gno:// URI"
+        )
+    return resolve(app, store, ref)
+
+
 def active_at(store: Store, collection: str, rel_path: str) -> DocRow | None:
     """The active document a typed path names. Paths are kept as the file system spells
     them, and macOS keeps names decomposed (NFD) where a person types them composed (NFC):

@@ -49,7 +49,7 @@ from gno.index_lock import write_lease
 from gno.paths import expand_home
 from gno.ports import Store
 from gno.refactor_journal import Change, CommitFailed, commit, recover_if_pending, recover_pending
-from gno.services.documents import resolve
+from gno.services.documents import resolve_to_write
 from gno.services.sync_paths import MAX_SYNC_PATHS, resolve_paths
 
 MARKDOWN_EXTS = (".md", ".markdown")
@@ -164,7 +164,7 @@ def _not_a_folder(root: Path, target_rel: str) -> str | None:
 
 def _build(app: App, store: Store, req: _Request) -> _Built:
     proj = store.projection()
-    row = resolve(app, store, parse_ref(req.ref.strip()))
+    row = resolve_to_write(app, store, parse_ref(req.ref.strip()))
     if row is None or row.id not in proj.docs:
         raise DocumentNotFoundError(f"Document not found: {req.ref}")
     src = proj.docs[row.id]

@@ -18,12 +18,12 @@ from gno.file_writes import write_atomic
 from gno.index_lock import write_lease
 from gno.rows import DocRow
 from gno.services.doc_writes import editable_target, file_state
-from gno.services.documents import capabilities, resolve
+from gno.services.documents import capabilities, resolve_to_write
 from gno.services.note_writer import disk_errors, sync_now, writable_collection
 
 
 def _doc(app: App, ref: str) -> DocRow:
-    doc = resolve(app, app.store(), parse_ref(ref))
+    doc = resolve_to_write(app, app.store(), parse_ref(ref))
     if doc is None:
         raise NotFoundError(f"Document not found: {ref}")
     return doc

@@ -487,3 +487,36 @@ def test_a_tag_on_a_plain_text_file_lives_in_the_index_and_survives_a_sync(make_
     removed = tag_writes.remove(app, TagEditInput(ref="notes/log.txt", tag="ops"))
     assert not removed.removedFromFile
     assert search(app, "plain", tagsAll=["ops"]).results == []
+
+
+def test_a_docid_that_names_several_copies_writes_none_of_them(make_app) -> None:
+    """Identical files share a docid (a content hash): an edit, tag, deactivation or
+    rename by docid alone would pick one by path order, so it is refused naming both, and
+    the same write by URI goes to the file it names."""
+    from gno_contracts.models.rename_note_input import RenameNoteInput
+
+    from gno.errors import ValidationError
+    from gno.services import refactor
+
+    note = "# Twin\ntwin words\n"
+    app, root = make_app({"a.md": note, "b.md": note})
+    sync(app)
+    docid = app.store().document_by_path("notes", "b.md").docid  # type: ignore[union-attr]
+    writes = [
+        lambda: doc_writes.update(app, DocUpdateInput(id=docid.lstrip("#"), content="# Mine\n")),
+        lambda: doc_writes.deactivate(app, DocRefInput(id=docid)),
+        lambda: tag_writes.add(app, TagEditInput(ref=docid, tag="twin")),
+        lambda: refactor.rename_note(app, RenameNoteInput(ref=docid, name="c.md")),
+    ]
+    for write in writes:
+        with pytest.raises(ValidationError) as caught:
+            write()
+        assert "gno://notes/a.md" in str(caught.value)
+        assert "gno://notes/b.md" in str(caught.value)
+    assert (root / "a.md").read_text() == note and (root / "b.md").read_text() == note
+    assert len(app.store().documents_by_docid(docid)) == 2  # none deactivated
+    doc_writes.update(app, DocUpdateInput(id=docid, uri="gno://notes/b.md", content="# Mine\n"))
+    assert (root / "a.md").read_text() == note and (root / "b.md").read_text() == "# Mine\n"
+    # one copy left: the docid names it alone again
+    doc_writes.deactivate(app, DocRefInput(id=docid))
+    assert app.store().document_by_path("notes", "a.md").active is False  # type: ignore[union-attr]
