@@ -396,8 +396,16 @@ def test_rest_capture_docs_folders_memory(ws: dict[str, Any]) -> None:
             f"{base}/api/docs/{tags.json()['docId'].lstrip('#')}/duplicate", json={}, timeout=30
         )
         assert dup.status_code == 200, dup.text and (notes / "d/new-2.md").exists()
-        gone = httpx.post(
+        # the copy shares the docid: by docid alone neither is deactivated, by URI one is
+        twins = httpx.post(
             f"{base}/api/docs/{tags.json()['docId'].lstrip('#')}/deactivate", timeout=30
+        )
+        assert twins.status_code == 400 and twins.json()["error"]["code"] == "VALIDATION"
+        assert "gno://notes/d/new-2.md" in twins.json()["error"]["message"]
+        gone = httpx.post(
+            f"{base}/api/docs/{tags.json()['docId'].lstrip('#')}/deactivate",
+            json={"uri": "gno://notes/d/new.md"},
+            timeout=30,
         )
         assert gone.status_code == 200 and gone.json()["success"] is True
 
