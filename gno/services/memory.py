@@ -12,7 +12,9 @@ receipt) and derived inputs (a ``gno://`` URI in ``derivedFrom``) are refused fi
 then an exact duplicate of a current fact answers ``existing``; without a decision the
 likely matches answer ``candidates``; ``add`` writes; ``supersede`` checks the
 predecessor's hash and that it has no successor, under the writer lease, so of two
-concurrent supersedes the second gets ``MEMORY_SUPERSEDE_CONFLICT``.
+concurrent supersedes the second gets ``MEMORY_SUPERSEDE_CONFLICT``; so does an editor's
+save of the predecessor after gno read it (its file is marked before the successor is
+written, and only while it holds the bytes read).
 
 recall: 1-8 scopes, BM25 over the collection (any of the query's words), current facts
 sharing a scope, in rank order while ``maxFacts`` and ``maxTokens`` (≈ UTF-8 bytes / 4
@@ -45,6 +47,7 @@ from gno.core.fts import parse_query
 from gno.core.identity import parse_uri
 from gno.core.note_files import check_text, frontmatter_block, note_text
 from gno.errors import (
+    ConflictError,
     GnoError,
     MemoryFencedDerivedError,
     MemoryFencedReplayError,
@@ -55,6 +58,7 @@ from gno.file_writes import read_existing, write_atomic
 from gno.index_lock import write_lease
 from gno.rows import DocRow
 from gno.services.note_writer import (
+    Target,
     disk_errors,
     now_stamp,
     plain,
@@ -296,6 +300,19 @@ def _predecessor(app: App, collection: Collection, inp: RememberInput) -> tuple[
     return fact, text
 
 
+def _mark(old: Target, inp: RememberInput, *, replacing: bytes, marked: bytes) -> None:
+    """Rewrite the predecessor's file while it still holds ``replacing``: an editor's save
+    since it was read is never overwritten (the supersede is refused instead)."""
+    try:
+        with disk_errors(old.rel):
+            write_atomic(old.path, marked, root=old.root, replacing=replacing)
+    except ConflictError:
+        raise MemorySupersedeConflictError(
+            f"MEMORY_SUPERSEDE_CONFLICT: {inp.predecessorUri} was saved by an editor "
+            "meanwhile; recall it again"
+        ) from None
+
+
 def remember(app: App, inp: RememberInput) -> MemoryRemember:
     text = normalize_fact(check_text(inp.text, "Fact"))
     if not text:
@@ -340,21 +357,26 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
         now = now_stamp()
         rel, body, _ = _fact_file(text, scopes, inp, now, text_hash)
         t = target(collection, rel)
-        if predecessor is not None:  # before any write: a fact it cannot mark is refused whole
+        if predecessor is not None:
             meta = dict(predecessor.meta) | {"supersededBy": uri_of(app, collection.name, rel)}
             # Only the memory entry changes: what a person added to the fact (a title,
             # tags, comments, notes below it) and its line ends stay as they are.
-            marked = replace_entry(old_text, "memory", _memory_entry(meta))
-        write_file(t, body)
+            marked = replace_entry(old_text, "memory", _memory_entry(meta)).encode("utf-8")
+            old = target(collection, predecessor.doc.rel_path)
+            _mark(old, inp, replacing=old_text.encode("utf-8"), marked=marked)
+            try:
+                write_file(t, body)
+            except GnoError:  # no successor after all: the predecessor is current again
+                _mark(old, inp, replacing=marked, marked=old_text.encode("utf-8"))
+                raise
+        else:
+            write_file(t, body)
         payload: dict[str, Any] = {
             "outcome": "added",
             "candidates": [],
             "sync": {"status": "completed"},
         }
         if predecessor is not None:
-            old = target(collection, predecessor.doc.rel_path)
-            with disk_errors(old.rel):
-                write_atomic(old.path, marked.encode("utf-8"), root=old.root)
             sync_now(app, old)
             payload["outcome"] = "superseded"
             payload["superseded"] = Fact(predecessor.doc, predecessor.text, meta).view(app)

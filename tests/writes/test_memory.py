@@ -270,3 +270,70 @@ def test_a_supersede_of_a_fact_with_two_memory_entries_writes_nothing(memory_app
             predecessorHash=current.contentHash,
         )
     assert _facts_on_disk(root) == [path] and path.read_text() == doubled
+
+
+def test_an_editors_save_of_the_predecessor_during_a_supersede_stays(
+    memory_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person saves the old fact (an editor takes no writer lease) after gno read it and
+    before gno's marked copy replaces it: the supersede is refused, the person's bytes stay,
+    and no successor is left on disk naming a predecessor that does not name it back."""
+    import gno.file_writes as file_writes
+
+    app, root = memory_app
+    old = _remember(app, "Finn prefers trams.", decision="add").fact
+    assert old is not None
+    (old_path,) = _facts_on_disk(root)
+    edited = old_path.read_bytes() + b"\nA note the person typed.\n"
+    real_temp_name = file_writes.temp_name
+    saves = []
+
+    def editor_saves_first(name: str) -> str:
+        if name == old_path.name and not saves:
+            old_path.write_bytes(edited)
+            saves.append(name)
+        return real_temp_name(name)
+
+    monkeypatch.setattr(file_writes, "temp_name", editor_saves_first)
+    with pytest.raises(MemorySupersedeConflictError) as caught:
+        _remember(
+            app,
+            "Finn prefers bikes now.",
+            decision="supersede",
+            predecessorUri=old.uri,
+            predecessorHash=old.contentHash,
+        )
+    assert saves == [old_path.name]  # the save happened inside the write
+    assert "saved by an editor" in str(caught.value)
+    assert old_path.read_bytes() == edited
+    assert _facts_on_disk(root) == [old_path]
+
+
+def test_a_successor_that_cannot_be_written_leaves_the_predecessor_current(
+    memory_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gno.services.memory as memory
+
+    app, root = memory_app
+    old = _remember(app, "Finn prefers trams.", decision="add").fact
+    assert old is not None
+    (old_path,) = _facts_on_disk(root)
+    before = old_path.read_bytes()
+    failed = []
+
+    def disk_full(*_: object, **__: object) -> None:
+        failed.append(old_path.read_bytes())  # the predecessor is marked by now
+        raise GnoError("Cannot write 'facts/…': No space left on device")
+
+    monkeypatch.setattr(memory, "write_file", disk_full)
+    with pytest.raises(GnoError, match="No space left"):
+        _remember(
+            app,
+            "Finn prefers bikes now.",
+            decision="supersede",
+            predecessorUri=old.uri,
+            predecessorHash=old.contentHash,
+        )
+    assert len(failed) == 1 and b"supersededBy" in failed[0]
+    assert old_path.read_bytes() == before
+    assert [f.text for f in _recall(app, "Finn trams").facts] == ["Finn prefers trams."]
