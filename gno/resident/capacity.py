@@ -6,7 +6,9 @@ defaults 64 and 16). A request past both is refused at once by the caller
 Everything here runs on the server's event loop (one thread), so plain counters do; the
 status snapshot only reads them. A freed slot goes straight to the oldest waiter, so a
 newcomer cannot overtake the queue. A waiter is given up after ``QUEUE_WAIT_SECONDS``
-(refused like a full queue): slow handlers can delay a request, not hold it forever.
+(refused like a full queue): slow handlers can delay a request, not hold it forever. A
+waiter whose client went away is cancelled by its caller (gno/rest/queue_watch.py) and so
+leaves the line at once.
 """
 
 from __future__ import annotations
@@ -31,15 +33,23 @@ class Capacity:
     def queued(self) -> int:
         return sum(not waiter.done() for waiter in self._waiting)
 
-    async def acquire(self) -> bool:
-        """Take a slot, waiting in line when all are busy; False (at once, or after
-        ``QUEUE_WAIT_SECONDS`` in line) when the request is refused. A True caller must
-        ``release``."""
+    def admit(self) -> bool | None:
+        """What can be decided at once: True, a slot is taken (the caller must ``release``);
+        False, refused (the line is full); None, the request must wait (``acquire``)."""
         if self.active < self.max_active and not self.queued:
             self.active += 1
             return True
         if self.queued >= self.max_queued:
             return False
+        return None
+
+    async def acquire(self) -> bool:
+        """Take a slot, waiting in line when all are busy; False (at once, or after
+        ``QUEUE_WAIT_SECONDS`` in line) when the request is refused. A True caller must
+        ``release``. Cancelling the wait leaves the line at once (the caller's client went
+        away: gno/rest/queue_watch.py)."""
+        if (now := self.admit()) is not None:
+            return now
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[bool] = loop.create_future()
         self._waiting.append(waiter)

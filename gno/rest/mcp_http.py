@@ -21,7 +21,9 @@
   such a request for a notification (202, no answer). JSON that is no JSON-RPC message at
   all (``{"foo": 1}``, ``42``, a ``method`` that is no string…) the SDK refuses with 400
   -32602 and pydantic's validation text: that answer is replaced by stdio's, 400 -32600
-  naming what is wrong, with the request's id when it has a usable one.
+  naming what is wrong, with the request's id when it has a usable one. The SDK's refusal
+  is recognized by its structure (status, code, id null, and the SDK's own models refusing
+  the body), not its wording, which a new release may change.
 - One decode per request: ``TransportChecks`` decodes the POST body once and leaves it in the
   scope for the write gate and the egress gate. The SDK decodes the body once more: both of
   its transports read the bytes from ``receive`` and decode them themselves (the handshake-era
@@ -185,10 +187,6 @@ def transport_error(
 
 
 INVALID_REQUEST, INVALID_PARAMS = -32600, -32602
-# The SDK's words for a body that is no JSON-RPC message (mcp/server/streamable_http.py and
-# mcp/server/_streamable_http_modern.py ``_INVALID_BODY``).
-SDK_VALIDATION = "Validation error: "
-SDK_INVALID_BODY = "Body must be a single JSON-RPC request or notification object"
 RESUMPTION = "Bad Request: resuming a stream (Last-Event-ID) is not supported"
 MEDIA_TYPE = "Unsupported Media Type: Content-Type must be application/json"
 
@@ -254,8 +252,9 @@ class StrictRefusals:
 
 def _invalid_request_named(scope: Scope, receive: Receive, send: Send, message: Any) -> Send:
     """``send`` that replaces the SDK's refusal of a body that is no JSON-RPC message (400,
-    -32602 and pydantic's validation text) with 400 -32600 naming what is wrong, as stdio
-    answers it. The SDK decides what is a message; gno only words the refusal."""
+    -32602 and pydantic's validation text, or the 2026-07-28 transport's generic -32600) with
+    400 -32600 naming what is wrong, as stdio answers it. The SDK decides what is a message;
+    gno only words the refusal."""
     held: list[Message] = []
     replaced = False
 
@@ -268,7 +267,8 @@ def _invalid_request_named(scope: Scope, receive: Receive, send: Send, message: 
             return
         if held and sent["type"] == "http.response.body":
             start = held.pop()
-            if not sent.get("more_body", False) and _sdk_envelope_refusal(sent.get("body", b"")):
+            answer = sent.get("body", b"")
+            if not sent.get("more_body", False) and _sdk_envelope_refusal(scope, message, answer):
                 replaced = True
                 request_id, problem = invalid_request(message)
                 await transport_error(400, problem, request_id)(scope, receive, send)
@@ -279,19 +279,55 @@ def _invalid_request_named(scope: Scope, receive: Receive, send: Send, message: 
     return relay
 
 
-def _sdk_envelope_refusal(body: bytes) -> bool:
-    """The SDK's own refusal of a body that is no JSON-RPC message, by its wording: the
-    handshake-era transport's -32602 "Validation error: …", the 2026-07-28 one's generic
-    -32600. Both come with 400, as do other errors of the 2026-07-28 transport (an unknown
-    tool's -32602, …), which are left alone."""
+def _sdk_envelope_refusal(scope: Scope, message: Any, answer: bytes) -> bool:
+    """Whether a 400 ``answer`` of the SDK is its refusal of ``message`` as no JSON-RPC
+    message, known by structure, never by its words (a release that rewords them must not
+    let pydantic's text through): the transport that answered, chosen by the SDK's own rule
+    (an ``MCP-Protocol-Version`` outside its handshake-era versions goes to the 2026-07-28
+    transport), refuses ``message`` with its own models, and the answer is a JSON-RPC error
+    with id null and the code that transport gives such a body: -32602 from the
+    handshake-era one, -32600 from the 2026-07-28 one. Its other 400s (an unknown tool's
+    -32602 has the request's id; the handshake-era "missing session" -32600 follows a body
+    it read as a message) are left alone."""
     try:
-        answer = pydantic_core.from_json(body)
+        answered = pydantic_core.from_json(answer)
     except ValueError:
         return False
-    refusal = answer.get("error") if isinstance(answer, dict) else None
-    if not isinstance(refusal, dict) or not isinstance(refusal.get("message"), str):
+    refusal = answered.get("error") if isinstance(answered, dict) else None
+    if not isinstance(refusal, dict) or "id" not in answered or answered["id"] is not None:
         return False
-    code, words = refusal.get("code"), refusal["message"]
-    return (code == INVALID_PARAMS and words.startswith(SDK_VALIDATION)) or (
-        code == INVALID_REQUEST and words == SDK_INVALID_BODY
-    )
+    modern = _modern_transport(scope)
+    code = INVALID_REQUEST if modern else INVALID_PARAMS
+    return refusal.get("code") == code and _sdk_refuses(message, modern=modern)
+
+
+def _modern_transport(scope: Scope) -> bool:
+    """Whether the SDK hands this request to its 2026-07-28 transport: the first
+    ``MCP-Protocol-Version`` names no handshake-era version (mcp/server/
+    streamable_http_manager.py ``_handle_request``)."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    for name, value in scope.get("headers", []):
+        if name == b"mcp-protocol-version":
+            return value.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
+    return False
+
+
+def _sdk_refuses(message: Any, *, modern: bool) -> bool:
+    """Whether the SDK's transport takes ``message`` for no JSON-RPC message, by the models
+    it validates with: the handshake-era one any of the four messages
+    (``jsonrpc_message_adapter``); the 2026-07-28 one a notification when there is no
+    ``id`` member (JSON-RPC §4.1), else a request."""
+    from mcp_types import JSONRPCNotification, JSONRPCRequest, jsonrpc_message_adapter
+    from pydantic import ValidationError
+
+    try:
+        if not modern:
+            jsonrpc_message_adapter.validate_python(message, by_name=False)
+        elif isinstance(message, dict) and "id" not in message:
+            JSONRPCNotification.model_validate(message)
+        else:
+            JSONRPCRequest.model_validate(message)
+    except ValidationError:
+        return True
+    return False

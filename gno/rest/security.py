@@ -6,7 +6,8 @@ Host, Origin, bearer; `/mcp` on serve, everything on the daemon), else the exact
 token (when ``GNO_API_TOKEN`` is set) and CSRF for unsafe methods → same-host-only
 paths (404 for anyone else) → admission (503 while shutting down) → capacity (a
 counted request past ``maxConcurrentRequests`` running and ``maxQueuedRequests`` waiting:
-429 with ``Retry-After``; ``counted`` says which requests count) → body size (413) → the
+429 with ``Retry-After``; ``counted`` says which requests count; one waiting in line whose
+client disconnects leaves the line and never runs) → body size (413) → the
 app; every answer gets the security headers. A WebSocket handshake is refused
 whatever it carries (gno serves none). ``same_host`` (loopback peer, loopback Host, no
 forwarding header) also decides redaction in the routes.
@@ -21,6 +22,7 @@ from typing import Any
 
 from gno.rest.errors import catalog_response
 from gno.rest.gateway import Gateway, default_hosts, refusal_response
+from gno.rest.queue_watch import QueueWatch
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -196,14 +198,27 @@ class GateMiddleware:
         counts = runtime is not None and counted(scope.get("method", ""), path, guarded)
         capacity = runtime.capacity if counts else None
         held = None  # the slot, once taken (a request cancelled while in line holds none)
+        watch = None
         try:
             if capacity is not None:
-                if not await capacity.acquire():
+                admitted = capacity.admit()
+                if admitted is None:  # in line, watching the client (queue_watch.py)
+                    watch = QueueWatch(receive, self.gates.max_body_bytes)
+                    outcome = await watch.wait(capacity)
+                    if outcome == "gone":
+                        return  # nobody to answer
+                    if outcome == "too large":
+                        await too_large(scope, receive, send_with_headers)
+                        return
+                    admitted, receive = outcome == "admitted", watch.receive
+                if not admitted:
                     await busy_response()(scope, receive, send_with_headers)
                     return
                 held = capacity
             await self._with_body_limit(scope, receive, send_with_headers, too_large)
         finally:
+            if watch is not None:
+                watch.close()
             if held is not None:
                 held.release()
             if runtime is not None:

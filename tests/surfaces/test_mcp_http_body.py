@@ -126,6 +126,42 @@ def test_the_2026_07_28_transport_names_what_is_wrong_too(
     assert unknown.json()["error"]["code"] != INVALID_REQUEST, unknown.text
 
 
+def test_the_sdks_refusal_is_known_by_its_shape_not_its_words(
+    mcp: tuple[httpx.Client, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gno recognized the SDK's refusal by its wording ("Validation error: …", "Body must be
+    a single JSON-RPC request…"): a release rewording it would have let pydantic's text
+    through. With both transports' words changed here, as a new release might, the answers
+    are gno's named -32600 still."""
+    from mcp.server import _streamable_http_modern as modern_transport
+    from mcp.server.streamable_http import StreamableHTTPServerTransport
+    from mcp_types import ErrorData, JSONRPCError
+
+    refuse = StreamableHTTPServerTransport._create_error_response
+
+    def reworded(self: Any, words: str, *args: Any, **kwargs: Any) -> Any:
+        return refuse(self, "Rejected: " + words[::-1], *args, **kwargs)
+
+    monkeypatch.setattr(StreamableHTTPServerTransport, "_create_error_response", reworded)
+    words = ErrorData(code=INVALID_REQUEST, message="Rejected: not one message")
+    monkeypatch.setattr(
+        modern_transport, "_INVALID_BODY", JSONRPCError(jsonrpc="2.0", id=None, error=words)
+    )
+    http, headers = mcp
+    modern = ACCEPT | {"MCP-Protocol-Version": "2026-07-28"}
+    for sent in (modern, headers):
+        for body, rid, message in NOT_MESSAGES:
+            refused = http.post("/mcp", content=body, headers=sent)
+            assert refused.status_code == 400, (body, refused.status_code, refused.text)
+            answer = refused.json()
+            assert answer["id"] == rid and answer["error"]["code"] == INVALID_REQUEST, answer
+            assert answer["error"]["message"].startswith(message), (body, answer)
+    # The SDK's other refusals keep their (changed) words: a message with no session.
+    ping = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
+    lost = http.post("/mcp", json=ping, headers=ACCEPT)
+    assert lost.status_code == 400 and lost.json()["error"]["message"].startswith("Rejected: ")
+
+
 def test_a_body_nested_too_deep_is_a_parse_error_not_a_500(
     mcp: tuple[httpx.Client, dict[str, str]],
 ) -> None:

@@ -26,6 +26,8 @@ from pathlib import Path
 import httpx
 import yaml
 
+from gno.resident.capacity import QUEUE_WAIT_SECONDS
+
 GNO = [sys.executable, "-m", "gno.cli.entry"]
 DEADLINE = 120.0
 INITIALIZE = {
@@ -186,3 +188,36 @@ def test_a_slow_markdown_conversion_on_the_servers_sync_thread_times_out(
         assert [(e["relPath"], e["code"]) for e in errors] == [("slow.md", "TIMEOUT")]
         hits = http.post("/api/search", json={"query": "okapi"}).json()["results"]
         assert [h["uri"] for h in hits] == ["gno://notes/fast.md"]
+
+
+def test_a_queued_request_whose_client_went_away_leaves_the_queue_and_never_runs(
+    tmp_path: Path,
+) -> None:
+    limits = {"maxConcurrentRequests": 1, "maxQueuedRequests": 2}
+    with served(tmp_path, {"a.md": "# A\n\nokapi\n"}, limits=limits) as http:
+        port = http.base_url.port
+        assert port is not None
+        running = HeldRequest(port, hold=True)
+        ghosts = [HeldRequest(port, hold=False), HeldRequest(port, hold=True)]
+        _wait_for(lambda: _transport(http)["queuedRequests"] == 2, "two requests queued")
+        assert http.post("/mcp", json=INITIALIZE, headers=ACCEPT).status_code == 429
+
+        # Their clients give up (one had sent its whole body, one part of it). The queue's
+        # own give-up after QUEUE_WAIT_SECONDS cannot explain a queue emptied well before.
+        for ghost in ghosts:
+            ghost.sock.close()
+        noticed = time.monotonic() + QUEUE_WAIT_SECONDS / 2
+        while _transport(http)["queuedRequests"]:
+            assert time.monotonic() < noticed, "the server kept the gone clients in line"
+            time.sleep(0.05)
+
+        # Their places are free: a new caller waits in line instead of a 429; its body comes
+        # only once it runs.
+        fresh = HeldRequest(port, hold=True)
+        _wait_for(lambda: _transport(http)["queuedRequests"] == 1, "the new request queued")
+        running.finish()
+        assert running.status() == 200
+        fresh.finish()
+        assert fresh.status() == 200
+        # Each initialize that ran opened a session: the running one's and the new one's.
+        assert _transport(http)["activeSessions"] == 2
