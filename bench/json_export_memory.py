@@ -1,9 +1,11 @@
 """Peak RSS of reading one ``.json`` chat export through the record lane (adapter only, no
-index): ``python bench/json_export_memory.py [tiny|real]``.
+index): ``python bench/json_export_memory.py [tiny|real|blob]``.
 
 ``tiny``: 32 MiB of 1.3 M ``{"text":"a","id":N}`` messages (the worst case for a parser
 that builds every message at once); ``real``: 31 MiB of 48 k messages shaped like an
-assistant export (author object, content parts, reactions), indented, non-ASCII text. Each
+assistant export (author object, content parts, reactions), indented, non-ASCII text;
+``blob``: 31 MiB that is nearly all one ``attachments`` list of 440 k small objects beside
+100 messages (a value outside the messages, skipped unbuilt). Each
 file is written to a temporary folder; the reading runs in a child process so its peak is
 its own (bench/README.md, "Streamed .json chat exports")."""
 
@@ -63,12 +65,24 @@ def real(path: Path) -> None:
     path.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
+def blob(path: Path) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        messages = [{"id": n, "author": "cy", "text": f"message {n}"} for n in range(100)]
+        out.write('{"messages": ' + json.dumps(messages) + ', "attachments": [')
+        for n in range(440_000):
+            sep = "," if n else ""
+            out.write(
+                f'{sep}{{"name": "file{n}.png", "size": {n}, "tags": ["a", "b"], "ok": true}}'
+            )
+        out.write("]}")
+
+
 def main() -> None:
-    kinds = sys.argv[1:] or ["tiny", "real"]
+    kinds = sys.argv[1:] or ["tiny", "real", "blob"]
     with tempfile.TemporaryDirectory() as folder:
         for kind in kinds:
             path = Path(folder) / f"{kind}.json"
-            {"tiny": tiny, "real": real}[kind](path)
+            {"tiny": tiny, "real": real, "blob": blob}[kind](path)
             done = subprocess.run(
                 [sys.executable, "-c", CHILD, str(path)], check=True, capture_output=True, text=True
             )
