@@ -12,6 +12,13 @@ a token made of several word parts (``gpt-4``, ``OTEL_EXPORTER_OTLP_ENDPOINT``,
 ``span.kind``) is a phrase of its parts; other terms match as prefixes, except
 short terms and stopwords, which match exactly so a stopword-heavy query never
 expands into thousands of prefix terms.
+
+A query's words are split where FTS5 split the indexed text, code point for code point
+(``gno.core.fts_tokens``, FTS5's own table): Python's word characters differ from unicode61 on
+about a million code points (a combining acute is inside a word for FTS5, so Yoruba "ẹ́"
+or IPA is one word, not two; so are private-use and, SQLite's Unicode tables being older,
+unassigned code points). Case is left to FTS5 but for A-Z: Python's ``lower()`` folds
+letters FTS5 keeps as they are (Cherokee, "İ" to "i" plus a combining dot).
 """
 
 from __future__ import annotations
@@ -26,7 +33,8 @@ from gno.errors import ValidationError
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_WORD_PART = re.compile(r"[^\W_]+")
+_ASCII_WORD_PART = re.compile(r"[A-Za-z0-9]+")  # what FTS5 keeps in a word, in ASCII
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _TOKEN = re.compile(r'-?"[^"]*"|\S+')
 MIN_PREFIX_LEN = 3
 STOPWORDS = frozenset(
@@ -120,15 +128,27 @@ def index_text(text: str) -> str:
     return "".join(pieces)
 
 
+@cache
+def _word_parts() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """FTS5's word characters, and a screen for a word that folds to nothing. Compiled on
+    the first query that is not ASCII (~4 ms: the class has some 400 ranges)."""
+    from gno.core.fts_tokens import VANISHING, WORD_CHARS
+
+    return re.compile(f"[{WORD_CHARS}]+"), re.compile(f"[^{VANISHING}]")
+
+
 def _words(text: str) -> list[str]:
-    """A query's words as FTS5 indexed them. The mirror is NFC (core/mirror), so a query
-    typed decomposed (NFD, as macOS and some keyboards give it) is composed first: its
-    combining marks are not word characters, and "nai\u0308ve" would split in two.
-    Invisible characters are dropped as ``index_text`` drops them (core/invisible)."""
+    """A query's words as FTS5 indexed them, split where FTS5 splits (the module says why),
+    A-Z lowercased. The mirror is NFC (core/mirror), so a query typed decomposed (NFD, as
+    macOS and some keyboards give it) is composed first, as the text FTS5 saw was. A word
+    of diacritics only, which remove_diacritics folds to nothing, is no word. Invisible
+    characters are dropped as ``index_text`` drops them (core/invisible)."""
     text = drop_invisible(text)
-    if not text.isascii():
-        text = unicodedata.normalize("NFC", text)
-    return _WORD_PART.findall(index_text(text).lower())
+    if text.isascii():
+        return _ASCII_WORD_PART.findall(index_text(text).translate(_ASCII_LOWER))
+    text = index_text(unicodedata.normalize("NFC", text)).translate(_ASCII_LOWER)
+    word_part, kept = _word_parts()
+    return [w for w in word_part.findall(text) if w.isascii() or kept.search(w)]
 
 
 def _quote(word: str) -> str:
@@ -197,7 +217,7 @@ def parse_query(query: str) -> FtsQuery:
             negatives.append(expr)
         else:
             positives.append(expr)
-            terms.extend(words)
+            terms.extend(word.lower() for word in words)
     if not positives:
         if negatives:
             raise ValidationError("A query needs at least one term that is not excluded")

@@ -1,10 +1,19 @@
-"""Snippets: the best-matching lines of a mirror, with their line span. Pure."""
+"""Snippets: the best-matching lines of a mirror, with their line span. Pure.
+
+Terms are looked for in the mirror as FTS5 indexed it: invisible characters (core/invisible)
+dropped, so "hy<U+00AD>phen<U+00AD>ation", which the search found, is matched and marked as
+the word it is, soft hyphens included.
+"""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
+from functools import cache
 from typing import AnyStr
+
+from gno.core.invisible import INVISIBLE_CLASS, drop_invisible, invisible_spans
 
 SNIPPET_TARGET_CHARS = 300
 SNIPPET_MAX_LINES = 8
@@ -68,13 +77,42 @@ def _first_on_best_line(
     return best
 
 
+def _visible_best_offset(mirror: str, stems: list[str], start_offset: int) -> int | None:
+    """``_best_offset`` in the mirror as FTS5 indexed it (invisible characters dropped), as
+    an offset in ``mirror``. A word break (U+200B, U+200C) is no part of a stem: it stays."""
+    spans = invisible_spans(mirror)
+    if not spans:
+        return _best_offset(mirror, stems, start_offset)
+    # Each removed run: its offset in the visible text, and the characters removed up to its
+    # end. One pass over the runs, then a bisect.
+    pieces: list[str] = []
+    cut_at: list[int] = []
+    removed: list[int] = []
+    kept_from = gone = 0
+    visible_start = start_offset  # less what was removed before it
+    for start, end in spans:
+        pieces.append(mirror[kept_from:start])
+        if start < start_offset:
+            visible_start = start_offset - gone - (min(end, start_offset) - start)
+        cut_at.append(start - gone)
+        gone += end - start
+        removed.append(gone)
+        kept_from = end
+    pieces.append(mirror[kept_from:])
+    found = _best_offset("".join(pieces), stems, visible_start)
+    if found is None:
+        return None
+    runs_before = bisect_right(cut_at, found)
+    return found + (removed[runs_before - 1] if runs_before else 0)
+
+
 def best_snippet(
     mirror: str, terms: tuple[str, ...], body_start_line: int = 1, body_start_offset: int = 0
 ) -> Snippet:
     """A few whole lines around the best match (never inside the frontmatter)."""
     if mirror == "\n":
         return Snippet("", 1, 1)
-    found = _best_offset(mirror, _stems(terms), body_start_offset) if terms else None
+    found = _visible_best_offset(mirror, _stems(terms), body_start_offset) if terms else None
     start = mirror.rfind("\n", 0, found) + 1 if found is not None else body_start_offset
     if start >= len(mirror):  # the frontmatter is the whole document
         start = 0
@@ -93,12 +131,22 @@ def best_snippet(
     return Snippet("\n".join(lines), line_no, line_no + len(lines) - 1)
 
 
-_WORD = re.compile(r"[^\W_]+")
+# A word as FTS5 read it: its word characters (core/fts_tokens) and the invisible characters
+# dropped from between them. One character class: linear, nothing to backtrack.
+_ASCII_WORD = re.compile("[A-Za-z0-9\x00-\x08\x0e-\x1f\x7f]+")  # the ASCII of INVISIBLE_CLASS
+
+
+@cache
+def _word() -> re.Pattern[str]:
+    from gno.core.fts_tokens import WORD_CHARS
+
+    return re.compile(f"[{WORD_CHARS}{INVISIBLE_CLASS}]+")
 
 
 def mark_terms(text: str, terms: tuple[str, ...]) -> str:
     """``text`` with each word that a query term (or its stem, as the snippet search
-    uses) begins wrapped in ``<mark>…</mark>``: GNO's REST search snippets. One pass over
+    uses) begins wrapped in ``<mark>…</mark>``: GNO's REST search snippets. A word is
+    split as FTS5 split it, invisible characters inside it included. One pass over
     the words; the text is not otherwise changed (no HTML escaping, as GNO's FTS5
     ``snippet()`` output)."""
     stems = tuple(stem.lower() for stem in _stems(terms) if stem)
@@ -106,8 +154,8 @@ def mark_terms(text: str, terms: tuple[str, ...]) -> str:
         return text
     out: list[str] = []
     last = 0
-    for m in _WORD.finditer(text):
-        if m.group(0).lower().startswith(stems):
+    for m in (_ASCII_WORD if text.isascii() else _word()).finditer(text):
+        if drop_invisible(m.group(0)).lower().startswith(stems):
             out += [text[last : m.start()], "<mark>", m.group(0), "</mark>"]
             last = m.end()
     out.append(text[last:])

@@ -1,6 +1,6 @@
 import sys
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from gno.core.frontmatter_span import frontmatter_span
@@ -121,3 +121,53 @@ def test_mark_terms_wraps_words_the_terms_begin() -> None:
         "<mark>Sampler</mark>, <mark>TAIL</mark>-based; retail."
     )
     assert mark_terms(text, ()) == text
+
+
+def test_a_word_with_invisible_characters_inside_is_found_and_marked_whole() -> None:
+    from gno.core.snippets import mark_terms
+
+    # FTS5 indexed "hyphenation" (core/invisible drops the soft hyphens): so do snippets.
+    mirror = "# T\n\nfirst\n\n" + "x\n" * 3 + "The hy\xadphen\xadation rule\u200dbook\nlast\n"
+    snip = best_snippet(mirror, ("hyphenation", "rulebook"), 3, 5)
+    assert snip.start_line == 8 and snip.text.startswith("The hy\xadphen\xadation")
+    assert best_snippet("a\xad\xadb\n\xadc\x01d\nhyphen\n", ("hyphen",)).start_line == 3
+    assert mark_terms(snip.text, ("hyphenation", "rulebook")) == (
+        "The <mark>hy\xadphen\xadation</mark> <mark>rule\u200dbook</mark>\nlast"
+    )
+    assert mark_terms("ab\x01cd ab", ("abcd",)) == "<mark>ab\x01cd</mark> ab"
+
+
+def test_mark_terms_reads_words_as_fts5_does() -> None:
+    from gno.core.snippets import mark_terms
+
+    # A combining acute is inside an FTS5 word: the whole Yoruba or IPA word is marked.
+    assert mark_terms("Ìwé ẹ́kọ́ and q\u0301x.", ("ẹ́kọ́", "q\u0301x")) == (
+        "Ìwé <mark>ẹ́kọ́</mark> and <mark>q\u0301x</mark>."
+    )
+
+
+def _after_lines(text: str, skip: int) -> int:
+    offset = 0
+    for _ in range(skip):
+        offset = text.find("\n", offset) + 1 or len(text)
+    return offset
+
+
+@given(
+    lines,
+    st.lists(st.sampled_from(["alpha", "beta", "gamma", "école"]), min_size=1, max_size=3),
+    st.lists(st.tuples(st.integers(0, 10**4), st.sampled_from("\xad\u200d\x01\u2060")), max_size=8),
+    st.integers(0, 4),
+)
+def test_invisible_characters_never_move_the_snippet(body, terms, inserted, skip) -> None:
+    clean = "\n".join(body) + "\n"
+    stems = _stems(tuple(terms))
+    # Where a term is found (else the snippet is the body's first line, blank or not).
+    assume(_best_offset(clean, stems, _after_lines(clean, skip)) is not None)
+    dirty = clean
+    for at, ch in inserted:
+        at %= len(dirty)
+        dirty = dirty[:at] + ch + dirty[at:]
+    found = best_snippet(dirty, tuple(terms), skip + 1, _after_lines(dirty, skip))
+    expected = best_snippet(clean, tuple(terms), skip + 1, _after_lines(clean, skip))
+    assert found.start_line == expected.start_line
