@@ -38,8 +38,9 @@ INVISIBLE_CLASS = (
     "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
 )
 # The ASCII ones, deleted with bytes.translate: five times faster than the pattern on ASCII.
+ASCII_INVISIBLE_CLASS = "\x00-\x08\x0e-\x1f\x7f"  # the ASCII of INVISIBLE_CLASS
 _ASCII_INVISIBLE = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])
-_ASCII_RUNS = re.compile("[\x00-\x08\x0e-\x1f\x7f]+")  # the same, found in ASCII text
+_ASCII_RUNS = re.compile(f"[{ASCII_INVISIBLE_CLASS}]+")  # the same, found in ASCII text
 
 
 _BMP_END = INVISIBLE_CLASS.index("\U000110bd")

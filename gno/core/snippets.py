@@ -13,7 +13,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import AnyStr
 
-from gno.core.invisible import INVISIBLE_CLASS, drop_invisible, invisible_spans
+from gno.core.invisible import (
+    ASCII_INVISIBLE_CLASS,
+    INVISIBLE_CLASS,
+    drop_invisible,
+    invisible_spans,
+)
 
 SNIPPET_TARGET_CHARS = 300
 SNIPPET_MAX_LINES = 8
@@ -133,7 +138,7 @@ def best_snippet(
 
 # A word as FTS5 read it: its word characters (core/fts_tokens) and the invisible characters
 # dropped from between them. One character class: linear, nothing to backtrack.
-_ASCII_WORD = re.compile("[A-Za-z0-9\x00-\x08\x0e-\x1f\x7f]+")  # the ASCII of INVISIBLE_CLASS
+_ASCII_WORD = re.compile(f"[A-Za-z0-9{ASCII_INVISIBLE_CLASS}]+")
 
 
 @cache
