@@ -66,3 +66,13 @@ def test_an_older_index_is_indexed_again_where_it_holds_invisible_characters(
     assert uris(migrated, "shy") == {"shy.md"}  # outline_fts: the title row is still there
     assert uris(migrated, "collector") == {"shy.md", "joined.md", "author.md"}
     migrated.close()
+
+
+def test_a_mark_a_soft_hyphen_kept_from_composing_is_found_in_the_snippet(make_app) -> None:
+    # The mirror keeps "nai<SHY><U+0308>ve" (NFC cannot compose across the hyphen); FTS5
+    # indexed "naive": the snippet is the line search matched, whichever way it is asked.
+    app, _ = make_app({"mark.md": "# Mark\n\nfirst\n\n" + "x\n" * 5 + "The nai\xad\u0308ve way\n"})
+    sync(app)
+    for typed in ["naïve", "naive", "NAÏVE"]:
+        (hit,) = search(app, typed, limit=5).results
+        assert hit.snippet == "The nai\xad\u0308ve way", typed
