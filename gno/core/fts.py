@@ -37,6 +37,9 @@ CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _ASCII_WORD_PART = re.compile(r"[A-Za-z0-9]+")  # what FTS5 keeps in a word, in ASCII
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _TOKEN = re.compile(r'-?"[^"]*"|\S+')
+# VT and FF: the mirror (core/mirror, GNO's rule) deletes them, so "foo<VT>bar" was indexed as
+# "foobar"; a query deletes them too (Python's split and splitlines would read a break there).
+MIRROR_DROPPED = str.maketrans("", "", "\x0b\x0c")
 MIN_PREFIX_LEN = 3
 STOPWORDS = frozenset(
     [
@@ -144,7 +147,7 @@ def _words(text: str) -> list[str]:
     macOS and some keyboards give it) is composed first, as the text FTS5 saw was. A word
     of diacritics only, which remove_diacritics folds to nothing, is no word. Invisible
     characters are dropped as ``index_text`` drops them (core/invisible)."""
-    text = drop_invisible(text)
+    text = drop_invisible(text).translate(MIRROR_DROPPED)
     if text.isascii():
         return _ASCII_WORD_PART.findall(index_text(text).translate(_ASCII_LOWER))
     text = index_text(unicodedata.normalize("NFC", text)).translate(_ASCII_LOWER)
@@ -241,7 +244,7 @@ def _term_expr(token: str) -> str | None:
 def parse_query(query: str) -> FtsQuery:
     # Invisible characters go first: a control that Python counts as whitespace (U+001F)
     # would otherwise split a term here before _words could drop it.
-    text = drop_invisible(query).strip()
+    text = drop_invisible(query).translate(MIRROR_DROPPED).strip()
     if not text:
         raise ValidationError("Query cannot be empty")
     if "\n" in text or "\r" in text:

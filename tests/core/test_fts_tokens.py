@@ -115,8 +115,8 @@ LETTERS = (
 )
 MARKS = "\u0300\u0301\u0305\u0308\u0323\u0331\u0345\u1ab0\u1abe\u20d0\ufe20"
 PUNCTUATION = " .,;:/_'()*^+"  # no '"' or '-': they are query grammar
-# Nor a line break (a query is one line), nor VT or FF: the mirror drops them (core/mirror)
-# where a query, as a title, reads them as spaces.
+# Nor a line break (a query is one line), nor VT or FF: the mirror drops them (core/mirror),
+# as a query does (fts.MIRROR_DROPPED), where a title or path, not canonicalized, keeps them.
 ALPHABET = st.sampled_from(LETTERS + MARKS + PUNCTUATION) | st.characters(
     exclude_categories=("Cs",), exclude_characters='"-\n\r\x0b\x0c'
 )
