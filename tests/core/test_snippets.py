@@ -4,7 +4,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gno.core.frontmatter_span import frontmatter_span
-from gno.core.fts import TOKENIZER, index_text, parse_query
+from gno.core.fts import TOKENIZER, fold_characters, index_text, parse_query
+from gno.core.fts_tokens import FOLD_DROP, FOLD_TO
+from gno.core.invisible import drop_invisible
 from gno.core.mirror import canonicalize
 from gno.core.snippets import (
     SNIPPET_MAX_LINES,
@@ -172,3 +174,53 @@ def test_invisible_characters_never_move_the_snippet(body, terms, inserted, skip
     found = best_snippet(dirty, tuple(terms), skip + 1, _after_lines(dirty, skip))
     expected = best_snippet(clean, tuple(terms), skip + 1, _after_lines(clean, skip))
     assert found.start_line == expected.start_line
+
+
+# Characters where a stem search can go wrong: case and diacritics FTS5 folds (the Kelvin
+# sign and "İ" to ASCII, "ẞ" to "ß"; fullwidth "Ｂ" to "ｂ", not to "b"), marks it folds to
+# nothing, invisible characters (an ASCII one too), a word break, which is no part of a word.
+_TRICKY = "abkeiß ｂ\nABKÉé\u212a\u0130\u1e9e\uff22\u0308\u0301\u0327\xad\x01\u200d\u200b"
+_WRITTEN = {
+    "a": "aA",
+    "b": "bBｂ\uff22",
+    "k": "kK\u212a",
+    "e": "eEÉé",
+    "i": "iI\u0130",
+    "ß": "ß\u1e9e",
+}
+_UNSEEN = ("", "", "\xad", "\x01", "\u200d", "\u0308", "\u0327\u0301", "\u200b")
+
+
+@st.composite
+def _text_and_stem(draw: st.DrawFn) -> tuple[str, str]:
+    """A stem, and a text with the stem written in it as FTS5 may have read it (or nearly:
+    "ｂ" for "b", a word break inside), amid tricky characters."""
+    stem = draw(st.text(alphabet="".join(_WRITTEN), min_size=1, max_size=3))
+    written = "".join(
+        draw(st.sampled_from(_WRITTEN[c])) + draw(st.sampled_from(_UNSEEN)) for c in stem
+    )
+    around = st.text(alphabet=_TRICKY, max_size=12)
+    return draw(around) + written + draw(around), stem
+
+
+def _fts5_first_match(text: str, stem: str) -> int | None:
+    """Where ``stem`` first starts in ``text`` as FTS5 read it: what FTS5 never saw
+    (core/invisible, the marks it folds to nothing) removed, the rest folded one for one."""
+    kept = [i for i, ch in enumerate(text) if drop_invisible(ch) and ch not in FOLD_DROP]
+    at = fold_characters("".join(text[i] for i in kept)).find(stem)
+    return None if at < 0 else kept[at]
+
+
+@settings(max_examples=300)
+@given(_text_and_stem())
+def test_a_stem_is_found_where_fts5_folded_text_has_it(text_and_stem) -> None:
+    """The mirror is searched unfolded (``_stem_pattern``), ASCII text lowered: the first match
+    is where the stem starts in the text as FTS5 read and folded it."""
+    text, stem = text_and_stem
+    for mirror in (text, text.encode("ascii", "ignore").decode()):
+        assert _visible_best_offset(mirror, [stem], 0) == _fts5_first_match(mirror, stem)
+
+
+def test_a_folded_character_folds_to_itself() -> None:
+    # _stem_pattern puts each stem character in its own class: it must be its own fold.
+    assert fold_characters(FOLD_TO) == FOLD_TO
