@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gno.core.fts import CJK_RANGES, STOPWORDS
+from gno.core.fts import STOPWORDS, fts_words, has_cjk
 
 PROMPT_VERSION = "v3"
 MAX_VARIANTS = 5
@@ -210,8 +210,6 @@ _EXTRA_STOPWORDS = frozenset((
     "sie", "von", "wie", "zu",
 ))  # fmt: skip
 _STOP = STOPWORDS | _EXTRA_STOPWORDS
-_WORD = re.compile(r"[^\W_]+")
-_CJK = re.compile(f"[{CJK_RANGES}]+")
 _TOKEN = re.compile(r'-?"[^"]*"|\S+')
 _EDGE = "\"'`,;:!?()[]{}<>"
 
@@ -237,16 +235,10 @@ class QuerySignals:
 
 
 def words(text: str) -> frozenset[str]:
-    """Lower-cased words that are not stopwords; CJK runs as character bigrams."""
-    out: set[str] = set()
-    for word in _WORD.findall(text.lower()):
-        if _CJK.search(word):
-            for run in _CJK.findall(word):
-                out.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
-            out.update(w for w in _CJK.split(word) if len(w) >= 2 and w not in _STOP)
-        elif len(word) >= 2 and word not in _STOP:
-            out.add(word)
-    return frozenset(out)
+    """Words that are not stopwords, as FTS5 indexed and compares them (``fts_words``: split
+    where FTS5 splits, case and diacritics folded, CJK runs as character bigrams): a variant
+    overlaps the query where search would find a word of one with the other."""
+    return frozenset(w for w in fts_words(text) if has_cjk(w) or (len(w) >= 2 and w not in _STOP))
 
 
 def _is_entity(token: str, first: bool) -> bool:

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from gno.core.invisible import drop_invisible
+from gno.core.invisible import ASCII_INVISIBLE_CLASS, INVISIBLE_CLASS, drop_invisible
 from gno.errors import ValidationError
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -36,6 +37,9 @@ CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _ASCII_WORD_PART = re.compile(r"[A-Za-z0-9]+")  # what FTS5 keeps in a word, in ASCII
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _TOKEN = re.compile(r'-?"[^"]*"|\S+')
+# VT and FF: the mirror (core/mirror, GNO's rule) deletes them, so "foo<VT>bar" was indexed as
+# "foobar"; a query deletes them too (Python's split and splitlines would read a break there).
+MIRROR_DROPPED = str.maketrans("", "", "\x0b\x0c")
 MIN_PREFIX_LEN = 3
 STOPWORDS = frozenset(
     [
@@ -143,12 +147,60 @@ def _words(text: str) -> list[str]:
     macOS and some keyboards give it) is composed first, as the text FTS5 saw was. A word
     of diacritics only, which remove_diacritics folds to nothing, is no word. Invisible
     characters are dropped as ``index_text`` drops them (core/invisible)."""
-    text = drop_invisible(text)
+    text = drop_invisible(text).translate(MIRROR_DROPPED)
     if text.isascii():
         return _ASCII_WORD_PART.findall(index_text(text).translate(_ASCII_LOWER))
     text = index_text(unicodedata.normalize("NFC", text)).translate(_ASCII_LOWER)
     word_part, kept = _word_parts()
     return [w for w in word_part.findall(text) if w.isascii() or kept.search(w)]
+
+
+@cache
+def _fold_table() -> dict[int, int | None]:
+    from gno.core.fts_tokens import FOLD_DROP, FOLD_FROM, FOLD_TO
+
+    return str.maketrans(FOLD_FROM, FOLD_TO, FOLD_DROP)
+
+
+def fold_characters(text: str) -> str:
+    """``text`` (not ASCII) with each character folded as FTS5 folds it (``fold``, no NFC)."""
+    return text.translate(_fold_table())
+
+
+def fold(word: str) -> str:
+    """``word`` as FTS5 compares it: invisible characters dropped and NFC, as ``index_text``
+    gives it, then case and diacritics folded code point by code point from FTS5's own table
+    (gno.core.fts_tokens): "Naïve", "NAÏVE" and "nai<U+00AD><U+0308>ve" are all "naive"."""
+    word = drop_invisible(word)
+    if word.isascii():
+        return word.translate(_ASCII_LOWER)
+    return fold_characters(unicodedata.normalize("NFC", word))
+
+
+def fts_words(text: str) -> list[str]:
+    """The words of ``text`` as FTS5 indexed and compares them: split as a query is split
+    (``_words``: where FTS5 splits, CJK runs as bigrams), each folded (``fold``). For any
+    word notion that must agree with what search matches."""
+    return [folded for folded in map(fold, _words(text)) if folded]
+
+
+# A word as FTS5 read it in text not yet through ``index_text``: its word characters and the
+# invisible characters it dropped from between them. One character class: linear.
+_ASCII_WORD_SPAN = re.compile(f"[A-Za-z0-9{ASCII_INVISIBLE_CLASS}]+")
+
+
+@cache
+def _word_span() -> re.Pattern[str]:
+    from gno.core.fts_tokens import WORD_CHARS
+
+    return re.compile(f"[{WORD_CHARS}{INVISIBLE_CLASS}]+")
+
+
+def word_spans(text: str) -> Iterator[re.Match[str]]:
+    """Each word of ``text`` (a mirror's, a snippet's) where FTS5 found it, invisible
+    characters inside included: ``fold(m.group())`` is the word FTS5 indexed (a run of
+    invisible characters alone folds to ""). The large pattern loads for non-ASCII only."""
+    return (_ASCII_WORD_SPAN if text.isascii() else _word_span()).finditer(text)
 
 
 def _quote(word: str) -> str:
@@ -192,7 +244,7 @@ def _term_expr(token: str) -> str | None:
 def parse_query(query: str) -> FtsQuery:
     # Invisible characters go first: a control that Python counts as whitespace (U+001F)
     # would otherwise split a term here before _words could drop it.
-    text = drop_invisible(query).strip()
+    text = drop_invisible(query).translate(MIRROR_DROPPED).strip()
     if not text:
         raise ValidationError("Query cannot be empty")
     if "\n" in text or "\r" in text:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from gno.core.fts import fts_words
 from gno.core.invisible import drop_invisible
 
 IDENTIFIER, KEYWORD, QUESTION = "identifier", "keyword", "question"
@@ -18,11 +19,11 @@ CJK_QUESTION_CHARS = 12  # the same for CJK text, counted in characters
 
 # Something only a name looks like: snake_case / SCREAMING_CASE, dotted.names, camelCase or
 # PascalCase with an inner capital, a path, a flag, a word with digits inside (k8sattributes).
+# Its \w is a name's characters ("_" included), not FTS5's words: it sees how a name is written.
 _IDENT = re.compile(
     r"[A-Za-z0-9]+_[A-Za-z0-9_]+|[A-Za-z][\w-]*\.[A-Za-z][\w.-]*|[a-z]+[A-Z][A-Za-z0-9]*"
     r"|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|--?[a-z][\w-]+|\S*/\S+|[a-z]+\d+[a-z]{3,}"
 )
-_WORD = re.compile(r"[^\W_]+")
 _ENDS_QUESTION = re.compile(r"[?？]\s*$")
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
@@ -51,7 +52,7 @@ def query_shape(text: str) -> str:
     if _CJK.search(stripped):  # no spaces between words: count characters instead
         cjk = len(_CJK.findall(stripped))
         return QUESTION if cjk >= CJK_QUESTION_CHARS or _ENDS_QUESTION.search(stripped) else KEYWORD
-    words = _WORD.findall(stripped)
+    words = fts_words(stripped)  # as search splits them (gno.core.fts)
     if len(words) >= QUESTION_WORDS or (len(words) >= 3 and _ENDS_QUESTION.search(stripped)):
         return QUESTION
     return KEYWORD

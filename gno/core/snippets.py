@@ -2,23 +2,20 @@
 
 Terms are looked for in the mirror as FTS5 indexed it: invisible characters (core/invisible)
 dropped, so "hy<U+00AD>phen<U+00AD>ation", which the search found, is matched and marked as
-the word it is, soft hyphens included.
+the word it is, soft hyphens included; and compared as FTS5 compares words, case and
+diacritics folded from its own table (gno.core.fts.fold): "naive" finds "Naïve", and the
+"nai<U+00AD><U+0308>ve" FTS5 indexed as "naive" too.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
-from functools import cache
-from typing import AnyStr
+from functools import cache, lru_cache
+from itertools import islice
 
-from gno.core.invisible import (
-    ASCII_INVISIBLE_CLASS,
-    INVISIBLE_CLASS,
-    drop_invisible,
-    invisible_spans,
-)
+from gno.core.fts import fold, word_spans
+from gno.core.invisible import ASCII_INVISIBLE_CLASS, INVISIBLE_CLASS
 
 SNIPPET_TARGET_CHARS = 300
 SNIPPET_MAX_LINES = 8
@@ -35,38 +32,62 @@ class Snippet:
 
 
 def _stems(terms: tuple[str, ...]) -> list[str]:
-    # A cheap stand-in for the porter stem: "sampling" -> "sampl" also finds "samples".
-    return [t[: max(4, len(t) - 3)] if len(t) > 5 else t for t in terms]
+    """Each term as FTS5 compares it (``fold``: case and diacritics), cut to a cheap stand-in
+    for the porter stem: "sampling" -> "sampl" also finds "samples"."""
+    folded = [f for f in map(fold, terms) if f]
+    return [t[: max(4, len(t) - 3)] if len(t) > 5 else t for t in folded]
 
 
-def _best_offset(mirror: str, stems: list[str], start_offset: int) -> int | None:
-    """Offset of the first occurrence on the line holding the most distinct query stems."""
-    if mirror.isascii() or "\u212a" in mirror or not all(s.isascii() for s in stems):
-        lowered = mirror.lower()
-        if len(lowered) != len(mirror):  # a few characters change length when lowered
+@cache
+def _folded_from() -> dict[str, str]:
+    """Each character FTS5 folds another to, and those it folds to it: "e" <- "EÉéÈ…"."""
+    from gno.core.fts_tokens import FOLD_FROM, FOLD_TO
+
+    sources: dict[str, str] = {}
+    for source, folded in zip(FOLD_FROM, FOLD_TO, strict=True):
+        sources[folded] = sources.get(folded, "") + source
+    return sources
+
+
+@lru_cache(maxsize=256)
+def _stem_pattern(stem: str, ascii_text: bool) -> re.Pattern[str] | None:
+    """``stem`` (folded) as it may be written in a mirror, None if it cannot be. Folding a
+    whole mirror (up to ~100 MB) for every result cost four times the search: the mirror
+    stays as it is, and each character of the stem is a class of itself (a folded character
+    folds to itself) and of all FTS5 folds to it; between two of them, any run FTS5 never
+    saw: invisible characters (core/invisible) and the diacritics FTS5 folds to nothing
+    ("nai<SHY><U+0308>ve" was indexed as "naive"). No character is in both a class and a
+    run, and the runs are possessive: each match is tried once, nothing to backtrack.
+
+    ASCII text is lowered first (there FTS5 folds A-Z only, and no diacritics): the stem's
+    characters are literals then, which sre skips to as fast as ``str.find``, and the
+    pattern compiles in microseconds, not the ~3 ms of the classes."""
+    if ascii_text:
+        if not stem.isascii():  # nothing in ASCII folds to anything else
             return None
-        return _first_on_best_line(lowered, mirror, stems, start_offset, "\n")
-    if "\u0130" in mirror:  # İ, the one character whose lowercase is longer
-        return None
-    # ASCII stems in a text with wider characters: str.lower() walks the Unicode tables for
-    # every character, bytes.lower() of the UTF-8 only maps A-Z. Both find the same matches:
-    # an ASCII byte never occurs inside a multi-byte character, and no other character
-    # lowercases to ASCII (U+212A, the Kelvin sign, does: that text takes the path above).
-    data = mirror.encode("utf-8", "surrogatepass")
-    start = len(mirror[:start_offset].encode("utf-8", "surrogatepass"))
-    found = _first_on_best_line(data.lower(), data, [s.encode() for s in stems], start, b"\n")
-    return None if found is None else len(data[:found].decode("utf-8", "surrogatepass"))
+        return re.compile(f"[{ASCII_INVISIBLE_CLASS}]*+".join(map(re.escape, stem)))
+    from gno.core.fts_tokens import FOLD_DROP
+
+    sources = _folded_from()
+    unseen = f"[{INVISIBLE_CLASS}{FOLD_DROP}]*+"
+    return re.compile(
+        unseen.join(
+            f"[{re.escape(c + sources[c])}]" if c in sources else re.escape(c) for c in stem
+        )
+    )
 
 
-def _first_on_best_line(
-    lowered: AnyStr, text: AnyStr, stems: list[AnyStr], start_offset: int, newline: AnyStr
-) -> int | None:
+def _visible_best_offset(mirror: str, stems: list[str], start_offset: int) -> int | None:
+    """Offset in ``mirror`` of the first match on the line holding the most distinct query
+    stems, a match being a stem as FTS5 would find it there (``_stem_pattern``). A word
+    break (U+200B, U+200C) is no part of a stem."""
+    ascii_text = mirror.isascii()
+    text = mirror.lower() if ascii_text else mirror  # as long as mirror: the same offsets
     hits: list[tuple[int, int]] = []  # (offset, stem index)
     for k, stem in enumerate(stems):
-        pos, seen = lowered.find(stem, start_offset), 0
-        while pos >= 0 and seen < MAX_HITS_PER_TERM:
-            hits.append((pos, k))
-            pos, seen = lowered.find(stem, pos + len(stem)), seen + 1
+        if pattern := _stem_pattern(stem, ascii_text):
+            matches = pattern.finditer(text, start_offset)
+            hits += [(m.start(), k) for m in islice(matches, MAX_HITS_PER_TERM)]
     if not hits:
         return None
     hits.sort()
@@ -74,41 +95,12 @@ def _first_on_best_line(
     stems_on_line: set[int] = set()
     for pos, k in hits:
         if pos > line_end:  # a new line starts
-            line_end = text.find(newline, pos)
+            line_end = mirror.find("\n", pos)
             line_start, stems_on_line = pos, set()
         stems_on_line.add(k)
         if len(stems_on_line) > best_count:
             best, best_count = line_start, len(stems_on_line)
     return best
-
-
-def _visible_best_offset(mirror: str, stems: list[str], start_offset: int) -> int | None:
-    """``_best_offset`` in the mirror as FTS5 indexed it (invisible characters dropped), as
-    an offset in ``mirror``. A word break (U+200B, U+200C) is no part of a stem: it stays."""
-    spans = invisible_spans(mirror)
-    if not spans:
-        return _best_offset(mirror, stems, start_offset)
-    # Each removed run: its offset in the visible text, and the characters removed up to its
-    # end. One pass over the runs, then a bisect.
-    pieces: list[str] = []
-    cut_at: list[int] = []
-    removed: list[int] = []
-    kept_from = gone = 0
-    visible_start = start_offset  # less what was removed before it
-    for start, end in spans:
-        pieces.append(mirror[kept_from:start])
-        if start < start_offset:
-            visible_start = start_offset - gone - (min(end, start_offset) - start)
-        cut_at.append(start - gone)
-        gone += end - start
-        removed.append(gone)
-        kept_from = end
-    pieces.append(mirror[kept_from:])
-    found = _best_offset("".join(pieces), stems, visible_start)
-    if found is None:
-        return None
-    runs_before = bisect_right(cut_at, found)
-    return found + (removed[runs_before - 1] if runs_before else 0)
 
 
 def best_snippet(
@@ -136,31 +128,20 @@ def best_snippet(
     return Snippet("\n".join(lines), line_no, line_no + len(lines) - 1)
 
 
-# A word as FTS5 read it: its word characters (core/fts_tokens) and the invisible characters
-# dropped from between them. One character class: linear, nothing to backtrack.
-_ASCII_WORD = re.compile(f"[A-Za-z0-9{ASCII_INVISIBLE_CLASS}]+")
-
-
-@cache
-def _word() -> re.Pattern[str]:
-    from gno.core.fts_tokens import WORD_CHARS
-
-    return re.compile(f"[{WORD_CHARS}{INVISIBLE_CLASS}]+")
-
-
 def mark_terms(text: str, terms: tuple[str, ...]) -> str:
     """``text`` with each word that a query term (or its stem, as the snippet search
     uses) begins wrapped in ``<mark>…</mark>``: GNO's REST search snippets. A word is
-    split as FTS5 split it, invisible characters inside it included. One pass over
+    split as FTS5 split it, invisible characters inside it included, and compared as FTS5
+    compares it (``fold``: "naive" marks "Naïve"). One pass over
     the words; the text is not otherwise changed (no HTML escaping, as GNO's FTS5
     ``snippet()`` output)."""
-    stems = tuple(stem.lower() for stem in _stems(terms) if stem)
+    stems = tuple(_stems(terms))
     if not stems or not text:
         return text
     out: list[str] = []
     last = 0
-    for m in (_ASCII_WORD if text.isascii() else _word()).finditer(text):
-        if drop_invisible(m.group(0)).lower().startswith(stems):
+    for m in word_spans(text):
+        if fold(m.group(0)).startswith(stems):
             out += [text[last : m.start()], "<mark>", m.group(0), "</mark>"]
             last = m.end()
     out.append(text[last:])

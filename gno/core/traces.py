@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from gno.core.fts import fts_words
 from gno.errors import ConfigError, ValidationError
 
 SCHEMA_VERSION = "1.0"
@@ -41,7 +42,6 @@ EXPORT_ID_RE = re.compile(r"^exp_[0-9a-f]{32}$")
 CURSOR_PREFIX = "gno-trace-v1."
 MAX_CURSOR = 512
 _CURSOR_RE = re.compile(r"^gno-trace-v1\.([0-9a-f]{8})\.([0-9]{1,15})\.(trc_[0-9a-f]{32})$")
-_TERM_RE = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -149,10 +149,11 @@ def byte_size(value: Any) -> int:
 
 
 def text_shape(text: str | None) -> dict[str, int]:
-    """What a metadata trace keeps of a text: its length and how many words it has."""
+    """What a metadata trace keeps of a text: its length and how many words it has, as search
+    counts them (FTS5's words, gno.core.fts: "q\u0301x" is one, "snake_case" two)."""
     if not text:
         return {"characters": 0, "terms": 0}
-    return {"characters": len(text), "terms": len(_TERM_RE.findall(text))}
+    return {"characters": len(text), "terms": len(fts_words(text))}
 
 
 def _value_shape(value: Any) -> dict[str, Any]:

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from gno.render import Shown, View, escape, quoteattr
-from gno.render.style import HEADER, LINE_NUMBER, highlight, paint, term_pattern, terminal_safe
+from gno.render.style import HEADER, LINE_NUMBER, highlight, paint, term_stems, terminal_safe
 
 if TYPE_CHECKING:  # renderers read attributes: `gno search` loads no model (services/wire.py)
     from gno_contracts.models.query_diagnose import QueryDiagnose
@@ -94,7 +93,7 @@ def _xml(result: SearchResults, view: View) -> str:
     return "\n".join([*out, "</searchResults>"])
 
 
-def _snippet_lines(hit: SearchResult, view: View, terms: re.Pattern[str] | None) -> list[str]:
+def _snippet_lines(hit: SearchResult, view: View, terms: tuple[str, ...] | None) -> list[str]:
     """The terminal snippet, each line made terminal-safe, matched terms styled and line
     numbers (dim) when the view asks for them."""
     lines = _cut(hit.snippet or "", TERMINAL_SNIPPET, view.full).split("\n")
@@ -113,7 +112,7 @@ def _terminal(result: SearchResults, view: View) -> str:
     hits, meta = result.results, result.meta
     if not hits:
         return "No results found."
-    terms = term_pattern(meta.query) if view.color else None
+    terms = term_stems(meta.query) if view.color else None
     out = []
     for h in hits:
         uri = paint(h.uri, HEADER, view.color)

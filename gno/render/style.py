@@ -23,7 +23,7 @@ RESET = "\x1b[0m"
 # Highlighting bounds: the terms of one query, and their length.
 MAX_TERMS = 32
 MAX_TERM_CHARS = 64
-_WORD = re.compile(r"\w+")
+_OPERATORS = ("AND", "OR", "NOT", "NEAR")
 
 
 def terminal_safe(text: str) -> str:
@@ -47,26 +47,37 @@ def _stem(word: str) -> str:
     return word
 
 
-def term_pattern(query: str) -> re.Pattern[str] | None:
-    """Words of the query to highlight: not the excluded ones (``-word``), not the
-    operators, at least two characters; None when nothing is left."""
-    words: list[str] = []
+def term_stems(query: str) -> tuple[str, ...] | None:
+    """Words of the query to highlight, as stems: not the excluded ones (``-word``), not
+    the operators, at least two characters; None when nothing is left. Words are FTS5's,
+    split and folded as search split and folded them (``gno.core.fts.fts_words``)."""
+    from gno.core.fts import fts_words
+
+    stems: list[str] = []
     for token in query.split():
-        if token.startswith("-") or token in ("AND", "OR", "NOT", "NEAR"):
+        if token.startswith("-") or token in _OPERATORS:
             continue
-        for word in _WORD.findall(token):
-            stem = _stem(word.lower()[:MAX_TERM_CHARS])
-            if len(stem) >= 2 and stem not in words:
-                words.append(stem)
-    if not words:
-        return None
-    alternatives = "|".join(re.escape(w) for w in sorted(words[:MAX_TERMS], key=len, reverse=True))
-    return re.compile(rf"\b(?:{alternatives})\w*", re.IGNORECASE)
+        for word in fts_words(token):
+            stem = _stem(word[:MAX_TERM_CHARS])
+            if len(stem) >= 2 and stem not in stems:
+                stems.append(stem)
+    return tuple(stems[:MAX_TERMS]) or None
 
 
-def highlight(text: str, pattern: re.Pattern[str] | None, color: bool) -> str:
-    """``text`` made terminal-safe, its matched terms styled when colour is on."""
+def highlight(text: str, stems: tuple[str, ...] | None, color: bool) -> str:
+    """``text`` made terminal-safe, each word a stem begins styled when colour is on. A word
+    is one FTS5 indexed, compared as FTS5 compares it (``gno.core.fts.word_spans``, ``fold``:
+    "naive" styles "Naïve", a soft hyphen inside a word neither splits nor hides it)."""
     safe = terminal_safe(text)
-    if not color or pattern is None:
+    if not color or not stems:
         return safe
-    return pattern.sub(lambda m: f"{MATCH}{m.group()}{RESET}", safe)
+    from gno.core.fts import fold, word_spans
+
+    out: list[str] = []
+    last = 0
+    for m in word_spans(safe):
+        if fold(m.group()).startswith(stems):
+            out += [safe[last : m.start()], MATCH, m.group(), RESET]
+            last = m.end()
+    out.append(safe[last:])
+    return "".join(out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gno.core.fts import MIRROR_DROPPED
 from gno.core.invisible import drop_invisible
 from gno.errors import ValidationError
 
@@ -14,9 +15,10 @@ STRUCTURED = ("term:", "intent:", "hyde:")
 def split_structured(query: str, modes: list[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]]:
     """A multi-line query document: `term:`/`intent:`/`hyde:` lines are modes, the rest the query.
     Invisible characters go first (core/invisible), as search drops them: ``splitlines``
-    would end a line at U+001C..U+001E, splitting the word they sit in."""
+    would end a line at U+001C..U+001E, splitting the word they sit in; and VT and FF, which
+    the mirror deletes (gno.core.fts.MIRROR_DROPPED)."""
     lines, found = [], [(mode, drop_invisible(text).strip()) for mode, text in modes]
-    for line in drop_invisible(query).splitlines():
+    for line in drop_invisible(query).translate(MIRROR_DROPPED).splitlines():
         stripped = line.strip()
         prefix = next((p for p in STRUCTURED if stripped.lower().startswith(p)), None)
         if prefix and stripped[len(prefix) :].strip():

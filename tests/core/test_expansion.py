@@ -221,3 +221,11 @@ def test_depth_policy(kw, runs) -> None:
     args = {"fast": False, "thorough": False, "expand": None, "has_modes": False}
     args |= {"preset": "slim-tuned"} | kw
     assert (ex.skip_reason(**args) is None) is runs
+
+
+def test_overlap_words_are_fts5s() -> None:
+    # A variant overlaps where search would match: FTS5 folds case and diacritics, keeps a
+    # combining mark inside a word ("ẹ́kọ́" is one word, not "ẹ" and "kọ") and splits at "_".
+    assert ex.words("Naïve ÉCOLE ẹ́kọ́ snake_case") == {"naive", "ecole", "eko", "snake", "case"}
+    sig = ex.signals("naïve approach")
+    assert ex.overlaps("the naive method", sig)

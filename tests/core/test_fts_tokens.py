@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gno.core.fts import TOKENIZER, index_text, parse_query
-from gno.core.fts_tokens import VANISHING, WORD_CHARS
+from gno.core.fts import TOKENIZER, fts_words, index_text, parse_query
+from gno.core.fts_tokens import FOLD_DROP, FOLD_FROM, FOLD_TO, VANISHING, WORD_CHARS
 from gno.core.mirror import canonicalize
 from gno.errors import ValidationError
 
@@ -39,13 +39,17 @@ def test_the_table_is_the_installed_fts5s() -> None:
     """Fails after a SQLite upgrade that changed unicode61: run bench/fts_token_table.py."""
     sys.path.insert(0, str(BENCH))
     try:
-        live_word, live_vanishing = importlib.import_module("fts_token_table").live_tables(
-            TOKENIZER
-        )
+        table = importlib.import_module("fts_token_table")
+        live_word, live_vanishing = table.live_tables(TOKENIZER)
+        live_folds = table.live_folds(live_word)
     finally:
         sys.path.remove(str(BENCH))
     assert code_points(WORD_CHARS) == set(live_word)
     assert code_points(VANISHING) == set(live_vanishing)
+    assert dict(zip(FOLD_FROM, FOLD_TO, strict=True)) == {
+        chr(cp): to for cp, to in live_folds.items() if to
+    }
+    assert set(FOLD_DROP) == {chr(cp) for cp, to in live_folds.items() if not to}
 
 
 @pytest.fixture(scope="module")
@@ -111,8 +115,8 @@ LETTERS = (
 )
 MARKS = "\u0300\u0301\u0305\u0308\u0323\u0331\u0345\u1ab0\u1abe\u20d0\ufe20"
 PUNCTUATION = " .,;:/_'()*^+"  # no '"' or '-': they are query grammar
-# Nor a line break (a query is one line), nor VT or FF: the mirror drops them (core/mirror)
-# where a query, as a title, reads them as spaces.
+# Nor a line break (a query is one line), nor VT or FF: the mirror drops them (core/mirror),
+# as a query does (fts.MIRROR_DROPPED), where a title or path, not canonicalized, keeps them.
 ALPHABET = st.sampled_from(LETTERS + MARKS + PUNCTUATION) | st.characters(
     exclude_categories=("Cs",), exclude_characters='"-\n\r\x0b\x0c'
 )
@@ -132,3 +136,16 @@ def test_any_text_is_found_by_the_same_text(fts, text: str) -> None:
         assert conn.execute("SELECT count(*) FROM vocab").fetchone() == (0,)
         return
     assert found(fts, document, text), (text, query.match_all())
+
+
+_UNICODE61 = apsw.Connection(":memory:").fts5_tokenizer("unicode61", ["remove_diacritics", "2"])
+
+
+@settings(max_examples=400)
+@given(st.text(ALPHABET, max_size=24))
+def test_fts_words_are_the_tokens_fts5_indexes(text: str) -> None:
+    """``fts_words``, the word notion of snippets, highlighting, query shapes, expansion and
+    traces: FTS5's own tokens of the indexed text (case and diacritics folded; unstemmed)."""
+    document = index_text(canonicalize(text)).encode("utf-8")
+    tokens = [t[2] for t in _UNICODE61(document, apsw.FTS5_TOKENIZE_DOCUMENT, None)]
+    assert fts_words(text) == tokens

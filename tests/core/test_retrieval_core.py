@@ -63,6 +63,12 @@ def test_window_plans_are_bounded_and_ordered(length, tokens, max_tokens, limit)
 # --- query shape --------------------------------------------------------------------------
 
 
+def test_query_shape_counts_fts5s_words() -> None:
+    # Three Yoruba words: six to \w (it splits at each combining acute), three to FTS5.
+    assert query_shape("ẹ́kọ́ ẹ́kọ́ ẹ́kọ́") == KEYWORD
+    assert query_shape("a b c d e fgh") == QUESTION
+
+
 def test_query_shapes() -> None:
     for text in ("OTEL_BSP_SCHEDULE_DELAY", "db.query.text", "SeverityNumber", "k8s.pod.name",
                  '"batch span processor"', "otel.javaagent.enabled", "k8sattributes processor"):  # fmt: skip

@@ -66,3 +66,24 @@ def test_an_older_index_is_indexed_again_where_it_holds_invisible_characters(
     assert uris(migrated, "shy") == {"shy.md"}  # outline_fts: the title row is still there
     assert uris(migrated, "collector") == {"shy.md", "joined.md", "author.md"}
     migrated.close()
+
+
+def test_a_mark_a_soft_hyphen_kept_from_composing_is_found_in_the_snippet(make_app) -> None:
+    # The mirror keeps "nai<SHY><U+0308>ve" (NFC cannot compose across the hyphen); FTS5
+    # indexed "naive": the snippet is the line search matched, whichever way it is asked.
+    app, _ = make_app({"mark.md": "# Mark\n\nfirst\n\n" + "x\n" * 5 + "The nai\xad\u0308ve way\n"})
+    sync(app)
+    for typed in ["naïve", "naive", "NAÏVE"]:
+        (hit,) = search(app, typed, limit=5).results
+        assert hit.snippet == "The nai\xad\u0308ve way", typed
+
+
+def test_vt_and_ff_in_a_query_are_deleted_as_the_mirror_deleted_them(make_app) -> None:
+    # The mirror deletes VT and FF (GNO's rule): "foo<VT>bar" was indexed as "foobar".
+    app, _ = make_app(
+        {"vt.md": "# Vt\n\nThe foo\x0bbar and baz\x0cqux.\n", "sp.md": "# Sp\n\nfoo bar\n"}
+    )
+    sync(app)
+    assert uris(app, "foo\x0bbar") == uris(app, "foobar") == {"vt.md"}
+    assert uris(app, "baz\x0cqux") == {"vt.md"}
+    assert uris(app, "foo bar") == {"sp.md"}

@@ -332,3 +332,10 @@ def test_context_records_evidence_references_not_passages(app: App) -> None:
         for line in filter(None, (ln.strip() for ln in text.splitlines())):
             assert line not in dump
     assert "lenses" not in dump and BODY_SENTINEL not in dump
+
+
+def test_a_traced_text_counts_fts5s_words() -> None:
+    from gno.core.traces import text_shape
+
+    # \w counted "ẹ" and "kọ", "q" and "x", and "snake_case" as one: FTS5 reads 1, 1 and 2.
+    assert text_shape("ẹ́kọ́ q\u0301x snake_case") == {"characters": 20, "terms": 4}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gno.render.style import MATCH, highlight, term_pattern
+from gno.render.style import MATCH, highlight, term_stems
 from tests.surfaces.terminal import on_terminal
 from tests.surfaces.test_cli_process import indexed, run
 
@@ -40,7 +40,7 @@ def test_piped_output_is_plain(tmp_path: Path) -> None:
 
 
 def test_hostile_text_gets_no_escape_through_highlighting() -> None:
-    pattern = term_pattern("tail sampling -secret")
+    pattern = term_stems("tail sampling -secret")
     shown = highlight("tail\x1b]0;pwned\x07 sampling secret", pattern, True)
     assert "\x1b]" not in shown and "\x07" not in shown
     assert shown.count(MATCH) == 2  # tail and sampling; the excluded word is not marked
