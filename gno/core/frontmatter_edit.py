@@ -81,7 +81,38 @@ def _entry_span(
             end = ahead + 1
             continue
         break
+    if anchor := _anchor_used_elsewhere(lines, close, i, end):
+        raise ValidationError(
+            f"The frontmatter's {name!r} entry defines the anchor &{anchor} that another "
+            f"entry uses; a rewrite would leave that alias undefined: edit it by hand"
+        )
     return i, end
+
+
+def _anchor_used_elsewhere(lines: list[str], close: int, start: int, end: int) -> str | None:
+    """An anchor defined in lines [start, end) of the block that an alias outside them
+    names (replacing those lines drops its definition: the block is YAML no more)."""
+    block = "".join(lines[1:close])
+    if "&" not in block or "*" not in block:
+        return None
+    import yaml
+
+    a = sum(map(len, lines[1:start]))
+    b = a + sum(map(len, lines[start:end]))
+    inside, used = set(), set()
+    try:  # the events' marks count code points, as the lines do
+        for event in yaml.parse(block, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader)):
+            name = getattr(event, "anchor", None)
+            mark = event.start_mark
+            within = mark is not None and a <= mark.index < b
+            if isinstance(event, yaml.AliasEvent):
+                if not within:
+                    used.add(name)
+            elif name is not None and within:
+                inside.add(name)
+    except (yaml.YAMLError, UnicodeError):  # no YAML: no anchors either
+        return None
+    return min(inside & used, default=None)
 
 
 def _entry_starts(lines: list[str], close: int, key: re.Pattern[str], name: str) -> list[int]:

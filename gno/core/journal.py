@@ -231,7 +231,9 @@ def change_id(sequence: int) -> str:
 
 def parse_change_id(value: str) -> int:
     body = value.removeprefix(CHANGE_PREFIX)
-    if body == value or not body.isdigit() or len(body) > 18:
+    # ASCII only: str.isdigit() also passes '²' (which int() refuses) and '١' (which it
+    # reads as 1, an id gno never issued)
+    if body == value or not (body.isascii() and body.isdigit()) or len(body) > 18:
         raise ValidationError(f"Invalid change id: {value[:64]}")
     return int(body)
 

@@ -30,10 +30,16 @@ def link_edge_type(link_type: str) -> str:
 def frontmatter_relations(mirror: str) -> list[tuple[str, str]]:
     """(edge type, target ref) pairs of the frontmatter's ``relations`` map, in order,
     without duplicates, at most MAX_RELATIONS."""
-    if not mirror.startswith("---") or "relations" not in mirror[:65536]:
+    if not mirror.startswith("---"):
         return []
     # sync's: a graph read needs only the edge types above, not the frontmatter parser
     from gno.core.frontmatter import normalize_key, parse_frontmatter
+    from gno.core.frontmatter_span import frontmatter_span
+
+    # Only a block that names the key is parsed again. The block is the parser's, however
+    # long: a fixed 64 KiB prefix dropped the relations of a frontmatter with a long field.
+    if mirror.find("relations", 0, frontmatter_span(mirror)[1]) < 0:
+        return []
 
     data = parse_frontmatter(mirror).data.get("relations")
     if not isinstance(data, dict):

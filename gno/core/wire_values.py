@@ -59,3 +59,25 @@ def unusable_value(value: Any) -> str | None:
 def reject_constant(name: str) -> Any:
     """``json.loads(parse_constant=...)``: NaN, Infinity and -Infinity are no JSON."""
     raise ValueError(f"{name} is not a JSON number")
+
+
+def whole_numbers(schema: dict[str, Any], value: Any, root: dict[str, Any] | None = None) -> Any:
+    """``value`` with each whole float where ``schema`` wants an integer made an int. JSON has
+    one number type: ``3.0`` is the integer 3 to a JSON Schema (and to GNO's JavaScript);
+    a strict model refuses the float. Follows the schema's properties, items and local
+    ``$ref``s only, so it recurses no deeper than the schema does."""
+    root = root if root is not None else schema
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        schema = root.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {})
+    kind = schema.get("type")
+    wants_int = kind == "integer" or (isinstance(kind, list) and "integer" in kind)
+    if wants_int and isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    props = schema.get("properties")
+    if isinstance(value, dict) and isinstance(props, dict):
+        return {k: whole_numbers(props.get(k, {}), v, root) for k, v in value.items()}
+    items = schema.get("items")
+    if isinstance(value, list) and isinstance(items, dict):
+        return [whole_numbers(items, v, root) for v in value]
+    return value

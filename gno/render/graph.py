@@ -3,11 +3,10 @@ graph query, tags, changes, diff and impact as terminal text."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from gno.render import Shown, View, dump
+from gno.render import Shown, View, dump, json_text
 
 if TYPE_CHECKING:  # renderers read attributes: no model module loads for them
     from gno_contracts.models.backlinks import Backlinks
@@ -120,7 +119,7 @@ def _label(node: dict[str, Any]) -> str:
 def graph(result: Graph | GraphNeighbors | GraphPath, view: View) -> Shown:
     """JSON by default (as GNO prints it), or Graphviz DOT / a Mermaid flowchart."""
     if view.fmt not in ("dot", "mermaid"):
-        return Shown(json.dumps(dump(result), indent=2, ensure_ascii=False))
+        return Shown(json_text(dump(result)))  # escaped: the terminal filter strips C1 raw
     nodes, edges = _graph_parts(result)
     unique = {n["id"]: n for n in nodes}
     key = {doc_id: f"n{i}" for i, doc_id in enumerate(unique)}

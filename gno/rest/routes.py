@@ -37,7 +37,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from gno.core.input_keys import known_arguments
-from gno.core.wire_values import reject_constant, unusable_value
+from gno.core.wire_values import reject_constant, unusable_value, whole_numbers
 from gno.errors import Cancelled, ForbiddenError, GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.disconnect import run_until_disconnect
@@ -192,6 +192,7 @@ def parse_request(schema_id: str, parse: type[BaseModel], args: dict[str, Any]) 
             if value is None and key in props and not _nullable(props[key]):
                 kind = props[key].get("type")
                 raise ValidationError(f"Invalid request: {key}: None is not of type {kind!r}")
+        args = whole_numbers(_contract(schema_id), args)  # 3.0 is an integer to the schema
         return parse.model_validate_json(json.dumps(args), strict=True)
     if problem := schema_problem(schema_id, args):
         raise ValidationError(problem)

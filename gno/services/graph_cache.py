@@ -49,13 +49,16 @@ def cached(
     app: App,
     store: Store,
     operation: str,
-    key: dict[str, Any],
+    key: Callable[[], dict[str, Any]],
     compute: Callable[[], dict[str, Any]],
     *,
     cheap_in_memory: bool = True,
 ) -> dict[str, Any]:
-    """``compute()``'s payload for ``operation`` with ``key`` (everything the answer
+    """``compute()``'s payload for ``operation`` with ``key()`` (everything the answer
     depends on besides the index), from the cache when this index state answered it.
+    ``key()`` runs after the token is read: a ref it resolves is resolved in the state
+    the answer is kept for (resolved before, a document another writer indexed in between
+    was answered under the key of "no document", every unknown ref's).
     ``cheap_in_memory``: computing is cheaper than reading a file once the store holds
     the full projection (a resident server), so then no file is read or written."""
     if cheap_in_memory and store.projection_kept():
@@ -63,8 +66,9 @@ def cached(
     token = store.graph_state()
     if token is None:
         return compute()
+    fields = key()
     try:
-        key_text = json.dumps([operation, key], sort_keys=True, ensure_ascii=False)
+        key_text = json.dumps([operation, fields], sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError):
         return compute()
     folder = app.paths.cache_dir / "graph" / app.paths.index_name

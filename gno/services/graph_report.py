@@ -123,7 +123,7 @@ def graph_payload(app: App, inp: GraphInput) -> dict[str, Any]:
         app,
         store,
         "graph",
-        key,
+        lambda: key,
         lambda: _graph(app, store, inp, collection),
         cheap_in_memory=False,  # the report costs ~20 ms over a kept projection too
     )

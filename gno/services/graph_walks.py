@@ -61,8 +61,13 @@ def impact(app: App, inp: ImpactInput) -> Impact:
 def impact_payload(app: App, inp: ImpactInput) -> dict[str, Any]:
     """impact@1.0 in its wire form."""
     store = app.store()
-    key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref)}
-    return cached(app, store, "impact", key, lambda: _impact(app, store, inp))
+    return cached(
+        app,
+        store,
+        "impact",
+        lambda: input_fields(inp) | {"ref": ref_id(app, store, inp.ref)},
+        lambda: _impact(app, store, inp),
+    )
 
 
 def _impact(app: App, store: Store, inp: ImpactInput) -> dict[str, Any]:
@@ -115,8 +120,13 @@ def graph_query_payload(app: App, inp: GraphQueryInput) -> dict[str, Any]:
     """graph-query@1.0 in its wire form."""
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     store = app.store()
-    key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref)}
-    return cached(app, store, "graph_query", key, lambda: _graph_query(app, store, inp, wanted))
+    return cached(
+        app,
+        store,
+        "graph_query",
+        lambda: input_fields(inp) | {"ref": ref_id(app, store, inp.ref)},
+        lambda: _graph_query(app, store, inp, wanted),
+    )
 
 
 def _graph_query(

@@ -80,8 +80,13 @@ def links_payload(app: App, inp: LinksInput) -> dict[str, Any]:
     if inp.type is not None and wanted is not None:
         raise ValidationError("type cannot be combined with edgeType or relation")
     store = app.store()
-    key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref)}
-    return cached(app, store, "links", key, lambda: _links(app, store, inp, wanted))
+    return cached(
+        app,
+        store,
+        "links",
+        lambda: input_fields(inp) | {"ref": ref_id(app, store, inp.ref)},
+        lambda: _links(app, store, inp, wanted),
+    )
 
 
 def _links(app: App, store: Store, inp: LinksInput, wanted: str | None) -> dict[str, Any]:
@@ -140,9 +145,12 @@ def backlinks_payload(app: App, inp: BacklinksInput) -> dict[str, Any]:
     wanted = edge_type_filter(inp.edgeType, inp.relation)
     collection = check_collection(app, inp.collection)
     store = app.store()
-    key = input_fields(inp) | {"ref": ref_id(app, store, inp.ref), "collection": collection}
     return cached(
-        app, store, "backlinks", key, lambda: _backlinks(app, store, inp, wanted, collection)
+        app,
+        store,
+        "backlinks",
+        lambda: input_fields(inp) | {"ref": ref_id(app, store, inp.ref), "collection": collection},
+        lambda: _backlinks(app, store, inp, wanted, collection),
     )
 
 

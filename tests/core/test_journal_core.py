@@ -93,6 +93,21 @@ def test_change_ids() -> None:
             j.parse_change_id(bad)
 
 
+@given(st.text(max_size=24))
+@example("\u00b2")  # a superscript two: str.isdigit() says yes, int() refuses it
+@example("\u0661")  # an Arabic-Indic one: int() reads it as 1
+def test_a_change_id_is_ascii_digits_or_validation(body: str) -> None:
+    """Any other id is VALIDATION: a digit int() refused was an internal error on every
+    surface (HTTP 500), and one int() read named a change gno never issued by that id."""
+    try:
+        sequence = j.parse_change_id(j.CHANGE_PREFIX + body)
+    except ValidationError:
+        assert not (body.isascii() and body.isdigit() and len(body) <= 18)
+        return
+    assert j.change_id(sequence) == j.CHANGE_PREFIX + body.lstrip("0").rjust(1, "0")
+    assert body.isascii() and body.isdigit()
+
+
 def test_headings_are_linear_on_hostile_lines() -> None:
     """A heading line with a long run of spaces or hashes is one regex pass, not quadratic."""
     hostile = "# a" + " " * 200_000 + "x\n" + "## " + " #" * 100_000 + "\n"

@@ -225,3 +225,34 @@ def test_the_kept_answers_stay_within_their_bounds(make_app, monkeypatch) -> Non
     assert graph_payload(App(app.paths), GraphInput()) == graph
     assert graph_payload(App(app.paths), GraphInput(limit=3)) != graph
     assert len(_entries(app)) == 1
+
+
+def test_a_document_indexed_while_its_ref_resolves_is_no_answer_for_other_refs(
+    make_app, monkeypatch
+) -> None:
+    """A ref resolved before another writer's sync named no document; the answer, computed
+    after it, did. Kept under the key of that earlier resolution ("no document"), it was
+    every unknown ref's answer until the index changed again: `gno links notes/typo.md`
+    answered new.md's links. The key is read in the state the answer is computed in."""
+    import pytest
+
+    from gno.errors import DocumentNotFoundError
+
+    app, root = make_app(FILES)
+    sync(app)
+    racing = App(app.paths)
+    store = racing.store()
+    read_token = store.graph_state
+
+    def token_after_a_sync() -> bytes | None:
+        if not (root / "new.md").exists():  # another process indexes new.md just now
+            (root / "new.md").write_text("# New\n\nSee [[hub]].\n", encoding="utf-8")
+            sync(App(app.paths))
+        return read_token()
+
+    monkeypatch.setattr(store, "graph_state", token_after_a_sync)
+    answer = links_payload(racing, LinksInput(ref="notes/new.md"))
+    assert answer["meta"]["uri"] == "gno://notes/new.md"
+    for ref in ("notes/typo.md", "gno://notes/gone/nowhere.md"):
+        with pytest.raises(DocumentNotFoundError):
+            links_payload(App(app.paths), LinksInput(ref=ref))

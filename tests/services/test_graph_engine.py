@@ -363,3 +363,19 @@ def test_hostile_relations_are_bounded_and_never_escape(make_app) -> None:
     ] == ["gno://notes/b.md"]
     assert links(app, LinksInput(ref="notes/c.md", edgeType="self_ref")).links == []
     assert links(app, LinksInput(ref="notes/c.md", edgeType="escapes")).links == []
+
+
+def test_relations_after_a_long_frontmatter_field_are_kept(make_app) -> None:
+    """The frontmatter is parsed whole (title, tags…), so its relations count wherever they
+    sit in it: a `relations` key after 64 KiB of frontmatter was dropped unseen."""
+    summary = "x" * 70_000
+    files = {
+        "a.md": f"---\ntitle: A\nsummary: {summary}\nrelations:\n  depends_on: [b.md]\n---\n# A\n",
+        "b.md": "# B\n",
+        "c.md": f"---\ntitle: C\n---\n# C\n\n{summary}\n\nrelations: not frontmatter\n",
+    }
+    app, _ = make_app(files)
+    sync(app)
+    out = links(app, LinksInput(ref="notes/a.md", edgeType="depends_on"))
+    assert [x.targetUri for x in out.links] == ["gno://notes/b.md"]
+    assert links(app, LinksInput(ref="notes/c.md", edgeType="depends_on")).links == []

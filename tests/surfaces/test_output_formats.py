@@ -3,6 +3,7 @@ model, as the CLI renders it)."""
 
 import csv
 import io
+import json
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -96,3 +97,21 @@ def test_ls_and_multi_get_renderers():
     shown = documents(MultiGetResult.model_validate(multi), View()).out or ""
     assert "=== gno://n/a.md ===" in shown and "(truncated)" in shown
     assert "n/zz.md: not_found" in shown
+
+
+def test_graph_prints_its_json_with_control_characters_escaped(make_app):
+    """`gno graph` prints JSON by default (as GNO): the same data as `--json`. A title with a
+    C1 character (U+0085, kept in the index) lost it: the text went out through the
+    terminal filter unescaped, which strips what a terminal would interpret."""
+    from gno_contracts.models.graph_input import GraphInput
+
+    from gno.render.graph import graph as render_graph
+    from gno.render.style import terminal_safe
+    from gno.services.graph_report import graph
+
+    app, _ = make_app({"a.md": "# Next\u0085Line\n\n[[b]]\n", "b.md": "# B\n\n[[a]]\n"})
+    sync(app)
+    result = graph(app, GraphInput())
+    shown = terminal_safe(render_graph(result, View()).out)  # what the terminal receives
+    assert json.loads(shown) == result.model_dump(mode="json", exclude_unset=True)
+    assert "Next\u0085Line" in {n["title"] for n in json.loads(shown)["nodes"]}

@@ -97,3 +97,23 @@ def test_derived_lists_are_bounded_by_the_body() -> None:
     with pytest.raises(ValidationError) as refused:
         bodies.query(parse_request(QUERY, ApiQueryInput, body), local=True)
     assert "category" in refused.value.message and "256" in refused.value.message
+
+
+def test_a_whole_number_written_with_a_point_is_an_integer() -> None:
+    """JSON has one number type: 3.0 is the integer 3 to the JSON Schema (and to GNO's
+    JavaScript), and the routes checked by their schema validator, /api/op/* and MCP take
+    it. The strict model refused it: POST /api/graph/query {"maxDepth": 3.0} was 400 where
+    POST /api/op/graph_query {"maxDepth": 3.0} answered."""
+    from gno_contracts.models.api_graph_query_input import ApiGraphQueryInput
+
+    graph = "gno://schemas/api-graph-query-input@1.0"
+    assert model_says_it_all(graph)
+    body = {"root": "notes/a.md", "maxDepth": 3.0, "maxNodes": 1e2}
+    parsed = parse_request(graph, ApiGraphQueryInput, body)
+    assert (parsed.maxDepth, parsed.maxNodes) == (3, 100)
+    assert parse_request(QUERY, ApiQueryInput, {"query": "x", "limit": 5.0}).limit == 5
+    from pydantic import ValidationError as ModelError
+
+    for bad in ({"maxDepth": 3.5}, {"maxDepth": 7.0}, {"maxNodes": 1e300}, {"root": 1.0}):
+        with pytest.raises((ModelError, ValidationError)):
+            parse_request(graph, ApiGraphQueryInput, {"root": "notes/a.md"} | bad)

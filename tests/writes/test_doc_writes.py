@@ -315,6 +315,25 @@ def test_a_tag_edit_refuses_two_tags_entries_naming_the_key(make_app, edit) -> N
     assert (root / "n.md").read_text() == text
 
 
+def test_a_tag_edit_refuses_a_tags_entry_whose_anchor_another_entry_uses(make_app) -> None:
+    """``tags: &t [a]`` with ``aliases: *t``: the rewritten entry lost the anchor, and the
+    block then named an anchor nowhere defined, which no YAML loader reads (nor gno's: the
+    title and dates fell back to the line parser). Nothing is written (VALIDATION); an
+    anchor nobody uses, or an alias as the tags value, is rewritten as before."""
+    text = "---\ntags: &t [a]\naliases: *t\ntitle: T\n---\nB\n"
+    app, root = make_app({"n.md": text, "m.md": "---\nkeep: &k [x]\ntags: *k\n---\nB\n"})
+    sync(app)
+    with pytest.raises(GnoError, match="anchor") as refused:
+        tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="new"))
+    assert refused.value.code == "VALIDATION"
+    assert (root / "n.md").read_text() == text
+    tag_writes.add(app, TagEditInput(ref="notes/m.md", tag="new"))
+    assert (root / "m.md").read_text() == "---\nkeep: &k [x]\ntags:\n  - x\n  - new\n---\nB\n"
+    assert set_tags("---\ntags: &t [a]\n---\nB\n", ["a", "b"]) == (
+        "---\ntags:\n  - a\n  - b\n---\nB\n"
+    )
+
+
 def test_a_tags_line_inside_a_quoted_title_is_not_the_tags_entry(make_app) -> None:
     """A quoted title may run over lines, one of them starting ``tags:``: the entry YAML
     reads is edited (the title line was taken for it, and the title's quote cut)."""
