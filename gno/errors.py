@@ -11,6 +11,7 @@ that from the exit code.
     │   ├── InvalidPathError (INVALID_PATH)
     │   ├── PathNotFoundError (PATH_NOT_FOUND)
     │   ├── ConfigError (VALIDATION: malformed index.yml)
+    │   ├── FrontmatterError (VALIDATION: frontmatter nested deeper than gno parses)
     │   └── HasReferencesError (HAS_REFERENCES: contexts still name the collection)
     ├── ForbiddenError (FORBIDDEN, 403, exit 1: a doc asset outside its collection)
     ├── NotFoundError (NOT_FOUND, 404, exit 1)
@@ -111,6 +112,13 @@ class InvalidPathError(ValidationError):
 
 class PathNotFoundError(ValidationError):
     code = "PATH_NOT_FOUND"
+
+
+class FrontmatterError(ValidationError, ValueError):
+    """Frontmatter gno refuses to parse (``gno.core.frontmatter``: nested deeper than
+    ``MAX_FRONTMATTER_DEPTH``). A sync makes it the file's ingest error; a write that starts
+    from the file on disk (a tag edit, a capture opening it, a memory supersede) answers
+    ``VALIDATION`` with nothing written."""
 
 
 class ConfigError(ValidationError):

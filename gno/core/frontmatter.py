@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from gno.core.comma_list import comma_list
 from gno.core.frontmatter_span import FRONTMATTER_RE as _FRONTMATTER
 from gno.core.yaml_depth import nesting_depth
+from gno.errors import FrontmatterError
 
 _KEY = re.compile(r"[A-Za-z0-9_][\w .-]*")
 # Logseq page property `key:: value` (the first lines of a page without frontmatter).
@@ -32,10 +33,6 @@ Value = str | list[str] | dict[str, "Value"]
 # YAML is parsed recursively (PyYAML builds nested values with recursive calls), so a
 # block nested a few hundred levels deep would exhaust the stack: deeper is refused.
 MAX_FRONTMATTER_DEPTH = 64
-
-
-class FrontmatterError(ValueError):
-    """Frontmatter gno refuses to parse (nested deeper than ``MAX_FRONTMATTER_DEPTH``)."""
 
 
 @dataclass

@@ -32,6 +32,15 @@ def _key_line(key: str) -> re.Pattern[str]:
 _TAGS_KEY = _key_line("tags")
 _FENCE = re.compile(r"^---[ \t]*\r?$")
 BOM = "\ufeff"
+UNREADABLE = "\ufffd"  # what a byte that is no UTF-8 reads as in ``yaml_readable``
+_ESCAPED = re.compile("[\udc80-\udcff]")  # such a byte, decoded with surrogateescape
+
+
+def yaml_readable(text: str) -> str:
+    """``text`` as a YAML parser takes it: each byte that is no UTF-8 (a surrogate of
+    ``surrogateescape``, which no parser reads) as U+FFFD, one code point for one, so
+    offsets and structure stay (such a byte is never YAML syntax)."""
+    return _ESCAPED.sub(UNREADABLE, text)
 
 
 def _lines(text: str) -> list[str]:
@@ -140,12 +149,12 @@ def _yaml_key_offsets(lines: list[str], close: int, name: str) -> list[int] | No
     compose to a mapping or nests deeper than gno parses."""
     import yaml
 
-    block = "".join(lines[1:close])
+    block = yaml_readable("".join(lines[1:close]))
     if nesting_depth(block) > MAX_FRONTMATTER_DEPTH:
         return None
     try:  # either composer's marks count code points, as the lines do
         node = yaml.compose(block, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader))
-    except (yaml.YAMLError, UnicodeError):  # no YAML; or bytes no UTF-8 (surrogateescape)
+    except (yaml.YAMLError, UnicodeError):  # no YAML
         return None
     if not isinstance(node, yaml.MappingNode):
         return None

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gno.core.document import file_stem
-from gno.core.frontmatter import parse_frontmatter
+from gno.core.frontmatter_span import file_frontmatter_end
 from gno.core.identity import make_uri
 from gno.core.link_resolver import Doc, Resolver
 from gno.core.link_spans import (
@@ -166,7 +166,8 @@ def build_plan(
         new_home = target_rel if own else cand.doc.rel_path
         text = cand.text
         lines = line_offsets(text)
-        regions = Regions(text, parse_frontmatter(text).end_offset)
+        # the frontmatter the index saw (after a BOM, with CRLF line ends too): never a link
+        regions = Regions(text, file_frontmatter_end(text))
         for link in parse_links(text, cand.doc.rel_path, regions):
             start = lines[link.start_line - 1] + link.start_col - 1
             end = lines[link.end_line - 1] + link.end_col - 1

@@ -39,6 +39,8 @@ def check_segment(segment: str, rel: str = "") -> str:
     rel = rel or segment
     if segment in ("", ".", ".."):
         raise _refuse(rel, "empty, '.' or '..' path segments are not allowed")
+    if "/" in segment:  # a name, not a path: ``p/q`` made two folders, ``x/n.md`` a folder
+        raise _refuse(rel, "a name is one path segment, without '/'")
     # C0, DEL and C1 (U+0080-U+009F, e.g. U+009B, a terminal's CSI) are all controls.
     if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF for c in segment):
         raise _refuse(rel, "control characters and invalid UTF-8 are not allowed")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gno.core.frontmatter import FrontmatterError
+from gno.errors import FrontmatterError
 from gno.ports import (
     CONVERSION_FAILED,
     CORRUPT,

@@ -42,7 +42,7 @@ from gno_contracts.models.remember_input import RememberInput
 from gno.app import App
 from gno.config import Collection
 from gno.core.frontmatter import parse_frontmatter
-from gno.core.frontmatter_edit import replace_entry
+from gno.core.frontmatter_edit import BOM, replace_entry
 from gno.core.fts import parse_query
 from gno.core.identity import parse_uri
 from gno.core.note_files import check_text, frontmatter_block, note_text
@@ -282,8 +282,10 @@ def _predecessor(app: App, collection: Collection, inp: RememberInput) -> tuple[
             f"MEMORY_SUPERSEDE_CONFLICT: predecessor {inp.predecessorUri} is not a readable fact"
         ) from None
     doc = app.store().document_by_path(collection.name, t.rel)
-    # CRLF line ends (a fact edited on Windows) parse like the index's mirror does
-    fact = _parsed(doc, text.replace("\r\n", "\n")) if doc is not None else None
+    # a byte-order mark and CRLF line ends (a fact edited on Windows) parse like the
+    # index's mirror does (recall lists such a fact: it must be one to supersede too)
+    mirror = text.removeprefix(BOM).replace("\r\n", "\n")
+    fact = _parsed(doc, mirror) if doc is not None else None
     if fact is None:
         raise MemorySupersedeConflictError(
             f"MEMORY_SUPERSEDE_CONFLICT: predecessor {inp.predecessorUri} is not a fact"

@@ -127,9 +127,9 @@ def _target_rel(req: _Request, source_rel: str) -> str:
     ext = posixpath.splitext(source_rel)[1]
     name = req.name
     if name is not None:
-        check_segment(name)
         if "/" in name:
             raise InvalidPathError("name is a file name, not a path; use move for folders")
+        check_segment(name)
         if not posixpath.splitext(name)[1] and ext:
             name += ext
     if req.operation == "rename":

@@ -151,10 +151,29 @@ class FileApplier:
                 else:
                     self.tally.updated += 1
                 self.tally.changed(entry.rel_path, "added" if state is None else "updated")
-                self._queue(self._saver(src, result))
+                self._queue(self._unless_indexed_since(state, src, self._saver(src, result)))
             else:
-                self._queue(self._failure(src, result.code, result.message))
+                failure = self._failure(src, result.code, result.message)
+                self._queue(self._unless_indexed_since(state, src, failure))
             self._advance()
+
+    def _unless_indexed_since(
+        self, state: DocState | None, src: SourceFile, write: Callable[[], object]
+    ) -> Callable[[], object]:
+        """``write``, run at its batch's commit only while the index still holds the row this
+        sync planned from. A save or tag edit (``note_writer``) renames its file into place
+        and indexes it inline, between this sync's batches: bytes this sync read before that
+        are older, and saving them would put the old text back in the index (until the next
+        sync) under the docid the writer had answered."""
+        planned = None if state is None else (state.id, state.source_hash)
+
+        def guarded() -> object:
+            now = self.store.document_by_path(self.coll.name, src.rel_path)
+            if (None if now is None else (now.id, now.source_hash)) != planned:
+                return None  # indexed by another writer meanwhile, from a later read
+            return write()
+
+        return guarded
 
     def _source(self, entry: WalkEntry, source_hash: str | None, mime: str, ext: str) -> SourceFile:
         uri = make_uri(self.coll.name, entry.rel_path)

@@ -10,7 +10,7 @@ from gno_contracts.models.tag_removed import TagRemoved
 
 from gno.app import App
 from gno.core.frontmatter import as_list, parse_frontmatter
-from gno.core.frontmatter_edit import BOM, set_tags
+from gno.core.frontmatter_edit import BOM, UNREADABLE, set_tags, yaml_readable
 from gno.core.identity import parse_ref
 from gno.core.tags import normalize_tag, validate_tag
 from gno.errors import NotFoundError, ValidationError
@@ -38,14 +38,24 @@ def _file_tags(text: str, uri: str) -> list[str]:
     """The frontmatter's tags exactly as the file spells them (rewritten as they are: a
     tag edit changes one tag, never the others' case, quoting or ``#``)."""
     # read as set_tags writes: after a byte-order mark, with CRLF line ends as LF
-    value = parse_frontmatter(text.removeprefix(BOM).replace("\r\n", "\n")).data.get("tags")
+    text = text.removeprefix(BOM).replace("\r\n", "\n")
+    # bytes that are no UTF-8 read as U+FFFD (``readable``): a tag holding one is refused,
+    # since rewritten from what was read it would lose its bytes
+    readable = yaml_readable(text)
+    value = parse_frontmatter(readable).data.get("tags")
     if isinstance(value, dict) or (
         isinstance(value, list) and not all(isinstance(v, str) for v in value)
     ):
         raise ValidationError(
             f"The tags entry of {uri} holds nested values a rewrite would lose; edit it by hand"
         )
-    return as_list(value)
+    tags = as_list(value)
+    if readable != text and any(UNREADABLE in tag for tag in tags):
+        raise ValidationError(
+            f"A tag in the frontmatter of {uri} is not UTF-8 text a rewrite would keep; "
+            "edit it by hand"
+        )
+    return tags
 
 
 def _edit(app: App, inp: TagEditInput, present: bool) -> tuple[DocRow, str, bool]:

@@ -387,6 +387,28 @@ def test_deactivate_duplicate_and_create_folder(make_app) -> None:
         )
 
 
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda app: doc_writes.create_folder(
+            app, CreateFolderInput(collection="notes", name="p/q", parentPath="sub")
+        ),
+        lambda app: doc_writes.duplicate(
+            app, DuplicateNoteInput(ref="notes/sub/a.md", name="p/q.md")
+        ),
+    ],
+    ids=["folder", "duplicate"],
+)
+def test_a_name_with_a_slash_is_refused_not_made_into_folders(make_app, write) -> None:
+    """A folder's or a copy's ``name`` is one segment (the schema says so); ``p/q`` made a
+    folder ``p`` with ``q`` in it, outside the ``folderPath``/``parentPath`` given."""
+    app, root = make_app({"sub/a.md": "# A\n"})
+    sync(app)
+    with pytest.raises(InvalidPathError, match="one path segment"):
+        write(app)
+    assert sorted(p.name for p in (root / "sub").iterdir()) == ["a.md"]
+
+
 def test_tags_add_and_rm_on_markdown_and_on_converted_documents(make_app) -> None:
     original = "---\ntitle: T\n---\nbody\n"
     app, root = make_app({"a.md": original})
