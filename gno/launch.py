@@ -152,7 +152,7 @@ def search_processes() -> int:
     off, at most ``MAX_SEARCH_PROCESSES``), else one per core when there are two or more: on
     an idle 2-core machine they nearly double cache-miss throughput (bench/README.md)."""
     raw = os.environ.get("GNO_SEARCH_PROCESSES", "").strip()
-    if raw.isdigit():
+    if raw.isascii() and raw.isdigit():  # '²' passes isdigit() alone; int() refuses it
         return min(int(raw), MAX_SEARCH_PROCESSES)
     cores = os.cpu_count() or 1
     return min(cores, MAX_SEARCH_PROCESSES) if cores > 1 else 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from gno.render import Shown, View
+from gno.render import Shown, View, json_text
 
 
 def _when(ms: int) -> str:
@@ -77,13 +77,12 @@ def judged(result: Any, view: View) -> Shown:
 
 
 def exported(result: Any, view: View) -> Shown:
-    import json
-
     data = _data(result)
     m = data["manifest"]
     again = " (already exported)" if data["result"] == "duplicate" else ""
     head = f"Export {m['exportId']} ({m['format']}, {len(m['traceIds'])} trace(s)){again}"
-    return Shown(head + "\n" + json.dumps(data["artifact"], indent=2, ensure_ascii=False))
+    # escaped: the terminal filter strips a raw C1 character a replay trace's query keeps
+    return Shown(head + "\n" + json_text(data["artifact"]))
 
 
 def replayed(result: Any, view: View) -> Shown:

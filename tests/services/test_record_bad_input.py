@@ -107,6 +107,8 @@ def test_invalid_chat_times_are_reported_and_the_messages_kept(make_app):
         (10**30, None),
         ("yesterday", None),
         ("9" * 40, None),
+        ("²", None),  # str.isdigit() passed it, int() refused it: no record was imported
+        ("١٧٦٤٥٨٣٢٠٠", None),  # Arabic-Indic digits: no time a chat export writes
         pytest.param(10**400, None, id="400-digit"),  # OverflowError stopped the sync
         ("0001-01-01T00:00:00+01:00", "0001-01-01T00:00:00.000Z"),  # before year 1 in UTC
         ("9999-12-31T23:59:59-01:00", "9999-12-31T23:59:59.999Z"),  # after 9999 in UTC

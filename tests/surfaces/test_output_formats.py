@@ -115,3 +115,28 @@ def test_graph_prints_its_json_with_control_characters_escaped(make_app):
     shown = terminal_safe(render_graph(result, View()).out)  # what the terminal receives
     assert json.loads(shown) == result.model_dump(mode="json", exclude_unset=True)
     assert "Next\u0085Line" in {n["title"] for n in json.loads(shown)["nodes"]}
+
+
+def test_trace_export_prints_its_artifact_with_control_characters_escaped(make_app):
+    """`gno trace export` prints the artifact as JSON: a replay trace keeps its query text,
+    and a C1 character in it (U+0085) went out raw, for the terminal filter to strip."""
+    from gno_contracts.models.retrieval_trace_export_input import RetrievalTraceExportInput
+    from gno_contracts.models.search_input import SearchInput
+
+    from gno.render.style import terminal_safe
+    from gno.render.traces import exported
+    from gno.services import handler
+    from gno.services.trace_record import record_call
+    from gno.services.traces import trace_export
+
+    app, _ = make_app({"a.md": "# Storms\n\nstorms at sea\n"})
+    sync(app)
+    app.config.raw["retrievalTraces"] = {"enabled": True, "redactionMode": "replay"}
+    app.save_config(app.config)
+    inp = SearchInput(query="storms \u0085 sea")
+    trace_id = record_call(app, "search", inp, handler("search")(app, inp))
+    result = trace_export(app, RetrievalTraceExportInput(traceIds=[trace_id]))
+    shown = terminal_safe(exported(result, View()).out)  # what the terminal receives
+    artifact = json.loads(shown.split("\n", 1)[1])
+    assert artifact == result.model_dump(mode="json", exclude_unset=True)["artifact"]
+    assert artifact["traces"][0]["trace"]["queryText"] == "storms \u0085 sea"

@@ -157,9 +157,12 @@ def message_time(value: Any) -> str | None:
         return None
     if isinstance(value, str):
         text = value.strip()
-        if text[:4].isdigit() and not text.isdigit():
+        # ASCII digits only: str.isdigit() passes '²' (int() refuses it and the whole
+        # export went unread) and Arabic-Indic digits (no chat writes a time so)
+        digits = text.isascii() and text.isdigit()
+        if text[:4].isdigit() and not digits:
             return parse_date(text)
-        if not text.isdigit() or len(text) > 16:
+        if not digits or len(text) > 16:
             return None
         value = int(text)
     if not isinstance(value, (int, float)):
