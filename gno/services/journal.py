@@ -152,7 +152,8 @@ def diff_payload(app: App, inp: DiffInput) -> dict[str, Any]:
     row: JournalRow | None
     if inp.change is not None:
         sequence = j.parse_change_id(inp.change)
-        if sequence <= store.journal_state().floor:
+        # 0 is no id gno issues (sequences start at 1): not found, even below a floor of 0
+        if 0 < sequence <= store.journal_state().floor:
             return payload | {
                 "status": "expired",
                 "history": {"status": "unavailable", "reason": "change_expired"},

@@ -187,6 +187,9 @@ def test_diff_statuses(make_app) -> None:
     create_of_b = _all(app)[1].id
     other = diff(app, DiffInput(ref="notes/a.md", change=create_of_b))
     assert (other.status.value, other.history.reason.value) == ("unavailable", "change_not_found")
+    assert app.store().journal_state().floor == 0  # nothing ever expired: id 0 was never issued
+    zero = diff(app, DiffInput(ref="notes/a.md", change="gno-change-id-v1.0"))
+    assert (zero.status.value, zero.history.reason.value) == ("unavailable", "change_not_found")
     full = diff(app, DiffInput(ref="notes/b.md", change=create_of_b))
     assert full.history.status.value == "available" and full.history.reason is None
     with pytest.raises(NotFoundError):
