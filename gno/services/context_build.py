@@ -412,8 +412,10 @@ def compile_capsule(app: App, model: ContextInput) -> dict[str, Any]:
             omitted.append(Omission(selected.pop(), "global_budget"))
             continue
         break
-    if not selected:
-        raise _fail(InvalidBudgetError, "invalid_budget")
+    if not selected:  # GNO: a budget error only when some candidate did not fit
+        if any(o.reason == "global_budget" for o in omitted):
+            raise _fail(InvalidBudgetError, "invalid_budget")
+        raise NoEvidenceError(CATALOG["no_evidence"])
     if snapshot.after() != before:
         raise _fail(IndexChangedDuringCompileError, "index_changed_during_compile")
     return payload
