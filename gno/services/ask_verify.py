@@ -71,9 +71,9 @@ def _rewrite(answer: str, evidence: list[dict[str, Any]]) -> str:
     return _NUMBERED.sub(one, answer)
 
 
-def _rejected(marker: cl.Marker, answer: str, reason: str) -> dict[str, Any]:
-    return {"marker": marker.raw, "start": cl.utf16(answer, marker.start),
-            "end": cl.utf16(answer, marker.end), "reason": reason}  # fmt: skip
+def _rejected(marker: cl.Marker, at: cl.Utf16, reason: str) -> dict[str, Any]:
+    return {"marker": marker.raw, "start": at(marker.start), "end": at(marker.end),
+            "reason": reason}  # fmt: skip
 
 
 def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any]:
@@ -96,7 +96,11 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
     answer = _rewrite(raw, evidence)
     answer_hash = sha256_text(answer)
     spans, orphans = cl.split_claims(answer)
-    rejected_all = [_rejected(m, answer, "orphan_citation") for m in orphans]
+    at = cl.Utf16(answer)
+    # Lists of rejected citations hold at most 256 (the answer's, each claim's); whether
+    # any was rejected is known from the counts.
+    rejected_all = [_rejected(m, at, "orphan_citation") for m in orphans[: cl.MAX_CLAIMS]]
+    hygiene_failed = bool(orphans)
     results: list[dict[str, Any]] = []
     candidates: list[tuple[int, dict[str, Any]]] = []
     for span in spans:
@@ -111,7 +115,9 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
                 else None
             )  # fmt: skip
             if reason:
-                rejected.append(_rejected(m, answer, reason))
+                hygiene_failed = True
+                if len(rejected) < cl.MAX_CLAIMS:
+                    rejected.append(_rejected(m, at, reason))
             elif m.evidence_id not in cited:
                 cited.append(m.evidence_id)
         claim = {
@@ -119,8 +125,8 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
                 canonical_json({"answerHash": answer_hash, "start": span.start, "end": span.end})
             ),
             "text": span.text,
-            "start": cl.utf16(answer, span.start),
-            "end": cl.utf16(answer, span.end),
+            "start": at(span.start),
+            "end": at(span.end),
             "status": "insufficient",
             "rationaleCode": "no_valid_evidence",
             "evidence": [
@@ -141,7 +147,8 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
             ],
             "rejectedCitations": rejected,
         }
-        rejected_all += rejected
+        if len(rejected_all) < cl.MAX_CLAIMS:
+            rejected_all += rejected[: cl.MAX_CLAIMS - len(rejected_all)]
         results.append(claim)
         if cited:
             candidates.append((len(results) - 1, claim))
@@ -153,7 +160,7 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
     reason = (
         "no_substantive_claims" if not total
         else "contradiction_detected" if counts["contradicted"]
-        else "citation_hygiene_failed" if rejected_all
+        else "citation_hygiene_failed" if hygiene_failed
         else "coverage_below_threshold" if ratio < 1.0
         else None
     )  # fmt: skip
@@ -164,7 +171,7 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
         "answerHash": answer_hash,
         "coverageThreshold": 1,
         "claims": results,
-        "rejectedCitations": rejected_all[: cl.MAX_CLAIMS],
+        "rejectedCitations": rejected_all,
         "coverage": {"totalClaims": total, "supportedClaims": counts["supported"],
                      "contradictedClaims": counts["contradicted"],
                      "insufficientClaims": counts["insufficient"],
