@@ -104,7 +104,8 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
     results: list[dict[str, Any]] = []
     candidates: list[tuple[int, dict[str, Any]]] = []
     for span in spans:
-        rejected, cited = [], []
+        rejected: list[dict[str, Any]] = []
+        cited: list[str] = []
         for m in span.markers:
             reason = (
                 "out_of_capsule" if m.numeric
@@ -118,7 +119,7 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
                 hygiene_failed = True
                 if len(rejected) < cl.MAX_CLAIMS:
                     rejected.append(_rejected(m, at, reason))
-            elif m.evidence_id not in cited:
+            elif m.evidence_id is not None and m.evidence_id not in cited:
                 cited.append(m.evidence_id)
         claim = {
             "claimId": sha256_text(
@@ -224,19 +225,28 @@ def _semantic(
         "candidateClaims": len(candidates), "verifiedClaims": 0, "unresolvedClaims": 0,
         "modelCalls": 0, "durationMs": 0,
     }  # fmt: skip
-    batch = candidates[: cl.MAX_VERIFIED_CLAIMS]
+    # A claim goes to the verifier with all the evidence it cites, or not at all (then it
+    # stays uncertain): judged against part of its evidence it could be wrongly decided.
+    batch: list[tuple[int, dict[str, Any]]] = []
     evidence: dict[str, str] = {}
-    for _, claim in batch:
-        for e in claim["evidence"]:
-            if len(evidence) < cl.MAX_VERIFIED_EVIDENCE:
-                evidence.setdefault(e["evidenceId"], e["text"])
+    for item in candidates[: cl.MAX_VERIFIED_CLAIMS]:
+        cited = {e["evidenceId"]: e["text"] for e in item[1]["evidence"]}
+        if len(evidence.keys() | cited.keys()) <= cl.MAX_VERIFIED_EVIDENCE:
+            batch.append(item)
+            evidence |= cited
     for _, claim in candidates:  # unresolved unless the verifier says otherwise
         claim["status"], claim["rationaleCode"] = "uncertain", "semantic_judgment_unavailable"
-    if not batch:
+    if not candidates:
         info.update(status="completed", reason="no_candidates")
+    elif not batch:  # each claim alone cites more evidence than the verifier takes
+        info.update(status="unavailable", reason="input_limit_exceeded")
     else:
         prompt = cl.verifier_prompt(
-            [(n, c["text"]) for n, (_, c) in enumerate(batch, 1)], list(evidence.items())
+            [
+                (n, c["text"], [e["evidenceId"] for e in c["evidence"]])
+                for n, (_, c) in enumerate(batch, 1)
+            ],
+            list(evidence.items()),
         )
         if len(prompt.encode()) > cl.MAX_PROMPT_BYTES:
             info.update(status="unavailable", reason="input_limit_exceeded")
