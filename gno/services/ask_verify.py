@@ -71,9 +71,9 @@ def _rewrite(answer: str, evidence: list[dict[str, Any]]) -> str:
     return _NUMBERED.sub(one, answer)
 
 
-def _rejected(marker: cl.Marker, answer: str, reason: str) -> dict[str, Any]:
-    return {"marker": marker.raw, "start": cl.utf16(answer, marker.start),
-            "end": cl.utf16(answer, marker.end), "reason": reason}  # fmt: skip
+def _rejected(marker: cl.Marker, at: cl.Utf16, reason: str) -> dict[str, Any]:
+    return {"marker": marker.raw, "start": at(marker.start), "end": at(marker.end),
+            "reason": reason}  # fmt: skip
 
 
 def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any]:
@@ -96,11 +96,16 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
     answer = _rewrite(raw, evidence)
     answer_hash = sha256_text(answer)
     spans, orphans = cl.split_claims(answer)
-    rejected_all = [_rejected(m, answer, "orphan_citation") for m in orphans]
+    at = cl.Utf16(answer)
+    # Lists of rejected citations hold at most 256 (the answer's, each claim's); whether
+    # any was rejected is known from the counts.
+    rejected_all = [_rejected(m, at, "orphan_citation") for m in orphans[: cl.MAX_CLAIMS]]
+    hygiene_failed = bool(orphans)
     results: list[dict[str, Any]] = []
     candidates: list[tuple[int, dict[str, Any]]] = []
     for span in spans:
-        rejected, cited = [], []
+        rejected: list[dict[str, Any]] = []
+        cited: list[str] = []
         for m in span.markers:
             reason = (
                 "out_of_capsule" if m.numeric
@@ -111,16 +116,18 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
                 else None
             )  # fmt: skip
             if reason:
-                rejected.append(_rejected(m, answer, reason))
-            elif m.evidence_id not in cited:
+                hygiene_failed = True
+                if len(rejected) < cl.MAX_CLAIMS:
+                    rejected.append(_rejected(m, at, reason))
+            elif m.evidence_id is not None and m.evidence_id not in cited:
                 cited.append(m.evidence_id)
         claim = {
             "claimId": sha256_text(
                 canonical_json({"answerHash": answer_hash, "start": span.start, "end": span.end})
             ),
             "text": span.text,
-            "start": cl.utf16(answer, span.start),
-            "end": cl.utf16(answer, span.end),
+            "start": at(span.start),
+            "end": at(span.end),
             "status": "insufficient",
             "rationaleCode": "no_valid_evidence",
             "evidence": [
@@ -141,7 +148,8 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
             ],
             "rejectedCitations": rejected,
         }
-        rejected_all += rejected
+        if len(rejected_all) < cl.MAX_CLAIMS:
+            rejected_all += rejected[: cl.MAX_CLAIMS - len(rejected_all)]
         results.append(claim)
         if cited:
             candidates.append((len(results) - 1, claim))
@@ -153,7 +161,7 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
     reason = (
         "no_substantive_claims" if not total
         else "contradiction_detected" if counts["contradicted"]
-        else "citation_hygiene_failed" if rejected_all
+        else "citation_hygiene_failed" if hygiene_failed
         else "coverage_below_threshold" if ratio < 1.0
         else None
     )  # fmt: skip
@@ -164,7 +172,7 @@ def verified_ask(app: App, inp: AskInput, generator: Generator) -> dict[str, Any
         "answerHash": answer_hash,
         "coverageThreshold": 1,
         "claims": results,
-        "rejectedCitations": rejected_all[: cl.MAX_CLAIMS],
+        "rejectedCitations": rejected_all,
         "coverage": {"totalClaims": total, "supportedClaims": counts["supported"],
                      "contradictedClaims": counts["contradicted"],
                      "insufficientClaims": counts["insufficient"],
@@ -217,19 +225,28 @@ def _semantic(
         "candidateClaims": len(candidates), "verifiedClaims": 0, "unresolvedClaims": 0,
         "modelCalls": 0, "durationMs": 0,
     }  # fmt: skip
-    batch = candidates[: cl.MAX_VERIFIED_CLAIMS]
+    # A claim goes to the verifier with all the evidence it cites, or not at all (then it
+    # stays uncertain): judged against part of its evidence it could be wrongly decided.
+    batch: list[tuple[int, dict[str, Any]]] = []
     evidence: dict[str, str] = {}
-    for _, claim in batch:
-        for e in claim["evidence"]:
-            if len(evidence) < cl.MAX_VERIFIED_EVIDENCE:
-                evidence.setdefault(e["evidenceId"], e["text"])
+    for item in candidates[: cl.MAX_VERIFIED_CLAIMS]:
+        cited = {e["evidenceId"]: e["text"] for e in item[1]["evidence"]}
+        if len(evidence.keys() | cited.keys()) <= cl.MAX_VERIFIED_EVIDENCE:
+            batch.append(item)
+            evidence |= cited
     for _, claim in candidates:  # unresolved unless the verifier says otherwise
         claim["status"], claim["rationaleCode"] = "uncertain", "semantic_judgment_unavailable"
-    if not batch:
+    if not candidates:
         info.update(status="completed", reason="no_candidates")
+    elif not batch:  # each claim alone cites more evidence than the verifier takes
+        info.update(status="unavailable", reason="input_limit_exceeded")
     else:
         prompt = cl.verifier_prompt(
-            [(n, c["text"]) for n, (_, c) in enumerate(batch, 1)], list(evidence.items())
+            [
+                (n, c["text"], [e["evidenceId"] for e in c["evidence"]])
+                for n, (_, c) in enumerate(batch, 1)
+            ],
+            list(evidence.items()),
         )
         if len(prompt.encode()) > cl.MAX_PROMPT_BYTES:
             info.update(status="unavailable", reason="input_limit_exceeded")

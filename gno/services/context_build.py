@@ -412,8 +412,10 @@ def compile_capsule(app: App, model: ContextInput) -> dict[str, Any]:
             omitted.append(Omission(selected.pop(), "global_budget"))
             continue
         break
-    if not selected:
-        raise _fail(InvalidBudgetError, "invalid_budget")
+    if not selected:  # a budget error only when the budget left a candidate out
+        if any(o.reason in ("global_budget", "document_share_cap") for o in omitted):
+            raise _fail(InvalidBudgetError, "invalid_budget")
+        raise NoEvidenceError(CATALOG["no_evidence"])
     if snapshot.after() != before:
         raise _fail(IndexChangedDuringCompileError, "index_changed_during_compile")
     return payload

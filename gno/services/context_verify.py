@@ -119,7 +119,11 @@ def _content(store: Any, ev: dict[str, Any]) -> dict[str, Any]:
         code = "mirror_corrupt"
     elif doc.mirror_hash != ev["mirrorHash"]:
         code = "mirror_stale"
-    elif out["currentPassageHash"] != ev["passageHash"]:
+    elif (
+        out["currentPassageHash"] != ev["passageHash"]
+        or sha256_text(ev["text"]) != ev["passageHash"]
+    ):  # the Capsule's text, not only its recorded hash, must be the indexed passage: a
+        # rewritten text under a resealed id would otherwise verify (and compile) unchanged
         code = "passage_stale"
     else:
         chunk = next(

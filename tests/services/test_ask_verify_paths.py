@@ -206,3 +206,55 @@ def test_verifier_bounds(indexed: Any, gen: FakeOpenAI) -> None:
     assert (semantic["status"], semantic["reason"]) == ("unavailable", "input_limit_exceeded")
     assert seen == [] and semantic["modelCalls"] == 0
     assert payload["verification"]["claims"]["answerStatus"] == "abstained"
+
+
+@pytest.mark.parametrize(
+    "verdicts",
+    [
+        # the same claim judged twice, one verdict contradicting the other: GNO refuses
+        # an output that does not judge each claim once
+        [{"claim": 1, "verdict": "supported"}, {"claim": 1, "verdict": "contradicted"}],
+        [{"claim": True, "verdict": "supported"}],  # JSON true is no claim number
+    ],
+)
+def test_a_verdict_list_that_is_not_one_per_claim_supports_nothing(
+    indexed: Any, gen: FakeOpenAI, verdicts: list[dict[str, Any]]
+) -> None:
+    app, _ = indexed
+    gen.chat_reply = _scripted(
+        "Tail sampling keeps slow traces [1].", lambda claims: json.dumps({"verdicts": verdicts})
+    )
+    payload = _verified(app)
+    claims = payload["verification"]["claims"]
+    assert claims["claims"][0]["status"] == "uncertain"
+    assert claims["abstentionReason"] == "coverage_below_threshold"
+
+
+def test_each_claim_is_judged_against_the_evidence_it_cites(indexed: Any, gen: FakeOpenAI) -> None:
+    """The verifier sees which evidence each claim cites and is told to judge the claim
+    against that evidence only: a claim citing a passage that does not say it is not
+    'supported' because another passage in the prompt does (GNO lists the evidence
+    beside each claim)."""
+    app, _ = indexed
+    sent: list[tuple[str, dict[str, Any]]] = []
+
+    def verifier(body: dict[str, Any]) -> str:
+        prompt = str(body["messages"][-1]["content"])
+        if not VERIFIER.search(prompt):
+            return "Tail sampling keeps slow traces [1]. Head sampling decides at the start [2]."
+        block = json.loads(prompt.split(">>\n", 1)[1].rsplit("\n<<", 1)[0])
+        sent.append((prompt, block))
+        return json.dumps({"verdicts": [{"claim": 1, "verdict": "supported"}]})
+
+    gen.chat_reply = verifier
+    payload = ask(app, AskInput(query="tail and head sampling", verify=True)).model_dump(
+        mode="json", exclude_unset=True
+    )
+    evidence = payload["verification"]["capsule"]["evidence"]
+    assert len(evidence) >= 2
+    ((prompt, block),) = sent
+    assert "only the evidence it cites" in prompt
+    assert [c["evidence"] for c in block["claims"]] == [
+        [evidence[0]["evidenceId"]],
+        [evidence[1]["evidenceId"]],
+    ]

@@ -75,6 +75,18 @@ def test_tiny_budget_is_invalid_budget_and_bad_inputs_fail_before_retrieval(inde
         compile_capsule(app, _ctx(goal="zebra quantum", budgetTokens=12000))
 
 
+def test_no_candidate_on_topic_is_no_evidence_not_a_budget_error(indexed) -> None:
+    """Documents retrieved, none holding the goal's facet (stop words only: the facet is the
+    whole goal): nothing was left out for the budget, so it is no_evidence — even at the
+    largest budget; invalid_budget when the budget left a candidate out."""
+    app, _ = indexed
+    with pytest.raises(NoEvidenceError):
+        compile_capsule(app, _ctx(goal="the a of", budgetTokens=1_000_000))
+    for tokens in (1, 500):  # 1: every passage over its share (document_share_cap)
+        with pytest.raises(InvalidBudgetError):
+            compile_capsule(app, _ctx(goal="tail sampling", budgetTokens=tokens))
+
+
 def test_verify_unchanged_then_flags_exactly_the_edited_file(indexed) -> None:
     app, root = indexed
     capsule = compile_capsule(app, _ctx(goal="sampling traces collector", budgetTokens=12000))

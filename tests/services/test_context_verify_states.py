@@ -119,7 +119,8 @@ def test_lines_without_a_stored_chunk_are_chunk_missing(built: Any) -> None:
 
     def shift(e: dict[str, Any]) -> None:
         e["endLine"] = e["startLine"]  # a sub-span of the chunk
-        e["passageHash"] = sha256_text("\n".join(lines[e["startLine"] - 1 : e["endLine"]]))
+        e["text"] = "\n".join(lines[e["startLine"] - 1 : e["endLine"]])
+        e["passageHash"] = sha256_text(e["text"])
 
     if ev["endLine"] == ev["startLine"]:
         pytest.skip("the chunk is one line: no sub-span")
@@ -142,3 +143,23 @@ def test_a_better_new_document_reranks_and_drifts_the_index(built: Any) -> None:
         e["retrievalRank"] for e in capsule["evidence"] if e["uri"] == TARGET
     )
     assert "index_changed" in receipt["fingerprintReasons"]
+
+
+def test_text_that_is_not_its_passage_is_never_unchanged(built: Any) -> None:
+    """A Capsule whose evidence text was rewritten (hashes and lines kept, the Capsule sealed
+    again: its id is only a hash anyone can recompute) is passage_stale, and a compiled
+    context leaves that text out: it was reported verified_unchanged and compiled in, so
+    the rewritten words were presented as the indexed passage."""
+    from gno_contracts.models.context_compiled_preview_input import (
+        ContextCompiledPreviewInput,
+    )
+
+    from gno.services.context_compiled import preview
+
+    app, _, capsule = built
+    lie = "Tail sampling is forbidden by policy."
+    forged = _reseal(capsule, lambda e: e.__setitem__("text", lie))
+    item = _item(verify_capsule(app, forged))
+    assert (item["contentStatus"], item["contentCode"]) == ("stale", "passage_stale")
+    doc = preview(app, ContextCompiledPreviewInput(capsule=forged, budgetTokens=200_000))
+    assert lie not in doc.markdown
