@@ -101,13 +101,14 @@ def test_static_files_serve_a_valid_range(server: Any, path: str) -> None:
 def test_openapi_lists_every_rest_operation(server: Any) -> None:
     from gno_contracts.operations import OPERATIONS
 
-    from gno.rest.assets import ROUTES
+    from gno.rest import assets, session
 
     document = httpx.get(f"{server.url}/openapi.json").json()
     listed = {(m.upper(), p) for p, item in document["paths"].items() for m in item}
     registry = {(op.rest.method, op.rest.path) for op in OPERATIONS if op.rest}
-    # + the hand-written routes: the event stream and the original files
-    assert listed == registry | {("GET", "/api/events")} | set(ROUTES)
+    # + the hand-written routes: the event stream, the original files, the Web UI's session
+    hand_written = {("GET", "/api/events")} | set(assets.ROUTES) | set(session.ROUTES)
+    assert listed == registry | hand_written
     assert httpx.get(f"{server.url}/docs").status_code == 200
 
 

@@ -30,7 +30,7 @@ from starlette.routing import Route
 from gno import __version__
 from gno.app import App
 from gno.resident.runtime import Limits, Resident
-from gno.rest import assets, openapi, routes, rpc
+from gno.rest import assets, openapi, routes, rpc, session
 from gno.rest.docs_page import add_docs
 from gno.rest.egress_gate import EgressPaths, McpEgressGate
 from gno.rest.errors import catalog_response, error_response
@@ -156,6 +156,7 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
         add_docs(api, "gno")
         add_events_route(api, runtime)
         assets.add_routes(api, runtime)  # /api/doc-asset: bytes, not a registry operation
+        session.add_routes(api, options.gates)  # /api/session: the Web UI's token cookie
     _error_handlers(api)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     if gateway is not None:

@@ -3,7 +3,8 @@
 Order per request: the gateway for the paths it guards (``gateway.py``: peer,
 Host, Origin, bearer; `/mcp` on serve, everything on the daemon), else the exact
 ``Host`` allowlist (403 FORBIDDEN: a DNS-rebinding page names its own host), the API
-token (when ``GNO_API_TOKEN`` is set) and CSRF for unsafe methods → same-host-only
+token (when ``GNO_API_TOKEN`` is set: ``X-GNO-Token``, or the Web UI's session cookie from
+``session.py``) and CSRF for unsafe methods → same-host-only
 paths (404 for anyone else) → admission (503 while shutting down) → capacity (a
 counted request past ``maxConcurrentRequests`` running and ``maxQueuedRequests`` waiting:
 429 with ``Retry-After``; ``counted`` says which requests count; one waiting in line whose
@@ -15,6 +16,7 @@ forwarding header) also decides redaction in the routes.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -55,6 +57,12 @@ DOCS_CSP = (
 # the event stream (open for as long as the client listens: it would hold a slot for good).
 UNCOUNTED_PATHS = frozenset({"/api/health", "/api/status", "/api/resident/status", "/api/events"})
 RETRY_AFTER_SECONDS = "1"
+# The Web UI's session (gno/rest/session.py): `POST /api/session` with the token sets this
+# cookie, which the token gate then takes as the token. Its value is HMAC-SHA256 of a fixed
+# label keyed by the token: not the token (a page that reads cookies learns nothing it could
+# send as X-GNO-Token), and a new GNO_API_TOKEN makes every old cookie worthless.
+SESSION_PATH = "/api/session"
+SESSION_LABEL = b"gno-web-session-v1"
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
@@ -72,6 +80,17 @@ class Gates:
     same_host_only: frozenset[str] = field(default_factory=frozenset)  # others get 404
     header_seconds: float = 10.0  # a request's headers must arrive within (rest/deadlines.py)
     body_seconds: float = 30.0  # and its body within this after them
+
+    def session_cookie(self) -> str:
+        """The session cookie's name. Browsers send a host's cookies to every port of it, so
+        the name carries the port: two servers on one host never overwrite each other's."""
+        return f"gno-session-{self.port}" if self.port else "gno-session"
+
+    def session_value(self) -> str | None:
+        """The session cookie's value for the current token; None when no token is set."""
+        if not self.token:
+            return None
+        return hmac.new(self.token.encode(), SESSION_LABEL, hashlib.sha256).hexdigest()
 
     def own_origins(self) -> set[str]:
         """The ``Origin`` of this server's own pages: ``http://`` + each Host every route
@@ -139,6 +158,18 @@ def _header(scope: Scope, name: bytes) -> str | None:
         if key == name:
             return value.decode("latin-1")
     return None
+
+
+def _cookies(scope: Scope, name: str) -> list[str]:
+    """Every value the request's ``Cookie`` headers give ``name``."""
+    found = []
+    for key, value in scope.get("headers", []):
+        if key == b"cookie":
+            for pair in value.decode("latin-1").split(";"):
+                cookie, sep, given = pair.strip().partition("=")
+                if sep and cookie == name:
+                    found.append(given.strip())
+    return found
 
 
 class BodyTooLarge(Exception):
@@ -232,17 +263,32 @@ class GateMiddleware:
         return host is not None and host.strip().lower() in allowed
 
     def _refusal(self, scope: Scope) -> str | None:
-        path = scope.get("path", "")
+        path, method = scope.get("path", ""), scope["method"]
         token, expected = _header(scope, b"x-gno-token"), self.gates.token
-        token_ok = bool(expected) and token is not None and _same(token, expected or "")
-        protected = path.startswith("/api/") and path != "/api/health"
-        if self.gates.token and protected and not token_ok:
+        token_ok = bool(expected) and token is not None and same_secret(token, expected or "")
+        # Ending a session needs no proof: it only tells this browser to drop its cookie
+        # (one made for an old token included).
+        protected = (
+            path.startswith("/api/")
+            and path != "/api/health"
+            and not (path == SESSION_PATH and method == "DELETE")
+        )
+        if self.gates.token and protected and not (token_ok or self._session_ok(scope)):
             return "UNAUTHORIZED"
-        if scope["method"] in UNSAFE_METHODS and not token_ok:
+        # Only the header stands in for CSRF: a browser attaches the cookie by itself, so a
+        # cookie-authenticated write still needs an own (or no) Origin.
+        if method in UNSAFE_METHODS and not token_ok:
             origin = _header(scope, b"origin")
             if origin is not None and origin.rstrip("/").lower() not in self.gates.own_origins():
                 return "CSRF_VIOLATION"
         return None
+
+    def _session_ok(self, scope: Scope) -> bool:
+        expected = self.gates.session_value()
+        if expected is None:
+            return False
+        given = _cookies(scope, self.gates.session_cookie())
+        return any(same_secret(value, expected) for value in given)
 
     async def _with_body_limit(
         self, scope: Scope, receive: Receive, send: Send, too_large: Any
@@ -277,5 +323,6 @@ class GateMiddleware:
                 await too_large(scope, receive, send)
 
 
-def _same(given: str, expected: str) -> bool:
+def same_secret(given: str, expected: str) -> bool:
+    """Constant-time equality of two secrets."""
     return hmac.compare_digest(given.encode(), expected.encode())

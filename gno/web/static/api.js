@@ -26,6 +26,11 @@ export async function api(path, { method = "GET", body, signal } = {}) {
   }
   if (!response.ok) {
     const error = data?.error ?? {};
+    // GNO_API_TOKEN is set and this browser has no (or an outdated) session: the app shows
+    // the token form (app.js), whichever page or panel asked.
+    if (response.status === 401 && error.code === "UNAUTHORIZED") {
+      window.dispatchEvent(new CustomEvent("gno:unauthorized"));
+    }
     throw new ApiError(
       response.status,
       error.code ?? `HTTP_${response.status}`,

@@ -1,5 +1,6 @@
 // The Web UI's entry: a router over location.pathname, links that navigate without reloading,
-// and the live connection to /api/events that pages listen to ("gno:document-changed").
+// and the live connection to /api/events that pages listen to ("gno:document-changed"). With
+// GNO_API_TOKEN set and no session yet, the token form (token.js) stands in for every page.
 
 import { askPage } from "./pages/ask.js";
 import { browsePage } from "./pages/browse.js";
@@ -11,8 +12,10 @@ import { graphPage } from "./pages/graph.js";
 import { homePage } from "./pages/home.js";
 import { searchPage } from "./pages/search.js";
 import { tracesPage } from "./pages/traces.js";
+import { api } from "./api.js";
 import { h } from "./dom.js";
 import { hasFeature } from "./features.js";
+import { tokenForm } from "./token.js";
 
 const PAGES = {
   "/": { render: homePage, title: "Home" },
@@ -37,6 +40,15 @@ for (const link of document.querySelectorAll("[data-feature]")) {
 }
 
 let current = null; // {controller} of the page on screen: aborted when the user leaves it
+let locked = false; // the server asked for its token (401 UNAUTHORIZED): the form shows
+
+/** Any API call answered 401 UNAUTHORIZED (api.js): the page gives way to the token form. */
+function lock() {
+  locked = true;
+  current?.controller.abort();
+  tokenForm(document.getElementById("app"));
+  document.body.dataset.rendered = "token";
+}
 
 async function render() {
   current?.controller.abort();
@@ -48,6 +60,10 @@ async function render() {
   for (const link of document.querySelectorAll("nav a[data-page]")) {
     link.toggleAttribute("aria-current", link.dataset.page === location.pathname);
   }
+  if (locked) {
+    lock();
+    return;
+  }
   main.replaceChildren();
   if (!page) {
     document.title = "Not found · gno";
@@ -58,7 +74,7 @@ async function render() {
   try {
     await page.render(main, new URLSearchParams(location.search), controller.signal);
   } catch (error) {
-    if (error?.name === "AbortError") return;
+    if (error?.name === "AbortError" || controller.signal.aborted) return;
     main.append(h("p", { class: "banner error", role: "alert" }, `${error?.code ?? "ERROR"}: ${error?.message ?? error}`));
   } finally {
     if (!controller.signal.aborted) document.body.dataset.rendered = location.pathname;
@@ -87,6 +103,9 @@ document.addEventListener("click", (event) => {
 });
 
 window.addEventListener("popstate", render);
+window.addEventListener("gno:unauthorized", () => {
+  if (!locked) lock(); // once: later refusals must not wipe what the user is typing
+});
 
 // Live updates: one EventSource for the whole app; the browser reconnects by itself.
 function connectEvents() {
@@ -113,5 +132,16 @@ function connectEvents() {
   }
 }
 
-connectEvents();
-render();
+// Whether this browser may call the API (no token set, or a session): asked first, so a page
+// that calls nothing until the user types still shows the token form at once.
+async function start() {
+  try {
+    await api("/api/session");
+  } catch (error) {
+    if (error?.status === 401) return; // lock() has shown the form
+  }
+  connectEvents();
+  render();
+}
+
+start();
