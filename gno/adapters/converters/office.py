@@ -20,6 +20,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from gno.adapters.converters.pdf_refs import bound_reference_chains
 from gno.core.mime import OOXML_MIMES, PDF_MIME
 from gno.ports import (
     CONVERSION_FAILED,
@@ -186,6 +187,7 @@ def _build_markitdown() -> Any:
         XlsxConverter,
     )
 
+    bound_reference_chains()  # before any PDF is read: a reference loop never ends otherwise
     # Only the four formats we own: with the built-ins, a failing .docx is
     # retried by the ZIP and plain-text converters and "succeeds" as a file list.
     engine = MarkItDown(enable_builtins=False)
@@ -371,6 +373,7 @@ def _pdf_title(data: bytes) -> str | None:
         from pdfminer.pdftypes import resolve1
         from pdfminer.utils import decode_text
 
+        bound_reference_chains()
         document = PDFDocument(PDFParser(io.BytesIO(data)))
         for info in document.info:
             raw = resolve1(info.get("Title"))
