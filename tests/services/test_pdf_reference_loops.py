@@ -62,3 +62,20 @@ def test_a_reference_loop_is_null_not_a_timeout(make_app, monkeypatch, pages):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["collections"][0]["errors"] == []
     assert [r.uri for r in search(app, "loopword").results] == ["gno://notes/loop.pdf"]
+
+
+def test_an_xref_that_is_its_own_previous_is_corrupt(tmp_path):
+    pytest.importorskip("markitdown")
+    from gno.adapters.converters.office import MarkitdownConverter
+    from gno.ports import CORRUPT, ConversionError
+
+    pages = b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>"
+    data = make_pdf([CATALOG, pages, PAGE, _stream(CONTENT), FONT])
+    xref = data[: data.rindex(b"startxref")].rindex(b"xref")
+    data = data.replace(b"/Root 1 0 R", b"/Root 1 0 R /Prev %d" % xref)
+    # before: pdfminer recursed through the xref chain to a RecursionError, reported as
+    # CONVERSION_FAILED, which every sync converted again
+    with pytest.raises(ConversionError) as caught:
+        MarkitdownConverter().convert(tmp_path / "prev.pdf", data, ".pdf", "application/pdf")
+    assert caught.value.code == CORRUPT
+    assert caught.value.message.startswith("RecursionError")

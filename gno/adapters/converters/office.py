@@ -81,6 +81,10 @@ _MALFORMED_ERRORS = frozenset(
         "XMLSyntaxError",
         "ParseError",
         "InvalidFileException",
+        # A parser recursing past the stack on these bytes (an xref whose /Prev is itself,
+        # elements nested a few hundred deep) fails the same way every time: permanent, as
+        # the pipeline's own RecursionError is, not retried by every sync.
+        "RecursionError",
     }
 )
 _MALFORMED_MESSAGE = re.compile(r"valid|corrupt|truncat|main document part", re.IGNORECASE)
