@@ -24,6 +24,7 @@ from gno.app import App
 from gno.core.frontmatter_edit import set_tags
 from gno.core.identity import parse_ref
 from gno.core.note_files import check_text, file_name_for_title, join_folder, note_text
+from gno.core.text_encoding import decode_for_edit
 from gno.core.write_paths import check_rel_path, check_segment
 from gno.errors import (
     ConflictError,
@@ -201,9 +202,8 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
         if tags is not None:
             if not capabilities(doc)["tagsWriteback"]:
                 raise ReadOnlyError(f"{doc.uri} has no frontmatter gno can write tags into")
-            new = set_tags(new.decode("utf-8", "surrogateescape"), tags).encode(
-                "utf-8", "surrogateescape"
-            )
+            text, encode = decode_for_edit(new)  # a UTF-16 note stays UTF-16
+            new = encode(set_tags(text, tags))
         if new != data:
             try:
                 with disk_errors(t.rel):

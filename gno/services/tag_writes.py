@@ -13,6 +13,7 @@ from gno.core.frontmatter import as_list, parse_frontmatter
 from gno.core.frontmatter_edit import BOM, UNREADABLE, set_tags, yaml_readable
 from gno.core.identity import parse_ref
 from gno.core.tags import normalize_tag, validate_tag
+from gno.core.text_encoding import decode_for_edit
 from gno.errors import NotFoundError, ValidationError
 from gno.file_writes import write_atomic
 from gno.index_lock import write_lease
@@ -70,7 +71,7 @@ def _edit(app: App, inp: TagEditInput, present: bool) -> tuple[DocRow, str, bool
             return doc, tag, False
         t = editable_target(app, doc)
         data, _, _ = file_state(t.path, t.root)
-        text = data.decode("utf-8", "surrogateescape")
+        text, encode = decode_for_edit(data)  # a UTF-16 note stays UTF-16
         tags = _file_tags(text, doc.uri)
         has = any(_key(t) == tag for t in tags)
         if present and not has:
@@ -81,7 +82,7 @@ def _edit(app: App, inp: TagEditInput, present: bool) -> tuple[DocRow, str, bool
                     return doc, tag, False
                 raise ValidationError(f"Tag {tag!r} is not on {doc.uri}")
             tags = [t for t in tags if _key(t) != tag]
-        new = set_tags(text, tags).encode("utf-8", "surrogateescape")
+        new = encode(set_tags(text, tags))
         wrote = new != data
         if wrote:
             with disk_errors(t.rel):

@@ -131,6 +131,21 @@ def test_binary_files_named_as_text_are_errors(make_app):
     assert active_paths(app) >= {"latin1.md", "ok.md"}  # a few bad bytes are still text
 
 
+def test_utf16_notes_with_a_byte_order_mark_are_text(make_app):
+    # Windows writes these (PowerShell's `>`, Notepad's "Unicode"); they were UNSUPPORTED
+    text = "# Réunion\n\nbudgetwort für Straße\n"
+    app, _ = make_app(
+        {"le.md": text.encode("utf-16"), "be.txt": ("\ufeff" + text).encode("utf-16-be")}
+    )
+    result = sync(app)
+    assert errors_of(result) == {} and result.totalFilesAdded == 2
+    assert {r.uri for r in search(app, "straße").results} == {
+        "gno://notes/le.md",
+        "gno://notes/be.txt",
+    }
+    assert {r.title for r in search(app, "budgetwort").results} == {"Réunion", "be"}
+
+
 # --- defect 8: a named pipe blocked the sync forever -------------------------------------
 
 

@@ -561,3 +561,27 @@ def test_a_docid_that_names_several_copies_writes_none_of_them(make_app) -> None
     # one copy left: the docid names it alone again
     doc_writes.deactivate(app, DocRefInput(id=docid))
     assert app.store().document_by_path("notes", "a.md").active is False  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_a_tag_edit_of_a_utf16_note_writes_utf16(make_app, codec: str) -> None:
+    # UTF-16 notes are indexed now (they were refused as binary): a tag edit decoded them as
+    # UTF-8 and wrote a UTF-8 frontmatter into the UTF-16 file
+    def utf16(text: str) -> bytes:
+        return ("\ufeff" + text).encode(codec)
+
+    text = "---\r\ntitle: Café\r\ntags: [alpha]\r\n---\r\nbody wortlaut\r\n"
+    app, root = make_app({"n.md": utf16(text)})
+    sync(app)
+    tag_writes.add(app, TagEditInput(ref="notes/n.md", tag="gamma"))
+    added = text.replace("tags: [alpha]\r\n", "tags:\r\n  - alpha\r\n  - gamma\r\n")
+    assert (root / "n.md").read_bytes() == utf16(added)
+    doc = app.store().document_by_path("notes", "n.md")
+    assert doc is not None and doc.title == "Café"
+    doc_writes.update(app, DocUpdateInput(id=doc.docid, tags=["delta"]))
+    assert (root / "n.md").read_bytes() == utf16(
+        text.replace("tags: [alpha]\r\n", "tags:\r\n  - delta\r\n")
+    )
+    assert [h.uri for h in search(app, "wortlaut", tagsAll=["delta"]).results] == [
+        "gno://notes/n.md"
+    ]

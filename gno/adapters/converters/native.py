@@ -1,4 +1,5 @@
-"""Markdown, plain text and code: decoded as UTF-8 (lossy), no conversion.
+"""Markdown, plain text and code: decoded as UTF-8 (lossy), no conversion; a file that
+starts with a UTF-16 or UTF-32 byte order mark is decoded as its mark says.
 
 Bytes that are not text (an image or archive renamed ``.md``) are refused rather than
 indexed as replacement characters; see ``looks_binary`` for the rule.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from gno.core.text_encoding import unicode_mark
 from gno.ports import UNSUPPORTED, Conversion, ConversionError
 
 BINARY_SNIFF_BYTES = 8192
@@ -27,15 +29,30 @@ def looks_binary(data: bytes) -> bool:
     text = head.decode("utf-8", errors="replace")
     if len(head) == BINARY_SNIFF_BYTES:  # the cut may split one last character
         text = text[:-1]
+    return _mostly_bad(text)
+
+
+def _mostly_bad(text: str) -> bool:
     if not text:
         return False
     return _BAD.search(text) is not None and len(_BAD.findall(text)) > BINARY_BAD_SHARE * len(text)
 
 
 def decode_text(data: bytes) -> str:
-    if looks_binary(data):
-        raise ConversionError(UNSUPPORTED, "Binary content in a text file (not indexed)")
-    return data.decode("utf-8", errors="replace")
+    """The text, UTF-8 unless a UTF-16/32 byte order mark names another encoding
+    (``gno.core.text_encoding``; such a file was refused as binary for its NUL bytes, so the
+    same rule judges its decoded characters instead)."""
+    marked = unicode_mark(data)
+    if marked is None:
+        if not looks_binary(data):
+            return data.decode("utf-8", errors="replace")
+    else:
+        bom, codec = marked
+        text = data[len(bom) :].decode(codec, errors="replace")
+        head = text[:BINARY_SNIFF_BYTES]
+        if "\0" not in head and not _mostly_bad(head):
+            return text
+    raise ConversionError(UNSUPPORTED, "Binary content in a text file (not indexed)")
 
 
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown"})

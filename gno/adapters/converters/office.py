@@ -20,6 +20,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from gno.adapters.converters.pdf_refs import bound_reference_chains
 from gno.core.mime import OOXML_MIMES, PDF_MIME
 from gno.ports import (
     CONVERSION_FAILED,
@@ -62,6 +63,12 @@ _OLE_ENCRYPTED_STREAM = "EncryptedPackage".encode("utf-16-le")
 _MAX_XML_BYTES = 64 * 1024 * 1024
 _MAX_PACKAGE_BYTES = 256 * 1024 * 1024
 _XML_SUFFIXES = (".xml", ".rels", ".vml")
+# Deep nesting: markitdown reads a .docx through BeautifulSoup, whose lxml tree builder costs
+# time quadratic in element depth (a 2.4 KiB .docx nesting 100,000 runs ran 88 s, past the
+# 60 s deadline; TIMEOUT is retried, so every sync paid it again). libxml2 itself refuses
+# documents deeper than 256 unless told otherwise (python-pptx fails there already), so a part
+# nested deeper is refused first, by a streaming count that keeps nothing.
+_MAX_XML_DEPTH = 256
 
 _MAX_MESSAGE = 200
 _PASSWORD = re.compile(r"password|encrypt", re.IGNORECASE)
@@ -74,6 +81,10 @@ _MALFORMED_ERRORS = frozenset(
         "XMLSyntaxError",
         "ParseError",
         "InvalidFileException",
+        # A parser recursing past the stack on these bytes (an xref whose /Prev is itself,
+        # elements nested a few hundred deep) fails the same way every time: permanent, as
+        # the pipeline's own RecursionError is, not retried by every sync.
+        "RecursionError",
     }
 )
 _MALFORMED_MESSAGE = re.compile(r"valid|corrupt|truncat|main document part", re.IGNORECASE)
@@ -180,6 +191,7 @@ def _build_markitdown() -> Any:
         XlsxConverter,
     )
 
+    bound_reference_chains()  # before any PDF is read: a reference loop never ends otherwise
     # Only the four formats we own: with the built-ins, a failing .docx is
     # retried by the ZIP and plain-text converters and "succeeds" as a file list.
     engine = MarkItDown(enable_builtins=False)
@@ -273,6 +285,49 @@ def _screen_ooxml(data: bytes) -> None:
         raise ConversionError(TOO_LARGE, "Office file's XML expands to more than 64 MiB")
     if sum(p.file_size for p in parts) > _MAX_PACKAGE_BYTES:
         raise ConversionError(TOO_LARGE, "Office file expands to more than 256 MiB")
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for part in parts:
+            if part.filename.lower().endswith(_XML_SUFFIXES) and _too_deep(archive, part):
+                raise ConversionError(
+                    CORRUPT, f"Office file's XML nests deeper than {_MAX_XML_DEPTH} levels"
+                )
+
+
+class _Deep(Exception):
+    pass
+
+
+def _too_deep(archive: zipfile.ZipFile, part: zipfile.ZipInfo) -> bool:
+    """Whether the part's elements nest deeper than ``_MAX_XML_DEPTH``. Read in 1 MiB pieces
+    (the part's declared size, checked above, bounds what is inflated). Anything else wrong
+    with the part (malformed XML, entities, an unreadable member) is the parsers' to report,
+    as before."""
+    from xml.parsers import expat
+
+    parser = expat.ParserCreate()
+    depth = 0
+
+    def start(name: str, attributes: object) -> None:
+        nonlocal depth
+        depth += 1
+        if depth > _MAX_XML_DEPTH:
+            raise _Deep
+
+    def end(name: str) -> None:
+        nonlocal depth
+        depth -= 1
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    try:
+        with archive.open(part) as stream:
+            while chunk := stream.read(_CHUNK):
+                parser.Parse(chunk, False)
+    except _Deep:
+        return True
+    except Exception:  # malformed XML, a broken or encrypted member: the parsers report it
+        return False
+    return False
 
 
 def _error_from(exc: BaseException, kind: str) -> ConversionError:
@@ -322,6 +377,7 @@ def _pdf_title(data: bytes) -> str | None:
         from pdfminer.pdftypes import resolve1
         from pdfminer.utils import decode_text
 
+        bound_reference_chains()
         document = PDFDocument(PDFParser(io.BytesIO(data)))
         for info in document.info:
             raw = resolve1(info.get("Title"))
