@@ -585,3 +585,19 @@ def test_a_tag_edit_of_a_utf16_note_writes_utf16(make_app, codec: str) -> None:
     assert [h.uri for h in search(app, "wortlaut", tagsAll=["delta"]).results] == [
         "gno://notes/n.md"
     ]
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-32-be"])
+def test_new_content_for_a_utf16_note_is_written_in_its_encoding(make_app, codec: str) -> None:
+    # a content save wrote UTF-8 into a note a Windows tool keeps in UTF-16 (tag edits did not)
+    def encoded(text: str) -> bytes:
+        return ("\ufeff" + text).encode(codec)
+
+    app, root = make_app({"n.md": encoded("# Notiz\r\n\nalter Text\r\n")})
+    sync(app)
+    doc = app.store().document_by_path("notes", "n.md")
+    assert doc is not None
+    for content in ("# Notiz\n\nneuer Wortlaut\n", "\ufeff# Notiz\n\nneuer Wortlaut\n"):
+        doc_writes.update(app, DocUpdateInput(id=doc.docid, uri=doc.uri, content=content))
+        assert (root / "n.md").read_bytes() == encoded("# Notiz\n\nneuer Wortlaut\n")
+    assert [h.uri for h in search(app, "Wortlaut").results] == ["gno://notes/n.md"]
