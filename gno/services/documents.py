@@ -25,7 +25,7 @@ GLOB_CHARS = set("*?[]")
 NATIVE_CONVERTERS = {"native/markdown", "native/plaintext"}
 
 
-def _check_index(app: App, ref: Ref) -> None:
+def check_index(app: App, ref: Ref) -> None:
     if ref.index and index_identity(ref.index) != app.paths.index_identity:
         raise ValidationError(
             f"Reference {ref.raw} belongs to index {ref.index!r}; run with --index {ref.index}"
@@ -33,7 +33,7 @@ def _check_index(app: App, ref: Ref) -> None:
 
 
 def resolve(app: App, store: Store, ref: Ref) -> DocRow | None:
-    _check_index(app, ref)
+    check_index(app, ref)
     if ref.docid:
         docs = store.documents_by_docid(ref.docid)
         return docs[0] if docs else None
