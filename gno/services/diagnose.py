@@ -20,19 +20,25 @@ from gno.core.content_types import NEUTRAL, parse_content_types
 from gno.core.fusion import LEXICAL, SEMANTIC
 from gno.core.identity import make_uri, parse_ref
 from gno.rows import DocRow
+from gno.services.documents import active_at, check_index
 from gno.services.filters import Filters, build_filters
 from gno.services.query import QueryRun, run_pipeline
 from gno.services.query_modes import mode_counts
 from gno.services.stage_notes import stage_notes
 
 
-def _find(store: Any, ref: str) -> DocRow | None:
+def _find(app: App, store: Any, ref: str) -> DocRow | None:
+    """The target as ``get`` resolves it (a ref of another index refused, a path typed NFC
+    finding the file named NFD), or else the inactive document at that exact path, which
+    diagnose reports as ``inactive``."""
     parsed = parse_ref(ref)
+    check_index(app, parsed)
     if parsed.docid:
         docs: list[DocRow] = store.documents_by_docid(parsed.docid)
         return docs[0] if docs else None
-    found: DocRow | None = store.document_by_path(parsed.collection, parsed.rel_path)
-    return found
+    assert parsed.collection and parsed.rel_path
+    found = active_at(store, parsed.collection, parsed.rel_path)
+    return found or store.document_by_path(parsed.collection, parsed.rel_path)
 
 
 def _filter_reasons(store: Any, doc: DocRow, filters: Filters) -> list[str]:
@@ -101,7 +107,7 @@ def _stage(
 
 def diagnose(app: App, inp: QueryDiagnoseInput) -> QueryDiagnose:
     store = app.store()
-    doc = _find(store, inp.target)
+    doc = _find(app, store, inp.target)
     target: dict[str, Any] = {
         "ref": inp.target, "status": "not_found", "docid": None, "uri": None, "title": None, "contentType": None,
         "contentTypeSource": None, "categories": [], "graphHints": [], "filterReasons": [],

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from gno.app import App
 from gno.core.identity import Ref, index_identity, make_uri, parse_ref, parse_uri
@@ -25,7 +27,7 @@ GLOB_CHARS = set("*?[]")
 NATIVE_CONVERTERS = {"native/markdown", "native/plaintext"}
 
 
-def _check_index(app: App, ref: Ref) -> None:
+def check_index(app: App, ref: Ref) -> None:
     if ref.index and index_identity(ref.index) != app.paths.index_identity:
         raise ValidationError(
             f"Reference {ref.raw} belongs to index {ref.index!r}; run with --index {ref.index}"
@@ -33,7 +35,7 @@ def _check_index(app: App, ref: Ref) -> None:
 
 
 def resolve(app: App, store: Store, ref: Ref) -> DocRow | None:
-    _check_index(app, ref)
+    check_index(app, ref)
     if ref.docid:
         docs = store.documents_by_docid(ref.docid)
         return docs[0] if docs else None
@@ -172,15 +174,38 @@ def _truncate(text: str, max_bytes: int) -> tuple[str, bool]:
     return cut.decode("utf-8", errors="ignore"), True
 
 
+_ESCAPED = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_GLOB_SYNTAX = set("*?[]{},")
+
+
+def _uri_glob(path: str) -> str:
+    """A gno:// glob's path as a glob of the relative path: percent-escapes decoded, as the
+    URI's own path is (``my%20*.md`` matches ``my file.md``), an encoded glob character a
+    literal one (``%3F`` is ``?`` itself, a one-character class)."""
+
+    def literal(match: re.Match[str]) -> str:
+        text = unquote(match.group())
+        return "".join(f"[{c}]" if c in _GLOB_SYNTAX else c for c in text)
+
+    return _ESCAPED.sub(literal, path)
+
+
 def _expand(app: App, store: Store, item: str) -> list[str] | None:
-    """A glob ref -> matching ``collection/relPath`` refs (None when it is not a glob)."""
+    """A glob ref -> matching ``collection/relPath`` refs (None when it is not a glob). A
+    gno:// glob of another index matches nothing here, as its plain refs resolve nothing."""
     from gno.core.globs import compile_globs
 
-    pattern = item.split("?index=")[0] if item.startswith("gno://") else item
+    uri = item.startswith("gno://")
+    pattern, _, index = item.partition("?index=") if uri else (item, "", "")
     if not GLOB_CHARS & set(pattern):
         return None
-    pattern = pattern.removeprefix("gno://")
-    collection, _, path_glob = pattern.partition("/")
+    try:
+        if index and index_identity(unquote(index)) != app.paths.index_identity:
+            return []
+    except ValidationError:  # no index has that name
+        return []
+    collection, _, path_glob = pattern.removeprefix("gno://").partition("/")
+    path_glob = _uri_glob(path_glob) if uri else path_glob
     try:
         matcher = compile_globs(path_glob or "**")  # '*' stays inside one folder, '**' crosses them
         owner = compile_globs(collection.lower() or "*")

@@ -19,7 +19,7 @@ from gno.core.wire import Formed
 from gno.errors import DocumentNotFoundError
 from gno.journal_rows import JournalRow
 from gno.ports import Store
-from gno.services.documents import _check_index
+from gno.services.documents import check_index
 from gno.services.graph_refs import check_collection
 
 if TYPE_CHECKING:  # the CLI's lean path reads the wire form: no model on `gno changes`
@@ -124,7 +124,7 @@ def diff(app: App, inp: DiffInput) -> DocumentDiff:
 def diff_payload(app: App, inp: DiffInput) -> dict[str, Any]:
     """document-diff@1.0 in its wire form."""
     ref = parse_ref(inp.ref)
-    _check_index(app, ref)
+    check_index(app, ref)
     store = app.store()
     if ref.docid:
         found = store.documents_by_docid(ref.docid)
