@@ -17,6 +17,7 @@ own connection (a reader of the pool, a job).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gno.adapters.sqlite.store import SqliteStore
@@ -35,6 +36,14 @@ if TYPE_CHECKING:  # imported where used: `gno search` reads neither index.yml n
 
 def _stamp(st: os.stat_result) -> str:
     return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _seconds_env(name: str, default: float) -> float:
@@ -62,6 +71,7 @@ class App:
         self.server = server
         self.mode = mode  # resident-status mode of this process ("stdio" under `gno mcp`)
         self._store: SqliteStore | None = None
+        self._store_file: tuple[int, int] | None = None  # the index file the store opened
         self._traces: TraceDb | None = None
         self._config: Config | None = None
         self._config_stamp: str | None = None  # index.yml as it was when _config was read
@@ -147,8 +157,19 @@ class App:
         edit into the index, which would hide it from this App's cached config."""
         if self._config is not None and self._file_stamp() != self._config_stamp:
             self._config = None
+        self.follow_index_file()
         if self._store is not None:
             self.sync_config_mirror()
+
+    def follow_index_file(self) -> None:
+        """Long-running servers, before each request: an index file deleted or replaced
+        since this App opened it (rebuilt by `gno update` after a delete, restored from a
+        copy) is let go, so the next use opens the file the path names now. SQLite keeps
+        reading and writing the old inode through an open connection: reads would answer
+        from it, and writes go where nobody reads, until a restart."""
+        if self._store is not None and _file_identity(self.paths.db_path) != self._store_file:
+            self._store.close()
+            self._store = None
 
     def mirror_is_current(self) -> bool:
         """Whether the index mirrors index.yml as it is now, checked without writing (a
@@ -157,6 +178,7 @@ class App:
         stamp = self._file_stamp()
         if self._config is not None and stamp != self._config_stamp:
             self._config = None
+        self.follow_index_file()
         return stamp is None or self.store().get_meta("config_stamp") == stamp
 
     # ---- jobs
@@ -223,7 +245,9 @@ class App:
                     f"Index {self.paths.index_name!r} does not exist yet. Run: gno update{flag}"
                 )
             tokenizer = self.config.fts_tokenizer if create else "porter"
+            before = _file_identity(self.paths.db_path)  # a file swapped meanwhile: one reopen
             self._store = SqliteStore.open(self.paths.db_path, create=create, tokenizer=tokenizer)
+            self._store_file = before or _file_identity(self.paths.db_path)
             if self.mirrors_config:
                 self.sync_config_mirror()
         return self._store

@@ -10,6 +10,7 @@ owner is, and `--status`/`--stop` whether a pid file's process is that owner.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -18,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gno.errors import OwnerLockedError
+from gno.errors import DiskFullError, GnoError, OwnerLockedError
 
 LOCK_NAME = "resident.lock"
 PROBE_WAIT_SECONDS = 0.5  # a second server waits this long for ``owner_pid``'s probe to end
@@ -47,14 +48,23 @@ class DataDirLock:
                 "Stop it first, or point GNO_DATA_DIR elsewhere."
             ) from None
         self._fd = fd
-        self.update(info)
+        try:
+            self.update(info)
+        except GnoError:
+            self.release()  # a server that cannot start holds nothing
+            raise
 
     def update(self, info: dict[str, Any]) -> None:
-        """Rewrite the owner record (the port is known only once the socket is bound)."""
+        """Rewrite the owner record (the port is known only once the socket is bound). A
+        record that cannot be written (a full disk) is a gno error, not a bug report:
+        without it ``--status`` and ``--stop`` could not tell this server from a stranger."""
         assert self._fd is not None
         record = {"pid": os.getpid(), "startedAt": datetime.now(UTC).isoformat(), **info}
-        os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, json.dumps(record).encode(), 0)
+        try:
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, json.dumps(record).encode(), 0)
+        except OSError as exc:
+            raise _write_error(self.path, exc) from exc
 
     def release(self) -> None:
         if self._fd is not None:
@@ -62,6 +72,17 @@ class DataDirLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+
+
+def _write_error(path: Path, exc: OSError) -> GnoError:
+    if exc.errno == errno.ENOSPC:
+        return DiskFullError(
+            f"The disk holding the data directory is full ({path.parent}): the server "
+            "cannot record itself in its lock file; free some space and start it again"
+        )
+    from gno.paths import folder_error
+
+    return folder_error(path.parent, exc)
 
 
 def _take(fd: int) -> bool:

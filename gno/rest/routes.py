@@ -302,6 +302,7 @@ class Dispatcher:
             try:
                 with self._write_lock:
                     owner.reload_config()  # the CLI may have edited index.yml meanwhile
+                    owner.follow_index_file()  # or deleted and rebuilt the index
                     return work(owner, inp)
             finally:
                 self.runtime.collections_changed()  # the watcher re-reads the roots
