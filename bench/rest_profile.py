@@ -153,7 +153,8 @@ def stages(n: int) -> list[tuple[str, tuple[float, float]]]:
     from gno.core.fts import parse_query
     from gno.paths import resolve_paths
     from gno.resident.readers import ReaderPool
-    from gno.rest import bodies, routes
+    from gno.rest import bodies
+    from gno.services import input_check
     from gno.services.filters import build_filters
     from gno.services.results import ResultBuilder
     from gno.services.search import candidates, search
@@ -203,7 +204,7 @@ def stages(n: int) -> list[tuple[str, tuple[float, float]]]:
         ("json.loads of the body", median_ms(lambda i: json.loads(raw[i % k]), n)),
         (
             "JSON Schema validation",
-            median_ms(lambda i: routes.schema_problem(SEARCH_INPUT, args[i % k]), n),
+            median_ms(lambda i: input_check.schema_problem(SEARCH_INPUT, args[i % k]), n),
         ),
         ("input models (REST body → SearchInput)", median_ms(lambda i: to_input(args[i % k]), n)),
         (

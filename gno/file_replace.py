@@ -43,10 +43,16 @@ def kept_mode(path: Path) -> int | None:
         return None
 
 
-def replace_file(target: Path, fill: Callable[[BinaryIO], object], mode: int | None) -> None:
+def replace_file(
+    target: Path,
+    fill: Callable[[BinaryIO], object],
+    mode: int | None,
+    before_rename: Callable[[], object] | None = None,
+) -> None:
     """``target`` replaced by a temporary file of its folder that ``fill`` wrote, fsynced,
     given ``mode`` (None: a new file's mode, 0666 less the umask) and renamed over it; the
-    rename is fsynced through the folder."""
+    rename is fsynced through the folder. ``before_rename`` runs last before the rename
+    (a check that the target is still what the caller read: raising leaves it as it is)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
     fd = os.open(tmp, flags, NEW_FILE_MODE if mode is None else 0o600)
@@ -57,6 +63,8 @@ def replace_file(target: Path, fill: Callable[[BinaryIO], object], mode: int | N
             os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
+        if before_rename is not None:
+            before_rename()
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -99,7 +99,7 @@ def install(place: SkillPlace, force: bool) -> tuple[str, Path | None]:
             f"{place.path} exists and differs from gno's skill; --force replaces it (keeping a .bak)",
             details={"path": str(place.path)},
         )
-    backup = write_atomic(place.path, SKILL_MD)
+    backup = write_atomic(place.path, SKILL_MD, current)
     return ("replaced" if current is not None else "installed"), backup
 
 

@@ -45,8 +45,8 @@ from gno.paths import expand_home
 from gno.rest import openapi
 from gno.rest.byteranges import Unsatisfiable, parse_range
 from gno.rest.errors import catalog_response, gno_error_response
-from gno.rest.routes import schema_problem
 from gno.rest.security import same_host
+from gno.services.input_check import schema_problem
 
 PATH = "/api/doc-asset"
 INPUT_SCHEMA = "gno://schemas/api-doc-asset-input@1.0"

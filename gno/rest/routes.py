@@ -26,7 +26,7 @@ import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import partial
 from typing import Any
 
 import anyio
@@ -37,7 +37,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from gno.core.input_keys import known_arguments
-from gno.core.wire_values import reject_constant, unusable_value, whole_numbers
+from gno.core.wire_values import reject_constant, unusable_value
 from gno.errors import Cancelled, ForbiddenError, GnoError, ValidationError
 from gno.rest import bodies, openapi, views
 from gno.rest.disconnect import run_until_disconnect
@@ -50,6 +50,7 @@ from gno.rest.security import BodyTooLarge, same_host
 from gno.rest.trace_header import TraceNote, trace_note
 from gno.services import handler, model, resolve
 from gno.services.call import Call, bind, http_zone
+from gno.services.input_check import parse_request
 from gno.services.trace_surface import SAME_HOST_ONLY, TRACE_HEADER, record_call
 from gno.services.wire import json_answer
 
@@ -92,122 +93,6 @@ def routes() -> list[Route]:
             )
         )
     return sorted(found, key=lambda r: "{" in r.path)
-
-
-@cache
-def _validator(schema_id: str) -> Any:
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(openapi.contract_schema(schema_id))
-
-
-# Schema keywords a generated model does not state (combinators, uniqueness, formats …):
-# a schema using any of them keeps its JSON Schema validator.
-UNSTATED = frozenset(
-    {
-        "not", "oneOf", "anyOf", "allOf", "if", "dependentRequired", "dependentSchemas",
-        "uniqueItems", "format", "contains", "minContains", "maxContains", "patternProperties",
-        "propertyNames", "minProperties", "maxProperties", "unevaluatedProperties",
-        "unevaluatedItems",
-    }
-)  # fmt: skip
-
-
-def _has_combinators(node: Any, in_properties: bool = False) -> bool:
-    if isinstance(node, list):
-        return any(_has_combinators(item) for item in node)
-    if not isinstance(node, dict):
-        return False
-    if not in_properties and UNSTATED & node.keys():
-        return True
-    return any(_has_combinators(v, k in ("properties", "$defs")) for k, v in node.items())
-
-
-@cache
-def _contract(schema_id: str) -> dict[str, Any]:
-    return openapi.contract_schema(schema_id)
-
-
-def _nullable(prop: Any) -> bool:
-    kind = prop.get("type") if isinstance(prop, dict) else None
-    return kind is None or kind == "null" or (isinstance(kind, list) and "null" in kind)
-
-
-def _nested_optional(node: Any, top: bool = True) -> bool:
-    """An object below the top level with a property that may be left out: its model field
-    defaults to None and would take an explicit null the schema refuses."""
-    if isinstance(node, list):
-        return any(_nested_optional(item, False) for item in node)
-    if not isinstance(node, dict):
-        return False
-    props = node.get("properties")
-    if not top and isinstance(props, dict):
-        required = set(node.get("required", ()))
-        if any(k not in required and not _nullable(v) for k, v in props.items()):
-            return True
-    return any(
-        _nested_optional(v, False) for k, v in node.items() if k not in ("properties",)
-    ) or any(_nested_optional(v, False) for v in (props or {}).values())
-
-
-def _required_const(node: Any) -> bool:
-    """A required property fixed by ``const`` (``confirmation: "apply"``): the generated
-    model defaults it, so a request leaving it out would pass the model alone."""
-    if isinstance(node, list):
-        return any(_required_const(item) for item in node)
-    if not isinstance(node, dict):
-        return False
-    props = node.get("properties")
-    if isinstance(props, dict) and any(
-        isinstance(props.get(k), dict) and "const" in props[k] for k in node.get("required", ())
-    ):
-        return True
-    return any(_required_const(v) for v in node.values())
-
-
-@cache
-def model_says_it_all(schema_id: str) -> bool:
-    """True when the generated model of ``schema_id`` states every rule of the schema: no
-    keyword it cannot state (``UNSTATED``) and no optional property below the top level
-    (an optional field takes null, the schema does not; top-level nulls are checked in
-    ``parse_request``) and no required ``const`` (the model would default it). Its strict
-    JSON validation is then the one check of a request; otherwise the JSON Schema
-    validator checks it first."""
-    schema = _contract(schema_id)
-    return (
-        not _has_combinators(schema)
-        and not _nested_optional(schema)
-        and not _required_const(schema)
-    )
-
-
-def parse_request(schema_id: str, parse: type[BaseModel], args: dict[str, Any]) -> BaseModel:
-    """The request's arguments as the route's typed model, validated once. Strict JSON
-    validation keeps JSON's types ("5" is no integer, 1 no boolean) as the JSON Schema
-    does, and an explicit null is refused where the schema does not allow it; a schema the
-    model cannot state alone is checked by its JSON Schema validator, then parsed."""
-    if model_says_it_all(schema_id):
-        props = _contract(schema_id).get("properties", {})
-        for key, value in args.items():
-            if value is None and key in props and not _nullable(props[key]):
-                kind = props[key].get("type")
-                raise ValidationError(f"Invalid request: {key}: None is not of type {kind!r}")
-        args = whole_numbers(_contract(schema_id), args)  # 3.0 is an integer to the schema
-        return parse.model_validate_json(json.dumps(args), strict=True)
-    if problem := schema_problem(schema_id, args):
-        raise ValidationError(problem)
-    return parse.model_validate(args)
-
-
-def schema_problem(schema_id: str, args: dict[str, Any]) -> str | None:
-    """The first way ``args`` break the schema, naming the field; None when valid."""
-    errors = sorted(_validator(schema_id).iter_errors(args), key=lambda e: list(e.path))
-    if not errors:
-        return None
-    first = errors[0]
-    where = ".".join(str(p) for p in first.absolute_path)
-    detail = first.message if len(first.message) <= 200 else first.message[:200] + "…"
-    return f"Invalid request: {where}: {detail}" if where else f"Invalid request: {detail}"
 
 
 def _query_args(route: Route, request: Request) -> dict[str, Any]:
@@ -360,7 +245,7 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 args = _query_args(route, request)
             if problem := unusable_value(args):
                 raise ValidationError(f"Invalid request: {problem}")
-            args = known_arguments(_contract(route.input_schema), args)
+            args = known_arguments(openapi.contract_schema(route.input_schema), args)
             try:
                 parsed = parse_request(route.input_schema, parse, args)
                 inp = body(parsed, local) if body is not None else parsed

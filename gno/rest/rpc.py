@@ -32,11 +32,12 @@ from gno.rest import views
 from gno.rest.egress_gate import guard_for
 from gno.rest.errors import catalog_response, gno_error_response
 from gno.rest.result_cache import Slot
-from gno.rest.routes import Dispatcher, Route, _body_args, schema_problem
+from gno.rest.routes import Dispatcher, Route, _body_args
 from gno.rest.search_processes import Dumped
 from gno.rest.security import BodyTooLarge, same_host
 from gno.rest.trace_header import trace_note
 from gno.services import model
+from gno.services.input_check import schema_problem
 from gno.services.trace_surface import SAME_HOST_ONLY, TRACE_HEADER
 
 PREFIX = "/api/op/"

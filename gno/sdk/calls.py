@@ -17,9 +17,11 @@ if TYPE_CHECKING:
 
 def prepare(op_id: str, args: dict[str, Any], write: bool) -> tuple[Operation, BaseModel]:
     """The operation and its input model. Arguments left at None are not sent (the schema
-    default holds); a wrong type is ``ValidationError`` naming the field; a write through a
+    default holds); a value ``POST /api/op/<id>`` would refuse as JSON (a wrong type, a
+    bound, a missing field) is ``ValidationError`` naming the field; a write through a
     read-only client is ``ReadOnlyError`` — both before the index or the network is touched."""
-    from gno.services import validated
+    from gno.services import model
+    from gno.services.input_check import sdk_input
 
     op = BY_ID[op_id]
     fields = {
@@ -27,7 +29,7 @@ def prepare(op_id: str, args: dict[str, Any], write: bool) -> tuple[Operation, B
         for name, value in args.items()
         if name != "self" and value is not None
     }
-    inp = validated(op_id, fields)
+    inp = sdk_input(op.input_schema, model(op.input_model), fields)
     if op.access == "write" and not write:
         raise ReadOnlyError(
             f"{op_id} changes the index or the config; open the client with write=True"

@@ -36,7 +36,7 @@ def connector_path(app: App, connector_id: str) -> tuple[Path, bool]:
         return place.path, skills.installed(place)
     from gno.services.mcp_install import _open
 
-    path, config = _open(_mcp_target(conn.target), "user")
+    path, _, config = _open(_mcp_target(conn.target), "user")
     return path, config.entry() is not None
 
 
@@ -177,7 +177,7 @@ def verify_connector(app: App, conn_id: str, collection: str) -> dict[str, Any]:
     from gno.connectors.smoke import smoke_test
     from gno.services.mcp_install import _open
 
-    path, config = _open(_mcp_target(conn.target), "user")
+    path, _, config = _open(_mcp_target(conn.target), "user")
     entry = config.entry()
     if not isinstance(entry, dict):
         return answer(connectorReady=False, stage="config", status="failed",

@@ -20,14 +20,16 @@ from gno_contracts.models.mcp_uninstall_input import McpUninstallInput
 from gno.app import App
 from gno.errors import DuplicateError, GnoError
 from gno.mcpinstall import entry as entries
-from gno.mcpinstall.files import read_text, write_atomic
+from gno.mcpinstall.files import check_writable, read_text, write_atomic
 from gno.mcpinstall.formats import ClientConfig, open_config
 from gno.mcpinstall.targets import TARGETS, Places, Target, check_scope, config_path, pairs
 
 
-def _open(target: Target, scope: str) -> tuple[Path, ClientConfig]:
+def _open(target: Target, scope: str) -> tuple[Path, str | None, ClientConfig]:
+    """The client's file: its path, its text as read (None: none yet), and its editor."""
     path = config_path(target, scope, Places.from_env())
-    return path, open_config(target, path, read_text(path))
+    text = read_text(path)
+    return path, text, open_config(target, path, text)
 
 
 def _check_gno_config(app: App) -> None:
@@ -44,7 +46,7 @@ def _check_gno_config(app: App) -> None:
 def mcp_install(app: App, inp: McpInstallInput) -> McpInstall:
     target, scope = TARGETS[str(inp.target)], str(inp.scope)
     _check_gno_config(app)
-    path, config = _open(target, scope)
+    path, read, config = _open(target, scope)
     spec = entries.launch(
         app.paths,
         enable_write=inp.enableWrite,
@@ -58,6 +60,8 @@ def mcp_install(app: App, inp: McpInstallInput) -> McpInstall:
             details={"target": target.id, "scope": scope, "configPath": str(path)},
         )
     new_text = config.with_entry(wanted)  # built even for --dry-run: it surfaces edit errors
+    if current != wanted:
+        check_writable(path)  # --dry-run too: no "would_update" of a file gno may not write
     if current == wanted:
         action = "unchanged"
     elif inp.dryRun:
@@ -71,20 +75,20 @@ def mcp_install(app: App, inp: McpInstallInput) -> McpInstall:
         "action": action,
         "serverEntry": wanted,
     }
-    if action in ("created", "updated") and (backup := write_atomic(path, new_text)):
+    if action in ("created", "updated") and (backup := write_atomic(path, new_text, read)):
         outcome["backupPath"] = str(backup)
     return McpInstall.model_validate({"installed": outcome})
 
 
 def mcp_uninstall(app: App, inp: McpUninstallInput) -> McpUninstall:
     target, scope = TARGETS[str(inp.target)], str(inp.scope)
-    path, config = _open(target, scope)
+    path, read, config = _open(target, scope)
     outcome: dict[str, Any] = {"target": target.id, "scope": scope, "configPath": str(path)}
     if config.entry() is None:
         outcome["action"] = "not_found"
     else:
         outcome["action"] = "removed"
-        if backup := write_atomic(path, config.without_entry()):
+        if backup := write_atomic(path, config.without_entry(), read):
             outcome["backupPath"] = str(backup)
     return McpUninstall.model_validate({"uninstalled": outcome})
 

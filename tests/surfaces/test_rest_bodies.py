@@ -15,7 +15,7 @@ from gno_contracts.models.query_input import QueryInput
 
 from gno.errors import ValidationError
 from gno.rest import bodies
-from gno.rest.routes import model_says_it_all, parse_request
+from gno.services.input_check import model_says_it_all, parse_request
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas" / "input"
 PAIRS = [("api-search", "search"), ("api-query", "query"), ("api-query-diagnose", "query-diagnose")]
@@ -67,7 +67,7 @@ def test_invalid_bodies_are_refused(body: dict[str, Any]) -> None:
 def test_a_schema_whose_nested_objects_have_optional_fields_keeps_its_validator() -> None:
     # Such a field would take null in the model and not in the schema.
     schema = {"properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}}}}
-    from gno.rest.routes import _nested_optional
+    from gno.services.input_check import _nested_optional
 
     assert _nested_optional(schema)
     assert not _nested_optional({"properties": {"b": {"type": "string"}}})
