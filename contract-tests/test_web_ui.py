@@ -17,7 +17,7 @@ from urllib.parse import quote, urlencode
 
 import pytest
 from browser_helpers import SCREENSHOTS, PageWatch, open_page, poll, shoot
-from contract_helpers import NOTES, gno_env, run_gno, write_tree
+from contract_helpers import NOTES, indexed_notes, write_tree
 from rest_helpers import Server, running
 
 pytestmark = pytest.mark.slow
@@ -63,25 +63,15 @@ MARKDOWN = (
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("webui")
-    notes = write_tree(
-        root / "corpus" / "notes",
-        {
-            **NOTES,
-            "manual.md": MARKDOWN,
-            "hostile.md": XSS,
-            "evil.svg": EVIL_SVG,
-            HOSTILE_NAME: HOSTILE_META,
-        },
-    )
-    env = gno_env(root)
-    for args in (
-        ["init", "--json"],
-        ["collection", "add", str(notes), "--name", "notes", "--json"],
-        ["update", "--json"],
-    ):
-        done = run_gno(env, *args)
-        assert done.returncode == 0, (args, done.stderr)
-    return {"env": env, "root": root, "notes": notes}
+    files = {
+        **NOTES,
+        "manual.md": MARKDOWN,
+        "hostile.md": XSS,
+        "evil.svg": EVIL_SVG,
+        HOSTILE_NAME: HOSTILE_META,
+    }
+    env = indexed_notes(root, files)
+    return {"env": env, "root": root, "notes": root / "notes"}
 
 
 @pytest.fixture(scope="module")

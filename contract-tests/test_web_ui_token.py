@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from browser_helpers import PageWatch, open_page, poll, shoot
-from contract_helpers import gno_env, run_gno, write_tree
+from contract_helpers import indexed_notes, run_gno
 from rest_helpers import Server, running
 
 pytestmark = pytest.mark.slow
@@ -38,16 +38,10 @@ def _png() -> bytes:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("webui-token")
-    notes = write_tree(root / "corpus" / "notes", {"beacon.md": NOTE})
-    (notes / "chart.png").write_bytes(_png())
-    env = gno_env(root)
-    for args in (
-        ["init", "--json"],
-        ["collection", "add", str(notes), "--name", "notes", "--json"],
-        ["update", "--json"],
-    ):
-        done = run_gno(env, *args)
-        assert done.returncode == 0, (args, done.stderr)
+    env = indexed_notes(root, {"beacon.md": NOTE})
+    (root / "notes" / "chart.png").write_bytes(_png())
+    done = run_gno(env, "update")  # the picture: indexed_notes writes text files only
+    assert done.returncode == 0, done.stderr
     with running(env | {"GNO_API_TOKEN": TOKEN}) as server:
         yield server
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from browser_helpers import PageWatch, open_page, shoot
-from contract_helpers import gno_env, run_gno, write_tree
+from contract_helpers import indexed_notes, run_gno
 from rest_helpers import Server, running
 
 pytestmark = pytest.mark.slow
@@ -24,18 +24,9 @@ BODY = "The okapiwhistle lantern is kept in the north shed."
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("webui-traces")
-    notes = write_tree(
-        root / "corpus" / "notes",
-        {"lantern.md": f"# Lantern\n\n{BODY}\n", "shed.md": "# Shed\n\nokapiwhistle tools\n"},
+    env = indexed_notes(
+        root, {"lantern.md": f"# Lantern\n\n{BODY}\n", "shed.md": "# Shed\n\nokapiwhistle tools\n"}
     )
-    env = gno_env(root)
-    for args in (
-        ["init", "--json"],
-        ["collection", "add", str(notes), "--name", "notes", "--json"],
-        ["update", "--json"],
-    ):
-        done = run_gno(env, *args)
-        assert done.returncode == 0, (args, done.stderr)
     config = Path(env["GNO_CONFIG_DIR"]) / "index.yml"
     config.write_text(
         config.read_text() + "retrievalTraces:\n  enabled: true\n  redactionMode: replay\n"

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from browser_helpers import PageWatch, open_page, poll, shoot
-from contract_helpers import NOTES, gno_env, run_gno, write_tree
+from contract_helpers import NOTES, indexed_notes, run_gno
 from rest_helpers import Server, running
 
 from gno.web import available_features
@@ -35,16 +35,8 @@ HUB = "# Hub\n\nLinks to [[Alpha Notes]], [[Beta Plan]] and [gamma](sub/gamma.md
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("webui-workspace")
-    notes = write_tree(root / "corpus" / "notes", {**NOTES, "hub.md": HUB})
-    env = gno_env(root)
-    for args in (
-        ["init", "--json"],
-        ["collection", "add", str(notes), "--name", "notes", "--json"],
-        ["update", "--json"],
-    ):
-        done = run_gno(env, *args)
-        assert done.returncode == 0, (args, done.stderr)
-    return {"env": env, "root": root, "notes": notes}
+    env = indexed_notes(root, {**NOTES, "hub.md": HUB})
+    return {"env": env, "root": root, "notes": root / "notes"}
 
 
 @pytest.fixture(scope="module")
