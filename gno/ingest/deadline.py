@@ -6,7 +6,12 @@ inline on its own thread) by ``Expired`` raised into that thread by one watchdog
 (``PyThreadState_SetAsyncExc``, CPython's way of interrupting another thread), as signals
 reach the main thread only. Neither stops a single long call into C; the converters'
 byte screens and caps bound those. ``JobRunner`` still sends a window holding an Office
-or PDF file to worker processes off the main thread: their parsers also load C parts."""
+or PDF file to worker processes off the main thread: their parsers also load C parts.
+
+``Expired`` comes again every ``GRACE_SECONDS`` after the deadline until the block ends:
+a library that swallows it, or whose cleanup redoes the slow work (pdfplumber's
+``close()`` walked a PDF's reference loop again), cannot hold the sync either. It is
+never raised once the block has ended, nor into this module's own cleanup."""
 
 from __future__ import annotations
 
@@ -18,12 +23,13 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from types import FrameType
+from types import FrameType, TracebackType
 
 CONVERT_SECONDS = 60.0
 MAX_CONVERT_SECONDS = 86_400.0  # a day: "no deadline" in practice, and a timer can hold it
+GRACE_SECONDS = 1.0  # past the deadline, Expired again this often until the block ends
 
 
 class Expired(BaseException):
@@ -50,28 +56,58 @@ def interruptible() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
-@contextmanager
-def deadline(seconds: float) -> Iterator[None]:
-    """Raise ``Expired`` into the block once ``seconds`` have passed, on any thread."""
-    if not interruptible():
-        with _WATCHDOG.watch(seconds):
-            yield
-        return
+def deadline(seconds: float) -> AbstractContextManager[None]:
+    """Raise ``Expired`` into the block once ``seconds`` have passed, and again every
+    ``GRACE_SECONDS`` until it ends, on any thread."""
+    return _Alarm(seconds) if interruptible() else _WATCHDOG.watch(seconds)
 
-    def expired(signum: int, frame: FrameType | None) -> None:
-        raise Expired
 
-    previous = signal.signal(signal.SIGALRM, expired)
-    pending, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
-    started = time.monotonic()
-    try:
-        yield
-    finally:
+class _Alarm:
+    """The main thread's deadline: a repeating ``SIGALRM`` timer whose handler raises only
+    while the block runs. A signal is handled between two bytecodes of whatever frame is
+    running, the first of ``__exit__`` included (before any ``try`` there could catch it),
+    so the handler knows this object's ``__enter__`` and ``__exit__`` frames and does not
+    raise in them: the timer is always disarmed and the previous handler and timer (nested
+    deadlines, someone else's timer) restored. A firing there is remembered and raised once
+    the cleanup is done, as the block did not end within its deadline."""
+
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+        self._inside = False
+        self._late = False
+
+    def _expired(self, signum: int, frame: FrameType | None) -> None:
+        own = frame is not None and frame.f_code in _OWN_CODE and frame.f_locals.get("self") is self
+        if self._inside and not own:
+            raise Expired
+        self._late = True
+
+    def __enter__(self) -> None:
+        self._previous = signal.signal(signal.SIGALRM, self._expired)
+        self._started = time.monotonic()
+        self._pending = signal.setitimer(signal.ITIMER_REAL, self._seconds, GRACE_SECONDS)
+        # A firing before this line (a deadline shorter than the lines above) is raised by
+        # the next one, GRACE_SECONDS later.
+        self._inside = True
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._inside = False
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGALRM, self._previous)
+        pending, interval = self._pending
         if pending:  # someone else's timer was running: it goes on where it was
-            left = pending - (time.monotonic() - started)
-            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+            left = pending - (time.monotonic() - self._started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), interval)
+        if self._late and kind is None:
+            raise Expired
+
+
+_OWN_CODE = (_Alarm.__enter__.__code__, _Alarm.__exit__.__code__)
 
 
 # ---------------------------------------------------------------- other threads
@@ -94,41 +130,48 @@ def _raise_in(thread: int, exc: type[BaseException] | None) -> None:
 
 
 class _Watchdog:
-    """One daemon thread that raises ``Expired`` into each watched thread whose time is up.
-    Firing and retiring take the same lock, so ``Expired`` is never raised into a thread
-    that has left its block: one still pending when the block ends is withdrawn."""
+    """One daemon thread that raises ``Expired`` into each watched thread whose time is up,
+    and again every ``GRACE_SECONDS`` while it stays in its block. ``Expired`` is never
+    raised into a thread that has left its block: the block's end first marks its watch
+    retired (no firing starts after that; no bytecode before it where CPython raises a
+    pending exception), then takes the lock, waiting out a firing in progress, and
+    withdraws one still pending. It takes the bare lock in a ``with`` statement: CPython
+    raises a pending exception only at a call, a function's start or a loop, never between
+    acquiring a lock there and entering the block that releases it
+    (``threading.Condition.__enter__`` is a Python call, and an ``Expired`` fired while
+    the thread waited for it could leave it locked for good). An ``Expired`` arriving at
+    the start of ``contextlib``'s ``__exit__``, before the generator resumes, escapes its
+    ``finally``; the watch then retires when the context manager is released."""
 
     def __init__(self) -> None:
         self._due: list[_Watch] = []
-        self._wake = threading.Condition()
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
         self._thread: threading.Thread | None = None
         self._order = itertools.count()
 
     @contextmanager
     def watch(self, seconds: float) -> Iterator[None]:
         entry = _Watch(time.monotonic() + seconds, next(self._order), threading.get_ident())
-        with self._wake:
-            self._drop_retired()  # they retire about in order: the heap stays small
-            heapq.heappush(self._due, entry)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="gno-deadline", daemon=True)
-                self._thread.start()
-            if self._due[0] is entry:  # else the watchdog already wakes up before it is due
-                self._wake.notify()
-        try:
+        try:  # an outer deadline's Expired may come at any call from here on
+            with self._lock:
+                self._drop_retired()  # they retire about in order: the heap stays small
+                heapq.heappush(self._due, entry)
+                if self._thread is None:
+                    self._thread = threading.Thread(
+                        target=self._run, name="gno-deadline", daemon=True
+                    )
+                    self._thread.start()
+                if self._due[0] is entry:  # else the watchdog already wakes up before it is due
+                    self._wake.notify()
             yield
         finally:
-            try:
-                self._retire(entry)
-            except Expired:  # it arrived while the block was ending: still past the deadline
-                self._retire(entry)
-                raise
-
-    def _retire(self, entry: _Watch) -> None:
-        with self._wake:
             entry.active = False
-            if entry.fired:
-                _raise_in(entry.thread, None)
+            # An Expired arriving from here on was fired before the line above: it goes up
+            # (the block did not end within its deadline) and no other follows.
+            with self._lock:
+                if entry.fired:
+                    _raise_in(entry.thread, None)
 
     def _drop_retired(self) -> None:
         while self._due and not self._due[0].active:
@@ -146,8 +189,12 @@ class _Watchdog:
                     self._wake.wait(left)
                     continue
                 entry = heapq.heappop(self._due)
+                if not entry.active:  # its block ended since the line above
+                    continue
                 entry.fired = True
                 _raise_in(entry.thread, Expired)
+                entry.due = time.monotonic() + GRACE_SECONDS
+                heapq.heappush(self._due, entry)
 
 
 _WATCHDOG = _Watchdog()
