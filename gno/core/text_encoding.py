@@ -1,5 +1,5 @@
 """The encoding of a text file, as its first bytes say (pure): what the native converters
-decode (gno/adapters/converters/native.py) and what a tag edit writes back
+decode (gno/adapters/converters/native.py) and what an edit writes back
 (gno/services/tag_writes.py, doc_writes.py).
 
 Windows tools write UTF-16 with a byte order mark (PowerShell's ``>``, Notepad's "Unicode"),
@@ -40,6 +40,17 @@ def decode_for_edit(data: bytes) -> tuple[str, Callable[[str], bytes]]:
         return bom + text.encode(codec, "surrogatepass")
 
     return data[len(bom) :].decode(codec, "surrogatepass"), encode
+
+
+def encode_like(data: bytes, text: str) -> bytes:
+    """New ``text`` for a file now holding ``data``, in its encoding: behind the same UTF-16 or
+    UTF-32 mark (a leading U+FEFF of ``text`` is that mark, written once), else UTF-8. The old
+    bytes are not decoded: only their mark is read."""
+    marked = unicode_mark(data)
+    if marked is None:
+        return text.encode("utf-8")
+    bom, codec = marked
+    return bom + text.removeprefix("\ufeff").encode(codec, "surrogatepass")
 
 
 def _utf8(text: str) -> bytes:

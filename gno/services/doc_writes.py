@@ -24,7 +24,7 @@ from gno.app import App
 from gno.core.frontmatter_edit import set_tags
 from gno.core.identity import parse_ref
 from gno.core.note_files import check_text, file_name_for_title, join_folder, note_text
-from gno.core.text_encoding import decode_for_edit, unicode_mark
+from gno.core.text_encoding import decode_for_edit, encode_like
 from gno.core.write_paths import check_rel_path, check_segment
 from gno.errors import (
     ConflictError,
@@ -182,16 +182,6 @@ def _changed(doc: DocRow, current_hash: str, modified: str) -> ConflictError:
     )
 
 
-def _in_encoding_of(data: bytes, content: str) -> bytes:
-    """New ``content`` for a file now holding ``data``, in that file's encoding: a note
-    behind a UTF-16 or UTF-32 byte order mark (a Windows tool's) stays one, as a tag edit
-    keeps it; anything else is written UTF-8."""
-    if unicode_mark(data) is None:
-        return content.encode("utf-8")
-    _, encode = decode_for_edit(data)
-    return encode(content.removeprefix("\ufeff"))  # the mark is written once, not twice
-
-
 def update(app: App, inp: DocUpdateInput) -> DocUpdated:
     if inp.content is None and inp.tags is None:
         raise ValidationError("Give content and/or tags")
@@ -208,7 +198,7 @@ def update(app: App, inp: DocUpdateInput) -> DocUpdated:
         )
         if stale:
             raise _changed(doc, current_hash, modified)
-        new = data if content is None else _in_encoding_of(data, content)
+        new = data if content is None else encode_like(data, content)  # UTF-16 stays UTF-16
         if tags is not None:
             if not capabilities(doc)["tagsWriteback"]:
                 raise ReadOnlyError(f"{doc.uri} has no frontmatter gno can write tags into")
