@@ -11,7 +11,7 @@ that from the exit code.
     │   ├── InvalidPathError (INVALID_PATH)
     │   ├── PathNotFoundError (PATH_NOT_FOUND)
     │   ├── ConfigError (VALIDATION: malformed index.yml)
-    │   ├── FrontmatterError (VALIDATION: frontmatter nested deeper than gno parses)
+    │   ├── FrontmatterError (VALIDATION: frontmatter too deep to parse or too large to edit)
     │   └── HasReferencesError (HAS_REFERENCES: contexts still name the collection)
     ├── ForbiddenError (FORBIDDEN, 403, exit 1: a doc asset outside its collection)
     ├── NotFoundError (NOT_FOUND, 404, exit 1)
@@ -116,9 +116,10 @@ class PathNotFoundError(ValidationError):
 
 class FrontmatterError(ValidationError, ValueError):
     """Frontmatter gno refuses to parse (``gno.core.frontmatter``: nested deeper than
-    ``MAX_FRONTMATTER_DEPTH``). A sync makes it the file's ingest error; a write that starts
-    from the file on disk (a tag edit, a capture opening it, a memory supersede) answers
-    ``VALIDATION`` with nothing written."""
+    ``MAX_FRONTMATTER_DEPTH``) or to rewrite (``gno.core.frontmatter_edit``: a block past
+    ``MAX_EDIT_FRONTMATTER_CHARS``). A sync makes it the file's ingest error; a write that
+    starts from the file on disk (a tag edit, a capture opening it, a memory supersede)
+    answers ``VALIDATION`` with nothing written."""
 
 
 class ConfigError(ValidationError):

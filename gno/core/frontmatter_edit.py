@@ -20,7 +20,7 @@ import re
 from gno.core.frontmatter import MAX_FRONTMATTER_DEPTH
 from gno.core.tags import is_valid_tag
 from gno.core.yaml_depth import nesting_depth
-from gno.errors import ValidationError
+from gno.errors import FrontmatterError, ValidationError
 
 
 def _key_line(key: str) -> re.Pattern[str]:
@@ -34,6 +34,22 @@ _FENCE = re.compile(r"^---[ \t]*\r?$")
 BOM = "\ufeff"
 UNREADABLE = "\ufffd"  # what a byte that is no UTF-8 reads as in ``yaml_readable``
 _ESCAPED = re.compile("[\udc80-\udcff]")  # such a byte, decoded with surrogateescape
+
+
+# An edit reads the block several times (its tags, where the entry is, which anchors it
+# defines) and re-indexes the note after: a 3 MB block took 15 s. A larger block than a
+# note gno writes may hold (1 MiB, ``note_files.MAX_CONTENT_BYTES``) is refused instead.
+MAX_EDIT_FRONTMATTER_CHARS = 1024 * 1024
+
+
+def check_edit_size(size: int) -> None:
+    """Refuse (``VALIDATION``, nothing written) to rewrite a frontmatter block of ``size``
+    code points, fences included, past ``MAX_EDIT_FRONTMATTER_CHARS``."""
+    if size > MAX_EDIT_FRONTMATTER_CHARS:
+        raise FrontmatterError(
+            f"The frontmatter is {size} characters; gno edits a block of at most "
+            f"{MAX_EDIT_FRONTMATTER_CHARS}: edit it by hand"
+        )
 
 
 def yaml_readable(text: str) -> str:
@@ -62,6 +78,7 @@ def _block(lines: list[str]) -> int | None:
         return None
     for i in range(1, len(lines)):
         if _FENCE.match(lines[i].rstrip("\n")):
+            check_edit_size(sum(map(len, lines[: i + 1])))  # before any parse of it
             return i
     return None
 

@@ -126,8 +126,8 @@ def diff_payload(app: App, inp: DiffInput) -> dict[str, Any]:
     ref = parse_ref(inp.ref)
     check_index(app, ref)
     store = app.store()
-    if ref.docid:
-        found = store.documents_by_docid(ref.docid)
+    if ref.docid:  # a document active or not, as a path names it (an active one first)
+        found = store.documents_by_docid(ref.docid, inactive=True)
         doc = found[0] if found else None
     else:
         assert ref.collection and ref.rel_path

@@ -130,18 +130,33 @@ class CollectionSync(FileApplier):
             for rel in self._vanished
             if (state := states.get(rel)) is not None and state.active
         ]
-        gone = []
-        for rel, doc_id in [*plan.gone, *vanished]:
-            if doc_id not in known:
-                continue  # written since the walk began: the next sync's walk decides
-            gone.append(doc_id)
-            self.tally.changed(rel, "removed")
+        gone = [
+            (rel, doc_id)
+            for rel, doc_id in [*plan.gone, *vanished]
+            if doc_id in known  # else written since the walk began: the next walk decides
+        ]
         with self.guard.commit(), self.store.write():
-            if gone:
-                self.store.inactivate(gone)
+            gone = self._inactivate(gone)
             self.store.mark_synced(self.coll.name)
-        self.tally.inactivated += len(gone)
+        self._removed(gone)
         return self.tally
+
+    def _inactivate(self, gone: list[tuple[str, int]]) -> list[tuple[str, int]]:
+        """Soft-delete these (path, id) documents, inside the commit; the ones it did: a
+        document another sync (a server's beside a CLI update) removed first is not this
+        sync's change, and reporting it too reported the removal twice."""
+        if not gone:
+            return gone
+        active = self.store.active_ids(self.coll.name)
+        gone = [(rel, doc_id) for rel, doc_id in gone if doc_id in active]
+        if gone:
+            self.store.inactivate([doc_id for _, doc_id in gone])
+        return gone
+
+    def _removed(self, gone: list[tuple[str, int]]) -> None:
+        for rel, _ in gone:
+            self.tally.changed(rel, "removed")
+        self.tally.inactivated += len(gone)
 
     def run_paths(self, rel_paths: list[str]) -> CollectionTally:
         """Re-read only these files (checked by ``sync_paths.resolve_paths``); one that is gone leaves the index."""
@@ -150,7 +165,8 @@ class CollectionSync(FileApplier):
             return self.tally
         real_root = os.path.realpath(root)
         states = self.store.doc_states(self.coll.name)
-        entries, gone = [], []
+        entries: list[WalkEntry] = []
+        gone: list[tuple[str, int]] = []
         records = RecordSync(self)
         for rel in rel_paths:
             path = os.path.join(real_root, rel)
@@ -162,8 +178,7 @@ class CollectionSync(FileApplier):
                     records.remove(rel)
                 state = states.get(rel)
                 if state is not None and state.active:
-                    gone.append(state.id)
-                    self.tally.changed(rel, "removed")
+                    gone.append((rel, state.id))
                 continue
             except OSError as exc:  # a link loop, a folder that became unreadable…
                 self._error(rel, READ_ERROR, exc.strerror or type(exc).__name__)
@@ -181,8 +196,8 @@ class CollectionSync(FileApplier):
         self._flush()
         if gone:
             with self.guard.commit(), self.store.write():
-                self.store.inactivate(gone)
-        self.tally.inactivated += len(gone)
+                gone = self._inactivate(gone)
+        self._removed(gone)
         return self.tally
 
 

@@ -15,6 +15,7 @@ import hashlib
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from gno.config import Collection
 from gno.core.content_types import ContentTypes
@@ -37,6 +38,19 @@ BATCH_FILES = 200  # files per write transaction
 BATCH_SECONDS = 1.0
 WINDOW_FILES = 512  # changed files converted per window (bounds memory)
 WINDOW_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What a queued write reports once its batch committed: a document it added or
+    updated (``changes`` kind), or one it brought back (an update reported as added)."""
+
+    rel_path: str
+    kind: str
+    reactivated: bool = False
+
+
+SKIPPED_WRITE = object()  # a write another writer made first: counted unchanged
 
 
 def _ext(rel_path: str) -> str:
@@ -146,32 +160,40 @@ class FileApplier:
         for (entry, state, job), result in zip(window, results, strict=True):
             src = self._source(entry, job.source_hash, job.mime, job.ext)
             if isinstance(result, Converted):
-                if state is None:
-                    self.tally.added += 1
-                else:
-                    self.tally.updated += 1
-                self.tally.changed(entry.rel_path, "added" if state is None else "updated")
-                self._queue(self._unless_indexed_since(state, src, self._saver(src, result)))
+                kind = "added" if state is None else "updated"
+                saver = self._saver(src, result)
+                self._queue(
+                    self._unless_indexed_since(state, src, saver, Counted(src.rel_path, kind))
+                )
             else:
                 failure = self._failure(src, result.code, result.message)
                 self._queue(self._unless_indexed_since(state, src, failure))
             self._advance()
 
     def _unless_indexed_since(
-        self, state: DocState | None, src: SourceFile, write: Callable[[], object]
+        self,
+        state: DocState | None,
+        src: SourceFile,
+        write: Callable[[], object],
+        counted: Counted | None = None,
     ) -> Callable[[], object]:
         """``write``, run at its batch's commit only while the index still holds the row this
         sync planned from. A save or tag edit (``note_writer``) renames its file into place
         and indexes it inline, between this sync's batches: bytes this sync read before that
         are older, and saving them would put the old text back in the index (until the next
-        sync) under the docid the writer had answered."""
+        sync) under the docid the writer had answered. Another sync (a server's beside a CLI
+        ``gno update``) may have indexed the same file meanwhile: then this one changed
+        nothing, and reports it ``SKIPPED_WRITE`` (unchanged), not a second add."""
         planned = None if state is None else (state.id, state.source_hash)
 
         def guarded() -> object:
             now = self.store.document_by_path(self.coll.name, src.rel_path)
             if (None if now is None else (now.id, now.source_hash)) != planned:
-                return None  # indexed by another writer meanwhile, from a later read
-            return write()
+                # indexed by another writer meanwhile, from a later read; a failure was
+                # counted an error when it was read (``_failure``), not counted again
+                return None if counted is None else SKIPPED_WRITE
+            write()
+            return counted
 
         return guarded
 
@@ -209,6 +231,20 @@ class FileApplier:
 
         return save
 
+    def _reactivation(self, doc_id: int, rel_path: str) -> Callable[[], object]:
+        """Bring an inactive document back at commit, counted (an update, reported as
+        added: back in the index) only when it is still inactive then: another sync may
+        have brought it back meanwhile."""
+
+        def reactivate() -> object:
+            now = self.store.document_by_path(self.coll.name, rel_path)
+            if now is None or now.id != doc_id or now.active:
+                return SKIPPED_WRITE
+            self.store.reactivate(doc_id)
+            return Counted(rel_path, "added", reactivated=True)
+
+        return reactivate
+
     def _failure(self, src: SourceFile, code: str, message: str) -> Callable[[], object]:
         self._error(src.rel_path, code, message)
         return lambda: self.store.save_failure(src, code, message)
@@ -218,11 +254,24 @@ class FileApplier:
             check_interrupt()  # a Ctrl-C whose exception was dropped on the way still stops
             try:
                 with self.guard.commit(), self.store.write():
-                    for apply in self._pending:
-                        apply()
+                    outcomes = [apply() for apply in self._pending]
             finally:  # committed, or dropped whole (rolled back, or the collection changed)
                 self._pending.clear()
+            # Counted once committed, from what each write found at its commit: a write
+            # another syncer made first is not this sync's change (it was reported twice).
+            for outcome in outcomes:
+                self._count(outcome)
         self._last_flush = time.perf_counter()
+
+    def _count(self, outcome: object) -> None:
+        if outcome is SKIPPED_WRITE:
+            self.tally.unchanged += 1
+        elif isinstance(outcome, Counted):
+            if outcome.kind == "updated" or outcome.reactivated:
+                self.tally.updated += 1
+            else:
+                self.tally.added += 1
+            self.tally.changed(outcome.rel_path, outcome.kind)
 
     def _apply_step(
         self, entry: WalkEntry, state: DocState | None, step: Step
@@ -232,9 +281,7 @@ class FileApplier:
             self.tally.unchanged += 1
             return None
         if step is Step.REACTIVATE and state is not None:
-            self.tally.updated += 1
-            self.tally.changed(entry.rel_path, "added")  # back in the index
-            return lambda: self.store.reactivate(state.id)
+            return self._reactivation(state.id, entry.rel_path)
         if step is Step.SKIP:
             self.tally.skipped += 1
             return None
@@ -264,14 +311,11 @@ class FileApplier:
             if content is ContentStep.TOUCH:
                 if state.active:
                     self.tally.unchanged += 1
-                else:
-                    self.tally.updated += 1
-                    self.tally.changed(entry.rel_path, "added")
+                reactivate = None if state.active else self._reactivation(state.id, entry.rel_path)
 
-                def touch() -> None:
+                def touch() -> object:
                     self.store.touch_document(state.id, entry.size, entry.mtime_ns, entry.inode)
-                    if not state.active:
-                        self.store.reactivate(state.id)
+                    return None if reactivate is None else reactivate()
 
                 return touch
             self.tally.skipped += 1  # the same bytes failed for good before

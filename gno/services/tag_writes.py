@@ -10,7 +10,8 @@ from gno_contracts.models.tag_removed import TagRemoved
 
 from gno.app import App
 from gno.core.frontmatter import as_list, parse_frontmatter
-from gno.core.frontmatter_edit import BOM, UNREADABLE, set_tags, yaml_readable
+from gno.core.frontmatter_edit import BOM, UNREADABLE, check_edit_size, set_tags, yaml_readable
+from gno.core.frontmatter_span import frontmatter_span
 from gno.core.identity import parse_ref
 from gno.core.tags import normalize_tag, validate_tag
 from gno.core.text_encoding import decode_for_edit
@@ -40,6 +41,7 @@ def _file_tags(text: str, uri: str) -> list[str]:
     tag edit changes one tag, never the others' case, quoting or ``#``)."""
     # read as set_tags writes: after a byte-order mark, with CRLF line ends as LF
     text = text.removeprefix(BOM).replace("\r\n", "\n")
+    check_edit_size(frontmatter_span(text)[1])  # before the parse, not after it
     # bytes that are no UTF-8 read as U+FFFD (``readable``): a tag holding one is refused,
     # since rewritten from what was read it would lose its bytes
     readable = yaml_readable(text)

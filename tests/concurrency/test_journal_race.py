@@ -112,8 +112,11 @@ def test_capture_lands_between_the_syncs_snapshot_and_its_write(
             ).result()
             result = updating.result()
         assert receipt.created and seen == [False] and committed == [True]
-        # The sync planned NEW as a new file from its snapshot and wrote it after the capture.
-        assert result.collections[0].filesAdded == 1
+        # The sync planned NEW as a new file from its snapshot; at its commit the capture's
+        # row was there, so it wrote nothing, and reports no add of its own (it reported
+        # the capture's add as its own too).
+        assert result.collections[0].filesAdded == 0
+        assert result.collections[0].filesUnchanged == 2
         _assert_one_create_and_replay(app)
     finally:
         writer.close()

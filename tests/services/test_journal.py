@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from gno.adapters.sqlite import journal as journal_store
 from gno.core import journal as j
 from gno.errors import NotFoundError, ValidationError
-from gno.services.journal import changes, diff
+from gno.services.journal import changes, diff, diff_payload
 from tests.conftest import sync
 
 FILES = {
@@ -206,6 +206,24 @@ def test_diff_of_a_deleted_document(make_app) -> None:
     gone = diff(app, DiffInput(ref="notes/c.md"))
     assert gone.status.value == "available" and gone.change.kind.value == "inactivate"
     assert gone.document.active is False
+
+
+def test_diff_by_docid_finds_a_deleted_document_as_by_path(make_app) -> None:
+    """``diff #docid`` looked among active documents only: NOT_FOUND for the removed file
+    whose path ``diff`` found with its ``inactivate`` entry. The CLI, REST and MCP answer
+    ``diff_payload``; an identical copy still active is the one its docid names first."""
+    app, root = make_app(FILES | {"copy/c.md": FILES["c.md"]})
+    sync(app)
+    docid = diff(app, DiffInput(ref="notes/c.md")).document.id
+    (root / "c.md").unlink()
+    sync(app)
+    assert diff_payload(app, DiffInput(ref=docid))["document"]["relPath"] == "copy/c.md"
+    (root / "copy/c.md").unlink()
+    sync(app)
+    by_docid = diff_payload(app, DiffInput(ref=docid))
+    assert by_docid == diff_payload(app, DiffInput(ref="notes/c.md"))
+    assert by_docid["document"]["active"] is False
+    assert by_docid["change"]["kind"] == "inactivate" and by_docid["status"] == "available"
 
 
 # ------------------------------------------------------------------ replay property

@@ -102,9 +102,14 @@ class DocumentReads:
         sql = f"SELECT {DOC_COLUMNS} FROM documents WHERE mirror_hash IN ({marks}) AND +active = 1 {where}"
         return [doc_row(row) for row in self.conn.execute(sql, (*mirror_hashes, *params))]
 
-    def documents_by_docid(self, docid: str) -> list[DocRow]:
+    def documents_by_docid(self, docid: str, *, inactive: bool = False) -> list[DocRow]:
+        """Active documents whose docid starts with ``docid``; with ``inactive``, the
+        inactive ones too, after the active (what ``diff`` names: a removed file's document
+        stays in the index and the journal, as ``document_by_path`` finds it)."""
+        where = "" if inactive else " AND active = 1"
         rows = self.conn.execute(
-            f"SELECT {DOC_COLUMNS} FROM documents WHERE docid LIKE ? AND active = 1 ORDER BY collection, rel_path",
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE docid LIKE ?{where} "
+            "ORDER BY active DESC, collection, rel_path",
             (docid + "%",),
         )
         return [doc_row(r) for r in rows]
