@@ -11,12 +11,12 @@ waits for that guard; then the write lock goes."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -37,15 +37,25 @@ conn.execute("ROLLBACK")
 """
 
 
-def _guard_held(guard: Path) -> bool:
-    fd = os.open(guard, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)  # a lock this probe got goes with its descriptor
-    return False
+def _holder(path: Path) -> int | None:
+    """The pid holding an flock on ``path``, from /proc/locks (None when nobody does)."""
+    inode = path.stat().st_ino
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if "->" in fields or len(fields) < 6 or fields[1] != "FLOCK":
+            continue  # a waiter's line, or no flock
+        if int(fields[5].rsplit(":", 1)[1]) == inode:
+            return int(fields[4])
+    return None
+
+
+def _held_by(pid: int, path: Path, seconds: float = 0.3) -> bool:
+    """``pid`` holds the flock on ``path`` and still does ``seconds`` later: a hold that
+    lasts is one blocked at its commit, not one passing through."""
+    if _holder(path) != pid:
+        return False
+    time.sleep(seconds)
+    return _holder(path) == pid
 
 
 def _has_open(pid: int, path: Path) -> bool:
@@ -86,8 +96,9 @@ def test_each_add_is_reported_once_by_the_sync_that_made_it(
         )
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         job = server.sync()
-        # the server planned, converted and holds the guard, waiting for the write lock
-        h.wait_until(lambda: all(_guard_held(guard) for _ in range(3)), "the server's commit")
+        # the server planned, converted and holds the guard, waiting for the write lock (a
+        # brief hold on the way, seen as held, once let the CLI commit first)
+        h.wait_until(lambda: _held_by(server.proc.pid, guard), "the server's commit")
         go.touch()  # the CLI walks and plans (nothing added yet), then waits for the guard
         h.wait_until(lambda: _has_open(cli.pid, guard), "the CLI's commit")
         assert holder.stdin is not None
