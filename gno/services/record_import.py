@@ -26,6 +26,7 @@ from gno.core.records import (
     fitted_markdown,
     payload,
     record_key,
+    unpaired,
     virtual_path,
 )
 from gno.ingest.pipeline import Job
@@ -86,6 +87,7 @@ def plan_record(imp: Import, record: Record) -> RecordStep:
     if imp.records >= MAX_SNAPSHOT_RECORDS:
         imp.stop = (TOO_LARGE, f"More than {MAX_SNAPSHOT_RECORDS:,} records; import stopped")
         return None
+    record = unpaired(record)
     stable = record.stable_id
     count = imp.keys.get(stable, 0) + 1
     imp.keys[stable] = count

@@ -1,0 +1,70 @@
+"""Text in a record that is valid in its container but no UTF-8 text, or not text a
+reader sees: a lone UTF-16 surrogate (JSON's ``"\\ud800"``, or its CESU bytes in a
+``.jsonl``), a NUL or another control character. Each message is kept and searchable, and
+the messages after it are read. Real files, a real index."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.conftest import search, sync
+
+KEEP = {"keep.md": "# Keep\n\nkeepword\n"}
+
+
+def errors_of(result: Any) -> dict[str, tuple[str, str]]:
+    return {e.relPath: (e.code, e.message) for c in result.collections for e in c.errors}
+
+
+def test_a_lone_surrogate_does_not_stop_the_chat_import(make_app):
+    """The surrogate was encoded as UTF-8 for the record's key and hash: UnicodeEncodeError
+    ended the import there ("Unreadable container"), and the messages after it were lost."""
+    app, root = make_app(KEEP)
+    lines = [
+        '{"id": "1", "text": "first quokka"}',
+        '{"id": "2", "text": "second quokka \\udc00", "author": "\\ud800x"}',
+        '{"id": "\\udfff", "text": "third quokka"}',
+        '{"id": "4", "text": "pair quokka \\ud83d\\ude00"}',
+    ]
+    (root / "chat.jsonl").write_text("\n".join(lines) + "\n")
+    (root / "cesu.jsonl").write_bytes(
+        b'{"id": "1", "text": "cesu quokka \xed\xa0\x80"}\n{"id": "2", "text": "after quokka"}\n'
+    )
+    result = sync(app)
+    assert errors_of(result) == {}
+    hits = search(app, "quokka", limit=20).results
+    texts = " ".join(h.snippet for h in hits)
+    assert len(hits) == 6
+    assert "\ufffd" in texts and "\U0001f600" in texts  # a pair is still one character
+
+
+def test_a_nul_or_control_character_keeps_the_record(make_app):
+    """A NUL in a message (``"\\u0000"``) or a mail body made the record's Markdown look
+    binary to the converter: the record was refused ("Binary content in a text file")."""
+    app, root = make_app(KEEP)
+    messages = [
+        {"id": "1", "text": "nul\u0000wallaby"},
+        {"id": "2", "text": "escape \u001b[31m wallaby \u007f bell\u0007"},
+    ]
+    (root / "chat.json").write_text(json.dumps(messages))
+    (root / "m.mbox").write_bytes(
+        b"From a@b Mon Jan  1 00:00:00 2024\nFrom: a@b\nSubject: nul mail\n"
+        b"Message-ID: <x1@y>\n\nhello\0 mailwallaby\n"
+    )
+    result = sync(app)
+    assert errors_of(result) == {}
+    hits = search(app, "wallaby", limit=10).results + search(app, "mailwallaby").results
+    assert len(hits) == 3
+    for hit in hits:
+        assert not any(ord(c) < 0x20 and c not in "\t\n" for c in hit.snippet)
+
+
+def test_a_lone_carriage_return_cannot_start_markdown(make_app):
+    """Markdown ends a line at a lone CR: a ``---`` or ``1.`` after it was not escaped."""
+    from gno.core.records import Record, markdown
+
+    record = Record("x", "t", (), "a\r---\r1. b\r\n+ c", "line:1", ())
+    body = markdown(record).split("\n\n", 1)[1].strip("\n")
+    assert "\r" not in body
+    assert body.splitlines() == ["a", "\\---", "1\\. b", "\\+ c"]
