@@ -68,3 +68,24 @@ def test_a_lone_carriage_return_cannot_start_markdown(make_app):
     body = markdown(record).split("\n\n", 1)[1].strip("\n")
     assert "\r" not in body
     assert body.splitlines() == ["a", "\\---", "1\\. b", "\\+ c"]
+
+
+def test_a_container_whose_name_is_not_utf8_is_reported_not_fatal(make_app):
+    """Its records' folder is a hash of its name: encoding the name raised
+    UnicodeEncodeError and the whole sync failed ("Internal error"). Now it is an
+    INVALID_NAME like any such file, and the rest is indexed."""
+    import os
+
+    app, root = make_app(KEEP)
+    with open(os.fsencode(root) + b"/bad\xff\xfe.jsonl", "wb") as bad:
+        bad.write(b'{"id": 1, "text": "badname echidna"}\n')
+    (root / "good.jsonl").write_text('{"id": 1, "text": "good echidna"}\n')
+    result = sync(app)
+    assert errors_of(result) == {
+        "bad\\xff\\xfe.jsonl": (
+            "INVALID_NAME",
+            "File name is not valid UTF-8; rename it to index it",
+        )
+    }
+    assert len(search(app, "echidna").results) == 1
+    assert search(app, "keepword").results
