@@ -89,3 +89,24 @@ def test_a_container_whose_name_is_not_utf8_is_reported_not_fatal(make_app):
     }
     assert len(search(app, "echidna").results) == 1
     assert search(app, "keepword").results
+
+
+def test_an_id_that_is_another_ids_suffixed_key_overwrites_nothing(make_app):
+    """Two messages with id ``dup`` made the second ``dup#2``: a third message whose own id
+    is ``dup#2`` got the same record key, and one of them overwrote the other (the report
+    still said three added)."""
+    app, root = make_app(KEEP)
+    lines = [
+        {"id": "dup#2", "text": "alpha gecko"},
+        {"id": "dup", "text": "beta gecko"},
+        {"id": "dup", "text": "gamma gecko"},
+        {"id": "dup", "text": "delta gecko"},
+        {"id": "dup#3", "text": "epsilon gecko"},
+    ]
+    (root / "chat.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = sync(app)
+    assert errors_of(result) == {}
+    hits = search(app, "gecko", limit=10).results
+    assert len({h.uri for h in hits}) == 5
+    words = {h.snippet.split()[-2] for h in hits}
+    assert words == {"alpha", "beta", "gamma", "delta", "epsilon"}
