@@ -110,3 +110,26 @@ def test_an_id_that_is_another_ids_suffixed_key_overwrites_nothing(make_app):
     assert len({h.uri for h in hits}) == 5
     words = {h.snippet.split()[-2] for h in hits}
     assert words == {"alpha", "beta", "gamma", "delta", "epsilon"}
+
+
+def test_deactivating_a_record_says_what_the_next_sync_does(make_app):
+    """The warning said the next sync indexes the document again, as it does a file; an
+    unchanged export is not read again, so the record stayed out. The warning now says
+    when it comes back, and it does."""
+    from gno_contracts.models.doc_ref_input import DocRefInput
+
+    from gno.services import doc_writes
+
+    app, root = make_app(KEEP)
+    export = root / "chat.jsonl"
+    export.write_text('{"id": 1, "text": "first tapir"}\n{"id": 2, "text": "second tapir"}\n')
+    sync(app)
+    first = next(h for h in search(app, "tapir").results if "first" in h.snippet)
+    gone = doc_writes.deactivate(app, DocRefInput(id=first.uri))
+    assert gone.warning is not None and "until that file changes" in gone.warning
+    sync(app)
+    assert first.uri not in [h.uri for h in search(app, "tapir").results]
+    with export.open("a") as more:
+        more.write('{"id": 3, "text": "third tapir"}\n')
+    sync(app)
+    assert first.uri in [h.uri for h in search(app, "tapir").results]
