@@ -146,9 +146,10 @@ class ConflictError(GnoError):
     http_status = 409
 
 
-class ClientConfigError(GnoError):
+class ClientConfigError(ConflictError):
     """A client's config file (Claude Desktop, Cursor, …) is malformed or not what
-    gno expects; the file is left untouched and its path is in ``details``."""
+    gno expects; the file is left untouched and its path is in ``details``. A conflict
+    with the file on disk (409 on REST, exit 2 on the CLI), not an internal error (500)."""
 
 
 class LockedError(GnoError):
