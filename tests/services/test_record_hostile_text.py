@@ -133,3 +133,29 @@ def test_deactivating_a_record_says_what_the_next_sync_does(make_app):
         more.write('{"id": 3, "text": "third tapir"}\n')
     sync(app)
     assert first.uri in [h.uri for h in search(app, "tapir").results]
+
+
+def test_a_capture_never_writes_a_note_into_an_export_or_a_pdf(make_app):
+    """A capture is a Markdown note: to a new ``.jsonl`` it was written and then failed to
+    index as a chat export (CAPTURE_SYNC_FAILED, the file left behind); over an existing
+    export (MCP's ``overwrite``) it replaced the export with the note."""
+    from gno_contracts.models.capture_input import CaptureInput
+
+    from gno.errors import InvalidPathError
+    from gno.services.capture import capture
+
+    app, root = make_app(KEEP)
+    export = root / "chat.jsonl"
+    export.write_text('{"id": 1, "text": "kept tapir"}\n')
+    sync(app)
+    for path, overwrite in (("chat.jsonl", True), ("new.JSONL", False), ("a/b.pdf", False)):
+        inp = CaptureInput(collection="notes", path=path, content="a note", overwrite=overwrite)
+        try:
+            capture(app, inp)
+        except InvalidPathError as exc:
+            assert "is not a note" in exc.message
+        else:
+            raise AssertionError(f"captured to {path}")
+    assert export.read_text() == '{"id": 1, "text": "kept tapir"}\n'
+    assert sorted(p.name for p in root.iterdir()) == ["chat.jsonl", "keep.md"]
+    assert capture(app, CaptureInput(collection="notes", path="n.md", content="x")).created
