@@ -20,8 +20,8 @@ that from the exit code.
     ├── DuplicateError (DUPLICATE, 409, exit 1)
     ├── ConflictError (CONFLICT, 409, exit 2)
     │   ├── JobConflictError (JOB_CONFLICT: a job of that lane is running)
-    │   └── StalePlanError (STALE_PLAN: a refactor plan no longer matches the files)
-    ├── ClientConfigError (RUNTIME, 500, exit 2: another program's config file gno cannot edit)
+    │   ├── StalePlanError (STALE_PLAN: a refactor plan no longer matches the files)
+    │   └── ClientConfigError (CONFLICT: another program's config file gno cannot edit)
     ├── LockedError (LOCKED, 409, exit 2: another writer holds the index)
     ├── OwnerLockedError (LOCKED, 409, exit 2: another server owns the data directory)
     ├── NotInitializedError (RUNTIME, 500, exit 2)
@@ -147,9 +147,10 @@ class ConflictError(GnoError):
     http_status = 409
 
 
-class ClientConfigError(GnoError):
+class ClientConfigError(ConflictError):
     """A client's config file (Claude Desktop, Cursor, …) is malformed or not what
-    gno expects; the file is left untouched and its path is in ``details``."""
+    gno expects; the file is left untouched and its path is in ``details``. A conflict
+    with the file on disk (409 on REST, exit 2 on the CLI), not an internal error (500)."""
 
 
 class LockedError(GnoError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -36,7 +37,12 @@ MAX_LOCATOR_CHARS = 512
 _MD_META = frozenset("\\`*_[]()<>#|~!")
 # Characters that start a block (list, setext underline, frontmatter fence) only at a line start.
 _LINE_START_META = frozenset("-+=")
-_ESCAPES = str.maketrans({ch: "\\" + ch for ch in _MD_META})
+# C0 controls but tab and line feed, and DEL, become their Unicode control pictures (U+2400
+# on): a NUL in a chat message (``"\u0000"`` is valid JSON) made the converter refuse the
+# record's whole Markdown as binary, and a control character is no text a reader can see.
+_CONTROLS = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)} | {0x7F: "\u2421"}
+_ESCAPES = str.maketrans({ch: "\\" + ch for ch in _MD_META} | _CONTROLS)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -107,8 +113,39 @@ def _ordered_marker(text: str) -> bool:
 
 def escape_block(text: str) -> str:
     """A body: lines kept, each escaped (a ``---`` line cannot open frontmatter, a fence
-    cannot open code, a ``#`` cannot make a heading)."""
+    cannot open code, a ``#`` cannot make a heading). A lone CR ends a line in Markdown,
+    so it is one here too: else the line after it started unescaped."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     return "\n".join(_escape_start(line) for line in text.translate(_ESCAPES).split("\n"))
+
+
+def _unpaired(value: Any) -> Any:
+    """``value`` with each lone UTF-16 surrogate as U+FFFD (a pair written as two escapes
+    joined): JSON's ``"\\ud800"`` is valid, but no UTF-8 text holds it."""
+    if isinstance(value, str):
+        if _SURROGATE.search(value) is None:
+            return value
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_unpaired(v) for v in value)
+    if isinstance(value, dict):
+        return {_unpaired(k): _unpaired(v) for k, v in value.items()}
+    return value
+
+
+def unpaired(record: Record) -> Record:
+    """The record with every lone surrogate replaced: one in a message (a chat export's
+    ``"\\udc00"``) stopped the whole import at that message, its key and text being
+    encoded as UTF-8, and the messages after it were never read."""
+    return Record(
+        _unpaired(record.stable_id),
+        _unpaired(record.title),
+        _unpaired(record.headers),
+        _unpaired(record.body),
+        _unpaired(record.locator),
+        _unpaired(record.anchors),
+        _unpaired(record.meta),
+    )
 
 
 def clip(text: str, limit: int = MAX_FIELD_CHARS) -> str:

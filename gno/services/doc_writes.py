@@ -24,6 +24,7 @@ from gno.app import App
 from gno.core.frontmatter_edit import set_tags
 from gno.core.identity import parse_ref
 from gno.core.note_files import check_text, file_name_for_title, join_folder, note_text
+from gno.core.record_paths import is_record_path
 from gno.core.text_encoding import decode_for_edit, encode_like
 from gno.core.write_paths import check_rel_path, check_segment
 from gno.errors import (
@@ -67,6 +68,12 @@ _HEX_ID = re.compile(r"[a-f0-9]{6,8}")
 DEACTIVATED_WARNING = (
     "The file is still on disk: the next sync indexes it again unless it is moved, "
     "deleted or excluded."
+)
+# A record's export file is imported again only when its bytes change (spec/records.md):
+# the warning above was untrue for a record, which stayed out of search sync after sync.
+DEACTIVATED_RECORD_WARNING = (
+    "A record of an export file: it stays out of the index until that file changes; the "
+    "next sync after a change brings it back."
 )
 
 
@@ -234,8 +241,9 @@ def deactivate(app: App, inp: DocRefInput) -> DocDeactivated:
     store = app.store()
     with write_lease(app.paths), index_guard(app.paths), store.write():
         store.inactivate([doc.id])
+    warning = DEACTIVATED_RECORD_WARNING if is_record_path(doc.rel_path) else DEACTIVATED_WARNING
     return DocDeactivated.model_validate(
-        {"success": True, "docId": doc.docid, "path": doc.uri, "warning": DEACTIVATED_WARNING}
+        {"success": True, "docId": doc.docid, "path": doc.uri, "warning": warning}
     )
 
 

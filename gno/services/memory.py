@@ -78,6 +78,7 @@ MAX_CANDIDATES = 5
 MAX_LEXICAL_CANDIDATES = 10_000  # BM25 hits of the whole index looked through per recall
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
+_HASH = re.compile(r"sha256:[a-f0-9]{64}")
 
 
 @dataclass
@@ -90,6 +91,15 @@ class Fact:
     def scopes(self) -> list[str]:
         value = self.meta.get("scopes")
         return [s for s in value if isinstance(s, str)] if isinstance(value, list) else []
+
+    @property
+    def content_hash(self) -> str:
+        """The file's ``contentHash``, or the text's own when the file holds none that is
+        one (a hand-edited fact: a list there made every recall an internal error)."""
+        value = self.meta.get("contentHash")
+        if isinstance(value, str) and _HASH.fullmatch(value):
+            return value
+        return fact_hash(self.text)
 
     @property
     def current(self) -> bool:
@@ -107,7 +117,7 @@ class Fact:
             "docid": self.doc.docid,
             "relPath": self.doc.rel_path,
             "scopes": self.scopes,
-            "contentHash": str(self.meta.get("contentHash") or fact_hash(self.text)),
+            "contentHash": self.content_hash,
             "text": self.text,
             "provenance": provenance,
         }
@@ -190,11 +200,16 @@ def _receipt(app: App, chosen: list[Fact]) -> dict[str, Any]:
     body = {
         "caller": app.mode,
         "session": app.jobs.instance_id,
-        "memoryIds": [str(f.meta.get("id") or f.doc.rel_path) for f in chosen],
+        "memoryIds": [_memory_id(f) for f in chosen],
         "spanHashes": [fact_hash(f.text) for f in chosen],
     }
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return body | {"digest": hashlib.sha256(canonical.encode("utf-8")).hexdigest()}
+
+
+def _memory_id(fact: Fact) -> str:
+    value = fact.meta.get("id")
+    return value if isinstance(value, str) and value else fact.doc.rel_path
 
 
 def recall(app: App, inp: RecallInput) -> MemoryRecall:
@@ -295,7 +310,7 @@ def _predecessor(app: App, collection: Collection, inp: RememberInput) -> tuple[
             f"MEMORY_SUPERSEDE_CONFLICT: {inp.predecessorUri} already has a successor "
             f"({fact.meta.get('supersededBy')})"
         )
-    if str(fact.meta.get("contentHash")) != inp.predecessorHash:
+    if fact.content_hash != inp.predecessorHash:
         raise MemorySupersedeConflictError(
             f"MEMORY_SUPERSEDE_CONFLICT: {inp.predecessorUri} changed since it was recalled"
         )
@@ -330,7 +345,7 @@ def remember(app: App, inp: RememberInput) -> MemoryRemember:
             return MemoryRemember.model_validate(first)
         collection = memory_collection(app, inp.collection, write=True)
         current = [f for f in facts(app, collection.name) if f.current]
-        same = next((f for f in current if f.meta.get("contentHash") == text_hash), None)
+        same = next((f for f in current if f.content_hash == text_hash), None)
         if same is not None:
             return MemoryRemember.model_validate(
                 {

@@ -22,7 +22,10 @@ from gno.core.content_types import NEUTRAL, ContentTypes
 from gno.core.frontmatter import parse_date
 from gno.ingest.pipeline import Converted
 
-RECORD_DOCS_VERSION = "2"  # 2: records dated by their own date, typed by their container
+# 2: records dated by their own date, typed by their container; 3: control characters shown
+# as control pictures and lone surrogates as U+FFFD (such a record was refused, or stopped
+# its container's import): each container is imported once more
+RECORD_DOCS_VERSION = "3"
 DATE_FIELDS = ("date", "start", "timestamp")  # mail, calendar, chat: the record's moment
 
 

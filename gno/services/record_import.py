@@ -3,7 +3,8 @@ comes to (spec/records.md).
 
 ``Import`` counts a container's records and characters against the caps of
 ``core/records`` and keeps its failures; ``plan_record`` turns one record into a
-conversion job under its stable key (a repeated id gets ``#2``, ``#3`` …), unless its
+conversion job under its stable key (a repeated id gets ``#2``, ``#3`` …, the first
+such suffix no other record of the container holds), unless its
 content hash is the one indexed: then it needs nothing, or only to come back when it had
 been inactivated. ``sync_records.RecordSync`` applies what this decides.
 """
@@ -26,6 +27,7 @@ from gno.core.records import (
     fitted_markdown,
     payload,
     record_key,
+    unpaired,
     virtual_path,
 )
 from gno.ingest.pipeline import Job
@@ -45,7 +47,8 @@ class Import:
     mime: str
     started: float = field(default_factory=time.monotonic)
     seen: set[str] = field(default_factory=set)
-    keys: dict[str, int] = field(default_factory=dict)
+    keys: dict[str, int] = field(default_factory=dict)  # stable id -> times seen
+    taken: set[str] = field(default_factory=set)  # the stable ids given, suffixes included
     records: int = 0
     chars: int = 0
     failures: list[str] = field(default_factory=list)
@@ -86,11 +89,17 @@ def plan_record(imp: Import, record: Record) -> RecordStep:
     if imp.records >= MAX_SNAPSHOT_RECORDS:
         imp.stop = (TOO_LARGE, f"More than {MAX_SNAPSHOT_RECORDS:,} records; import stopped")
         return None
-    stable = record.stable_id
-    count = imp.keys.get(stable, 0) + 1
-    imp.keys[stable] = count
-    if count > 1:  # the same id twice in one container (a re-sent message...)
-        stable = f"{stable}#{count}"
+    record = unpaired(record)
+    base = record.stable_id
+    count = imp.keys.get(base, 0) + 1
+    stable = base if count == 1 else f"{base}#{count}"  # a re-sent message...
+    # A record's own id can be another's suffixed one ("a#2" beside "a" twice): both had
+    # the same key, and one record overwrote the other in the index.
+    while stable in imp.taken:
+        count += 1
+        stable = f"{base}#{count}"
+    imp.keys[base] = count
+    imp.taken.add(stable)
     adapter = imp.adapter
     key = record_key(adapter.id, stable)
     text, cut = fitted_markdown(record)

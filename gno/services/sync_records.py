@@ -405,9 +405,20 @@ def _ext(rel_path: str) -> str:
 
 
 def split_entries(entries: list[WalkEntry]) -> tuple[list[WalkEntry], list[WalkEntry]]:
-    """(plain files, record containers) of a walk."""
+    """(plain files, record containers) of a walk. A container whose name is not UTF-8
+    goes with the files, which report it as ``INVALID_NAME``: its records' paths are made
+    from its name, and encoding that raised UnicodeEncodeError — the whole sync failed."""
     files: list[WalkEntry] = []
     containers: list[WalkEntry] = []
     for entry in entries:
-        (containers if _ext(entry.rel_path) in RECORD_EXTENSIONS else files).append(entry)
+        kind = _ext(entry.rel_path) in RECORD_EXTENSIONS and _storable(entry.rel_path)
+        (containers if kind else files).append(entry)
     return files, containers
+
+
+def _storable(rel_path: str) -> bool:
+    try:
+        rel_path.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes come back from the OS as lone surrogates
+        return False
+    return True

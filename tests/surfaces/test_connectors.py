@@ -270,3 +270,31 @@ def test_rest_connectors_list_install_verify(home: dict[str, str], tmp_path: Pat
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_rest_install_over_a_client_file_gno_cannot_use_is_409_not_500(
+    home: dict[str, str],
+) -> None:
+    """A folder where gno's SKILL.md goes, or a client config that does not parse: the file
+    is left untouched and named. That was RUNTIME, HTTP 500 (the status of an internal
+    error, and none the route's OpenAPI lists); it is CONFLICT, 409."""
+    skill = Path(home["HOME"]) / ".claude" / "skills" / "gno" / "SKILL.md"
+    skill.mkdir(parents=True)
+    cursor = Path(home["HOME"]) / ".cursor" / "mcp.json"
+    cursor.parent.mkdir()
+    cursor.write_text("{not json")
+    assert gno(home, "init", "--yes").returncode == 0
+    proc, url = _serve(home)
+    try:
+        with httpx.Client(base_url=url, timeout=90) as http:
+            for connector, path in (("claude-code-skill", skill), ("cursor-mcp", cursor)):
+                done = http.post("/api/connectors/install", json={"connectorId": connector})
+                assert done.status_code == 409, done.text
+                error = done.json()["error"]
+                assert error["code"] == "CONFLICT" and error["details"]["path"] == str(path)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert skill.is_dir() and cursor.read_text() == "{not json"
+    done = gno(home, "skill", "install", "--scope", "user", "--json")  # the CLI: exit 2
+    assert done.returncode == 2 and json.loads(done.stderr)["error"]["code"] == "RUNTIME"

@@ -17,7 +17,7 @@ from gno.errors import (
     MemorySupersedeConflictError,
     ValidationError,
 )
-from gno.services.memory import recall, remember
+from gno.services.memory import fact_hash, recall, remember
 from tests.conftest import sync
 
 
@@ -337,3 +337,32 @@ def test_a_successor_that_cannot_be_written_leaves_the_predecessor_current(
     assert len(failed) == 1 and b"supersededBy" in failed[0]
     assert old_path.read_bytes() == before
     assert [f.text for f in _recall(app, "Finn trams").facts] == ["Finn prefers trams."]
+
+
+def test_a_hand_edited_fact_with_odd_memory_fields_breaks_no_recall(memory_app) -> None:
+    """The files are the truth, and people edit them: a ``contentHash`` that is a list (or
+    an ``id`` that is a mapping) made every recall of the collection an internal error
+    (the answer failed its own schema). Such a fact answers its text's own hash, which a
+    supersede then accepts, and its path as its memory id."""
+    app, root = memory_app
+    odd = root / "facts" / "2026-01-01" / "mem-odd.md"
+    odd.parent.mkdir(parents=True)
+    odd.write_text(
+        "---\nmemory:\n  id: {a: 1}\n  scopes: [project:gno, 5]\n  contentHash: [1]\n"
+        "  createdAt: 2026-01-01\n---\n\nThe odd okapi fact\n"
+    )
+    sync(app)
+    recalled = _recall(app, "okapi")
+    [fact] = recalled.facts
+    assert fact.contentHash == fact_hash("The odd okapi fact")
+    assert recalled.receipt.memoryIds == ["facts/2026-01-01/mem-odd.md"]
+    assert _remember(app, "The odd okapi fact", decision="add").outcome.value == "existing"
+    done = _remember(
+        app,
+        "The even okapi fact",
+        decision="supersede",
+        predecessorUri=fact.uri,
+        predecessorHash=fact.contentHash,
+    )
+    assert done.outcome.value == "superseded"
+    assert [f.text for f in _recall(app, "okapi").facts] == ["The even okapi fact"]
