@@ -98,3 +98,15 @@ def test_rest_list_filters_take_lists_as_gnos_docs_send_them(make_app: Any) -> N
             many = [f"t{i}" for i in range(257)]
             bad = httpx.post(f"{url}{route}", json={"query": "authentication", "tagsAny": many})
             assert bad.status_code == 400 and "at most 256" in bad.json()["error"]["message"]
+
+
+def test_gno_graph_path_text_counts_hops_as_gno_writes_it(chain: Any) -> None:
+    """GNO's text is `Graph path (k hops):` then the URIs; gno printed `(root=4 hops)`."""
+    from gno.mcp.tools import call, tools
+
+    outcome = call(chain, tools("full")["gno_graph_path"], {"from": "A", "to": "E"})
+    assert not outcome.is_error, outcome.text
+    assert outcome.text.splitlines() == [
+        "Graph path (4 hops):",
+        " -> ".join(f"gno://notes/{name}" for name in CHAIN),
+    ]
