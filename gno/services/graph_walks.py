@@ -120,12 +120,13 @@ def graph_query(app: App, inp: GraphQueryInput) -> GraphQuery:
 def _max_depth(inp: GraphQueryInput) -> int:
     """``maxDepth`` or GNO's alias ``depth`` (``gno_graph_query`` takes either; an agent
     sending only ``depth`` must not get the default 2); both given must match."""
-    given = "maxDepth" in inp.model_fields_set
-    if inp.depth is None:
+    given = input_fields(inp)  # the model's set fields, or the lean path's wire fields
+    depth = given.get("depth")
+    if depth is None:
         return inp.maxDepth
-    if given and inp.maxDepth != inp.depth:
+    if "maxDepth" in given and given["maxDepth"] != depth:
         raise ValidationError("maxDepth and depth must match when both are given")
-    return inp.depth
+    return int(depth)
 
 
 def graph_query_payload(app: App, inp: GraphQueryInput) -> dict[str, Any]:
