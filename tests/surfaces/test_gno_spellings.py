@@ -110,3 +110,32 @@ def test_gno_graph_path_text_counts_hops_as_gno_writes_it(chain: Any) -> None:
         "Graph path (4 hops):",
         " -> ".join(f"gno://notes/{name}" for name in CHAIN),
     ]
+
+
+def test_rest_collections_carry_gnos_model_and_policy_fields(make_app: Any) -> None:
+    """GNO's GET /api/collections items add effectiveModels, modelSources, activePresetId
+    and egressPolicy to the collection-list entry; gno answered the bare entry."""
+    import httpx
+
+    from gno.rest.app import ServeOptions, create_app
+    from tests.live_server import live_server
+    from tests.surfaces.egress_peers import assert_valid
+
+    app, _ = make_app(TAGGED, embedModel="http://127.0.0.1:9/v1#tiny")
+    api = create_app(app.derive(), options=ServeOptions(mcp=None, watch=False, web_ui=False))
+    with live_server(api) as (url, _server):
+        answer = httpx.get(f"{url}/api/collections")
+    assert answer.status_code == 200, answer.text
+    [item] = answer.json()
+    assert_valid("gno://schemas/api-collection-list@1.0", answer.json())
+    assert item["models"] == {"embed": "http://127.0.0.1:9/v1#tiny"}
+    assert item["effectiveModels"]["embed"] == "http://127.0.0.1:9/v1#tiny"
+    assert item["modelSources"] == {
+        "embed": "override",
+        "rerank": "default",
+        "expand": "default",
+        "gen": "default",
+    }
+    assert item["activePresetId"] == "slim-tuned"
+    assert item["egressPolicy"]["collection"] == "notes"
+    assert item["egressPolicy"]["policy"] == "local_only"
