@@ -803,7 +803,7 @@ class Operations:
         """
         return self._call('graph_path', locals())  # type: ignore[no-any-return]
 
-    def graph_query(self, *, ref: str, direction: Literal['out', 'in', 'both'] = 'both', edgeType: str | None = None, relation: str | None = None, maxDepth: int = 2, maxNodes: int = 100, frontierLimit: int = 100, visitedLimit: int = 500) -> GraphQuery:
+    def graph_query(self, *, ref: str, direction: Literal['out', 'in', 'both'] = 'both', edgeType: str | None = None, relation: str | None = None, maxDepth: int = 2, depth: int | None = None, maxNodes: int = 100, frontierLimit: int = 100, visitedLimit: int = 500) -> GraphQuery:
         """Typed traversal from one document over its edges (direction, edge type, depth and caps).
 
         Operation ``graph_query`` (reads); input ``graph-query-input@1.0``, output ``graph-query@1.0``.
@@ -814,6 +814,7 @@ class Operations:
             edgeType: length >= 1; length <= 64
             relation: Alias of edgeType; both given must match.
             maxDepth: >= 1; <= 6; default 2
+            depth: Alias of maxDepth (GNO's MCP spelling); both given must match.
             maxNodes: >= 1; <= 1000; default 100
             frontierLimit: >= 1; <= 1000; default 100
             visitedLimit: >= 1; <= 5000; default 500
@@ -2306,7 +2307,7 @@ class AsyncOperations:
         """
         return await self._call('graph_path', locals())  # type: ignore[no-any-return]
 
-    async def graph_query(self, *, ref: str, direction: Literal['out', 'in', 'both'] = 'both', edgeType: str | None = None, relation: str | None = None, maxDepth: int = 2, maxNodes: int = 100, frontierLimit: int = 100, visitedLimit: int = 500) -> GraphQuery:
+    async def graph_query(self, *, ref: str, direction: Literal['out', 'in', 'both'] = 'both', edgeType: str | None = None, relation: str | None = None, maxDepth: int = 2, depth: int | None = None, maxNodes: int = 100, frontierLimit: int = 100, visitedLimit: int = 500) -> GraphQuery:
         """Typed traversal from one document over its edges (direction, edge type, depth and caps).
 
         Operation ``graph_query`` (reads); input ``graph-query-input@1.0``, output ``graph-query@1.0``.
@@ -2317,6 +2318,7 @@ class AsyncOperations:
             edgeType: length >= 1; length <= 64
             relation: Alias of edgeType; both given must match.
             maxDepth: >= 1; <= 6; default 2
+            depth: Alias of maxDepth (GNO's MCP spelling); both given must match.
             maxNodes: >= 1; <= 1000; default 100
             frontierLimit: >= 1; <= 1000; default 100
             visitedLimit: >= 1; <= 5000; default 500

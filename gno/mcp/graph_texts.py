@@ -50,7 +50,9 @@ def path(args: dict[str, Any], result: GraphPath) -> str:
             f"within {result.meta.maxDepth} hops"
         )
     names = " -> ".join(node.uri for node in result.path.nodes)
-    return f"Graph path ({result.meta.hops} hops):\n{names}"
+    # `hops` is a constrained-int root model: formatted whole it reads "root=1".
+    hops = result.meta.hops.root if result.meta.hops is not None else len(result.path.edges)
+    return f"Graph path ({hops} hops):\n{names}"
 
 
 def changes(args: dict[str, Any], result: Changes) -> str:

@@ -1,7 +1,7 @@
 """GNO's REST request spellings -> operation inputs, in one place.
 
 Where REST differs from MCP/CLI (surfaces.md §4.3): filter lists are comma
-strings (`category` singular), limits default per route and are clamped
+strings (`category` singular; a list of strings is taken too, as GNO's docs send it), limits default per route and are clamped
 instead of refused, query uses `noExpand`/`noRerank`, sync never runs an
 updateCmd, collection add takes comma strings, and `absPath` is asked for only
 when the caller is on the same host.
@@ -64,12 +64,16 @@ def rest_field(name: str) -> str:
     return next((rest for rest, op in LIST_FIELDS.items() if op == name), name)
 
 
-def _csv(value: str | None) -> list[str] | None:
+def _csv(value: str | list[str] | None) -> list[str] | None:
+    # GNO v1.35 takes comma strings; its newer docs send lists (`"tagsAny": ["security"]`).
+    if isinstance(value, list):
+        value = ",".join(value)
     return None if value is None else comma_list(value)
 
 
-def _bounded_csv(value: str | None, rest_name: str) -> list[str] | None:
-    """A comma-separated filter as the operation's list, at most ``LIST_MAX`` terms."""
+def _bounded_csv(value: str | list[str] | None, rest_name: str) -> list[str] | None:
+    """A comma-separated filter (or a list of them) as the operation's list, at most
+    ``LIST_MAX`` terms."""
     values = _csv(value)
     if values is not None and len(values) > LIST_MAX:
         raise ValidationError(

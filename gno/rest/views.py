@@ -325,3 +325,43 @@ def context_verification(app: App, inp: Any) -> Any:
         text = verification_markdown(result.model_dump(mode="json"))
         return Response(text, 200, media_type="text/markdown; charset=utf-8")
     return result
+
+
+def collections(app: App, inp: Any) -> list[dict[str, Any]]:
+    """GET /api/collections: each collection-list@1.0 entry plus GNO's REST fields, the
+    model each role uses for it and where that comes from, the active preset and the
+    collection's egress policy (what GET …/egress-policy answers)."""
+    from gno_contracts.models.egress_policy_get_input import EgressPolicyGetInput
+
+    from gno.errors import GnoError
+    from gno.models.catalog import ROLES, preset_label, role_uri
+    from gno.services.collections import collection_list
+    from gno.services.egress import egress_policy_get
+
+    raw = app.config.raw
+    preset_id, _name = preset_label(raw)
+    named = bool((raw.get("models") or {}).get("activePreset"))
+    answer = []
+    for entry in collection_list(app, inp).model_dump(mode="json", exclude_none=True):
+        uris: dict[str, str] = {}
+        sources: dict[str, str] = {}
+        for role in ROLES:
+            uri, source = role_uri(role, raw, entry.get("models"))
+            uris[role] = uri
+            # GNO's enum: a collection's block or (gno) an environment variable overrides
+            sources[role] = "override" if source != "preset" else "preset" if named else "default"
+        try:
+            policy: Any = egress_policy_get(app, EgressPolicyGetInput(collection=entry["name"]))
+            policy = policy.model_dump(mode="json")
+        except GnoError:
+            policy = None
+        answer.append(
+            entry
+            | {
+                "effectiveModels": uris,
+                "modelSources": sources,
+                "activePresetId": preset_id,
+                "egressPolicy": policy,
+            }
+        )
+    return answer

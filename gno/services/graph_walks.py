@@ -8,6 +8,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from gno.app import App
+from gno.errors import ValidationError
 from gno.ports import Store
 from gno.services.graph_cache import cached, input_fields
 from gno.services.graph_refs import (
@@ -116,9 +117,22 @@ def graph_query(app: App, inp: GraphQueryInput) -> GraphQuery:
     return GraphQuery.model_validate(graph_query_payload(app, inp))
 
 
+def _max_depth(inp: GraphQueryInput) -> int:
+    """``maxDepth`` or GNO's alias ``depth`` (``gno_graph_query`` takes either; an agent
+    sending only ``depth`` must not get the default 2); both given must match."""
+    given = input_fields(inp)  # the model's set fields, or the lean path's wire fields
+    depth = given.get("depth")
+    if depth is None:
+        return inp.maxDepth
+    if "maxDepth" in given and given["maxDepth"] != depth:
+        raise ValidationError("maxDepth and depth must match when both are given")
+    return int(depth)
+
+
 def graph_query_payload(app: App, inp: GraphQueryInput) -> dict[str, Any]:
     """graph-query@1.0 in its wire form."""
     wanted = edge_type_filter(inp.edgeType, inp.relation)
+    _max_depth(inp)  # a mismatch is refused before the cache is asked
     store = app.store()
     return cached(
         app,
@@ -137,7 +151,8 @@ def _graph_query(
     direction = str(getattr(inp.direction, "value", inp.direction or "both"))
     from gno.core.traversal import Caps, walk
 
-    caps = Caps(inp.maxDepth, inp.maxNodes, inp.maxNodes * 50, inp.frontierLimit, inp.visitedLimit)
+    depth = _max_depth(inp)
+    caps = Caps(depth, inp.maxNodes, inp.maxNodes * 50, inp.frontierLimit, inp.visitedLimit)
     result = walk(root.id, _stepper(proj, direction, wanted), caps, cross_edges=True)
     nodes = [
         node(proj.docs[doc_id])

@@ -65,21 +65,21 @@ class ApiAskInput(ContractModel):
     """
     Typed metadata filter (GNO's metadata-predicate@1.0): {op: eq|ne, key, value} | {op: gt|gte|lt|lte, key, value: number or date} | {op: in|nin|all, key, values: [...]} | {op: exists, key, value: bool} | {op: and|or, predicates: [...]} | {op: not, predicate}. At most 128 predicates, depth 8, 128 values, 64 KiB; invalid predicates are VALIDATION errors naming the field path.
     """
-    exclude: str | None = None
+    exclude: str | list[str] | None = None
     """
-    Hard-prune documents mentioning these terms. Comma-separated, at most 256 values.
+    Hard-prune documents mentioning these terms. Comma-separated (or, as GNO's newer docs write it, a list of strings), at most 256 values.
     """
-    category: str | None = None
+    category: str | list[str] | None = None
     """
-    Categories, any of them (GNO spells it singular). Comma-separated, at most 256 values.
+    Categories, any of them (GNO spells it singular). Comma-separated (or, as GNO's newer docs write it, a list of strings), at most 256 values.
     """
-    tagsAll: str | None = None
+    tagsAll: str | list[str] | None = None
     """
-    Tags the document must all carry. Comma-separated, at most 256 values.
+    Tags the document must all carry. Comma-separated (or, as GNO's newer docs write it, a list of strings), at most 256 values.
     """
-    tagsAny: str | None = None
+    tagsAny: str | list[str] | None = None
     """
-    Tags of which the document must carry one. Comma-separated, at most 256 values.
+    Tags of which the document must carry one. Comma-separated (or, as GNO's newer docs write it, a list of strings), at most 256 values.
     """
     projectHints: Annotated[list[str] | None, Field(max_length=16)] = None
     """

@@ -25,6 +25,10 @@ class GraphQueryInput(ContractModel):
     Alias of edgeType; both given must match.
     """
     maxDepth: Annotated[int, Field(ge=1, le=6)] = 2
+    depth: Annotated[int | None, Field(ge=1, le=6)] = None
+    """
+    Alias of maxDepth (GNO's MCP spelling); both given must match.
+    """
     maxNodes: Annotated[int, Field(ge=1, le=1000)] = 100
     frontierLimit: Annotated[int, Field(ge=1, le=1000)] = 100
     visitedLimit: Annotated[int, Field(ge=1, le=5000)] = 500
