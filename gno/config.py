@@ -294,7 +294,7 @@ def _rendered(real: Path, desired: dict[str, Any]) -> bytes:
     if current.strip():
         from gno.config_rewrite import rewritten
 
-        kept = rewritten(current, desired)
+        kept = rewritten(current, desired, lambda data: dump_config(parse_config(data)))
         if kept is not None:
             return kept.encode("utf-8")
     import yaml
