@@ -106,8 +106,9 @@ def api_schema(
 def _routes() -> list[tuple[str, str]]:
     from gno.rest.assets import ROUTES
     from gno.rest.routes import routes
+    from gno.rest.session import ROUTES as SESSION_ROUTES
 
-    return [(r.method, r.path) for r in routes()] + list(ROUTES)
+    return [(r.method, r.path) for r in routes()] + list(ROUTES) + list(SESSION_ROUTES)
 
 
 @pytest.mark.parametrize("mode", ["positive", "negative"])

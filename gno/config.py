@@ -11,7 +11,7 @@ from typing import Any
 from gno.core.globs import DEFAULT_EXCLUDES, DEFAULT_PATTERN, compile_globs, split_globs
 from gno.core.identity import normalize_collection_name, validate_context_scope
 from gno.core.yaml_depth import expanded_shape, nesting_depth
-from gno.errors import ConfigError, GnoError, ValidationError
+from gno.errors import ConfigError, GnoError, ReadOnlyError, ValidationError
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 
 CONFIG_VERSION = "1.0"
@@ -266,9 +266,15 @@ def save_config(path: Path, config: Config) -> None:
     symlinked index.yml (a dotfile repository) is written through to its real file, which
     keeps its mode (``gno.file_replace``). The user's comments, blank lines, key order and
     quoting are kept (``gno.config_rewrite``: only the entries that changed are rewritten);
-    a file that cannot be kept so is written from its parsed form, every key in order."""
-    from gno.file_replace import kept_mode, real_file, replace_file  # a write's only: not status
+    a file that cannot be kept so is written from its parsed form, every key in order. A
+    read-only index.yml is ``READ_ONLY`` with nothing written (the caller's index rows roll
+    back: ``App.save_config``)."""
+    from gno.file_replace import kept_mode, read_only, real_file, replace_file  # writes only
 
+    if read_only(path):  # the rename would replace it regardless of its mode
+        raise ReadOnlyError(
+            f"{path} is read-only; gno left it untouched (make it writable to let gno change it)"
+        )
     desired = dump_config(config)
     try:
         real = real_file(path)
@@ -288,7 +294,7 @@ def _rendered(real: Path, desired: dict[str, Any]) -> bytes:
     if current.strip():
         from gno.config_rewrite import rewritten
 
-        kept = rewritten(current, desired)
+        kept = rewritten(current, desired, lambda data: dump_config(parse_config(data)))
         if kept is not None:
             return kept.encode("utf-8")
     import yaml

@@ -12,6 +12,17 @@ when an entry goes, the comment introducing the next one moves to the entry befo
 when one is added after an entry, that entry's rest (which introduces what came next)
 moves to the new one; a replaced value hands its rest to its replacement.
 
+Every other byte stays as the user wrote it, scalars too: ruamel reads YAML 1.2 and would
+write back its own spelling of a value (``yes`` read as a string, compared with PyYAML's
+``True`` and so "changed" to ``true``; ``~`` as an empty value, ``0755`` as ``493``). So a
+plain scalar is loaded as its source text (``_Plain``) and dumped as that text, and whether
+an entry changed is judged on what PyYAML reads from the file (``seen``, walked beside the
+tree): an entry PyYAML reads as the new value keeps its node and its spelling.
+
+What the round trip still rewrites on its own (``---``, a plain scalar folded over two
+lines, ``key:   value``, CRLF) is kept too: the edit is applied to the file's own lines
+(``gno.core.line_splice``), the lines it does not touch copied byte for byte.
+
 Only a rewrite imports ruamel.yaml (a read keeps PyYAML and its JSON cache). The result is
 read back with PyYAML, the loader every command uses, and must equal the configuration
 being saved; anything else (a file that no longer parses, an alias bomb, a layout the
@@ -25,15 +36,68 @@ import difflib
 import io
 import itertools
 import json
+from collections.abc import Callable
 from typing import Any
+
+from gno.core.line_splice import spliced
 
 MAX_VALUES = 1_000_000  # as load_config: aliases copied out by any walk of the tree
 MAX_DEPTH = 64
+MISSING: Any = object()  # no PyYAML reading to compare with: the node's own value is used
+# Tags a plain scalar gets from the resolver alone: those are kept as their source text.
+_IMPLICIT = {f"tag:yaml.org,2002:{t}" for t in ("str", "null", "bool", "int", "float", "timestamp")}
 
 
-def rewritten(text: str, desired: dict[str, Any]) -> str | None:
-    """``text`` (the current index.yml) changed to hold ``desired``, or None."""
+class _Plain(str):
+    """A plain scalar of the file as its source text (``yes``, ``~``, ``0755``), dumped as
+    that text with the tag the resolver gave it, so the emitter writes it plain again."""
+
+    tag: Any
+
+
+def _round_trip() -> Any:
+    """ruamel's round-trip YAML whose plain scalars load as ``_Plain`` and dump verbatim."""
     from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import RoundTripConstructor
+    from ruamel.yaml.nodes import ScalarNode
+
+    class KeepSpelling(RoundTripConstructor):
+        def construct_non_recursive_object(self, node: Any, tag: Any = None) -> Any:
+            implicit = getattr(node.tag, "handle", None) is None  # no `!!int` written
+            plain = tag is None and isinstance(node, ScalarNode) and not node.style
+            if plain and implicit and str(node.tag) in _IMPLICIT:
+                kept = _Plain(node.value)
+                kept.tag = node.tag
+                return kept
+            return super().construct_non_recursive_object(node, tag)
+
+    yaml = YAML()  # round trip
+    yaml.Constructor = KeepSpelling
+    yaml.representer.add_representer(_Plain, lambda r, v: r.represent_scalar(v.tag, str(v)))
+    return yaml
+
+
+Normalize = Callable[[Any], Any]
+
+
+def _as_read(data: Any, normalize: Normalize | None) -> Any:
+    """What a file PyYAML read as ``data`` stands for, with the defaults a save fills in
+    (``normalize``); the data itself when it does not validate."""
+    if normalize is None:
+        return data
+    try:
+        return normalize(data)
+    except Exception:  # not a valid config: compared as read
+        return data
+
+
+def rewritten(text: str, desired: dict[str, Any], normalize: Normalize | None = None) -> str | None:
+    """``text`` (the current index.yml) changed to hold ``desired``, or None. With
+    ``normalize`` (the read-and-save of a file's data), an entry the file leaves out because
+    it is a default stays left out: the result need only read as ``desired`` once
+    normalized, so a rewrite never adds ``pattern``/``include``/``exclude`` to entries it
+    did not change."""
+    import yaml as pyyaml
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.util import load_yaml_guess_indent
 
@@ -41,7 +105,7 @@ def rewritten(text: str, desired: dict[str, Any]) -> str | None:
 
     if nesting_depth(text) > MAX_DEPTH:  # ruamel recurses once per level
         return None
-    yaml = YAML()  # round trip
+    yaml = _round_trip()
     yaml.preserve_quotes = True
     yaml.width = 4096  # never fold a long line the user wrote on one line
     try:
@@ -54,14 +118,25 @@ def rewritten(text: str, desired: dict[str, Any]) -> str | None:
             yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
         else:  # no block list to learn from: the layout gno's plain dump uses
             yaml.indent(mapping=mapping, sequence=mapping, offset=0)
+        seen = _as_read(pyyaml.safe_load(text), normalize)  # the shape check came first
         _gather_comments(tree)
-        _merge_map(tree, desired)
-        out = io.StringIO()
-        yaml.dump(tree, out)
-        result = out.getvalue()
+        baseline = _dumped(yaml, tree)
+        _merge_map(tree, desired, seen if isinstance(seen, dict) else MISSING)
+        result = _dumped(yaml, tree)
     except Exception:  # best effort: the plain dump is always right
         return None
-    return result if _reads_as(result, desired) else None
+    # The round trip's edit on the user's own lines (every other byte kept), else the
+    # round trip itself (comments kept, some spellings of the dump's own).
+    for candidate in (spliced(text, baseline, result), result):
+        if candidate is not None and _reads_as(candidate, desired, normalize):
+            return candidate
+    return None
+
+
+def _dumped(yaml: Any, tree: Any) -> str:
+    out = io.StringIO()
+    yaml.dump(tree, out)
+    return out.getvalue()
 
 
 def _mapping_indent(text: str) -> int:
@@ -75,11 +150,11 @@ def _mapping_indent(text: str) -> int:
     return 2
 
 
-def _reads_as(result: str, desired: dict[str, Any]) -> bool:
+def _reads_as(result: str, desired: dict[str, Any], normalize: Normalize | None) -> bool:
     import yaml
 
     try:
-        return _same(yaml.safe_load(result), desired)
+        return _same(_as_read(yaml.safe_load(result), normalize), desired)
     except yaml.YAMLError:
         return False
 
@@ -206,33 +281,41 @@ def _plain_to_tree(value: Any) -> Any:
 # -- the merge -------------------------------------------------------------------------
 
 
-def _merged(old: Any, new: Any) -> Any:
+def _merged(old: Any, new: Any, seen: Any) -> Any:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     if not old or _flow(old):  # ``[]`` or ``{a: 1}`` stay as they were read: rewritten
         return _plain_to_tree(new)
     if isinstance(old, CommentedMap) and isinstance(new, dict):
-        _merge_map(old, new)
+        _merge_map(old, new, seen if isinstance(seen, dict) else MISSING)
         return old
     if isinstance(old, CommentedSeq) and isinstance(new, list):
-        _merge_seq(old, new)
+        _merge_seq(old, new, seen)
         return old
     return _plain_to_tree(new)
 
 
-def _change(owner: Any, key: Any, new: Any) -> None:
-    """``owner[key]`` becomes ``new``; the comment lines after it stay after it."""
-    if _same(owner[key], new):
+def _child(seen: Any, key: Any) -> Any:
+    """PyYAML's reading of entry ``key`` of a mapping it read as ``seen``."""
+    if isinstance(seen, dict) and isinstance(key, str) and key in seen:
+        return seen[key]
+    return MISSING
+
+
+def _change(owner: Any, key: Any, new: Any, seen: Any) -> None:
+    """``owner[key]`` (read by PyYAML as ``seen``) becomes ``new``; the comment lines after
+    it stay after it. An entry read as ``new`` already is left as written."""
+    if _same(owner[key] if seen is MISSING else seen, new):
         return
     rest = _take_rest(_slot(owner, key))
-    owner[key] = _merged(owner[key], new)
+    owner[key] = _merged(owner[key], new, seen)
     entry = owner.ca.items.get(key)
     if not owner[key] and entry and len(entry) > 3 and not entry[3]:
         entry[3] = None  # an emptied list's leading comments: ruamel would break the line
     _put_rest(_slot(owner, key), rest)
 
 
-def _merge_map(old: Any, new: dict[str, Any]) -> None:
+def _merge_map(old: Any, new: dict[str, Any], seen: Any) -> None:
     for key in [k for k in old if k not in new]:
         keys = list(old)
         at = keys.index(key)
@@ -245,7 +328,9 @@ def _merge_map(old: Any, new: dict[str, Any]) -> None:
     previous = None
     for key, value in new.items():
         if key in old:
-            _change(old, key, value)
+            _change(old, key, value, _child(seen, key))
+        elif _child(seen, key) is not MISSING and _same(seen[key], value):
+            continue  # a default the file leaves out, unchanged: still left out
         else:
             at = list(old).index(previous) + 1 if previous is not None else 0
             rest = _take_rest(_slot(old, previous)) if previous is not None else ""
@@ -254,11 +339,17 @@ def _merge_map(old: Any, new: dict[str, Any]) -> None:
         previous = key
 
 
-def _merge_seq(old: Any, new: list[Any]) -> None:
-    """Entries matched by content (difflib over their canonical JSON): unchanged ones keep
-    their node, a changed one at the same place (a rename) is merged key by key."""
+def _merge_seq(old: Any, new: list[Any], seen: Any) -> None:
+    """Entries matched by content (difflib over their canonical JSON, as PyYAML reads
+    them): unchanged ones keep their node, a changed one at the same place (a rename) is
+    merged key by key."""
+    views = list(seen) if isinstance(seen, list) and len(seen) == len(old) else []
+    views = views or [MISSING] * len(old)
     matcher = difflib.SequenceMatcher(
-        None, [_key(v) for v in old], [_key(v) for v in new], autojunk=False
+        None,
+        [_key(o if v is MISSING else v) for o, v in zip(old, views, strict=True)],
+        [_key(v) for v in new],
+        autojunk=False,
     )
     pairs: list[tuple[int, int]] = []  # (old index, new index)
     gone: list[int] = []
@@ -268,9 +359,10 @@ def _merge_seq(old: Any, new: list[Any]) -> None:
         gone += range(i1 + paired, i2)
     for index in sorted(gone, reverse=True):
         _delete_item(old, index)
+        del views[index]
         pairs = [(i - (i > index), j) for i, j in pairs]
     for i, j in pairs:
-        _change(old, i, new[j])
+        _change(old, i, new[j], views[i])
     kept = {j for _, j in pairs}
     for j, value in enumerate(new):
         if j in kept:

@@ -24,7 +24,7 @@ that from the exit code.
     │   └── ClientConfigError (CONFLICT: another program's config file gno cannot edit)
     ├── LockedError (LOCKED, 409, exit 2: another writer holds the index)
     ├── OwnerLockedError (LOCKED, 409, exit 2: another server owns the data directory)
-    ├── NotInitializedError (RUNTIME, 500, exit 2)
+    ├── NotInitializedError (UNAVAILABLE, 503, exit 2: no index.yml, or no index file yet)
     ├── NewerIndexError (RUNTIME, 500, exit 2: an index a newer gno wrote; never migrated down)
     ├── IndexFileError (RUNTIME, 500, exit 2: the index file is read-only, damaged or unreadable)
     ├── GatewayConfigError (RUNTIME, 500, exit 2: a listener that may not start as configured)
@@ -158,10 +158,6 @@ class LockedError(GnoError):
     http_status = 409
 
 
-class NotInitializedError(GnoError):
-    code = "RUNTIME"
-
-
 class NewerIndexError(GnoError):
     """The index's schema is newer than this gno knows: it is refused before anything is
     written, since an older gno would write rows the newer schema does not expect."""
@@ -180,6 +176,17 @@ class IndexFileError(GnoError):
 class UnavailableError(GnoError):
     code = "UNAVAILABLE"
     http_status = 503
+
+
+class NotInitializedError(GnoError):
+    """No index.yml, or no index file at the index path (never made, or deleted under a
+    running server): a state the message names the fix for (``gno init``, ``gno update``),
+    not a fault of the server, so REST answers 503 ``UNAVAILABLE`` as for a missing model.
+    Not an ``UnavailableError``: code that degrades on a missing model must not swallow it."""
+
+    code = "UNAVAILABLE"
+    http_status = 503
+    # Defined after UnavailableError: the SDK maps a wire code to the first class with it.
 
 
 class DiskFullError(GnoError):

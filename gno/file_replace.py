@@ -9,6 +9,8 @@ repository's copy would silently stop getting edits. ``kept_mode`` is the mode t
 has now (a user's 0644 or 0600 stays as it was); a new file is created with 0666 and the
 kernel applies the umask, as for any file a program creates, so gno never reads the umask
 (``os.umask`` sets it to read it, a race with every other thread of ``gno serve``).
+``read_only`` tells a file its owner made read-only: the rename would replace it all the
+same (the mode guards writes into the file, not the folder's entry), so callers refuse.
 """
 
 from __future__ import annotations
@@ -41,6 +43,18 @@ def kept_mode(path: Path) -> int | None:
         return stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         return None
+
+
+def read_only(path: Path) -> bool:
+    """Whether the existing file (through its links) is read-only: no write bit at all
+    (``chmod a-w``, which binds root too), or none this user holds. A missing file is not;
+    a loop of links is left to the write, which reports it."""
+    try:
+        real = real_file(path)
+        mode = kept_mode(real)
+        return mode is not None and not (mode & 0o222 and os.access(real, os.W_OK))
+    except OSError:
+        return False
 
 
 def replace_file(

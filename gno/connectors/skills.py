@@ -5,7 +5,8 @@ A skill is ``<skills folder>/gno/SKILL.md``. User-scope folders come from the ho
 variable (``CLAUDE_SKILLS_DIR``, ``CODEX_SKILLS_DIR``); project scope is relative to the
 current folder. Install keeps a ``.bak`` of a file it replaces and writes atomically; an
 existing different file is replaced only with ``force``; uninstall removes only gno's
-own folder. Locations: spec/connectors.md."""
+own file (and its folder once empty): the ``.bak`` holds the user's earlier file, which
+install said it kept, so it stays. Locations: spec/connectors.md."""
 
 from __future__ import annotations
 
@@ -103,18 +104,19 @@ def install(place: SkillPlace, force: bool) -> tuple[str, Path | None]:
     return ("replaced" if current is not None else "installed"), backup
 
 
-def uninstall(place: SkillPlace) -> str:
-    """ "removed" or "absent"; only gno's own skill folder is removed."""
+def uninstall(place: SkillPlace) -> tuple[str, Path | None]:
+    """("removed" | "absent", the backup left in place). Only gno's SKILL.md goes, and
+    gno's folder once empty. The ``.bak`` an install kept is the user's earlier file (install
+    promised to keep it), not gno's: it stays, and so does the folder holding it."""
     folder = place.path.parent
+    backup = place.path.with_name(FILE + ".bak")
+    kept = backup if backup.is_file() and not backup.is_symlink() else None
     if not place.path.exists():
-        return "absent"
+        return "absent", kept
     try:
         place.path.unlink()
-        backup = place.path.with_name(FILE + ".bak")
-        if backup.exists():
-            backup.unlink()
         if folder.exists() and not any(folder.iterdir()):
             folder.rmdir()
     except OSError as exc:
         raise GnoError(f"Cannot remove {place.path}: {exc.strerror or exc}") from None
-    return "removed"
+    return "removed", kept

@@ -20,12 +20,11 @@ the same, since the mode guards only writes into the file.
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 from gno.errors import ClientConfigError, ConflictError, GnoError
-from gno.file_replace import kept_mode, real_file, replace_file
+from gno.file_replace import kept_mode, read_only, real_file, replace_file
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
 
 # Claude Code's ~/.claude.json keeps per-project history and grows to megabytes.
@@ -55,19 +54,13 @@ def read_text(path: Path) -> str | None:
 
 
 def check_writable(path: Path) -> None:
-    """``ClientConfigError`` when the existing file (through its links) is read-only: no
-    write bit at all (``chmod a-w``, which binds root too), or none this user holds."""
-    try:
-        real = real_file(path)
-        mode = kept_mode(real)
-        if mode is None or (mode & 0o222 and os.access(real, os.W_OK)):
-            return
-    except OSError:  # a loop of links: the read already said so, the write will too
-        return
-    raise ClientConfigError(
-        f"{path} is read-only; gno left it untouched (make it writable to let gno edit it)",
-        details={"path": str(path)},
-    )
+    """``ClientConfigError`` when the existing file (through its links) is read-only
+    (``gno.file_replace.read_only``)."""
+    if read_only(path):
+        raise ClientConfigError(
+            f"{path} is read-only; gno left it untouched (make it writable to let gno edit it)",
+            details={"path": str(path)},
+        )
 
 
 def write_atomic(path: Path, text: str, replacing: str | None) -> Path | None:

@@ -25,7 +25,12 @@ def installed(result: SkillInstall, view: View) -> Shown:
 
 
 def uninstalled(result: SkillUninstall, view: View) -> Shown:
-    lines = [f"{_v(i.action)}: {i.target} ({_v(i.scope)}) {i.path}" for i in result.uninstalled]
+    lines = []
+    for item in result.uninstalled:
+        line = f"{_v(item.action)}: {item.target} ({_v(item.scope)}) {item.path}"
+        if item.backupPath:
+            line += f" (your earlier file stays at {item.backupPath})"
+        lines.append(line)
     return Shown("\n".join(lines) + "\n")
 
 

@@ -12,7 +12,7 @@ from gno_contracts.models.cleanup_result import CleanupResult
 from gno_contracts.models.clear_embeddings import ClearEmbeddings, Mode
 from gno_contracts.models.clear_embeddings_input import ClearEmbeddingsInput
 from gno_contracts.models.collection_add_input import CollectionAddInput
-from gno_contracts.models.collection_change import CollectionChange
+from gno_contracts.models.collection_change import CollectionChange, CollectionEntry
 from gno_contracts.models.collection_list import CollectionList
 from gno_contracts.models.collection_list_input import CollectionListInput
 from gno_contracts.models.collection_remove_input import CollectionRemoveInput
@@ -64,7 +64,10 @@ def default_name(path: str) -> str:
 
 
 def _entry(c: Collection) -> dict[str, Any]:
-    return c.to_dict()
+    """The collection as the wire's closed entry: keys index.yml may hold beside those
+    (``readOnly``, a user's own) stay in the file; answering them failed the output model
+    (an "Internal error" after a rename had been saved)."""
+    return {k: v for k, v in c.to_dict().items() if k in CollectionEntry.model_fields}
 
 
 def _config_or_empty(app: App) -> Config:

@@ -35,15 +35,14 @@ def skill_install(app: App, inp: SkillInstallInput) -> SkillInstall:
 
 
 def skill_uninstall(app: App, inp: SkillUninstallInput) -> SkillUninstall:
-    done = [
-        {
-            "target": place.target,
-            "scope": place.scope,
-            "path": str(place.path),
-            "action": skills.uninstall(place),
-        }
-        for place in skills.places(_value(inp.target), _value(inp.scope))
-    ]
+    done: list[dict[str, Any]] = []
+    for place in skills.places(_value(inp.target), _value(inp.scope)):
+        action, backup = skills.uninstall(place)
+        entry = {"target": place.target, "scope": place.scope, "path": str(place.path)}
+        entry["action"] = action
+        if backup is not None:
+            entry["backupPath"] = str(backup)
+        done.append(entry)
     return SkillUninstall.model_validate({"uninstalled": done})
 
 

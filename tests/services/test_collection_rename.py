@@ -105,3 +105,22 @@ def test_a_change_the_index_refuses_leaves_neither_index_yml_nor_the_cached_conf
     assert [c.name for c in app.config.collections] == ["notes"]
     app.store().conn.execute("PRAGMA query_only = 0")
     assert [h.uri for h in search(app, "alpha").results] == ["gno://notes/a.md"]
+
+
+def test_a_collection_with_keys_beyond_the_wire_entry_is_listed_and_renamed(make_app) -> None:
+    """``readOnly`` (and a user's own key) live in index.yml beside the entry's wire keys.
+    Before: `collection list` and the answer of a rename (saved already) failed the closed
+    output model, "Internal error"."""
+    from gno_contracts.models.collection_list_input import CollectionListInput
+
+    from gno.services.collections import collection_list
+
+    app, _ = make_app({"a.md": "# A\n\nalpha\n"})
+    config = app.paths.config_file
+    config.write_text(config.read_text().replace("  path:", "  readOnly: true\n  mine: 1\n  path:"))
+    app.forget_config()
+    assert [c.name for c in collection_list(app, CollectionListInput()).root] == ["notes"]
+    done = collection_rename(app, CollectionRenameInput(oldName="notes", newName="kept"))
+    assert done.collection.name == "kept" and done.previousName == "notes"
+    saved = app.reload_config().find("kept")
+    assert saved is not None and saved.read_only and saved.extra["mine"] == 1

@@ -131,9 +131,9 @@ def test_a_context_added_under_a_commented_file(tmp_path: Path) -> None:
     ]
 
 
-def test_what_cannot_be_kept_is_written_plainly(tmp_path: Path) -> None:
-    """An anchored list shared by two entries, one of them changed: the merge would change
-    both, the check on the result sees it and the plain dump is written instead."""
+def test_an_anchored_list_shared_by_two_entries_changes_in_one(tmp_path: Path) -> None:
+    """An anchored list shared by two entries, one of them changed: the other keeps its
+    list (the result is checked to read as the saved config, else the plain dump)."""
     path = tmp_path / "index.yml"
     path.write_text(
         "version: '1.0'  # c\ncollections:\n"
@@ -143,7 +143,8 @@ def test_what_cannot_be_kept_is_written_plainly(tmp_path: Path) -> None:
     config = load_config(path)
     config.collections[1].exclude.append("y")
     save_config(path, config)
-    assert yaml.safe_load(path.read_text()) == dump_config(config)
+    assert dump_config(load_config(path)) == dump_config(config)
+    assert load_config(path).collections[0].exclude == ["x"]
 
 
 def test_every_rewrite_reads_back_as_the_saved_config(tmp_path: Path) -> None:
@@ -169,3 +170,62 @@ def test_an_alias_bomb_written_after_the_load_is_replaced_plainly(tmp_path: Path
     path.write_text("\n".join(lines) + "\n")
     save_config(path, config)
     assert yaml.safe_load(path.read_text()) == dump_config(config)
+
+
+SPELLED = """\
+---
+# edited by hand, in YAML 1.1 spellings PyYAML reads
+version: "1.0"
+ftsTokenizer:   porter
+retrieval:
+  rerank: yes        # yes, not true
+  expansion: off
+note: a long plain value
+  written over two lines
+flags: {{a: ~, b: 0755, c: 1e3, d: 1:20, e: 2024-01-02}}
+empty:
+models:
+  activePreset:  slim-tuned   # the one I use
+collections:
+  - name: notes
+    path: {root}/notes
+    readOnly: no
+contexts: []
+...
+"""
+
+
+def test_models_use_changes_only_its_line(tmp_path: Path) -> None:
+    """Before: `models use` wrote ``yes`` as ``true``, ``off`` as ``false``, ``~`` as
+    nothing, ``0755`` as ``493``, quoted ``1e3``, dropped ``---``/``...`` and joined the
+    two-line value."""
+    from gno_contracts.models.models_use_input import ModelsUseInput
+
+    from gno.services.models import models_use
+
+    (tmp_path / "notes").mkdir()
+    app = App(resolve_paths())
+    config = app.paths.config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    for newline in ("\n", "\r\n"):
+        before = SPELLED.format(root=tmp_path).replace("\n", newline)
+        config.write_bytes(before.encode())
+        models_use(app, ModelsUseInput(preset="balanced"))
+        after = config.read_bytes().decode()
+        line = "  activePreset:  slim-tuned   # the one I use"
+        kept = "  activePreset: balanced      # the one I use"  # the comment keeps its column
+        assert after == before.replace(line, kept)
+        assert load_config(config).raw["models"]["activePreset"] == "balanced"
+        app.forget_config()
+
+
+def test_renaming_keeps_every_other_byte(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    app = App(resolve_paths())
+    config = app.paths.config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    before = SPELLED.format(root=tmp_path)
+    config.write_text(before, encoding="utf-8")
+    app.store(create=True)
+    collection_rename(app, CollectionRenameInput(oldName="notes", newName="journal"))
+    assert config.read_text() == before.replace("  - name: notes\n", "  - name: journal\n")

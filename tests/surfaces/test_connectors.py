@@ -101,6 +101,31 @@ def test_skill_install_show_paths_uninstall(home: dict[str, str], tmp_path: Path
     assert absent["uninstalled"][0]["action"] == "absent"
 
 
+def test_skill_uninstall_keeps_the_users_backup(home: dict[str, str], tmp_path: Path) -> None:
+    """`install --force` kept the user's earlier SKILL.md as SKILL.md.bak and said so;
+    uninstall removes gno's file and leaves that backup (it deleted it before)."""
+    project = tmp_path / "project"
+    skill = project / ".claude" / "skills" / "gno" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("my own skill, written by hand\n")
+    forced = json.loads(gno(home, "skill", "install", "--force", "--json", cwd=project).stdout)
+    backup = skill.with_name("SKILL.md.bak")
+    assert forced["installed"][0]["backupPath"] == str(backup)
+
+    done = gno(home, "skill", "uninstall", "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert not skill.exists()
+    assert backup.read_text() == "my own skill, written by hand\n"  # before: deleted
+    [item] = json.loads(done.stdout)["uninstalled"]
+    assert item["action"] == "removed" and item["backupPath"] == str(backup)
+    again = gno(home, "skill", "uninstall", cwd=project)
+    assert again.returncode == 0, again.stderr
+    assert (
+        again.stdout == f"absent: claude (project) {skill} (your earlier file stays at {backup})\n"
+    )
+    assert backup.read_text() == "my own skill, written by hand\n"
+
+
 def test_every_command_and_flag_the_skill_names_exists() -> None:
     """The skill cannot drift from the CLI: each `gno …` it tells an agent to run is a
     registry command, and each flag it passes is one of that command's flags."""

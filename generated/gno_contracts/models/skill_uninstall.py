@@ -23,11 +23,15 @@ class UninstalledItem(ContractModel):
     scope: Scope
     path: str
     action: Action
+    backupPath: str | None = None
+    """
+    The user's earlier skill file that install kept (SKILL.md.bak), left in place.
+    """
 
 
 class SkillUninstall(ContractModel):
     """
-    skill uninstall: gno's skill folder removed (nothing else).
+    skill uninstall: gno's SKILL.md removed (nothing else: a SKILL.md.bak that install kept of the user's earlier file stays, named in backupPath).
     """
 
     model_config = ConfigDict(
