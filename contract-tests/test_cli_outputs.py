@@ -125,6 +125,11 @@ EGRESS_COMMANDS = {  # by test_egress_mcp.py (receipts need a caller off this ma
     "egress-audit delete",
     "egress-audit purge",
 }
+MAINTENANCE_COMMANDS = {
+    "reset",
+    "vec sync",
+    "vec rebuild",
+}  # tests/surfaces/test_cli_{reset,vec}.py
 SPELLING_COMMANDS = {"collection clear-embeddings"}  # by tests/surfaces/test_cli_spellings.py
 # by tests/surfaces/test_setup_doctor.py and tests/surfaces/test_connectors.py (temp homes)
 SETUP_COMMANDS = {"setup", "skill install", "skill uninstall", "skill show"}
@@ -170,6 +175,7 @@ def test_every_cli_operation_is_exercised() -> None:
         | AUDIT_COMMANDS
         | EGRESS_COMMANDS
         | SPELLING_COMMANDS
+        | MAINTENANCE_COMMANDS
         | SETUP_COMMANDS
         | CONTEXT_COMMANDS
         | GRAPH_COMMANDS

@@ -96,6 +96,14 @@ def write_lease(paths: Paths, wait: float = WRITE_LEASE_WAIT_SECONDS) -> Iterato
 
 
 @contextmanager
+def guard_file(path: Path, wait: float) -> Iterator[None]:
+    """Hold the index guard of the index whose lock file is ``path`` (``gno reset`` holds
+    every index's guard of a data folder, knowing their files, not their names)."""
+    with _hold(path, wait, f"An index is busy: its guard was held for {wait:.0f} s; try again"):
+        yield
+
+
+@contextmanager
 def _hold(path: Path, wait: float, busy: str) -> Iterator[None]:
     held: set[Path] = _held.__dict__.setdefault("paths", set())
     if path in held:

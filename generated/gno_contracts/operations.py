@@ -91,7 +91,7 @@ class Operation(NamedTuple):
 
 CLI_FORMATS: dict[str, str] = {'json': 'JSON output.', 'files': 'One line per hit: #docid,score,uri.', 'csv': 'CSV with header docid,score,uri,title,relPath.', 'md': 'Markdown report.', 'xml': 'XML report.', 'dot': 'Graphviz DOT (graph).', 'mermaid': 'Mermaid flowchart (graph).'}
 
-CLI_COMMANDS: dict[str, str] = {'': 'gno — local-first knowledge engine: index folders, search them from the CLI, MCP, REST and a Web UI.', 'collection': 'Manage collections (indexed folders).', 'models': 'Models: what each role uses and the local cache.', 'context': 'Context: configured guidance, and Context Capsules (build, verify).', 'mcp': 'MCP: serve gno to AI clients over stdio, and register it in their configs.', 'skill': "Agent skills: install gno's SKILL.md where Claude, Codex, OpenCode, OpenClaw and Hermes read skills.", 'mcp serve': 'MCP server over stdio (same as `gno mcp`).', 'serve': 'REST API, OpenAPI (/docs), the MCP gateway (/mcp) and a file watcher that keeps the\n    index in step with the collection folders, on loopback; Ctrl-C stops it.', 'daemon': 'Headless resident: the MCP gateway (/mcp) and /api/resident/status; syncs at start,\n    then watches the collection folders and embeds what changed (when the model is on disk).'}
+CLI_COMMANDS: dict[str, str] = {'': 'gno — local-first knowledge engine: index folders, search them from the CLI, MCP, REST and a Web UI.', 'collection': 'Manage collections (indexed folders).', 'models': 'Models: what each role uses and the local cache.', 'context': 'Context: configured guidance, and Context Capsules (build, verify).', 'mcp': 'MCP: serve gno to AI clients over stdio, and register it in their configs.', 'vec': 'Vector index upkeep: repair (sync) or recreate (rebuild) the KNN tables from the stored vectors.', 'skill': "Agent skills: install gno's SKILL.md where Claude, Codex, OpenCode, OpenClaw and Hermes read skills.", 'mcp serve': 'MCP server over stdio (same as `gno mcp`).', 'serve': 'REST API, OpenAPI (/docs), the MCP gateway (/mcp) and a file watcher that keeps the\n    index in step with the collection folders, on loopback; Ctrl-C stops it.', 'daemon': 'Headless resident: the MCP gateway (/mcp) and /api/resident/status; syncs at start,\n    then watches the collection folders and embeds what changed (when the model is on disk).'}
 
 # the root options, in `gno --help` order (the name is the settings argument)
 CLI_GLOBALS: tuple[CliParam, ...] = (
@@ -113,8 +113,8 @@ CLI_GLOBAL_FLAGS: dict[str, str] = {'--json': 'json', '-q': 'quiet', '--quiet': 
 CLI_ANYWHERE: frozenset[str] = frozenset(['--config', '--index', '--no-color', '--no-pager', '--offline', '--quiet', '--verbose', '--yes', '-q'])
 
 # command words -> operation; the groups' words; group word -> what it runs alone
-CLI_OPERATIONS: dict[str, str] = {'search': 'search', 'get': 'get', 'multi-get': 'multi_get', 'ls': 'ls', 'status': 'status', 'peek': 'peek', 'collection list': 'collection_list', 'collection add': 'collection_add', 'collection remove': 'collection_remove', 'collection rename': 'collection_rename', 'update': 'update', 'init': 'init', 'cleanup': 'cleanup', 'embed': 'embed', 'vsearch': 'vsearch', 'index': 'index', 'query': 'query', 'models list': 'models_list', 'models clear': 'models_clear', 'models path': 'models_path', 'models pull': 'models_pull', 'models use': 'models_use', 'collection clear-embeddings': 'clear_collection_embeddings', 'mcp install': 'mcp_install', 'mcp status': 'mcp_status', 'mcp uninstall': 'mcp_uninstall', 'audit': 'audit', 'links': 'links', 'backlinks': 'backlinks', 'similar': 'similar', 'graph': 'graph', 'graph query': 'graph_query', 'tags list': 'tags', 'changes': 'changes', 'diff': 'diff', 'impact': 'impact', 'capture': 'capture', 'tags add': 'tags_add', 'tags rm': 'tags_rm', 'remember': 'remember', 'recall': 'recall', 'rename': 'rename_note', 'move': 'move_note', 'context build': 'context_build', 'context verify': 'context_verify', 'context add': 'context_add', 'context list': 'context_list', 'context check': 'context_check', 'context rm': 'context_rm', 'ask': 'ask', 'context watch': 'context_watch', 'context watches': 'context_watches', 'context unwatch': 'context_unwatch', 'context reverify': 'context_reverify', 'doctor': 'doctor', 'setup': 'setup', 'skill install': 'skill_install', 'skill uninstall': 'skill_uninstall', 'skill show': 'skill_show', 'skill paths': 'skill_paths', 'metadata': 'metadata', 'collection policy get': 'egress_policy_get', 'collection policy set': 'egress_policy_set', 'collection policy check': 'egress_check', 'egress-audit list': 'egress_audit_list', 'egress-audit status': 'egress_audit_status', 'egress-audit show': 'egress_audit_show', 'egress-audit delete': 'egress_audit_delete', 'egress-audit purge': 'egress_audit_purge', 'trace list': 'trace_list', 'trace show': 'trace_show', 'trace label': 'trace_label', 'trace export': 'trace_export', 'trace replay': 'trace_replay', 'trace delete': 'trace_delete', 'trace purge': 'trace_purge'}
-CLI_GROUPS: tuple[str, ...] = ('collection', 'models', 'context', 'mcp', 'skill', 'collection policy', 'egress-audit', 'graph', 'tags', 'trace')
+CLI_OPERATIONS: dict[str, str] = {'search': 'search', 'get': 'get', 'multi-get': 'multi_get', 'ls': 'ls', 'status': 'status', 'peek': 'peek', 'collection list': 'collection_list', 'collection add': 'collection_add', 'collection remove': 'collection_remove', 'collection rename': 'collection_rename', 'update': 'update', 'init': 'init', 'cleanup': 'cleanup', 'reset': 'reset', 'vec sync': 'vec_sync', 'vec rebuild': 'vec_rebuild', 'embed': 'embed', 'vsearch': 'vsearch', 'index': 'index', 'query': 'query', 'models list': 'models_list', 'models clear': 'models_clear', 'models path': 'models_path', 'models pull': 'models_pull', 'models use': 'models_use', 'collection clear-embeddings': 'clear_collection_embeddings', 'mcp install': 'mcp_install', 'mcp status': 'mcp_status', 'mcp uninstall': 'mcp_uninstall', 'audit': 'audit', 'links': 'links', 'backlinks': 'backlinks', 'similar': 'similar', 'graph': 'graph', 'graph query': 'graph_query', 'tags list': 'tags', 'changes': 'changes', 'diff': 'diff', 'impact': 'impact', 'capture': 'capture', 'tags add': 'tags_add', 'tags rm': 'tags_rm', 'remember': 'remember', 'recall': 'recall', 'rename': 'rename_note', 'move': 'move_note', 'context build': 'context_build', 'context verify': 'context_verify', 'context add': 'context_add', 'context list': 'context_list', 'context check': 'context_check', 'context rm': 'context_rm', 'ask': 'ask', 'context watch': 'context_watch', 'context watches': 'context_watches', 'context unwatch': 'context_unwatch', 'context reverify': 'context_reverify', 'doctor': 'doctor', 'setup': 'setup', 'skill install': 'skill_install', 'skill uninstall': 'skill_uninstall', 'skill show': 'skill_show', 'skill paths': 'skill_paths', 'metadata': 'metadata', 'collection policy get': 'egress_policy_get', 'collection policy set': 'egress_policy_set', 'collection policy check': 'egress_check', 'egress-audit list': 'egress_audit_list', 'egress-audit status': 'egress_audit_status', 'egress-audit show': 'egress_audit_show', 'egress-audit delete': 'egress_audit_delete', 'egress-audit purge': 'egress_audit_purge', 'trace list': 'trace_list', 'trace show': 'trace_show', 'trace label': 'trace_label', 'trace export': 'trace_export', 'trace replay': 'trace_replay', 'trace delete': 'trace_delete', 'trace purge': 'trace_purge'}
+CLI_GROUPS: tuple[str, ...] = ('collection', 'models', 'context', 'mcp', 'vec', 'skill', 'collection policy', 'egress-audit', 'graph', 'tags', 'trace')
 CLI_ALONE: dict[str, str] = {'tags': 'tags', 'egress-audit': 'egress_audit_list', 'graph': 'graph'}
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -473,6 +473,75 @@ OPERATIONS: tuple[Operation, ...] = (
         cli_shape=CliShape(command='cleanup', params=(
             CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
         ), formats=('json',), fixed=(), prepare=None, render='gno.render.index:cleaned', exit=None, progress=None, quiet=True),
+    ),
+    Operation(
+        id='reset',
+        summary="Delete gno's index data, and unless kept its config and cache (--confirm required).",
+        input_schema='gno://schemas/reset-input@1.0',
+        output_schema='gno://schemas/reset-result@1.0',
+        input_model='reset_input:ResetInput',
+        output_model='reset_result:ResetResult',
+        access='write',
+        job=False,
+        cli='reset',
+        mcp=None,
+        rest=None,
+        handler='gno.services.reset:reset',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='reset', params=(
+            CliParam(name='confirm', flags=('--confirm',), help='Delete for real; without it nothing is deleted and reset says what it would delete (exit 1).', kind='bool', to='confirm'),
+            CliParam(name='keep_config', flags=('--keep-config',), help='Keep the config file (index.yml).', kind='bool', to='keepConfig'),
+            CliParam(name='keep_cache', flags=('--keep-cache',), help='Keep the cache (models, graph and config caches).', kind='bool', to='keepCache'),
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.maintenance:reset_done', exit=None, progress=None, quiet=True),
+    ),
+    Operation(
+        id='vec_sync',
+        summary='Repair the KNN vector index: add rows for stored vectors that lack one, drop orphans.',
+        input_schema='gno://schemas/vec-input@1.0',
+        output_schema='gno://schemas/vec-sync-result@1.0',
+        input_model='vec_input:VecInput',
+        output_model='vec_sync_result:VecSyncResult',
+        access='write',
+        job=False,
+        cli='vec sync',
+        mcp=None,
+        rest=None,
+        handler='gno.services.vec:vec_sync',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='vec sync', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.maintenance:vec_synced', exit=None, progress=None, quiet=True),
+    ),
+    Operation(
+        id='vec_rebuild',
+        summary='Drop and recreate the KNN vector index from the stored vectors.',
+        input_schema='gno://schemas/vec-input@1.0',
+        output_schema='gno://schemas/vec-rebuild-result@1.0',
+        input_model='vec_input:VecInput',
+        output_model='vec_rebuild_result:VecRebuildResult',
+        access='write',
+        job=False,
+        cli='vec rebuild',
+        mcp=None,
+        rest=None,
+        handler='gno.services.vec:vec_rebuild',
+        starter=None,
+        execution='writer',
+        cancellable=False,
+        cacheable=False,
+        daemon=False,
+        cli_shape=CliShape(command='vec rebuild', params=(
+            CliParam(name='format_json', flags=('--json',), help='JSON output.', kind='bool', to=None),
+        ), formats=('json',), fixed=(), prepare=None, render='gno.render.maintenance:vec_rebuilt', exit=None, progress=None, quiet=True),
     ),
     Operation(
         id='embed',

@@ -84,6 +84,7 @@ if TYPE_CHECKING:
     from gno_contracts.models.preset_select import PresetSelect
     from gno_contracts.models.presets import PresetList
     from gno_contracts.models.query_diagnose import QueryDiagnose
+    from gno_contracts.models.reset_result import ResetResult
     from gno_contracts.models.resident_status import ResidentStatus
     from gno_contracts.models.retrieval_trace_delete import RetrievalTraceDelete
     from gno_contracts.models.retrieval_trace_export import RetrievalTraceExport
@@ -110,12 +111,14 @@ if TYPE_CHECKING:
     from gno_contracts.models.tag_added import TagAdded
     from gno_contracts.models.tag_removed import TagRemoved
     from gno_contracts.models.tags_list import TagsList
+    from gno_contracts.models.vec_rebuild_result import VecRebuildResult
+    from gno_contracts.models.vec_sync_result import VecSyncResult
     from gno_contracts.models.workspace_write_result import WorkspaceWriteResult
     from gno_contracts.models.write_request import WriteRequest
 
 __all__ = ['OPERATION_IDS', 'AsyncOperations', 'Literal', 'Operations']
 
-OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'embed_status', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'links', 'mcp_links', 'backlinks', 'mcp_backlinks', 'similar', 'mcp_similar', 'graph', 'graph_neighbors', 'graph_path', 'graph_query', 'tags', 'changes', 'diff', 'impact', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_compiled_preview', 'context_compiled_check', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata', 'egress_policy_get', 'egress_policy_set', 'egress_check', 'egress_audit_list', 'egress_audit_status', 'egress_audit_show', 'egress_audit_delete', 'egress_audit_purge', 'trace_list', 'trace_show', 'trace_label', 'trace_export', 'trace_replay', 'trace_delete', 'trace_purge')
+OPERATION_IDS: tuple[str, ...] = ('search', 'get', 'multi_get', 'ls', 'status', 'peek', 'collection_list', 'collection_add', 'collection_remove', 'collection_rename', 'update', 'init', 'cleanup', 'reset', 'vec_sync', 'vec_rebuild', 'embed', 'vsearch', 'index', 'query', 'models_list', 'models_clear', 'models_path', 'models_pull', 'models_status', 'models_use', 'query_diagnose', 'add_collection', 'remove_collection', 'clear_collection_embeddings', 'index_status', 'job_status', 'job_list', 'mcp_install', 'mcp_status', 'mcp_uninstall', 'health', 'capabilities', 'job_active', 'embed_status', 'resident_status', 'doc_sections', 'section_target_create', 'section_target_resolve', 'section', 'audit', 'links', 'mcp_links', 'backlinks', 'mcp_backlinks', 'similar', 'mcp_similar', 'graph', 'graph_neighbors', 'graph_path', 'graph_query', 'tags', 'changes', 'diff', 'impact', 'capture', 'request_status', 'doc_create', 'doc_update', 'doc_deactivate', 'duplicate_note', 'create_folder', 'doc_autocomplete', 'note_presets', 'browse_tree', 'tags_add', 'tags_rm', 'remember', 'recall', 'rename_note', 'move_note', 'refactor_plan', 'context_build', 'context_verify', 'context_compiled_preview', 'context_compiled_check', 'context_add', 'context_list', 'context_check', 'context_rm', 'ask', 'ask_verified', 'context_watch', 'context_watches', 'context_unwatch', 'context_reverify', 'doctor', 'setup', 'presets_list', 'preset_select', 'collection_models', 'skill_install', 'skill_uninstall', 'skill_show', 'skill_paths', 'connectors_list', 'connector_install', 'connector_verify', 'metadata', 'egress_policy_get', 'egress_policy_set', 'egress_check', 'egress_audit_list', 'egress_audit_status', 'egress_audit_show', 'egress_audit_delete', 'egress_audit_purge', 'trace_list', 'trace_show', 'trace_label', 'trace_export', 'trace_replay', 'trace_delete', 'trace_purge')
 
 
 class Operations:
@@ -292,6 +295,32 @@ class Operations:
         Operation ``cleanup`` (writes (open the client with write=True)); input ``cleanup-input@1.0``, output ``cleanup-result@1.0``.
         """
         return self._call('cleanup', locals())  # type: ignore[no-any-return]
+
+    def reset(self, *, confirm: bool = False, keepConfig: bool = False, keepCache: bool = False) -> ResetResult:
+        """Delete gno's index data, and unless kept its config and cache (--confirm required).
+
+        Operation ``reset`` (writes (open the client with write=True)); input ``reset-input@1.0``, output ``reset-result@1.0``.
+
+        Args:
+            confirm: Required to delete anything; without it reset refuses (exit 1) and names what it would delete.
+            keepConfig: Keep the config file (index.yml).
+            keepCache: Keep the cache folder's contents (models, graph and config caches).
+        """
+        return self._call('reset', locals())  # type: ignore[no-any-return]
+
+    def vec_sync(self) -> VecSyncResult:
+        """Repair the KNN vector index: add rows for stored vectors that lack one, drop orphans.
+
+        Operation ``vec_sync`` (writes (open the client with write=True)); input ``vec-input@1.0``, output ``vec-sync-result@1.0``.
+        """
+        return self._call('vec_sync', locals())  # type: ignore[no-any-return]
+
+    def vec_rebuild(self) -> VecRebuildResult:
+        """Drop and recreate the KNN vector index from the stored vectors.
+
+        Operation ``vec_rebuild`` (writes (open the client with write=True)); input ``vec-input@1.0``, output ``vec-rebuild-result@1.0``.
+        """
+        return self._call('vec_rebuild', locals())  # type: ignore[no-any-return]
 
     def embed(self, *, collection: str | None = None, force: bool = False, batchSize: int = 32, dryRun: bool = False) -> EmbedResult:
         """Embed chunks that lack a vector for the active embedding model.
@@ -1796,6 +1825,32 @@ class AsyncOperations:
         Operation ``cleanup`` (writes (open the client with write=True)); input ``cleanup-input@1.0``, output ``cleanup-result@1.0``.
         """
         return await self._call('cleanup', locals())  # type: ignore[no-any-return]
+
+    async def reset(self, *, confirm: bool = False, keepConfig: bool = False, keepCache: bool = False) -> ResetResult:
+        """Delete gno's index data, and unless kept its config and cache (--confirm required).
+
+        Operation ``reset`` (writes (open the client with write=True)); input ``reset-input@1.0``, output ``reset-result@1.0``.
+
+        Args:
+            confirm: Required to delete anything; without it reset refuses (exit 1) and names what it would delete.
+            keepConfig: Keep the config file (index.yml).
+            keepCache: Keep the cache folder's contents (models, graph and config caches).
+        """
+        return await self._call('reset', locals())  # type: ignore[no-any-return]
+
+    async def vec_sync(self) -> VecSyncResult:
+        """Repair the KNN vector index: add rows for stored vectors that lack one, drop orphans.
+
+        Operation ``vec_sync`` (writes (open the client with write=True)); input ``vec-input@1.0``, output ``vec-sync-result@1.0``.
+        """
+        return await self._call('vec_sync', locals())  # type: ignore[no-any-return]
+
+    async def vec_rebuild(self) -> VecRebuildResult:
+        """Drop and recreate the KNN vector index from the stored vectors.
+
+        Operation ``vec_rebuild`` (writes (open the client with write=True)); input ``vec-input@1.0``, output ``vec-rebuild-result@1.0``.
+        """
+        return await self._call('vec_rebuild', locals())  # type: ignore[no-any-return]
 
     async def embed(self, *, collection: str | None = None, force: bool = False, batchSize: int = 32, dryRun: bool = False) -> EmbedResult:
         """Embed chunks that lack a vector for the active embedding model.

@@ -19,6 +19,7 @@ a stale code can never be mistaken for a newer chunk, and searches join it away 
 from __future__ import annotations
 
 import heapq
+import json
 from array import array
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -102,6 +103,40 @@ def rebuild(conn: apsw.Connection, model_id: int, dims: int) -> None:
     index_chunks(conn, model_id, dims)
     conn.execute("DELETE FROM knn_stale WHERE model_id = ?", (model_id,))
     conn.execute("UPDATE embed_models SET knn_layout = ? WHERE id = ?", (KNN_LAYOUT, model_id))
+
+
+def sync(conn: apsw.Connection, model_id: int, dims: int) -> tuple[int, int]:
+    """Make the model's vec table hold a code for exactly its chunk vectors: codes of chunk
+    vectors it lacks are added, codes of no chunk vector (orphans) deleted. A missing table
+    is made and filled. Returns (added, removed). Call inside a write transaction."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = ?", (table(model_id),)
+    ).fetchone()
+    if not exists:
+        rebuild(conn, model_id, dims)
+        return vector_rows(conn, model_id), 0
+    want = {
+        r[0] for r in conn.execute("SELECT id FROM chunk_vectors WHERE model_id = ?", (model_id,))
+    }
+    have = {r[0] for r in conn.execute(f"SELECT rowid FROM {table(model_id)}")}
+    orphans, missing = have - want, want - have
+    if orphans:
+        conn.executemany(f"DELETE FROM {table(model_id)} WHERE rowid = ?", [(i,) for i in orphans])
+    if missing:
+        conn.execute(
+            f"INSERT INTO {table(model_id)} (rowid, shard, embedding) "
+            f"SELECT cv.id, cv.id % {SHARDS}, {code_sql('tv.embedding', dims)} "
+            f"FROM chunk_vectors cv JOIN text_vectors tv ON tv.id = cv.vector_id "
+            f"WHERE cv.id IN (SELECT value FROM json_each(:ids))",
+            {"ids": json.dumps(sorted(missing)), **code_params(dims)},
+        )
+    conn.execute("DELETE FROM knn_stale WHERE model_id = ?", (model_id,))
+    return len(missing), len(orphans)
+
+
+def vector_rows(conn: apsw.Connection, model_id: int) -> int:
+    """Codes in the model's vec table."""
+    return int(scalar(conn.execute(f"SELECT count(*) FROM {table(model_id)}")))
 
 
 def drop_stale(conn: apsw.Connection, model_id: int) -> None:

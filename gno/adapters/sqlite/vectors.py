@@ -19,7 +19,7 @@ import apsw
 
 from gno.adapters.sqlite import knn
 from gno.adapters.sqlite.cursor import all_rows, index_state, scalar
-from gno.errors import ValidationError
+from gno.errors import IndexFileError, ValidationError
 from gno.rows import BacklogRow, Neighbour, now_iso
 
 if TYPE_CHECKING:
@@ -329,6 +329,28 @@ class VectorStore:
             removed = self.conn.changes()
             knn.drop_stale(self.conn, model_id)
         return removed, kept
+
+    def repair_knn(self, rebuild: bool) -> list[tuple[str, int, int, int]]:
+        """Bring every vector set's KNN table in line with its stored vectors (``rebuild``:
+        drop and refill it), all in one transaction; per set (model URI, codes added,
+        codes removed, codes now). Needs sqlite-vec loaded."""
+        done = []
+        sets = "SELECT id, model_uri, dims FROM embed_models ORDER BY id"
+        try:
+            with self.write():
+                for model_id, uri, dims in all_rows(self.conn.execute(sets)):
+                    if rebuild:
+                        knn.rebuild(self.conn, model_id, dims)
+                        added = removed = 0
+                    else:
+                        added, removed = knn.sync(self.conn, model_id, dims)
+                    done.append((uri, added, removed, knn.vector_rows(self.conn, model_id)))
+        except apsw.SQLError as exc:  # a vec table sqlite-vec cannot read: nothing changed
+            raise IndexFileError(
+                f"The vector index cannot be repaired ({exc}); the stored vectors are intact: "
+                "`gno vec rebuild` recreates it"
+            ) from exc
+        return done
 
     def embed_model_uris(self) -> dict[int, str]:
         return dict(all_rows(self.conn.execute("SELECT id, model_uri FROM embed_models")))
