@@ -5,7 +5,9 @@ A skill is ``<skills folder>/gno/SKILL.md``. User-scope folders come from the ho
 variable (``CLAUDE_SKILLS_DIR``, ``CODEX_SKILLS_DIR``); project scope is relative to the
 current folder. Install keeps a ``.bak`` of a file it replaces and writes atomically; an
 existing different file is replaced only with ``force``; uninstall removes only gno's
-own folder. Locations: spec/connectors.md."""
+own folder. A ``SKILL.md`` or ``gno`` folder that is a symlink is refused (``CONFLICT``,
+nothing written): gno did not make the link, and following it would write, and create
+folders, wherever it points, outside the skills folder. Locations: spec/setup.md."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gno.connectors.skill_text import SKILL_MD
-from gno.errors import DuplicateError, GnoError, ValidationError
+from gno.errors import ClientConfigError, DuplicateError, GnoError, ValidationError
 from gno.paths import expand_home, home_dir, xdg_dir
 
 SKILL_TARGETS = ("claude", "codex", "opencode", "openclaw", "hermes")
@@ -91,6 +93,13 @@ def install(place: SkillPlace, force: bool) -> tuple[str, Path | None]:
     """("installed" | "unchanged" | "replaced", backup) for one place."""
     from gno.mcpinstall.files import read_text, write_atomic
 
+    for link in (place.path.parent, place.path):
+        if link.is_symlink():  # dangling or not: gno writes only its own plain file
+            raise ClientConfigError(
+                f"{link} is a symlink gno did not make; gno left it and what it points to "
+                "untouched (remove the link to let gno install its skill)",
+                details={"path": str(link)},
+            )
     current = read_text(place.path)
     if current == SKILL_MD:
         return "unchanged", None
