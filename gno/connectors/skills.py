@@ -6,7 +6,10 @@ variable (``CLAUDE_SKILLS_DIR``, ``CODEX_SKILLS_DIR``); project scope is relativ
 current folder. Install keeps a ``.bak`` of a file it replaces and writes atomically; an
 existing different file is replaced only with ``force``; uninstall removes only gno's
 own file (and its folder once empty): the ``.bak`` holds the user's earlier file, which
-install said it kept, so it stays. Locations: spec/connectors.md."""
+install said it kept, so it stays. A ``SKILL.md`` or ``gno`` folder that is a symlink is
+refused (``CONFLICT``, nothing written): gno did not make the link, and following it would
+write, and create folders, wherever it points, outside the skills folder. Locations:
+spec/setup.md."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gno.connectors.skill_text import SKILL_MD
-from gno.errors import DuplicateError, GnoError, ValidationError
+from gno.errors import ClientConfigError, DuplicateError, GnoError, ValidationError
 from gno.paths import expand_home, home_dir, xdg_dir
 
 SKILL_TARGETS = ("claude", "codex", "opencode", "openclaw", "hermes")
@@ -92,6 +95,13 @@ def install(place: SkillPlace, force: bool) -> tuple[str, Path | None]:
     """("installed" | "unchanged" | "replaced", backup) for one place."""
     from gno.mcpinstall.files import read_text, write_atomic
 
+    for link in (place.path.parent, place.path):
+        if link.is_symlink():  # dangling or not: gno writes only its own plain file
+            raise ClientConfigError(
+                f"{link} is a symlink gno did not make; gno left it and what it points to "
+                "untouched (remove the link to let gno install its skill)",
+                details={"path": str(link)},
+            )
     current = read_text(place.path)
     if current == SKILL_MD:
         return "unchanged", None

@@ -6,7 +6,9 @@ DEL, no lone surrogate — and at most ``MAX_CONTENT_BYTES`` of UTF-8, refused (
 cut) beyond. ``contentHash`` is SHA-256 of the body with CRLF → LF and outer
 whitespace trimmed (GNO's rule). A title becomes a file name by dropping what file
 systems or links trip on; without a title or path, capture writes
-``inbox/YYYY-MM-DD/capture-<first 12 hex of contentHash>.md`` (UTC date).
+``inbox/YYYY-MM-DD/capture-<first 12 hex of contentHash>.md`` (UTC date). A Markdown
+note is never written to a path whose extension makes gno read the file as an export or a
+converted document (``check_note_path``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import unicodedata
 from datetime import datetime
 from typing import Any
 
+from gno.core.mime import OOXML_MIMES, RECORD_MIMES
 from gno.core.write_paths import check_segment
 from gno.errors import InvalidPathError, ValidationError
 
@@ -26,6 +29,29 @@ MAX_TITLE_BYTES = 200  # and at most this many UTF-8 bytes of them
 MAX_SUFFIX = 999  # create_with_suffix tries name-2 … name-999
 _UNSAFE = re.compile(r"[\\/:*?\"<>|#\[\]^\x00-\x1f\x7f-\x9f]+")
 _DASHES = re.compile(r"[\s\-_]+")
+
+
+# A note is Markdown with frontmatter: in a file of these formats it is no export and no
+# PDF. Written there, a ".jsonl" became a broken chat export (the write then failed to sync,
+# the file left behind) and an existing export was "opened" or overwritten by a note.
+NOT_NOTE_EXTS = frozenset(RECORD_MIMES) | frozenset(OOXML_MIMES) | {".pdf"}
+
+
+def extension(rel: str) -> str:
+    """The lowercased extension of a relative path's file name ("" without one)."""
+    name = rel.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > 0 else ""
+
+
+def check_note_path(rel: str, verb: str = "write a note") -> None:
+    """``INVALID_PATH`` for a note path gno would read as an export or converted file."""
+    ext = extension(rel)
+    if ext in NOT_NOTE_EXTS:
+        raise InvalidPathError(
+            f"Cannot {verb} to {rel!r}: a {ext} file is not a note (gno reads it as "
+            "an export or a converted document); use a .md path"
+        )
 
 
 def check_text(content: str, what: str = "Content") -> str:

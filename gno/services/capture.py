@@ -20,10 +20,10 @@ from gno_contracts.models.mcp_capture_result import McpCaptureResult
 
 from gno.app import App
 from gno.core.frontmatter import parse_frontmatter
-from gno.core.mime import OOXML_MIMES, RECORD_MIMES
 from gno.core.note_files import (
     MAX_CONTENT_BYTES,
     capture_path,
+    check_note_path,
     check_text,
     content_hash,
     file_name_for_title,
@@ -32,7 +32,7 @@ from gno.core.note_files import (
 )
 from gno.core.note_presets import preset
 from gno.core.write_paths import check_segment
-from gno.errors import DuplicateError, FileMissingError, InvalidPathError, ValidationError
+from gno.errors import DuplicateError, FileMissingError, ValidationError
 from gno.file_writes import read_existing
 from gno.index_lock import write_lease
 from gno.services.note_writer import (
@@ -123,25 +123,8 @@ def _planned(app: App, inp: CaptureInput, body_hash: str) -> tuple[Target, str]:
     else:
         rel, default = capture_path(body_hash, datetime.now(UTC)), "open_existing"
     policy = str(inp.collisionPolicy.value) if inp.collisionPolicy else default
-    _check_note_ext(rel)
+    check_note_path(rel, "capture")
     return target(collection, rel), policy
-
-
-# A capture is a Markdown note with frontmatter: in a file of these formats it is no
-# export and no PDF; it was written, then CAPTURE_SYNC_FAILED (a ".jsonl" became a broken
-# chat export), and an existing export was "opened" or overwritten by a note.
-_NOT_NOTES = frozenset(RECORD_MIMES) | frozenset(OOXML_MIMES) | {".pdf"}
-
-
-def _check_note_ext(rel: str) -> None:
-    name = rel.rsplit("/", 1)[-1]
-    dot = name.rfind(".")
-    ext = name[dot:].lower() if dot > 0 else ""
-    if ext in _NOT_NOTES:
-        raise InvalidPathError(
-            f"Cannot capture to {rel!r}: a {ext} file is not a note (gno reads it as "
-            "an export or a converted document); use a .md path"
-        )
 
 
 def _existing_source(t: Target) -> dict[str, Any] | None:

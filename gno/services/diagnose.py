@@ -29,12 +29,13 @@ from gno.services.stage_notes import stage_notes
 
 def _find(app: App, store: Any, ref: str) -> DocRow | None:
     """The target as ``get`` resolves it (a ref of another index refused, a path typed NFC
-    finding the file named NFD), or else the inactive document at that exact path, which
-    diagnose reports as ``inactive``."""
+    finding the file named NFD), or else the inactive document at that exact path or docid
+    (an active one first), which diagnose reports as ``inactive``: "why is it not found" is
+    answered, not "not_found" for a document the index still holds (as ``diff`` finds it)."""
     parsed = parse_ref(ref)
     check_index(app, parsed)
     if parsed.docid:
-        docs: list[DocRow] = store.documents_by_docid(parsed.docid)
+        docs: list[DocRow] = store.documents_by_docid(parsed.docid, inactive=True)
         return docs[0] if docs else None
     assert parsed.collection and parsed.rel_path
     found = active_at(store, parsed.collection, parsed.rel_path)

@@ -23,7 +23,14 @@ from gno_contracts.models.workspace_write_result import WorkspaceWriteResult
 from gno.app import App
 from gno.core.frontmatter_edit import set_tags
 from gno.core.identity import parse_ref
-from gno.core.note_files import check_text, file_name_for_title, join_folder, note_text
+from gno.core.note_files import (
+    check_note_path,
+    check_text,
+    extension,
+    file_name_for_title,
+    join_folder,
+    note_text,
+)
 from gno.core.record_paths import is_record_path
 from gno.core.text_encoding import decode_for_edit, encode_like
 from gno.core.write_paths import check_rel_path, check_segment
@@ -112,6 +119,10 @@ def create(app: App, inp: DocCreateInput) -> DocCreated:
         )
     else:
         raise ValidationError("Give relPath or title")
+    # As capture: never at an export's or a converted format's path. Raw content there too:
+    # it is text (no PDF or OOXML bytes), and a valid export is records, not the one
+    # document this answer names, so the write ended in CAPTURE_SYNC_FAILED, file left.
+    check_note_path(rel, "create a document")
     if content is not None and not preset_id and not tags and not inp.title:
         text = content  # a raw file, exactly as sent
     else:
@@ -253,6 +264,8 @@ def duplicate(app: App, inp: DuplicateNoteInput) -> WorkspaceWriteResult:
     source = resolve_inside(root_of(collection), check_rel_path(doc.rel_path))
     folder = inp.folderPath if inp.folderPath is not None else doc.rel_path.rpartition("/")[0]
     name = check_segment(inp.name) if inp.name else doc.rel_path.rpartition("/")[2]
+    if extension(name) != extension(doc.rel_path):  # a note's bytes under an export's name
+        check_note_path(name, "duplicate a note")
     with write_lease(app.paths):
         data, _, _ = file_state(source, root_of(collection))
         t = target(collection, join_folder(folder, name))

@@ -133,8 +133,10 @@ def plan_record(imp: Import, record: Record) -> RecordStep:
         and state.mirror_hash
         and state.error_code is None
     ):
-        imp.counts["reactivated" if not state.active else "unchanged"] += 1
-        return None if state.active else Reactivate(rel, state)
+        if not state.active:  # counted at its commit (services/record_commits.py)
+            return Reactivate(rel, state)
+        imp.counts["unchanged"] += 1
+        return None
     job = Job(
         rel,
         imp.entry.abs_path,

@@ -59,14 +59,20 @@ def record_import(imp: Import) -> dict[str, Any]:
 
 
 def file_result(
-    imp: Import, code: str | None, message: str | None, *, is_new: bool
+    imp: Import,
+    code: str | None,
+    message: str | None,
+    *,
+    is_new: bool,
+    status: str | None = None,
 ) -> dict[str, Any]:
     """The container's ``fileSyncResult``: ``error`` when the import was partial (its ingest
-    error), else ``added`` (a new container) or ``updated``."""
+    error), else ``status`` when given (``unchanged``: another sync imported these bytes
+    first), else ``added`` (a new container) or ``updated``."""
     result: dict[str, Any] = {"relPath": imp.entry.rel_path}
     if code is not None:
         result |= {"status": "error", "errorCode": code, "errorMessage": (message or "")[:2000]}
     else:
-        result["status"] = "added" if is_new else "updated"
+        result["status"] = status or ("added" if is_new else "updated")
     result["recordImport"] = record_import(imp)
     return result

@@ -33,6 +33,7 @@ from gno.config import Collection
 from gno.core.identity import parse_ref
 from gno.core.link_resolver import Doc
 from gno.core.link_spans import apply_edits
+from gno.core.note_files import check_note_path, extension
 from gno.core.plan_digest import sha256_bytes
 from gno.core.refactor_plan import Plan, SourceText, build_plan
 from gno.core.write_paths import check_rel_path, check_segment
@@ -132,6 +133,8 @@ def _target_rel(req: _Request, source_rel: str) -> str:
         check_segment(name)
         if not posixpath.splitext(name)[1] and ext:
             name += ext
+        if extension(name) != extension(source_rel):  # a note renamed into an export
+            check_note_path(name, "rename a note")
     if req.operation == "rename":
         if not name:
             raise ValidationError("name is required")

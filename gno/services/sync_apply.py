@@ -30,7 +30,7 @@ from gno.paths import expand_home
 from gno.ports import INVALID_NAME, READ_ERROR, TOO_LARGE, UNSUPPORTED, Store
 from gno.services.index_guard import SyncGuard
 from gno.services.sync_plan import ContentStep, Step, SyncPlan, content_step, rules_current
-from gno.services.sync_tally import CollectionTally, Progress
+from gno.services.sync_tally import AfterCommit, CollectionTally, Progress
 from gno.sync_rows import DocState, SourceFile
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
@@ -272,6 +272,8 @@ class FileApplier:
             else:
                 self.tally.added += 1
             self.tally.changed(outcome.rel_path, outcome.kind)
+        elif isinstance(outcome, AfterCommit):
+            outcome.report()
 
     def _apply_step(
         self, entry: WalkEntry, state: DocState | None, step: Step

@@ -7,6 +7,7 @@ Markdown and, when its content hash changed, converted and saved as a virtual do
 ``.gno/records/<dir>/<recordKey>.md`` with its provenance. A complete snapshot
 inactivates the container's records it no longer holds; a partial one (a malformed row,
 a cap, the deadline) removes nothing and is reported as the container's ingest error.
+Every record write is checked, and counted, at its commit (services/record_commits.py).
 """
 
 from __future__ import annotations
@@ -35,9 +36,11 @@ from gno.ingest.record_lane import (
 )
 from gno.ports import CORRUPT, READ_ERROR, TOO_LARGE, UNSUPPORTED
 from gno.rows import INGEST_VERSION
+from gno.services.record_commits import RecordCommits
 from gno.services.record_docs import container_fingerprint, dated_and_typed
 from gno.services.record_import import Import, Reactivate, plan_record
 from gno.services.record_import_report import file_result
+from gno.services.sync_tally import AfterCommit
 from gno.sync_rows import ContainerState, SourceFile
 
 if TYPE_CHECKING:
@@ -90,6 +93,7 @@ class RecordSync:
         self.store = owner.store
         self.coll = owner.coll
         self.containers = self.store.record_containers(self.coll.name)
+        self.commits = RecordCommits(self.store, self.coll.name, lambda: owner.tally)
         self.runner = JobRunner()
 
     def run(self, entries: list[WalkEntry], *, complete: bool, unreadable: list[str]) -> None:
@@ -114,18 +118,13 @@ class RecordSync:
         """A container that is gone: its records leave search, its state row goes."""
         states = self.store.record_states(self.coll.name, container_dir(rel))
         gone = [(p, s.id) for p, s in states.items() if s.active]
-        for path, _ in gone:
-            self.owner.tally.changed(path, "removed")
-        self.owner.tally.inactivated += len(gone)
         collection = self.coll.name
+        self.containers.pop(rel, None)
 
-        def write() -> None:
-            if gone:
-                self.store.inactivate([doc_id for _, doc_id in gone])
+        def drop() -> None:
             self.store.drop_container(collection, rel)
 
-        self.containers.pop(rel, None)
-        self.owner._queue(write)
+        self.owner._queue(self.commits.inactivate(None, rel, gone, then=drop))
 
     def _state(self, entry: WalkEntry, adapter: Adapter, **changes: Any) -> ContainerState:
         values: dict[str, Any] = {
@@ -276,7 +275,7 @@ class RecordSync:
                     records=old.records,
                 )  # fmt: skip
                 imp.stop = (CORRUPT, reason)
-                self.owner.tally.file(file_result(imp, CORRUPT, reason, is_new=False))
+                self._report(imp, CORRUPT, reason, is_new=False)
                 return
             # A .json that is no chat export: not indexed, not an error (spec/records.md).
             self.owner.tally.skipped += 1
@@ -295,7 +294,7 @@ class RecordSync:
         except ContainerError as exc:
             self._error(entry, adapter, exc.code, exc.message, source_hash=source_hash)
             imp.stop = (exc.code, exc.message)
-            self.owner.tally.file(file_result(imp, exc.code, exc.message, is_new=is_new))
+            self._report(imp, exc.code, exc.message, is_new=is_new)
             return
         except (OSError, RecursionError, MemoryError, UnicodeError, ValueError) as exc:
             imp.stop = (CORRUPT, f"Unreadable container ({type(exc).__name__}: {str(exc)[:200]})")
@@ -305,9 +304,7 @@ class RecordSync:
     def _record(self, imp: Import, record: Record) -> tuple[Job, dict[str, Any]] | None:
         planned = plan_record(imp, record)
         if isinstance(planned, Reactivate):
-            state = planned.state
-            self.owner.tally.changed(planned.rel_path, "added")
-            self.owner._queue(lambda: self.store.reactivate(state.id))
+            self.owner._queue(self.commits.reactivate(imp, planned.rel_path, planned.state.id))
             return None
         return planned
 
@@ -330,11 +327,10 @@ class RecordSync:
                 imp.entry.mtime_ns,
                 None,
             )
-            kind = "added" if job.rel_path not in imp.states else "updated"
-            imp.counts[kind] += 1
             result = dated_and_typed(result, info, imp.entry.rel_path, self.owner.content_types)
-            self.owner.tally.changed(job.rel_path, kind)
-            self.owner._queue(self._saver(src, result, imp.entry.rel_path, info))
+            save = self._saver(src, result, imp.entry.rel_path, info)
+            planned = imp.states.get(job.rel_path)
+            self.owner._queue(self.commits.save(imp, job.rel_path, planned, job.source_hash, save))
 
     def _saver(
         self, src: SourceFile, result: Converted, container: str, info: dict[str, Any]
@@ -358,11 +354,7 @@ class RecordSync:
         if imp.complete:
             gone = [(p, s.id) for p, s in imp.states.items() if s.active and p not in imp.seen]
             if gone:
-                for path, _ in gone:
-                    tally.changed(path, "removed")
-                tally.inactivated += len(gone)
-                imp.counts["inactivated"] = len(gone)
-                self.owner._queue(lambda: self.store.inactivate([i for _, i in gone]))
+                self.owner._queue(self.commits.inactivate(imp, entry.rel_path, gone))
         message = None
         code = None
         if not imp.complete:
@@ -382,10 +374,6 @@ class RecordSync:
                     self.store.record_error(collection, rel, failure_code, detail)
 
             self.owner._queue(report)
-        elif is_new:
-            tally.added += 1
-        else:
-            tally.updated += 1
         state = self._state(
             entry,
             imp.adapter,
@@ -394,8 +382,27 @@ class RecordSync:
             records=imp.records,
             error_code=code,
         )
+        if code is None:  # counted at the commit: another sync may have imported it first
+
+            def settled(status: str) -> None:
+                setattr(tally, status, getattr(tally, status) + 1)
+                tally.file(file_result(imp, None, None, is_new=is_new, status=status))
+
+            planned = self.containers.get(entry.rel_path)
+            self.owner._queue(self.commits.settle(entry.rel_path, planned, state, settled))
+        else:
+            self._report(imp, code, message, is_new=is_new)
         self._save(entry.rel_path, state, message)
-        self.owner.tally.file(file_result(imp, code, message, is_new=is_new))
+
+    def _report(self, imp: Import, code: str, message: str | None, *, is_new: bool) -> None:
+        """The container's ``files[]`` entry, made once the writes queued before it were
+        committed and counted (its records' counts are what their commits did)."""
+        tally = self.owner.tally
+
+        def result() -> None:
+            tally.file(file_result(imp, code, message, is_new=is_new))
+
+        self.owner._queue(lambda: AfterCommit(result))
 
 
 def _ext(rel_path: str) -> str:

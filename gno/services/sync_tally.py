@@ -14,6 +14,15 @@ FILES_KEPT = 1000  # per collection: containers reported with their recordImport
 Progress = Callable[[str, int, int], None]
 
 
+@dataclass(frozen=True)
+class AfterCommit:
+    """What a queued write of the record lane reports, run once its batch committed (in
+    queue order): counts come from what the write found at its commit — a change another
+    sync made first is not this sync's — and never from a batch that was rolled back."""
+
+    report: Callable[[], None]
+
+
 @dataclass
 class CollectionTally:
     collection: str

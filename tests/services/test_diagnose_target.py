@@ -50,3 +50,24 @@ def test_an_inactive_document_is_still_reported_inactive(make_app):
     sync(app)
     assert run(app, "notes/a.md").target.status.value == "inactive"
     assert run(app, "notes/missing.md").target.status.value == "not_found"
+
+
+def test_an_inactive_document_named_by_docid_is_reported_inactive(make_app):
+    """By path an inactive target was `inactive`, by its #docid `not_found` (only active
+    documents were looked up): the same document, two answers. Now both say inactive, the
+    docid and URI filled in; a docid an active copy shares names the active one."""
+    app, root = make_app({"a.md": "sampling notes\n", "b.md": "sampling\n"})
+    sync(app)
+    store = app.store()
+    doc = store.document_by_path("notes", "a.md")
+    assert doc is not None and doc.docid
+    (root / "a.md").unlink()
+    sync(app)
+    target = run(app, doc.docid).target
+    assert target.status.value == "inactive"
+    assert target.docid == doc.docid and target.uri == "gno://notes/a.md"
+    (root / "copy.md").write_text("sampling notes\n")  # the same bytes: the same docid
+    sync(app)
+    again = run(app, doc.docid).target
+    assert again.status.value == "diagnosed" and again.uri == "gno://notes/copy.md"
+    assert run(app, "#ffffffff").target.status.value == "not_found"

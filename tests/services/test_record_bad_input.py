@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 import pytest
@@ -200,3 +201,44 @@ def test_an_integer_past_pythons_digit_limit_loses_no_message(make_app):
     code, text = errors["export.json"]
     assert code == "CORRUPT" and "message:2: Invalid message time" in text
     assert "lines:2-2: Invalid message time" in errors["chat.jsonl"][1]
+
+
+def test_a_mail_year_written_with_four_digits_is_kept_as_written(make_app):
+    """The standard library reads every year under 100 as two-digit, so "01 Jan 0001" was
+    dated 2001 (found by a 2001 filter, lost to one before year 1000). A zero-padded year
+    is kept; year 0, on no calendar, is an invalid date: the message kept without one."""
+    from tests.records_corpus import message, write_mbox
+
+    app, root = make_app(KEEP)
+    dates = {
+        1: "Mon, 01 Jan 0001 00:00:00 +0100",  # before year 1 in UTC: the calendar's start
+        2: "Sat, 02 Mar 0050 10:00:00 +0000",
+        3: "Sat, 01 Jan 0000 10:00:00 +0000",
+        4: "Mon, 01 Jan 01 10:00:00 +0000",  # two digits: RFC 5322's 2001
+    }
+    # The email package rewrites a Date it is given ("0001" to "2001"): the header goes in
+    # as bytes, as another program's mailbox holds it.
+    box = write_mbox(
+        root / "old.mbox",
+        [
+            message(n, f"Old {n}", f"papyrus scroll {n}", date=f"Tue, 0{n} Dec 2026 10:00:00 +0000")
+            for n in dates
+        ],
+    )
+    data = box.read_bytes()
+    for n, date in dates.items():
+        data = re.sub(rf"Date: \w+, 0{n} Dec 2026 [^\n]*".encode(), f"Date: {date}".encode(), data)
+    box.write_bytes(data)
+    result = sync(app)
+    code, text = errors_of(result)["old.mbox"]
+    assert code == "CORRUPT" and "Invalid Date header 'Sat, 01 Jan 0000" in text
+    assert "0001" not in text and "0050" not in text
+    assert len(search(app, "papyrus", limit=10).results) == 4  # every message kept
+
+    def subjects(**window: str) -> list[str]:
+        hits = search(app, "papyrus", limit=10, **window).results
+        return sorted(h.title or "" for h in hits)
+
+    assert subjects(until="1000-01-01") == ["Old 1", "Old 2"]
+    assert subjects(since="0050-03-01", until="0050-03-03") == ["Old 2"]
+    assert subjects(since="2000-06-01", until="2002-01-01") == ["Old 4"]

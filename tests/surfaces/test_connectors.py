@@ -323,3 +323,35 @@ def test_rest_install_over_a_client_file_gno_cannot_use_is_409_not_500(
     assert skill.is_dir() and cursor.read_text() == "{not json"
     done = gno(home, "skill", "install", "--scope", "user", "--json")  # the CLI: exit 2
     assert done.returncode == 2 and json.loads(done.stderr)["error"]["code"] == "RUNTIME"
+
+
+def test_skill_install_never_writes_through_a_symlink(home: dict[str, str], tmp_path: Path) -> None:
+    """A SKILL.md (or gno folder) that is a symlink gno did not make: a dangling one made
+    install create the link target's missing folders and write the skill there, outside the
+    skills folder; a live one was overwritten under --force. Now: refused (CONFLICT on REST,
+    exit 2 on the CLI, as for a folder in SKILL.md's place), nothing written."""
+    project = tmp_path / "project"
+    skill = project / ".claude" / "skills" / "gno" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    outside = tmp_path / "outside"
+    skill.symlink_to(outside / "deep" / "SKILL.md")  # dangling: its folders do not exist
+    mine = tmp_path / "mine.md"
+    mine.write_text("someone's file\n")
+    codex = project / ".codex" / "skills"
+    codex.mkdir(parents=True)
+    (codex / "gno").symlink_to(outside / "folder")  # the gno folder itself a dangling link
+    for args in ((), ("--force",)):
+        done = gno(home, "skill", "install", *args, "--json", cwd=project)
+        assert done.returncode == 2, done.stdout
+        error = json.loads(done.stderr)["error"]
+        assert error["details"]["path"] == str(skill) and "symlink" in error["message"]
+        assert not outside.exists() and skill.is_symlink()
+    done = gno(home, "skill", "install", "-t", "codex", "--force", "--json", cwd=project)
+    assert json.loads(done.stderr)["error"]["details"]["path"] == str(codex / "gno")
+    assert not outside.exists()
+    skill.unlink()
+    skill.symlink_to(mine)  # a live link to another file: not replaced through, even forced
+    done = gno(home, "skill", "install", "--force", "--json", cwd=project)
+    assert done.returncode == 2 and "symlink" in json.loads(done.stderr)["error"]["message"]
+    assert mine.read_text() == "someone's file\n" and skill.is_symlink()
+    assert not (skill.parent / "SKILL.md.bak").exists()

@@ -16,7 +16,9 @@ import email.errors
 import email.header
 import email.utils
 import hashlib
+import re
 from collections.abc import Iterator
+from datetime import datetime
 from email.feedparser import (  # type: ignore[attr-defined]  # not in typeshed
     BufferedSubFile,
     BytesFeedParser,
@@ -28,7 +30,7 @@ from gno.adapters.records.html_text import html_to_text
 from gno.core.records import MAX_FIELD_CHARS, MAX_RECORD_CHARS, Malformed, Record
 
 ADAPTER_ID = "record/email"
-ADAPTER_VERSION = "1.0.0"
+ADAPTER_VERSION = "1.1.0"  # 1.1.0: a zero-padded year is kept as written
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024  # one message's raw bytes (attachments included)
 MAX_LINE_BYTES = 1024 * 1024  # a longer "line" is read in pieces of this size
 MAX_PARTS = 1000  # MIME parts looked at per message
@@ -160,6 +162,24 @@ def _parse(raw: bytes) -> Message:
     return parser.close()
 
 
+# A year token of three or more digits whose value is under 100 ("0001"): written in full,
+# yet the standard library reads any year under 100 as two-digit (RFC 5322's obsolete
+# form), so "01 Jan 0001" was dated 2001. Days have at most two digits, times colons and
+# zones a sign, so such a token can only be the year.
+_PADDED_YEAR = re.compile(r"(?<![\w:+-])0[0-9]{2,}(?![\w:])")
+
+
+def mail_date(text: str) -> datetime:
+    """A Date header's moment; a zero-padded year kept as written. ValueError (and the
+    other errors ``parsedate_to_datetime`` raises) when it is no date or out of range:
+    year 0 is not on the calendar, so "01 Jan 0000" is invalid, not 2000."""
+    moment = email.utils.parsedate_to_datetime(text)
+    padded = [int(t) for t in _PADDED_YEAR.findall(text) if int(t) < 100]
+    if padded:
+        moment = moment.replace(year=padded[0])  # ValueError for year 0
+    return moment
+
+
 def _record(
     msg: Message, raw: bytes, number: int, first: int, last: int, locator: str
 ) -> Iterator[Record | Malformed]:
@@ -175,7 +195,7 @@ def _record(
     date_iso = None
     if date_text:
         try:
-            date_iso = email.utils.parsedate_to_datetime(date_text).isoformat()
+            date_iso = mail_date(date_text).isoformat()
         except (TypeError, ValueError, IndexError, OverflowError):
             yield Malformed(locator, f"Invalid Date header {date_text[:80]!r}; kept without a date")
     if date_iso:

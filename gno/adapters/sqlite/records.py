@@ -54,6 +54,22 @@ class RecordStore:
             for r in rows
         }
 
+    def record_container(self, collection: str, rel_path: str) -> ContainerState | None:
+        """One container's row (a sync reads it again at its commit: another sync may have
+        imported the same bytes meanwhile)."""
+        from gno.sync_rows import ContainerState
+
+        row = self.conn.execute(
+            "SELECT size, mtime_ns, inode, source_hash, fingerprint, ingest_version, complete, "
+            "records, error_code FROM record_containers WHERE collection = ? AND rel_path = ?",
+            (collection, rel_path),
+        ).fetchone()
+        if row is None:
+            return None
+        return ContainerState(
+            row[0], row[1], row[2], row[3], row[4], row[5], bool(row[6]), row[7], row[8]
+        )
+
     def has_active_records(self, collection: str, prefix: str) -> bool:
         """Whether any record under ``prefix`` is active (one index lookup): records a
         collection removal or ``cleanup`` took away make an unchanged container re-import."""
