@@ -21,7 +21,7 @@ import pytest
 
 from gno.index_lock import lock_path
 from gno.paths import resolve_paths
-from tests.concurrency.test_update_beside_serve import HOLD_WRITE_LOCK, _has_open, _held_by
+from tests.concurrency.interleave import HOLD_WRITE_LOCK, has_open, held_by
 from tests.crash import harness as h
 from tests.records_corpus import message, write_mbox
 
@@ -70,9 +70,9 @@ def test_each_record_is_reported_once_by_the_sync_that_committed_it(
         )
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         job = server.sync()
-        h.wait_until(lambda: _held_by(server.proc.pid, guard), "the server's commit")
+        h.wait_until(lambda: held_by(server.proc.pid, guard), "the server's commit")
         go.touch()  # the CLI reads and plans the same records, then waits for the guard
-        h.wait_until(lambda: _has_open(cli.pid, guard), "the CLI's commit")
+        h.wait_until(lambda: has_open(cli.pid, guard), "the CLI's commit")
         assert holder.stdin is not None
         holder.stdin.write("go\n")
         holder.stdin.close()

@@ -12,60 +12,19 @@ waits for that guard; then the write lock goes."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from gno.index_lock import lock_path
 from gno.paths import resolve_paths
+from tests.concurrency.interleave import HOLD_WRITE_LOCK, has_open, held_by
 from tests.crash import harness as h
 
 pytestmark = pytest.mark.slow
-
-HOLD_WRITE_LOCK = """
-import sqlite3, sys
-conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=60)
-conn.execute("BEGIN IMMEDIATE")
-print("held", flush=True)
-sys.stdin.readline()
-conn.execute("ROLLBACK")
-"""
-
-
-def _holder(path: Path) -> int | None:
-    """The pid holding an flock on ``path``, from /proc/locks (None when nobody does)."""
-    inode = path.stat().st_ino
-    for line in Path("/proc/locks").read_text().splitlines():
-        fields = line.split()
-        if "->" in fields or len(fields) < 6 or fields[1] != "FLOCK":
-            continue  # a waiter's line, or no flock
-        if int(fields[5].rsplit(":", 1)[1]) == inode:
-            return int(fields[4])
-    return None
-
-
-def _held_by(pid: int, path: Path, seconds: float = 0.3) -> bool:
-    """``pid`` holds the flock on ``path`` and still does ``seconds`` later: a hold that
-    lasts is one blocked at its commit, not one passing through."""
-    if _holder(path) != pid:
-        return False
-    time.sleep(seconds)
-    return _holder(path) == pid
-
-
-def _has_open(pid: int, path: Path) -> bool:
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            if os.readlink(fd) == str(path):
-                return True
-        except OSError:
-            continue
-    return False
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="reads /proc")
@@ -98,9 +57,9 @@ def test_each_add_is_reported_once_by_the_sync_that_made_it(
         job = server.sync()
         # the server planned, converted and holds the guard, waiting for the write lock (a
         # brief hold on the way, seen as held, once let the CLI commit first)
-        h.wait_until(lambda: _held_by(server.proc.pid, guard), "the server's commit")
+        h.wait_until(lambda: held_by(server.proc.pid, guard), "the server's commit")
         go.touch()  # the CLI walks and plans (nothing added yet), then waits for the guard
-        h.wait_until(lambda: _has_open(cli.pid, guard), "the CLI's commit")
+        h.wait_until(lambda: has_open(cli.pid, guard), "the CLI's commit")
         assert holder.stdin is not None
         holder.stdin.write("go\n")
         holder.stdin.close()
