@@ -315,8 +315,8 @@ def test_rest_routes(env: dict[str, str], server: Any) -> None:
             # (key order, pydantic's float spelling, only the fields that were set).
             again = model(BY_ID[op].output_model).model_validate_json(answer.content)
             assert again.model_dump_json(exclude_unset=True).encode() == answer.content, path
-        # GNO ignores keys its open inputs do not document (a cache-buster, impact's
-        # repeatable `collection` of newer docs)
+        # GNO ignores keys its open inputs do not document (a cache-buster); impact's
+        # `collection` limits the dependents (test_rest_path_params.py)
         extra = http.get(
             "/api/impact", params={"ref": "notes/hub.md", "collection": "notes", "_": "1"}
         )

@@ -45,16 +45,14 @@ def render(document: dict[str, Any]) -> str:
                 answer = "bytes (" + ", ".join(f"`{media}`" for media in content) + ")"
             else:
                 answer = "headers only"
+            parts = [
+                f"`{p['name']}`{'' if p['required'] else '?'} ({p['in']})"
+                for p in op.get("parameters", [])
+            ]
             if "requestBody" in op:
-                request = _schema_name(op["requestBody"]["content"]["application/json"]["schema"])
-                request += " (JSON body)"
-            elif op.get("parameters"):
-                request = ", ".join(
-                    f"`{p['name']}`{'' if p['required'] else '?'} ({p['in']})"
-                    for p in op["parameters"]
-                )
-            else:
-                request = "–"
+                body = _schema_name(op["requestBody"]["content"]["application/json"]["schema"])
+                parts.append(f"{body} (JSON body)")
+            request = ", ".join(parts) or "–"
             rows.append(
                 f"| {method.upper()} | `{path}` | {success} | {op['summary']} | {request} | "
                 f"{answer} |"

@@ -282,6 +282,9 @@ def _openapi(api: FastAPI) -> dict[str, Any]:
             title=api.title, version=api.version, description=api.description, routes=api.routes
         )
         ids = routes.schema_ids() | {EVENT_SCHEMA}
-        document.setdefault("components", {})["schemas"] = openapi.components(ids)
+        schemas = openapi.components(ids)
+        bodies = openapi.body_components(routes.body_schemas())
+        assert not schemas.keys() & bodies.keys(), "a body component shadows a schema"
+        document.setdefault("components", {})["schemas"] = schemas | bodies
         api.openapi_schema = document
     return api.openapi_schema

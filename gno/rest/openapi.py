@@ -50,18 +50,61 @@ def ref(schema_id: str) -> dict[str, str]:
     return {"$ref": f"{REF_PREFIX}{contract_schema(schema_id)['title']}"}
 
 
+def body_name(schema_id: str) -> str:
+    return f"{contract_schema(schema_id)['title']}Body"
+
+
+def body_ref(schema_id: str, path_params: tuple[str, ...]) -> dict[str, str]:
+    """The request body of a route: its input schema, or, when the path fills some of its
+    fields, the body component without them (``body_components``)."""
+    if not path_params:
+        return ref(schema_id)
+    return {"$ref": f"{REF_PREFIX}{body_name(schema_id)}"}
+
+
+def body_components(bodies: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+    """``<Title>Body`` for each input schema whose route fills ``fields`` from its path.
+
+    The path names the target (GNO's bodies never carry it, surfaces.md §4.2), so those
+    fields are neither required nor documented in the body: an open schema ignores them
+    there as it ignores any undocumented key, a closed one refuses them (routes.endpoint)."""
+    found: dict[str, Any] = {}
+    for schema_id, fields in sorted(bodies.items()):
+        schema = components({schema_id})[contract_schema(schema_id)["title"]]
+        props = schema.get("properties", {})
+        schema["properties"] = {k: v for k, v in props.items() if k not in fields}
+        if "required" in schema:
+            schema["required"] = [k for k in schema["required"] if k not in fields]
+            if not schema["required"]:
+                del schema["required"]
+        schema["title"] = body_name(schema_id)
+        found[body_name(schema_id)] = schema
+    return found
+
+
 def query_parameters(schema_id: str, path: str, siblings: list[str]) -> list[dict[str, Any]]:
     """Each top-level property of an input schema as a path or query parameter.
 
     A path parameter never takes a value that names a fixed sibling route: the fixed
     route answers it (GET /api/jobs/active is no job called "active"), so the document
     says so rather than promise a job for it."""
+    return _parameters(schema_id, path, siblings, body=False)
+
+
+def path_parameters(schema_id: str, path: str, siblings: list[str]) -> list[dict[str, Any]]:
+    """The path parameters of a route that also takes a JSON body (the body holds the rest)."""
+    return _parameters(schema_id, path, siblings, body=True)
+
+
+def _parameters(schema_id: str, path: str, siblings: list[str], body: bool) -> list[dict[str, Any]]:
     schema = contract_schema(schema_id)
     required = set(schema.get("required", []))
     path_params = re.findall(r"{(\w+)}", path)
     params = []
     for name, prop in schema.get("properties", {}).items():
         place = "path" if name in path_params else "query"
+        if body and place == "query":
+            continue  # a body field
         prop = {k: v for k, v in prop.items() if k != "description"}
         if taken := _fixed_values(path, name, siblings) if place == "path" else []:
             prop["not"] = {"enum": taken}

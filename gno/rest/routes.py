@@ -36,7 +36,7 @@ from pydantic import ValidationError as ModelError
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from gno.core.input_keys import known_arguments
+from gno.core.input_keys import is_closed, known_arguments
 from gno.core.wire_values import reject_constant, unusable_value
 from gno.errors import Cancelled, ForbiddenError, GnoError, ValidationError
 from gno.rest import bodies, openapi, views
@@ -99,9 +99,14 @@ def _query_args(route: Route, request: Request) -> dict[str, Any]:
     """Query and path parameters as the schema's types (query strings carry text only)."""
     props = openapi.contract_schema(route.input_schema).get("properties", {})
     args: dict[str, Any] = dict(request.query_params)
+    for name, prop in props.items():  # an array is the parameter repeated (?collection=a&…)
+        if prop.get("type") == "array" and name in args:
+            args[name] = request.query_params.getlist(name)
     args.update(request.path_params)
     for name, value in args.items():
         kind = props.get(name, {}).get("type")
+        if not isinstance(value, str):
+            continue
         if kind == "integer" and re.fullmatch(r"-?\d{1,18}", value):
             args[name] = int(value)
         elif kind == "boolean" and value in ("true", "false"):
@@ -125,6 +130,19 @@ async def _body_args(request: Request) -> dict[str, Any] | Response:
     if not isinstance(parsed, dict):
         return catalog_response("NOT_AN_OBJECT")
     return parsed
+
+
+def _with_path(route: Route, body: dict[str, Any], path: dict[str, str]) -> dict[str, Any]:
+    """``/api/docs/{id}/rename``, ``PATCH /api/collections/{collection}``: the path names
+    the target and the body is the rest (GNO's bodies never carry it; the OpenAPI body
+    schema leaves it out, ``openapi.body_components``). A closed body refuses it as any
+    unknown key; an open one ignores it, as GNO ignores every key it does not document."""
+    given = sorted(set(body) & set(path))
+    if given and is_closed(openapi.contract_schema(route.input_schema)):
+        raise ValidationError(
+            f"Invalid request: {given[0]}: the path names the target, not the body"
+        )
+    return {**{k: v for k, v in body.items() if k not in path}, **path}
 
 
 class Dispatcher:
@@ -238,9 +256,7 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
                 if isinstance(args, Response):
                     return args
                 if request.path_params:
-                    # ``/api/docs/{id}/rename``, ``PATCH /api/collections/{collection}``: the
-                    # path names the target, whatever the body says.
-                    args = {**args, **request.path_params}
+                    args = _with_path(route, args, request.path_params)
             else:
                 args = _query_args(route, request)
             if problem := unusable_value(args):
@@ -302,15 +318,26 @@ def endpoint(route: Route, dispatcher: Dispatcher) -> Callable[[Request], Any]:
 
 
 def openapi_extra(route: Route) -> dict[str, Any]:
+    siblings = [r.path for r in routes() if r.method == route.method]
     if route.has_body:
-        return {
+        required = set(openapi.contract_schema(route.input_schema).get("required", []))
+        schema = openapi.body_ref(route.input_schema, route.path_params)
+        extra: dict[str, Any] = {
             "requestBody": {
-                "required": bool(openapi.contract_schema(route.input_schema).get("required")),
-                "content": {"application/json": {"schema": openapi.ref(route.input_schema)}},
+                "required": bool(required - set(route.path_params)),
+                "content": {"application/json": {"schema": schema}},
             }
         }
-    siblings = [r.path for r in routes() if r.method == route.method]
+        if route.path_params:
+            params = openapi.path_parameters(route.input_schema, route.path, siblings)
+            extra["parameters"] = params
+        return extra
     return {"parameters": openapi.query_parameters(route.input_schema, route.path, siblings)}
+
+
+def body_schemas() -> dict[str, tuple[str, ...]]:
+    """Input schemas of the body routes whose path fills some fields: schema id → fields."""
+    return {r.input_schema: r.path_params for r in routes() if r.has_body and r.path_params}
 
 
 def responses(route: Route) -> dict[int | str, Any]:

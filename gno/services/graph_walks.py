@@ -59,19 +59,25 @@ def impact(app: App, inp: ImpactInput) -> Impact:
     return Impact.model_validate(impact_payload(app, inp))
 
 
-def impact_payload(app: App, inp: ImpactInput) -> dict[str, Any]:
-    """impact@1.0 in its wire form."""
+def impact_payload(
+    app: App, inp: ImpactInput, collections: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """impact@1.0 in its wire form. ``collections`` (REST ``?collection=``, canonical names)
+    limits the dependents listed; the walk, its caps and ``truncated`` are the same."""
     store = app.store()
+    wanted = sorted(set(collections)) if collections else None
     return cached(
         app,
         store,
         "impact",
-        lambda: input_fields(inp) | {"ref": ref_id(app, store, inp.ref)},
-        lambda: _impact(app, store, inp),
+        lambda: input_fields(inp) | {"ref": ref_id(app, store, inp.ref), "collections": wanted},
+        lambda: _impact(app, store, inp, wanted),
     )
 
 
-def _impact(app: App, store: Store, inp: ImpactInput) -> dict[str, Any]:
+def _impact(
+    app: App, store: Store, inp: ImpactInput, collections: list[str] | None = None
+) -> dict[str, Any]:
     proj = store.projection()
     root = node_for(app, store, proj, inp.ref)
     from gno.core.traversal import Caps, walk
@@ -80,6 +86,8 @@ def _impact(app: App, store: Store, inp: ImpactInput) -> dict[str, Any]:
     result = walk(root.id, _stepper(proj, "in"), caps)
     impacted = []
     for doc_id in result.order[1:]:
+        if collections is not None and proj.docs[doc_id].collection not in collections:
+            continue
         edges = [proj.edges[e] for e in result.path(doc_id)]
         first = edges[0]
         impacted.append(
@@ -103,7 +111,8 @@ def _impact(app: App, store: Store, inp: ImpactInput) -> dict[str, Any]:
             "maxEdges": caps.max_edges,
             "frontierLimit": caps.frontier_limit,
             "visitedLimit": caps.visited_limit,
-            "returnedNodes": len(result.order),
+            # the root and the dependents listed (all that were reached, unfiltered)
+            "returnedNodes": 1 + len(impacted),
             "returnedEdges": len(result.edges),
             "truncated": result.truncated,
             "warnings": result.reasons,

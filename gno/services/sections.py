@@ -27,12 +27,22 @@ from gno.errors import DocumentNotFoundError, SectionUnresolvableError, Validati
 from gno.rows import DocRow
 from gno.services.documents import resolve
 
-_BARE_DOCID = re.compile(r"[0-9a-f]{8}")
+_BARE_DOCID = re.compile(r"[0-9a-f]{6,8}")  # parse_ref's docid, # left out
 
 
 def _ref(text: str) -> str:
     """A REST ``:id`` may be a docid without its ``#`` (a ``#`` cannot sit in a URL path)."""
     return f"#{text}" if _BARE_DOCID.fullmatch(text) else text
+
+
+def _path_id(text: str) -> str:
+    """A REST ``:id`` that is no reference names no document: GNO answers 404 for it on
+    the sections and section-targets routes (surfaces.md §4.2), not 400."""
+    try:
+        parse_ref(_ref(text))
+    except ValidationError:
+        raise DocumentNotFoundError(f"Document not found: {text}") from None
+    return text
 
 
 def _document(app: App, ref_text: str) -> tuple[DocRow, list[core.Section]] | None:
@@ -76,14 +86,16 @@ def _citation(doc: DocRow, section: core.Section) -> dict[str, Any]:
 
 
 def doc_sections(app: App, inp: DocSectionsInput) -> DocSections:
-    _, sections = _found(app, inp.id)
+    _, sections = _found(app, _path_id(inp.id))
     return DocSections.model_validate({"sections": [_heading(s) for s in sections]})
 
 
-def _create(app: App, ref_text: str, anchor: str | None, line: int | None) -> dict[str, Any]:
+def _create(
+    app: App, ref_text: str, anchor: str | None, line: int | None, path_id: bool = False
+) -> dict[str, Any]:
     if (anchor is None) == (line is None):
         raise ValidationError("Give exactly one of anchor or line")
-    doc, sections = _found(app, ref_text)
+    doc, sections = _found(app, _path_id(ref_text) if path_id else ref_text)
     if anchor is not None:
         wanted = anchor.removeprefix("#")
         section = next((s for s in sections if s.anchor == wanted), None)
@@ -139,7 +151,8 @@ def _resolve(app: App, ref_text: str, target: dict[str, Any]) -> dict[str, Any]:
 
 
 def section_target_create(app: App, inp: SectionTargetCreateInput) -> SectionTargetCreateResult:
-    return SectionTargetCreateResult.model_validate(_create(app, inp.id, inp.anchor, inp.line))
+    answer = _create(app, inp.id, inp.anchor, inp.line, path_id=True)
+    return SectionTargetCreateResult.model_validate(answer)
 
 
 def section_target_resolve(app: App, inp: SectionTargetResolveInput) -> SectionTargetResolveResult:

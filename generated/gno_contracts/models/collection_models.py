@@ -7,7 +7,10 @@ from pydantic import ConfigDict
 
 class Collection(ContractModel):
     name: str
-    path: str
+    path: str | None = None
+    """
+    Absolute root (same-host callers only: dropped for a caller on another host).
+    """
     models: dict[str, str] | None = None
 
 
