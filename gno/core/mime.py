@@ -13,6 +13,24 @@ XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 ZIP_MIME = "application/zip"
 FALLBACK_MIME = "application/octet-stream"
 
+
+def extension(rel: str) -> str:
+    """The lowercased extension of a relative path's file name ("" without one)."""
+    name = rel.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > 0 else ""
+
+
+def storable_name(rel: str) -> bool:
+    """Whether the index can hold this path: the OS hands back a name that is not UTF-8
+    with its bytes as lone surrogates, which no URI, JSON or SQLite text holds."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 # Only the first bytes are looked at, as the walker reads no more to sniff.
 SNIFF_BYTES = 512
 

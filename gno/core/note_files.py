@@ -19,7 +19,7 @@ import unicodedata
 from datetime import datetime
 from typing import Any
 
-from gno.core.mime import OOXML_MIMES, RECORD_MIMES
+from gno.core.mime import OOXML_MIMES, RECORD_MIMES, extension
 from gno.core.write_paths import check_segment
 from gno.errors import InvalidPathError, ValidationError
 
@@ -35,13 +35,6 @@ _DASHES = re.compile(r"[\s\-_]+")
 # PDF. Written there, a ".jsonl" became a broken chat export (the write then failed to sync,
 # the file left behind) and an existing export was "opened" or overwritten by a note.
 NOT_NOTE_EXTS = frozenset(RECORD_MIMES) | frozenset(OOXML_MIMES) | {".pdf"}
-
-
-def extension(rel: str) -> str:
-    """The lowercased extension of a relative path's file name ("" without one)."""
-    name = rel.rsplit("/", 1)[-1]
-    dot = name.rfind(".")
-    return name[dot:].lower() if dot > 0 else ""
 
 
 def check_note_path(rel: str, verb: str = "write a note") -> None:

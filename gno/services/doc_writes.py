@@ -23,10 +23,10 @@ from gno_contracts.models.workspace_write_result import WorkspaceWriteResult
 from gno.app import App
 from gno.core.frontmatter_edit import set_tags
 from gno.core.identity import parse_ref
+from gno.core.mime import extension
 from gno.core.note_files import (
     check_note_path,
     check_text,
-    extension,
     file_name_for_title,
     join_folder,
     note_text,

@@ -33,7 +33,8 @@ from gno.config import Collection
 from gno.core.identity import parse_ref
 from gno.core.link_resolver import Doc
 from gno.core.link_spans import apply_edits
-from gno.core.note_files import check_note_path, extension
+from gno.core.mime import extension
+from gno.core.note_files import check_note_path
 from gno.core.plan_digest import sha256_bytes
 from gno.core.refactor_plan import Plan, SourceText, build_plan
 from gno.core.write_paths import check_rel_path, check_segment

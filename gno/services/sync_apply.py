@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from gno.config import Collection
 from gno.core.content_types import ContentTypes
 from gno.core.identity import make_uri
-from gno.core.mime import sniff_mime
+from gno.core.mime import extension, sniff_mime, storable_name
 from gno.core.typed_metadata import dumps
 from gno.ingest.pipeline import Converted, Job, JobRunner
 from gno.ingest.reading import FileTooLarge, NotRegularFile, read_regular
@@ -51,20 +51,6 @@ class Counted:
 
 
 SKIPPED_WRITE = object()  # a write another writer made first: counted unchanged
-
-
-def _ext(rel_path: str) -> str:
-    name = rel_path.rsplit("/", 1)[-1]
-    dot = name.rfind(".")
-    return name[dot:].lower() if dot > 0 else ""
-
-
-def _storable(rel: str) -> bool:
-    try:
-        rel.encode("utf-8")
-    except UnicodeEncodeError:  # undecodable bytes come back from the OS as lone surrogates
-        return False
-    return True
 
 
 class FileApplier:
@@ -116,7 +102,7 @@ class FileApplier:
         window_bytes = 0
         for entry, (_, step) in zip(entries, plan.steps, strict=True):
             self.tally.processed += 1
-            if not _storable(entry.rel_path):
+            if not storable_name(entry.rel_path):
                 # The index, URIs and JSON hold text: a name that is not UTF-8 cannot be
                 # addressed, so it is reported (with its bytes escaped) and skipped.
                 shown = os.fsencode(entry.rel_path).decode("utf-8", "backslashreplace")
@@ -287,7 +273,7 @@ class FileApplier:
         if step is Step.SKIP:
             self.tally.skipped += 1
             return None
-        ext = _ext(entry.rel_path)
+        ext = extension(entry.rel_path)
         unread = self._source(entry, None, "application/octet-stream", ext)
         if entry.special:
             return self._failure(unread, UNSUPPORTED, f"Not a regular file ({entry.special})")

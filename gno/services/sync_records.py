@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gno.core.identity import make_uri
+from gno.core.mime import extension, storable_name
 from gno.core.records import (
     DEADLINE_SECONDS,
     Malformed,
@@ -158,7 +159,7 @@ class RecordSync:
         """A container that could not be read at all (too large, not a regular file,
         unreadable): its ingest error, and its ``files[]`` entry saying nothing was read."""
         self._error(entry, adapter, code, message)
-        imp = Import(entry, adapter, RECORD_EXTENSIONS[_ext(entry.rel_path)])
+        imp = Import(entry, adapter, RECORD_EXTENSIONS[extension(entry.rel_path)])
         imp.stop = (code, message)
         result = file_result(imp, code, message, is_new=entry.rel_path not in self.containers)
         result["recordImport"]["sourceBytesRead"] = 0
@@ -173,7 +174,7 @@ class RecordSync:
         return container_fingerprint(adapter.fingerprint, self.owner.content_types, rel)
 
     def _container(self, entry: WalkEntry) -> None:
-        ext = _ext(entry.rel_path)
+        ext = extension(entry.rel_path)
         adapter = adapter_for(ext)
         old = self.containers.get(entry.rel_path)
         same_setup = (
@@ -244,14 +245,14 @@ class RecordSync:
     def _import(
         self, entry: WalkEntry, adapter: Adapter, source_hash: str, *, is_new: bool
     ) -> None:
-        imp = Import(entry, adapter, RECORD_EXTENSIONS[_ext(entry.rel_path)])
+        imp = Import(entry, adapter, RECORD_EXTENSIONS[extension(entry.rel_path)])
         imp.setup = self._fingerprint(entry.rel_path, adapter).encode()
         imp.states = self.store.record_states(self.coll.name, container_dir(entry.rel_path))
         stem = entry.rel_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         window: list[tuple[Job, dict[str, Any]]] = []
         try:
             walked = self._walked(entry)
-            for item in read_container(entry.abs_path, _ext(entry.rel_path), stem, walked):
+            for item in read_container(entry.abs_path, extension(entry.rel_path), stem, walked):
                 if isinstance(item, Malformed):
                     imp.fail(item.locator, item.reason)
                 else:
@@ -322,7 +323,7 @@ class RecordSync:
                 make_uri(self.coll.name, job.rel_path),
                 job.source_hash,
                 imp.mime,
-                _ext(imp.entry.rel_path),
+                extension(imp.entry.rel_path),
                 len(job.data),
                 imp.entry.mtime_ns,
                 None,
@@ -405,12 +406,6 @@ class RecordSync:
         self.owner._queue(lambda: AfterCommit(result))
 
 
-def _ext(rel_path: str) -> str:
-    name = rel_path.rsplit("/", 1)[-1]
-    dot = name.rfind(".")
-    return name[dot:].lower() if dot > 0 else ""
-
-
 def split_entries(entries: list[WalkEntry]) -> tuple[list[WalkEntry], list[WalkEntry]]:
     """(plain files, record containers) of a walk. A container whose name is not UTF-8
     goes with the files, which report it as ``INVALID_NAME``: its records' paths are made
@@ -418,14 +413,6 @@ def split_entries(entries: list[WalkEntry]) -> tuple[list[WalkEntry], list[WalkE
     files: list[WalkEntry] = []
     containers: list[WalkEntry] = []
     for entry in entries:
-        kind = _ext(entry.rel_path) in RECORD_EXTENSIONS and _storable(entry.rel_path)
+        kind = extension(entry.rel_path) in RECORD_EXTENSIONS and storable_name(entry.rel_path)
         (containers if kind else files).append(entry)
     return files, containers
-
-
-def _storable(rel_path: str) -> bool:
-    try:
-        rel_path.encode("utf-8")
-    except UnicodeEncodeError:  # undecodable bytes come back from the OS as lone surrogates
-        return False
-    return True

@@ -4,9 +4,18 @@ either commits, and /proc tells who holds, or waits for, the index guard."""
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
+
+from gno.index_lock import lock_path
+from gno.paths import resolve_paths
+from tests.crash import harness as h
 
 HOLD_WRITE_LOCK = """
 import sqlite3, sys
@@ -47,3 +56,54 @@ def has_open(pid: int, path: Path) -> bool:
         except OSError:
             continue
     return False
+
+
+def barrier(started: Path, go: Path) -> str:
+    """A collection ``updateCmd`` that marks ``started`` and waits until ``go`` exists."""
+    return (
+        f"touch {shlex.quote(str(started))}; "
+        f"while [ ! -e {shlex.quote(str(go))} ]; do sleep 0.02; done"
+    )
+
+
+def update_beside_serve(started: Path, go: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A CLI ``gno update --json`` (held in its ``barrier`` updateCmd) beside a
+    ``gno serve --no-watch`` sync of the same index, both planned before either commits,
+    the server committing first: (the server job's result, the CLI's answer).
+
+    A third process holds SQLite's write lock, so the server's sync blocks at its commit
+    holding the index guard; then the CLI reads, plans and waits for that guard; then the
+    write lock goes."""
+    guard = lock_path(resolve_paths()).resolve()
+    server = h.Server("--no-watch")
+    holder = cli = None
+    try:
+        cli = subprocess.Popen([*h.GNO, "update", "--json"], stdout=subprocess.PIPE, text=True)
+        h.wait_until(started.exists, "the CLI update past its start, held in its updateCmd")
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLD_WRITE_LOCK, str(h.db_path())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        job = server.sync()
+        # held for a while, not passing through: a brief hold on the way, seen as the
+        # server's commit, once let the CLI commit first
+        h.wait_until(lambda: held_by(server.proc.pid, guard), "the server's commit")
+        go.touch()  # the CLI walks and plans (nothing written yet), then waits for the guard
+        h.wait_until(lambda: has_open(cli.pid, guard), "the CLI's commit")
+        assert holder.stdin is not None
+        holder.stdin.write("go\n")
+        holder.stdin.close()
+        assert holder.wait(h.DEADLINE) == 0
+        served = server.wait_job(job)
+        out, _ = cli.communicate(timeout=h.DEADLINE)
+        assert cli.returncode == 0, out
+    finally:
+        for proc in (cli, holder):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        server.stop()
+    return served["result"], json.loads(out)

@@ -3,25 +3,19 @@ record is reported added (or brought back) once, by the sync that committed it. 
 record lane counted a record when it planned it, so both syncs reported the same records
 — five messages added, five brought back — though the second wrote none of them.
 
-The interleaving is test_update_beside_serve's, with real processes: a third process holds
+The interleaving is `interleave.update_beside_serve`, with real processes: a third process holds
 the index's SQLite write lock so the server's sync blocks at its commit holding the index
 guard; the CLI, held in its collection's ``updateCmd`` until then, reads and plans the same
 records, then waits for that guard; then the lock goes."""
 
 from __future__ import annotations
 
-import json
-import shlex
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gno.index_lock import lock_path
-from gno.paths import resolve_paths
-from tests.concurrency.interleave import HOLD_WRITE_LOCK, has_open, held_by
+from tests.concurrency.interleave import barrier, update_beside_serve
 from tests.crash import harness as h
 from tests.records_corpus import message, write_mbox
 
@@ -45,8 +39,7 @@ def test_each_record_is_reported_once_by_the_sync_that_committed_it(
     root, started, go = tmp_path / "notes", tmp_path / "started", tmp_path / "go"
     h.write_corpus(root, 3)
     _mailbox(root / "old.mbox", "okapi")
-    barrier = f"touch {shlex.quote(str(started))}; while [ ! -e {shlex.quote(str(go))} ]; do sleep 0.02; done"
-    h.run("init", str(root), "--name", "notes", "--update", barrier)
+    h.run("init", str(root), "--name", "notes", "--update", barrier(started, go))
     go.touch()
     h.run("update")
     kept = (root / "old.mbox").read_bytes()
@@ -56,37 +49,7 @@ def test_each_record_is_reported_once_by_the_sync_that_committed_it(
     started.unlink()
     (root / "old.mbox").write_bytes(kept)
     _mailbox(root / "new.mbox", "tapir")
-    guard = lock_path(resolve_paths()).resolve()
-    server = h.Server("--no-watch")
-    holder = cli = None
-    try:
-        cli = subprocess.Popen([*h.GNO, "update", "--json"], stdout=subprocess.PIPE, text=True)
-        h.wait_until(started.exists, "the CLI update past its start, held in its updateCmd")
-        holder = subprocess.Popen(
-            [sys.executable, "-c", HOLD_WRITE_LOCK, str(h.db_path())],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        job = server.sync()
-        h.wait_until(lambda: held_by(server.proc.pid, guard), "the server's commit")
-        go.touch()  # the CLI reads and plans the same records, then waits for the guard
-        h.wait_until(lambda: has_open(cli.pid, guard), "the CLI's commit")
-        assert holder.stdin is not None
-        holder.stdin.write("go\n")
-        holder.stdin.close()
-        assert holder.wait(h.DEADLINE) == 0
-        served = server.wait_job(job)
-        out, _ = cli.communicate(timeout=h.DEADLINE)
-        assert cli.returncode == 0, out
-    finally:
-        for proc in (cli, holder):
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-        server.stop()
-    by_server, by_cli = served["result"], json.loads(out)
+    by_server, by_cli = update_beside_serve(started, go)
     # the server committed first: it added five records and brought five back
     new, old = _file(by_server, "new.mbox"), _file(by_server, "old.mbox")
     assert new["status"] == "added" and new["recordImport"]["counts"]["added"] == 5
