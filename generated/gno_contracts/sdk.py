@@ -647,7 +647,7 @@ class Operations:
         Operation ``doc_sections`` (reads); input ``doc-sections-input@1.0``, output ``doc-sections@1.0``.
 
         Args:
-            id: The document: its docid (with or without #), gno:// URI or collection/path.
+            id: The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
         """
         return self._call('doc_sections', locals())  # type: ignore[no-any-return]
 
@@ -657,7 +657,7 @@ class Operations:
         Operation ``section_target_create`` (reads); input ``section-target-create-input@1.0``, output ``section-target-create-result@1.0``.
 
         Args:
-            id: The document: its docid (with or without #), gno:// URI or collection/path.
+            id: The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
             anchor: length >= 1; length <= 512
             line: >= 1
         """
@@ -669,7 +669,7 @@ class Operations:
         Operation ``section_target_resolve`` (reads); input ``section-target-resolve-input@1.0``, output ``section-target-resolve-result@1.0``.
 
         Args:
-            id: The document: its docid (with or without #), gno:// URI or collection/path.
+            id: The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
             target: dict[str, Any]
         """
         return self._call('section_target_resolve', locals())  # type: ignore[no-any-return]
@@ -954,7 +954,7 @@ class Operations:
         Operation ``doc_update`` (writes (open the client with write=True)); input ``doc-update-input@1.0``, output ``doc-updated@1.0``.
 
         Args:
-            id: #docid (the # may be left out) or a gno:// URI.
+            id: The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
             content: length <= 1048576
             tags: Tags (normalized: trimmed, NFC, lowercase; each validated).
             expectedSourceHash: str
@@ -970,7 +970,7 @@ class Operations:
         Operation ``doc_deactivate`` (writes (open the client with write=True)); input ``doc-ref-input@1.0``, output ``doc-deactivated@1.0``.
 
         Args:
-            id: #docid (the # may be left out) or a gno:// URI.
+            id: The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
             uri: length >= 1; length <= 4096
         """
         return self._call('doc_deactivate', locals())  # type: ignore[no-any-return]
@@ -1122,7 +1122,7 @@ class Operations:
         Operation ``refactor_plan`` (reads); input ``api-refactor-plan-input@1.0``, output ``api-refactor-plan@1.0``.
 
         Args:
-            id: Document id from the path: docid (with or without #).
+            id: The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
             operation: Literal['rename', 'move', 'duplicate']
             name: New file name (same folder); the current extension is kept when none is given.
             folderPath: Target folder relative to the collection root ("" for the root).
@@ -2177,7 +2177,7 @@ class AsyncOperations:
         Operation ``doc_sections`` (reads); input ``doc-sections-input@1.0``, output ``doc-sections@1.0``.
 
         Args:
-            id: The document: its docid (with or without #), gno:// URI or collection/path.
+            id: The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
         """
         return await self._call('doc_sections', locals())  # type: ignore[no-any-return]
 
@@ -2187,7 +2187,7 @@ class AsyncOperations:
         Operation ``section_target_create`` (reads); input ``section-target-create-input@1.0``, output ``section-target-create-result@1.0``.
 
         Args:
-            id: The document: its docid (with or without #), gno:// URI or collection/path.
+            id: The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
             anchor: length >= 1; length <= 512
             line: >= 1
         """
@@ -2199,7 +2199,7 @@ class AsyncOperations:
         Operation ``section_target_resolve`` (reads); input ``section-target-resolve-input@1.0``, output ``section-target-resolve-result@1.0``.
 
         Args:
-            id: The document: its docid (with or without #), gno:// URI or collection/path.
+            id: The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
             target: dict[str, Any]
         """
         return await self._call('section_target_resolve', locals())  # type: ignore[no-any-return]
@@ -2484,7 +2484,7 @@ class AsyncOperations:
         Operation ``doc_update`` (writes (open the client with write=True)); input ``doc-update-input@1.0``, output ``doc-updated@1.0``.
 
         Args:
-            id: #docid (the # may be left out) or a gno:// URI.
+            id: The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
             content: length <= 1048576
             tags: Tags (normalized: trimmed, NFC, lowercase; each validated).
             expectedSourceHash: str
@@ -2500,7 +2500,7 @@ class AsyncOperations:
         Operation ``doc_deactivate`` (writes (open the client with write=True)); input ``doc-ref-input@1.0``, output ``doc-deactivated@1.0``.
 
         Args:
-            id: #docid (the # may be left out) or a gno:// URI.
+            id: The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
             uri: length >= 1; length <= 4096
         """
         return await self._call('doc_deactivate', locals())  # type: ignore[no-any-return]
@@ -2652,7 +2652,7 @@ class AsyncOperations:
         Operation ``refactor_plan`` (reads); input ``api-refactor-plan-input@1.0``, output ``api-refactor-plan@1.0``.
 
         Args:
-            id: Document id from the path: docid (with or without #).
+            id: The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
             operation: Literal['rename', 'move', 'duplicate']
             name: New file name (same folder); the current extension is kept when none is given.
             folderPath: Target folder relative to the collection root ("" for the root).

@@ -100,6 +100,16 @@ class Ref:
     index: str | None = None
 
 
+def path_id_ref(value: str) -> str:
+    """A document id from a REST path (``/api/docs/{id}/…``) as a ref: a ``#docid`` with the
+    ``#`` left out gets it back; a ``gno://`` URI or a collection/path (its slashes sent as
+    ``%2F``) is a ref as it is."""
+    text = value.strip()
+    if text and not text.startswith(("#", "gno://")) and "/" not in text:
+        return f"#{text}"
+    return text
+
+
 def parse_ref(ref: str) -> Ref:
     """``#docid`` | ``gno://coll/path[:N]`` | ``coll/path[:N]``."""
     text = ref.strip()

@@ -30,7 +30,7 @@ from starlette.routing import Route
 from gno import __version__
 from gno.app import App
 from gno.resident.runtime import Limits, Resident
-from gno.rest import assets, openapi, routes, rpc, session
+from gno.rest import assets, openapi, path_ids, routes, rpc, session
 from gno.rest.docs_page import add_docs
 from gno.rest.egress_gate import EgressPaths, McpEgressGate
 from gno.rest.errors import catalog_response, error_response
@@ -129,9 +129,12 @@ def create_app(app: App, *, options: ServeOptions | None = None) -> FastAPI:
     for route in routes.routes():
         if daemon and not route.op.daemon:
             continue  # the daemon serves no REST reads of content and no REST writes
-        api.add_api_route(
+        # A document ref in the path is one segment as sent (path_ids); FastAPI's own
+        # add_api_route takes no route class, its router's does.
+        api.router.add_api_route(
             route.path,
             routes.endpoint(route, dispatcher),
+            route_class_override=path_ids.RefRoute if path_ids.takes_refs(route.path) else None,
             methods=[route.method],
             status_code=route.status,
             summary=route.op.summary,

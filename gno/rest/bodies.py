@@ -39,7 +39,7 @@ from gno_contracts.models.search_input import SearchInput
 from gno_contracts.models.update_input import UpdateInput
 
 from gno.core.comma_list import comma_list
-from gno.core.identity import make_uri
+from gno.core.identity import make_uri, path_id_ref
 from gno.core.metadata_filter import parse_filter_text, to_json
 from gno.errors import ValidationError
 
@@ -177,10 +177,11 @@ def doc(body: ApiDocInput, local: bool) -> GetInput:
 
 
 def _doc_ref(body: Any) -> str:
-    """The path id is a docid (``#`` optional); a ``uri`` in the body names the document instead."""
+    """The path id is a docid (``#`` optional) or a ref; a ``uri`` in the body names the
+    document instead."""
     if body.uri:
         return str(body.uri)
-    return body.id if body.id.startswith("#") else "#" + body.id
+    return path_id_ref(body.id)
 
 
 def _apply_fields(body: Any) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from starlette.responses import Response
 from gno.core.input_keys import is_closed, known_arguments
 from gno.core.wire_values import reject_constant, unusable_value
 from gno.errors import Cancelled, ForbiddenError, GnoError, ValidationError
-from gno.rest import bodies, openapi, views
+from gno.rest import bodies, openapi, path_ids, views
 from gno.rest.disconnect import run_until_disconnect
 from gno.rest.egress_gate import EgressGate, guard_for
 from gno.rest.errors import catalog_response, gno_error_response
@@ -330,9 +330,19 @@ def openapi_extra(route: Route) -> dict[str, Any]:
         }
         if route.path_params:
             params = openapi.path_parameters(route.input_schema, route.path, siblings)
-            extra["parameters"] = params
+            extra["parameters"] = _noted(params)
         return extra
-    return {"parameters": openapi.query_parameters(route.input_schema, route.path, siblings)}
+    return {
+        "parameters": _noted(openapi.query_parameters(route.input_schema, route.path, siblings))
+    }
+
+
+def _noted(params: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A document ref in the path says how its slashes are sent (``path_ids``)."""
+    for param in params:
+        if param["in"] == "path" and param["name"] in path_ids.REF_PARAMS:
+            param["description"] = param.get("description", "") + path_ids.REF_NOTE
+    return params
 
 
 def body_schemas() -> dict[str, tuple[str, ...]]:

@@ -7,6 +7,8 @@ from gno_contracts.models.api_duplicate_input import ApiDuplicateInput
 from gno_contracts.models.capture_input import CaptureInput
 from gno_contracts.models.duplicate_note_input import DuplicateNoteInput
 
+from gno.core.identity import path_id_ref
+
 
 def capture(body: ApiCaptureInput, local: bool) -> CaptureInput:
     """REST says ``relPath`` where MCP says ``path``; REST never overwrites."""
@@ -17,10 +19,7 @@ def capture(body: ApiCaptureInput, local: bool) -> CaptureInput:
 
 
 def duplicate(body: ApiDuplicateInput, local: bool) -> DuplicateNoteInput:
-    ref = (
-        body.uri.strip() if body.uri and body.uri.strip().startswith("gno://") else body.id.strip()
-    )
-    if ref and not ref.startswith(("#", "gno://")) and "/" not in ref:
-        ref = f"#{ref}"
+    uri = body.uri.strip() if body.uri else ""
+    ref = uri if uri.startswith("gno://") else path_id_ref(body.id)
     fields = body.model_dump(exclude_unset=True, exclude={"id", "uri"})
     return DuplicateNoteInput.model_validate(fields | {"ref": ref})

@@ -30,7 +30,7 @@ from gno_contracts.models.update_input import UpdateInput
 
 from gno.app import App
 from gno.config import Collection
-from gno.core.identity import parse_ref
+from gno.core.identity import parse_ref, path_id_ref
 from gno.core.link_resolver import Doc
 from gno.core.link_spans import apply_edits
 from gno.core.mime import extension
@@ -408,7 +408,7 @@ def refactor_plan(app: App, inp: ApiRefactorPlanInput) -> ApiRefactorPlan:
     operation = str(getattr(inp.operation, "value", inp.operation))
     if operation == "duplicate":
         raise ValidationError("duplicate keeps every link as it is: it has no refactor plan")
-    ref = inp.uri or (inp.id if inp.id.startswith("#") else "#" + inp.id)
+    ref = inp.uri or path_id_ref(inp.id)
     _recover(app)
     built = _build(app, app.store(), _Request(operation, ref, inp.name, inp.folderPath))
     plan = built.plan.payload

@@ -12,7 +12,7 @@ class ApiDocMoveInput(ContractModel):
 
     id: Annotated[str, Field(max_length=2048, min_length=1)]
     """
-    Document id from the path: docid (with or without #).
+    The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
     """
     folderPath: Annotated[str, Field(max_length=1024)]
     """

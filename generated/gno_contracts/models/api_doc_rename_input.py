@@ -12,7 +12,7 @@ class ApiDocRenameInput(ContractModel):
 
     id: Annotated[str, Field(max_length=2048, min_length=1)]
     """
-    Document id from the path: docid (with or without #).
+    The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
     """
     name: Annotated[str, Field(max_length=255, min_length=1)]
     """

@@ -12,7 +12,7 @@ class ApiDuplicateInput(ContractModel):
 
     id: Annotated[str, Field(max_length=4096, min_length=1)]
     """
-    #docid (the # may be left out) or a gno:// URI.
+    The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
     """
     folderPath: Annotated[str | None, Field(max_length=1024, min_length=0)] = None
     name: Annotated[str | None, Field(max_length=255, min_length=1)] = None

@@ -19,7 +19,7 @@ class ApiRefactorPlanInput(ContractModel):
 
     id: Annotated[str, Field(max_length=2048, min_length=1)]
     """
-    Document id from the path: docid (with or without #).
+    The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
     """
     operation: Operation
     name: Annotated[str | None, Field(max_length=255, min_length=1)] = None

@@ -12,6 +12,6 @@ class DocRefInput(ContractModel):
 
     id: Annotated[str, Field(max_length=4096, min_length=1)]
     """
-    #docid (the # may be left out) or a gno:// URI.
+    The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
     """
     uri: Annotated[str | None, Field(max_length=4096, min_length=1)] = None

@@ -12,5 +12,5 @@ class DocSectionsInput(ContractModel):
 
     id: Annotated[str, Field(max_length=2048, min_length=1)]
     """
-    The document: its docid (with or without #), gno:// URI or collection/path.
+    The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
     """

@@ -16,7 +16,7 @@ class DocUpdateInput(ContractModel):
 
     id: Annotated[str, Field(max_length=4096, min_length=1)]
     """
-    #docid (the # may be left out) or a gno:// URI.
+    The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
     """
     content: Annotated[str | None, Field(max_length=1048576)] = None
     tags: Annotated[list[Tag] | None, Field(max_length=64)] = None

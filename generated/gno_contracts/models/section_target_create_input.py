@@ -15,7 +15,7 @@ class SectionTargetCreateInput(ContractModel):
     )
     id: Annotated[str, Field(max_length=2048, min_length=1)]
     """
-    The document: its docid (with or without #), gno:// URI or collection/path.
+    The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
     """
     anchor: Annotated[str | None, Field(max_length=512, min_length=1)] = None
     line: Annotated[int | None, Field(ge=1)] = None

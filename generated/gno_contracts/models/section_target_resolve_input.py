@@ -62,6 +62,6 @@ class SectionTargetResolveInput(ContractModel):
     )
     id: Annotated[str, Field(max_length=2048, min_length=1)]
     """
-    The document: its docid (with or without #), gno:// URI or collection/path.
+    The document: its docid (with or without #), or a URL-encoded gno:// URI or collection/path.
     """
     target: SectionTargetV1
