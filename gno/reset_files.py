@@ -7,8 +7,8 @@ GNO_DATA_DIR, GNO_CACHE_DIR and --config may name folders that hold other files:
 - data: the index files (``index-*.sqlite`` with their ``-wal``/``-shm``/``-journal``,
   ``.egress-audit`` receipts, ``.lock``, ``.checked``), ``trace-*.db``, capsule watches,
   the server's ``resident.lock``/pid/log files, ``.mcp-write.lock``, ``refactor-journal/``;
-- config: the config file itself (``index.yml`` or the file --config names) and gno's
-  leftover temporary copies of it;
+- config: the config file itself (``index.yml`` or the file --config names) when gno reads
+  it as a config, and gno's leftover temporary copies of it;
 - cache: ``models/``, ``graph/``, ``config/`` (and a models cache's own entries when the
   cache folder is the models folder).
 
@@ -134,6 +134,27 @@ def _kind_fits(path: Path) -> bool:
     return stat.S_ISDIR(mode) == (path.name in _FOLDERS or path.name.startswith(TRASH))
 
 
+def _keep_foreign_config(folder: _Folder, name: str) -> None:
+    """The config file goes only when gno reads it as a config: ``--config README.md``, or
+    a project's own ``index.yml`` in GNO_CONFIG_DIR, is the user's file under that name
+    (a link is only a link, removed as one)."""
+    import yaml
+
+    from gno.config import load_config
+
+    path = folder.path / name
+    if name not in folder.mine or path.is_symlink():
+        return
+    try:  # load_config bounds the read (size, depth, aliases) before the second parse
+        load_config(path)
+        gnos = yaml.safe_load(path.read_bytes()) is not None  # gno never writes it empty
+    except Exception:  # unreadable, not YAML, not a config: not gno's to delete
+        gnos = False
+    if not gnos:
+        folder.mine.remove(name)
+        folder.foreign = sorted([*folder.foreign, name])
+
+
 def _drop_nesting(folders: list[_Folder]) -> None:
     """A folder of gno's that is, or holds, another of the three folders (GNO_DATA_DIR set
     to the cache's ``graph``, the config folder inside ``refactor-journal``) is not deleted
@@ -229,6 +250,7 @@ def reset_folders(
         if not folder.keep and (why := _refusal(folder.path, folder.role)):
             raise ValidationError(why + "; nothing was deleted")
     _drop_nesting(folders)
+    _keep_foreign_config(folders[1], paths.config_file.name)
     if not confirm:
         raise ValidationError(_would_delete(folders), details={"wouldDelete": _listing(folders)})
     data = folders[0]

@@ -84,3 +84,23 @@ def test_one_folder_for_all_three_reports_only_the_users_files_as_left(
     by_role = _reset()
     assert [r["foreign"] for r in by_role.values()] == [["keep.txt"]] * 3
     assert sorted(os.listdir(same)) == ["keep.txt"]
+
+
+def test_a_config_path_naming_a_file_that_is_no_gno_config_keeps_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    indexed(tmp_path)
+    project = tmp_path / "site"
+    project.mkdir()
+    readme = project / "README.md"
+    readme.write_text("# My project\n")  # YAML-wise a comment: an empty document
+    site = project / "index.yml"
+    site.write_text("title: My site\n")  # a static site's own index.yml
+    done = run("--config", str(readme), "reset", "--confirm", "--keep-cache", "--json")
+    config = json.loads(done.stdout)["results"][1]
+    assert config["removed"] == 0 and "README.md" in config["foreign"]
+    monkeypatch.setenv("GNO_CONFIG_DIR", str(project))
+    by_role = _reset("--keep-cache")
+    assert by_role["config"]["removed"] == 0 and "index.yml" in by_role["config"]["foreign"]
+    assert readme.read_text() == "# My project\n" and site.read_text() == "title: My site\n"
+    assert not (_dirs()[0] / "index-default.sqlite").exists()  # the data still went
