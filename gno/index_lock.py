@@ -13,6 +13,7 @@ then SQLite's write lock, never the other way round.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import threading
@@ -21,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gno.errors import LockedError
+from gno.errors import GnoError, LockedError
 from gno.paths import Paths, folder_error
 
 LOCK_WAIT_SECONDS = 30.0
@@ -131,6 +132,13 @@ def open_lock_file(path: Path, flags: int) -> int:
     cannot make or write in is a clear error naming it (``paths.folder_error``), not a crash."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(path, flags, 0o600)
+        # Never through a link: a lock file is truncated and rewritten (the owner record),
+        # so a link named like it would have gno overwrite whatever file it points at.
+        return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except OSError as exc:  # a file where the data folder should be, a read-only folder
+        if exc.errno == errno.ELOOP:
+            raise GnoError(
+                f"{path} is a symbolic link, not a lock file of gno's: remove the link",
+                details={"path": str(path)},
+            ) from exc
         raise folder_error(path.parent, exc) from exc

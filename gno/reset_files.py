@@ -7,14 +7,17 @@ GNO_DATA_DIR, GNO_CACHE_DIR and --config may name folders that hold other files:
 - data: the index files (``index-*.sqlite`` with their ``-wal``/``-shm``/``-journal``,
   ``.egress-audit`` receipts, ``.lock``, ``.checked``), ``trace-*.db``, capsule watches,
   the server's ``resident.lock``/pid/log files, ``.mcp-write.lock``, ``refactor-journal/``;
-- config: the config file itself (``index.yml`` or the file --config names) and gno's
-  leftover temporary copies of it;
+- config: the config file itself (``index.yml`` or the file --config names) when gno reads
+  it as a config, and gno's leftover temporary copies of it;
 - cache: ``models/``, ``graph/``, ``config/`` (and a models cache's own entries when the
   cache folder is the models folder).
 
+A folder under a file's name, and a folder of gno's that is or holds another of the three
+folders (GNO_DATA_DIR set to the cache's ``graph``), are not gno's to delete whole.
 Anything else stays, is reported in ``foreign``, and keeps its folder; a folder left empty
 is removed, except a folder given by --config or one reached through a symbolic link. No
-symbolic link is followed: a link with one of gno's names is removed as a link.
+symbolic link is followed: a link with one of gno's names is removed as a link (a lock
+file's link before reset takes the locks, which would write through it).
 
 Refused (VALIDATION): a folder that is ``/``, a top-level folder, the home folder or one
 above it, or a shared base folder (``~/.config``, ``~/.local/share``, ``~/.cache``, the XDG
@@ -54,6 +57,9 @@ _DATA = re.compile(
 )
 _CACHE = {"models", "graph", "config"}
 _MODELS = {"hf", ".partial", ".locks", "manifest.json"}  # a cache folder named models
+# The only names gno makes as folders; any other name of gno's is a file. A folder under a
+# file's name (``index-a.sqlite/``) is the user's, and its contents stay.
+_FOLDERS = {"refactor-journal", "models", "graph", "config", "hf", ".partial", ".locks"}
 _TEMP = re.compile(r"\.gno-tmp-[0-9a-f]{12}-(.+)", re.DOTALL)  # gno.file_writes.temp_name
 
 
@@ -112,8 +118,63 @@ def _entries(folder: Path, owned: Any) -> tuple[list[str], list[str], bool]:
         raise ValidationError(f"{folder} is not a folder; nothing was deleted") from None
     except OSError as exc:
         raise GnoError(f"Cannot read {folder}: {exc.strerror or exc}") from None
-    mine = [n for n in names if owned(n)]
-    return mine, [n for n in names if not owned(n)], True
+    fits = {n: owned(n) and _kind_fits(folder / n) for n in names}
+    return [n for n in names if fits[n]], [n for n in names if not fits[n]], True
+
+
+def _kind_fits(path: Path) -> bool:
+    """Whether ``path`` is of the kind gno makes under its name: a folder for a folder name,
+    anything but a folder for a file name; a link is always removed as a link."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:  # gone meanwhile: nothing to delete
+        return False
+    if stat.S_ISLNK(mode):
+        return True
+    return stat.S_ISDIR(mode) == (path.name in _FOLDERS or path.name.startswith(TRASH))
+
+
+def _keep_foreign_config(folder: _Folder, name: str) -> None:
+    """The config file goes only when gno reads it as a config: ``--config README.md``, or
+    a project's own ``index.yml`` in GNO_CONFIG_DIR, is the user's file under that name
+    (a link is only a link, removed as one)."""
+    import yaml
+
+    from gno.config import load_config
+
+    path = folder.path / name
+    if name not in folder.mine or path.is_symlink():
+        return
+    try:  # load_config bounds the read (size, depth, aliases) before the second parse
+        load_config(path)
+        gnos = yaml.safe_load(path.read_bytes()) is not None  # gno never writes it empty
+    except Exception:  # unreadable, not YAML, not a config: not gno's to delete
+        gnos = False
+    if not gnos:
+        folder.mine.remove(name)
+        folder.foreign = sorted([*folder.foreign, name])
+
+
+def _drop_nesting(folders: list[_Folder]) -> None:
+    """A folder of gno's that is, or holds, another of the three folders (GNO_DATA_DIR set
+    to the cache's ``graph``, the config folder inside ``refactor-journal``) is not deleted
+    whole: that folder's other files, or its kept config, would go with it. It is reported
+    in ``foreign`` and stays."""
+    others = [Path(os.path.realpath(f.path)) for f in folders]
+    for folder, real in zip(folders, others, strict=True):  # one folder in two roles: what
+        for other, same in zip(folders, others, strict=True):  # either deletes is no foreign
+            if same == real and other is not folder and not other.keep:
+                theirs = set(other.mine)
+                folder.foreign = [n for n in folder.foreign if n not in theirs]
+    for folder in folders:
+        for name in list(folder.mine):
+            entry = folder.path / name
+            if os.path.islink(entry) or not entry.is_dir():
+                continue
+            real = Path(os.path.realpath(entry))
+            if any(o == real or real in o.parents for o in others):
+                folder.mine.remove(name)
+                folder.foreign = sorted([*folder.foreign, name])
 
 
 class _Folder:
@@ -188,6 +249,8 @@ def reset_folders(
     for folder in folders:
         if not folder.keep and (why := _refusal(folder.path, folder.role)):
             raise ValidationError(why + "; nothing was deleted")
+    _drop_nesting(folders)
+    _keep_foreign_config(folders[1], paths.config_file.name)
     if not confirm:
         raise ValidationError(_would_delete(folders), details={"wouldDelete": _listing(folders)})
     data = folders[0]
@@ -215,6 +278,13 @@ def _hold_data_dir(held: ExitStack, data: _Folder) -> None:
     from gno.index_lock import guard_file
     from gno.resident.lock import DataDirLock
 
+    for name in [n for n in data.mine if _is_lock(n)]:
+        with suppress(FileNotFoundError):
+            if stat.S_ISREG(os.lstat(data.path / name).st_mode):
+                continue
+            _remove(data.path / name)  # a link, a FIFO: nobody's lock, and gno must not
+        data.mine.remove(name)  # open it (a link's target would be truncated)
+        data.removed += 1
     lock = DataDirLock(data.path)
     try:
         lock.acquire({"cmd": "reset"})
@@ -228,8 +298,12 @@ def _hold_data_dir(held: ExitStack, data: _Folder) -> None:
         data.mine.append("resident.lock")
         data.made_lock = True
     for name in data.mine:
-        if name.startswith("index-") and name.endswith(".lock"):
+        if _is_lock(name) and name != "resident.lock":
             held.enter_context(guard_file(data.path / name, GUARD_WAIT_SECONDS))
+
+
+def _is_lock(name: str) -> bool:
+    return name == "resident.lock" or (name.startswith("index-") and name.endswith(".lock"))
 
 
 def _listing(folders: list[_Folder]) -> list[str]:

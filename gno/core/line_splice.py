@@ -14,6 +14,32 @@ from __future__ import annotations
 
 from difflib import SequenceMatcher
 
+# Past this many differing lines the diff treats lines repeated all over the text (blank
+# lines, ``#----`` rulers) as junk: an exact diff of thousands of equal lines costs quadratic
+# time (minutes for a 1 MiB index.yml); the splice stays right, at worst None.
+EXACT_LINES = 2000
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def _opcodes(a: list[str], b: list[str]) -> list[Opcode]:
+    """``SequenceMatcher(None, a, b).get_opcodes()`` with the common head and tail taken off
+    first (an edit leaves most of the file as it was), so only the middle is diffed."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    junk = max(len(mid_a), len(mid_b)) > EXACT_LINES
+    ops: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, mid_a, mid_b, junk).get_opcodes():
+        ops.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        ops.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return ops
+
 
 def _bare(line: str) -> str:
     return line.rstrip("\r\n")
@@ -25,20 +51,20 @@ def spliced(original: str, baseline: str, changed: str) -> str | None:
     orig = original.splitlines(keepends=True)
     base = baseline.splitlines(keepends=True)
     new = changed.splitlines(keepends=True)
-    newline = "\r\n" if orig and orig[0].endswith("\r\n") else "\n"
-    unended = bool(orig) and not orig[-1].endswith("\n")  # a last line without its newline
+    top = orig[0] if orig else ""  # new lines end as the file's first line does
+    newline = "\r\n" if top.endswith("\r\n") else "\r" if top.endswith("\r") else "\n"
+    unended = bool(orig) and not orig[-1].endswith(("\n", "\r"))  # no newline at the end
     if unended:
         orig[-1] += newline  # for a line inserted after it; taken off again below
-    same = SequenceMatcher(None, [_bare(x) for x in orig], [_bare(x) for x in base], False)
     place: dict[int, int] = {}  # baseline line -> the original line it reproduces
-    for tag, i1, i2, j1, j2 in same.get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes([_bare(x) for x in orig], [_bare(x) for x in base]):
         # a run rewritten line for line (``key:   value`` as ``key: value``) still stands
         # for the same lines: an edit there replaces them, the others stay as they are
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
             place.update(zip(range(j1, j2), range(i1, i2), strict=True))
     out: list[str] = []
     copied = 0  # original lines before this one are in ``out`` (or replaced)
-    for tag, j1, j2, k1, k2 in SequenceMatcher(None, base, new, False).get_opcodes():
+    for tag, j1, j2, k1, k2 in _opcodes(base, new):
         if tag == "equal":
             continue
         if j1 < j2:  # baseline lines j1..j2 replaced or deleted: one run of original lines

@@ -122,3 +122,26 @@ def test_vec_without_an_index_is_a_runtime_error(tmp_path: Path) -> None:
     done = run("vec", "sync", "--json", check=False)
     assert done.returncode == 2 and done.stdout == ""
     assert json.loads(done.stderr)["error"]["code"] == "RUNTIME"
+
+
+@pytest.mark.parametrize("damage", ["width", "vector"])
+def test_a_damaged_vector_set_is_a_named_error_that_never_advises_the_failing_rebuild(
+    tmp_path: Path, damage: str
+) -> None:
+    db, vectors = _index(tmp_path)
+    before = _nearest(db, vectors[[5]])
+    store, _ = _open(db)
+    with store.write():  # what no rebuild can mend: the record or a stored vector is wrong
+        if damage == "width":
+            store.conn.execute("UPDATE embed_models SET dims = 'wide'")
+        else:
+            store.conn.execute("UPDATE text_vectors SET embedding = x'00112233' WHERE id = 7")
+    store.close()
+    for command in ("sync", "rebuild") if damage == "width" else ("rebuild",):
+        done = run("vec", command, "--json", check=False)
+        assert done.returncode == 2 and done.stdout == "", done
+        message = json.loads(done.stderr)["error"]["message"]
+        assert "Internal error" not in message and "test:model" in message, message
+        assert "nothing was changed" in message and "`gno vec rebuild`" not in message, message
+    if damage == "vector":  # the failed rebuild dropped no code: search answers as before
+        assert _nearest(db, vectors[[5]]) == before

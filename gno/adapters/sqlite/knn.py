@@ -134,6 +134,22 @@ def sync(conn: apsw.Connection, model_id: int, dims: int) -> tuple[int, int]:
     return len(missing), len(orphans)
 
 
+def repair_error(uri: str, exc: Exception, rebuild: bool) -> str:
+    """Why `gno vec sync|rebuild` changed nothing, and what helps. A rebuild reads only the
+    stored vectors, so when it fails they (or their set's record) do not fit their set, and
+    advising another rebuild would send the user round in circles."""
+    if not rebuild:
+        return (
+            f"The vector index of {uri} cannot be repaired ({exc}); nothing was changed and the "
+            "stored vectors are intact: `gno vec rebuild` recreates it"
+        )
+    return (
+        f"The vector index of {uri} cannot be rebuilt ({exc}); nothing was changed. Its stored "
+        "vectors do not fit their vector set, so the index file is damaged: `gno reset "
+        "--confirm --keep-config`, then `gno update` and `gno embed`, make it again"
+    )
+
+
 def vector_rows(conn: apsw.Connection, model_id: int) -> int:
     """Codes in the model's vec table."""
     return int(scalar(conn.execute(f"SELECT count(*) FROM {table(model_id)}")))

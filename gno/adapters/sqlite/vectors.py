@@ -334,22 +334,22 @@ class VectorStore:
         """Bring every vector set's KNN table in line with its stored vectors (``rebuild``:
         drop and refill it), all in one transaction; per set (model URI, codes added,
         codes removed, codes now). Needs sqlite-vec loaded."""
-        done = []
+        done, uri = [], ""
         sets = "SELECT id, model_uri, dims FROM embed_models ORDER BY id"
         try:
             with self.write():
                 for model_id, uri, dims in all_rows(self.conn.execute(sets)):
+                    if type(dims) is not int or dims <= 0:  # a damaged record, no rebuild fixes
+                        why = apsw.SQLError(f"its recorded width is {dims!r}")
+                        raise IndexFileError(knn.repair_error(uri, why, rebuild=True))
                     if rebuild:
                         knn.rebuild(self.conn, model_id, dims)
                         added = removed = 0
                     else:
                         added, removed = knn.sync(self.conn, model_id, dims)
                     done.append((uri, added, removed, knn.vector_rows(self.conn, model_id)))
-        except apsw.SQLError as exc:  # a vec table sqlite-vec cannot read: nothing changed
-            raise IndexFileError(
-                f"The vector index cannot be repaired ({exc}); the stored vectors are intact: "
-                "`gno vec rebuild` recreates it"
-            ) from exc
+        except apsw.SQLError as exc:  # nothing changed: one transaction
+            raise IndexFileError(knn.repair_error(uri, exc, rebuild)) from exc
         return done
 
     def embed_model_uris(self) -> dict[int, str]:
