@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import subprocess
 import sys
-import threading
 from pathlib import Path
-from typing import Any
 
 import apsw
 import httpx
@@ -21,6 +18,7 @@ import pytest
 from gno.app import App
 from gno.paths import resolve_paths
 from tests.live_server import live_server
+from tests.mcp_stdio import mcp_stdio
 
 GNO = [sys.executable, "-m", "gno.cli.entry"]
 DAMAGED = "is damaged (database disk image is malformed): `gno doctor` says how to rebuild it"
@@ -106,61 +104,18 @@ def test_rest_reads_of_a_damaged_index_are_the_documented_error(damaged: Path) -
 
 
 def test_mcp_reads_of_a_damaged_index_are_the_documented_error(damaged: Path) -> None:
-    proc = subprocess.Popen(
-        [*GNO, "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=os.environ.copy(),
-    )
-    replies: queue.Queue[dict[str, Any]] = queue.Queue()
-
-    def read() -> None:
-        assert proc.stdout
-        for line in proc.stdout:
-            replies.put(json.loads(line))
-
-    threading.Thread(target=read, daemon=True).start()
-
-    def ask(ident: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        assert proc.stdin
-        proc.stdin.write(
-            json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}) + "\n"
-        )
-        proc.stdin.flush()
-        reply = replies.get(timeout=60)
-        assert reply["id"] == ident
-        return reply
-
-    try:
-        ask(
-            1,
-            "initialize",
-            {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"},
-            },
-        )
-        assert proc.stdin
-        proc.stdin.write(
-            json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
-        )
-        calls = [
-            ("gno_search", {"query": "sampling"}),
-            ("gno_get", {"ref": "gno://notes/n5.md"}),
-            ("gno_status", {}),
-        ]
+    calls = [
+        ("gno_search", {"query": "sampling"}),
+        ("gno_get", {"ref": "gno://notes/n5.md"}),
+        ("gno_status", {}),
+    ]
+    with mcp_stdio() as mcp:
         for ident, (tool, arguments) in enumerate(calls, start=2):
-            result = ask(ident, "tools/call", {"name": tool, "arguments": arguments})["result"]
+            result = mcp.tool(ident, tool, arguments)
             assert result["isError"] is True, (tool, result)
             text = result["content"][0]["text"]
             assert "Internal error" not in text, (tool, text)  # before: CorruptError
             assert DAMAGED in text, (tool, text)
-    finally:
-        proc.kill()
-        proc.wait(timeout=30)
 
 
 def test_the_egress_ledger_reads_of_a_damaged_index_are_the_same_error(damaged: Path) -> None:

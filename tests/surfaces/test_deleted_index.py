@@ -8,12 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import subprocess
-import sys
-import threading
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -21,8 +17,8 @@ import pytest
 from gno.app import App
 from gno.paths import resolve_paths
 from tests.live_server import live_server
+from tests.mcp_stdio import GNO, mcp_stdio
 
-GNO = [sys.executable, "-m", "gno.cli.entry"]
 MISSING = "Index 'default' does not exist yet. Run: gno update"
 
 
@@ -78,53 +74,16 @@ def test_rest_answers_unavailable_for_a_deleted_index(indexed: Path) -> None:
 
 
 def test_mcp_and_cli_answer_the_same_for_a_deleted_index(indexed: Path) -> None:
-    proc = subprocess.Popen(
-        [*GNO, "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=os.environ.copy(),
-    )
-    replies: queue.Queue[dict[str, Any]] = queue.Queue()
-
-    def read() -> None:
-        assert proc.stdout
-        for line in proc.stdout:
-            replies.put(json.loads(line))
-
-    threading.Thread(target=read, daemon=True).start()
-
-    def send(message: dict[str, Any]) -> None:
-        assert proc.stdin
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
-        proc.stdin.flush()
-
-    def tool(ident: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        send(
-            {"id": ident, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
-        )
-        reply = replies.get(timeout=60)
-        assert reply["id"] == ident
-        return dict(reply["result"])
-
-    try:
-        info = {"name": "test", "version": "1"}
-        send({"id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": info}})  # fmt: skip
-        assert replies.get(timeout=60)["id"] == 1
-        send({"method": "notifications/initialized"})
-        assert tool(2, "gno_search", {"query": "sampling"})["isError"] is False
+    with mcp_stdio() as mcp:
+        assert mcp.tool(2, "gno_search", {"query": "sampling"})["isError"] is False
         delete_index()
         for ident, (name, arguments) in enumerate(
             [("gno_search", {"query": "sampling"}), ("gno_status", {})], start=3
         ):
-            result = tool(ident, name, arguments)
+            result = mcp.tool(ident, name, arguments)
             assert result["isError"] is True, (name, result)
             # before: RUNTIME
             assert result["structuredContent"] == {"error": "UNAVAILABLE", "message": MISSING}
-    finally:
-        proc.kill()
-        proc.wait(timeout=30)
     assert index_files() == []
 
     done = gno("search", "sampling", "--json")
